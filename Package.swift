@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+// pins: a folder of photos in, one pin per visited place out (see README.md).
+import PackageDescription
+
+let package = Package(
+    name: "pins",
+    products: [
+        .executable(name: "pins", targets: ["pins"]),
+    ],
+    targets: [
+        // System libraries: the only two C dependencies, both from Debian.
+        .systemLibrary(
+            name: "CExif",
+            pkgConfig: "libexif",
+            providers: [.apt(["libexif-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The app's model and rules: no file or database I/O.
+        .target(name: "PinCore"),
+        // Container readers and the one libexif wrapper.
+        .target(name: "PinMetadata", dependencies: ["PinCore", "CExif"]),
+        // SQLite storage: connection, migrations, repositories, run lock.
+        .target(name: "PinStore", dependencies: ["PinCore", "CSQLite"]),
+        // Scanner, pipeline, filters, reports.
+        .target(name: "PinImport", dependencies: ["PinCore", "PinMetadata"]),
+        .executableTarget(
+            name: "pins",
+            dependencies: ["PinCore", "PinMetadata", "PinStore", "PinImport"]
+        ),
+        .testTarget(name: "PinCoreTests", dependencies: ["PinCore"]),
+        .testTarget(name: "PinStoreTests", dependencies: ["PinStore", "PinCore"]),
+        .testTarget(name: "PinMetadataTests", dependencies: ["PinMetadata", "PinCore"]),
+        .testTarget(name: "PinImportTests", dependencies: ["PinImport", "PinCore", "PinMetadata", "PinStore"]),
+        .testTarget(name: "CLITests", dependencies: ["PinCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

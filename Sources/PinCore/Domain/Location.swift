@@ -1,0 +1,35 @@
+import Foundation
+
+/// A pin: the central model, as in the app.
+public struct Location: Identifiable, Codable, Sendable, Hashable {
+    public var id: UUID
+    public var title: String
+    public var coordinate: Coordinate
+    /// ISO 3166-1 alpha-2 code of the country the pin lies in, nil at sea or where unknown.
+    public var countryID: String?
+    public var type: LocationType
+    public var date: Date
+    /// `#RRGGBB`.
+    public var color: String
+    public var visitCount: Int
+    public var note: String?
+    public var tags: [String]?
+    /// Identities of the photos that made this pin (the importer's photo identity).
+    public var photoIDs: [String]
+
+    public init(id: UUID = UUID(), title: String, coordinate: Coordinate, countryID: String? = nil,
+                type: LocationType = .point, date: Date, color: String = Settings.defaultPinColor,
+                visitCount: Int = 1, note: String? = nil, tags: [String]? = nil, photoIDs: [String] = []) {
+        self.id = id
+        self.title = title
+        self.coordinate = coordinate
+        self.countryID = countryID
+        self.type = type
+        self.date = date
+        self.color = color
+        self.visitCount = visitCount
+        self.note = note
+        self.tags = tags
+        self.photoIDs = photoIDs
+    }
+}

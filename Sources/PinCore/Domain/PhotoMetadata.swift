@@ -1,0 +1,62 @@
+import Foundation
+
+/// What the importer learns about one file: where and when it was taken, and where each came from.
+/// Filled by PinMetadata; read by the import rules, reports and `pins inspect`.
+public struct PhotoMetadata: Sendable, Hashable {
+    /// Container format recognised from the first bytes ("jpeg", "heif", "png", ...).
+    public var format: String
+    /// Signed decimal degrees; nil when the file has no usable position (see `locationIssue`).
+    public var coordinate: Coordinate?
+    /// Metres above sea level (negative below), when recorded.
+    public var altitude: Double?
+    /// Why there is no coordinate although the file has GPS tags ("zero denominator",
+    /// "latitude out of range", "0,0 (no fix)", ...); nil when there is simply no GPS data.
+    public var locationIssue: String?
+    /// Where the position came from ("exif", "xmp", ...).
+    public var positionSource: String?
+    /// The capture instant (absolute); nil only when nothing usable was found (the pipeline then
+    /// falls back to the file's modification time and sets `timeSource = .fileModification`).
+    public var takenAt: Date?
+    /// Offset from UTC of the local wall clock at capture, in seconds, when known or inferred.
+    public var utcOffsetSeconds: Int?
+    public var timeSource: TimeSource
+    /// Non-fatal problems met while decoding (libexif CORRUPT_DATA messages and the like).
+    public var warnings: [String]
+    /// A digest (16 hex digits, FNV-1a 64) of the raw metadata block (the Exif TIFF bytes), used
+    /// to recognise a moved or renamed photo; nil when the file has no metadata block.
+    public var metadataDigest: String?
+
+    public init(format: String, coordinate: Coordinate? = nil, altitude: Double? = nil,
+                locationIssue: String? = nil, positionSource: String? = nil, takenAt: Date? = nil,
+                utcOffsetSeconds: Int? = nil, timeSource: TimeSource = .none, warnings: [String] = [],
+                metadataDigest: String? = nil) {
+        self.format = format
+        self.coordinate = coordinate
+        self.altitude = altitude
+        self.locationIssue = locationIssue
+        self.positionSource = positionSource
+        self.takenAt = takenAt
+        self.utcOffsetSeconds = utcOffsetSeconds
+        self.timeSource = timeSource
+        self.warnings = warnings
+        self.metadataDigest = metadataDigest
+    }
+}
+
+/// Which step of the time rules (metadata-formats.md section 7) produced `takenAt`.
+public enum TimeSource: String, Codable, Sendable, CaseIterable {
+    /// DateTimeOriginal (+SubSec) with OffsetTimeOriginal.
+    case exifOffset
+    /// An ISO 8601 value carrying its own offset (XMP with zone, QuickTime creationdate).
+    case isoWithOffset
+    /// DateTimeOriginal with the offset inferred from GPSDateStamp/GPSTimeStamp (rounded to 15 min).
+    case gpsInferredOffset
+    /// A UTC value from the container or a sidecar (mvhd, Takeout photoTakenTime).
+    case containerUTC
+    /// DateTimeOriginal read in the default zone (`--timezone`): approximate.
+    case assumedZone
+    /// No capture time in the file: the file's modification time.
+    case fileModification
+    /// Nothing at all (before the pipeline's fallback).
+    case none
+}

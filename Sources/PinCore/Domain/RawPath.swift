@@ -1,0 +1,58 @@
+/// A file path as the kernel has it: raw bytes, which need not be UTF-8 (old camera cards, Samba
+/// shares with Latin-1 names). Never round-trip a path through String to open a file.
+public struct RawPath: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var bytes: [UInt8]
+
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+    public init(_ string: String) { self.bytes = Array(string.utf8) }
+
+    /// For people and JSON: valid UTF-8 as is; each invalid byte as `\xNN`.
+    public var description: String {
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        var out = ""
+        var i = 0
+        while i < bytes.count {
+            // Decode the longest valid UTF-8 scalar at i, else escape one byte.
+            var decoded = false
+            for length in (1...4).reversed() where i + length <= bytes.count {
+                if let s = String(validating: bytes[i..<(i + length)], as: UTF8.self), s.unicodeScalars.count == 1 {
+                    out += s
+                    i += length
+                    decoded = true
+                    break
+                }
+            }
+            if !decoded {
+                out += "\\x" + String(bytes[i], radix: 16, uppercase: true).leftPadded(to: 2)
+                i += 1
+            }
+        }
+        return out
+    }
+
+    /// Appends a path component with a single `/` between.
+    public func appending(_ component: [UInt8]) -> RawPath {
+        var result = bytes
+        if let last = result.last, last != UInt8(ascii: "/") { result.append(UInt8(ascii: "/")) }
+        result.append(contentsOf: component)
+        return RawPath(bytes: result)
+    }
+
+    /// Calls `body` with a NUL-terminated C string of the path.
+    public func withCString<T>(_ body: (UnsafePointer<CChar>) throws -> T) rethrows -> T {
+        var buffer = bytes.map { CChar(bitPattern: $0) }
+        buffer.append(0)
+        return try buffer.withUnsafeBufferPointer { try body($0.baseAddress!) }
+    }
+
+    /// Byte-wise order: stable, locale-free, the tie-breaker after capture time.
+    public static func < (lhs: RawPath, rhs: RawPath) -> Bool {
+        lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// A city shared by every City pin made in it; `pinCount` pins point at it.
+public struct City: Identifiable, Codable, Sendable, Hashable {
+    public var id: UUID
+    public var name: String
+    public var coordinate: Coordinate
+    public var pinCount: Int
+
+    public init(id: UUID = UUID(), name: String, coordinate: Coordinate, pinCount: Int = 0) {
+        self.id = id
+        self.name = name
+        self.coordinate = coordinate
+        self.pinCount = pinCount
+    }
+}
+
+/// A mountain shared by every Mountain pin made on it.
+public struct Mountain: Identifiable, Codable, Sendable, Hashable {
+    public var id: UUID
+    public var name: String
+    public var height: Double?
+    public var coordinate: Coordinate
+    public var pinCount: Int
+
+    public init(id: UUID = UUID(), name: String, height: Double? = nil, coordinate: Coordinate, pinCount: Int = 0) {
+        self.id = id
+        self.name = name
+        self.height = height
+        self.coordinate = coordinate
+        self.pinCount = pinCount
+    }
+}
+
+/// Identity of a shared place: the name and the coordinate rounded to 4 decimals (about 11 m),
+/// so the same city typed twice, with a coordinate that differs in the last digits, is one City.
+public struct SharedPlaceKey: Hashable, Sendable {
+    public let name: String
+    public let latitudeE4: Int
+    public let longitudeE4: Int
+
+    public init(name: String, coordinate: Coordinate) {
+        self.name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.latitudeE4 = Int((coordinate.latitude * 10_000).rounded())
+        self.longitudeE4 = Int((coordinate.longitude * 10_000).rounded())
+    }
+
+    public var roundedCoordinate: Coordinate {
+        Coordinate(latitude: Double(latitudeE4) / 10_000, longitude: Double(longitudeE4) / 10_000)
+    }
+}
+
+/// A country as the app stores it: ISO 3166-1 alpha-2 id, English name, continent, pins in it.
+public struct Country: Identifiable, Codable, Sendable, Hashable {
+    public var id: String
+    public var name: String
+    public var continent: String
+    public var pinCount: Int
+
+    public init(id: String, name: String, continent: String, pinCount: Int = 0) {
+        self.id = id
+        self.name = name
+        self.continent = continent
+        self.pinCount = pinCount
+    }
+}

@@ -1,0 +1,2 @@
+import XCTest
+final class PlaceholderCLITests: XCTestCase { func testBuilds() {} }

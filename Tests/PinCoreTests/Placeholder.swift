@@ -1,0 +1,2 @@
+import XCTest
+final class PlaceholderPinCoreTests: XCTestCase { func testBuilds() {} }

@@ -1,0 +1,2 @@
+import XCTest
+final class PlaceholderPinImportTests: XCTestCase { func testBuilds() {} }

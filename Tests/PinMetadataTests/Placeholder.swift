@@ -1,0 +1,2 @@
+import XCTest
+final class PlaceholderPinMetadataTests: XCTestCase { func testBuilds() {} }

@@ -1,0 +1,2 @@
+import XCTest
+final class PlaceholderPinStoreTests: XCTestCase { func testBuilds() {} }
