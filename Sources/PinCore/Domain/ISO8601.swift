@@ -1,0 +1,82 @@
+import Foundation
+
+/// ISO 8601 text for instants, with an explicit offset: `2023-07-14T10:11:12+02:00`,
+/// `2023-07-14T10:11:12.390+02:00` when there is a fraction, `...Z` for offset 0 / unknown.
+public enum ISO8601 {
+    public static func format(_ date: Date, offsetSeconds: Int? = nil) -> String {
+        let offset = offsetSeconds ?? 0
+        let shifted = date.timeIntervalSince1970 + Double(offset)
+        var whole = shifted.rounded(.down)
+        var millis = Int(((shifted - whole) * 1000).rounded())
+        if millis == 1000 { whole += 1; millis = 0 }
+        var t = time_t(whole)
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        var text = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                          Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        if millis != 0 { text += String(format: ".%03d", millis) }
+        if offsetSeconds == nil || offset == 0 { return text + "Z" }
+        let sign = offset < 0 ? "-" : "+"
+        let magnitude = abs(offset)
+        return text + String(format: "%@%02d:%02d", sign, magnitude / 3600, (magnitude % 3600) / 60)
+    }
+
+    /// Parses `YYYY-MM-DD`, `YYYY-MM-DDThh:mm[:ss[.fff]]` with `Z`, `±hh:mm`, `±hhmm` or no zone
+    /// (then `defaultZone`, UTC unless given). Returns the instant and the offset if one was written.
+    public static func parse(_ text: String, defaultZone: TimeZone = TimeZone(identifier: "UTC")!) -> (date: Date, offsetSeconds: Int?)? {
+        let s = Array(text.trimmingCharacters(in: .whitespaces).utf8)
+        var i = 0
+        func number(_ digits: Int) -> Int? {
+            guard i + digits <= s.count else { return nil }
+            var v = 0
+            for k in i..<(i + digits) {
+                guard s[k] >= 48 && s[k] <= 57 else { return nil }
+                v = v * 10 + Int(s[k] - 48)
+            }
+            i += digits
+            return v
+        }
+        func take(_ c: Character) -> Bool {
+            if i < s.count, s[i] == c.asciiValue! { i += 1; return true }
+            return false
+        }
+        guard let year = number(4), take("-"), let month = number(2), take("-"), let day = number(2) else { return nil }
+        var hour = 0, minute = 0, second = 0
+        var fraction = 0.0
+        if take("T") || take(" ") {
+            guard let h = number(2), take(":"), let m = number(2) else { return nil }
+            hour = h; minute = m
+            if take(":") {
+                guard let sec = number(2) else { return nil }
+                second = sec
+                if take(".") || take(",") {
+                    var scale = 0.1
+                    while i < s.count, s[i] >= 48 && s[i] <= 57 {
+                        fraction += Double(s[i] - 48) * scale
+                        scale /= 10
+                        i += 1
+                    }
+                }
+            }
+        }
+        var offset: Int?
+        if take("Z") || take("z") {
+            offset = 0
+        } else if i < s.count, s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
+            let negative = s[i] == UInt8(ascii: "-")
+            i += 1
+            guard let oh = number(2) else { return nil }
+            _ = take(":")
+            let om = number(2) ?? 0
+            offset = (negative ? -1 : 1) * (oh * 3600 + om * 60)
+        }
+        guard i == s.count, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = offset.flatMap { TimeZone(secondsFromGMT: $0) } ?? defaultZone
+        var components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        components.nanosecond = 0
+        guard let date = calendar.date(from: components), calendar.component(.day, from: date) == day else { return nil }
+        return (date.addingTimeInterval(fraction), offset)
+    }
+}

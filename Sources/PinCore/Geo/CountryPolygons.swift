@@ -1,0 +1,338 @@
+import Foundation
+
+/// Country outlines as loaded from Countries.geojson: rings of (lon, lat) vertices.
+/// Exterior rings and holes are stored alike: point-in-polygon by the even-odd rule needs no
+/// difference between them (a point in Lesotho is inside South Africa's exterior ring and inside
+/// its Lesotho hole: two crossings, outside South Africa).
+public struct CountryPolygons: Sendable {
+    public struct Ring: Sendable {
+        public let country: Int
+        /// Index of the first vertex in `xs`/`ys`; the ring is closed (last vertex == first).
+        public let start: Int
+        public let count: Int
+    }
+
+    /// ISO 3166-1 alpha-2 code and name of each country, indexed by `Ring.country`.
+    public private(set) var codes: [String] = []
+    public private(set) var names: [String] = []
+    public private(set) var xs: [Double] = []
+    public private(set) var ys: [Double] = []
+    public private(set) var rings: [Ring] = []
+
+    public init() {}
+
+    /// Adds one country's rings; vertices are (longitude, latitude). Open rings are closed.
+    public mutating func add(code: String, name: String, rings newRings: [[(Double, Double)]]) {
+        let country: Int
+        if let existing = codes.firstIndex(of: code) {
+            country = existing
+        } else {
+            country = codes.count
+            codes.append(code)
+            names.append(name)
+        }
+        for ring in newRings where ring.count >= 3 {
+            let start = xs.count
+            for (x, y) in ring {
+                xs.append(x)
+                ys.append(y)
+            }
+            if let first = ring.first, let last = ring.last, first != last {
+                xs.append(first.0)
+                ys.append(first.1)
+            }
+            rings.append(Ring(country: country, start: start, count: xs.count - start))
+        }
+    }
+
+    public var vertexCount: Int { xs.count }
+}
+
+public enum GeoJSONError: Error, CustomStringConvertible {
+    case syntax(offset: Int, expected: String)
+    case unsupported(String)
+
+    public var description: String {
+        switch self {
+        case let .syntax(offset, expected): return "Countries.geojson: expected \(expected) at byte \(offset)"
+        case let .unsupported(what): return "Countries.geojson: \(what)"
+        }
+    }
+}
+
+/// A small, fast reader for the GeoJSON that scripts/build-countries writes: a FeatureCollection
+/// of Polygon/MultiPolygon features with `iso_a2` and `name` properties. It is a real JSON
+/// parser (any key order, any whitespace), only limited to what a country file holds, and it
+/// parses the ~1 M coordinates without building a JSON object tree (start-up matters: `pins
+/// locate` must answer within half a second).
+public struct CountryGeoJSONParser {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var i = 0
+
+    public static func parse(_ data: [UInt8]) throws -> CountryPolygons {
+        try data.withUnsafeBufferPointer { buffer in
+            var parser = CountryGeoJSONParser(bytes: buffer)
+            return try parser.parseCollection()
+        }
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    // MARK: tokens
+
+    private mutating func skipSpace() {
+        while i < bytes.count {
+            switch bytes[i] {
+            case 0x20, 0x0A, 0x0D, 0x09: i += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func expect(_ byte: UInt8, _ what: String) throws {
+        skipSpace()
+        guard i < bytes.count, bytes[i] == byte else { throw GeoJSONError.syntax(offset: i, expected: what) }
+        i += 1
+    }
+
+    /// Consumes `byte` if it is next.
+    private mutating func take(_ byte: UInt8) -> Bool {
+        skipSpace()
+        if i < bytes.count, bytes[i] == byte { i += 1; return true }
+        return false
+    }
+
+    private mutating func parseString() throws -> String {
+        try expect(UInt8(ascii: "\""), "a string")
+        var out = [UInt8]()
+        while i < bytes.count {
+            let b = bytes[i]
+            i += 1
+            if b == UInt8(ascii: "\"") { return String(decoding: out, as: UTF8.self) }
+            if b == UInt8(ascii: "\\") {
+                guard i < bytes.count else { break }
+                let e = bytes[i]
+                i += 1
+                switch e {
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                case UInt8(ascii: "u"):
+                    guard i + 4 <= bytes.count, let v = UInt32(String(decoding: bytes[i..<(i + 4)], as: UTF8.self), radix: 16)
+                    else { throw GeoJSONError.syntax(offset: i, expected: "4 hex digits") }
+                    i += 4
+                    // Surrogate pairs are not expected in country names; a lone one becomes U+FFFD.
+                    out.append(contentsOf: Array(String(Character(Unicode.Scalar(v) ?? "\u{FFFD}")).utf8))
+                default: out.append(e)
+                }
+            } else {
+                out.append(b)
+            }
+        }
+        throw GeoJSONError.syntax(offset: i, expected: "end of string")
+    }
+
+    /// Numbers: a fast exact path for up to 15 significant digits and no exponent (m / 10^k
+    /// with both exact is correctly rounded, so it equals strtod), strtod otherwise.
+    private mutating func parseNumber() throws -> Double {
+        skipSpace()
+        let start = i
+        var negative = false
+        if i < bytes.count, bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fraction = 0
+        var sawDot = false
+        while i < bytes.count {
+            let b = bytes[i]
+            if b >= 0x30 && b <= 0x39 {
+                mantissa = mantissa &* 10 &+ UInt64(b - 0x30)
+                digits += 1
+                if sawDot { fraction += 1 }
+                i += 1
+            } else if b == UInt8(ascii: "."), !sawDot {
+                sawDot = true
+                i += 1
+            } else {
+                break
+            }
+        }
+        if digits == 0 { throw GeoJSONError.syntax(offset: start, expected: "a number") }
+        let next = i < bytes.count ? bytes[i] : 0
+        if digits <= 15 && next != UInt8(ascii: "e") && next != UInt8(ascii: "E") {
+            let value = Double(mantissa) / Self.powersOfTen[fraction]
+            return negative ? -value : value
+        }
+        // Slow path: exponent or many digits.
+        while i < bytes.count, let c = Optional(bytes[i]), c == UInt8(ascii: "e") || c == UInt8(ascii: "E")
+                || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") || (c >= 0x30 && c <= 0x39) {
+            i += 1
+        }
+        let text = String(decoding: bytes[start..<i], as: UTF8.self)
+        guard let value = Double(text) else { throw GeoJSONError.syntax(offset: start, expected: "a number") }
+        return value
+    }
+
+    private static let powersOfTen: [Double] = (0...15).map { pow(10, Double($0)) }
+
+    /// Skips any JSON value (for keys we do not use).
+    private mutating func skipValue() throws {
+        skipSpace()
+        guard i < bytes.count else { throw GeoJSONError.syntax(offset: i, expected: "a value") }
+        switch bytes[i] {
+        case UInt8(ascii: "\""): _ = try parseString()
+        case UInt8(ascii: "{"):
+            i += 1
+            if take(UInt8(ascii: "}")) { return }
+            repeat {
+                _ = try parseString()
+                try expect(UInt8(ascii: ":"), "':'")
+                try skipValue()
+            } while take(UInt8(ascii: ","))
+            try expect(UInt8(ascii: "}"), "'}'")
+        case UInt8(ascii: "["):
+            i += 1
+            if take(UInt8(ascii: "]")) { return }
+            repeat { try skipValue() } while take(UInt8(ascii: ","))
+            try expect(UInt8(ascii: "]"), "']'")
+        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            while i < bytes.count, bytes[i] >= UInt8(ascii: "a"), bytes[i] <= UInt8(ascii: "z") { i += 1 }
+        default:
+            _ = try parseNumber()
+        }
+    }
+
+    /// A string or null.
+    private mutating func parseOptionalString() throws -> String? {
+        skipSpace()
+        if i + 4 <= bytes.count, bytes[i] == UInt8(ascii: "n") {
+            i += 4
+            return nil
+        }
+        return try parseString()
+    }
+
+    // MARK: structure
+
+    private mutating func parseCollection() throws -> CountryPolygons {
+        var polygons = CountryPolygons()
+        try expect(UInt8(ascii: "{"), "'{'")
+        repeat {
+            let key = try parseString()
+            try expect(UInt8(ascii: ":"), "':'")
+            if key == "features" {
+                try expect(UInt8(ascii: "["), "'['")
+                if !take(UInt8(ascii: "]")) {
+                    repeat { try parseFeature(into: &polygons) } while take(UInt8(ascii: ","))
+                    try expect(UInt8(ascii: "]"), "']'")
+                }
+            } else {
+                try skipValue()
+            }
+        } while take(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "}"), "'}'")
+        return polygons
+    }
+
+    private mutating func parseFeature(into polygons: inout CountryPolygons) throws {
+        var code: String?
+        var name = ""
+        var rings: [[(Double, Double)]] = []
+        try expect(UInt8(ascii: "{"), "'{' (a feature)")
+        repeat {
+            let key = try parseString()
+            try expect(UInt8(ascii: ":"), "':'")
+            switch key {
+            case "properties":
+                try expect(UInt8(ascii: "{"), "'{' (properties)")
+                if !take(UInt8(ascii: "}")) {
+                    repeat {
+                        let property = try parseString()
+                        try expect(UInt8(ascii: ":"), "':'")
+                        switch property {
+                        case "iso_a2": code = try parseOptionalString()
+                        case "name": name = try parseOptionalString() ?? ""
+                        default: try skipValue()
+                        }
+                    } while take(UInt8(ascii: ","))
+                    try expect(UInt8(ascii: "}"), "'}'")
+                }
+            case "geometry":
+                rings = try parseGeometry()
+            default:
+                try skipValue()
+            }
+        } while take(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "}"), "'}'")
+        if let code, !rings.isEmpty {
+            polygons.add(code: code, name: name, rings: rings)
+        }
+    }
+
+    /// Returns every ring of a Polygon or MultiPolygon; other geometry types are refused.
+    private mutating func parseGeometry() throws -> [[(Double, Double)]] {
+        var type: String?
+        var rings: [[(Double, Double)]] = []
+        var coordinatesStart: Int?
+        try expect(UInt8(ascii: "{"), "'{' (geometry)")
+        repeat {
+            let key = try parseString()
+            try expect(UInt8(ascii: ":"), "':'")
+            if key == "type" {
+                type = try parseString()
+            } else if key == "coordinates" {
+                skipSpace()
+                coordinatesStart = i
+                try skipValue()
+            } else {
+                try skipValue()
+            }
+        } while take(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "}"), "'}'")
+        guard let start = coordinatesStart else { return [] }
+        let end = i
+        // Parse the coordinates now that the type is known (it may come after them).
+        i = start
+        switch type {
+        case "Polygon": try parsePolygon(into: &rings)
+        case "MultiPolygon":
+            try expect(UInt8(ascii: "["), "'['")
+            if !take(UInt8(ascii: "]")) {
+                repeat { try parsePolygon(into: &rings) } while take(UInt8(ascii: ","))
+                try expect(UInt8(ascii: "]"), "']'")
+            }
+        default:
+            throw GeoJSONError.unsupported("geometry type \(type ?? "missing") at byte \(start)")
+        }
+        i = end
+        return rings
+    }
+
+    private mutating func parsePolygon(into rings: inout [[(Double, Double)]]) throws {
+        try expect(UInt8(ascii: "["), "'[' (polygon)")
+        if take(UInt8(ascii: "]")) { return }
+        repeat {
+            var ring: [(Double, Double)] = []
+            try expect(UInt8(ascii: "["), "'[' (ring)")
+            if !take(UInt8(ascii: "]")) {
+                repeat {
+                    try expect(UInt8(ascii: "["), "'[' (position)")
+                    let x = try parseNumber()
+                    try expect(UInt8(ascii: ","), "','")
+                    let y = try parseNumber()
+                    while take(UInt8(ascii: ",")) { _ = try parseNumber() } // altitude, if any
+                    try expect(UInt8(ascii: "]"), "']'")
+                    guard x.isFinite, y.isFinite, abs(x) <= 180, abs(y) <= 90 else {
+                        throw GeoJSONError.unsupported("position out of range near byte \(i)")
+                    }
+                    ring.append((x, y))
+                } while take(UInt8(ascii: ","))
+                try expect(UInt8(ascii: "]"), "']'")
+            }
+            rings.append(ring)
+        } while take(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "]"), "']'")
+    }
+}

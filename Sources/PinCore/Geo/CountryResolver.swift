@@ -1,0 +1,265 @@
+import Foundation
+
+/// Which country a point lies in, offline, in microseconds.
+///
+/// The index is a fixed grid of `cellDegrees` cells. Each cell keeps the polygon edges whose
+/// bounding box touches it (grouped by country) and the country its centre lies in, found once
+/// at build time by a west-to-east sweep of each row's centre line. A query inside a cell
+/// without edges is one array read. Otherwise the segment from the cell's centre to the point
+/// lies inside the cell, so only that cell's edges can cross it: for each country, an odd number
+/// of crossings means the point is on the other side of that country's boundary from the
+/// centre (the even-odd rule, which also makes holes such as Lesotho in South Africa work).
+///
+/// A point outside every polygon but within `coastalKilometres` of one (beaches, harbours,
+/// boats) gets the nearest country; farther out, none.
+public final class CountryResolver: Sendable {
+    /// 12 nautical miles, the territorial sea, rounded as the issue says.
+    public static let defaultCoastalKilometres = 22.0
+
+    public let codes: [String]
+    public let names: [String]
+    public let coastalKilometres: Double
+    private let cellDegrees: Double
+    private let columns: Int
+    private let rows: Int
+    /// CSR layout: edges of cell k are cellEdge[cellStart[k] ..< cellStart[k + 1]].
+    private let cellStart: [UInt32]
+    /// Country index of each cell's centre, or -1.
+    private let centreCountry: [Int16]
+    /// Edge endpoints (x1, y1, x2, y2) in cell order, and the country of each.
+    private let edgeCoords: [Double]
+    private let edgeCountry: [UInt16]
+
+    public init(polygons: CountryPolygons, cellDegrees: Double = 0.25,
+                coastalKilometres: Double = CountryResolver.defaultCoastalKilometres) {
+        precondition(cellDegrees > 0 && (360 / cellDegrees).rounded() == 360 / cellDegrees, "cells must tile the globe")
+        precondition(polygons.codes.count < Int(Int16.max), "too many countries")
+        self.codes = polygons.codes
+        self.names = polygons.names
+        self.coastalKilometres = coastalKilometres
+        self.cellDegrees = cellDegrees
+        let columns = Int((360 / cellDegrees).rounded())
+        let rows = Int((180 / cellDegrees).rounded())
+        self.columns = columns
+        self.rows = rows
+        let cellCount = columns * rows
+
+        func column(_ x: Double) -> Int { min(columns - 1, max(0, Int(((x + 180) / cellDegrees).rounded(.down)))) }
+        func row(_ y: Double) -> Int { min(rows - 1, max(0, Int(((y + 90) / cellDegrees).rounded(.down)))) }
+
+        // Pass 1: count edges per cell (bounding-box cover: a superset, which is all the
+        // crossing test needs).
+        let xs = polygons.xs, ys = polygons.ys
+        var counts = [UInt32](repeating: 0, count: cellCount + 1)
+        var edges: [(Int, Int)] = [] // (vertex index, country)
+        edges.reserveCapacity(xs.count)
+        for ring in polygons.rings {
+            for v in ring.start..<(ring.start + ring.count - 1) {
+                edges.append((v, ring.country))
+                let c0 = column(min(xs[v], xs[v + 1])), c1 = column(max(xs[v], xs[v + 1]))
+                let r0 = row(min(ys[v], ys[v + 1])), r1 = row(max(ys[v], ys[v + 1]))
+                for r in r0...r1 { for c in c0...c1 { counts[r * columns + c] += 1 } }
+            }
+        }
+        var start = [UInt32](repeating: 0, count: cellCount + 1)
+        var running: UInt32 = 0
+        for k in 0..<cellCount {
+            start[k] = running
+            running += counts[k]
+        }
+        start[cellCount] = running
+        // Pass 2: fill, edges already grouped by country because rings are added per country
+        // and each cell receives edges in ring order... not necessarily contiguous per country
+        // when a country has several rings, so sort each cell's slice afterwards.
+        var fill = Array(start[0..<cellCount])
+        var slot = [UInt32](repeating: 0, count: Int(running))
+        for (e, (v, _)) in edges.enumerated() {
+            let c0 = column(min(xs[v], xs[v + 1])), c1 = column(max(xs[v], xs[v + 1]))
+            let r0 = row(min(ys[v], ys[v + 1])), r1 = row(max(ys[v], ys[v + 1]))
+            for r in r0...r1 {
+                for c in c0...c1 {
+                    let k = r * columns + c
+                    slot[Int(fill[k])] = UInt32(e)
+                    fill[k] += 1
+                }
+            }
+        }
+        var coords = [Double](repeating: 0, count: Int(running) * 4)
+        var owner = [UInt16](repeating: 0, count: Int(running))
+        for k in 0..<cellCount where start[k + 1] > start[k] {
+            let lo = Int(start[k]), hi = Int(start[k + 1])
+            slot[lo..<hi].sort { edges[Int($0)].1 < edges[Int($1)].1 }
+            for s in lo..<hi {
+                let (v, country) = edges[Int(slot[s])]
+                coords[4 * s] = xs[v]
+                coords[4 * s + 1] = ys[v]
+                coords[4 * s + 2] = xs[v + 1]
+                coords[4 * s + 3] = ys[v + 1]
+                owner[s] = UInt16(country)
+            }
+        }
+
+        // Centre of every cell: sweep each row's centre line from −180° eastwards, toggling a
+        // country's parity at each crossing of one of its edges (half-open rule on y, so a
+        // vertex on the line is counted once).
+        var centre = [Int16](repeating: -1, count: cellCount)
+        var parity = [Bool](repeating: false, count: polygons.codes.count)
+        var crossings: [(Double, Int)] = []
+        for r in 0..<rows {
+            let yc = -90 + (Double(r) + 0.5) * cellDegrees
+            crossings.removeAll(keepingCapacity: true)
+            for c in 0..<columns {
+                let k = r * columns + c
+                for s in Int(start[k])..<Int(start[k + 1]) {
+                    let y1 = coords[4 * s + 1], y2 = coords[4 * s + 3]
+                    guard (y1 > yc) != (y2 > yc) else { continue }
+                    let x1 = coords[4 * s], x2 = coords[4 * s + 2]
+                    let x = x1 + (yc - y1) * (x2 - x1) / (y2 - y1)
+                    // Count the crossing only in the cell that holds it (edges sit in several).
+                    guard column(x) == c else { continue }
+                    crossings.append((x, Int(owner[s])))
+                }
+            }
+            crossings.sort { $0.0 < $1.0 }
+            for i in parity.indices { parity[i] = false }
+            var inside: [Int] = []
+            var next = 0
+            for c in 0..<columns {
+                let xc = -180 + (Double(c) + 0.5) * cellDegrees
+                while next < crossings.count, crossings[next].0 < xc {
+                    let country = crossings[next].1
+                    parity[country].toggle()
+                    if parity[country] { inside.append(country) } else { inside.removeAll { $0 == country } }
+                    next += 1
+                }
+                if let country = inside.last { centre[r * columns + c] = Int16(country) }
+            }
+        }
+        self.cellStart = start
+        self.centreCountry = centre
+        self.edgeCoords = coords
+        self.edgeCountry = owner
+    }
+
+    public var edgeCount: Int { edgeCountry.count }
+
+    /// ISO alpha-2 code of the country at the point, or nil (open sea, invalid input).
+    public func countryCode(at point: Coordinate) -> String? {
+        countryIndex(at: point).map { codes[$0] }
+    }
+
+    /// Index into `codes`, or nil.
+    public func countryIndex(at point: Coordinate) -> Int? {
+        guard point.isValid else { return nil }
+        if let inside = containingCountry(point) { return inside }
+        return nearestCountry(point, withinKilometres: coastalKilometres)
+    }
+
+    private func cellIndex(x: Double, y: Double) -> (row: Int, column: Int) {
+        let c = min(columns - 1, max(0, Int(((x + 180) / cellDegrees).rounded(.down))))
+        let r = min(rows - 1, max(0, Int(((y + 90) / cellDegrees).rounded(.down))))
+        return (r, c)
+    }
+
+    /// Point-in-polygon through the grid, no fallback.
+    public func containingCountry(_ point: Coordinate) -> Int? {
+        // The poles lie on Antarctica's outline (its ring runs along −90°); step a hair inside.
+        let qy = min(90 - 1e-9, max(-90 + 1e-9, point.latitude))
+        let qx = point.longitude
+        let (r, c) = cellIndex(x: qx, y: qy)
+        let k = r * columns + c
+        let base = Int(centreCountry[k])
+        let lo = Int(cellStart[k]), hi = Int(cellStart[k + 1])
+        if lo == hi { return base >= 0 ? base : nil }
+        let rx = -180 + (Double(c) + 0.5) * cellDegrees
+        let ry = -90 + (Double(r) + 0.5) * cellDegrees
+        let dx = qx - rx, dy = qy - ry
+        var leftBase = false
+        var entered = -1
+        edgeCoords.withUnsafeBufferPointer { e in
+            edgeCountry.withUnsafeBufferPointer { owner in
+                var s = lo
+                while s < hi {
+                    let country = owner[s]
+                    var odd = false
+                    while s < hi, owner[s] == country {
+                        let ax = e[4 * s], ay = e[4 * s + 1], bx = e[4 * s + 2], by = e[4 * s + 3]
+                        // A and B on opposite sides of the line R→Q (a vertex on the line counts
+                        // as the positive side, on both edges that share it, so parity holds)...
+                        let sa = dx * (ay - ry) - dy * (ax - rx) > 0
+                        let sb = dx * (by - ry) - dy * (bx - rx) > 0
+                        if sa != sb {
+                            // ...and R and Q on opposite sides of the line A→B.
+                            let ex = bx - ax, ey = by - ay
+                            let sr = ex * (ry - ay) - ey * (rx - ax) > 0
+                            let sq = ex * (qy - ay) - ey * (qx - ax) > 0
+                            if sr != sq { odd.toggle() }
+                        }
+                        s += 1
+                    }
+                    if odd {
+                        if Int(country) == base { leftBase = true } else { entered = Int(country) }
+                    }
+                }
+            }
+        }
+        if entered >= 0 { return entered }
+        if base >= 0 && !leftBase { return base }
+        return nil
+    }
+
+    /// The country whose outline is nearest to the point, if within `kilometres`.
+    /// Distances in a local equirectangular projection: at 22 km the error is metres.
+    public func nearestCountry(_ point: Coordinate, withinKilometres kilometres: Double) -> Int? {
+        guard kilometres > 0 else { return nil }
+        let kmPerDegree = AngularDistance.earthRadiusKm * .pi / 180
+        let latRadius = kilometres / kmPerDegree
+        let phi = point.latitude * .pi / 180
+        let cosPhi = cos(phi)
+        let angle = kilometres / AngularDistance.earthRadiusKm
+        let lonRadius: Double
+        if abs(point.latitude) + latRadius >= 90 || sin(angle) >= cosPhi {
+            lonRadius = 180
+        } else {
+            lonRadius = asin(sin(angle) / cosPhi) * 180 / .pi
+        }
+        let (r0, _) = cellIndex(x: 0, y: max(-90, point.latitude - latRadius))
+        let (r1, _) = cellIndex(x: 0, y: min(90, point.latitude + latRadius))
+        let firstColumn = Int(((point.longitude - lonRadius + 180) / cellDegrees).rounded(.down))
+        let lastColumn = Int(((point.longitude + lonRadius + 180) / cellDegrees).rounded(.down))
+        let columnRange = lastColumn - firstColumn + 1 >= columns ? 0...(columns - 1) : firstColumn...lastColumn
+        var best = kilometres * kilometres
+        var bestCountry: Int?
+        for r in r0...r1 {
+            for rawColumn in columnRange {
+                let c = ((rawColumn % columns) + columns) % columns
+                let k = r * columns + c
+                let lo = Int(cellStart[k]), hi = Int(cellStart[k + 1])
+                guard lo < hi else { continue }
+                for s in lo..<hi {
+                    let d2 = squaredKilometres(from: point, cosPhi: cosPhi, kmPerDegree: kmPerDegree, edge: s)
+                    if d2 < best {
+                        best = d2
+                        bestCountry = Int(edgeCountry[s])
+                    }
+                }
+            }
+        }
+        return bestCountry
+    }
+
+    private func squaredKilometres(from point: Coordinate, cosPhi: Double, kmPerDegree: Double, edge s: Int) -> Double {
+        // Project around the point; wrap longitudes so an edge across ±180° is measured the short way.
+        func wrap(_ d: Double) -> Double { d > 180 ? d - 360 : (d < -180 ? d + 360 : d) }
+        let ax = wrap(edgeCoords[4 * s] - point.longitude) * cosPhi * kmPerDegree
+        let ay = (edgeCoords[4 * s + 1] - point.latitude) * kmPerDegree
+        let bx = wrap(edgeCoords[4 * s + 2] - point.longitude) * cosPhi * kmPerDegree
+        let by = (edgeCoords[4 * s + 3] - point.latitude) * kmPerDegree
+        let ex = bx - ax, ey = by - ay
+        let length2 = ex * ex + ey * ey
+        var t = length2 > 0 ? -(ax * ex + ay * ey) / length2 : 0
+        t = min(1, max(0, t))
+        let px = ax + t * ex, py = ay + t * ey
+        return px * px + py * py
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+public enum ServiceError: Error, CustomStringConvertible, Equatable {
+    case invalidCoordinate(Coordinate)
+    case invalidColor(String)
+    case notFound(UUID)
+    case emptyName(String)
+
+    public var description: String {
+        switch self {
+        case let .invalidCoordinate(c): return "invalid coordinate \(c.latitude),\(c.longitude): latitude must be within ±90 and longitude within ±180"
+        case let .invalidColor(text): return "invalid color '\(text)': expected #RRGGBB"
+        case let .notFound(id): return "no pin with id \(id.uuidString.lowercased())"
+        case let .emptyName(what): return "\(what) must not be empty"
+        }
+    }
+}
+
+/// What a new pin is made of; CreationService adds the country and the shared objects.
+public struct LocationDraft: Sendable {
+    public var title: String
+    public var coordinate: Coordinate
+    public var type: LocationType
+    public var date: Date
+    public var color: String?
+    public var visitCount: Int
+    public var note: String?
+    public var tags: [String]?
+    public var photoIDs: [String]
+
+    public init(title: String, coordinate: Coordinate, type: LocationType = .point, date: Date,
+                color: String? = nil, visitCount: Int = 1, note: String? = nil, tags: [String]? = nil,
+                photoIDs: [String] = []) {
+        self.title = title
+        self.coordinate = coordinate
+        self.type = type
+        self.date = date
+        self.color = color
+        self.visitCount = visitCount
+        self.note = note
+        self.tags = tags
+        self.photoIDs = photoIDs
+    }
+}
+
+/// Creates pins the one way the app does, whether made by hand or by the photo import:
+/// resolve the country, count the pin in it, find or create the shared City/Mountain and count
+/// the pin there, save the Location; all in one transaction.
+public struct CreationService: Sendable {
+    public let countries: CountryService
+    public let cities: CityService
+    public let mountains: MountainService
+    public let locator: any CountryLocating
+
+    public init(locator: any CountryLocating, countries: CountryService,
+                cities: CityService = CityService(), mountains: MountainService = MountainService()) {
+        self.locator = locator
+        self.countries = countries
+        self.cities = cities
+        self.mountains = mountains
+    }
+
+    /// Creates a pin in its own transaction.
+    @discardableResult
+    public func create(_ draft: LocationDraft, using database: TransactionRunner) throws -> Location {
+        try database.write { repos in try create(draft, in: repos) }
+    }
+
+    /// Creates a pin inside a transaction the caller holds (the importer batches many).
+    @discardableResult
+    public func create(_ draft: LocationDraft, in repos: Repositories, id: UUID = UUID()) throws -> Location {
+        let settings = try repos.settings.load()
+        let location = try validated(draft, id: id, defaultColor: settings.defaultPinColor)
+        try attach(location, in: repos)
+        try repos.locations.save(location)
+        return location
+    }
+
+    func validated(_ draft: LocationDraft, id: UUID, defaultColor: String) throws -> Location {
+        guard draft.coordinate.isValid else { throw ServiceError.invalidCoordinate(draft.coordinate) }
+        var color = defaultColor
+        if let requested = draft.color {
+            guard let normalized = Settings.normalizedColor(requested) else { throw ServiceError.invalidColor(requested) }
+            color = normalized
+        }
+        switch draft.type {
+        case .point: break
+        case let .city(visit): if visit.cityName.trimmingCharacters(in: .whitespaces).isEmpty { throw ServiceError.emptyName("city name") }
+        case let .mountain(visit): if visit.mountainName.trimmingCharacters(in: .whitespaces).isEmpty { throw ServiceError.emptyName("mountain name") }
+        }
+        return Location(id: id, title: draft.title, coordinate: draft.coordinate,
+                        countryID: locator.countryCode(at: draft.coordinate), type: draft.type, date: draft.date,
+                        color: color, visitCount: max(1, draft.visitCount), note: draft.note, tags: draft.tags,
+                        photoIDs: draft.photoIDs)
+    }
+
+    /// Counts a location in its country and shared object.
+    func attach(_ location: Location, in repos: Repositories) throws {
+        if let code = location.countryID { try countries.plusPin(for: code, in: repos) }
+        switch location.type {
+        case .point: break
+        case let .city(visit): try cities.plusPin(for: visit, in: repos)
+        case let .mountain(visit): try mountains.plusPin(for: visit, in: repos)
+        }
+    }
+
+    /// Undoes `attach`: the pin no longer counts in its country and shared object.
+    func detach(_ location: Location, in repos: Repositories) throws {
+        if let code = location.countryID { try countries.minusPin(for: code, in: repos) }
+        switch location.type {
+        case .point: break
+        case let .city(visit): try cities.minusPin(for: visit, in: repos)
+        case let .mountain(visit): try mountains.minusPin(for: visit, in: repos)
+        }
+    }
+}
+
+/// Edits and deletes, keeping every count equal to what the locations table says.
+public struct LocationService: Sendable {
+    public let creation: CreationService
+
+    public init(creation: CreationService) { self.creation = creation }
+
+    /// Saves an edited pin: a new coordinate gets its country again; a type change moves the
+    /// pin from the old shared object to the new one.
+    @discardableResult
+    public func save(_ edited: Location, using database: TransactionRunner) throws -> Location {
+        try database.write { repos in
+            guard let old = try repos.locations.fetch(id: edited.id) else { throw ServiceError.notFound(edited.id) }
+            let draft = LocationDraft(title: edited.title, coordinate: edited.coordinate, type: edited.type,
+                                      date: edited.date, color: edited.color, visitCount: edited.visitCount,
+                                      note: edited.note, tags: edited.tags, photoIDs: edited.photoIDs)
+            let location = try creation.validated(draft, id: edited.id, defaultColor: edited.color)
+            try creation.detach(old, in: repos)
+            try creation.attach(location, in: repos)
+            try repos.locations.save(location)
+            return location
+        }
+    }
+
+    /// Deletes a pin and uncounts it; a shared object goes when its count reaches zero.
+    public func delete(id: UUID, using database: TransactionRunner) throws {
+        try database.write { repos in
+            guard let old = try repos.locations.fetch(id: id) else { throw ServiceError.notFound(id) }
+            try creation.detach(old, in: repos)
+            try repos.locations.delete(id: id)
+        }
+    }
+}

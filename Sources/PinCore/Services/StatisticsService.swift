@@ -1,0 +1,41 @@
+import Foundation
+
+/// Travel statistics: countries and continents visited, totals per type.
+public struct StatisticsService: Sendable {
+    public let catalog: CountryCatalog
+
+    public init(catalog: CountryCatalog) { self.catalog = catalog }
+
+    public func calculate(using database: TransactionRunner) throws -> StatisticsValues {
+        try database.read { repos in
+            calculate(countries: try repos.countries.fetchAll(), locations: try repos.locations.fetchAll(countryID: nil))
+        }
+    }
+
+    public func calculate(countries: [Country], locations: [Location]) -> StatisticsValues {
+        var stats = StatisticsValues()
+        for location in locations {
+            stats.totalPins += 1
+            switch location.type.selection {
+            case .point: stats.pointCount += 1
+            case .city: stats.cityCount += 1
+            case .mountain: stats.mountainCount += 1
+            }
+            if location.countryID == nil { stats.pinsWithoutCountry += 1 }
+        }
+        let visited = countries.filter { $0.pinCount > 0 }
+            .sorted { ($0.pinCount, $1.name) > ($1.pinCount, $0.name) }
+        stats.countries = visited.map {
+            StatisticsValues.CountryEntry(id: $0.id, name: $0.name, continent: $0.continent, pinCount: $0.pinCount)
+        }
+        var continents: [String: StatisticsValues.ContinentEntry] = [:]
+        for country in visited {
+            var entry = continents[country.continent] ?? .init(name: country.continent, countryCount: 0, pinCount: 0)
+            entry.countryCount += 1
+            entry.pinCount += country.pinCount
+            continents[country.continent] = entry
+        }
+        stats.continents = continents.values.sorted { ($0.pinCount, $1.name) > ($1.pinCount, $0.name) }
+        return stats
+    }
+}

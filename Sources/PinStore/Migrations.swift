@@ -1,0 +1,144 @@
+import Foundation
+
+/// The schema, as numbered, append-only migrations. Each runs in its own transaction and is
+/// recorded in `schema_migrations`; a database is brought forward one step at a time.
+/// Never edit a released migration: add a new one.
+public enum Migrations {
+    public struct Migration: Sendable {
+        public let version: Int
+        public let name: String
+        public let sql: String
+    }
+
+    public static let all: [Migration] = [
+        Migration(version: 1, name: "model", sql: """
+            CREATE TABLE countries (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                continent TEXT NOT NULL,
+                pin_count INTEGER NOT NULL CHECK (pin_count >= 0)
+            );
+            CREATE TABLE cities (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                lat_e4 INTEGER NOT NULL,
+                lon_e4 INTEGER NOT NULL,
+                latitude REAL NOT NULL,
+                longitude REAL NOT NULL,
+                pin_count INTEGER NOT NULL CHECK (pin_count >= 0),
+                UNIQUE (name, lat_e4, lon_e4)
+            );
+            CREATE TABLE mountains (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                height REAL,
+                lat_e4 INTEGER NOT NULL,
+                lon_e4 INTEGER NOT NULL,
+                latitude REAL NOT NULL,
+                longitude REAL NOT NULL,
+                pin_count INTEGER NOT NULL CHECK (pin_count >= 0),
+                UNIQUE (name, lat_e4, lon_e4)
+            );
+            CREATE TABLE locations (
+                id TEXT PRIMARY KEY,
+                title TEXT NOT NULL,
+                latitude REAL NOT NULL CHECK (latitude BETWEEN -90 AND 90),
+                longitude REAL NOT NULL CHECK (longitude BETWEEN -180 AND 180),
+                country_id TEXT REFERENCES countries(id),
+                type TEXT NOT NULL CHECK (type IN ('point', 'city', 'mountain')),
+                type_data TEXT,
+                date REAL NOT NULL,
+                color TEXT NOT NULL,
+                visit_count INTEGER NOT NULL CHECK (visit_count >= 1),
+                note TEXT,
+                tags TEXT,
+                photo_ids TEXT NOT NULL,
+                created_at REAL NOT NULL
+            );
+            CREATE INDEX locations_country ON locations(country_id);
+            CREATE TABLE settings (
+                key TEXT PRIMARY KEY,
+                value TEXT NOT NULL
+            );
+            """),
+        Migration(version: 2, name: "import", sql: """
+            CREATE TABLE runs (
+                id INTEGER PRIMARY KEY,
+                root TEXT NOT NULL,
+                started_at REAL NOT NULL,
+                finished_at REAL,
+                status TEXT NOT NULL,
+                exit_code INTEGER,
+                files INTEGER NOT NULL DEFAULT 0,
+                photos INTEGER NOT NULL DEFAULT 0,
+                created INTEGER NOT NULL DEFAULT 0,
+                skipped TEXT
+            );
+            CREATE TABLE photos (
+                path BLOB PRIMARY KEY,
+                size INTEGER NOT NULL,
+                mtime_ns INTEGER NOT NULL,
+                inode INTEGER NOT NULL,
+                digest TEXT,
+                format TEXT,
+                taken_at REAL,
+                time_source TEXT,
+                utc_offset INTEGER,
+                latitude REAL,
+                longitude REAL,
+                decision TEXT NOT NULL CHECK (decision IN
+                    ('accepted', 'noLocation', 'interval', 'distance', 'unreadable', 'notMedia')),
+                detail TEXT,
+                location_id TEXT REFERENCES locations(id) ON DELETE SET NULL,
+                run_id INTEGER REFERENCES runs(id),
+                missing INTEGER NOT NULL DEFAULT 0
+            );
+            CREATE INDEX photos_accepted_time ON photos(taken_at) WHERE decision = 'accepted';
+            CREATE INDEX photos_identity ON photos(size, digest);
+            CREATE INDEX photos_location ON photos(location_id);
+            """),
+    ]
+
+    public static var latestVersion: Int { all.last?.version ?? 0 }
+
+    public enum MigrationError: Error, CustomStringConvertible {
+        case newerSchema(found: Int, known: Int, path: String)
+
+        public var description: String {
+            switch self {
+            case let .newerSchema(found, known, path):
+                return "\(path) has schema version \(found), but this pins knows only up to \(known): use a newer pins"
+            }
+        }
+    }
+
+    public static func currentVersion(of connection: Connection) throws -> Int {
+        let exists = try connection.scalarInt(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'") ?? 0
+        guard exists > 0 else { return 0 }
+        return Int(try connection.scalarInt("SELECT max(version) FROM schema_migrations") ?? 0)
+    }
+
+    /// Applies every migration the database lacks, up to `target` (tests stop early to build
+    /// files "from an earlier migration").
+    public static func migrate(_ connection: Connection, upTo target: Int = latestVersion) throws {
+        try connection.execute("""
+            CREATE TABLE IF NOT EXISTS schema_migrations (
+                version INTEGER PRIMARY KEY,
+                name TEXT NOT NULL,
+                applied_at REAL NOT NULL
+            )
+            """)
+        let current = try currentVersion(of: connection)
+        guard current <= latestVersion else {
+            throw MigrationError.newerSchema(found: current, known: latestVersion, path: connection.path)
+        }
+        for migration in all where migration.version > current && migration.version <= target {
+            try connection.transaction {
+                try connection.execute(migration.sql)
+                try connection.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                                   [migration.version, migration.name, Date().timeIntervalSince1970])
+            }
+        }
+    }
+}

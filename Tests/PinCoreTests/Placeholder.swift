@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderPinCoreTests: XCTestCase { func testBuilds() {} }
