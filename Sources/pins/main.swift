@@ -1,1 +1,82 @@
-print("pins")
+import Foundation
+
+/// `pins`: one file per subcommand; this file only dispatches and maps errors to exit codes.
+let version = "0.1.0"
+
+struct Command {
+    let spec: CommandSpec
+    let run: (ParsedArguments) throws -> Void
+}
+
+let commands: [Command] = [
+    Command(spec: importSpec, run: runImport),
+    Command(spec: inspectSpec, run: runInspect),
+    Command(spec: addSpec, run: runAdd),
+    Command(spec: listSpec, run: runList),
+    Command(spec: deleteSpec, run: runDelete),
+    Command(spec: statsSpec, run: runStats),
+    Command(spec: locateSpec, run: runLocate),
+]
+
+let topHelp: String = {
+    var lines = [
+        "pins \(version): turns a folder of photos into a map of the places you have been.",
+        "",
+        "Usage: pins <command> [options]",
+        "",
+        "Commands:",
+    ]
+    let width = commands.map(\.spec.name.count).max() ?? 0
+    for command in commands {
+        lines.append("  " + command.spec.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + command.spec.summary)
+    }
+    lines += ["", "Run 'pins <command> --help' for a command's options.", "Options: --help, --version"]
+    return lines.joined(separator: "\n") + "\n"
+}()
+
+@MainActor
+func main() -> Int32 {
+    // A closed stdout (`pins list | head`) must not kill us with SIGPIPE mid-write.
+    signal(SIGPIPE, SIG_IGN)
+    var args = Array(CommandLine.arguments.dropFirst())
+    guard let first = args.first else {
+        Out.error(topHelp)
+        return ExitCode.usage
+    }
+    if first == "--help" || first == "-h" || first == "help" {
+        if first == "help", args.count > 1, let command = commands.first(where: { $0.spec.name == args[1] }) {
+            Out.print(command.spec.helpText)
+        } else {
+            Out.print(topHelp)
+        }
+        return ExitCode.success
+    }
+    if first == "--version" {
+        Out.print("pins \(version)")
+        return ExitCode.success
+    }
+    args.removeFirst()
+    guard let command = commands.first(where: { $0.spec.name == first }) else {
+        Out.error("pins: unknown command '\(first)'\nRun 'pins --help' for the list of commands.")
+        return ExitCode.usage
+    }
+    if args.contains("--help") || args.contains("-h") {
+        Out.print(command.spec.helpText)
+        return ExitCode.success
+    }
+    do {
+        try command.run(try parse(args, spec: command.spec))
+        return ExitCode.success
+    } catch let error as UsageError {
+        Out.error("pins \(command.spec.name): \(error.message)\nRun 'pins \(command.spec.name) --help' for usage.")
+        return ExitCode.usage
+    } catch let failure as CommandFailure {
+        Out.error("pins \(command.spec.name): \(failure.message)")
+        return failure.code
+    } catch {
+        Out.error("pins \(command.spec.name): \(error)")
+        return ExitCode.failure
+    }
+}
+
+exit(main())

@@ -9,6 +9,16 @@ public struct CountryInfo: Codable, Sendable, Hashable {
     public var continent: String
     public var region: String
     public var subRegion: String
+
+    public init(alpha2: String, alpha3: String, numeric: String, name: String, continent: String, region: String, subRegion: String) {
+        self.alpha2 = alpha2
+        self.alpha3 = alpha3
+        self.numeric = numeric
+        self.name = name
+        self.continent = continent
+        self.region = region
+        self.subRegion = subRegion
+    }
 }
 
 /// Every country the app knows: names and continents for the codes the resolver returns.

@@ -29,6 +29,9 @@ public final class CountryResolver: Sendable {
     /// Edge endpoints (x1, y1, x2, y2) in cell order, and the country of each.
     private let edgeCoords: [Double]
     private let edgeCountry: [UInt16]
+    /// Cells with an edge within `coastalKilometres` of some point of theirs: only there can the
+    /// coastal rule answer, so open-ocean queries stop after one array read.
+    private let nearCoast: [Bool]
 
     public init(polygons: CountryPolygons, cellDegrees: Double = 0.25,
                 coastalKilometres: Double = CountryResolver.defaultCoastalKilometres) {
@@ -135,6 +138,37 @@ public final class CountryResolver: Sendable {
                 if let country = inside.last { centre[r * columns + c] = Int16(country) }
             }
         }
+        // Mark every cell within the coastal distance of a cell holding edges.
+        var near = [Bool](repeating: false, count: cellCount)
+        let kmPerDegree = AngularDistance.earthRadiusKm * .pi / 180
+        let rowReach = Int((coastalKilometres / kmPerDegree / cellDegrees).rounded(.up))
+        let angle = coastalKilometres / AngularDistance.earthRadiusKm
+        for r in 0..<rows {
+            // The widest longitude reach over this row's cells (the edge nearest the pole).
+            let poleward = max(abs(-90 + Double(r) * cellDegrees), abs(-90 + Double(r + 1) * cellDegrees))
+                + Double(rowReach) * cellDegrees
+            let cosPhi = cos(min(90, poleward) * .pi / 180)
+            let columnReach: Int
+            if coastalKilometres <= 0 {
+                columnReach = 0
+            } else if poleward >= 90 || sin(angle) >= cosPhi {
+                columnReach = columns
+            } else {
+                columnReach = Int((asin(sin(angle) / cosPhi) * 180 / .pi / cellDegrees).rounded(.up))
+            }
+            for c in 0..<columns where start[r * columns + c + 1] > start[r * columns + c] {
+                for nr in max(0, r - rowReach)...min(rows - 1, r + rowReach) {
+                    if columnReach >= columns / 2 {
+                        for nc in 0..<columns { near[nr * columns + nc] = true }
+                    } else {
+                        for raw in (c - columnReach)...(c + columnReach) {
+                            near[nr * columns + ((raw % columns) + columns) % columns] = true
+                        }
+                    }
+                }
+            }
+        }
+        self.nearCoast = near
         self.cellStart = start
         self.centreCountry = centre
         self.edgeCoords = coords
@@ -152,6 +186,8 @@ public final class CountryResolver: Sendable {
     public func countryIndex(at point: Coordinate) -> Int? {
         guard point.isValid else { return nil }
         if let inside = containingCountry(point) { return inside }
+        let (r, c) = cellIndex(x: point.longitude, y: point.latitude)
+        guard nearCoast[r * columns + c] else { return nil }
         return nearestCountry(point, withinKilometres: coastalKilometres)
     }
 

@@ -1,0 +1,114 @@
+import Foundation
+import PinCore
+import PinStore
+
+/// Where the database lives: `--db`, else `$PINS_DB`, else `$XDG_DATA_HOME/pins/pins.sqlite`
+/// (`~/.local/share/pins/pins.sqlite`).
+func resolveDatabasePath(_ option: String?) throws -> String {
+    let env = ProcessInfo.processInfo.environment
+    if let option, !option.isEmpty { return option }
+    if let path = env["PINS_DB"], !path.isEmpty { return path }
+    if let xdg = env["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/pins/pins.sqlite" }
+    guard let home = env["HOME"], !home.isEmpty else {
+        throw CommandFailure("cannot find a place for the database: set --db, PINS_DB or HOME")
+    }
+    return home + "/.local/share/pins/pins.sqlite"
+}
+
+/// Finds the data files (Countries.geojson, Countries.json) wherever the binary was put:
+/// `$PINS_DATA_DIR`; `<bin>/../share/pins` (scripts/install); the source tree it was built from.
+enum ResourceLocator {
+    static let files = ["Countries.geojson", "Countries.json"]
+
+    static func directory() throws -> String {
+        var candidates: [String] = []
+        if let dir = ProcessInfo.processInfo.environment["PINS_DATA_DIR"], !dir.isEmpty { candidates.append(dir) }
+        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            let bin = (exe as NSString).deletingLastPathComponent
+            candidates.append(((bin as NSString).deletingLastPathComponent as NSString).appendingPathComponent("share/pins"))
+            candidates.append((bin as NSString).appendingPathComponent("pins-data"))
+        }
+        // A development build: Resources/ of the checkout (this file is Sources/pins/AppDependencies.swift).
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Resources").path
+        candidates.append(source)
+        for dir in candidates where files.allSatisfy({ FileManager.default.isReadableFile(atPath: dir + "/" + $0) }) {
+            return dir
+        }
+        throw CommandFailure("cannot find the country data (\(files.joined(separator: ", "))); looked in: "
+            + candidates.joined(separator: ", ") + ". Set PINS_DATA_DIR or reinstall with scripts/install.")
+    }
+
+    static func read(_ name: String) throws -> [UInt8] {
+        let path = try directory() + "/" + name
+        guard let data = FileManager.default.contents(atPath: path) else { throw CommandFailure("cannot read \(path)") }
+        return [UInt8](data)
+    }
+}
+
+/// Wires storage into services, as the app's AppDependencies does. Country data is loaded
+/// and indexed once, on first use.
+final class AppDependencies {
+    let databasePath: String
+    private var cachedResolver: CountryResolver?
+    private var cachedCatalog: CountryCatalog?
+    private var cachedDatabase: PinDatabase?
+
+    init(databaseOption: String?) throws {
+        databasePath = try resolveDatabasePath(databaseOption)
+    }
+
+    func resolver() throws -> CountryResolver {
+        if let cachedResolver { return cachedResolver }
+        let polygons: CountryPolygons
+        do {
+            polygons = try CountryGeoJSONParser.parse(try ResourceLocator.read("Countries.geojson"))
+        } catch let error as GeoJSONError {
+            throw CommandFailure(error.description)
+        }
+        let resolver = CountryResolver(polygons: polygons)
+        cachedResolver = resolver
+        return resolver
+    }
+
+    func catalog() throws -> CountryCatalog {
+        if let cachedCatalog { return cachedCatalog }
+        let catalog: CountryCatalog
+        do {
+            catalog = try CountryCatalog(json: Data(try ResourceLocator.read("Countries.json")))
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure("Countries.json is damaged: \(error)")
+        }
+        cachedCatalog = catalog
+        return catalog
+    }
+
+    /// The database, opened (created, migrated) for writing.
+    func database() throws -> PinDatabase {
+        if let cachedDatabase { return cachedDatabase }
+        do {
+            let db = try PinDatabase(path: databasePath)
+            cachedDatabase = db
+            return db
+        } catch {
+            throw CommandFailure("cannot open the database \(databasePath): \(error)")
+        }
+    }
+
+    /// The database for reading only, or nil when the file does not exist (nothing stored yet):
+    /// commands that only read never create it.
+    func existingDatabaseForReading() throws -> PinDatabase? {
+        guard FileManager.default.fileExists(atPath: databasePath) else { return nil }
+        do {
+            return try PinDatabase(readOnlyPath: databasePath)
+        } catch {
+            throw CommandFailure("cannot read the database \(databasePath): \(error)")
+        }
+    }
+
+    func creationService() throws -> CreationService {
+        CreationService(locator: try resolver(), countries: CountryService(catalog: try catalog()))
+    }
+}

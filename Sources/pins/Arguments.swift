@@ -1,0 +1,136 @@
+import Foundation
+
+/// A usage mistake: printed with a hint to --help, exit 64 (EX_USAGE).
+struct UsageError: Error {
+    let message: String
+    let command: String?
+    init(_ message: String, command: String? = nil) {
+        self.message = message
+        self.command = command
+    }
+}
+
+/// A failure that stops the command: printed, exit `code` (1 unless said otherwise).
+struct CommandFailure: Error {
+    let message: String
+    let code: Int32
+    init(_ message: String, code: Int32 = ExitCode.failure) {
+        self.message = message
+        self.code = code
+    }
+}
+
+/// Exit codes, documented in README ("Exit codes"): cron and systemd read these.
+enum ExitCode {
+    static let success: Int32 = 0
+    static let failure: Int32 = 1
+    /// EX_USAGE from sysexits.h.
+    static let usage: Int32 = 64
+}
+
+struct OptionSpec {
+    let name: String          // "--db"
+    let value: String?        // "FILE", nil for a flag
+    let help: String
+    var repeatable = false
+}
+
+struct CommandSpec {
+    let name: String
+    let summary: String
+    let usage: String
+    let options: [OptionSpec]
+    let details: String
+
+    var helpText: String {
+        var lines = ["Usage: pins \(usage)", "", summary]
+        if !details.isEmpty { lines += ["", details] }
+        if !options.isEmpty {
+            lines += ["", "Options:"]
+            var rows: [(String, String)] = []
+            for option in options {
+                rows.append((option.value.map { "\(option.name) \($0)" } ?? option.name, option.help))
+            }
+            rows.append(("-h, --help", "Show this help."))
+            let width = rows.map(\.0.count).max() ?? 0
+            for (left, right) in rows {
+                lines.append("  " + left.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + right)
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// The parsed arguments of one subcommand.
+struct ParsedArguments {
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+    var positionals: [String] = []
+    let command: String
+
+    func value(_ name: String) -> String? { values[name]?.last }
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+    func has(_ name: String) -> Bool { flags.contains(name) }
+
+    func double(_ name: String, range: ClosedRange<Double>? = nil) throws -> Double? {
+        guard let text = value(name) else { return nil }
+        guard let v = Double(text), v.isFinite else { throw UsageError("\(name) expects a number, got '\(text)'", command: command) }
+        if let range, !range.contains(v) {
+            throw UsageError("\(name) must be between \(range.lowerBound) and \(range.upperBound), got \(text)", command: command)
+        }
+        return v
+    }
+
+    func int(_ name: String, range: ClosedRange<Int>) throws -> Int? {
+        guard let text = value(name) else { return nil }
+        guard let v = Int(text), range.contains(v) else {
+            throw UsageError("\(name) expects a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text)'", command: command)
+        }
+        return v
+    }
+}
+
+/// Parses `--name value`, `--name=value`, flags, and positionals; `--` ends the options.
+func parse(_ args: [String], spec: CommandSpec) throws -> ParsedArguments {
+    var parsed = ParsedArguments(command: spec.name)
+    var i = 0
+    var optionsDone = false
+    while i < args.count {
+        let arg = args[i]
+        i += 1
+        if optionsDone || !arg.hasPrefix("-") || arg == "-" {
+            parsed.positionals.append(arg)
+            continue
+        }
+        if arg == "--" { optionsDone = true; continue }
+        // Negative numbers are values, not options (pins add --lat -33.9 ...).
+        if Double(arg) != nil { parsed.positionals.append(arg); continue }
+        var name = arg
+        var inline: String?
+        if let eq = arg.firstIndex(of: "=") {
+            name = String(arg[..<eq])
+            inline = String(arg[arg.index(after: eq)...])
+        }
+        guard let option = spec.options.first(where: { $0.name == name }) else {
+            throw UsageError("unknown option '\(name)'", command: spec.name)
+        }
+        if option.value == nil {
+            if inline != nil { throw UsageError("\(name) takes no value", command: spec.name) }
+            parsed.flags.insert(name)
+        } else {
+            let value: String
+            if let inline {
+                value = inline
+            } else {
+                guard i < args.count else { throw UsageError("\(name) needs a value (\(option.value!))", command: spec.name) }
+                value = args[i]
+                i += 1
+            }
+            if !option.repeatable, parsed.values[name] != nil {
+                throw UsageError("\(name) given twice", command: spec.name)
+            }
+            parsed.values[name, default: []].append(value)
+        }
+    }
+    return parsed
+}

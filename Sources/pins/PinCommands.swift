@@ -1,0 +1,190 @@
+import Foundation
+import PinCore
+import PinStore
+
+let dbOption = OptionSpec(name: "--db", value: "FILE", help: "Database file (default: $PINS_DB, else $XDG_DATA_HOME/pins/pins.sqlite).")
+let jsonOption = OptionSpec(name: "--json", value: nil, help: "Print JSON instead of text.")
+
+// MARK: add
+
+let addSpec = CommandSpec(
+    name: "add", summary: "Create a pin by hand, as the app's long press does.",
+    usage: "add --lat LAT --lon LON [--title T] [--date ISO8601] [--color HEX] [--note N] [--tag T]... [--type point|city|mountain] [--name NAME] [--height M]",
+    options: [
+        OptionSpec(name: "--lat", value: "LAT", help: "Latitude in decimal degrees, -90 to 90."),
+        OptionSpec(name: "--lon", value: "LON", help: "Longitude in decimal degrees, -180 to 180."),
+        OptionSpec(name: "--title", value: "T", help: "Title (default: the country's name, or the coordinate)."),
+        OptionSpec(name: "--date", value: "ISO8601", help: "Date of the visit, e.g. 2024-05-01 or 2024-05-01T10:00:00+02:00 (default: now)."),
+        OptionSpec(name: "--color", value: "HEX", help: "Pin color #RRGGBB (default: the settings' pin color)."),
+        OptionSpec(name: "--note", value: "N", help: "A note."),
+        OptionSpec(name: "--tag", value: "T", help: "A tag; repeat for more.", repeatable: true),
+        OptionSpec(name: "--type", value: "TYPE", help: "point (default), city or mountain."),
+        OptionSpec(name: "--name", value: "NAME", help: "City or mountain name (for --type city|mountain)."),
+        OptionSpec(name: "--height", value: "M", help: "Mountain height in metres (for --type mountain)."),
+        dbOption, jsonOption,
+    ],
+    details: "Prints the new pin's id. The country is resolved offline from the coordinate.")
+
+func runAdd(_ args: ParsedArguments) throws {
+    guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "add") }
+    guard let lat = try args.double("--lat", range: -90...90), let lon = try args.double("--lon", range: -180...180) else {
+        throw UsageError("--lat and --lon are required", command: "add")
+    }
+    let coordinate = Coordinate(latitude: lat, longitude: lon)
+    var date = Date()
+    if let text = args.value("--date") {
+        guard let parsed = ISO8601.parse(text, defaultZone: .current) else {
+            throw UsageError("--date expects ISO 8601 such as 2024-05-01 or 2024-05-01T10:00:00+02:00, got '\(text)'", command: "add")
+        }
+        date = parsed.date
+    }
+    if let color = args.value("--color"), Settings.normalizedColor(color) == nil {
+        throw UsageError("--color expects #RRGGBB, got '\(color)'", command: "add")
+    }
+    let type: LocationType
+    switch args.value("--type") ?? "point" {
+    case "point": type = .point
+    case "city":
+        guard let name = args.value("--name"), !name.isEmpty else { throw UsageError("--type city needs --name", command: "add") }
+        type = .city(CityVisitData(cityName: name, cityCoordinate: coordinate))
+    case "mountain":
+        guard let name = args.value("--name"), !name.isEmpty else { throw UsageError("--type mountain needs --name", command: "add") }
+        let height = try args.double("--height", range: -500...9000)
+        type = .mountain(MountainVisitData(mountainName: name, height: height, mountainCoordinate: coordinate, achievedHeight: height))
+    case let other:
+        throw UsageError("--type must be point, city or mountain, got '\(other)'", command: "add")
+    }
+    let deps = try AppDependencies(databaseOption: args.value("--db"))
+    let creation = try deps.creationService()
+    let catalog = try deps.catalog()
+    let title = args.value("--title") ?? {
+        if let name = args.value("--name"), type != .point { return name }
+        if let code = creation.locator.countryCode(at: coordinate) { return catalog[code]?.name ?? code }
+        return coordinate.description
+    }()
+    let draft = LocationDraft(title: title, coordinate: coordinate, type: type, date: date, color: args.value("--color"),
+                              note: args.value("--note"), tags: args.all("--tag").isEmpty ? nil : args.all("--tag"))
+    let location = try creation.create(draft, using: try deps.database())
+    if args.has("--json") {
+        Out.print(Out.json(locationJSON(location)))
+    } else {
+        Out.print(location.id.uuidString.lowercased())
+    }
+}
+
+// MARK: list
+
+let listSpec = CommandSpec(
+    name: "list", summary: "List the pins, oldest first.", usage: "list [--country CC] [--json]",
+    options: [OptionSpec(name: "--country", value: "CC", help: "Only pins in this country (ISO 3166-1 alpha-2, e.g. FR)."), dbOption, jsonOption],
+    details: "")
+
+func locationJSON(_ l: Location) -> [String: Any] {
+    var object: [String: Any] = [
+        "id": l.id.uuidString.lowercased(), "title": l.title, "latitude": l.coordinate.latitude,
+        "longitude": l.coordinate.longitude, "country": orNull(l.countryID), "type": l.type.selection.rawValue,
+        "date": ISO8601.format(l.date), "color": l.color, "visitCount": l.visitCount, "note": orNull(l.note),
+        "tags": orNull(l.tags), "photoIDs": l.photoIDs,
+    ]
+    switch l.type {
+    case .point: break
+    case let .city(visit):
+        object["city"] = ["name": visit.cityName, "address": orNull(visit.address)]
+    case let .mountain(visit):
+        object["mountain"] = ["name": visit.mountainName, "height": orNull(visit.height), "achievedHeight": orNull(visit.achievedHeight)]
+    }
+    return object
+}
+
+func runList(_ args: ParsedArguments) throws {
+    guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "list") }
+    var country = args.value("--country")?.uppercased()
+    if let code = country, code.count != 2 || !code.allSatisfy({ $0.isASCII && $0.isLetter }) {
+        throw UsageError("--country expects a two-letter ISO code such as FR, got '\(code)'", command: "list")
+    }
+    if country == "" { country = nil }
+    let deps = try AppDependencies(databaseOption: args.value("--db"))
+    let locations = try deps.existingDatabaseForReading()?.read { try $0.locations.fetchAll(countryID: country) } ?? []
+    if args.has("--json") {
+        Out.print(Out.json(locations.map(locationJSON)))
+        return
+    }
+    if locations.isEmpty {
+        Out.print("No pins.")
+        return
+    }
+    let rows = locations.map { l in
+        [l.id.uuidString.lowercased().prefix(8).description, ISO8601.format(l.date).prefix(10).description, l.countryID ?? "-",
+         l.type.selection.rawValue, formatDegrees(l.coordinate.latitude), formatDegrees(l.coordinate.longitude), l.title]
+    }
+    Out.print(Out.table(["ID", "DATE", "CC", "TYPE", "LATITUDE", "LONGITUDE", "TITLE"], rows))
+    Out.print("\(locations.count) pin\(locations.count == 1 ? "" : "s")")
+}
+
+// MARK: delete
+
+let deleteSpec = CommandSpec(
+    name: "delete", summary: "Delete a pin; its country and shared city/mountain counts go down with it.",
+    usage: "delete UUID", options: [dbOption],
+    details: "A pin made by the photo import and deleted here is not brought back by later imports.")
+
+func runDelete(_ args: ParsedArguments) throws {
+    guard args.positionals.count == 1 else { throw UsageError("delete takes exactly one pin id", command: "delete") }
+    let text = args.positionals[0]
+    let deps = try AppDependencies(databaseOption: args.value("--db"))
+    guard FileManager.default.fileExists(atPath: deps.databasePath) else {
+        throw CommandFailure("no pin with id \(text): the database \(deps.databasePath) does not exist")
+    }
+    let db = try deps.database()
+    var id = UUID(uuidString: text)
+    if id == nil, text.count >= 4, text.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+        // An id prefix, as `pins list` shows: accepted when it names exactly one pin.
+        let matches = try db.connection.query("SELECT id FROM locations WHERE id LIKE ? || '%'", [text.lowercased()]) { $0.string(0) }
+        if matches.count > 1 { throw CommandFailure("'\(text)' matches \(matches.count) pins; give more of the id") }
+        id = matches.first.flatMap(UUID.init(uuidString:))
+    }
+    guard let id else { throw CommandFailure("no pin with id \(text)") }
+    do {
+        try LocationService(creation: try deps.creationService()).delete(id: id, using: db)
+    } catch let error as ServiceError {
+        throw CommandFailure(error.description)
+    }
+    Out.print("Deleted \(id.uuidString.lowercased())")
+}
+
+// MARK: stats
+
+let statsSpec = CommandSpec(
+    name: "stats", summary: "Countries and continents visited, and totals per pin type.",
+    usage: "stats [--json]", options: [dbOption, jsonOption], details: "")
+
+func runStats(_ args: ParsedArguments) throws {
+    guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "stats") }
+    let deps = try AppDependencies(databaseOption: args.value("--db"))
+    let service = StatisticsService(catalog: try deps.catalog())
+    let stats = try deps.existingDatabaseForReading().map { try service.calculate(using: $0) } ?? StatisticsValues()
+    if args.has("--json") {
+        let object: [String: Any] = [
+            "countries": stats.countries.map { ["id": $0.id, "name": $0.name, "continent": $0.continent, "pinCount": $0.pinCount] },
+            "continents": stats.continents.map { ["name": $0.name, "countryCount": $0.countryCount, "pinCount": $0.pinCount] },
+            "countriesVisited": stats.countries.count, "continentsVisited": stats.continents.count,
+            "totals": ["pins": stats.totalPins, "point": stats.pointCount, "city": stats.cityCount,
+                       "mountain": stats.mountainCount, "withoutCountry": stats.pinsWithoutCountry],
+        ]
+        Out.print(Out.json(object))
+        return
+    }
+    var text = "Pins: \(stats.totalPins) (points \(stats.pointCount), cities \(stats.cityCount), mountains \(stats.mountainCount)"
+    text += stats.pinsWithoutCountry > 0 ? ", \(stats.pinsWithoutCountry) at sea)\n" : ")\n"
+    text += "Countries visited: \(stats.countries.count)\n"
+    if !stats.countries.isEmpty {
+        text += Out.table(["CC", "COUNTRY", "CONTINENT", "PINS"],
+                          stats.countries.map { [$0.id, $0.name, $0.continent, String($0.pinCount)] }).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n"
+    }
+    text += "Continents visited: \(stats.continents.count)\n"
+    if !stats.continents.isEmpty {
+        text += Out.table(["CONTINENT", "COUNTRIES", "PINS"],
+                          stats.continents.map { [$0.name, String($0.countryCount), String($0.pinCount)] }).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n"
+    }
+    FileHandle.standardOutput.write(Data(text.utf8))
+}
