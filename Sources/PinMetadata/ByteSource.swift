@@ -1,0 +1,107 @@
+import Glibc
+import PinCore
+
+/// Random access to one input's bytes, read on demand, so that a container reader touches only
+/// the ranges it needs (a JPEG reader never reads the scan data).
+protocol ByteSource {
+    /// Total size of the input in bytes.
+    var size: Int { get }
+    /// A reader over exactly `count` bytes at absolute `offset`. Callers compare ranges with
+    /// `size` first to word a precise "truncated" message; a range outside the input throws.
+    mutating func reader(at offset: Int, count: Int, context: String) throws -> ByteReader
+}
+
+extension ByteSource {
+    mutating func byte(at offset: Int, context: String) throws -> UInt8 {
+        try reader(at: offset, count: 1, context: context).u8(at: offset)
+    }
+}
+
+/// Bytes already in memory.
+struct MemorySource: ByteSource {
+    let all: ByteReader
+    var size: Int { all.count }
+
+    init(_ bytes: [UInt8]) { all = ByteReader(bytes, context: "file") }
+
+    func reader(at offset: Int, count: Int, context: String) throws -> ByteReader {
+        try all.child(at: offset, count: count, context: context)
+    }
+}
+
+/// An open file read with pread(2): one window of bytes is kept; a request outside it reads a
+/// new window (at least `MetadataLimits.laterReadSize` bytes). Owns no descriptor: the caller
+/// opens and closes it.
+struct FileSource: ByteSource {
+    let fd: Int32
+    let size: Int
+    private var window: ByteReader
+    /// Total bytes read from the file so far (tests check that readers stay small).
+    private(set) var bytesRead = 0
+
+    /// Reads the first `MetadataLimits.firstReadSize` bytes (or the whole file when smaller).
+    init(fd: Int32, size: Int) throws {
+        self.fd = fd
+        self.size = size
+        self.window = ByteReader([], context: "file")
+        self.window = try load(at: 0, count: min(MetadataLimits.firstReadSize, size))
+    }
+
+    /// The first window (for sniffing).
+    var firstBytes: ByteReader { window }
+
+    mutating func reader(at offset: Int, count: Int, context: String) throws -> ByteReader {
+        if offset >= window.range.lowerBound, count >= 0,
+           offset <= window.endOffset, count <= window.endOffset - offset {
+            return try window.child(at: offset, count: count, context: context)
+        }
+        guard offset >= 0, count >= 0, offset <= size, count <= size - offset else {
+            throw MetadataError.outOfBounds(container: context, offset: offset, count: count, end: size)
+        }
+        let wanted = min(max(count, MetadataLimits.laterReadSize), size - offset)
+        window = try load(at: offset, count: wanted)
+        return try window.child(at: offset, count: count, context: context)
+    }
+
+    /// pread(2) until `count` bytes or end of file; retries EINTR.
+    private mutating func load(at offset: Int, count: Int) throws -> ByteReader {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = buffer.withUnsafeMutableBytes { raw in
+                pread(fd, raw.baseAddress! + done, count - done, off_t(offset + done))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw MetadataError.readFailed(offset: offset + done, reason: systemError(errno))
+            }
+            if n == 0 {
+                throw MetadataError.readFailed(offset: offset + done,
+                                               reason: "file shrank while being read (expected \(size) bytes)")
+            }
+            done += n
+        }
+        bytesRead += count
+        return ByteReader(buffer, baseOffset: offset, context: "file")
+    }
+}
+
+/// strerror(3) text ("Permission denied").
+func systemError(_ code: Int32) -> String {
+    String(cString: strerror(code))
+}
+
+/// An open, read-only descriptor for `path`, closed by `body`'s end whatever happens.
+func withOpenFile<T>(_ path: RawPath, _ body: (Int32, Int) throws -> T) throws -> T {
+    // O_NONBLOCK: opening a FIFO that slipped past the scanner must not hang; it has no effect
+    // on regular files. O_CLOEXEC: never leak the descriptor into a child process.
+    let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+    guard fd >= 0 else { throw MetadataError.cannotOpen(reason: systemError(errno)) }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { throw MetadataError.cannotOpen(reason: systemError(errno)) }
+    guard (info.st_mode & S_IFMT) == S_IFREG else {
+        throw MetadataError.cannotOpen(reason: "not a regular file")
+    }
+    return try body(fd, Int(info.st_size))
+}

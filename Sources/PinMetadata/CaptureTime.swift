@@ -1,0 +1,305 @@
+import Foundation
+import PinCore
+
+/// A wall-clock date and time without a zone (DateTimeOriginal, section 1.3).
+public struct LocalDateTime: Sendable, Hashable, CustomStringConvertible {
+    public var year: Int, month: Int, day: Int
+    public var hour: Int, minute: Int, second: Int
+    /// Fraction of a second, 0 ≤ fraction < 1 (SubSecTimeOriginal).
+    public var fraction: Double
+
+    public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0,
+                fraction: Double = 0) {
+        self.year = year
+        self.month = month
+        self.day = day
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+        self.fraction = fraction
+    }
+
+    /// Seconds since 1970-01-01 00:00:00 if this wall-clock reading were UTC (proleptic
+    /// Gregorian arithmetic, no Calendar involved).
+    public var secondsIfUTC: Double {
+        Double(wholeSecondsIfUTC) + fraction
+    }
+
+    var wholeSecondsIfUTC: Int {
+        CaptureTime.daysFromCivil(year: year, month: month, day: day) * 86_400
+            + hour * 3_600 + minute * 60 + second
+    }
+
+    public var description: String {
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(year):\(two(month)):\(two(day)) \(two(hour)):\(two(minute)):\(two(second))"
+    }
+}
+
+/// The capture instant chosen for one file and the step that produced it.
+public struct CaptureTimeResult: Sendable, Hashable {
+    public var takenAt: Date?
+    public var utcOffsetSeconds: Int?
+    public var source: TimeSource
+    public var warnings: [String]
+
+    public init(takenAt: Date? = nil, utcOffsetSeconds: Int? = nil, source: TimeSource = .none,
+                warnings: [String] = []) {
+        self.takenAt = takenAt
+        self.utcOffsetSeconds = utcOffsetSeconds
+        self.source = source
+        self.warnings = warnings
+    }
+}
+
+/// One absolute instant per file from Exif values (metadata-formats.md section 7, steps 1, 3, 5
+/// and 6; steps 2 and 4 belong to containers that carry ISO strings or UTC values). Pure Swift.
+public enum CaptureTime {
+    /// Step 3: accepted distance between the camera clock (read as UTC, minus the rounded offset)
+    /// and the GPS fix time. "A few minutes": clock drift plus the age of the last fix; a
+    /// residual of 7 minutes means a stale fix and is rejected.
+    public static let gpsTolerance: Double = 5 * 60
+    /// Zones run in 15-minute steps (+05:45 Nepal, +12:45 Chatham).
+    public static let offsetStep = 15 * 60
+    /// The span of real UTC offsets, −12:00 (Baker Island) ... +14:00 (Kiribati).
+    public static let offsetRange = (-12 * 3_600)...(14 * 3_600)
+
+    // MARK: The rules
+
+    public static func resolve(_ values: ExifValues, modificationTime: Date?,
+                               defaultTimeZone: TimeZone) -> CaptureTimeResult {
+        var warnings: [String] = []
+        guard let text = values.dateTimeOriginal, var local = parseDateTime(text) else {
+            if let text = values.dateTimeOriginal, text.contains(where: { ("1"..."9").contains($0) }) {
+                warnings.append("DateTimeOriginal '\(printable(text))' is not a valid date: ignored")
+            }
+            // Step 6.
+            guard let modificationTime else { return CaptureTimeResult(warnings: warnings) }
+            return CaptureTimeResult(takenAt: modificationTime, source: .fileModification, warnings: warnings)
+        }
+        if let sub = values.subSecTimeOriginal {
+            if let fraction = parseSubSeconds(sub) {
+                local.fraction = fraction
+            } else if !sub.exifTrimmed.isEmpty {
+                warnings.append("SubSecTimeOriginal '\(printable(sub))' is not digits: ignored")
+            }
+        }
+
+        // Step 1: the camera's own offset.
+        if let offsetText = values.offsetTimeOriginal {
+            switch parseOffset(offsetText) {
+            case .seconds(let offset):
+                return CaptureTimeResult(takenAt: Date(timeIntervalSince1970: local.secondsIfUTC - Double(offset)),
+                                         utcOffsetSeconds: offset, source: .exifOffset, warnings: warnings)
+            case .unknown:
+                break
+            case .invalid:
+                warnings.append("OffsetTimeOriginal '\(printable(offsetText))' is not ±HH:MM: ignored")
+            }
+        }
+
+        // Step 3: infer the offset from the GPS fix time.
+        if let stamp = values.gpsTimeStamp {
+            if let secondsOfDay = secondsOfDay(stamp) {
+                var gpsDate: (year: Int, month: Int, day: Int)?
+                if let dateText = values.gpsDateStamp {
+                    gpsDate = parseDate(dateText)
+                    if gpsDate == nil, !dateText.exifTrimmed.isEmpty {
+                        warnings.append("GPSDateStamp '\(printable(dateText))' is not a date: trying the days around DateTimeOriginal")
+                    }
+                }
+                if let offset = inferOffset(local: local, gpsDate: gpsDate, gpsSecondsOfDay: secondsOfDay,
+                                            preferredZone: defaultTimeZone) {
+                    return CaptureTimeResult(takenAt: Date(timeIntervalSince1970: local.secondsIfUTC - Double(offset)),
+                                             utcOffsetSeconds: offset, source: .gpsInferredOffset, warnings: warnings)
+                }
+                warnings.append("GPS time does not match DateTimeOriginal within \(Int(gpsTolerance / 60)) minutes of a zone offset: not used")
+            } else {
+                warnings.append("GPSTimeStamp has a zero denominator or is out of range: not used")
+            }
+        }
+
+        // Step 5: the default zone.
+        let (instant, offset) = instant(of: local, in: defaultTimeZone)
+        return CaptureTimeResult(takenAt: instant, utcOffsetSeconds: offset, source: .assumedZone, warnings: warnings)
+    }
+
+    /// The offset O for local time L and GPS time G (section 7 step 3): d = L (read as UTC) − G,
+    /// O = d rounded to 15 minutes, accepted when |d − O| ≤ `gpsTolerance` and O lies in
+    /// `offsetRange`. Without a GPS date, G is tried on L's date and the days before and after;
+    /// if two of those pass (possible only for offsets near ±12 h), the one matching
+    /// `preferredZone` at that instant wins, else the smaller |O|, a tie going to the positive one.
+    public static func inferOffset(local: LocalDateTime, gpsDate: (year: Int, month: Int, day: Int)?,
+                                   gpsSecondsOfDay: Double, preferredZone: TimeZone? = nil) -> Int? {
+        func check(day: Int) -> Int? {
+            let g = Double(day) * 86_400 + gpsSecondsOfDay
+            let d = local.secondsIfUTC - g
+            let step = Double(offsetStep)
+            let rounded = (d / step).rounded() * step
+            guard abs(d - rounded) <= gpsTolerance, rounded >= Double(offsetRange.lowerBound),
+                  rounded <= Double(offsetRange.upperBound) else { return nil }
+            return Int(rounded)
+        }
+        if let gpsDate {
+            guard validDate(gpsDate.year, gpsDate.month, gpsDate.day) else { return nil }
+            return check(day: daysFromCivil(year: gpsDate.year, month: gpsDate.month, day: gpsDate.day))
+        }
+        let localDay = daysFromCivil(year: local.year, month: local.month, day: local.day)
+        let passing = [localDay, localDay - 1, localDay + 1].compactMap(check)
+        guard passing.count > 1 else { return passing.first }
+        if let zone = preferredZone {
+            let matching = passing.filter { offset in
+                let instant = Date(timeIntervalSince1970: local.secondsIfUTC - Double(offset))
+                return zone.secondsFromGMT(for: instant) == offset
+            }
+            if matching.count == 1 { return matching[0] }
+        }
+        return passing.min { a, b in abs(a) != abs(b) ? abs(a) < abs(b) : a > b }
+    }
+
+    /// Step 5: `local` read in `zone`. In a DST overlap (the wall time happens twice) the earlier
+    /// instant; in a DST gap (it never happens) the wall time shifted forward by the gap's length,
+    /// i.e. read with the offset in force before the gap. Returns the instant and the zone's
+    /// offset at that instant. Decided here from `secondsFromGMT(for:)` alone, so the result does
+    /// not depend on how Foundation's Calendar resolves such times on a given platform.
+    public static func instant(of local: LocalDateTime, in zone: TimeZone) -> (Date, Int) {
+        let wall = local.wholeSecondsIfUTC
+        func offset(at seconds: Int) -> Int {
+            zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        }
+        // Offsets in force a day either side bound the candidates (real zones change offset at
+        // most once within any 48 hours).
+        let before = offset(at: wall - 86_400)
+        let after = offset(at: wall + 86_400)
+        var candidates = [before, after, offset(at: wall)]
+        candidates.append(offset(at: wall - candidates[2]))
+        let valid = Set(candidates).filter { offset(at: wall - $0) == $0 }
+        let chosen: Int
+        if let latest = valid.max() {
+            chosen = latest  // the larger offset gives the earlier instant
+        } else {
+            chosen = before  // gap: shift forward
+        }
+        let utc = wall - chosen
+        return (Date(timeIntervalSince1970: Double(utc) + local.fraction), offset(at: utc))
+    }
+
+    // MARK: Parsers (section 1.4 / 1.5)
+
+    /// DateTimeOriginal, leniently: trims NULs and spaces, then takes six digit groups separated
+    /// by any non-digits (`2019:07:14 10:11:12`, `2019-07-14 10:11:12`, a NUL for a space). The
+    /// year must have 4 digits, the others 1–2; impossible values (month 0, day 32, hour 24)
+    /// and the "unknown" forms (all zeros, blanks) give nil. Groups after the sixth are ignored.
+    public static func parseDateTime(_ text: String) -> LocalDateTime? {
+        let groups = digitGroups(text.exifTrimmed, limit: 6)
+        guard groups.count == 6, groups[0].count == 4,
+              groups.dropFirst().allSatisfy({ (1...2).contains($0.count) }),
+              let y = Int(groups[0]), let mo = Int(groups[1]), let d = Int(groups[2]),
+              let h = Int(groups[3]), let mi = Int(groups[4]), let s = Int(groups[5]),
+              validDate(y, mo, d), h <= 23, mi <= 59, s <= 60 else { return nil }
+        return LocalDateTime(year: y, month: mo, day: d, hour: h, minute: mi, second: s)
+    }
+
+    /// GPSDateStamp `YYYY:MM:DD` with any separators (seen: `-`, `/`, NUL).
+    public static func parseDate(_ text: String) -> (year: Int, month: Int, day: Int)? {
+        let groups = digitGroups(text.exifTrimmed, limit: 3)
+        guard groups.count == 3, groups[0].count == 4,
+              groups.dropFirst().allSatisfy({ (1...2).contains($0.count) }),
+              let y = Int(groups[0]), let m = Int(groups[1]), let d = Int(groups[2]),
+              validDate(y, m, d) else { return nil }
+        return (y, m, d)
+    }
+
+    /// SubSecTimeOriginal: the digits are the decimal fraction (`39` → 0.39 s). Nil when blank or
+    /// not all digits.
+    public static func parseSubSeconds(_ text: String) -> Double? {
+        let trimmed = text.exifTrimmed
+        guard !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && $0.isWholeNumber }) else { return nil }
+        return Double("0." + trimmed.prefix(9))
+    }
+
+    public enum OffsetValue: Sendable, Hashable {
+        /// Absent or written as blanks (`   :  `): the spec's "unknown".
+        case unknown
+        case seconds(Int)
+        /// Present but not `±HH:MM` within −12:00 ... +14:00.
+        case invalid
+    }
+
+    /// OffsetTimeOriginal `+HH:MM` / `-HH:MM` (also accepted without the colon).
+    public static func parseOffset(_ text: String) -> OffsetValue {
+        let trimmed = text.exifTrimmed
+        if trimmed.allSatisfy({ $0 == " " || $0 == ":" || $0 == "\0" }) { return .unknown }
+        let chars = Array(trimmed)
+        guard let sign = chars.first, sign == "+" || sign == "-" else { return .invalid }
+        var digits = Array(chars.dropFirst())
+        if digits.count == 5, digits[2] == ":" { digits.remove(at: 2) }
+        guard digits.count == 4, digits.allSatisfy({ $0.isASCII && $0.isWholeNumber }),
+              let hours = Int(String(digits[0...1])), let minutes = Int(String(digits[2...3])),
+              minutes < 60 else { return .invalid }
+        let seconds = (hours * 3_600 + minutes * 60) * (sign == "-" ? -1 : 1)
+        return offsetRange.contains(seconds) ? .seconds(seconds) : .invalid
+    }
+
+    /// GPSTimeStamp h, m, s → seconds of the day in floating point; fractions and values ≥ 60
+    /// roll over (section 1.4). Nil on a zero denominator, a negative value, or more than two
+    /// days' worth of seconds.
+    public static func secondsOfDay(_ parts: [ExifRational]) -> Double? {
+        guard parts.count >= 3, parts.prefix(3).allSatisfy({ $0.denominator != 0 }) else { return nil }
+        let v = parts.prefix(3).map { Double($0.numerator) / Double($0.denominator) }
+        let seconds = v[0] * 3_600 + v[1] * 60 + v[2]
+        guard seconds.isFinite, seconds >= 0, seconds < 2 * 86_400 else { return nil }
+        return seconds
+    }
+
+    // MARK: Calendar arithmetic
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func validDate(_ year: Int, _ month: Int, _ day: Int) -> Bool {
+        guard (1...9999).contains(year), (1...12).contains(month), day >= 1 else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        return day <= lengths[month - 1]
+    }
+
+    /// Runs of ASCII digits, at most `limit` of them (each at most 10 digits kept for Int).
+    private static func digitGroups(_ text: Substring, limit: Int) -> [String] {
+        var groups: [String] = []
+        var current = ""
+        for ch in text.unicodeScalars {
+            if ("0"..."9").contains(ch) {
+                current.unicodeScalars.append(ch)
+                if current.count > 10 { return [] }
+            } else if !current.isEmpty {
+                groups.append(current)
+                current = ""
+                if groups.count == limit { return groups }
+            }
+        }
+        if !current.isEmpty { groups.append(current) }
+        return Array(groups.prefix(limit))
+    }
+
+    /// A value for a one-line warning: control bytes as `\u{..}`, at most 40 characters.
+    static func printable(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars.prefix(40) {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                out += scalar == "\0" ? "\\0" : "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

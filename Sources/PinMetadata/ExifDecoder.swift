@@ -1,0 +1,232 @@
+import CExif
+import Glibc
+
+/// The only libexif caller (architecture.md). Takes a TIFF stream (the bytes after `Exif\0\0`,
+/// section 1.2) found by a container reader, loads it with libexif 0.6.24 and copies the raw
+/// values we use into an `ExifValues`.
+///
+/// Thread safety (section 2.6): each call creates its own `ExifData` and `ExifLog`, never shared,
+/// and frees them before returning; libexif 0.6.24 has no mutable global state. No value that
+/// points into libexif memory escapes a call.
+public enum ExifDecoder {
+    /// The 6-byte identifier libexif expects before the TIFF header (section 2.2).
+    static let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0x00, 0x00]
+
+    /// Where to look for the GPS tags.
+    public enum GPSLocation: Sendable {
+        /// `ifd[EXIF_IFD_GPS]`, reached through the 0x8825 pointer (JPEG, HEIF, PNG, WebP, TIFF).
+        case gpsDirectory
+        /// IFD0 itself: a TIFF stream whose first IFD *is* the GPS IFD (Canon CR3 `CMT4`,
+        /// section 3.6).
+        case firstDirectory
+    }
+
+    /// Decodes `tiff` (starting at its `II`/`MM` header). Never throws: bad data gives fewer
+    /// values and warnings; the caller decides what "no values" means.
+    public static func decode(tiff: [UInt8], gps: GPSLocation = .gpsDirectory) -> ExifValues {
+        var values = ExifValues(hasGPSDirectory: false)
+        guard let data = exif_data_new() else {
+            values.warnings.append("libexif: out of memory")
+            return values
+        }
+        let sink = LogSink()
+        // The sink must outlive the ExifData (which holds the log that points at it), so the
+        // data is released inside this block.
+        withExtendedLifetime(sink) {
+            defer { exif_data_unref(data) }
+            if let log = exif_log_new() {
+                exif_log_set_func(log, { _, code, domain, format, args, user in
+                    guard let user, let format, let args,
+                          code == EXIF_LOG_CODE_CORRUPT_DATA || code == EXIF_LOG_CODE_NO_MEMORY
+                    else { return }
+                    let sink = Unmanaged<LogSink>.fromOpaque(user).takeUnretainedValue()
+                    var buffer = [CChar](repeating: 0, count: MetadataLimits.maxWarningLength)
+                    _ = vsnprintf(&buffer, buffer.count, format, args)
+                    let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) },
+                                      as: UTF8.self)
+                    let origin = domain.map { String(cString: $0) } ?? "libexif"
+                    sink.add("libexif \(origin): \(text)")
+                }, Unmanaged.passUnretained(sink).toOpaque())
+                exif_data_log(data, log)
+                exif_log_unref(log)  // the ExifData holds its own reference
+            }
+            // Section 2.4: keep misplaced tags, add no defaults. Must precede the load.
+            exif_data_unset_option(data, EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS)
+            exif_data_unset_option(data, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION)
+
+            // Hand libexif `Exif\0\0` + TIFF: it parses that directly, with no JPEG guessing.
+            var buffer = exifHeader
+            buffer.append(contentsOf: tiff)
+            buffer.withUnsafeBufferPointer { raw in
+                exif_data_load_data(data, raw.baseAddress, UInt32(clamping: raw.count))
+            }
+            read(data, gps: gps, into: &values)
+        }
+        values.warnings = sink.messages + values.warnings
+        return values
+    }
+
+    // MARK: Copying values out
+
+    private static func read(_ data: UnsafeMutablePointer<ExifData>, gps: GPSLocation,
+                             into values: inout ExifValues) {
+        let order = exif_data_get_byte_order(data)
+        let ifds = data.pointee.ifd
+        let ifd0 = ifds.0, exif = ifds.2
+        let gpsIFD = gps == .gpsDirectory ? ifds.3 : ifds.0
+        values.hasGPSDirectory = (gpsIFD?.pointee.count ?? 0) > 0
+        let reader = EntryReader(order: order)
+
+        // GPS: only from the GPS IFD; its small tag numbers collide with IFD0 and Interop ones
+        // (section 1.3), so never fall back to another IFD.
+        if let gpsIFD {
+            values.latitudeRef = reader.ascii(gpsIFD, Tag.gpsLatitudeRef, "GPSLatitudeRef", &values)
+            values.latitude = reader.rationals(gpsIFD, Tag.gpsLatitude, "GPSLatitude", count: 3, &values)
+            values.longitudeRef = reader.ascii(gpsIFD, Tag.gpsLongitudeRef, "GPSLongitudeRef", &values)
+            values.longitude = reader.rationals(gpsIFD, Tag.gpsLongitude, "GPSLongitude", count: 3, &values)
+            values.altitudeRef = reader.byte(gpsIFD, Tag.gpsAltitudeRef, "GPSAltitudeRef", &values)
+            values.altitude = reader.rationals(gpsIFD, Tag.gpsAltitude, "GPSAltitude", count: 1, &values)?.first
+            values.gpsTimeStamp = reader.rationals(gpsIFD, Tag.gpsTimeStamp, "GPSTimeStamp", count: 3, &values)
+            values.gpsDateStamp = reader.ascii(gpsIFD, Tag.gpsDateStamp, "GPSDateStamp", &values)
+            values.gpsStatus = reader.ascii(gpsIFD, Tag.gpsStatus, "GPSStatus", &values)
+        }
+
+        // Time: the Exif IFD, else IFD0 where some writers misplace them (section 1.5).
+        func timeTag(_ tag: UInt32, _ name: String) -> String? {
+            if let exif, let value = reader.ascii(exif, tag, name, &values) { return value }
+            if let ifd0, let value = reader.ascii(ifd0, tag, name, &values) {
+                values.warnings.append("\(name) found in IFD0 instead of the Exif IFD")
+                return value
+            }
+            return nil
+        }
+        values.dateTimeOriginal = timeTag(Tag.dateTimeOriginal, "DateTimeOriginal")
+        values.subSecTimeOriginal = timeTag(Tag.subSecTimeOriginal, "SubSecTimeOriginal")
+        values.offsetTimeOriginal = timeTag(Tag.offsetTimeOriginal, "OffsetTimeOriginal")
+    }
+
+    /// Tag numbers (exif-tag.h; the GPS ones are `#define`s there).
+    enum Tag {
+        static let gpsLatitudeRef: UInt32 = 0x0001
+        static let gpsLatitude: UInt32 = 0x0002
+        static let gpsLongitudeRef: UInt32 = 0x0003
+        static let gpsLongitude: UInt32 = 0x0004
+        static let gpsAltitudeRef: UInt32 = 0x0005
+        static let gpsAltitude: UInt32 = 0x0006
+        static let gpsTimeStamp: UInt32 = 0x0007
+        static let gpsStatus: UInt32 = 0x0009
+        static let gpsDateStamp: UInt32 = 0x001D
+        static let dateTimeOriginal: UInt32 = 0x9003
+        static let offsetTimeOriginal: UInt32 = 0x9011
+        static let subSecTimeOriginal: UInt32 = 0x9291
+    }
+
+    /// ExifFormat numbers (section 1.2).
+    enum Format {
+        static let byte: UInt32 = 1, ascii: UInt32 = 2, short: UInt32 = 3
+        static let rational: UInt32 = 5, sbyte: UInt32 = 6, undefined: UInt32 = 7
+        static let srational: UInt32 = 10
+
+        static func name(_ format: UInt32) -> String {
+            switch format {
+            case 1: "BYTE"
+            case 2: "ASCII"
+            case 3: "SHORT"
+            case 4: "LONG"
+            case 5: "RATIONAL"
+            case 6: "SBYTE"
+            case 7: "UNDEFINED"
+            case 8: "SSHORT"
+            case 9: "SLONG"
+            case 10: "SRATIONAL"
+            case 11: "FLOAT"
+            case 12: "DOUBLE"
+            default: "type \(format)"
+            }
+        }
+    }
+
+    /// Reads one entry's bytes after checking format, component count and size (section 2.5).
+    private struct EntryReader {
+        let order: ExifByteOrder
+
+        /// The longest ASCII value copied; Exif strings we read are at most a few dozen bytes.
+        static let maxASCII = 256
+
+        func entry(_ content: UnsafeMutablePointer<ExifContent>, _ tag: UInt32)
+            -> (format: UInt32, components: Int, bytes: UnsafeBufferPointer<UInt8>)? {
+            guard let entry = exif_content_get_entry(content, ExifTag(rawValue: tag)) else { return nil }
+            let e = entry.pointee
+            guard let data = e.data else {
+                return (e.format.rawValue, Int(clamping: e.components), UnsafeBufferPointer(start: nil, count: 0))
+            }
+            return (e.format.rawValue, Int(clamping: e.components),
+                    UnsafeBufferPointer(start: UnsafePointer(data), count: Int(e.size)))
+        }
+
+        /// ASCII (also UNDEFINED or BYTE, which some writers use for strings), copied as
+        /// Latin-1 so that no byte is lost or rejected; NULs are kept for the parsers to trim.
+        func ascii(_ content: UnsafeMutablePointer<ExifContent>, _ tag: UInt32, _ name: String,
+                   _ values: inout ExifValues) -> String? {
+            guard let found = entry(content, tag) else { return nil }
+            let format = found.format, bytes = found.bytes
+            guard format == Format.ascii || format == Format.undefined || format == Format.byte else {
+                values.malformed[name] = "format \(Format.name(format)), expected ASCII"
+                return nil
+            }
+            let kept = bytes.prefix(Self.maxASCII)
+            return String(String.UnicodeScalarView(kept.map { Unicode.Scalar($0) }))
+        }
+
+        /// A BYTE value (GPSAltitudeRef); SHORT is accepted too.
+        func byte(_ content: UnsafeMutablePointer<ExifContent>, _ tag: UInt32, _ name: String,
+                  _ values: inout ExifValues) -> UInt8? {
+            guard let found = entry(content, tag) else { return nil }
+            let format = found.format, components = found.components, bytes = found.bytes
+            switch format {
+            case Format.byte, Format.undefined, Format.sbyte:
+                guard components >= 1, bytes.count >= 1 else { break }
+                return bytes[0]
+            case Format.short:
+                guard components >= 1, bytes.count >= 2, let base = bytes.baseAddress else { break }
+                return UInt8(clamping: exif_get_short(base, order))
+            default:
+                break
+            }
+            values.malformed[name] = "format \(Format.name(format)) × \(components) in \(bytes.count) bytes, expected BYTE"
+            return nil
+        }
+
+        /// `count` RATIONAL or SRATIONAL values, decoded in the data's byte order.
+        func rationals(_ content: UnsafeMutablePointer<ExifContent>, _ tag: UInt32, _ name: String,
+                       count: Int, _ values: inout ExifValues) -> [ExifRational]? {
+            guard let found = entry(content, tag) else { return nil }
+            let format = found.format, components = found.components, bytes = found.bytes
+            guard format == Format.rational || format == Format.srational,
+                  components >= count, bytes.count >= 8 * count, let base = bytes.baseAddress else {
+                values.malformed[name] = "format \(Format.name(format)) × \(components) in \(bytes.count) bytes, expected RATIONAL × \(count)"
+                return nil
+            }
+            return (0..<count).map { i in
+                let at = base + 8 * i
+                if format == Format.srational {
+                    let r = exif_get_srational(at, order)
+                    return ExifRational(Int64(r.numerator), Int64(r.denominator), signed: true)
+                }
+                let r = exif_get_rational(at, order)
+                return ExifRational(Int64(r.numerator), Int64(r.denominator))
+            }
+        }
+    }
+}
+
+/// Collects libexif's log messages for one decode. Reached from the C callback through an
+/// unretained pointer; lives on the stack of `decode`, used by one thread only.
+private final class LogSink {
+    private(set) var messages: [String] = []
+
+    func add(_ message: String) {
+        guard messages.count < MetadataLimits.maxWarnings, messages.last != message else { return }
+        messages.append(message)
+    }
+}

@@ -1,0 +1,88 @@
+/// One RATIONAL (u32/u32) or SRATIONAL (i32/i32) value exactly as stored (section 1.2).
+public struct ExifRational: Sendable, Hashable, CustomStringConvertible {
+    /// The stored numerator: 0...2³²−1 for RATIONAL, −2³¹...2³¹−1 for SRATIONAL.
+    public var numerator: Int64
+    public var denominator: Int64
+    /// True for SRATIONAL (type 10).
+    public var isSigned: Bool
+
+    public init(_ numerator: Int64, _ denominator: Int64, signed: Bool = false) {
+        self.numerator = numerator
+        self.denominator = denominator
+        self.isSigned = signed
+    }
+
+    public var description: String { "\(numerator)/\(denominator)" }
+}
+
+/// The raw values `ExifDecoder` copies out of one Exif block: no interpretation beyond the
+/// format checks (section 2.5). `GPSConversion` and `CaptureTime` turn them into a position and
+/// an instant; keeping this a plain value makes those rules testable without libexif.
+public struct ExifValues: Sendable, Hashable {
+    /// GPSLatitude (0x0002): the three parts d, m, s (RATIONAL or SRATIONAL × 3).
+    public var latitude: [ExifRational]?
+    /// GPSLatitudeRef (0x0001) as stored (may carry NULs and spaces).
+    public var latitudeRef: String?
+    public var longitude: [ExifRational]?
+    public var longitudeRef: String?
+    /// GPSAltitude (0x0006), metres, a magnitude.
+    public var altitude: ExifRational?
+    /// GPSAltitudeRef (0x0005): 0/2 above, 1/3 below.
+    public var altitudeRef: UInt8?
+    /// GPSTimeStamp (0x0007): hour, minute, second of the fix, UTC.
+    public var gpsTimeStamp: [ExifRational]?
+    /// GPSDateStamp (0x001D): `YYYY:MM:DD`, UTC.
+    public var gpsDateStamp: String?
+    /// GPSStatus (0x0009): `A` active, `V` void.
+    public var gpsStatus: String?
+    /// DateTimeOriginal (0x9003), local wall clock.
+    public var dateTimeOriginal: String?
+    /// SubSecTimeOriginal (0x9291): digits of the fraction of a second.
+    public var subSecTimeOriginal: String?
+    /// OffsetTimeOriginal (0x9011): `+HH:MM` / `-HH:MM`.
+    public var offsetTimeOriginal: String?
+    /// The block had a GPS IFD with at least one entry.
+    public var hasGPSDirectory: Bool
+    /// Tags present with a format, count or size we cannot use, by name ("GPSLatitude") with
+    /// the reason ("format SHORT × 3, expected RATIONAL × 3").
+    public var malformed: [String: String]
+    /// libexif CORRUPT_DATA / NO_MEMORY messages and notes such as misplaced tags.
+    public var warnings: [String]
+
+    public init(latitude: [ExifRational]? = nil, latitudeRef: String? = nil,
+                longitude: [ExifRational]? = nil, longitudeRef: String? = nil,
+                altitude: ExifRational? = nil, altitudeRef: UInt8? = nil,
+                gpsTimeStamp: [ExifRational]? = nil, gpsDateStamp: String? = nil,
+                gpsStatus: String? = nil, dateTimeOriginal: String? = nil,
+                subSecTimeOriginal: String? = nil, offsetTimeOriginal: String? = nil,
+                hasGPSDirectory: Bool? = nil, malformed: [String: String] = [:],
+                warnings: [String] = []) {
+        self.latitude = latitude
+        self.latitudeRef = latitudeRef
+        self.longitude = longitude
+        self.longitudeRef = longitudeRef
+        self.altitude = altitude
+        self.altitudeRef = altitudeRef
+        self.gpsTimeStamp = gpsTimeStamp
+        self.gpsDateStamp = gpsDateStamp
+        self.gpsStatus = gpsStatus
+        self.dateTimeOriginal = dateTimeOriginal
+        self.subSecTimeOriginal = subSecTimeOriginal
+        self.offsetTimeOriginal = offsetTimeOriginal
+        self.hasGPSDirectory = hasGPSDirectory
+            ?? (latitude != nil || longitude != nil || latitudeRef != nil || longitudeRef != nil)
+        self.malformed = malformed
+        self.warnings = warnings
+    }
+}
+
+extension String {
+    /// The text with trailing (and leading) NULs and spaces removed: how Exif ASCII values are
+    /// padded (section 1.4).
+    var exifTrimmed: Substring {
+        let padding: (Character) -> Bool = { $0 == "\0" || $0 == " " }
+        guard let first = firstIndex(where: { !padding($0) }) else { return "" }
+        let last = lastIndex(where: { !padding($0) })!
+        return self[first...last]
+    }
+}

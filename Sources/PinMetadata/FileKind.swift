@@ -1,0 +1,87 @@
+/// The containers `MetadataReader` recognises from a file's first bytes (never from its name).
+public enum FileKind: String, Sendable, Hashable, CaseIterable {
+    case jpeg
+    /// HEIF/HEIC/AVIF still images, and other ISOBMFF image brands (Canon CR3 `crx `).
+    case heif
+    case png
+    case webp
+    /// TIFF, DNG and TIFF-based raws (CR2, NEF, ARW, PEF; ORF and RW2 with their own magic).
+    case tiff
+    /// QuickTime MOV and ISO MP4 video.
+    case quicktime
+    /// Anything else: the pipeline counts it as a plain file.
+    case notMedia
+
+    /// Bytes `sniff` needs to decide for every kind (an ISOBMFF `ftyp` box with its brands).
+    public static let sniffLength = 64
+
+    /// Decides from the first bytes of a file (`sniffLength` are enough; fewer are fine for a
+    /// short file).
+    public static func sniff(_ firstBytes: [UInt8]) -> FileKind {
+        let b = firstBytes
+        func at(_ i: Int, _ sig: [UInt8]) -> Bool {
+            i + sig.count <= b.count && b[i..<(i + sig.count)].elementsEqual(sig)
+        }
+        func ascii(_ s: String) -> [UInt8] { Array(s.utf8) }
+
+        // JPEG: SOI followed by a marker (section 1.1).
+        if at(0, [0xFF, 0xD8, 0xFF]) { return .jpeg }
+        // PNG signature (section 4.1).
+        if at(0, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        // RIFF....WEBP (section 4.2).
+        if at(0, ascii("RIFF")) && at(8, ascii("WEBP")) { return .webp }
+        // TIFF and TIFF-like raws (section 4.3): classic 42, BigTIFF 43, ORF "RO"/"RS", RW2 "U".
+        for magic in [[0x49, 0x49, 0x2A, 0x00], [0x4D, 0x4D, 0x00, 0x2A], [0x49, 0x49, 0x2B, 0x00],
+                      [0x4D, 0x4D, 0x00, 0x2B], ascii("IIRO"), ascii("IIRS"), ascii("MMOR"),
+                      [0x49, 0x49, 0x55, 0x00]] as [[UInt8]] where at(0, magic) {
+            return .tiff
+        }
+        // ISOBMFF (sections 3.2, 5.1).
+        if at(4, ascii("ftyp")) { return isoKind(b) }
+        // Old QuickTime files start with another top-level atom.
+        for atom in ["moov", "mdat", "wide", "pnot"] where at(4, ascii(atom)) {
+            return .quicktime
+        }
+        return .notMedia
+    }
+
+    /// Same, on a raw buffer.
+    public static func sniff(_ firstBytes: UnsafeRawBufferPointer) -> FileKind {
+        sniff(Array(firstBytes.prefix(sniffLength)))
+    }
+
+    /// HEIF image brands (section 3.2): a still or sequence of HEVC/AV1 images, or CR3.
+    static let imageBrands: Set<String> = ["heic", "heix", "heim", "heis", "hevc", "hevx", "hevm",
+                                            "hevs", "mif1", "mif2", "msf1", "avif", "avis", "avio",
+                                            "crx "]
+    /// Audio-only brands: not a photo or video.
+    static let audioBrands: Set<String> = ["M4A ", "M4B ", "M4P ", "F4A ", "F4B "]
+    /// Brands of video files that may list an image brand among their compatibles.
+    static let videoBrands: Set<String> = ["qt  ", "isom", "iso2", "iso3", "iso4", "iso5", "iso6",
+                                            "mp41", "mp42", "M4V ", "M4VH", "M4VP", "avc1", "3gp4",
+                                            "3gp5", "3gp6", "3g2a", "MSNV", "XAVC", "dash", "f4v "]
+
+    private static func isoKind(_ b: [UInt8]) -> FileKind {
+        guard b.count >= 12 else { return .notMedia }
+        func brand(_ i: Int) -> String { String(decoding: b[i..<(i + 4)], as: UTF8.self) }
+        let major = brand(8)
+        // Box size bounds the compatible-brand list (section 3.1); 0 or 1 mean "large", so stop
+        // at what we have.
+        let boxSize = Int(b[0]) << 24 | Int(b[1]) << 16 | Int(b[2]) << 8 | Int(b[3])
+        let end = boxSize >= 16 ? min(boxSize, b.count) : min(16, b.count)
+        var compatible: [String] = []
+        var i = 16
+        while i + 4 <= end {
+            compatible.append(brand(i))
+            i += 4
+        }
+        if imageBrands.contains(major) { return .heif }
+        if audioBrands.contains(major) { return .notMedia }
+        if videoBrands.contains(major) { return .quicktime }
+        if compatible.contains(where: imageBrands.contains) { return .heif }
+        if compatible.contains(where: audioBrands.contains), !compatible.contains(where: videoBrands.contains) {
+            return .notMedia
+        }
+        return .quicktime
+    }
+}

@@ -1,0 +1,46 @@
+/// Why a media file's metadata could not be read. "This file has no EXIF" is not an error (it is
+/// a `PhotoMetadata` without position); these are files the pipeline counts as unreadable.
+/// `description` is one line for a person, with byte offsets where they help; the caller adds
+/// the path.
+public enum MetadataError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// open(2) or fstat(2) failed, or the path is not a regular file.
+    case cannotOpen(reason: String)
+    /// pread(2) failed.
+    case readFailed(offset: Int, reason: String)
+    /// A structure announces more bytes than the file has: "truncated JPEG: Exif segment ends at
+    /// byte 5123 but file has 4096 bytes".
+    case truncated(container: String, what: String, endsAt: Int, fileSize: Int)
+    /// The file ends where the format requires more: "truncated JPEG: file ends at byte 20
+    /// where a marker was expected".
+    case endOfFile(container: String, offset: Int, expected: String)
+    /// A read inside a block went past the block's end (bounds-checked `ByteReader`).
+    case outOfBounds(container: String, offset: Int, count: Int, end: Int)
+    /// The bytes break the format's rules.
+    case malformed(container: String, offset: Int?, reason: String)
+    /// A resource limit (`MetadataLimits`) was reached.
+    case limitExceeded(container: String, what: String, limit: Int)
+    /// Recognised media whose metadata reader does not exist yet.
+    case unsupported(FileKind)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let reason):
+            return "cannot open: \(reason)"
+        case .readFailed(let offset, let reason):
+            return "read failed at byte \(offset): \(reason)"
+        case .truncated(let container, let what, let endsAt, let fileSize):
+            return "truncated \(container): \(what) ends at byte \(endsAt) but file has \(fileSize) bytes"
+        case .endOfFile(let container, let offset, let expected):
+            return "truncated \(container): file ends at byte \(offset) where \(expected) was expected"
+        case .outOfBounds(let container, let offset, let count, let end):
+            return "truncated \(container): need \(count) byte\(count == 1 ? "" : "s") at byte \(offset) but the data ends at byte \(end)"
+        case .malformed(let container, let offset, let reason):
+            if let offset { return "malformed \(container) at byte \(offset): \(reason)" }
+            return "malformed \(container): \(reason)"
+        case .limitExceeded(let container, let what, let limit):
+            return "\(container) over limit: \(what) (limit \(limit))"
+        case .unsupported(let kind):
+            return "\(kind.rawValue) metadata is not supported yet"
+        }
+    }
+}

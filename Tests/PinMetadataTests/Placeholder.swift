@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderPinMetadataTests: XCTestCase { func testBuilds() {} }
