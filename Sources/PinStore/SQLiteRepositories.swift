@@ -10,6 +10,8 @@ struct SQLiteRepositories: Repositories {
     var cities: CityRepository { SQLiteCityRepository(db: connection) }
     var mountains: MountainRepository { SQLiteMountainRepository(db: connection) }
     var settings: SettingsRepository { SQLiteSettingsRepository(db: connection) }
+    var photos: PhotoRepository { SQLitePhotoRepository(db: connection) }
+    var runs: RunRepository { SQLiteRunRepository(db: connection) }
 }
 
 private let encoder: JSONEncoder = {

@@ -1,6 +1,227 @@
 import Foundation
+import PinCore
+import PinImport
+import PinMetadata
+import PinStore
 
-let importSpec = CommandSpec(name: "import", summary: "Import a folder of photos as pins (one per visited place).", usage: "import DIR", options: [], details: "")
-func runImport(_ args: ParsedArguments) throws { throw CommandFailure("not yet") }
-let inspectSpec = CommandSpec(name: "inspect", summary: "Show what pins reads from photos: position, time and their sources.", usage: "inspect PATH...", options: [], details: "")
-func runInspect(_ args: ParsedArguments) throws { throw CommandFailure("not yet") }
+let importSpec = CommandSpec(
+    name: "import", summary: "Import a folder of photos as pins: one pin per visited place.",
+    usage: "import DIR [--dry-run] [--json] [--report FILE] [--db FILE] [options]",
+    options: [
+        OptionSpec(name: "--dry-run", value: nil, help: "Show what would be created and why every other photo is skipped; write nothing."),
+        jsonOption,
+        OptionSpec(name: "--report", value: "FILE", help: "Also write the full JSON report to FILE."),
+        dbOption,
+        OptionSpec(name: "--jobs", value: "N", help: "Files read at once (default: the number of cores)."),
+        OptionSpec(name: "--timezone", value: "ZONE", help: "Zone for capture times that carry none, e.g. Europe/Paris (default: this machine's)."),
+        OptionSpec(name: "--min-interval", value: "SECONDS", help: "Skip a photo taken less than this after the last accepted one (default: 60)."),
+        OptionSpec(name: "--min-distance-km", value: "KM", help: "Skip a photo closer than this to any pin (default: the app's 0.0007848 rad, 5 km)."),
+        OptionSpec(name: "--follow-symlinks", value: nil, help: "Follow symbolic links (each folder is still walked once)."),
+        OptionSpec(name: "--include-hidden", value: nil, help: "Also read hidden files and folders and macOS '._' files."),
+        OptionSpec(name: "--include-system-folders", value: nil, help: "Also read NAS/OS folders (@eaDir, #recycle, #snapshot, .@__thumb, .Trashes, lost+found)."),
+        OptionSpec(name: "--exclude", value: "GLOB", help: "Leave out names or relative paths matching GLOB; repeat for more.", repeatable: true),
+    ],
+    details: """
+    The rules are the iOS app's, in order, over photos sorted by capture time: a photo without
+    a position is skipped (noLocation); one taken less than 60 s after the last accepted photo
+    is skipped (interval); one closer than 5 km to any pin, including pins made earlier in the
+    same run, is skipped (distance); every other photo becomes a pin with its country. Files
+    that cannot be decoded are listed as unreadable and the run goes on. Files decided in an
+    earlier run and unchanged since are not opened again.
+
+    Exit codes: 0 the run completed (even with unreadable files), 1 the run stopped, 64 usage.
+    """)
+
+func runImport(_ args: ParsedArguments) async throws {
+    guard args.positionals.count == 1 else {
+        throw UsageError(args.positionals.isEmpty ? "missing DIR: the folder to import" : "import takes one folder, got \(args.positionals.count) arguments", command: "import")
+    }
+    var options = ImportOptions(root: args.positionals[0])
+    options.dryRun = args.has("--dry-run")
+    options.jobs = try args.int("--jobs", range: 1...256) ?? options.jobs
+    options.minInterval = try args.double("--min-interval", range: 0...(86_400 * 366)) ?? 60
+    if let km = try args.double("--min-distance-km", range: 0.001...10_000) {
+        options.threshold = AngularDistance.angle(forKilometres: km)
+    }
+    if let zone = args.value("--timezone") {
+        guard let tz = TimeZone(identifier: zone) else {
+            throw UsageError("--timezone expects a zone name such as UTC or Europe/Paris, got '\(zone)'", command: "import")
+        }
+        options.timeZone = tz
+    }
+    options.scan = ScanOptions(followSymlinks: args.has("--follow-symlinks"), includeHidden: args.has("--include-hidden"),
+                               includeSystemFolders: args.has("--include-system-folders"), excludes: args.all("--exclude"))
+
+    let deps = try AppDependencies(databaseOption: args.value("--db"))
+    let creation = try deps.creationService()
+    let database: PinDatabase? = options.dryRun ? try deps.existingDatabaseForReading() : try deps.database()
+    let pipeline = ImportPipeline(options: options, creation: creation, database: database)
+    let report: ImportReport
+    do {
+        report = try await pipeline.run()
+    } catch let error as ImportError {
+        throw CommandFailure(error.description)
+    }
+    let json = importReportJSON(report)
+    if let path = args.value("--report") {
+        do {
+            try writeAtomically(Out.prettyJSON(json) + "\n", to: path)
+        } catch {
+            throw CommandFailure("cannot write the report to \(path): \(error.localizedDescription)")
+        }
+    }
+    if args.has("--json") {
+        Out.print(Out.json(json))
+    } else {
+        Out.print(importSummary(report, catalog: try deps.catalog()))
+    }
+    for problem in report.problems {
+        Out.error("pins import: cannot read \(problem.path): \(problem.reason)")
+    }
+}
+
+/// Writes through a temporary file in the same folder and renames it: never half a report.
+func writeAtomically(_ text: String, to path: String) throws {
+    let url = URL(fileURLWithPath: path)
+    try Data(text.utf8).write(to: url, options: .atomic)
+}
+
+func importReportJSON(_ report: ImportReport) -> [String: Any] {
+    var skipped: [String: Int] = [:]
+    for decision in [PhotoDecision.noLocation, .interval, .distance, .unreadable] { skipped[decision.rawValue] = report.count(decision) }
+    let pins: [[String: Any]] = report.items.filter { $0.decision == .accepted }.map { item in
+        let m = item.metadata!
+        return [
+            "photo": item.entry.relativePath.description, "latitude": m.coordinate!.latitude, "longitude": m.coordinate!.longitude,
+            "takenAt": takenAtText(item), "timeSource": m.timeSource.rawValue, "country": orNull(item.country),
+            "title": orNull(item.title), "id": orNull(item.locationID?.uuidString.lowercased()),
+        ]
+    }
+    let skippedItems: [[String: Any]] = report.items.filter { $0.decision != .accepted && $0.decision != .notMedia }.map { item in
+        var object: [String: Any] = ["photo": item.entry.relativePath.description, "reason": item.decision.rawValue,
+                                     "detail": orNull(item.detail)]
+        if let m = item.metadata {
+            object["takenAt"] = takenAtText(item)
+            object["timeSource"] = m.timeSource.rawValue
+            if let c = m.coordinate {
+                object["latitude"] = c.latitude
+                object["longitude"] = c.longitude
+            }
+        }
+        return object
+    }
+    return [
+        "dryRun": report.dryRun, "root": report.root,
+        "counts": ["files": report.files, "photos": report.photos, "created": report.created, "unchanged": report.unchanged,
+                   "withLocation": report.withLocation, "skipped": skipped],
+        "pins": pins, "skipped": skippedItems,
+        "problems": report.problems.map { ["path": $0.path.description, "reason": $0.reason] },
+    ]
+}
+
+func takenAtText(_ item: ImportItem) -> String {
+    let date = item.metadata?.takenAt ?? item.entry.modificationDate
+    return ISO8601.format(date, offsetSeconds: item.metadata?.utcOffsetSeconds)
+}
+
+/// Lists longer than this are cut in the text summary (the JSON report has everything).
+let summaryListLimit = 20
+
+func importSummary(_ report: ImportReport, catalog: CountryCatalog) -> String {
+    var lines: [String] = []
+    let verb = report.dryRun ? "would be created" : "created"
+    lines.append("pins import \(report.root)" + (report.dryRun ? " (dry run: nothing written)" : ""))
+    lines.append("  files      \(report.files)" + (report.unchanged > 0 ? " (\(report.unchanged) unchanged since an earlier run, not read)" : ""))
+    lines.append("  photos     \(report.photos), \(report.withLocation) with a position")
+    lines.append("  pins       \(report.created) \(verb)")
+    lines.append("  skipped    no location \(report.count(.noLocation)), interval \(report.count(.interval)), distance \(report.count(.distance)), unreadable \(report.count(.unreadable))")
+    var countries: [String: Int] = [:]
+    var atSea = 0
+    for item in report.items where item.decision == .accepted {
+        if let c = item.country { countries[c, default: 0] += 1 } else { atSea += 1 }
+    }
+    if !countries.isEmpty || atSea > 0 {
+        let parts = countries.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\(catalog[$0.key]?.name ?? $0.key) \($0.value)" }
+        lines.append("  countries  " + (parts + (atSea > 0 ? ["at sea \(atSea)"] : [])).joined(separator: ", "))
+    }
+    let accepted = report.items.filter { $0.decision == .accepted }
+    if report.dryRun, !accepted.isEmpty {
+        lines.append("")
+        lines.append("Pins that would be created:")
+        let rows = accepted.map { item -> [String] in
+            let c = item.metadata!.coordinate!
+            return [takenAtText(item), item.country ?? "-", formatDegrees(c.latitude), formatDegrees(c.longitude), item.entry.relativePath.description]
+        }
+        lines.append(Out.table(["TAKEN AT", "CC", "LATITUDE", "LONGITUDE", "PHOTO"], rows).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+    }
+    let unreadable = report.items.filter { $0.decision == .unreadable }
+    if !unreadable.isEmpty {
+        lines.append("")
+        lines.append("Unreadable files:")
+        for item in unreadable.prefix(summaryListLimit) { lines.append("  \(item.entry.relativePath): \(item.detail ?? "")") }
+        if unreadable.count > summaryListLimit { lines.append("  ... and \(unreadable.count - summaryListLimit) more (see --report or --json)") }
+    }
+    return lines.joined(separator: "\n")
+}
+
+// MARK: inspect
+
+let inspectSpec = CommandSpec(
+    name: "inspect", summary: "Show what pins reads from photos: position, capture time and their sources.",
+    usage: "inspect PATH... [--timezone ZONE]",
+    options: [
+        OptionSpec(name: "--timezone", value: "ZONE", help: "Zone for capture times that carry none (default: this machine's)."),
+        OptionSpec(name: "--include-hidden", value: nil, help: "In folders, also read hidden files."),
+    ],
+    details: "Prints one JSON line per file: path, format, latitude, longitude, altitude, takenAt, timeSource, error.")
+
+func runInspect(_ args: ParsedArguments) throws {
+    guard !args.positionals.isEmpty else { throw UsageError("missing PATH: a file or folder to inspect", command: "inspect") }
+    var zone = TimeZone.current
+    if let name = args.value("--timezone") {
+        guard let tz = TimeZone(identifier: name) else { throw UsageError("--timezone expects a zone name such as UTC or Europe/Paris, got '\(name)'", command: "inspect") }
+        zone = tz
+    }
+    let options = MetadataOptions(defaultTimeZone: zone)
+    var failed = false
+    for argument in args.positionals {
+        var st = stat()
+        guard stat(argument, &st) == 0 else {
+            Out.error("pins inspect: \(argument): \(String(cString: strerror(errno)))")
+            failed = true
+            continue
+        }
+        var files: [(RawPath, Date)] = []
+        if st.st_mode & S_IFMT == S_IFDIR {
+            let scan = try Scanner.scan(root: argument, options: ScanOptions(includeHidden: args.has("--include-hidden")))
+            files = scan.files.map { (RawPath(argument).appending($0.relativePath.bytes), $0.modificationDate) }
+        } else {
+            files = [(RawPath(argument), Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9))]
+        }
+        for (path, mtime) in files {
+            var object: [String: Any] = ["path": path.description]
+            do {
+                if let m = try MetadataReader.read(path: path, modificationTime: mtime, options: options) {
+                    object["format"] = m.format
+                    object["latitude"] = orNull(m.coordinate?.latitude)
+                    object["longitude"] = orNull(m.coordinate?.longitude)
+                    object["altitude"] = orNull(m.altitude)
+                    object["positionSource"] = orNull(m.positionSource)
+                    object["locationIssue"] = orNull(m.locationIssue)
+                    object["takenAt"] = orNull(m.takenAt.map { ISO8601.format($0, offsetSeconds: m.utcOffsetSeconds) })
+                    object["timeSource"] = m.timeSource.rawValue
+                    object["warnings"] = m.warnings
+                    object["error"] = NSNull()
+                } else {
+                    object["format"] = NSNull()
+                    object["error"] = "not a photo or video (unrecognised content)"
+                }
+            } catch {
+                object["format"] = NSNull()
+                object["error"] = "\(error)"
+            }
+            Out.print(Out.json(object))
+        }
+    }
+    if failed { throw CommandFailure("some paths could not be read") }
+}

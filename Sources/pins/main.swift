@@ -5,7 +5,7 @@ let version = "0.1.0"
 
 struct Command {
     let spec: CommandSpec
-    let run: (ParsedArguments) throws -> Void
+    let run: (ParsedArguments) async throws -> Void
 }
 
 let commands: [Command] = [
@@ -35,7 +35,7 @@ let topHelp: String = {
 }()
 
 @MainActor
-func main() -> Int32 {
+func main() async -> Int32 {
     // A closed stdout (`pins list | head`) must not kill us with SIGPIPE mid-write.
     signal(SIGPIPE, SIG_IGN)
     var args = Array(CommandLine.arguments.dropFirst())
@@ -65,7 +65,7 @@ func main() -> Int32 {
         return ExitCode.success
     }
     do {
-        try command.run(try parse(args, spec: command.spec))
+        try await command.run(try parse(args, spec: command.spec))
         return ExitCode.success
     } catch let error as UsageError {
         Out.error("pins \(command.spec.name): \(error.message)\nRun 'pins \(command.spec.name) --help' for usage.")
@@ -79,4 +79,4 @@ func main() -> Int32 {
     }
 }
 
-exit(main())
+exit(await main())

@@ -48,6 +48,8 @@ public protocol Repositories {
     var cities: CityRepository { get }
     var mountains: MountainRepository { get }
     var settings: SettingsRepository { get }
+    var photos: PhotoRepository { get }
+    var runs: RunRepository { get }
 }
 
 /// Runs closures in transactions: everything a write closure does is committed together or

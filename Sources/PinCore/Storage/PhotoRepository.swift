@@ -1,0 +1,106 @@
+import Foundation
+
+/// What identifies a file's state without opening it: size, modification time and inode.
+public struct PhotoFingerprint: Sendable, Hashable {
+    public var size: Int64
+    public var modificationNanoseconds: Int64
+    public var inode: UInt64
+
+    public init(size: Int64, modificationNanoseconds: Int64, inode: UInt64) {
+        self.size = size
+        self.modificationNanoseconds = modificationNanoseconds
+        self.inode = inode
+    }
+}
+
+/// The import's decision on one file.
+public enum PhotoDecision: String, Sendable, Codable, CaseIterable {
+    case accepted, noLocation, interval, distance, unreadable
+    /// Not a photo or video by its first bytes: counted as a file, never as a photo.
+    case notMedia
+}
+
+/// The record of one considered file: what it was, what was decided and the pin it made.
+public struct PhotoRecord: Sendable {
+    /// Absolute path bytes.
+    public var path: RawPath
+    public var fingerprint: PhotoFingerprint
+    public var digest: String?
+    public var format: String?
+    public var takenAt: Date?
+    public var timeSource: String?
+    public var utcOffsetSeconds: Int?
+    public var coordinate: Coordinate?
+    public var decision: PhotoDecision
+    public var detail: String?
+    public var locationID: UUID?
+
+    public init(path: RawPath, fingerprint: PhotoFingerprint, digest: String? = nil, format: String? = nil,
+                takenAt: Date? = nil, timeSource: String? = nil, utcOffsetSeconds: Int? = nil,
+                coordinate: Coordinate? = nil, decision: PhotoDecision, detail: String? = nil, locationID: UUID? = nil) {
+        self.path = path
+        self.fingerprint = fingerprint
+        self.digest = digest
+        self.format = format
+        self.takenAt = takenAt
+        self.timeSource = timeSource
+        self.utcOffsetSeconds = utcOffsetSeconds
+        self.coordinate = coordinate
+        self.decision = decision
+        self.detail = detail
+        self.locationID = locationID
+    }
+}
+
+/// An accepted photo from an earlier run: the interval rule measures from these.
+public struct AcceptedPhoto: Sendable {
+    public var instant: Double
+    public var path: RawPath
+
+    public init(instant: Double, path: RawPath) {
+        self.instant = instant
+        self.path = path
+    }
+}
+
+public protocol PhotoRepository {
+    /// Every known file below `root` (absolute path bytes ending without '/'), with its fingerprint.
+    func fingerprints(under root: RawPath) throws -> [RawPath: PhotoFingerprint]
+    /// Every accepted photo, in any folder, by capture instant.
+    func acceptedPhotos() throws -> [AcceptedPhoto]
+    func save(_ record: PhotoRecord, runID: Int64?) throws
+}
+
+/// One `pins import` run, as `pins runs` lists it.
+public struct ImportRunRecord: Sendable {
+    public var id: Int64
+    public var root: String
+    public var startedAt: Date
+    public var finishedAt: Date?
+    public var status: String
+    public var exitCode: Int?
+    public var files: Int
+    public var photos: Int
+    public var created: Int
+    public var skipped: [String: Int]
+
+    public init(id: Int64, root: String, startedAt: Date, finishedAt: Date? = nil, status: String, exitCode: Int? = nil,
+                files: Int = 0, photos: Int = 0, created: Int = 0, skipped: [String: Int] = [:]) {
+        self.id = id
+        self.root = root
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.status = status
+        self.exitCode = exitCode
+        self.files = files
+        self.photos = photos
+        self.created = created
+        self.skipped = skipped
+    }
+}
+
+public protocol RunRepository {
+    func start(root: String, at date: Date) throws -> Int64
+    func finish(_ run: ImportRunRecord) throws
+    func recent(limit: Int) throws -> [ImportRunRecord]
+}

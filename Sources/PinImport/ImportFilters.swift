@@ -1,0 +1,115 @@
+import Foundation
+import PinCore
+
+/// The app's import rules, in its order, over photos sorted by capture instant then path:
+/// 1. no coordinates → noLocation; 2. less than `minInterval` after the previously accepted
+/// photo → interval; 3. closer than `threshold` to any pin → distance; 4. accepted.
+/// Pure: it knows nothing of files or databases.
+public struct ImportFilters {
+    public struct Candidate: Sendable {
+        /// The caller's index for this photo.
+        public let index: Int
+        /// Capture instant, seconds since 1970.
+        public let instant: Double
+        public let path: RawPath
+        public let coordinate: Coordinate?
+        /// Why there is no coordinate, when the file said something about it.
+        public let locationIssue: String?
+
+        public init(index: Int, instant: Double, path: RawPath, coordinate: Coordinate?, locationIssue: String? = nil) {
+            self.index = index
+            self.instant = instant
+            self.path = path
+            self.coordinate = coordinate
+            self.locationIssue = locationIssue
+        }
+    }
+
+    public struct ExistingPin: Sendable {
+        public let title: String
+        public let coordinate: Coordinate
+        public init(title: String, coordinate: Coordinate) {
+            self.title = title
+            self.coordinate = coordinate
+        }
+    }
+
+    public enum Verdict: Sendable, Equatable {
+        case accepted
+        case noLocation(reason: String)
+        /// `seconds` after the previously accepted photo, named by `previous`.
+        case interval(seconds: Double, previous: String)
+        /// `kilometres` from the pin titled `pin`.
+        case distance(kilometres: Double, radians: Double, pin: String)
+
+        public var decision: PhotoDecision {
+            switch self {
+            case .accepted: return .accepted
+            case .noLocation: return .noLocation
+            case .interval: return .interval
+            case .distance: return .distance
+            }
+        }
+    }
+
+    public let minInterval: Double
+    public let threshold: Double
+    private var index: PinSpatialIndex
+    private var pinLabels: [String] = []
+    /// Accepted photos of earlier runs, by instant.
+    private let earlier: [AcceptedPhoto]
+    private var lastAccepted: (instant: Double, label: String)?
+
+    public init(minInterval: Double = 60, threshold: Double = AngularDistance.appThreshold,
+                existingPins: [ExistingPin] = [], earlierAccepted: [AcceptedPhoto] = []) {
+        self.minInterval = minInterval
+        self.threshold = threshold
+        self.index = PinSpatialIndex(threshold: threshold)
+        self.earlier = earlierAccepted.sorted { $0.instant < $1.instant }
+        for pin in existingPins where pin.coordinate.isValid {
+            index.insert(pin.coordinate, tag: pinLabels.count)
+            pinLabels.append(pin.title)
+        }
+    }
+
+    /// Sorts by (instant, path bytes): the order the rules see the photos in.
+    public static func ordered(_ candidates: [Candidate]) -> [Candidate] {
+        candidates.sorted { a, b in
+            if a.instant != b.instant { return a.instant < b.instant }
+            return a.path < b.path
+        }
+    }
+
+    /// The latest accepted photo of an earlier run at or before `instant` (binary search).
+    private func earlierAccepted(atOrBefore instant: Double) -> AcceptedPhoto? {
+        var lo = 0, hi = earlier.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if earlier[mid].instant <= instant { lo = mid + 1 } else { hi = mid }
+        }
+        return lo > 0 ? earlier[lo - 1] : nil
+    }
+
+    /// Decides one photo; candidates must arrive in `ordered` order. `label` names the photo
+    /// in later verdicts ("48 s after <label>", "4.9 km from <label>").
+    public mutating func decide(_ candidate: Candidate, label: String) -> Verdict {
+        guard let coordinate = candidate.coordinate, coordinate.isValid else {
+            return .noLocation(reason: candidate.locationIssue ?? "no GPS position")
+        }
+        var previous = lastAccepted
+        if let older = earlierAccepted(atOrBefore: candidate.instant), older.instant > (previous?.instant ?? -.infinity) {
+            previous = (older.instant, older.path.description)
+        }
+        if let previous, candidate.instant - previous.instant < minInterval {
+            return .interval(seconds: candidate.instant - previous.instant, previous: previous.label)
+        }
+        if let match = index.nearest(to: coordinate) {
+            return .distance(kilometres: AngularDistance.kilometres(coordinate, match.entry.coordinate),
+                             radians: match.radians, pin: pinLabels[match.entry.tag])
+        }
+        index.insert(coordinate, tag: pinLabels.count)
+        pinLabels.append(label)
+        lastAccepted = (candidate.instant, label)
+        return .accepted
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import PinCore
+
+struct SQLitePhotoRepository: PhotoRepository {
+    let db: Connection
+
+    func fingerprints(under root: RawPath) throws -> [RawPath: PhotoFingerprint] {
+        // Paths are BLOBs: compare bytes, so names that are not UTF-8 match too.
+        var prefix = root.bytes
+        if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
+        var upper = prefix
+        upper[upper.count - 1] += 1 // '/' + 1 = '0': every path below root sorts in [prefix, upper)
+        var out: [RawPath: PhotoFingerprint] = [:]
+        let statement = try db.prepare("SELECT path, size, mtime_ns, inode FROM photos WHERE path >= ? AND path < ?")
+        try statement.bind([SQLValue.blob(prefix), SQLValue.blob(upper)])
+        while try statement.step() {
+            out[RawPath(bytes: statement.blob(0))] = PhotoFingerprint(
+                size: statement.int64(1), modificationNanoseconds: statement.int64(2), inode: UInt64(bitPattern: statement.int64(3)))
+        }
+        return out
+    }
+
+    func acceptedPhotos() throws -> [AcceptedPhoto] {
+        try db.query("SELECT taken_at, path FROM photos WHERE decision = 'accepted' AND taken_at IS NOT NULL ORDER BY taken_at, path") {
+            AcceptedPhoto(instant: $0.double(0), path: RawPath(bytes: $0.blob(1)))
+        }
+    }
+
+    func save(_ r: PhotoRecord, runID: Int64?) throws {
+        try db.run("""
+            INSERT INTO photos (path, size, mtime_ns, inode, digest, format, taken_at, time_source, utc_offset,
+                                latitude, longitude, decision, detail, location_id, run_id, missing)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+            ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, inode = excluded.inode,
+                digest = excluded.digest, format = excluded.format, taken_at = excluded.taken_at,
+                time_source = excluded.time_source, utc_offset = excluded.utc_offset, latitude = excluded.latitude,
+                longitude = excluded.longitude, decision = excluded.decision, detail = excluded.detail,
+                location_id = excluded.location_id, run_id = excluded.run_id, missing = 0
+            """, [SQLValue.blob(r.path.bytes), r.fingerprint.size, r.fingerprint.modificationNanoseconds,
+                  Int64(bitPattern: r.fingerprint.inode), r.digest, r.format, r.takenAt?.timeIntervalSince1970,
+                  r.timeSource, r.utcOffsetSeconds, r.coordinate?.latitude, r.coordinate?.longitude,
+                  r.decision.rawValue, r.detail, r.locationID?.uuidString.lowercased(), runID])
+    }
+}
+
+struct SQLiteRunRepository: RunRepository {
+    let db: Connection
+
+    func start(root: String, at date: Date) throws -> Int64 {
+        try db.run("INSERT INTO runs (root, started_at, status) VALUES (?, ?, 'running')", [root, date.timeIntervalSince1970])
+        return db.lastInsertRowID
+    }
+
+    func finish(_ run: ImportRunRecord) throws {
+        let skipped = String(decoding: try JSONEncoder.sorted.encode(run.skipped), as: UTF8.self)
+        try db.run("""
+            UPDATE runs SET finished_at = ?, status = ?, exit_code = ?, files = ?, photos = ?, created = ?, skipped = ?
+            WHERE id = ?
+            """, [run.finishedAt?.timeIntervalSince1970, run.status, run.exitCode, run.files, run.photos, run.created, skipped, run.id])
+    }
+
+    func recent(limit: Int) throws -> [ImportRunRecord] {
+        try db.query("""
+            SELECT id, root, started_at, finished_at, status, exit_code, files, photos, created, skipped
+            FROM runs ORDER BY id DESC LIMIT ?
+            """, [limit]) { s in
+            ImportRunRecord(
+                id: s.int64(0), root: s.string(1), startedAt: Date(timeIntervalSince1970: s.double(2)),
+                finishedAt: s.optionalDouble(3).map(Date.init(timeIntervalSince1970:)), status: s.string(4),
+                exitCode: s.isNull(5) ? nil : s.int(5), files: s.int(6), photos: s.int(7), created: s.int(8),
+                skipped: s.optionalString(9).flatMap { try? JSONDecoder().decode([String: Int].self, from: Data($0.utf8)) } ?? [:])
+        }
+    }
+}
+
+extension JSONEncoder {
+    static var sorted: JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        return e
+    }
+}

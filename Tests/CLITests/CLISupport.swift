@@ -1,0 +1,72 @@
+import Foundation
+import XCTest
+
+/// Runs the built `pins` binary (next to this test bundle) the way a user does.
+struct Run {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+enum CLI {
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static var binary: String {
+        if let override = ProcessInfo.processInfo.environment["PINS_BIN"] { return override }
+        // swift test puts the test bundle and the executable in the same build folder.
+        let bundle = Bundle.main.bundleURL.path.hasSuffix(".xctest") ? Bundle.main.bundleURL : URL(fileURLWithPath: CommandLine.arguments[0])
+        var dir = bundle.deletingLastPathComponent()
+        for _ in 0..<3 where !FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent("pins").path) {
+            dir = dir.deletingLastPathComponent()
+        }
+        return dir.appendingPathComponent("pins").path
+    }
+
+    @discardableResult
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+                    executable: String? = nil, cwd: String? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable ?? binary)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["PINS_DB"] = nil
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        process.currentDirectoryURL = URL(fileURLWithPath: cwd ?? repo.path)
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        // Read both pipes fully before waiting, so a large output cannot block the child.
+        final class Box: @unchecked Sendable { var data = Data() }
+        let errBox = Box()
+        let group = DispatchGroup()
+        group.enter()
+        let errHandle = err.fileHandleForReading
+        DispatchQueue.global().async {
+            errBox.data = errHandle.readDataToEndOfFile()
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        let errData = errBox.data
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                   stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// A fresh folder removed after the test.
+    static func temporaryDirectory(_ testCase: XCTestCase) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        testCase.addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        return dir
+    }
+
+    static func json(_ text: String) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+    }
+}
