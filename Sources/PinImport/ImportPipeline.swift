@@ -14,6 +14,11 @@ public struct ImportOptions: Sendable {
     /// Transactions hold this many decisions: a crash loses at most one batch of work, which
     /// the next run redoes.
     public var batchSize = 500
+    /// Go on although the root lost most of the files it had (a share that is not mounted
+    /// looks like that): `--allow-shrink`.
+    public var allowShrink = false
+    /// Videos take part in the rules, as in the phone's library; `--no-videos` leaves them out.
+    public var includeVideos = true
 
     public init(root: String) { self.root = root }
 }
@@ -50,6 +55,16 @@ public struct ImportReport: Sendable {
     public var files = 0
     /// Files already decided in an earlier run and unchanged since: not opened.
     public var unchanged = 0
+    /// Files whose content was read in this run.
+    public var read = 0
+    /// Files recognised as a photo already decided under another path (moved, renamed, copied).
+    public var moved = 0
+    /// Files touched (new modification time) whose metadata did not change: not decided again.
+    public var touched = 0
+    /// Files known from earlier runs that are gone: recorded as missing, their pins kept.
+    public var missing = 0
+    /// Videos left out by `--no-videos`.
+    public var videosLeftOut = 0
     /// Every file decided in this run, in the order the rules saw them, unreadable files last.
     public var items: [ImportItem] = []
     /// Folders or files the walk could not read.
@@ -65,11 +80,17 @@ public struct ImportReport: Sendable {
 
 public enum ImportError: Error, CustomStringConvertible {
     case rootNotFound(String, String)
+    /// The root holds far fewer of the files it had: most likely a share that is not mounted.
+    case shrunk(root: String, known: Int, present: Int)
     case storage(String)
 
     public var description: String {
         switch self {
         case let .rootNotFound(path, reason): return "cannot import \(path): \(reason)"
+        case let .shrunk(root, known, present):
+            return "\(root) holds \(present) of the \(known) files an earlier run recorded there: is the share mounted? "
+                + "Nothing was changed. If the files really went away, run again with --allow-shrink "
+                + "(their pins are kept either way)."
         case let .storage(message): return message
         }
     }
@@ -123,15 +144,16 @@ public struct ImportPipeline {
         }
         report.files = scan.files.count
         report.problems = scan.problems
+        let absolute = scan.files.map { rootPath.appending($0.relativePath.bytes) }
 
         // What earlier runs left: known files, accepted photos, every pin.
-        var known: [RawPath: PhotoFingerprint] = [:]
+        var known: [RawPath: KnownPhoto] = [:]
         var earlierAccepted: [AcceptedPhoto] = []
         var pins: [ImportFilters.ExistingPin] = []
         if let database {
             do {
                 try database.read { repos in
-                    known = try repos.photos.fingerprints(under: rootPath)
+                    known = try repos.photos.known(under: rootPath)
                     earlierAccepted = try repos.photos.acceptedPhotos()
                     pins = try repos.locations.fetchCoordinates().map { .init(title: $0.title, coordinate: $0.coordinate) }
                 }
@@ -139,33 +161,100 @@ public struct ImportPipeline {
                 throw ImportError.storage("cannot read the database: \(error)")
             }
         }
-        let fresh = scan.files.filter { known[rootPath.appending($0.relativePath.bytes)] != $0.fingerprint }
-        report.unchanged = scan.files.count - fresh.count
 
-        // Read metadata, N files at once.
-        let outcomes = await readAll(fresh, root: rootPath, progress: progress)
+        // A share that is not mounted looks like an empty or shrunken folder: stop before
+        // anything is marked missing.
+        let present = Set(absolute)
+        let knownLive = known.filter { !$0.value.missing }
+        let livePresent = knownLive.keys.reduce(0) { $0 + (present.contains($1) ? 1 : 0) }
+        if !options.allowShrink, !knownLive.isEmpty, scan.files.isEmpty || livePresent * 2 < knownLive.count {
+            throw ImportError.shrunk(root: root, known: knownLive.count, present: livePresent)
+        }
+        var vanished = knownLive.keys.filter { !present.contains($0) }.sorted()
 
-        // Order and decide.
-        progress(ImportProgress(phase: .deciding, done: 0, total: fresh.count))
-        var items = fresh.indices.map { i -> ImportItem in
-            switch outcomes[i] {
-            case let .photo(metadata): return ImportItem(entry: fresh[i], metadata: metadata, decision: .noLocation)
-            case let .unreadable(reason): return ImportItem(entry: fresh[i], error: reason, decision: .unreadable)
-            case .notMedia: return ImportItem(entry: fresh[i], decision: .notMedia)
+        // Unchanged files are not opened; files that came back are only marked present again.
+        var fresh: [Int] = []
+        var reappeared: [(RawPath, PhotoFingerprint)] = []
+        for (i, entry) in scan.files.enumerated() {
+            if let record = known[absolute[i]], record.fingerprint == entry.fingerprint {
+                report.unchanged += 1
+                if record.missing { reappeared.append((absolute[i], entry.fingerprint)) }
+            } else {
+                fresh.append(i)
             }
         }
-        let candidates = items.indices.compactMap { i -> ImportFilters.Candidate? in
-            guard let metadata = items[i].metadata else { return nil }
-            let instant = (metadata.takenAt ?? fresh[i].modificationDate).timeIntervalSince1970
-            return .init(index: i, instant: instant, path: fresh[i].relativePath, coordinate: metadata.coordinate,
-                         locationIssue: metadata.locationIssue)
+        let entries = fresh.map { scan.files[$0] }
+        let paths = fresh.map { absolute[$0] }
+        report.read = entries.count
+
+        // Read metadata, N files at once.
+        let outcomes = await readAll(entries, paths: paths, progress: progress)
+        progress(ImportProgress(phase: .deciding, done: 0, total: entries.count))
+        var items = entries.indices.map { i -> ImportItem in
+            switch outcomes[i] {
+            case let .photo(metadata): return ImportItem(entry: entries[i], metadata: metadata, decision: .noLocation)
+            case let .unreadable(reason): return ImportItem(entry: entries[i], error: reason, decision: .unreadable)
+            case .notMedia: return ImportItem(entry: entries[i], decision: .notMedia)
+            }
+        }
+
+        // The same photo under another name or path, or touched but unchanged: not decided again.
+        var refreshed = reappeared
+        var moves: [(from: RawPath, to: PhotoRecord)] = []
+        var undecided = Set(items.indices)
+        if let database {
+            let vanishedSet = Set(vanished)
+            do {
+              try database.read { repos in
+                for i in items.indices {
+                    guard let metadata = items[i].metadata, let digest = metadata.metadataDigest else { continue }
+                    if !options.includeVideos, metadata.format == FileKind.quicktime.rawValue { continue }
+                    if let previous = known[paths[i]], previous.digest == digest {
+                        refreshed.append((paths[i], entries[i].fingerprint))
+                        report.touched += 1
+                        undecided.remove(i)
+                    } else if known[paths[i]] == nil, var record = try repos.photos.find(size: entries[i].size, digest: digest),
+                              record.path != paths[i] {
+                        // A move when the old file is gone, a copy when it is still there.
+                        let old = record.path
+                        record.path = paths[i]
+                        record.fingerprint = entries[i].fingerprint
+                        let gone = vanishedSet.contains(old) || old.withCString { access($0, F_OK) } != 0
+                        moves.append((from: gone ? old : RawPath(bytes: []), to: record))
+                        report.moved += 1
+                        undecided.remove(i)
+                    }
+                }
+              }
+            } catch {
+                throw ImportError.storage("cannot read the database: \(error)")
+            }
+        }
+
+        // Files that moved are not missing: their records follow them.
+        let movedFrom = Set(moves.map(\.from))
+        vanished.removeAll { movedFrom.contains($0) }
+        report.missing = vanished.count
+
+        // Order and decide.
+        var candidates: [ImportFilters.Candidate] = []
+        for i in undecided.sorted() {
+            guard let metadata = items[i].metadata else { continue }
+            if !options.includeVideos, metadata.format == FileKind.quicktime.rawValue {
+                items[i].decision = .notMedia
+                report.videosLeftOut += 1
+                continue
+            }
+            let instant = (metadata.takenAt ?? entries[i].modificationDate).timeIntervalSince1970
+            candidates.append(.init(index: i, instant: instant, path: entries[i].relativePath, coordinate: metadata.coordinate,
+                                    locationIssue: metadata.locationIssue))
         }
         var filters = ImportFilters(minInterval: options.minInterval, threshold: options.threshold,
                                     existingPins: pins, earlierAccepted: earlierAccepted)
         var order: [Int] = []
         for candidate in ImportFilters.ordered(candidates) {
             let i = candidate.index
-            let verdict = filters.decide(candidate, label: fresh[i].relativePath.description)
+            let verdict = filters.decide(candidate, label: entries[i].relativePath.description)
             items[i].verdict = verdict
             items[i].decision = verdict.decision
             if verdict == .accepted, let coordinate = candidate.coordinate {
@@ -177,11 +266,13 @@ public struct ImportPipeline {
             order.append(i)
         }
         // Unreadable files and non-media last, by path.
-        let rest = items.indices.filter { items[$0].metadata == nil }.sorted { fresh[$0].relativePath < fresh[$1].relativePath }
+        let rest = undecided.filter { items[$0].verdict == nil }.sorted { entries[$0].relativePath < entries[$1].relativePath }
         report.items = (order + rest).map { items[$0] }
+        let decidedPaths = (order + rest).map { paths[$0] }
 
         if !options.dryRun, let database {
-            try save(report.items, root: rootPath, database: database, progress: progress)
+            try save(report.items, paths: decidedPaths, vanished: vanished, refreshed: refreshed, moves: moves,
+                     database: database, progress: progress)
         }
         report.finishedAt = Date()
         return report
@@ -194,7 +285,7 @@ public struct ImportPipeline {
     }
 
     /// A bounded task group: `jobs` reads in flight, one in as one comes out.
-    private func readAll(_ files: [FileEntry], root: RawPath,
+    private func readAll(_ files: [FileEntry], paths: [RawPath],
                          progress: @escaping @Sendable (ImportProgress) -> Void) async -> [ReadOutcome] {
         var outcomes = [ReadOutcome](repeating: .notMedia, count: files.count)
         let metadataOptions = MetadataOptions(defaultTimeZone: options.timeZone)
@@ -202,12 +293,11 @@ public struct ImportPipeline {
         await withTaskGroup(of: (Int, ReadOutcome).self) { group in
             var next = 0
             func add(_ i: Int) {
-                let entry = files[i]
-                let path = root.appending(entry.relativePath.bytes)
+                let modified = files[i].modificationDate
+                let path = paths[i]
                 group.addTask {
                     do {
-                        guard let metadata = try MetadataReader.read(path: path, modificationTime: entry.modificationDate,
-                                                                     options: metadataOptions)
+                        guard let metadata = try MetadataReader.read(path: path, modificationTime: modified, options: metadataOptions)
                         else { return (i, .notMedia) }
                         return (i, .photo(metadata))
                     } catch {
@@ -220,7 +310,7 @@ public struct ImportPipeline {
             while let (i, outcome) = await group.next() {
                 outcomes[i] = outcome
                 done += 1
-                if done % 256 == 0 || done == files.count { progress(ImportProgress(phase: .reading, done: done, total: files.count)) }
+                if done % 64 == 0 || done == files.count { progress(ImportProgress(phase: .reading, done: done, total: files.count)) }
                 if next < files.count { add(next); next += 1 }
             }
         }
@@ -235,16 +325,32 @@ public struct ImportPipeline {
         return "\(place), \(day)"
     }
 
-    /// Writes pins and photo records in order, `batchSize` decisions per transaction.
-    private func save(_ items: [ImportItem], root: RawPath, database: TransactionRunner,
+    /// Writes in order: missing marks, refreshed fingerprints and moves in one transaction, then
+    /// pins and photo records, `batchSize` decisions per transaction. A run killed at any point
+    /// leaves whole batches; the next run decides the rest from them.
+    private func save(_ items: [ImportItem], paths: [RawPath], vanished: [RawPath], refreshed: [(RawPath, PhotoFingerprint)],
+                      moves: [(from: RawPath, to: PhotoRecord)], database: TransactionRunner,
                       progress: @escaping @Sendable (ImportProgress) -> Void) throws {
-        var start = 0
-        while start < items.count {
-            let batch = items[start..<min(items.count, start + options.batchSize)]
-            do {
+        do {
+            if !vanished.isEmpty || !refreshed.isEmpty || !moves.isEmpty {
                 try database.write { repos in
-                    for item in batch {
-                        let path = root.appending(item.entry.relativePath.bytes)
+                    try repos.photos.markMissing(vanished)
+                    for (path, fingerprint) in refreshed { try repos.photos.refresh(path, fingerprint: fingerprint) }
+                    for move in moves {
+                        if move.from.bytes.isEmpty {
+                            try repos.photos.save(move.to, runID: nil)
+                        } else {
+                            try repos.photos.move(from: move.from, to: move.to, runID: nil)
+                        }
+                    }
+                }
+            }
+            var start = 0
+            while start < items.count {
+                let range = start..<min(items.count, start + options.batchSize)
+                try database.write { repos in
+                    for k in range {
+                        let item = items[k], path = paths[k]
                         var locationID: UUID?
                         if item.decision == .accepted, let metadata = item.metadata, let coordinate = metadata.coordinate,
                            let id = item.locationID {
@@ -255,17 +361,18 @@ public struct ImportPipeline {
                         }
                         try repos.photos.save(PhotoRecord(
                             path: path, fingerprint: item.entry.fingerprint, digest: item.metadata?.metadataDigest,
-                            format: item.metadata?.format, takenAt: item.metadata?.takenAt ?? (item.metadata != nil ? item.entry.modificationDate : nil),
+                            format: item.metadata?.format,
+                            takenAt: item.metadata.map { $0.takenAt ?? item.entry.modificationDate },
                             timeSource: item.metadata?.timeSource.rawValue, utcOffsetSeconds: item.metadata?.utcOffsetSeconds,
                             coordinate: item.metadata?.coordinate, decision: item.decision, detail: item.detail,
                             locationID: locationID), runID: nil)
                     }
                 }
-            } catch {
-                throw ImportError.storage("cannot save to the database: \(error)")
+                start = range.upperBound
+                progress(ImportProgress(phase: .saving, done: start, total: items.count))
             }
-            start += batch.count
-            progress(ImportProgress(phase: .saving, done: start, total: items.count))
+        } catch {
+            throw ImportError.storage("cannot save to the database: \(error)")
         }
     }
 }

@@ -4,20 +4,56 @@ import PinCore
 struct SQLitePhotoRepository: PhotoRepository {
     let db: Connection
 
-    func fingerprints(under root: RawPath) throws -> [RawPath: PhotoFingerprint] {
+    func known(under root: RawPath) throws -> [RawPath: KnownPhoto] {
         // Paths are BLOBs: compare bytes, so names that are not UTF-8 match too.
         var prefix = root.bytes
         if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
         var upper = prefix
         upper[upper.count - 1] += 1 // '/' + 1 = '0': every path below root sorts in [prefix, upper)
-        var out: [RawPath: PhotoFingerprint] = [:]
-        let statement = try db.prepare("SELECT path, size, mtime_ns, inode FROM photos WHERE path >= ? AND path < ?")
+        var out: [RawPath: KnownPhoto] = [:]
+        let statement = try db.prepare("SELECT path, size, mtime_ns, inode, digest, missing FROM photos WHERE path >= ? AND path < ?")
         try statement.bind([SQLValue.blob(prefix), SQLValue.blob(upper)])
         while try statement.step() {
-            out[RawPath(bytes: statement.blob(0))] = PhotoFingerprint(
-                size: statement.int64(1), modificationNanoseconds: statement.int64(2), inode: UInt64(bitPattern: statement.int64(3)))
+            out[RawPath(bytes: statement.blob(0))] = KnownPhoto(
+                fingerprint: PhotoFingerprint(size: statement.int64(1), modificationNanoseconds: statement.int64(2),
+                                              inode: UInt64(bitPattern: statement.int64(3))),
+                digest: statement.optionalString(4), missing: statement.int(5) != 0)
         }
         return out
+    }
+
+    func find(size: Int64, digest: String) throws -> PhotoRecord? {
+        try db.query("""
+            SELECT path, size, mtime_ns, inode, digest, format, taken_at, time_source, utc_offset, latitude, longitude,
+                   decision, detail, location_id
+            FROM photos WHERE size = ? AND digest = ? AND decision != 'notMedia' ORDER BY missing DESC, path LIMIT 1
+            """, [size, digest]) { s in
+            PhotoRecord(
+                path: RawPath(bytes: s.blob(0)),
+                fingerprint: PhotoFingerprint(size: s.int64(1), modificationNanoseconds: s.int64(2), inode: UInt64(bitPattern: s.int64(3))),
+                digest: s.optionalString(4), format: s.optionalString(5),
+                takenAt: s.optionalDouble(6).map(Date.init(timeIntervalSince1970:)), timeSource: s.optionalString(7),
+                utcOffsetSeconds: s.isNull(8) ? nil : s.int(8),
+                coordinate: s.isNull(9) ? nil : Coordinate(latitude: s.double(9), longitude: s.double(10)),
+                decision: PhotoDecision(rawValue: s.string(11)) ?? .unreadable, detail: s.optionalString(12),
+                locationID: s.optionalString(13).flatMap(UUID.init(uuidString:)))
+        }.first
+    }
+
+    func move(from old: RawPath, to new: PhotoRecord, runID: Int64?) throws {
+        try db.run("DELETE FROM photos WHERE path = ?", [SQLValue.blob(old.bytes)])
+        try save(new, runID: runID)
+    }
+
+    func refresh(_ path: RawPath, fingerprint: PhotoFingerprint) throws {
+        try db.run("UPDATE photos SET size = ?, mtime_ns = ?, inode = ?, missing = 0 WHERE path = ?",
+                   [fingerprint.size, fingerprint.modificationNanoseconds, Int64(bitPattern: fingerprint.inode), SQLValue.blob(path.bytes)])
+    }
+
+    func markMissing(_ paths: [RawPath]) throws {
+        for path in paths {
+            try db.run("UPDATE photos SET missing = 1 WHERE path = ?", [SQLValue.blob(path.bytes)])
+        }
     }
 
     func acceptedPhotos() throws -> [AcceptedPhoto] {

@@ -26,6 +26,10 @@ enum ExitCode {
     static let failure: Int32 = 1
     /// EX_USAGE from sysexits.h.
     static let usage: Int32 = 64
+    /// EX_NOINPUT: the folder to import is missing, empty or lost most of its files.
+    static let noInput: Int32 = 66
+    /// EX_TEMPFAIL: another import holds the database; cron may simply try again later.
+    static let busy: Int32 = 75
 }
 
 struct OptionSpec {

@@ -3,6 +3,7 @@ import PinCore
 import PinImport
 import PinMetadata
 import PinStore
+import CSupport
 
 let importSpec = CommandSpec(
     name: "import", summary: "Import a folder of photos as pins: one pin per visited place.",
@@ -20,6 +21,11 @@ let importSpec = CommandSpec(
         OptionSpec(name: "--include-hidden", value: nil, help: "Also read hidden files and folders and macOS '._' files."),
         OptionSpec(name: "--include-system-folders", value: nil, help: "Also read NAS/OS folders (@eaDir, #recycle, #snapshot, .@__thumb, .Trashes, lost+found)."),
         OptionSpec(name: "--exclude", value: "GLOB", help: "Leave out names or relative paths matching GLOB; repeat for more.", repeatable: true),
+        OptionSpec(name: "--no-videos", value: nil, help: "Leave videos out (by default they count as photos, as in the phone's library)."),
+        OptionSpec(name: "--allow-shrink", value: nil, help: "Go on although the folder lost most of the files it had (default: stop; an unmounted share looks like that)."),
+        OptionSpec(name: "--nice", value: nil, help: "Lower CPU and I/O priority (for a NAS that serves files at night)."),
+        OptionSpec(name: "--quiet", value: nil, help: "No progress and no summary: only errors (for cron)."),
+        OptionSpec(name: "--verbose", value: nil, help: "Also list every decision, one line per file."),
     ],
     details: """
     The rules are the iOS app's, in order, over photos sorted by capture time: a photo without
@@ -29,7 +35,9 @@ let importSpec = CommandSpec(
     that cannot be decoded are listed as unreadable and the run goes on. Files decided in an
     earlier run and unchanged since are not opened again.
 
-    Exit codes: 0 the run completed (even with unreadable files), 1 the run stopped, 64 usage.
+    Exit codes: 0 the run completed (even with unreadable files); 1 the run stopped; 64 usage;
+    66 the folder is missing, empty or lost most of its files (nothing changed; see
+    --allow-shrink); 75 another import is using the database (nothing changed; try later).
     """)
 
 func runImport(_ args: ParsedArguments) async throws {
@@ -52,16 +60,46 @@ func runImport(_ args: ParsedArguments) async throws {
     options.scan = ScanOptions(followSymlinks: args.has("--follow-symlinks"), includeHidden: args.has("--include-hidden"),
                                includeSystemFolders: args.has("--include-system-folders"), excludes: args.all("--exclude"))
 
+    options.allowShrink = args.has("--allow-shrink")
+    options.includeVideos = !args.has("--no-videos")
+    if args.has("--quiet") && args.has("--verbose") { throw UsageError("--quiet and --verbose exclude each other", command: "import") }
+    if args.has("--nice") { lowerPriority() }
+
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let creation = try deps.creationService()
+    // One import at a time per database; a dry run writes nothing and needs no lock.
+    var lock: RunLock?
+    if !options.dryRun {
+        do {
+            lock = try RunLock(databasePath: deps.databasePath)
+        } catch let failure as RunLock.Failure {
+            if case .busy = failure { throw CommandFailure(failure.description, code: ExitCode.busy) }
+            throw CommandFailure(failure.description)
+        }
+    }
+    defer { withExtendedLifetime(lock) {} }
     let database: PinDatabase? = options.dryRun ? try deps.existingDatabaseForReading() : try deps.database()
     let pipeline = ImportPipeline(options: options, creation: creation, database: database)
+    let printer = ProgressPrinter(quiet: args.has("--quiet") || args.has("--json"))
+    var runID: Int64?
+    if !options.dryRun, let database {
+        runID = try? database.write { try $0.runs.start(root: (try? ImportPipeline.canonicalRoot(options.root)) ?? options.root, at: Date()) }
+    }
     let report: ImportReport
     do {
-        report = try await pipeline.run()
+        report = try await pipeline.run(progress: printer.update)
+        printer.finish()
     } catch let error as ImportError {
-        throw CommandFailure(error.description)
+        printer.finish()
+        let code: Int32
+        switch error {
+        case .rootNotFound, .shrunk: code = ExitCode.noInput
+        case .storage: code = ExitCode.failure
+        }
+        recordRun(database, runID, status: "failed", code: code, report: nil)
+        throw CommandFailure(error.description, code: code)
     }
+    recordRun(database, runID, status: "completed", code: ExitCode.success, report: report)
     let json = importReportJSON(report)
     if let path = args.value("--report") {
         do {
@@ -72,12 +110,47 @@ func runImport(_ args: ParsedArguments) async throws {
     }
     if args.has("--json") {
         Out.print(Out.json(json))
-    } else {
+    } else if !args.has("--quiet") {
         Out.print(importSummary(report, catalog: try deps.catalog()))
+        if args.has("--verbose") { Out.print(decisionLines(report)) }
     }
     for problem in report.problems {
         Out.error("pins import: cannot read \(problem.path): \(problem.reason)")
     }
+}
+
+/// Nice 10 and the idle I/O class: the NAS keeps serving files while pins runs.
+func lowerPriority() {
+    if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) != 0 {
+        Out.error("pins import: --nice: cannot lower the CPU priority: \(String(cString: strerror(errno)))")
+    }
+    if pins_set_idle_io_priority() != 0 {
+        Out.error("pins import: --nice: cannot lower the I/O priority: \(String(cString: strerror(errno)))")
+    }
+}
+
+/// Records the end of a run for `pins runs`; a failure to record is reported, not fatal.
+func recordRun(_ database: PinDatabase?, _ runID: Int64?, status: String, code: Int32, report: ImportReport?) {
+    guard let database, let runID else { return }
+    var skipped: [String: Int] = [:]
+    if let report {
+        for decision in [PhotoDecision.noLocation, .interval, .distance, .unreadable] { skipped[decision.rawValue] = report.count(decision) }
+    }
+    let record = ImportRunRecord(id: runID, root: report?.root ?? "", startedAt: report?.startedAt ?? Date(), finishedAt: Date(),
+                                 status: status, exitCode: Int(code), files: report?.files ?? 0, photos: report?.photos ?? 0,
+                                 created: report?.created ?? 0, skipped: skipped)
+    do {
+        try database.write { try $0.runs.finish(record) }
+    } catch {
+        Out.error("pins import: could not record the run: \(error)")
+    }
+}
+
+/// One line per decided file: what --verbose adds.
+func decisionLines(_ report: ImportReport) -> String {
+    report.items.filter { $0.decision != .notMedia }.map { item in
+        "\(item.decision.rawValue)\t\(item.entry.relativePath)" + (item.detail.map { "\t\($0)" } ?? "")
+    }.joined(separator: "\n")
 }
 
 /// Writes through a temporary file in the same folder and renames it: never half a report.
@@ -113,7 +186,8 @@ func importReportJSON(_ report: ImportReport) -> [String: Any] {
     return [
         "dryRun": report.dryRun, "root": report.root,
         "counts": ["files": report.files, "photos": report.photos, "created": report.created, "unchanged": report.unchanged,
-                   "withLocation": report.withLocation, "skipped": skipped],
+                   "read": report.read, "moved": report.moved, "touched": report.touched, "missing": report.missing,
+                   "videosLeftOut": report.videosLeftOut, "withLocation": report.withLocation, "skipped": skipped],
         "pins": pins, "skipped": skippedItems,
         "problems": report.problems.map { ["path": $0.path.description, "reason": $0.reason] },
     ]
@@ -132,6 +206,10 @@ func importSummary(_ report: ImportReport, catalog: CountryCatalog) -> String {
     let verb = report.dryRun ? "would be created" : "created"
     lines.append("pins import \(report.root)" + (report.dryRun ? " (dry run: nothing written)" : ""))
     lines.append("  files      \(report.files)" + (report.unchanged > 0 ? " (\(report.unchanged) unchanged since an earlier run, not read)" : ""))
+    if report.moved > 0 { lines.append("  moved      \(report.moved) already imported under another name or folder: not decided again") }
+    if report.touched > 0 { lines.append("  touched    \(report.touched) with a new date but the same metadata: not decided again") }
+    if report.missing > 0 { lines.append("  missing    \(report.missing) gone since an earlier run (their pins are kept)") }
+    if report.videosLeftOut > 0 { lines.append("  videos     \(report.videosLeftOut) left out (--no-videos)") }
     lines.append("  photos     \(report.photos), \(report.withLocation) with a position")
     lines.append("  pins       \(report.created) \(verb)")
     lines.append("  skipped    no location \(report.count(.noLocation)), interval \(report.count(.interval)), distance \(report.count(.distance)), unreadable \(report.count(.unreadable))")

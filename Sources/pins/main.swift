@@ -16,6 +16,7 @@ let commands: [Command] = [
     Command(spec: deleteSpec, run: runDelete),
     Command(spec: statsSpec, run: runStats),
     Command(spec: locateSpec, run: runLocate),
+    Command(spec: runsSpec, run: runRuns),
 ]
 
 let topHelp: String = {

@@ -63,12 +63,34 @@ public struct AcceptedPhoto: Sendable {
     }
 }
 
+/// What the database knows of a file below the import root.
+public struct KnownPhoto: Sendable, Hashable {
+    public var fingerprint: PhotoFingerprint
+    public var digest: String?
+    /// The file was not there on a later run (its record and pin are kept).
+    public var missing: Bool
+
+    public init(fingerprint: PhotoFingerprint, digest: String?, missing: Bool) {
+        self.fingerprint = fingerprint
+        self.digest = digest
+        self.missing = missing
+    }
+}
+
 public protocol PhotoRepository {
-    /// Every known file below `root` (absolute path bytes ending without '/'), with its fingerprint.
-    func fingerprints(under root: RawPath) throws -> [RawPath: PhotoFingerprint]
+    /// Every known file below `root` (absolute path bytes, no trailing '/').
+    func known(under root: RawPath) throws -> [RawPath: KnownPhoto]
     /// Every accepted photo, in any folder, by capture instant.
     func acceptedPhotos() throws -> [AcceptedPhoto]
+    /// A recorded photo with this content identity (size and metadata digest), preferring one
+    /// whose file has gone missing (a move) over one still present (a copy).
+    func find(size: Int64, digest: String) throws -> PhotoRecord?
     func save(_ record: PhotoRecord, runID: Int64?) throws
+    /// Renames a record (a moved file keeps its decision and pin).
+    func move(from old: RawPath, to new: PhotoRecord, runID: Int64?) throws
+    /// Updates only the fingerprint (a file touched but not changed) and clears `missing`.
+    func refresh(_ path: RawPath, fingerprint: PhotoFingerprint) throws
+    func markMissing(_ paths: [RawPath]) throws
 }
 
 /// One `pins import` run, as `pins runs` lists it.

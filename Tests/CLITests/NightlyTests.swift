@@ -1,0 +1,241 @@
+import Foundation
+import XCTest
+import PinCore
+import PinStore
+
+/// Generated libraries (scripts/gen-library) checked against an independent implementation of
+/// the rules (scripts/reference-rules), and the nightly-run guarantees: incremental,
+/// idempotent, crash-safe, one run at a time.
+final class NightlyTests: XCTestCase {
+    func script(_ name: String, _ args: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", CLI.repo.appendingPathComponent("scripts/\(name)").path] + args
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "\(name) \(args)")
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A generated library of `files` small photos in a fresh folder, with its manifest.
+    func library(files: Int, seed: Int) throws -> (root: String, manifest: String, dir: URL) {
+        let dir = try CLI.temporaryDirectory(self)
+        let root = dir.appendingPathComponent("photos").path
+        let manifest = dir.appendingPathComponent("manifest.jsonl").path
+        _ = try script("gen-library", [root, "--files", String(files), "--seed", String(seed), "--small", "--manifest", manifest])
+        return (root, manifest, dir)
+    }
+
+    func importJSON(_ root: String, db: String, _ extra: [String] = []) throws -> (status: Int32, json: [String: Any]?, stderr: String) {
+        let run = try CLI.run(["import", root, "--json", "--timezone", "UTC", "--db", db] + extra)
+        return (run.status, try? CLI.json(run.stdout) as? [String: Any], run.stderr)
+    }
+
+    /// The YYYY/MM/DD folders of a generated library, in order.
+    func dayFolders(_ root: String) throws -> [String] {
+        let all = FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? []
+        return all.filter { $0.split(separator: "/").count == 3 && !$0.hasSuffix(".jpg") && !$0.hasSuffix(".txt") }.sorted()
+    }
+
+    func jpegs(in folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".jpg") }.sorted()
+    }
+
+    func counts(_ json: [String: Any]?) -> [String: Any] { json?["counts"] as? [String: Any] ?? [:] }
+
+    func pinPhotos(_ db: String) throws -> [String] {
+        let list = try XCTUnwrap(CLI.json(CLI.run(["list", "--json", "--db", db]).stdout) as? [[String: Any]])
+        return list.compactMap { ($0["photoIDs"] as? [String])?.first }.sorted()
+    }
+
+    func testGeneratedLibraryGivesExactlyThePinsTheRulesSelect() throws {
+        let lib = try library(files: 3000, seed: 11)
+        let reference = try XCTUnwrap(CLI.json(try script("reference-rules", [lib.manifest])) as? [String: [String]])
+        let db = lib.dir.appendingPathComponent("pins.sqlite").path
+        let (status, json, stderr) = try importJSON(lib.root, db: db, ["--dry-run"])
+        XCTAssertEqual(status, 0, stderr)
+        let pins = try XCTUnwrap(json?["pins"] as? [[String: Any]])
+        XCTAssertEqual(pins.map { $0["photo"] as! String }, reference["accepted"])
+        let skipped = try XCTUnwrap(json?["skipped"] as? [[String: Any]])
+        for reason in ["interval", "distance", "noLocation"] {
+            XCTAssertEqual(Set(skipped.filter { $0["reason"] as? String == reason }.map { $0["photo"] as! String }),
+                           Set(reference[reason] ?? []), reason)
+        }
+        XCTAssertGreaterThan(reference["accepted"]?.count ?? 0, 100)
+        XCTAssertGreaterThan(reference["interval"]?.count ?? 0, 50)
+    }
+
+    func testSecondRunOpensNoFileAndCreatesNothing() throws {
+        let lib = try library(files: 400, seed: 3)
+        let db = lib.dir.appendingPathComponent("pins.sqlite").path
+        let first = try importJSON(lib.root, db: db)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let created = counts(first.json)["created"] as? Int ?? 0
+        XCTAssertGreaterThan(created, 10)
+        let second = try importJSON(lib.root, db: db)
+        XCTAssertEqual(counts(second.json)["read"] as? Int, 0, "an unchanged file must not be opened")
+        XCTAssertEqual(counts(second.json)["created"] as? Int, 0)
+        XCTAssertEqual(counts(second.json)["unchanged"] as? Int, counts(first.json)["files"] as? Int)
+        XCTAssertEqual(try pinPhotos(db).count, created)
+    }
+
+    func testMovedRenamedAndTouchedFilesAreNotDecidedAgain() throws {
+        let lib = try library(files: 300, seed: 5)
+        let db = lib.dir.appendingPathComponent("pins.sqlite").path
+        XCTAssertEqual(try importJSON(lib.root, db: db).status, 0)
+        let before = try pinPhotos(db).count
+        let fm = FileManager.default
+        // Rename a day folder, rename one file, touch another.
+        let days = try dayFolders(lib.root)
+        XCTAssertGreaterThan(days.count, 3)
+        try fm.moveItem(atPath: lib.root + "/" + days[0], toPath: lib.root + "/" + days[0] + "-renamed")
+        let second = lib.root + "/" + days[1]
+        let renamed = try XCTUnwrap(try jpegs(in: second).first)
+        try fm.moveItem(atPath: second + "/" + renamed, toPath: second + "/renamed-" + renamed)
+        let last = lib.root + "/" + days.last!
+        let touched = try XCTUnwrap(try jpegs(in: last).first)
+        try fm.setAttributes([.modificationDate: Date(timeIntervalSince1970: 2_000_000_000)], ofItemAtPath: last + "/" + touched)
+        let again = try importJSON(lib.root, db: db)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(counts(again.json)["created"] as? Int, 0)
+        XCTAssertGreaterThan(counts(again.json)["moved"] as? Int ?? 0, 1)
+        XCTAssertEqual(counts(again.json)["touched"] as? Int, 1)
+        XCTAssertEqual(counts(again.json)["missing"] as? Int, 0, "moved files are not missing")
+        XCTAssertEqual(counts(again.json)["photos"] as? Int, 0, "nothing was decided again")
+        XCTAssertEqual(try pinPhotos(db).count, before)
+    }
+
+    func testADeletedPinStaysDeleted() throws {
+        let lib = try library(files: 200, seed: 7)
+        let db = lib.dir.appendingPathComponent("pins.sqlite").path
+        XCTAssertEqual(try importJSON(lib.root, db: db).status, 0)
+        let list = try XCTUnwrap(CLI.json(CLI.run(["list", "--json", "--db", db]).stdout) as? [[String: Any]])
+        let victim = try XCTUnwrap(list.first?["id"] as? String)
+        XCTAssertEqual(try CLI.run(["delete", victim, "--db", db]).status, 0)
+        XCTAssertEqual(counts(try importJSON(lib.root, db: db).json)["created"] as? Int, 0)
+        XCTAssertEqual(try pinPhotos(db).count, list.count - 1)
+    }
+
+    func testUnmountedShareStopsAndChangesNothing() throws {
+        let lib = try library(files: 200, seed: 9)
+        let db = lib.dir.appendingPathComponent("pins.sqlite").path
+        XCTAssertEqual(try importJSON(lib.root, db: db).status, 0)
+        let pins = try pinPhotos(db)
+        // The share is not mounted: the mount point is an empty folder.
+        try FileManager.default.moveItem(atPath: lib.root, toPath: lib.root + ".away")
+        try FileManager.default.createDirectory(atPath: lib.root, withIntermediateDirectories: false)
+        let empty = try CLI.run(["import", lib.root, "--db", db])
+        XCTAssertEqual(empty.status, 66, empty.stderr)
+        XCTAssertTrue(empty.stderr.contains("mounted"), empty.stderr)
+        // The folder is not there at all.
+        try FileManager.default.removeItem(atPath: lib.root)
+        XCTAssertEqual(try CLI.run(["import", lib.root, "--db", db]).status, 66)
+        // Nothing was marked missing: the share comes back, nothing to do.
+        try FileManager.default.moveItem(atPath: lib.root + ".away", toPath: lib.root)
+        let back = try importJSON(lib.root, db: db)
+        XCTAssertEqual(back.status, 0)
+        XCTAssertEqual(counts(back.json)["read"] as? Int, 0)
+        XCTAssertEqual(counts(back.json)["missing"] as? Int, 0)
+        XCTAssertEqual(try pinPhotos(db), pins)
+    }
+
+    func testShrinkNeedsAllowShrinkAndKeepsPins() throws {
+        let lib = try library(files: 200, seed: 13)
+        let db = lib.dir.appendingPathComponent("pins.sqlite").path
+        XCTAssertEqual(try importJSON(lib.root, db: db).status, 0)
+        let pins = try pinPhotos(db)
+        // Remove about two thirds of the library.
+        let days = try dayFolders(lib.root)
+        var removed = 0
+        for day in days.dropFirst(days.count / 3) {
+            removed += try jpegs(in: lib.root + "/" + day).count
+            try FileManager.default.removeItem(atPath: lib.root + "/" + day)
+        }
+        XCTAssertGreaterThan(removed, 110, "the test needs most files gone")
+        XCTAssertEqual(try importJSON(lib.root, db: db).status, 66)
+        let allowed = try importJSON(lib.root, db: db, ["--allow-shrink"])
+        XCTAssertEqual(allowed.status, 0, allowed.stderr)
+        XCTAssertEqual(counts(allowed.json)["missing"] as? Int, removed)
+        XCTAssertEqual(try pinPhotos(db), pins, "pins of vanished photos stay")
+    }
+
+    func testASecondRunIsRefusedAtOnceAndAStaleLockDoesNotBlock() throws {
+        let lib = try library(files: 50, seed: 17)
+        let db = lib.dir.appendingPathComponent("pins.sqlite").path
+        XCTAssertEqual(try importJSON(lib.root, db: db).status, 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        // Another process holds the run lock (here: this test).
+        let fd = open(db + ".lock", O_RDWR | O_CREAT, 0o644)
+        XCTAssertEqual(flock(fd, LOCK_EX | LOCK_NB), 0)
+        let started = Date()
+        let refused = try CLI.run(["import", lib.root, "--db", db])
+        XCTAssertEqual(refused.status, 75, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("another pins import"), refused.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10, "it must not wait")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: db)), before, "a refused run touches nothing")
+        // The holder dies (the lock file stays, with a stale pid): the next run goes ahead.
+        flock(fd, LOCK_UN)
+        close(fd)
+        try "99999999\n".write(toFile: db + ".lock", atomically: true, encoding: .utf8)
+        XCTAssertEqual(try importJSON(lib.root, db: db).status, 0)
+    }
+
+    func testOutputToALogHasNoControlCharacters() throws {
+        let lib = try library(files: 300, seed: 19)
+        let run = try CLI.run(["import", lib.root, "--db", lib.dir.appendingPathComponent("pins.sqlite").path, "--verbose"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        for text in [run.stdout, run.stderr] {
+            XCTAssertFalse(text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" && $0 != "\t" }, text)
+        }
+        XCTAssertTrue(run.stdout.contains("accepted\t"), "--verbose lists decisions")
+        let quiet = try CLI.run(["import", lib.root, "--db", lib.dir.appendingPathComponent("q.sqlite").path, "--quiet"])
+        XCTAssertEqual(quiet.status, 0)
+        XCTAssertEqual(quiet.stdout + quiet.stderr, "")
+    }
+
+    func testKillNineAtRandomPointsThenACompletingRunGivesTheSamePins() throws {
+        let lib = try library(files: 3000, seed: 23)
+        let reference = lib.dir.appendingPathComponent("reference.sqlite").path
+        let clock = Date()
+        XCTAssertEqual(try importJSON(lib.root, db: reference, ["--jobs", "2"]).status, 0)
+        // Kill points spread over a whole run, start-up included.
+        let runMicroseconds = UInt32(min(20, Date().timeIntervalSince(clock)) * 1_000_000)
+        let expected = try pinPhotos(reference)
+        var sawInterruptedRun = false
+
+        let db = lib.dir.appendingPathComponent("killed.sqlite").path
+        var generator = SystemRandomNumberGenerator()
+        var kills = 0
+        for attempt in 0..<8 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CLI.binary)
+            process.arguments = ["import", lib.root, "--timezone", "UTC", "--db", db, "--quiet"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 10_000...max(20_000, runMicroseconds), using: &generator))
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                kills += 1
+            }
+            process.waitUntilExit()
+            // After every kill: a sound database whose counts equal a recount.
+            guard FileManager.default.fileExists(atPath: db) else { continue }
+            let check = try PinDatabase(path: db)
+            if try check.connection.scalarInt("SELECT count(*) FROM runs WHERE status = 'running'") ?? 0 > 0 { sawInterruptedRun = true }
+            XCTAssertEqual(try check.connection.query("PRAGMA integrity_check") { $0.string(0) }, ["ok"], "attempt \(attempt)")
+            XCTAssertEqual(try check.countMismatches(), [], "attempt \(attempt)")
+        }
+        XCTAssertGreaterThan(kills, 0, "the loop must actually interrupt runs")
+        let final = try importJSON(lib.root, db: db)
+        XCTAssertEqual(final.status, 0, final.stderr)
+        XCTAssertEqual(try pinPhotos(db), expected)
+        let runs = try XCTUnwrap(CLI.json(CLI.run(["runs", "--json", "--db", db]).stdout) as? [[String: Any]])
+        XCTAssertEqual(runs.first?["status"] as? String, "completed")
+        if sawInterruptedRun { XCTAssertTrue(runs.contains { $0["status"] as? String == "interrupted" }, "\(runs)") }
+    }
+}

@@ -1,0 +1,215 @@
+import XCTest
+import Foundation
+@testable import PinStore
+import PinCore
+
+/// A locator with hand-made answers: east of 0° is France, west is the US, the far south is at sea.
+struct StubLocator: CountryLocating {
+    func countryCode(at point: Coordinate) -> String? {
+        if point.latitude < -60 { return nil }
+        return point.longitude >= 0 ? "FR" : "US"
+    }
+}
+
+let testCatalog = CountryCatalog(entries: [
+    CountryInfo(alpha2: "FR", alpha3: "FRA", numeric: "250", name: "France", continent: "Europe", region: "Europe", subRegion: "Western Europe"),
+    CountryInfo(alpha2: "US", alpha3: "USA", numeric: "840", name: "United States of America", continent: "North America", region: "Americas", subRegion: "Northern America"),
+])
+
+/// A database file in a fresh temporary folder, removed after the test.
+func temporaryDatabasePath(_ testCase: XCTestCase) throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    testCase.addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+    return dir.appendingPathComponent("pins.sqlite").path
+}
+
+final class MigrationTests: XCTestCase {
+    func tables(_ db: PinDatabase) throws -> [String] {
+        try db.connection.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { $0.string(0) }
+    }
+
+    func testEmptyFileGetsTheWholeSchema() throws {
+        let path = try temporaryDatabasePath(self)
+        let db = try PinDatabase(path: path)
+        XCTAssertEqual(db.schemaVersion, Migrations.latestVersion)
+        XCTAssertEqual(try tables(db), ["cities", "countries", "locations", "mountains", "photos", "runs", "schema_migrations", "settings"])
+        XCTAssertEqual(try db.connection.query("PRAGMA journal_mode") { $0.string(0) }, ["wal"])
+        XCTAssertEqual(try db.connection.query("PRAGMA foreign_keys") { $0.int(0) }, [1])
+        let recorded = try db.connection.query("SELECT version FROM schema_migrations ORDER BY version") { $0.int(0) }
+        XCTAssertEqual(recorded, Migrations.all.map(\.version))
+    }
+
+    func testEveryEarlierVersionMigratesForwardKeepingData() throws {
+        for stop in 1..<Migrations.latestVersion {
+            let path = try temporaryDatabasePath(self)
+            do {
+                let old = try PinDatabase(path: path, migrateUpTo: stop)
+                XCTAssertEqual(old.schemaVersion, stop)
+                try old.connection.run("INSERT INTO countries (id, name, continent, pin_count) VALUES ('FR', 'France', 'Europe', 1)")
+                try old.connection.run("""
+                    INSERT INTO locations (id, title, latitude, longitude, country_id, type, date, color, visit_count, photo_ids, created_at)
+                    VALUES ('00000000-0000-0000-0000-000000000001', 'Paris', 48.85, 2.35, 'FR', 'point', 0, '#E53935', 1, '[]', 0)
+                    """)
+            }
+            let db = try PinDatabase(path: path)
+            XCTAssertEqual(db.schemaVersion, Migrations.latestVersion)
+            let titles = try db.read { try $0.locations.fetchAll(countryID: nil).map(\.title) }
+            XCTAssertEqual(titles, ["Paris"], "from version \(stop)")
+            XCTAssertEqual(try db.countMismatches(), [])
+        }
+    }
+
+    func testReopenKeepsData() throws {
+        let path = try temporaryDatabasePath(self)
+        let creation = CreationService(locator: StubLocator(), countries: CountryService(catalog: testCatalog))
+        let id: UUID
+        do {
+            let db = try PinDatabase(path: path)
+            id = try creation.create(LocationDraft(title: "Louvre", coordinate: Coordinate(latitude: 48.8606, longitude: 2.3376),
+                                                   date: Date(timeIntervalSince1970: 1_700_000_000), note: "n", tags: ["a", "b"],
+                                                   photoIDs: ["p1"]), using: db).id
+        }
+        let reopened = try PinDatabase(path: path)
+        let location = try XCTUnwrap(try reopened.read { try $0.locations.fetch(id: id) })
+        XCTAssertEqual(location.title, "Louvre")
+        XCTAssertEqual(location.countryID, "FR")
+        XCTAssertEqual(location.tags, ["a", "b"])
+        XCTAssertEqual(location.photoIDs, ["p1"])
+        XCTAssertEqual(location.date, Date(timeIntervalSince1970: 1_700_000_000))
+        XCTAssertEqual(location.color, Settings.defaultPinColor)
+        // And the read-only open used by dry runs sees the same.
+        let readOnly = try PinDatabase(readOnlyPath: path)
+        XCTAssertEqual(try readOnly.read { try $0.locations.fetch(id: id)?.title }, "Louvre")
+    }
+
+    func testReadOnlyOpenLeavesTheFileUntouched() throws {
+        let path = try temporaryDatabasePath(self)
+        do { _ = try PinDatabase(path: path) }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let dir = (path as NSString).deletingLastPathComponent
+        let listing = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        do {
+            let db = try PinDatabase(readOnlyPath: path)
+            _ = try db.read { try $0.locations.fetchAll(countryID: nil) }
+            XCTAssertThrowsError(try db.connection.run("INSERT INTO settings (key, value) VALUES ('x', 'y')"))
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir).sorted(), listing)
+    }
+
+    func testNewerSchemaIsRefused() throws {
+        let path = try temporaryDatabasePath(self)
+        do {
+            let db = try PinDatabase(path: path)
+            try db.connection.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)")
+        }
+        XCTAssertThrowsError(try PinDatabase(path: path)) { error in
+            XCTAssertTrue("\(error)".contains("999"), "\(error)")
+        }
+    }
+
+    func testWriteTransactionRollsBackOnError() throws {
+        let db = try PinDatabase(path: try temporaryDatabasePath(self))
+        struct Boom: Error {}
+        XCTAssertThrowsError(try db.write { repos in
+            try repos.countries.save(Country(id: "FR", name: "France", continent: "Europe", pinCount: 1))
+            throw Boom()
+        })
+        XCTAssertEqual(try db.read { try $0.countries.fetchAll() }, [])
+    }
+}
+
+final class ServiceCountTests: XCTestCase {
+    var db: PinDatabase!
+    var creation: CreationService!
+    var service: LocationService!
+
+    override func setUpWithError() throws {
+        db = try PinDatabase(path: try temporaryDatabasePath(self))
+        creation = CreationService(locator: StubLocator(), countries: CountryService(catalog: testCatalog))
+        service = LocationService(creation: creation)
+    }
+
+    func paris() -> Coordinate { Coordinate(latitude: 48.85, longitude: 2.35) }
+    func boston() -> Coordinate { Coordinate(latitude: 42.36, longitude: -71.06) }
+
+    func counts() throws -> [String: Int] {
+        var out: [String: Int] = [:]
+        for c in try db.read({ try $0.countries.fetchAll() }) { out["country " + c.id] = c.pinCount }
+        for c in try db.read({ try $0.cities.fetchAll() }) { out["city " + c.name] = c.pinCount }
+        for m in try db.read({ try $0.mountains.fetchAll() }) { out["mountain " + m.name] = m.pinCount }
+        return out
+    }
+
+    func testCreateEditTypeChangeDeleteKeepCountsEqualToARecount() throws {
+        let date = Date(timeIntervalSince1970: 1_600_000_000)
+        let paris1 = try creation.create(LocationDraft(title: "Paris 1", coordinate: paris(),
+                                                       type: .city(CityVisitData(cityName: "Paris", cityCoordinate: paris())), date: date), using: db)
+        // Same city, coordinate differing below the 4-decimal key: one shared City with 2 pins.
+        let nearby = Coordinate(latitude: 48.850001, longitude: 2.350002)
+        let paris2 = try creation.create(LocationDraft(title: "Paris 2", coordinate: nearby,
+                                                       type: .city(CityVisitData(cityName: "Paris", cityCoordinate: nearby)), date: date), using: db)
+        _ = try creation.create(LocationDraft(title: "Boston", coordinate: boston(), date: date), using: db)
+        let blanc = Coordinate(latitude: 45.8326, longitude: 6.8652)
+        let summit = try creation.create(LocationDraft(title: "Summit", coordinate: blanc,
+            type: .mountain(MountainVisitData(mountainName: "Mont Blanc", height: 4806, mountainCoordinate: blanc, achievedHeight: 4806)), date: date), using: db)
+        _ = try creation.create(LocationDraft(title: "Sea", coordinate: Coordinate(latitude: -70, longitude: 10), date: date), using: db)
+        XCTAssertEqual(try counts(), ["country FR": 3, "country US": 1, "city Paris": 2, "mountain Mont Blanc": 1])
+        XCTAssertEqual(try db.countMismatches(), [])
+
+        // Type change city → point: the City loses a pin.
+        var edited = paris2
+        edited.type = .point
+        try service.save(edited, using: db)
+        XCTAssertEqual(try counts(), ["country FR": 3, "country US": 1, "city Paris": 1, "mountain Mont Blanc": 1])
+        XCTAssertEqual(try db.countMismatches(), [])
+
+        // Move a pin to another country: counts follow, the country is recomputed.
+        var moved = paris1
+        moved.coordinate = Coordinate(latitude: 40.7, longitude: -74.0)
+        let saved = try service.save(moved, using: db)
+        XCTAssertEqual(saved.countryID, "US")
+        XCTAssertEqual(try counts(), ["country FR": 2, "country US": 2, "city Paris": 1, "mountain Mont Blanc": 1])
+        XCTAssertEqual(try db.countMismatches(), [])
+
+        // Delete the last pins of a mountain and a city: shared objects go at zero.
+        try service.delete(id: summit.id, using: db)
+        try service.delete(id: paris1.id, using: db)
+        XCTAssertEqual(try counts(), ["country FR": 1, "country US": 1])
+        XCTAssertEqual(try db.countMismatches(), [])
+
+        let stats = try StatisticsService(catalog: testCatalog).calculate(using: db)
+        XCTAssertEqual(stats.totalPins, 3)
+        XCTAssertEqual(stats.pointCount, 3)
+        XCTAssertEqual(stats.pinsWithoutCountry, 1)
+        XCTAssertEqual(stats.countries.map(\.id).sorted(), ["FR", "US"])
+        XCTAssertEqual(stats.continents.map(\.name).sorted(), ["Europe", "North America"])
+    }
+
+    func testRejectsBadInputWithoutWriting() throws {
+        XCTAssertThrowsError(try creation.create(LocationDraft(title: "x", coordinate: Coordinate(latitude: 91, longitude: 0), date: Date()), using: db))
+        XCTAssertThrowsError(try creation.create(LocationDraft(title: "x", coordinate: paris(), date: Date(), color: "red"), using: db))
+        XCTAssertThrowsError(try service.delete(id: UUID(), using: db))
+        XCTAssertEqual(try counts(), [:])
+        XCTAssertEqual(try db.read { try $0.locations.fetchAll(countryID: nil) }.count, 0)
+    }
+
+    func testCountMismatchesNoticesABrokenCount() throws {
+        _ = try creation.create(LocationDraft(title: "Paris", coordinate: paris(), date: Date()), using: db)
+        try db.connection.run("UPDATE countries SET pin_count = 5 WHERE id = 'FR'")
+        XCTAssertEqual(try db.countMismatches(), ["country FR: pin_count 5, locations 1"])
+    }
+
+    func testStatisticsByContinentAndType() throws {
+        let date = Date()
+        for (lat, lon) in [(48.0, 2.0), (44.0, 4.0), (40.0, -100.0)] {
+            _ = try creation.create(LocationDraft(title: "p", coordinate: Coordinate(latitude: lat, longitude: lon), date: date), using: db)
+        }
+        let stats = try StatisticsService(catalog: testCatalog).calculate(using: db)
+        XCTAssertEqual(stats.countries.map(\.id), ["FR", "US"])       // most pins first
+        XCTAssertEqual(stats.countries.map(\.pinCount), [2, 1])
+        XCTAssertEqual(stats.continents.map(\.name), ["Europe", "North America"])
+        XCTAssertEqual(stats.continents.map(\.countryCount), [1, 1])
+    }
+}

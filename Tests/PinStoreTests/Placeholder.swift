@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderPinStoreTests: XCTestCase { func testBuilds() {} }
