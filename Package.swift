@@ -33,6 +33,8 @@ let package = Package(
             name: "pins",
             dependencies: ["PinCore", "PinMetadata", "PinStore", "PinImport", "CSupport"]
         ),
+        // Benchmarks of the rules and the resolver alone (scripts/bench).
+        .executableTarget(name: "pins-bench", dependencies: ["PinCore", "PinImport"]),
         .testTarget(name: "PinCoreTests", dependencies: ["PinCore"]),
         .testTarget(name: "PinStoreTests", dependencies: ["PinStore", "PinCore"]),
         .testTarget(name: "PinMetadataTests", dependencies: ["PinMetadata", "PinCore"]),

@@ -34,11 +34,13 @@ final class HelpAndExitCodeTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: db), "a usage error must not create the database")
     }
 
-    func testFailureExits1() throws {
+    func testFailureExitCodes() throws {
         let dir = try CLI.temporaryDirectory(self)
+        // A folder that is not there is "no input" (66), as an unmounted share is.
         let run = try CLI.run(["import", dir.appendingPathComponent("missing").path, "--db", dir.appendingPathComponent("db").path])
-        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.status, 66)
         XCTAssertTrue(run.stderr.contains("missing"), run.stderr)
+        // Anything else that stops a command is 1.
         let delete = try CLI.run(["delete", "00000000-0000-0000-0000-000000000000", "--db", dir.appendingPathComponent("db").path])
         XCTAssertEqual(delete.status, 1)
     }
@@ -141,5 +143,27 @@ final class InstallTests: XCTestCase {
                               executable: prefix.appendingPathComponent("bin/pins").path, cwd: "/")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(run.stdout, "FR\n")
+    }
+}
+
+final class ScheduleTests: XCTestCase {
+    /// scripts/install --print-units: a oneshot service that treats 75 (busy) as success, a
+    /// persistent timer, and the same command as a crontab line.
+    func testPrintUnits() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [CLI.repo.appendingPathComponent("scripts/install").path, "/opt/pins", "--library", "/srv/my photos",
+                             "--db", "/var/lib/pins/pins.sqlite", "--at", "02:30", "--print-units"]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertTrue(text.contains(#"ExecStart="/opt/pins/bin/pins" import "/srv/my photos" --quiet --nice --db "/var/lib/pins/pins.sqlite""#), text)
+        XCTAssertTrue(text.contains("SuccessExitStatus=75"))
+        XCTAssertTrue(text.contains("OnCalendar=*-*-* 02:30:00"))
+        XCTAssertTrue(text.contains("Persistent=true"))
+        XCTAssertTrue(text.contains("30 02 * * * '/opt/pins/bin/pins' import '/srv/my photos' --quiet --nice --db '/var/lib/pins/pins.sqlite'"), text)
     }
 }

@@ -1,0 +1,74 @@
+// pins-bench: the rules and the country resolver alone, at scale (scripts/bench runs it).
+//   pins-bench rules [PHOTOS] [PINS]     decide PHOTOS photos against PINS existing pins
+//   pins-bench countries [LOOKUPS]       country lookups at random points
+import Foundation
+import PinCore
+import PinImport
+
+struct SplitMix {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func uniform(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * Double(next() >> 11) / Double(1 << 53) }
+}
+
+func seconds(_ body: () -> Void) -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+let args = CommandLine.arguments
+var rng = SplitMix(state: 42)
+switch args.count > 1 ? args[1] : "" {
+case "rules":
+    let photos = args.count > 2 ? Int(args[2]) ?? 1_000_000 : 1_000_000
+    let pinCount = args.count > 3 ? Int(args[3]) ?? 100_000 : 100_000
+    // Pins and photos clustered around 2,000 places, as a real library is.
+    let centres = (0..<2000).map { _ in Coordinate(latitude: rng.uniform(-55, 70), longitude: rng.uniform(-180, 180)) }
+    func near(_ c: Coordinate, _ spread: Double) -> Coordinate {
+        Coordinate(latitude: max(-89.9, min(89.9, c.latitude + rng.uniform(-spread, spread))),
+                   longitude: max(-180, min(180, c.longitude + rng.uniform(-spread, spread))))
+    }
+    let pins = (0..<pinCount).map { _ in ImportFilters.ExistingPin(title: "pin", coordinate: near(centres[Int(rng.next() % 2000)], 1.0)) }
+    var t = 1_500_000_000.0
+    var candidates: [ImportFilters.Candidate] = []
+    candidates.reserveCapacity(photos)
+    for i in 0..<photos {
+        t += rng.uniform(0, 120)
+        let c = near(centres[Int(rng.next() % 2000)], 1.5)
+        candidates.append(.init(index: i, instant: t, path: RawPath("p/\(i).jpg"), coordinate: i % 10 == 0 ? nil : c))
+    }
+    var accepted = 0
+    var built = 0.0, ordered = 0.0
+    let total = seconds {
+        var filters = ImportFilters(existingPins: [])
+        built = seconds { filters = ImportFilters(existingPins: pins) }
+        var sorted: [ImportFilters.Candidate] = []
+        ordered = seconds { sorted = ImportFilters.ordered(candidates) }
+        for c in sorted where filters.decide(c, label: "x") == .accepted { accepted += 1 }
+    }
+    print(String(format: "rules: %d photos against %d pins decided in %.2f s (index %.2f s, sort %.2f s); %d accepted",
+                 photos, pinCount, total, built, ordered, accepted))
+case "countries":
+    let lookups = args.count > 2 ? Int(args[2]) ?? 100_000 : 100_000
+    let dir = args.count > 3 ? args[3] : "Resources"
+    guard let data = FileManager.default.contents(atPath: dir + "/Countries.geojson") else {
+        print("pins-bench: cannot read \(dir)/Countries.geojson"); exit(1)
+    }
+    var resolver: CountryResolver?
+    let load = seconds { resolver = CountryResolver(polygons: try! CountryGeoJSONParser.parse([UInt8](data))) }
+    let points = (0..<lookups).map { _ in Coordinate(latitude: rng.uniform(-60, 75), longitude: rng.uniform(-180, 180)) }
+    var found = 0
+    let time = seconds { for p in points where resolver!.countryIndex(at: p) != nil { found += 1 } }
+    print(String(format: "countries: %d lookups in %.3f s (%.0f per second) after a %.2f s load; %d in a country",
+                 lookups, time, Double(lookups) / time, load, found))
+default:
+    print("usage: pins-bench rules [PHOTOS] [PINS] | countries [LOOKUPS] [RESOURCE_DIR]")
+    exit(64)
+}
