@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderPinImportTests: XCTestCase { func testBuilds() {} }

@@ -1,0 +1,87 @@
+import XCTest
+import PinCore
+@testable import PinImport
+
+final class ScannerTests: XCTestCase {
+    var root: String = ""
+
+    override func setUpWithError() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("pins-scan-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let dir = root
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
+    }
+
+    func touch(_ relative: String, _ text: String = "x") throws {
+        let path = root + "/" + relative
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+    }
+
+    func names(_ options: ScanOptions = ScanOptions()) throws -> [String] {
+        try Scanner.scan(root: root, options: options).files.map(\.relativePath.description).sorted()
+    }
+
+    func testSkipsHiddenAppleDoubleAndSystemFoldersUnlessAsked() throws {
+        for f in ["a.jpg", "sub/b.jpg", ".hidden/c.jpg", "sub/._b.jpg", ".DS_Store", "@eaDir/a.jpg/thumb.jpg", "#recycle/d.jpg",
+                  "#snapshot/e.jpg", ".@__thumb/f.jpg", ".Trashes/g.jpg", "lost+found/h.jpg"] {
+            try touch(f)
+        }
+        XCTAssertEqual(try names(), ["a.jpg", "sub/b.jpg"])
+        XCTAssertEqual(try names(ScanOptions(includeHidden: true)),
+                       [".DS_Store", ".hidden/c.jpg", "a.jpg", "sub/._b.jpg", "sub/b.jpg"])
+        XCTAssertEqual(try names(ScanOptions(includeSystemFolders: true)),
+                       ["#recycle/d.jpg", "#snapshot/e.jpg", "@eaDir/a.jpg/thumb.jpg", "a.jpg", "lost+found/h.jpg", "sub/b.jpg"])
+        XCTAssertEqual(try names(ScanOptions(excludes: ["sub"])), ["a.jpg"])
+        XCTAssertEqual(try names(ScanOptions(excludes: ["*.jpg"])), [])
+        XCTAssertEqual(try names(ScanOptions(excludes: ["sub/*"])), ["a.jpg"])
+    }
+
+    func testRegularFilesOnlyAndAFIFOIsNeverOpened() throws {
+        try touch("a.jpg")
+        XCTAssertEqual(mkfifo(root + "/pipe.jpg", 0o644), 0)
+        // Opening the FIFO for reading would block this test forever.
+        XCTAssertEqual(try names(), ["a.jpg"])
+    }
+
+    func testSymlinksAreFollowedOnlyWhenAskedAndLoopsEnd() throws {
+        try touch("real/a.jpg")
+        try FileManager.default.createSymbolicLink(atPath: root + "/link", withDestinationPath: root + "/real")
+        try FileManager.default.createSymbolicLink(atPath: root + "/real/loop", withDestinationPath: root)
+        try FileManager.default.createSymbolicLink(atPath: root + "/file-link.jpg", withDestinationPath: root + "/real/a.jpg")
+        try FileManager.default.createSymbolicLink(atPath: root + "/broken.jpg", withDestinationPath: root + "/nowhere")
+        XCTAssertEqual(try names(), ["real/a.jpg"])
+        let followed = try Scanner.scan(root: root, options: ScanOptions(followSymlinks: true))
+        // Each folder once (the loop back to the root and the second link to real/ are not walked again).
+        XCTAssertEqual(followed.files.map(\.relativePath.description).sorted(), ["file-link.jpg", "link/a.jpg"].sorted())
+        XCTAssertTrue(followed.problems.contains { $0.path.description == "broken.jpg" })
+    }
+
+    func testNamesThatAreNotUTF8SurviveTheWalk() throws {
+        // "caf\xE9.jpg" in Latin-1: not valid UTF-8.
+        let name: [UInt8] = Array("caf".utf8) + [0xE9] + Array(".jpg".utf8)
+        let path = RawPath(root).appending(name)
+        let fd = path.withCString { open($0, O_CREAT | O_WRONLY, 0o644) }
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        close(fd)
+        let files = try Scanner.scan(root: root).files
+        XCTAssertEqual(files.map(\.relativePath.bytes), [name])
+        XCTAssertEqual(files.first?.relativePath.description, "caf\\xE9.jpg")
+    }
+
+    func testAnUnreadableFolderIsAProblemNotAnError() throws {
+        try touch("ok.jpg")
+        try touch("locked/x.jpg")
+        chmod(root + "/locked", 0)
+        defer { chmod(root + "/locked", 0o755) }
+        let result = try Scanner.scan(root: root)
+        XCTAssertTrue(result.files.map(\.relativePath.description).contains("ok.jpg"))
+        if getuid() != 0 { // root reads anything
+            XCTAssertTrue(result.problems.contains { $0.path.description == "locked" })
+        }
+    }
+
+    func testMissingRootThrows() {
+        XCTAssertThrowsError(try Scanner.scan(root: root + "/absent"))
+    }
+}
