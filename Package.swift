@@ -8,7 +8,7 @@ let package = Package(
         .executable(name: "pins", targets: ["pins"]),
     ],
     targets: [
-        // System libraries: the only two C dependencies, both from Debian.
+        // System libraries: the only C dependencies, all from Debian.
         .systemLibrary(
             name: "CExif",
             pkgConfig: "libexif",
@@ -19,12 +19,18 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // zlib, for PNG zTXt/iTXt text chunks (metadata-formats.md 4.1).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // The one syscall Swift cannot make (ioprio_set, for --nice).
         .target(name: "CSupport"),
         // The app's model and rules: no file or database I/O.
         .target(name: "PinCore"),
         // Container readers and the one libexif wrapper.
-        .target(name: "PinMetadata", dependencies: ["PinCore", "CExif"]),
+        .target(name: "PinMetadata", dependencies: ["PinCore", "CExif", "CZlib"]),
         // SQLite storage: connection, migrations, repositories, run lock.
         .target(name: "PinStore", dependencies: ["PinCore", "CSQLite"]),
         // Scanner, pipeline, filters, reports.

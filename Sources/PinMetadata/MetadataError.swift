@@ -21,6 +21,9 @@ public enum MetadataError: Error, Sendable, Hashable, CustomStringConvertible {
     case limitExceeded(container: String, what: String, limit: Int)
     /// Recognised media whose metadata reader does not exist yet.
     case unsupported(FileKind)
+    /// A known variant of a container that is refused on purpose ("BigTIFF (magic 43, 64-bit
+    /// offsets) is not supported").
+    case unsupportedVariant(container: String, what: String)
 
     public var description: String {
         switch self {
@@ -41,6 +44,8 @@ public enum MetadataError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(container) over limit: \(what) (limit \(limit))"
         case .unsupported(let kind):
             return "\(kind.rawValue) metadata is not supported yet"
+        case .unsupportedVariant(let container, let what):
+            return "unsupported \(container): \(what)"
         }
     }
 }

@@ -42,6 +42,22 @@ public enum MetadataReader {
         }
     }
 
+    /// Same, then merges the sidecars found next to the file (`Sidecars.match`: XMP files and
+    /// Google Takeout JSON) by the precedence of `MetadataMerge`. A sidecar that cannot be read
+    /// or parsed, or a truncated Takeout name whose JSON `title` names another file, gives a
+    /// warning and is ignored; only the media file itself can make the result an error.
+    /// An empty `sidecars` is the same as the overload without it.
+    public static func read(path: RawPath, modificationTime: Date, options: MetadataOptions,
+                            sidecars: [RawPath]) throws -> PhotoMetadata? {
+        guard let base = try read(path: path, modificationTime: modificationTime, options: options) else { return nil }
+        guard !sidecars.isEmpty else { return base }
+        let contents = SidecarLoader.load(sidecars, mediaName: SidecarLoader.lastComponent(path.bytes), options: options)
+        var merged = MetadataMerge.applySidecars(xmp: contents.xmp, takeout: contents.takeout, to: base,
+                                                 modificationTime: modificationTime)
+        merged.warnings += contents.warnings
+        return MetadataMerge.capped(merged)
+    }
+
     /// Same on bytes already in memory (tests, sidecars). Without `modificationTime` a file with
     /// no capture time gets `takenAt = nil`, `timeSource = .none`.
     public static func read(bytes: [UInt8], modificationTime: Date?, options: MetadataOptions) throws -> PhotoMetadata? {
@@ -61,9 +77,32 @@ public enum MetadataReader {
         case .notMedia:
             return nil
         case .jpeg:
-            block = try JPEG.findExif(in: &source, warnings: &warnings)
-        case .heif, .png, .webp, .tiff, .quicktime:
-            throw MetadataError.unsupported(kind)
+            let exif = try JPEG.findExif(in: &source, warnings: &warnings)
+            let result = metadata(format: kind.rawValue, exif: exif, warnings: warnings,
+                                  modificationTime: modificationTime, options: options)
+            // Embedded XMP ranks below Exif (MetadataMerge); skip the walk when it cannot help.
+            if result.coordinate != nil, result.timeSource == .exifOffset { return result }
+            guard let packet = JPEG.findXMP(in: &source), let xmp = XMP.parse(packet, options: options) else {
+                return result
+            }
+            return MetadataMerge.applyEmbeddedXMP(xmp, to: result)
+        case .heif:
+            let found = try HEIF.findMetadata(in: &source, warnings: &warnings)
+            let result = metadata(format: kind.rawValue, exif: found.exif, warnings: warnings,
+                                  modificationTime: modificationTime, options: options)
+            // The primary item's XMP (`mime` item) ranks below the Exif (MetadataMerge).
+            guard let packet = found.xmp, let xmp = XMP.parse(packet, options: options) else { return result }
+            return MetadataMerge.applyEmbeddedXMP(xmp, to: result)
+        case .png:
+            block = try PNG.findExif(in: &source, warnings: &warnings)
+        case .webp:
+            block = try WebP.findExif(in: &source, warnings: &warnings)
+        case .tiff:
+            block = try TIFF.findExif(in: &source, warnings: &warnings)
+        case .quicktime:
+            let found = try QuickTime.read(in: &source, warnings: &warnings)
+            return QuickTime.metadata(found, fileSize: source.size, warnings: warnings,
+                                      modificationTime: modificationTime, options: options)
         }
         return metadata(format: kind.rawValue, exif: block, warnings: warnings,
                         modificationTime: modificationTime, options: options)

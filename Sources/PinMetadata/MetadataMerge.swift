@@ -1,0 +1,158 @@
+import Foundation
+import PinCore
+
+/// Precedence between the sources of a position and a capture time, applied by every reader
+/// (container results, embedded XMP, sidecars). The winner is named in
+/// `PhotoMetadata.positionSource` / `timeSource`.
+///
+/// Position, first usable wins (a source with no usable position is skipped):
+///
+/// | rank | source | positionSource |
+/// | --- | --- | --- |
+/// | 1 | XMP sidecar (`IMG.CR2.xmp` before `IMG.xmp`) | `xmp-sidecar` |
+/// | 2 | Takeout `geoData` (may be set by the person in Google Photos) | `takeout` |
+/// | 3 | embedded Exif GPS | `exif` |
+/// | 4 | embedded XMP (JPEG APP1, HEIF `mime`, MP4 `uuid`, MOV `XMP_`) | `xmp` |
+/// | 5 | QuickTime `mdta` key `location.ISO6709` | `quicktime` |
+/// | 6 | QuickTime `©xyz` (`udta`, then `udta/meta/ilst`), then 3GPP `loci` | `quicktime` |
+/// | 7 | Takeout `geoDataExif` | `takeout` |
+///
+/// A person-edited sidecar wins because it is the correction; `geoDataExif` is only a copy
+/// of what the uploaded file carried, so it is the last resort (for a file whose own
+/// metadata was stripped).
+///
+/// Time: the step of metadata-formats.md section 7 decides (1 Exif with OffsetTimeOriginal,
+/// 2 ISO 8601 with an offset, 3 Exif with the offset inferred from GPS time, 4 a UTC value
+/// from the container or a sidecar, 5 a wall time read in the default zone, 6 the file's
+/// mtime); within one step a person-edited XMP sidecar beats what is embedded, embedded Exif
+/// beats embedded XMP, XMP beats the QuickTime atoms, `mvhd` beats Takeout
+/// `photoTakenTime`.
+public enum MetadataMerge {
+    /// The `PhotoMetadata.positionSource` values.
+    public enum PositionSource {
+        public static let xmpSidecar = "xmp-sidecar"
+        public static let takeout = "takeout"
+        public static let exif = "exif"
+        public static let xmp = "xmp"
+        public static let quickTime = "quicktime"
+    }
+
+    /// Section 7's step for a time source (lower is better).
+    public static func step(_ source: TimeSource) -> Int {
+        switch source {
+        case .exifOffset: return 1
+        case .isoWithOffset: return 2
+        case .gpsInferredOffset: return 3
+        case .containerUTC: return 4
+        case .assumedZone: return 5
+        case .fileModification: return 6
+        case .none: return 7
+        }
+    }
+
+    /// Position ranks (table above) of what a container reader can report.
+    static func rank(ofEmbedded source: String?) -> Int? {
+        switch source {
+        case PositionSource.exif: return 3
+        case PositionSource.xmp: return 4
+        case PositionSource.quickTime: return 5
+        default: return nil
+        }
+    }
+
+    /// Merges an embedded XMP packet into what a container reader built from its own metadata
+    /// (Exif for JPEG/HEIF/PNG/WebP/TIFF, the atoms for QuickTime). Exif wins over XMP for the
+    /// position and, within one time step, for the time; XMP wins over the QuickTime atoms.
+    /// A `fileModification` time in `base` is replaced by any XMP date.
+    public static func applyEmbeddedXMP(_ xmp: XMPValues, to base: PhotoMetadata) -> PhotoMetadata {
+        var result = base
+        result.warnings += xmp.warnings
+        let baseRank = rank(ofEmbedded: base.coordinate == nil ? nil : base.positionSource)
+        if let coordinate = xmp.coordinate, baseRank == nil || baseRank! > 4 {
+            result.coordinate = coordinate
+            result.altitude = xmp.altitude
+            result.positionSource = PositionSource.xmp
+            result.locationIssue = nil
+        } else if result.coordinate == nil, result.locationIssue == nil {
+            result.locationIssue = xmp.locationIssue
+        }
+        if let takenAt = xmp.takenAt {
+            let xmpStep = step(xmp.timeSource), baseStep = step(base.timeSource)
+            let videoAtoms = base.format == FileKind.quicktime.rawValue
+            if xmpStep < baseStep || (xmpStep == baseStep && videoAtoms) {
+                result.takenAt = takenAt
+                result.utcOffsetSeconds = xmp.utcOffsetSeconds
+                result.timeSource = xmp.timeSource
+            }
+        }
+        return capped(result)
+    }
+
+    /// Merges sidecars into the result of reading the media file itself. `xmp` and `takeout`
+    /// are in preference order (as `Sidecars.match` sorts them). `modificationTime` is the
+    /// last resort when nothing gives a time.
+    public static func applySidecars(xmp: [XMPValues], takeout: [TakeoutValues], to base: PhotoMetadata,
+                                     modificationTime: Date?) -> PhotoMetadata {
+        var result = base
+
+        // Position.
+        var chosen: (Coordinate, Double?, String)?
+        if let x = xmp.first(where: { $0.coordinate != nil }) {
+            chosen = (x.coordinate!, x.altitude, PositionSource.xmpSidecar)
+        } else if let t = takeout.first(where: { $0.geoData != nil }) {
+            chosen = (t.geoData!, t.geoDataAltitude, PositionSource.takeout)
+        } else if base.coordinate == nil, let t = takeout.first(where: { $0.geoDataExif != nil }) {
+            chosen = (t.geoDataExif!, t.geoDataExifAltitude, PositionSource.takeout)
+        }
+        if let (coordinate, altitude, source) = chosen {
+            if let old = base.coordinate, old != coordinate {
+                result.warnings.append("position \(coordinate) from \(source) replaces \(old) from \(base.positionSource ?? "the file")")
+            } else if base.coordinate == nil, let issue = base.locationIssue {
+                result.warnings.append("the file's GPS data is unusable (\(issue)); position from \(source)")
+            }
+            result.coordinate = coordinate
+            result.altitude = altitude
+            result.positionSource = source
+            result.locationIssue = nil
+        } else if result.coordinate == nil, result.locationIssue == nil {
+            result.locationIssue = xmp.compactMap(\.locationIssue).first
+        }
+
+        // Time: (step, tie-break) — sidecar XMP 0, the file 1, Takeout 2.
+        struct Candidate {
+            var step: Int, tie: Int
+            var takenAt: Date, offset: Int?, source: TimeSource
+        }
+        var candidates: [Candidate] = []
+        if let x = xmp.first(where: { $0.takenAt != nil }) {
+            candidates.append(Candidate(step: step(x.timeSource), tie: 0, takenAt: x.takenAt!,
+                                        offset: x.utcOffsetSeconds, source: x.timeSource))
+        }
+        if let takenAt = base.takenAt, base.timeSource != .fileModification, base.timeSource != .none {
+            candidates.append(Candidate(step: step(base.timeSource), tie: 1, takenAt: takenAt,
+                                        offset: base.utcOffsetSeconds, source: base.timeSource))
+        }
+        if let t = takeout.first(where: { $0.photoTakenTime != nil }) {
+            candidates.append(Candidate(step: step(.containerUTC), tie: 2, takenAt: t.photoTakenTime!,
+                                        offset: nil, source: .containerUTC))
+        }
+        if let best = candidates.min(by: { ($0.step, $0.tie) < ($1.step, $1.tie) }) {
+            result.takenAt = best.takenAt
+            result.utcOffsetSeconds = best.offset
+            result.timeSource = best.source
+        } else if base.timeSource != .fileModification, let modificationTime {
+            result.takenAt = modificationTime
+            result.utcOffsetSeconds = nil
+            result.timeSource = .fileModification
+        }
+        return capped(result)
+    }
+
+    /// Keeps at most `MetadataLimits.maxWarnings` warnings.
+    static func capped(_ m: PhotoMetadata) -> PhotoMetadata {
+        guard m.warnings.count > MetadataLimits.maxWarnings else { return m }
+        var result = m
+        result.warnings = Array(m.warnings.prefix(MetadataLimits.maxWarnings - 1)) + ["(more warnings not shown)"]
+        return result
+    }
+}

@@ -1,0 +1,288 @@
+/// Resource limits of the TIFF walker (see `MetadataLimits` for the shared ones).
+extension MetadataLimits {
+    /// Most entries read from one IFD. The count field is 16 bits, so a crafted IFD can announce
+    /// 65,535 entries (786 KB of reads and copies); cameras write fewer than 300.
+    public static let maxIFDEntries = 1_024
+    /// Largest out-of-line value copied into the re-packed TIFF (bytes). Stops a UserComment or
+    /// an undeclared blob of megabytes from being read and copied; every tag the decoder uses
+    /// (dates, offsets, GPS rationals) is a few dozen bytes.
+    public static let maxCopiedTIFFValue = 4 * 1024
+    /// Largest re-packed TIFF handed to libexif: below its 0xFFFE cap (metadata-formats.md 2.2),
+    /// so that libexif never truncates what we built; entries that would not fit are dropped.
+    public static let maxRepackedTIFF = 65_000
+}
+
+/// Reads the Exif of TIFF files and TIFF-based raws (DNG, CR2, NEF, ARW, PEF, ORF, RW2;
+/// metadata-formats.md section 4.3).
+///
+/// libexif truncates its input to 0xFFFE bytes and assumes the `42` magic (section 2.2), while
+/// libtiff-style writers put the IFDs after the pixels, far beyond 64 KiB. So IFD0 is walked
+/// here, and a small new TIFF is built: IFD0 with only the Exif and GPS pointers (plus any time
+/// tag misplaced in IFD0), then the Exif IFD and the GPS IFD with their out-of-line values, all
+/// offsets rewritten, byte order kept, magic 42. That TIFF goes to `ExifDecoder` like any other.
+///
+/// Decisions:
+/// - Always re-pack, even when everything lies below 64 KiB: a prefix slice would make libexif
+///   also load IFD0's other entries (strip offsets, XMP, ICC) and the MakerNote, whose data may
+///   lie anywhere, for nothing but "past end of buffer" warnings.
+/// - Dropped from the copy: the MakerNote (0x927C; its offsets would no longer be right, and
+///   libexif would parse it), sub-IFD pointers inside the Exif/GPS IFDs (Interop 0xA005, nested
+///   0x8769/0x8825: nothing the decoder reads lives there, and dropping them makes loops
+///   impossible), and values over `maxCopiedTIFFValue`.
+/// - ORF (`IIRO`, `IIRS`, `MMOR`) and RW2 (`IIU\0`) magics are accepted: the walk here does not
+///   care about the magic, and the re-packed copy says 42.
+/// - BigTIFF (magic 43, 8-byte offsets) is refused with `unsupportedVariant`.
+/// - A sub-IFD pointer that points at IFD0 or at the other sub-IFD is a loop: ignored with a
+///   warning. An IFD running past the end of the file makes the file unreadable (truncated); an
+///   out-of-line value past the end drops that entry with a warning, as libexif would.
+enum TIFF {
+    static let container = "TIFF"
+
+    enum Tag {
+        static let exifPointer: UInt16 = 0x8769
+        static let gpsPointer: UInt16 = 0x8825
+        static let interopPointer: UInt16 = 0xA005
+        static let makerNote: UInt16 = 0x927C
+        /// Time tags some writers misplace in IFD0 (section 1.5); the decoder looks there too.
+        static let misplacedTime: Set<UInt16> = [0x9003, 0x9011, 0x9291]
+    }
+
+    /// The TIFF variants recognised from the magic (bytes 2–3).
+    enum Variant: Equatable {
+        case classic, orf, rw2
+    }
+
+    /// One IFD entry with its value bytes resolved (in the file's byte order).
+    struct Entry: Equatable {
+        var tag: UInt16
+        var type: UInt16
+        var count: UInt32
+        /// The value: the 4 raw bytes of the value field when it fits there, else the bytes read
+        /// from the offset (count × type size).
+        var value: [UInt8]
+        var isInline: Bool { value.count <= 4 }
+    }
+
+    static func findExif<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> ExifBlock? {
+        let size = source.size
+        guard size >= 8 else {
+            throw MetadataError.endOfFile(container: container, offset: size, expected: "an 8-byte TIFF header")
+        }
+        let header = try source.reader(at: 0, count: 8, context: container)
+        let order: ByteOrder
+        if header.matches([0x49, 0x49], at: 0) {
+            order = .littleEndian
+        } else if header.matches([0x4D, 0x4D], at: 0) {
+            order = .bigEndian
+        } else {
+            throw MetadataError.malformed(container: container, offset: 0, reason: "byte order is neither II nor MM")
+        }
+        let magic = try header.u16(at: 2, order)
+        switch magic {
+        case 42, 0x4F52, 0x5352, 0x55:
+            break
+        case 43:
+            throw MetadataError.unsupportedVariant(container: container,
+                                                   what: "BigTIFF (magic 43, 64-bit offsets) is not supported")
+        default:
+            throw MetadataError.malformed(container: container, offset: 2, reason: "unknown TIFF magic \(magic)")
+        }
+        let ifd0 = Int(try header.u32(at: 4, order))
+        guard ifd0 >= 8 else {
+            throw MetadataError.malformed(container: container, offset: 4, reason: "IFD0 offset \(ifd0) overlaps the header")
+        }
+        return try exifBlock(in: &source, order: order, ifd0: ifd0, warnings: &warnings)
+    }
+
+    /// Walks IFD0 at `ifd0` (offsets relative to byte 0 of `source`) and re-packs the Exif and
+    /// GPS IFDs; nil when IFD0 points to neither and holds no time tag.
+    static func exifBlock<S: ByteSource>(in source: inout S, order: ByteOrder, ifd0: Int,
+                                         warnings: inout [String]) throws -> ExifBlock? {
+        let entries0 = try readIFD(in: &source, at: ifd0, order: order, name: "IFD0", warnings: &warnings,
+                                   keep: { $0 == Tag.exifPointer || $0 == Tag.gpsPointer || Tag.misplacedTime.contains($0) })
+        func pointer(_ tag: UInt16, _ name: String) -> Int? {
+            guard let entry = entries0.first(where: { $0.tag == tag }) else { return nil }
+            // LONG or IFD (13), one value; some writers use SHORT for small offsets.
+            guard entry.count == 1, entry.type == 4 || entry.type == 13 || entry.type == 3 else {
+                warnings.append("\(name) pointer has type \(entry.type) × \(entry.count): ignored")
+                return nil
+            }
+            let r = ByteReader(entry.value, context: container)
+            let offset = entry.type == 3 ? Int((try? r.u16(at: 0, order)) ?? 0) : Int((try? r.u32(at: 0, order)) ?? 0)
+            guard offset >= 8 else {
+                warnings.append("\(name) pointer \(offset) points into the TIFF header: ignored")
+                return nil
+            }
+            guard offset != ifd0 else {
+                warnings.append("\(name) pointer points back at IFD0 (a loop): ignored")
+                return nil
+            }
+            return offset
+        }
+        let exifAt = pointer(Tag.exifPointer, "Exif IFD")
+        var gpsAt = pointer(Tag.gpsPointer, "GPS IFD")
+        if let e = exifAt, e == gpsAt {
+            warnings.append("Exif and GPS IFD pointers are the same offset \(e): GPS ignored")
+            gpsAt = nil
+        }
+        let time0 = entries0.filter { Tag.misplacedTime.contains($0.tag) }
+        guard exifAt != nil || gpsAt != nil || !time0.isEmpty else { return nil }
+
+        let dropInSubIFD: (UInt16) -> Bool = {
+            $0 == Tag.makerNote || $0 == Tag.interopPointer || $0 == Tag.exifPointer || $0 == Tag.gpsPointer
+        }
+        let exif = try exifAt.map {
+            try readIFD(in: &source, at: $0, order: order, name: "Exif IFD", warnings: &warnings, keep: { !dropInSubIFD($0) })
+        }
+        let gps = try gpsAt.map {
+            try readIFD(in: &source, at: $0, order: order, name: "GPS IFD", warnings: &warnings, keep: { !dropInSubIFD($0) })
+        }
+        let tiff = assemble(order: order, ifd0: time0, exif: exif, gps: gps, warnings: &warnings)
+        return ExifBlock(tiff: tiff, offset: 0)
+    }
+
+    /// Bytes per value of a TIFF type (section 1.2); 0 for a type we do not know.
+    static func typeSize(_ type: UInt16) -> Int {
+        switch type {
+        case 1, 2, 6, 7: 1
+        case 3, 8: 2
+        case 4, 9, 11, 13: 4
+        case 5, 10, 12: 8
+        default: 0
+        }
+    }
+
+    /// Reads the IFD at absolute `offset` and resolves the values of the entries `keep` accepts.
+    /// Throws when the IFD itself runs past the end of the input; drops (with a warning) an entry
+    /// whose value does.
+    static func readIFD<S: ByteSource>(in source: inout S, at offset: Int, order: ByteOrder, name: String,
+                                       warnings: inout [String], keep: (UInt16) -> Bool) throws -> [Entry] {
+        let size = source.size
+        guard offset <= size - 2 else {
+            throw MetadataError.truncated(container: container, what: "\(name) at byte \(offset)",
+                                          endsAt: offset + 2, fileSize: size)
+        }
+        let count = Int(try source.reader(at: offset, count: 2, context: container).u16(at: offset, order))
+        guard count <= MetadataLimits.maxIFDEntries else {
+            throw MetadataError.limitExceeded(container: container, what: "\(count) entries in \(name) at byte \(offset)",
+                                              limit: MetadataLimits.maxIFDEntries)
+        }
+        let length = 2 + 12 * count
+        guard length <= size - offset else {
+            throw MetadataError.truncated(container: container, what: "\(name) at byte \(offset)",
+                                          endsAt: offset + length, fileSize: size)
+        }
+        let ifd = try source.reader(at: offset, count: length, context: container)
+        var raw: [(tag: UInt16, type: UInt16, count: UInt32, field: [UInt8])] = []
+        raw.reserveCapacity(count)
+        for i in 0..<count {
+            let at = offset + 2 + 12 * i
+            let tag = try ifd.u16(at: at, order)
+            guard keep(tag) else { continue }
+            raw.append((tag, try ifd.u16(at: at + 2, order), try ifd.u32(at: at + 4, order), try ifd.bytes(at: at + 8, count: 4)))
+        }
+        var entries: [Entry] = []
+        for (tag, type, n, field) in raw {
+            let unit = typeSize(type)
+            let (bytes, overflow) = Int(n).multipliedReportingOverflow(by: unit)
+            if unit == 0 || (!overflow && bytes <= 4) {
+                // Unknown types keep their raw field (libexif drops them itself).
+                entries.append(Entry(tag: tag, type: type, count: n, value: field))
+                continue
+            }
+            let tagName = "tag 0x" + String(tag, radix: 16, uppercase: true) + " in \(name)"
+            guard !overflow, bytes <= MetadataLimits.maxCopiedTIFFValue else {
+                warnings.append("\(tagName): value of \(overflow ? "overflowing" : String(bytes)) bytes not copied")
+                continue
+            }
+            let at = Int(try ByteReader(field, context: container).u32(at: 0, order))
+            guard at <= size, bytes <= size - at else {
+                warnings.append("\(tagName): value at byte \(at) runs past the end of the file: dropped")
+                continue
+            }
+            let value = try source.reader(at: at, count: bytes, context: container).allBytes
+            entries.append(Entry(tag: tag, type: type, count: n, value: value))
+        }
+        return entries
+    }
+
+    /// Builds a TIFF stream: header, IFD0 (`ifd0` entries plus the pointers), Exif IFD, GPS IFD,
+    /// then the out-of-line values, word-aligned. Entries that would push the stream over
+    /// `maxRepackedTIFF` are dropped with a warning.
+    static func assemble(order: ByteOrder, ifd0: [Entry], exif: [Entry]?, gps: [Entry]?,
+                         warnings: inout [String]) -> [UInt8] {
+        func u16(_ v: UInt16) -> [UInt8] {
+            order == .bigEndian ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)]
+        }
+        func u32(_ v: UInt32) -> [UInt8] {
+            let be = [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+            return order == .bigEndian ? be : Array(be.reversed())
+        }
+        func ifdSize(_ n: Int) -> Int { 2 + 12 * n + 4 }
+
+        // Fit the values: directory sizes are fixed first, then values are added while they fit.
+        var exifEntries = (exif ?? []).sorted { $0.tag < $1.tag }
+        var gpsEntries = (gps ?? []).sorted { $0.tag < $1.tag }
+        var ifd0Entries = ifd0.sorted { $0.tag < $1.tag }
+        func padded(_ n: Int) -> Int { n + (n & 1) }
+        func total() -> Int {
+            let pointers = (exif != nil ? 1 : 0) + (gps != nil ? 1 : 0)
+            let dirs = 8 + ifdSize(ifd0Entries.count + pointers) + (exif != nil ? ifdSize(exifEntries.count) : 0)
+                + (gps != nil ? ifdSize(gpsEntries.count) : 0)
+            let values = (ifd0Entries + exifEntries + gpsEntries).filter { !$0.isInline }.map { padded($0.value.count) }
+            return dirs + values.reduce(0, +)
+        }
+        // Drop the largest out-of-line values of the Exif IFD first (GPS and time values are
+        // small); only a crafted file gets here.
+        while total() > MetadataLimits.maxRepackedTIFF {
+            if let i = exifEntries.indices.filter({ !exifEntries[$0].isInline })
+                .max(by: { exifEntries[$0].value.count < exifEntries[$1].value.count }) {
+                warnings.append("Exif IFD tag 0x\(String(exifEntries[i].tag, radix: 16, uppercase: true)) dropped: too much Exif data")
+                exifEntries.remove(at: i)
+            } else if !exifEntries.isEmpty {
+                exifEntries.removeLast()
+            } else if !gpsEntries.isEmpty {
+                gpsEntries.removeLast()
+            } else if !ifd0Entries.isEmpty {
+                ifd0Entries.removeLast()
+            } else {
+                break
+            }
+        }
+
+        var pointers: [Entry] = []
+        let ifd0At = 8
+        let ifd0Count = ifd0Entries.count + (exif != nil ? 1 : 0) + (gps != nil ? 1 : 0)
+        let exifAt = ifd0At + ifdSize(ifd0Count)
+        let gpsAt = exifAt + (exif != nil ? ifdSize(exifEntries.count) : 0)
+        var dataAt = gpsAt + (gps != nil ? ifdSize(gpsEntries.count) : 0)
+        if exif != nil { pointers.append(Entry(tag: Tag.exifPointer, type: 4, count: 1, value: u32(UInt32(exifAt)))) }
+        if gps != nil { pointers.append(Entry(tag: Tag.gpsPointer, type: 4, count: 1, value: u32(UInt32(gpsAt)))) }
+
+        var out: [UInt8] = order == .bigEndian ? [0x4D, 0x4D, 0x00, 0x2A] : [0x49, 0x49, 0x2A, 0x00]
+        out += u32(UInt32(ifd0At))
+        var data: [UInt8] = []
+        func directory(_ entries: [Entry]) {
+            out += u16(UInt16(entries.count))
+            for e in entries {
+                out += u16(e.tag) + u16(e.type) + u32(e.count)
+                if e.isInline {
+                    out += e.value + [UInt8](repeating: 0, count: 4 - e.value.count)
+                } else {
+                    out += u32(UInt32(dataAt))
+                    data += e.value
+                    dataAt += e.value.count
+                    if e.value.count & 1 == 1 {
+                        data.append(0)
+                        dataAt += 1
+                    }
+                }
+            }
+            out += u32(0)
+        }
+        directory((ifd0Entries + pointers).sorted { $0.tag < $1.tag })
+        if exif != nil { directory(exifEntries) }
+        if gps != nil { directory(gpsEntries) }
+        return out + data
+    }
+}

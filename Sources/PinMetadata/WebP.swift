@@ -1,0 +1,103 @@
+/// Resource limits of the WebP reader.
+extension MetadataLimits {
+    /// Most RIFF chunks walked. An animated WebP has one `ANMF` chunk per frame (hundreds, rarely
+    /// thousands); stops a file of millions of empty chunks from keeping a reader busy.
+    public static let maxRIFFChunks = 100_000
+}
+
+/// Finds the `EXIF` chunk of a WebP file (metadata-formats.md section 4.2).
+///
+/// Walks every chunk (little-endian sizes, one pad byte after an odd size) and reads only the
+/// chunk headers and the `EXIF` payload. The `VP8X` flags are not trusted: a set EXIF flag
+/// without a chunk, or a chunk without the flag, is a warning.
+///
+/// Decisions:
+/// - The first `EXIF` chunk wins; a second one is ignored with a warning.
+/// - The payload is a bare TIFF stream, or `Exif\0\0` + TIFF (read with a warning, as ExifTool).
+/// - The walk ends at the RIFF size (8 + size field) or at the end of the file, whichever comes
+///   first; a RIFF size smaller than the file is a warning (trailing bytes are not read).
+/// - A chunk running past the end of the file is `truncated`, unless the Exif was already found.
+enum WebP {
+    static let container = "WebP"
+    /// VP8X flag bit for "has an EXIF chunk".
+    static let exifFlag: UInt8 = 0x08
+
+    static func findExif<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> ExifBlock? {
+        let size = source.size
+        guard size >= 12 else {
+            throw MetadataError.endOfFile(container: container, offset: size, expected: "the 12-byte RIFF header")
+        }
+        let header = try source.reader(at: 0, count: 12, context: container)
+        guard header.matches(Array("RIFF".utf8), at: 0), header.matches(Array("WEBP".utf8), at: 8) else {
+            throw MetadataError.malformed(container: container, offset: 0, reason: "not a RIFF WEBP header")
+        }
+        let riffSize = Int(try header.u32(at: 4, .littleEndian))
+        var end = 8 + riffSize
+        if end < size {
+            warnings.append("RIFF size \(riffSize) ends at byte \(end) but the file has \(size) bytes: the rest is ignored")
+        } else if end > size {
+            end = size  // a cut file: the chunk walk reports where
+        }
+
+        var exif: ExifBlock?
+        var flags: UInt8?
+        var position = 12
+        var chunks = 0
+        while position < end {
+            chunks += 1
+            guard chunks <= MetadataLimits.maxRIFFChunks else {
+                throw MetadataError.limitExceeded(container: container, what: "chunks", limit: MetadataLimits.maxRIFFChunks)
+            }
+            guard end - position >= 8 else {
+                if exif != nil {
+                    warnings.append("WebP cut at byte \(end), inside a chunk header")
+                    break
+                }
+                throw MetadataError.truncated(container: container, what: "chunk header at byte \(position)",
+                                              endsAt: position + 8, fileSize: end)
+            }
+            let head = try source.reader(at: position, count: 8, context: container)
+            let fourCC = String(decoding: try head.bytes(at: position, count: 4), as: UTF8.self)
+            let length = Int(try head.u32(at: position + 4, .littleEndian))
+            let payload = position + 8
+            let chunkEnd = payload + length
+            guard chunkEnd <= end else {
+                if exif != nil {
+                    warnings.append("WebP cut at byte \(end), inside the '\(fourCC)' chunk at byte \(position)")
+                    break
+                }
+                throw MetadataError.truncated(container: container, what: "'\(fourCC)' chunk at byte \(position)",
+                                              endsAt: chunkEnd, fileSize: end)
+            }
+            switch fourCC {
+            case "VP8X" where position == 12:
+                guard length >= 10 else {
+                    throw MetadataError.malformed(container: container, offset: position,
+                                                  reason: "VP8X chunk of \(length) bytes (10 expected)")
+                }
+                flags = try source.byte(at: payload, context: container)
+            case "EXIF":
+                if exif != nil {
+                    warnings.append("second EXIF chunk at byte \(position) ignored")
+                    break
+                }
+                guard length <= MetadataLimits.maxItemBytes else {
+                    throw MetadataError.limitExceeded(container: container, what: "EXIF chunk of \(length) bytes",
+                                                      limit: MetadataLimits.maxItemBytes)
+                }
+                let data = try source.reader(at: payload, count: length, context: container)
+                exif = PNG.tiffBlock(data, what: "EXIF chunk", warnings: &warnings)
+            default:
+                break
+            }
+            // Pad byte after an odd-sized payload (it may be missing at the very end).
+            position = min(chunkEnd + (length & 1), end)
+        }
+        if let flags {
+            let flagged = flags & exifFlag != 0
+            if flagged && exif == nil { warnings.append("VP8X says EXIF but there is no EXIF chunk") }
+            if !flagged && exif != nil { warnings.append("EXIF chunk present although the VP8X flag is not set") }
+        }
+        return exif
+    }
+}

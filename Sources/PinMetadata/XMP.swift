@@ -1,0 +1,714 @@
+import Foundation
+import PinCore
+
+/// What an XMP packet says about position and capture time (metadata-formats.md section 6.1).
+/// The same value comes from an embedded packet (JPEG APP1, HEIF `mime` item, PNG `iTXt`,
+/// WebP `XMP `, QuickTime `uuid`/`XMP_`) and from a sidecar file.
+public struct XMPValues: Sendable, Hashable {
+    /// Signed decimal degrees from `exif:GPSLatitude` / `exif:GPSLongitude`; nil when absent or
+    /// unusable (see `locationIssue`).
+    public var coordinate: Coordinate?
+    /// Metres (negative below sea level) from `exif:GPSAltitude` + `exif:GPSAltitudeRef`, only
+    /// next to a coordinate.
+    public var altitude: Double?
+    /// Why GPS properties gave no position ("malformed XMP GPSLatitude '…'", "0,0 (no GPS
+    /// fix)", …); nil when there is a coordinate or no GPS property at all.
+    public var locationIssue: String?
+    /// The capture instant from the first usable of `exif:DateTimeOriginal`,
+    /// `photoshop:DateCreated`, `xmp:CreateDate`.
+    public var takenAt: Date?
+    /// The written offset (`isoWithOffset`) or the default zone's offset (`assumedZone`).
+    public var utcOffsetSeconds: Int?
+    /// `.isoWithOffset` when the date carried a zone designator, `.assumedZone` when it was
+    /// read in `MetadataOptions.defaultTimeZone`, `.none` without a usable date.
+    public var timeSource: TimeSource
+    /// Which property gave `takenAt` (`"exif:DateTimeOriginal"`, …), canonical prefix.
+    public var timeProperty: String?
+    /// Raw texts of the properties this reader knows, keyed by canonical prefix and local name
+    /// (`"exif:GPSLatitude"`), whatever prefix the packet bound to the namespace URI.
+    public var properties: [String: String]
+    /// Non-fatal problems (malformed values, syntax errors).
+    public var warnings: [String]
+
+    public init(coordinate: Coordinate? = nil, altitude: Double? = nil, locationIssue: String? = nil,
+                takenAt: Date? = nil, utcOffsetSeconds: Int? = nil, timeSource: TimeSource = .none,
+                timeProperty: String? = nil, properties: [String: String] = [:], warnings: [String] = []) {
+        self.coordinate = coordinate
+        self.altitude = altitude
+        self.locationIssue = locationIssue
+        self.takenAt = takenAt
+        self.utcOffsetSeconds = utcOffsetSeconds
+        self.timeSource = timeSource
+        self.timeProperty = timeProperty
+        self.properties = properties
+        self.warnings = warnings
+    }
+
+    /// True when the packet gave neither a coordinate nor a capture time.
+    public var isEmpty: Bool { coordinate == nil && takenAt == nil }
+}
+
+/// A small namespace-aware reader for the subset of XMP this app needs (section 6.1): the
+/// properties of the top-level `rdf:Description` elements, as attributes or as child elements
+/// (simple values, or the first `rdf:li` of an `rdf:Alt`/`rdf:Seq`/`rdf:Bag`). Namespaces are
+/// matched by URI, never by prefix. No XML library: the grammar handled is elements,
+/// attributes, namespace declarations, text, the five predefined entities and character
+/// references, CDATA, comments and processing instructions (`<?xpacket?>`). A DOCTYPE is
+/// refused (XMP forbids DTDs, and refusing it rules out entity-expansion abuse). Pure Swift.
+public enum XMP {
+    /// Namespace URIs (section 6.1) and the canonical prefixes used in `XMPValues.properties`.
+    public static let exifURI = "http://ns.adobe.com/exif/1.0/"
+    public static let exifEXURI = "http://cipa.jp/exif/1.0/"
+    public static let photoshopURI = "http://ns.adobe.com/photoshop/1.0/"
+    public static let xmpURI = "http://ns.adobe.com/xap/1.0/"
+    static let rdfURI = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+    static let knownNamespaces: [String: String] = [
+        exifURI: "exif", exifEXURI: "exifEX", photoshopURI: "photoshop", xmpURI: "xmp",
+    ]
+
+    /// Properties tried for the capture time, in order (section 6.1).
+    public static let dateProperties = ["exif:DateTimeOriginal", "photoshop:DateCreated", "xmp:CreateDate"]
+
+    /// Resource limits for untrusted packets; each far above what real writers produce.
+    public enum Limits {
+        /// Largest packet parsed (bytes). Stops a multi-gigabyte "sidecar" from being parsed;
+        /// Lightroom sidecars with develop history stay well under 1 MiB.
+        public static let maxPacketBytes = 8 * 1024 * 1024
+        /// Deepest element nesting. Stops a packet of a million nested elements from growing
+        /// the parser's stack array without bound (real packets nest fewer than 12 levels).
+        public static let maxDepth = 256
+        /// Most elements in one packet. Stops a packet of millions of empty elements from
+        /// keeping a reader busy.
+        public static let maxElements = 200_000
+        /// Longest property value kept (bytes). Stops one huge text (an embedded thumbnail)
+        /// from being copied into the result.
+        public static let maxValueBytes = 4_096
+    }
+
+    /// Parses one XMP packet (UTF-8, or UTF-16 with a byte-order mark).
+    /// - Returns: nil when the bytes hold no XMP (no `rdf:RDF` element before the end or before
+    ///   a syntax error); otherwise the values, possibly empty. A packet with a syntax error
+    ///   after its `rdf:RDF` start gives no values (nothing from a broken packet is trusted) and
+    ///   a warning.
+    public static func parse(_ bytes: [UInt8], options: MetadataOptions) -> XMPValues? {
+        guard bytes.count <= Limits.maxPacketBytes else {
+            return XMPValues(warnings: ["XMP packet of \(bytes.count) bytes is over the \(Limits.maxPacketBytes)-byte limit: ignored"])
+        }
+        let text = utf8(bytes)
+        var collector = PropertyCollector()
+        var parser = XMLScanner(text)
+        do {
+            try parser.run(&collector)
+        } catch let error as XMLScanner.SyntaxError {
+            guard collector.sawRDF else { return nil }
+            return XMPValues(warnings: ["malformed XMP at byte \(error.offset): \(error.reason); ignored"])
+        } catch {
+            return nil
+        }
+        guard collector.sawRDF else { return nil }
+        return interpret(collector.properties, options: options)
+    }
+
+    /// Turns property texts (canonical keys) into a position and a time.
+    static func interpret(_ properties: [String: String], options: MetadataOptions) -> XMPValues {
+        var values = XMPValues(properties: properties)
+
+        // Position.
+        let latText = properties["exif:GPSLatitude"], lonText = properties["exif:GPSLongitude"]
+        if latText != nil || lonText != nil {
+            if let latText, let lonText {
+                let lat = coordinate(latText, positive: "N", negative: "S")
+                let lon = coordinate(lonText, positive: "E", negative: "W")
+                if lat == nil {
+                    values.locationIssue = "malformed XMP GPSLatitude '\(CaptureTime.printable(latText))'"
+                } else if lon == nil {
+                    values.locationIssue = "malformed XMP GPSLongitude '\(CaptureTime.printable(lonText))'"
+                } else if let lat, let lon {
+                    if lat == 0 && lon == 0 {
+                        values.locationIssue = GPSConversion.Issue.nullIsland
+                    } else if abs(lat) > 90 {
+                        values.locationIssue = GPSConversion.Issue.latitudeOutOfRange
+                    } else if abs(lon) > 180 {
+                        values.locationIssue = GPSConversion.Issue.longitudeOutOfRange
+                    } else {
+                        values.coordinate = Coordinate(latitude: lat, longitude: lon)
+                        values.altitude = altitude(properties["exif:GPSAltitude"], ref: properties["exif:GPSAltitudeRef"],
+                                                   warnings: &values.warnings)
+                    }
+                }
+            } else {
+                values.locationIssue = latText == nil ? GPSConversion.Issue.latitudeMissing
+                    : GPSConversion.Issue.longitudeMissing
+            }
+        }
+
+        // Time: the first property with a full date and time; else the first with a date only.
+        var dateOnly: (String, ISODateTime)?
+        for key in dateProperties {
+            guard let text = properties[key] else { continue }
+            guard let parsed = ISODateTime.parse(text) else {
+                values.warnings.append("XMP \(key) '\(CaptureTime.printable(text))' is not a usable date: ignored")
+                continue
+            }
+            if parsed.hasTime {
+                apply(parsed, from: key, to: &values, options: options)
+                return values
+            }
+            if dateOnly == nil { dateOnly = (key, parsed) }
+        }
+        if let (key, parsed) = dateOnly {
+            apply(parsed, from: key, to: &values, options: options)
+            values.warnings.append("XMP \(key) has a date but no time: midnight assumed")
+        }
+        return values
+    }
+
+    private static func apply(_ parsed: ISODateTime, from key: String, to values: inout XMPValues,
+                              options: MetadataOptions) {
+        let (date, offset, source) = parsed.instant(defaultTimeZone: options.defaultTimeZone)
+        values.takenAt = date
+        values.utcOffsetSeconds = offset
+        values.timeSource = source
+        values.timeProperty = key
+    }
+
+    // MARK: Value parsers
+
+    /// XMP GPSCoordinate (section 6.1): `DDD,MM,SSk`, `DDD,MM.mmk` (k one of the two letters,
+    /// any case), `DDDk`, or a plain signed decimal. Minutes and seconds must be below 60 and
+    /// the degrees non-negative when a letter is given. Nil for anything else (no position).
+    public static func coordinate(_ text: String, positive: Character, negative: Character) -> Double? {
+        var body = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        guard let last = body.last else { return nil }
+        var sign = 1.0
+        var hasRef = false
+        let upper = Character(last.uppercased())
+        if upper == positive || upper == negative {
+            hasRef = true
+            sign = upper == negative ? -1 : 1
+            body = body.dropLast()
+        } else if last.isLetter {
+            return nil  // a letter of the other axis, or garbage
+        }
+        let parts = body.split(separator: ",", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count) else { return nil }
+        if !hasRef {
+            // Without a letter only a plain signed decimal is accepted.
+            guard parts.count == 1, let value = decimal(parts[0], allowSign: true) else { return nil }
+            return value
+        }
+        var numbers: [Double] = []
+        for part in parts {
+            guard let value = decimal(part, allowSign: false) else { return nil }
+            numbers.append(value)
+        }
+        if numbers.count >= 2, numbers[1] >= 60 { return nil }
+        if numbers.count == 3, numbers[2] >= 60 { return nil }
+        // Fractions are only meaningful in the last part.
+        if numbers.count >= 2, numbers.dropLast().contains(where: { $0 != $0.rounded() }) { return nil }
+        let scales = [1.0, 60.0, 3600.0]
+        let total = zip(numbers, scales).reduce(0.0) { $0 + $1.0 / $1.1 }
+        return sign * total
+    }
+
+    /// `exif:GPSAltitude` (`n/d` or a decimal) with `exif:GPSAltitudeRef` (1 or 3 = below).
+    static func altitude(_ text: String?, ref: String?, warnings: inout [String]) -> Double? {
+        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        var metres: Double?
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 2 {
+            if let n = decimal(parts[0], allowSign: true), let d = decimal(parts[1], allowSign: true), d != 0 {
+                metres = n / d
+            }
+        } else if parts.count == 1 {
+            metres = decimal(parts[0], allowSign: true)
+        }
+        guard let metres, metres.isFinite else {
+            warnings.append("XMP GPSAltitude '\(CaptureTime.printable(text))' is not a number: ignored")
+            return nil
+        }
+        switch ref?.trimmingCharacters(in: .whitespaces) {
+        case "1", "3": return -abs(metres)
+        case nil, "", "0", "2": return ref == nil ? metres : abs(metres)
+        case let other?:
+            warnings.append("XMP GPSAltitudeRef '\(CaptureTime.printable(other))' is not 0 or 1: altitude taken as stored")
+            return metres
+        }
+    }
+
+    /// A decimal number: optional sign (when allowed), digits, optional `.digits`; at least
+    /// one digit; no exponent, no spaces inside.
+    static func decimal<S: StringProtocol>(_ text: S, allowSign: Bool) -> Double? {
+        let bytes = Array(text.trimmingCharacters(in: .whitespaces).utf8)
+        var i = 0
+        if allowSign, i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+        var digits = 0, dots = 0
+        while i < bytes.count {
+            if (48...57).contains(bytes[i]) {
+                digits += 1
+            } else if bytes[i] == UInt8(ascii: "."), dots == 0 {
+                dots += 1
+            } else {
+                return nil
+            }
+            i += 1
+        }
+        guard digits > 0, digits <= 40 else { return nil }
+        return Double(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The packet as UTF-8: a UTF-8 BOM is dropped; UTF-16 (with a BOM) is converted.
+    static func utf8(_ bytes: [UInt8]) -> [UInt8] {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return Array(bytes.dropFirst(3)) }
+        let bigEndian: Bool
+        if bytes.starts(with: [0xFE, 0xFF]) {
+            bigEndian = true
+        } else if bytes.starts(with: [0xFF, 0xFE]) {
+            bigEndian = false
+        } else {
+            return bytes
+        }
+        var units: [UInt16] = []
+        units.reserveCapacity(bytes.count / 2)
+        var i = 2
+        while i + 1 < bytes.count {
+            let a = UInt16(bytes[i]), b = UInt16(bytes[i + 1])
+            units.append(bigEndian ? a << 8 | b : b << 8 | a)
+            i += 2
+        }
+        return Array(String(decoding: units, as: UTF16.self).utf8)
+    }
+}
+
+// MARK: - ISO 8601 subsets (XMP dates, QuickTime creationdate)
+
+/// A date-time as written in XMP (section 6.1) or a QuickTime `creationdate` (section 5.4):
+/// `YYYY-MM-DD`, `YYYY-MM-DDThh:mm[:ss[.s+]][TZD]`, TZD `Z`, `±hh:mm`, `±hhmm` or `±hh`.
+/// Also accepted, as ExifTool does: `:` between the date parts and a space for `T`
+/// (`2023:07:14 10:11:12`). `YYYY` and `YYYY-MM` alone are not a capture time (nil).
+struct ISODateTime: Sendable, Hashable {
+    var local: LocalDateTime
+    var hasTime: Bool
+    /// Seconds east of UTC when a zone designator was written.
+    var offset: Int?
+
+    static func parse(_ text: String) -> ISODateTime? {
+        let s = Array(text.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n\0")).utf8)
+        var i = 0
+        func number(_ minDigits: Int, _ maxDigits: Int) -> Int? {
+            var value = 0, count = 0
+            while i < s.count, count < maxDigits, (48...57).contains(s[i]) {
+                value = value * 10 + Int(s[i] - 48)
+                i += 1
+                count += 1
+            }
+            return count >= minDigits ? value : nil
+        }
+        func take(_ options: String) -> Bool {
+            if i < s.count, options.utf8.contains(s[i]) { i += 1; return true }
+            return false
+        }
+        guard let year = number(4, 4), take("-:"), let month = number(2, 2), take("-:"),
+              let day = number(2, 2), CaptureTime.validDate(year, month, day) else { return nil }
+        var local = LocalDateTime(year: year, month: month, day: day)
+        var hasTime = false
+        var offset: Int?
+        if take("T ") {
+            guard let hour = number(2, 2), take(":"), let minute = number(2, 2),
+                  hour <= 23, minute <= 59 else { return nil }
+            local.hour = hour
+            local.minute = minute
+            hasTime = true
+            if take(":") {
+                guard let second = number(2, 2), second <= 60 else { return nil }
+                local.second = second
+                if take(".,") {
+                    let start = i
+                    while i < s.count, (48...57).contains(s[i]) { i += 1 }
+                    guard i > start else { return nil }
+                    local.fraction = Double("0." + String(decoding: s[start..<min(i, start + 9)], as: UTF8.self)) ?? 0
+                }
+            }
+            if take("Zz") {
+                offset = 0
+            } else if i < s.count, s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
+                let negative = s[i] == UInt8(ascii: "-")
+                i += 1
+                guard let hours = number(2, 2) else { return nil }
+                var minutes = 0
+                if take(":") {
+                    guard let m = number(2, 2) else { return nil }
+                    minutes = m
+                } else if let m = number(2, 2) {
+                    minutes = m
+                }
+                guard minutes < 60 else { return nil }
+                let seconds = (hours * 3_600 + minutes * 60) * (negative ? -1 : 1)
+                guard CaptureTime.offsetRange.contains(seconds) else { return nil }
+                offset = seconds
+            }
+        }
+        guard i == s.count else { return nil }
+        return ISODateTime(local: local, hasTime: hasTime, offset: offset)
+    }
+
+    /// The instant: with a written offset directly (`isoWithOffset`), otherwise the wall time
+    /// in `defaultTimeZone` (`assumedZone`, section 7 step 5).
+    func instant(defaultTimeZone: TimeZone) -> (Date, Int, TimeSource) {
+        if let offset {
+            return (Date(timeIntervalSince1970: local.secondsIfUTC - Double(offset)), offset, .isoWithOffset)
+        }
+        let (date, zoneOffset) = CaptureTime.instant(of: local, in: defaultTimeZone)
+        return (date, zoneOffset, .assumedZone)
+    }
+}
+
+// MARK: - Collecting properties
+
+/// Receives the scanner's events and keeps the texts of known properties of top-level
+/// `rdf:Description` elements (attribute form and element form). First value wins.
+struct PropertyCollector: XMLEventHandler {
+    private(set) var properties: [String: String] = [:]
+    private(set) var sawRDF = false
+
+    /// The open elements: namespace URI and local name.
+    private var stack: [(uri: String, local: String)] = []
+    /// The element-form property being read: canonical key, its depth, the text so far, and
+    /// whether its first `rdf:li` has ended.
+    private var capture: (key: String, depth: Int, text: String, done: Bool)?
+
+    private func canonical(_ uri: String, _ local: String) -> String? {
+        XMP.knownNamespaces[uri].map { "\($0):\(local)" }
+    }
+
+    private mutating func keep(_ key: String, _ value: String) {
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, properties[key] == nil else { return }
+        properties[key] = String(trimmed.utf8.prefix(XMP.Limits.maxValueBytes)) ?? trimmed
+    }
+
+    mutating func start(uri: String, local: String, attributes: [(uri: String, local: String, value: String)]) {
+        let depth = stack.count
+        if uri == XMP.rdfURI && local == "RDF" { sawRDF = true }
+        let parentIsRDF = depth >= 1 && stack[depth - 1].uri == XMP.rdfURI && stack[depth - 1].local == "RDF"
+        let parentIsDescription = depth >= 2 && stack[depth - 1].uri == XMP.rdfURI
+            && stack[depth - 1].local == "Description" && stack[depth - 2].local == "RDF"
+            && stack[depth - 2].uri == XMP.rdfURI
+        if parentIsRDF, uri == XMP.rdfURI, local == "Description" {
+            for attribute in attributes {
+                if let key = canonical(attribute.uri, attribute.local) { keep(key, attribute.value) }
+            }
+        } else if parentIsDescription, capture == nil, let key = canonical(uri, local) {
+            capture = (key, depth, "", false)
+        }
+        stack.append((uri, local))
+    }
+
+    mutating func end() {
+        guard let (uri, local) = stack.popLast() else { return }
+        guard var current = capture else { return }
+        if stack.count == current.depth {
+            keep(current.key, current.text)
+            capture = nil
+        } else if uri == XMP.rdfURI, local == "li",
+                  !current.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            current.done = true
+            capture = current
+        }
+    }
+
+    mutating func text(_ text: String) {
+        guard var current = capture, !current.done else { return }
+        // Direct text of the property, or text inside its first rdf:li.
+        let depth = stack.count
+        let inProperty = depth == current.depth + 1
+        let inItem = depth >= current.depth + 3 && stack[depth - 1].uri == XMP.rdfURI && stack[depth - 1].local == "li"
+        guard inProperty || inItem, current.text.utf8.count < XMP.Limits.maxValueBytes else { return }
+        current.text += text
+        capture = current
+    }
+}
+
+// MARK: - A minimal XML scanner
+
+protocol XMLEventHandler {
+    mutating func start(uri: String, local: String, attributes: [(uri: String, local: String, value: String)])
+    mutating func end()
+    mutating func text(_ text: String)
+}
+
+/// Walks UTF-8 XML and reports elements (namespace-resolved) and text to a handler. Checks
+/// well-formedness of what it reads: matching end tags, quoted attribute values, one root.
+struct XMLScanner {
+    struct SyntaxError: Error {
+        var offset: Int
+        var reason: String
+    }
+
+    private let s: [UInt8]
+    private var i = 0
+    /// Open elements: qualified name and the namespace bindings they introduced.
+    private var open: [(qname: [UInt8], bindings: [(prefix: String, uri: String)])] = []
+    /// In-scope bindings, innermost last (`""` = default namespace).
+    private var scope: [(prefix: String, uri: String)] = [("xml", "http://www.w3.org/XML/1998/namespace")]
+    private var elements = 0
+
+    init(_ bytes: [UInt8]) { s = bytes }
+
+    private func fail(_ reason: String) -> SyntaxError { SyntaxError(offset: i, reason: reason) }
+
+    private func starts(_ text: String) -> Bool {
+        let t = Array(text.utf8)
+        return i + t.count <= s.count && s[i..<(i + t.count)].elementsEqual(t)
+    }
+
+    /// Moves past the next occurrence of `terminator`.
+    private mutating func skip(past terminator: String, what: String) throws -> Range<Int> {
+        let t = Array(terminator.utf8)
+        var j = i
+        while j + t.count <= s.count {
+            if s[j] == t[0] && s[j..<(j + t.count)].elementsEqual(t) {
+                let content = i..<j
+                i = j + t.count
+                return content
+            }
+            j += 1
+        }
+        throw fail("unterminated \(what)")
+    }
+
+    private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+    private static func isNameByte(_ b: UInt8) -> Bool {
+        !(isSpace(b) || b == UInt8(ascii: "/") || b == UInt8(ascii: ">") || b == UInt8(ascii: "=")
+          || b == UInt8(ascii: "<") || b == UInt8(ascii: "\"") || b == UInt8(ascii: "'"))
+    }
+
+    private mutating func skipSpace() {
+        while i < s.count, Self.isSpace(s[i]) { i += 1 }
+    }
+
+    private mutating func name() throws -> [UInt8] {
+        let start = i
+        while i < s.count, Self.isNameByte(s[i]) { i += 1 }
+        guard i > start else { throw fail("expected a name") }
+        return Array(s[start..<i])
+    }
+
+    mutating func run<H: XMLEventHandler>(_ handler: inout H) throws {
+        var sawRoot = false
+        while i < s.count {
+            if s[i] != UInt8(ascii: "<") {
+                let start = i
+                while i < s.count, s[i] != UInt8(ascii: "<") { i += 1 }
+                if open.isEmpty {
+                    // Outside the root only white space (and NUL padding after a packet) may appear.
+                    guard s[start..<i].allSatisfy({ Self.isSpace($0) || $0 == 0 }) else {
+                        throw SyntaxError(offset: start, reason: "text outside the root element")
+                    }
+                } else {
+                    handler.text(try Self.decodeEntities(s[start..<i], at: start))
+                }
+                continue
+            }
+            if starts("<?") {
+                _ = try skip(past: "?>", what: "processing instruction")
+            } else if starts("<!--") {
+                i += 4
+                _ = try skip(past: "-->", what: "comment")
+            } else if starts("<![CDATA[") {
+                guard !open.isEmpty else { throw fail("CDATA outside the root element") }
+                i += 9
+                let content = try skip(past: "]]>", what: "CDATA section")
+                handler.text(String(decoding: s[content], as: UTF8.self))
+            } else if starts("<!") {
+                throw fail("DOCTYPE or declaration not allowed in XMP")
+            } else if starts("</") {
+                i += 2
+                let qname = try name()
+                skipSpace()
+                guard i < s.count, s[i] == UInt8(ascii: ">") else { throw fail("expected '>' in end tag") }
+                i += 1
+                guard let top = open.popLast(), top.qname == qname else {
+                    throw fail("end tag '\(String(decoding: qname, as: UTF8.self))' does not match")
+                }
+                scope.removeLast(top.bindings.count)
+                handler.end()
+            } else {
+                guard !(open.isEmpty && sawRoot) else { throw fail("a second root element") }
+                sawRoot = true
+                try startTag(&handler)
+            }
+        }
+        guard open.isEmpty else { throw fail("end of data inside an element") }
+    }
+
+    private mutating func startTag<H: XMLEventHandler>(_ handler: inout H) throws {
+        i += 1
+        let qname = try name()
+        var raw: [(name: [UInt8], value: String)] = []
+        var selfClosing = false
+        while true {
+            skipSpace()
+            guard i < s.count else { throw fail("end of data in a start tag") }
+            if s[i] == UInt8(ascii: ">") { i += 1; break }
+            if s[i] == UInt8(ascii: "/") {
+                guard i + 1 < s.count, s[i + 1] == UInt8(ascii: ">") else { throw fail("expected '/>'") }
+                i += 2
+                selfClosing = true
+                break
+            }
+            let attribute = try name()
+            skipSpace()
+            guard i < s.count, s[i] == UInt8(ascii: "=") else { throw fail("expected '=' after an attribute name") }
+            i += 1
+            skipSpace()
+            guard i < s.count, s[i] == UInt8(ascii: "\"") || s[i] == UInt8(ascii: "'") else {
+                throw fail("attribute value not quoted")
+            }
+            let quote = s[i]
+            i += 1
+            let start = i
+            while i < s.count, s[i] != quote {
+                guard s[i] != UInt8(ascii: "<") else { throw fail("'<' in an attribute value") }
+                i += 1
+            }
+            guard i < s.count else { throw fail("unterminated attribute value") }
+            let value = try Self.decodeEntities(s[start..<i], at: start)
+            i += 1
+            guard raw.count < 1_024 else { throw fail("too many attributes") }
+            raw.append((attribute, value))
+        }
+        elements += 1
+        guard elements <= XMP.Limits.maxElements else { throw fail("more than \(XMP.Limits.maxElements) elements") }
+        guard open.count < XMP.Limits.maxDepth else { throw fail("nesting deeper than \(XMP.Limits.maxDepth)") }
+
+        // Namespace declarations first: they apply to the element's own name and attributes.
+        var bindings: [(prefix: String, uri: String)] = []
+        var attributes: [(uri: String, local: String, value: String)] = []
+        for (attribute, value) in raw {
+            let text = String(decoding: attribute, as: UTF8.self)
+            if text == "xmlns" {
+                bindings.append(("", value))
+            } else if text.hasPrefix("xmlns:") {
+                bindings.append((String(text.dropFirst(6)), value))
+            }
+        }
+        scope.append(contentsOf: bindings)
+        for (attribute, value) in raw {
+            let text = String(decoding: attribute, as: UTF8.self)
+            if text == "xmlns" || text.hasPrefix("xmlns:") { continue }
+            if let colon = text.firstIndex(of: ":") {
+                let prefix = String(text[..<colon])
+                guard let uri = lookup(prefix) else { throw fail("unbound prefix '\(prefix)'") }
+                attributes.append((uri, String(text[text.index(after: colon)...]), value))
+            } else {
+                attributes.append(("", text, value))  // unprefixed attributes have no namespace
+            }
+        }
+        let elementName = String(decoding: qname, as: UTF8.self)
+        let uri: String, local: String
+        if let colon = elementName.firstIndex(of: ":") {
+            let prefix = String(elementName[..<colon])
+            guard let bound = lookup(prefix) else { throw fail("unbound prefix '\(prefix)'") }
+            uri = bound
+            local = String(elementName[elementName.index(after: colon)...])
+        } else {
+            uri = lookup("") ?? ""
+            local = elementName
+        }
+        handler.start(uri: uri, local: local, attributes: attributes)
+        if selfClosing {
+            scope.removeLast(bindings.count)
+            handler.end()
+        } else {
+            open.append((qname, bindings))
+        }
+    }
+
+    private func lookup(_ prefix: String) -> String? {
+        scope.last(where: { $0.prefix == prefix })?.uri
+    }
+
+    /// Text with `&lt;` `&gt;` `&amp;` `&quot;` `&apos;` and `&#N;` / `&#xH;` replaced.
+    static func decodeEntities(_ bytes: ArraySlice<UInt8>, at offset: Int) throws -> String {
+        guard bytes.contains(UInt8(ascii: "&")) else { return String(decoding: bytes, as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let b = bytes[i]
+            guard b == UInt8(ascii: "&") else {
+                out.append(b)
+                i += 1
+                continue
+            }
+            guard let semicolon = bytes[i...].prefix(12).firstIndex(of: UInt8(ascii: ";")) else {
+                throw SyntaxError(offset: offset + (i - bytes.startIndex), reason: "unterminated entity")
+            }
+            let entity = String(decoding: bytes[(i + 1)..<semicolon], as: UTF8.self)
+            var scalar: Unicode.Scalar?
+            switch entity {
+            case "lt": scalar = "<"
+            case "gt": scalar = ">"
+            case "amp": scalar = "&"
+            case "quot": scalar = "\""
+            case "apos": scalar = "'"
+            default:
+                if entity.hasPrefix("#x") || entity.hasPrefix("#X") {
+                    scalar = UInt32(entity.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init)
+                } else if entity.hasPrefix("#") {
+                    scalar = UInt32(entity.dropFirst(), radix: 10).flatMap(Unicode.Scalar.init)
+                }
+            }
+            guard let scalar else {
+                throw SyntaxError(offset: offset + (i - bytes.startIndex), reason: "unknown entity '&\(entity);'")
+            }
+            out.append(contentsOf: Array(String(scalar).utf8))
+            i = semicolon + 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+// MARK: - Embedded XMP in JPEG
+
+extension JPEG {
+    /// The APP1 identifier of the main XMP packet (section 6.1).
+    static let xmpIdentifier: [UInt8] = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
+
+    /// The main XMP packet of a JPEG (the first APP1 starting with `xmpIdentifier`), or nil.
+    /// A second, lenient walk over the marker segments before SOS (the Exif walk in
+    /// `findExif` stops at the Exif APP1, and XMP usually follows it); anything odd ends the
+    /// walk with nil, since `findExif` has already judged the file's structure. Extended XMP
+    /// (`http://ns.adobe.com/xmp/extension/`) is not joined: positions and dates live in the
+    /// main packet.
+    static func findXMP<S: ByteSource>(in source: inout S) -> [UInt8]? {
+        let size = source.size
+        var position = 2
+        var segments = 0
+        while position + 4 <= size, position < MetadataLimits.maxJPEGHeaderBytes,
+              segments < MetadataLimits.maxJPEGSegments {
+            segments += 1
+            guard let header = try? source.reader(at: position, count: 4, context: container),
+                  let first = try? header.u8(at: position), first == 0xFF,
+                  let code = try? header.u8(at: position + 1) else { return nil }
+            if code == 0xFF { position += 1; continue }  // fill byte
+            switch code {
+            case 0xD0...0xD7, 0x01: position += 2; continue
+            case 0xDA, 0xD9, 0x00, 0xD8: return nil
+            default: break
+            }
+            guard let length = try? Int(header.u16(at: position + 2, .bigEndian)), length >= 2,
+                  position + 2 + length <= size else { return nil }
+            let payloadStart = position + 4, payloadCount = length - 2
+            if code == 0xE1, payloadCount > xmpIdentifier.count,
+               let payload = try? source.reader(at: payloadStart, count: payloadCount, context: container),
+               payload.matches(xmpIdentifier, at: payloadStart) {
+                return try? payload.bytes(at: payloadStart + xmpIdentifier.count,
+                                          count: payloadCount - xmpIdentifier.count)
+            }
+            position += 2 + length
+        }
+        return nil
+    }
+}
