@@ -111,4 +111,36 @@ final class AppDependencies {
     func creationService() throws -> CreationService {
         CreationService(locator: try resolver(), countries: CountryService(catalog: try catalog()))
     }
+
+    /// For the importer: the outlines are loaded only if some photo needs a country.
+    func lazyCreationService() throws -> CreationService {
+        _ = try ResourceLocator.directory()
+        return CreationService(locator: LazyLocator(), countries: CountryService(catalog: try catalog()))
+    }
+}
+
+/// Loads and indexes the country outlines on first use, once, from any thread.
+final class LazyLocator: CountryLocating, @unchecked Sendable {
+    // The state is guarded by `lock`.
+    private let lock = NSLock()
+    private var resolver: CountryResolver?
+
+    func prepare() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        if resolver != nil { return }
+        do {
+            resolver = CountryResolver(polygons: try CountryGeoJSONParser.parse(try ResourceLocator.read("Countries.geojson")))
+        } catch let error as GeoJSONError {
+            throw CommandFailure(error.description)
+        }
+    }
+
+    func countryCode(at point: Coordinate) -> String? {
+        lock.lock()
+        let loaded = resolver
+        lock.unlock()
+        precondition(loaded != nil, "LazyLocator used before prepare()")
+        return loaded?.countryCode(at: point)
+    }
 }

@@ -66,7 +66,7 @@ func runImport(_ args: ParsedArguments) async throws {
     if args.has("--nice") { lowerPriority() }
 
     let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let creation = try deps.creationService()
+    let creation = try deps.lazyCreationService()
     // One import at a time per database; a dry run writes nothing and needs no lock.
     var lock: RunLock?
     if !options.dryRun {
@@ -167,7 +167,10 @@ func importReportJSON(_ report: ImportReport) -> [String: Any] {
         return [
             "photo": item.entry.relativePath.description, "latitude": m.coordinate!.latitude, "longitude": m.coordinate!.longitude,
             "takenAt": takenAtText(item), "timeSource": m.timeSource.rawValue, "country": orNull(item.country),
-            "title": orNull(item.title), "id": orNull(item.locationID?.uuidString.lowercased()),
+            "format": m.format, "positionSource": orNull(m.positionSource),
+            "title": orNull(item.title),
+            // A dry run creates no pin, so there is no id to show.
+            "id": report.dryRun ? NSNull() : orNull(item.locationID?.uuidString.lowercased()),
         ]
     }
     let skippedItems: [[String: Any]] = report.items.filter { $0.decision != .accepted && $0.decision != .notMedia }.map { item in
@@ -269,17 +272,22 @@ func runInspect(_ args: ParsedArguments) throws {
             failed = true
             continue
         }
-        var files: [(RawPath, Date)] = []
-        if st.st_mode & S_IFMT == S_IFDIR {
-            let scan = try Scanner.scan(root: argument, options: ScanOptions(includeHidden: args.has("--include-hidden")))
-            files = scan.files.map { (RawPath(argument).appending($0.relativePath.bytes), $0.modificationDate) }
-        } else {
-            files = [(RawPath(argument), Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9))]
+        // The folder to walk, and the files in it to report (all, or the one named).
+        let isFolder = st.st_mode & S_IFMT == S_IFDIR
+        let folder = isFolder ? argument : ((argument as NSString).deletingLastPathComponent.isEmpty ? "." : (argument as NSString).deletingLastPathComponent)
+        let scan = try Scanner.scan(root: folder, options: ScanOptions(includeHidden: args.has("--include-hidden") || !isFolder))
+        var entries = scan.files
+        if !isFolder {
+            let name = Array((argument as NSString).lastPathComponent.utf8)
+            entries = entries.filter { $0.relativePath.bytes == name }
         }
-        for (path, mtime) in files {
-            var object: [String: Any] = ["path": path.description]
+        let sidecars = ImportPipeline.sidecars(for: entries, root: RawPath(folder), all: isFolder ? scan.files : scan.files.filter { !$0.relativePath.bytes.contains(UInt8(ascii: "/")) })
+        for (entry, sidecarPaths) in zip(entries, sidecars) {
+            let path = RawPath(folder).appending(entry.relativePath.bytes)
+            var object: [String: Any] = ["path": isFolder ? path.description : argument]
+            if !sidecarPaths.isEmpty { object["sidecars"] = sidecarPaths.map { $0.description } }
             do {
-                if let m = try MetadataReader.read(path: path, modificationTime: mtime, options: options) {
+                if let m = try MetadataReader.read(path: path, modificationTime: entry.modificationDate, options: options, sidecars: sidecarPaths) {
                     object["format"] = m.format
                     object["latitude"] = orNull(m.coordinate?.latitude)
                     object["longitude"] = orNull(m.coordinate?.longitude)

@@ -141,3 +141,31 @@ final class ImportEndToEndTests: XCTestCase {
         XCTAssertEqual(counts["created"] as? Int, expectedWithPosition)
     }
 }
+
+/// Every container contributes: an import of the mixed formats fixtures (HEIC, AVIF, PNG, WebP,
+/// TIFF and raws, MOV/MP4, XMP and Takeout sidecars, JPEG).
+final class MixedLibraryTests: XCTestCase {
+    func testEveryFormatAndSourceContributesPins() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        // Loose thresholds: the fixtures share places and times on purpose; here every distinct
+        // position should become a pin, whatever file it came from.
+        let run = try CLI.run(["import", CLI.repo.appendingPathComponent("Fixtures/formats").path, "--dry-run", "--json",
+                               "--timezone", "UTC", "--min-interval", "0", "--min-distance-km", "0.001",
+                               "--db", dir.appendingPathComponent("x.sqlite").path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let report = try XCTUnwrap(CLI.json(run.stdout) as? [String: Any])
+        let pins = try XCTUnwrap(report["pins"] as? [[String: Any]])
+        let formats = Set(pins.compactMap { $0["format"] as? String })
+        XCTAssertTrue(formats.isSuperset(of: ["jpeg", "heif", "png", "webp", "tiff", "quicktime"]), "\(formats)")
+        let sources = Set(pins.compactMap { $0["positionSource"] as? String })
+        XCTAssertTrue(sources.isSuperset(of: ["exif", "xmp", "xmp-sidecar", "takeout", "quicktime"]), "\(sources)")
+        // Sidecar files are files, not photos.
+        let skipped = try XCTUnwrap(report["skipped"] as? [[String: Any]])
+        XCTAssertFalse((pins + skipped).contains { ($0["photo"] as? String ?? "").hasSuffix(".json") || ($0["photo"] as? String ?? "").hasSuffix(".xmp") })
+        // --no-videos leaves every video out.
+        let noVideos = try CLI.run(["import", CLI.repo.appendingPathComponent("Fixtures/formats").path, "--dry-run", "--json",
+                                    "--no-videos", "--timezone", "UTC", "--db", dir.appendingPathComponent("x.sqlite").path])
+        let noVideoPins = try XCTUnwrap((CLI.json(noVideos.stdout) as? [String: Any])?["pins"] as? [[String: Any]])
+        XCTAssertFalse(noVideoPins.contains { $0["format"] as? String == "quicktime" })
+    }
+}
