@@ -41,9 +41,13 @@ public struct ImportItem: Sendable {
         case .none, .accepted?: return nil
         case let .noLocation(reason)?: return reason
         case let .interval(seconds, previous)?:
-            return String(format: "%.3g s after %@ (accepted)", seconds, previous).replacingOccurrences(of: "  ", with: " ")
+            // Whole seconds as "48 s", fractions to the millisecond as "59.5 s".
+            let ms = Int((seconds * 1000).rounded())
+            let text = ms % 1000 == 0 ? String(ms / 1000) : String(Double(ms) / 1000)
+            return "\(text) s after \(previous) (accepted)"
         case let .distance(km, _, pin)?:
-            return String(format: "%.2f km from pin '%@'", km, pin)
+            let meters = Int((km * 1000).rounded())
+            return "\(meters / 1000).\(String(meters % 1000 / 10).leftPadded(to: 2)) km from pin '\(pin)'"
         }
     }
 }
@@ -136,15 +140,9 @@ public struct ImportPipeline {
         let rootPath = RawPath(root)
         var report = ImportReport(root: root, dryRun: options.dryRun)
         progress(ImportProgress(phase: .scanning, done: 0, total: 0))
-        let scan: ScanResult
-        do {
-            scan = try Scanner.scan(root: root, options: options.scan)
-        } catch {
-            throw ImportError.rootNotFound(options.root, "\(error)")
-        }
-        report.files = scan.files.count
-        report.problems = scan.problems
-        let absolute = scan.files.map { rootPath.appending($0.relativePath.bytes) }
+        // The walk (system calls on one core) and the database read (the other core) overlap.
+        let scanOptions = options.scan
+        async let walked = Result { try Scanner.scan(root: root, options: scanOptions) }
 
         // What earlier runs left: known files, accepted photos, every pin.
         var known: [RawPath: KnownPhoto] = [:]
@@ -161,32 +159,51 @@ public struct ImportPipeline {
                 throw ImportError.storage("cannot read the database: \(error)")
             }
         }
+        let scan: ScanResult
+        switch await walked {
+        case let .success(result): scan = result
+        case let .failure(error): throw ImportError.rootNotFound(options.root, "\(error)")
+        }
+        report.files = scan.files.count
+        report.problems = scan.problems
 
         // A share that is not mounted looks like an empty or shrunken folder: stop before
-        // anything is marked missing.
-        let present = Set(absolute)
-        let knownLive = known.filter { !$0.value.missing }
-        let livePresent = knownLive.keys.reduce(0) { $0 + (present.contains($1) ? 1 : 0) }
-        if !options.allowShrink, !knownLive.isEmpty, scan.files.isEmpty || livePresent * 2 < knownLive.count {
-            throw ImportError.shrunk(root: root, known: knownLive.count, present: livePresent)
-        }
-        var vanished = knownLive.keys.filter { !present.contains($0) }.sorted()
-
-        // Unchanged files are not opened; files that came back are only marked present again.
+        // anything is marked missing. Known files are keyed by their path below the root, so
+        // the nightly case builds no absolute path for a file it does not read.
+        var livePresent = 0
         var fresh: [Int] = []
         var reappeared: [(RawPath, PhotoFingerprint)] = []
         for (i, entry) in scan.files.enumerated() {
-            if let record = known[absolute[i]], record.fingerprint == entry.fingerprint {
+            guard let record = known[entry.relativePath] else {
+                fresh.append(i)
+                continue
+            }
+            if !record.missing { livePresent += 1 }
+            // Unchanged files are not opened; files that came back are only marked present again.
+            if record.fingerprint == entry.fingerprint {
                 report.unchanged += 1
-                if record.missing { reappeared.append((absolute[i], entry.fingerprint)) }
+                if record.missing { reappeared.append((rootPath.appending(entry.relativePath.bytes), entry.fingerprint)) }
             } else {
                 fresh.append(i)
             }
         }
+        let knownLive = known.reduce(0) { $0 + ($1.value.missing ? 0 : 1) }
+        if !options.allowShrink, knownLive > 0, scan.files.isEmpty || livePresent * 2 < knownLive {
+            throw ImportError.shrunk(root: root, known: knownLive, present: livePresent)
+        }
+        var vanished: [RawPath] = []
+        if livePresent < knownLive {
+            let present = Set(scan.files.map(\.relativePath))
+            vanished = known.filter { !$0.value.missing && !present.contains($0.key) }.keys.sorted().map { rootPath.appending($0.bytes) }
+        }
+
         let entries = fresh.map { scan.files[$0] }
-        let paths = fresh.map { absolute[$0] }
+        let paths = fresh.map { rootPath.appending(scan.files[$0].relativePath.bytes) }
         report.read = entries.count
         let sidecars = Self.sidecars(for: entries, root: rootPath, all: scan.files)
+        // New files may need countries: load the outlines on the other core while reading.
+        let locator = creation.locator
+        async let outlines = Result { if !entries.isEmpty { try locator.prepare() } }
 
         // Read metadata, N files at once.
         let outcomes = await readAll(entries, paths: paths, sidecars: sidecars, progress: progress)
@@ -210,11 +227,11 @@ public struct ImportPipeline {
                 for i in items.indices {
                     guard let metadata = items[i].metadata, let digest = metadata.metadataDigest else { continue }
                     if !options.includeVideos, metadata.format == FileKind.quicktime.rawValue { continue }
-                    if let previous = known[paths[i]], previous.digest == digest {
+                    if let previous = known[entries[i].relativePath], previous.digest == digest {
                         refreshed.append((paths[i], entries[i].fingerprint))
                         report.touched += 1
                         undecided.remove(i)
-                    } else if known[paths[i]] == nil, var record = try repos.photos.find(size: entries[i].size, digest: digest),
+                    } else if known[entries[i].relativePath] == nil, var record = try repos.photos.find(size: entries[i].size, digest: digest),
                               record.path != paths[i] {
                         // A move when the old file is gone, a copy when it is still there.
                         let old = record.path
@@ -250,12 +267,8 @@ public struct ImportPipeline {
             candidates.append(.init(index: i, instant: instant, path: entries[i].relativePath, coordinate: metadata.coordinate,
                                     locationIssue: metadata.locationIssue))
         }
-        if candidates.contains(where: { $0.coordinate != nil }) {
-            do {
-                try creation.locator.prepare()
-            } catch {
-                throw ImportError.storage("cannot load the country outlines: \(error)")
-            }
+        if case let .failure(error) = await outlines, candidates.contains(where: { $0.coordinate != nil }) {
+            throw ImportError.storage("cannot load the country outlines: \(error)")
         }
         var filters = ImportFilters(minInterval: options.minInterval, threshold: options.threshold,
                                     existingPins: pins, earlierAccepted: earlierAccepted)

@@ -110,33 +110,38 @@ public enum Scanner {
             result.problems.append((RawPath(bytes: relative), String(cString: strerror(errno))))
             return
         }
-        var names: [[UInt8]] = []
+        // Names with the stat of each, taken while the entry is at hand (fstatat on the name
+        // readdir returned, NUL-terminated in place: no copy per file).
+        var found: [(name: [UInt8], st: stat, error: Int32)] = []
+        let dfd = dirfd(dir)
         while let entry = readdir(dir) {
-            let name: [UInt8] = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            var st = stat()
+            var failure: Int32 = 0
+            let name: [UInt8] = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
                 let bytes = raw.bindMemory(to: UInt8.self)
                 let length = bytes.firstIndex(of: 0) ?? bytes.count
+                if length == 1 && bytes[0] == UInt8(ascii: ".") || length == 2 && bytes[0] == UInt8(ascii: ".") && bytes[1] == UInt8(ascii: ".") {
+                    return []
+                }
+                if fstatat(dfd, raw.baseAddress!.assumingMemoryBound(to: CChar.self), &st, AT_SYMLINK_NOFOLLOW) != 0 { failure = errno }
                 return Array(bytes[0..<length])
             }
-            if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
-            names.append(name)
+            if !name.isEmpty { found.append((name, st, failure)) }
         }
-        names.sort { $0.lexicographicallyPrecedes($1) }
+        found.sort { $0.name.lexicographicallyPrecedes($1.name) }
         var subfolders: [[UInt8]] = []
-        for name in names {
+        for (name, statted, failure) in found {
             let childRelative = relative.isEmpty ? name : relative + [UInt8(ascii: "/")] + name
-            var st = stat()
-            let rc = (name + [0]).withUnsafeBufferPointer {
-                fstatat(dirfd(dir), UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &st, AT_SYMLINK_NOFOLLOW)
-            }
-            guard rc == 0 else {
-                result.problems.append((RawPath(bytes: childRelative), String(cString: strerror(errno))))
+            var st = statted
+            guard failure == 0 else {
+                result.problems.append((RawPath(bytes: childRelative), String(cString: strerror(failure))))
                 continue
             }
             var mode = st.st_mode & S_IFMT
             if mode == S_IFLNK {
                 guard options.followSymlinks else { continue }
                 let target = (name + [0]).withUnsafeBufferPointer {
-                    fstatat(dirfd(dir), UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &st, 0)
+                    fstatat(dfd, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &st, 0)
                 }
                 guard target == 0 else {
                     result.problems.append((RawPath(bytes: childRelative), "broken symlink: \(String(cString: strerror(errno)))"))

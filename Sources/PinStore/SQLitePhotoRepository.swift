@@ -10,11 +10,13 @@ struct SQLitePhotoRepository: PhotoRepository {
         if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
         var upper = prefix
         upper[upper.count - 1] += 1 // '/' + 1 = '0': every path below root sorts in [prefix, upper)
-        var out: [RawPath: KnownPhoto] = [:]
+        let count = try db.scalarInt("SELECT count(*) FROM photos WHERE path >= ? AND path < ?",
+                                     [SQLValue.blob(prefix), SQLValue.blob(upper)]) ?? 0
+        var out = [RawPath: KnownPhoto](minimumCapacity: Int(count))
         let statement = try db.prepare("SELECT path, size, mtime_ns, inode, digest, missing FROM photos WHERE path >= ? AND path < ?")
         try statement.bind([SQLValue.blob(prefix), SQLValue.blob(upper)])
         while try statement.step() {
-            out[RawPath(bytes: statement.blob(0))] = KnownPhoto(
+            out[RawPath(bytes: Array(statement.blob(0).dropFirst(prefix.count)))] = KnownPhoto(
                 fingerprint: PhotoFingerprint(size: statement.int64(1), modificationNanoseconds: statement.int64(2),
                                               inode: UInt64(bitPattern: statement.int64(3))),
                 digest: statement.optionalString(4), missing: statement.int(5) != 0)

@@ -94,6 +94,13 @@ struct JSONText {
     }
 
     private mutating func writeString(_ s: String) {
+        // Most strings (paths, codes, dates) need no escape: append them whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            text += "\""
+            text += s
+            text += "\""
+            return
+        }
         text += "\""
         for scalar in s.unicodeScalars {
             switch scalar {

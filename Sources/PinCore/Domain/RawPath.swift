@@ -3,6 +3,12 @@
 public struct RawPath: Hashable, Sendable, Comparable, CustomStringConvertible {
     public var bytes: [UInt8]
 
+    /// Hashes the bytes in one call: the synthesized hash feeds them one at a time, which was
+    /// most of the cost of matching 20,000 known files on a nightly run.
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
     public init(bytes: [UInt8]) { self.bytes = bytes }
     public init(_ string: String) { self.bytes = Array(string.utf8) }
 
@@ -52,7 +58,7 @@ public struct RawPath: Hashable, Sendable, Comparable, CustomStringConvertible {
 }
 
 extension String {
-    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+    public func leftPadded(to width: Int, with pad: Character = "0") -> String {
         count >= width ? self : String(repeating: pad, count: width - count) + self
     }
 }

@@ -78,7 +78,8 @@ public struct KnownPhoto: Sendable, Hashable {
 }
 
 public protocol PhotoRepository {
-    /// Every known file below `root` (absolute path bytes, no trailing '/').
+    /// Every known file below `root` (absolute path bytes, no trailing '/'), keyed by its path
+    /// relative to `root`.
     func known(under root: RawPath) throws -> [RawPath: KnownPhoto]
     /// Every accepted photo, in any folder, by capture instant.
     func acceptedPhotos() throws -> [AcceptedPhoto]
