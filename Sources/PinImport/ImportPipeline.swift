@@ -206,7 +206,7 @@ public struct ImportPipeline {
         async let outlines = Result { if !entries.isEmpty { try locator.prepare() } }
 
         // Read metadata, N files at once.
-        let outcomes = await readAll(entries, paths: paths, sidecars: sidecars, progress: progress)
+        var outcomes = await readAll(entries, paths: paths, sidecars: sidecars, progress: progress)
         progress(ImportProgress(phase: .deciding, done: 0, total: entries.count))
         var items = entries.indices.map { i -> ImportItem in
             switch outcomes[i] {
@@ -215,6 +215,7 @@ public struct ImportPipeline {
             case .notMedia: return ImportItem(entry: entries[i], decision: .notMedia)
             }
         }
+        outcomes = []
 
         // The same photo under another name or path, or touched but unchanged: not decided again.
         var refreshed = reappeared
@@ -288,8 +289,13 @@ public struct ImportPipeline {
         }
         // Unreadable files and non-media last, by path.
         let rest = undecided.filter { items[$0].verdict == nil }.sorted { entries[$0].relativePath < entries[$1].relativePath }
-        report.items = (order + rest).map { items[$0] }
-        let decidedPaths = (order + rest).map { paths[$0] }
+        // In place: a second copy of 200,000 items would double the run's memory.
+        let processing = order + rest
+        items.permute(to: processing)
+        items.removeLast(items.count - processing.count)
+        report.items = items
+        items = []
+        let decidedPaths = processing.map { paths[$0] }
 
         if !options.dryRun, let database {
             try save(report.items, paths: decidedPaths, vanished: vanished, refreshed: refreshed, moves: moves,
@@ -424,6 +430,36 @@ public struct ImportPipeline {
             }
         } catch {
             throw ImportError.storage("cannot save to the database: \(error)")
+        }
+    }
+}
+
+extension Array {
+    /// Reorders the array in place so that element k becomes the old element `order[k]`;
+    /// indices not in `order` end up after `order.count`. O(n) swaps, no second array of
+    /// elements.
+    mutating func permute(to order: [Int]) {
+        precondition(Set(order).count == order.count && order.allSatisfy { indices.contains($0) }, "not a partial permutation")
+        // Complete the order with the indices it leaves out, then follow cycles.
+        var target = order
+        var used = [Bool](repeating: false, count: count)
+        for i in order { used[i] = true }
+        for i in indices where !used[i] { target.append(i) }
+        var done = [Bool](repeating: false, count: count)
+        for start in indices where !done[start] {
+            // Position p receives old element target[p]; walk the cycle from `start`.
+            var p = start
+            let saved = self[start]
+            while true {
+                done[p] = true
+                let source = target[p]
+                if source == start {
+                    self[p] = saved
+                    break
+                }
+                self[p] = self[source]
+                p = source
+            }
         }
     }
 }

@@ -100,16 +100,17 @@ func runImport(_ args: ParsedArguments) async throws {
         throw CommandFailure(error.description, code: code)
     }
     recordRun(database, runID, status: "completed", code: ExitCode.success, report: report)
-    let json = importReportJSON(report)
     if let path = args.value("--report") {
         do {
-            try writeAtomically(Out.prettyJSON(json) + "\n", to: path)
+            try writeAtomically(to: path) { sink in writeImportReport(report, to: sink) }
         } catch {
-            throw CommandFailure("cannot write the report to \(path): \(error.localizedDescription)")
+            throw CommandFailure("cannot write the report to \(path): \(error)")
         }
     }
     if args.has("--json") {
-        Out.print(Out.json(json))
+        let sink = BufferedSink(fd: 1)
+        writeImportReport(report, to: sink)
+        sink.flush()
     } else if !args.has("--quiet") {
         Out.print(importSummary(report, catalog: try deps.catalog()))
         if args.has("--verbose") { Out.print(decisionLines(report)) }
@@ -153,18 +154,41 @@ func decisionLines(_ report: ImportReport) -> String {
     }.joined(separator: "\n")
 }
 
-/// Writes through a temporary file in the same folder and renames it: never half a report.
-func writeAtomically(_ text: String, to path: String) throws {
-    let url = URL(fileURLWithPath: path)
-    try Data(text.utf8).write(to: url, options: .atomic)
+/// Writes through a temporary file in the same folder, then renames it over `path`: a reader
+/// never sees half a report, and a failure leaves no temporary file behind.
+func writeAtomically(to path: String, _ body: (BufferedSink) -> Void) throws {
+    let folder = (path as NSString).deletingLastPathComponent
+    let temporary = (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).\(getpid()).tmp"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw CommandFailure(String(cString: strerror(errno))) }
+    let sink = BufferedSink(fd: fd)
+    body(sink)
+    sink.flush()
+    let failed = sink.failed || fsync(fd) != 0
+    close(fd)
+    if failed || rename(temporary, path) != 0 {
+        let reason = String(cString: strerror(errno))
+        unlink(temporary)
+        throw CommandFailure(reason)
+    }
 }
 
-func importReportJSON(_ report: ImportReport) -> [String: Any] {
+/// The JSON report, written piece by piece: one pin or skipped photo per line inside its
+/// array, so a report of 200,000 photos never exists whole in memory. Top-level keys in
+/// sorted order, as everywhere else.
+func writeImportReport(_ report: ImportReport, to sink: BufferedSink) {
     var skipped: [String: Int] = [:]
     for decision in [PhotoDecision.noLocation, .interval, .distance, .unreadable] { skipped[decision.rawValue] = report.count(decision) }
-    let pins: [[String: Any]] = report.items.filter { $0.decision == .accepted }.map { item in
+    let counts: [String: Any] = [
+        "files": report.files, "photos": report.photos, "created": report.created, "unchanged": report.unchanged,
+        "read": report.read, "moved": report.moved, "touched": report.touched, "missing": report.missing,
+        "videosLeftOut": report.videosLeftOut, "withLocation": report.withLocation, "skipped": skipped,
+    ]
+    sink.write("{\"counts\":" + Out.json(counts) + ",\"dryRun\":" + (report.dryRun ? "true" : "false") + ",\"pins\":[")
+    var first = true
+    for item in report.items where item.decision == .accepted {
         let m = item.metadata!
-        return [
+        let pin: [String: Any] = [
             "photo": item.entry.relativePath.description, "latitude": m.coordinate!.latitude, "longitude": m.coordinate!.longitude,
             "takenAt": takenAtText(item), "timeSource": m.timeSource.rawValue, "country": orNull(item.country),
             "format": m.format, "positionSource": orNull(m.positionSource),
@@ -172,8 +196,13 @@ func importReportJSON(_ report: ImportReport) -> [String: Any] {
             // A dry run creates no pin, so there is no id to show.
             "id": report.dryRun ? NSNull() : orNull(item.locationID?.uuidString.lowercased()),
         ]
+        sink.write((first ? "\n" : ",\n") + Out.json(pin))
+        first = false
     }
-    let skippedItems: [[String: Any]] = report.items.filter { $0.decision != .accepted && $0.decision != .notMedia }.map { item in
+    sink.write("],\"problems\":" + Out.json(report.problems.map { ["path": $0.path.description, "reason": $0.reason] })
+               + ",\"root\":" + Out.json(report.root) + ",\"skipped\":[")
+    first = true
+    for item in report.items where item.decision != .accepted && item.decision != .notMedia {
         var object: [String: Any] = ["photo": item.entry.relativePath.description, "reason": item.decision.rawValue,
                                      "detail": orNull(item.detail)]
         if let m = item.metadata {
@@ -184,16 +213,10 @@ func importReportJSON(_ report: ImportReport) -> [String: Any] {
                 object["longitude"] = c.longitude
             }
         }
-        return object
+        sink.write((first ? "\n" : ",\n") + Out.json(object))
+        first = false
     }
-    return [
-        "dryRun": report.dryRun, "root": report.root,
-        "counts": ["files": report.files, "photos": report.photos, "created": report.created, "unchanged": report.unchanged,
-                   "read": report.read, "moved": report.moved, "touched": report.touched, "missing": report.missing,
-                   "videosLeftOut": report.videosLeftOut, "withLocation": report.withLocation, "skipped": skipped],
-        "pins": pins, "skipped": skippedItems,
-        "problems": report.problems.map { ["path": $0.path.description, "reason": $0.reason] },
-    ]
+    sink.write("]}\n")
 }
 
 func takenAtText(_ item: ImportItem) -> String {

@@ -121,3 +121,36 @@ struct JSONText {
 extension String {
     func leftPad(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }
+
+/// Collects output and writes it to a descriptor in 64 KiB pieces.
+final class BufferedSink {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private(set) var failed = false
+
+    init(fd: Int32) {
+        self.fd = fd
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    func write(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    func flush() {
+        buffer.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count, !failed {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failed = true
+                } else {
+                    offset += n
+                }
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
