@@ -76,10 +76,11 @@ public struct ImportReport: Sendable {
     public var startedAt = Date()
     public var finishedAt = Date()
 
-    public var photos: Int { items.filter { $0.decision != .notMedia }.count }
-    public var created: Int { items.filter { $0.decision == .accepted }.count }
-    public func count(_ decision: PhotoDecision) -> Int { items.filter { $0.decision == decision }.count }
-    public var withLocation: Int { items.filter { $0.metadata?.coordinate != nil }.count }
+    // Counted without filter(): a filtered copy of 200,000 items was the run's peak memory.
+    public var photos: Int { items.reduce(0) { $0 + ($1.decision != .notMedia ? 1 : 0) } }
+    public var created: Int { count(.accepted) }
+    public func count(_ decision: PhotoDecision) -> Int { items.reduce(0) { $0 + ($1.decision == decision ? 1 : 0) } }
+    public var withLocation: Int { items.reduce(0) { $0 + ($1.metadata?.coordinate != nil ? 1 : 0) } }
 }
 
 public enum ImportError: Error, CustomStringConvertible {
@@ -198,7 +199,7 @@ public struct ImportPipeline {
         }
 
         let entries = fresh.map { scan.files[$0] }
-        let paths = fresh.map { rootPath.appending(scan.files[$0].relativePath.bytes) }
+        func absolute(_ i: Int) -> RawPath { rootPath.appending(entries[i].relativePath.bytes) }
         report.read = entries.count
         let sidecars = Self.sidecars(for: entries, root: rootPath, all: scan.files)
         // New files may need countries: load the outlines on the other core while reading.
@@ -206,16 +207,10 @@ public struct ImportPipeline {
         async let outlines = Result { if !entries.isEmpty { try locator.prepare() } }
 
         // Read metadata, N files at once.
-        var outcomes = await readAll(entries, paths: paths, sidecars: sidecars, progress: progress)
+        // Results go straight into the items: no second array of 200,000 metadata records.
+        var items = entries.map { ImportItem(entry: $0, decision: .notMedia) }
+        await readAll(into: &items, root: rootPath, sidecars: sidecars, progress: progress)
         progress(ImportProgress(phase: .deciding, done: 0, total: entries.count))
-        var items = entries.indices.map { i -> ImportItem in
-            switch outcomes[i] {
-            case let .photo(metadata): return ImportItem(entry: entries[i], metadata: metadata, decision: .noLocation)
-            case let .unreadable(reason): return ImportItem(entry: entries[i], error: reason, decision: .unreadable)
-            case .notMedia: return ImportItem(entry: entries[i], decision: .notMedia)
-            }
-        }
-        outcomes = []
 
         // The same photo under another name or path, or touched but unchanged: not decided again.
         var refreshed = reappeared
@@ -229,14 +224,14 @@ public struct ImportPipeline {
                     guard let metadata = items[i].metadata, let digest = metadata.metadataDigest else { continue }
                     if !options.includeVideos, metadata.format == FileKind.quicktime.rawValue { continue }
                     if let previous = known[entries[i].relativePath], previous.digest == digest {
-                        refreshed.append((paths[i], entries[i].fingerprint))
+                        refreshed.append((absolute(i), entries[i].fingerprint))
                         report.touched += 1
                         undecided.remove(i)
                     } else if known[entries[i].relativePath] == nil, var record = try repos.photos.find(size: entries[i].size, digest: digest),
-                              record.path != paths[i] {
+                              record.path != absolute(i) {
                         // A move when the old file is gone, a copy when it is still there.
                         let old = record.path
-                        record.path = paths[i]
+                        record.path = absolute(i)
                         record.fingerprint = entries[i].fingerprint
                         let gone = vanishedSet.contains(old) || old.withCString { access($0, F_OK) } != 0
                         moves.append((from: gone ? old : RawPath(bytes: []), to: record))
@@ -295,20 +290,13 @@ public struct ImportPipeline {
         items.removeLast(items.count - processing.count)
         report.items = items
         items = []
-        let decidedPaths = processing.map { paths[$0] }
 
         if !options.dryRun, let database {
-            try save(report.items, paths: decidedPaths, vanished: vanished, refreshed: refreshed, moves: moves,
+            try save(report.items, root: rootPath, vanished: vanished, refreshed: refreshed, moves: moves,
                      database: database, progress: progress)
         }
         report.finishedAt = Date()
         return report
-    }
-
-    enum ReadOutcome: Sendable {
-        case photo(PhotoMetadata)
-        case unreadable(String)
-        case notMedia
     }
 
     /// Files per task: one task per file made the hand-over between threads cost more than the
@@ -317,18 +305,24 @@ public struct ImportPipeline {
 
     /// A bounded task group: `jobs` tasks in flight, each reading a chunk of files; one in as
     /// one comes out.
-    private func readAll(_ files: [FileEntry], paths: [RawPath], sidecars: [[RawPath]],
-                         progress: @escaping @Sendable (ImportProgress) -> Void) async -> [ReadOutcome] {
-        var outcomes = [ReadOutcome](repeating: .notMedia, count: files.count)
+    private func readAll(into items: inout [ImportItem], root: RawPath, sidecars: [[RawPath]],
+                         progress: @escaping @Sendable (ImportProgress) -> Void) async {
+        /// What a task hands back for one file.
+        enum Outcome: Sendable {
+            case photo(PhotoMetadata)
+            case unreadable(String)
+            case notMedia
+        }
         let metadataOptions = MetadataOptions(defaultTimeZone: options.timeZone)
         let jobs = max(1, options.jobs)
-        let chunks = stride(from: 0, to: files.count, by: Self.filesPerTask).map { $0..<min(files.count, $0 + Self.filesPerTask) }
-        await withTaskGroup(of: (Range<Int>, [ReadOutcome]).self) { group in
+        let total = items.count
+        let chunks = stride(from: 0, to: total, by: Self.filesPerTask).map { $0..<min(total, $0 + Self.filesPerTask) }
+        await withTaskGroup(of: (Range<Int>, [Outcome]).self) { group in
             var next = 0
             func add(_ range: Range<Int>) {
-                let work = range.map { (paths[$0], files[$0].modificationDate, sidecars[$0]) }
+                let work = range.map { (root.appending(items[$0].entry.relativePath.bytes), items[$0].entry.modificationDate, sidecars[$0]) }
                 group.addTask {
-                    (range, work.map { path, modified, sidecars in
+                    (range, work.map { path, modified, sidecars -> Outcome in
                         do {
                             guard let metadata = try MetadataReader.read(path: path, modificationTime: modified,
                                                                          options: metadataOptions, sidecars: sidecars)
@@ -343,13 +337,23 @@ public struct ImportPipeline {
             while next < min(jobs, chunks.count) { add(chunks[next]); next += 1 }
             var done = 0
             while let (range, results) = await group.next() {
-                for (i, outcome) in zip(range, results) { outcomes[i] = outcome }
+                for (i, outcome) in zip(range, results) {
+                    switch outcome {
+                    case let .photo(metadata):
+                        items[i].metadata = metadata
+                        items[i].decision = .noLocation
+                    case let .unreadable(reason):
+                        items[i].error = reason
+                        items[i].decision = .unreadable
+                    case .notMedia:
+                        break
+                    }
+                }
                 done += range.count
-                progress(ImportProgress(phase: .reading, done: done, total: files.count))
+                progress(ImportProgress(phase: .reading, done: done, total: total))
                 if next < chunks.count { add(chunks[next]); next += 1 }
             }
         }
-        return outcomes
     }
 
     /// The XMP and Takeout sidecars of each file, from the names in its folder. Sidecar files
@@ -385,7 +389,7 @@ public struct ImportPipeline {
     /// Writes in order: missing marks, refreshed fingerprints and moves in one transaction, then
     /// pins and photo records, `batchSize` decisions per transaction. A run killed at any point
     /// leaves whole batches; the next run decides the rest from them.
-    private func save(_ items: [ImportItem], paths: [RawPath], vanished: [RawPath], refreshed: [(RawPath, PhotoFingerprint)],
+    private func save(_ items: [ImportItem], root: RawPath, vanished: [RawPath], refreshed: [(RawPath, PhotoFingerprint)],
                       moves: [(from: RawPath, to: PhotoRecord)], database: TransactionRunner,
                       progress: @escaping @Sendable (ImportProgress) -> Void) throws {
         do {
@@ -407,7 +411,7 @@ public struct ImportPipeline {
                 let range = start..<min(items.count, start + options.batchSize)
                 try database.write { repos in
                     for k in range {
-                        let item = items[k], path = paths[k]
+                        let item = items[k], path = root.appending(item.entry.relativePath.bytes)
                         var locationID: UUID?
                         if item.decision == .accepted, let metadata = item.metadata, let coordinate = metadata.coordinate,
                            let id = item.locationID {

@@ -149,7 +149,7 @@ func recordRun(_ database: PinDatabase?, _ runID: Int64?, status: String, code: 
 
 /// One line per decided file: what --verbose adds.
 func decisionLines(_ report: ImportReport) -> String {
-    report.items.filter { $0.decision != .notMedia }.map { item in
+    report.items.lazy.filter { $0.decision != .notMedia }.map { item in
         "\(item.decision.rawValue)\t\(item.entry.relativePath)" + (item.detail.map { "\t\($0)" } ?? "")
     }.joined(separator: "\n")
 }
@@ -258,7 +258,7 @@ func importSummary(_ report: ImportReport, catalog: CountryCatalog) -> String {
         }
         lines.append(Out.table(["TAKEN AT", "CC", "LATITUDE", "LONGITUDE", "PHOTO"], rows).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
     }
-    let unreadable = report.items.filter { $0.decision == .unreadable }
+    let unreadable = report.items.lazy.filter { $0.decision == .unreadable } // lazily: only the first few are printed
     if !unreadable.isEmpty {
         lines.append("")
         lines.append("Unreadable files:")

@@ -52,18 +52,21 @@ public final class CountryResolver: Sendable {
         func column(_ x: Double) -> Int { min(columns - 1, max(0, Int(((x + 180) / cellDegrees).rounded(.down)))) }
         func row(_ y: Double) -> Int { min(rows - 1, max(0, Int(((y + 90) / cellDegrees).rounded(.down)))) }
 
+        // An edge is named by its first vertex v (it runs from v to v + 1 within its ring).
         // Pass 1: count edges per cell (bounding-box cover: a superset, which is all the
         // crossing test needs).
         let xs = polygons.xs, ys = polygons.ys
+        var vertexCountry = [UInt16](repeating: 0, count: xs.count)
         var counts = [UInt32](repeating: 0, count: cellCount + 1)
-        var edges: [(Int, Int)] = [] // (vertex index, country)
-        edges.reserveCapacity(xs.count)
+        func cover(_ v: Int, _ visit: (Int) -> Void) {
+            let c0 = column(min(xs[v], xs[v + 1])), c1 = column(max(xs[v], xs[v + 1]))
+            let r0 = row(min(ys[v], ys[v + 1])), r1 = row(max(ys[v], ys[v + 1]))
+            for r in r0...r1 { for c in c0...c1 { visit(r * columns + c) } }
+        }
         for ring in polygons.rings {
             for v in ring.start..<(ring.start + ring.count - 1) {
-                edges.append((v, ring.country))
-                let c0 = column(min(xs[v], xs[v + 1])), c1 = column(max(xs[v], xs[v + 1]))
-                let r0 = row(min(ys[v], ys[v + 1])), r1 = row(max(ys[v], ys[v + 1]))
-                for r in r0...r1 { for c in c0...c1 { counts[r * columns + c] += 1 } }
+                vertexCountry[v] = UInt16(ring.country)
+                cover(v) { counts[$0] += 1 }
             }
         }
         var start = [UInt32](repeating: 0, count: cellCount + 1)
@@ -73,36 +76,40 @@ public final class CountryResolver: Sendable {
             running += counts[k]
         }
         start[cellCount] = running
-        // Pass 2: fill, edges already grouped by country because rings are added per country
-        // and each cell receives edges in ring order... not necessarily contiguous per country
-        // when a country has several rings, so sort each cell's slice afterwards.
+        counts = []
+        // Pass 2: fill each cell's slots with edge names, then sort each cell's slots by
+        // country (a country with several rings does not arrive contiguously).
         var fill = Array(start[0..<cellCount])
         var slot = [UInt32](repeating: 0, count: Int(running))
-        for (e, (v, _)) in edges.enumerated() {
-            let c0 = column(min(xs[v], xs[v + 1])), c1 = column(max(xs[v], xs[v + 1]))
-            let r0 = row(min(ys[v], ys[v + 1])), r1 = row(max(ys[v], ys[v + 1]))
-            for r in r0...r1 {
-                for c in c0...c1 {
-                    let k = r * columns + c
-                    slot[Int(fill[k])] = UInt32(e)
+        for ring in polygons.rings {
+            for v in ring.start..<(ring.start + ring.count - 1) {
+                cover(v) { k in
+                    slot[Int(fill[k])] = UInt32(v)
                     fill[k] += 1
                 }
             }
         }
-        var coords = [Double](repeating: 0, count: Int(running) * 4)
+        fill = []
+        // Endpoints as Float offsets from the cell's centre, the only copy of the geometry the
+        // index keeps; the build below uses the same rounded values as the queries will.
+        var relative = [Float](repeating: 0, count: Int(running) * 4)
         var owner = [UInt16](repeating: 0, count: Int(running))
         for k in 0..<cellCount where start[k + 1] > start[k] {
             let lo = Int(start[k]), hi = Int(start[k + 1])
-            slot[lo..<hi].sort { edges[Int($0)].1 < edges[Int($1)].1 }
+            slot[lo..<hi].sort { vertexCountry[Int($0)] < vertexCountry[Int($1)] }
+            let cx = -180 + (Double(k % columns) + 0.5) * cellDegrees
+            let cy = -90 + (Double(k / columns) + 0.5) * cellDegrees
             for s in lo..<hi {
-                let (v, country) = edges[Int(slot[s])]
-                coords[4 * s] = xs[v]
-                coords[4 * s + 1] = ys[v]
-                coords[4 * s + 2] = xs[v + 1]
-                coords[4 * s + 3] = ys[v + 1]
-                owner[s] = UInt16(country)
+                let v = Int(slot[s])
+                relative[4 * s] = Float(xs[v] - cx)
+                relative[4 * s + 1] = Float(ys[v] - cy)
+                relative[4 * s + 2] = Float(xs[v + 1] - cx)
+                relative[4 * s + 3] = Float(ys[v + 1] - cy)
+                owner[s] = vertexCountry[v]
             }
         }
+        slot = []
+        vertexCountry = []
 
         // Centre of every cell: sweep each row's centre line from −180° eastwards, toggling a
         // country's parity at each crossing of one of its edges (half-open rule on y, so a
@@ -111,15 +118,16 @@ public final class CountryResolver: Sendable {
         var parity = [Bool](repeating: false, count: polygons.codes.count)
         var crossings: [(Double, Int)] = []
         for r in 0..<rows {
-            let yc = -90 + (Double(r) + 0.5) * cellDegrees
             crossings.removeAll(keepingCapacity: true)
             for c in 0..<columns {
                 let k = r * columns + c
+                let cx = -180 + (Double(c) + 0.5) * cellDegrees
                 for s in Int(start[k])..<Int(start[k + 1]) {
-                    let y1 = coords[4 * s + 1], y2 = coords[4 * s + 3]
-                    guard (y1 > yc) != (y2 > yc) else { continue }
-                    let x1 = coords[4 * s], x2 = coords[4 * s + 2]
-                    let x = x1 + (yc - y1) * (x2 - x1) / (y2 - y1)
+                    // In cell-relative terms the row's centre line is y = 0.
+                    let y1 = Double(relative[4 * s + 1]), y2 = Double(relative[4 * s + 3])
+                    guard (y1 > 0) != (y2 > 0) else { continue }
+                    let x1 = Double(relative[4 * s]), x2 = Double(relative[4 * s + 2])
+                    let x = cx + x1 + (0 - y1) * (x2 - x1) / (y2 - y1)
                     // Count the crossing only in the cell that holds it (edges sit in several).
                     guard column(x) == c else { continue }
                     crossings.append((x, Int(owner[s])))
@@ -173,17 +181,6 @@ public final class CountryResolver: Sendable {
         self.nearCoast = near
         self.cellStart = start
         self.centreCountry = centre
-        var relative = [Float](repeating: 0, count: coords.count)
-        for k in 0..<cellCount where start[k + 1] > start[k] {
-            let cx = -180 + (Double(k % columns) + 0.5) * cellDegrees
-            let cy = -90 + (Double(k / columns) + 0.5) * cellDegrees
-            for s in Int(start[k])..<Int(start[k + 1]) {
-                relative[4 * s] = Float(coords[4 * s] - cx)
-                relative[4 * s + 1] = Float(coords[4 * s + 1] - cy)
-                relative[4 * s + 2] = Float(coords[4 * s + 2] - cx)
-                relative[4 * s + 3] = Float(coords[4 * s + 3] - cy)
-            }
-        }
         self.edgeCoords = relative
         self.edgeCountry = owner
     }
