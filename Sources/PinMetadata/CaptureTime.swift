@@ -273,20 +273,21 @@ public enum CaptureTime {
     }
 
     /// Runs of ASCII digits, at most `limit` of them (each at most 10 digits kept for Int).
+    /// Works on the UTF-8 bytes: this runs for every photo.
     private static func digitGroups(_ text: Substring, limit: Int) -> [String] {
         var groups: [String] = []
-        var current = ""
-        for ch in text.unicodeScalars {
-            if ("0"..."9").contains(ch) {
-                current.unicodeScalars.append(ch)
-                if current.count > 10 { return [] }
-            } else if !current.isEmpty {
-                groups.append(current)
-                current = ""
+        var run: [UInt8] = []
+        for byte in text.utf8 {
+            if byte >= 0x30 && byte <= 0x39 {
+                run.append(byte)
+                if run.count > 10 { return [] }
+            } else if !run.isEmpty {
+                groups.append(String(decoding: run, as: UTF8.self))
+                run.removeAll(keepingCapacity: true)
                 if groups.count == limit { return groups }
             }
         }
-        if !current.isEmpty { groups.append(current) }
+        if !run.isEmpty { groups.append(String(decoding: run, as: UTF8.self)) }
         return Array(groups.prefix(limit))
     }
 

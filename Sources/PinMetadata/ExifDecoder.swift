@@ -175,6 +175,8 @@ public enum ExifDecoder {
                 return nil
             }
             let kept = bytes.prefix(Self.maxASCII)
+            // Plain ASCII (the usual case) decodes directly; other bytes are read as Latin-1.
+            if !kept.contains(where: { $0 >= 0x80 }) { return String(decoding: kept, as: UTF8.self) }
             return String(String.UnicodeScalarView(kept.map { Unicode.Scalar($0) }))
         }
 

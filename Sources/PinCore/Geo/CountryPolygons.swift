@@ -276,12 +276,17 @@ public struct CountryGeoJSONParser {
         var type: String?
         var rings: [[(Double, Double)]] = []
         var coordinatesStart: Int?
+        var parsedInPlace = false
         try expect(UInt8(ascii: "{"), "'{' (geometry)")
         repeat {
             let key = try parseString()
             try expect(UInt8(ascii: ":"), "':'")
             if key == "type" {
                 type = try parseString()
+            } else if key == "coordinates", let known = type {
+                // The type came first (scripts/build-countries writes it so): parse at once.
+                rings = try parseCoordinates(type: known, at: i)
+                parsedInPlace = true
             } else if key == "coordinates" {
                 skipSpace()
                 coordinatesStart = i
@@ -291,9 +296,19 @@ public struct CountryGeoJSONParser {
             }
         } while take(UInt8(ascii: ","))
         try expect(UInt8(ascii: "}"), "'}'")
+        if parsedInPlace { return rings }
         guard let start = coordinatesStart else { return [] }
+        // The type came after the coordinates: go back and parse them now.
         let end = i
-        // Parse the coordinates now that the type is known (it may come after them).
+        rings = try parseCoordinates(type: type, at: start)
+        i = end
+        return rings
+    }
+
+    /// Parses a Polygon's or MultiPolygon's coordinates starting at byte `start`, leaving `i`
+    /// after them.
+    private mutating func parseCoordinates(type: String?, at start: Int) throws -> [[(Double, Double)]] {
+        var rings: [[(Double, Double)]] = []
         i = start
         switch type {
         case "Polygon": try parsePolygon(into: &rings)
@@ -306,7 +321,6 @@ public struct CountryGeoJSONParser {
         default:
             throw GeoJSONError.unsupported("geometry type \(type ?? "missing") at byte \(start)")
         }
-        i = end
         return rings
     }
 
