@@ -150,14 +150,12 @@ public struct ImportPipeline {
         var earlierAccepted: [AcceptedPhoto] = []
         var pins: [ImportFilters.ExistingPin] = []
         if let database {
-            do {
+            try Self.readingDatabase {
                 try database.read { repos in
                     known = try repos.photos.known(under: rootPath)
                     earlierAccepted = try repos.photos.acceptedPhotos()
                     pins = try repos.locations.fetchCoordinates().map { .init(title: $0.title, coordinate: $0.coordinate) }
                 }
-            } catch {
-                throw ImportError.storage("cannot read the database: \(error)")
             }
         }
         let scan: ScanResult
@@ -218,30 +216,29 @@ public struct ImportPipeline {
         var undecided = Set(items.indices)
         if let database {
             let vanishedSet = Set(vanished)
-            do {
-              try database.read { repos in
-                for i in items.indices {
-                    guard let metadata = items[i].metadata, let digest = metadata.metadataDigest else { continue }
-                    if !options.includeVideos, metadata.format == FileKind.quicktime.rawValue { continue }
-                    if let previous = known[entries[i].relativePath], previous.digest == digest {
-                        refreshed.append((absolute(i), entries[i].fingerprint))
-                        report.touched += 1
-                        undecided.remove(i)
-                    } else if known[entries[i].relativePath] == nil, var record = try repos.photos.find(size: entries[i].size, digest: digest),
-                              record.path != absolute(i) {
-                        // A move when the old file is gone, a copy when it is still there.
-                        let old = record.path
-                        record.path = absolute(i)
-                        record.fingerprint = entries[i].fingerprint
-                        let gone = vanishedSet.contains(old) || old.withCString { access($0, F_OK) } != 0
-                        moves.append((from: gone ? old : RawPath(bytes: []), to: record))
-                        report.moved += 1
-                        undecided.remove(i)
+            try Self.readingDatabase {
+                try database.read { repos in
+                    for i in items.indices {
+                        guard let metadata = items[i].metadata, let digest = metadata.metadataDigest else { continue }
+                        if !options.includeVideos, metadata.format == FileKind.quicktime.rawValue { continue }
+                        if let previous = known[entries[i].relativePath], previous.digest == digest {
+                            refreshed.append((absolute(i), entries[i].fingerprint))
+                            report.touched += 1
+                            undecided.remove(i)
+                        } else if known[entries[i].relativePath] == nil,
+                                  var record = try repos.photos.find(size: entries[i].size, digest: digest),
+                                  record.path != absolute(i) {
+                            // A move when the old file is gone, a copy when it is still there.
+                            let old = record.path
+                            record.path = absolute(i)
+                            record.fingerprint = entries[i].fingerprint
+                            let gone = vanishedSet.contains(old) || old.withCString { access($0, F_OK) } != 0
+                            moves.append((from: gone ? old : RawPath(bytes: []), to: record))
+                            report.moved += 1
+                            undecided.remove(i)
+                        }
                     }
                 }
-              }
-            } catch {
-                throw ImportError.storage("cannot read the database: \(error)")
             }
         }
 
@@ -297,6 +294,15 @@ public struct ImportPipeline {
         }
         report.finishedAt = Date()
         return report
+    }
+
+    /// Runs a database read, reporting any failure as a storage error of the import.
+    private static func readingDatabase(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch {
+            throw ImportError.storage("cannot read the database: \(error)")
+        }
     }
 
     /// Files per task: one task per file made the hand-over between threads cost more than the

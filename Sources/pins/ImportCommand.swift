@@ -258,6 +258,16 @@ func importSummary(_ report: ImportReport, catalog: CountryCatalog) -> String {
         }
         lines.append(Out.table(["TAKEN AT", "CC", "LATITUDE", "LONGITUDE", "PHOTO"], rows).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
     }
+    if report.dryRun {
+        // The other half of a dry run's answer: why each photo makes no pin.
+        let skipped = report.items.lazy.filter { $0.decision != .accepted && $0.decision != .notMedia && $0.decision != .unreadable }
+        if !skipped.isEmpty {
+            lines.append("")
+            lines.append("Photos that would be skipped:")
+            let rows = skipped.map { [$0.decision.rawValue, $0.entry.relativePath.description, $0.detail ?? ""] }
+            lines.append(Out.table(["REASON", "PHOTO", "WHY"], Array(rows)).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+        }
+    }
     let unreadable = report.items.lazy.filter { $0.decision == .unreadable } // lazily: only the first few are printed
     if !unreadable.isEmpty {
         lines.append("")

@@ -12,13 +12,7 @@ enum Out {
 
     /// JSON with sorted keys: stable for diffs and tests.
     static func json(_ object: Any) -> String {
-        var out = JSONText(pretty: false)
-        out.write(object)
-        return out.text
-    }
-
-    static func prettyJSON(_ object: Any) -> String {
-        var out = JSONText(pretty: true)
+        var out = JSONText()
         out.write(object)
         return out.text
     }
@@ -41,15 +35,7 @@ func orNull(_ value: Any?) -> Any { value ?? NSNull() }
 /// booleans, nulls, arrays). JSONSerialization bridges every value through NSObject and sorts
 /// keys with ICU collation: on a 20,000-photo report it took half of the import's time.
 struct JSONText {
-    let pretty: Bool
     private(set) var text = ""
-    private var depth = 0
-
-    init(pretty: Bool) { self.pretty = pretty }
-
-    private mutating func newline() {
-        if pretty { text += "\n" + String(repeating: "  ", count: depth) }
-    }
 
     mutating func write(_ value: Any?) {
         // Swift types first: testing `is NSNull` (a class) on a Swift dictionary bridges it to
@@ -64,28 +50,20 @@ struct JSONText {
         case let v as [String: Any]:
             if v.isEmpty { text += "{}"; return }
             text += "{"
-            depth += 1
             for (i, key) in v.keys.sorted().enumerated() {
                 if i > 0 { text += "," }
-                newline()
                 writeString(key)
-                text += pretty ? ": " : ":"
+                text += ":"
                 write(v[key]!)
             }
-            depth -= 1
-            newline()
             text += "}"
         case let v as [Any]:
             if v.isEmpty { text += "[]"; return }
             text += "["
-            depth += 1
             for (i, element) in v.enumerated() {
                 if i > 0 { text += "," }
-                newline()
                 write(element)
             }
-            depth -= 1
-            newline()
             text += "]"
         case is NSNull: text += "null"
         default:

@@ -417,15 +417,7 @@ final class HEIFTests: XCTestCase {
         h.items[1].method = 1
         h.items.append(TestHEIF.Item(id: 11, type: "Exif", data: TestHEIF.exifPayload(Samples.eiffel().bytes(.littleEndian))))
         for bytes in [TestHEIF.eiffel().bytes(), h.bytes()] {
-            for length in 0...bytes.count {
-                do {
-                    let m = try read(Array(bytes[0..<length]))
-                    if let c = m?.coordinate { XCTAssertEqual(c.latitude, 48.858330555555, accuracy: 1e-9) }
-                } catch is MetadataError {
-                } catch {
-                    XCTFail("prefix \(length): \(error)")
-                }
-            }
+            assertEveryPrefixReadsCleanly(bytes, latitude: 48.858330555555, read: read)
         }
     }
 

@@ -196,15 +196,7 @@ final class PNGTests: XCTestCase {
             TestPNG.file(TestPNG.chunk("zTXt", keyword + [0] + TestPNG.deflate(TestPNG.rawProfileText(profile))), TestPNG.idat),
         ]
         for bytes in files {
-            for length in 0...bytes.count {
-                do {
-                    let m = try read(Array(bytes[0..<length]))
-                    if let c = m?.coordinate { XCTAssertEqual(c.latitude, 48.858330555555, accuracy: 1e-9) }
-                } catch is MetadataError {
-                } catch {
-                    XCTFail("prefix \(length): \(error)")
-                }
-            }
+            assertEveryPrefixReadsCleanly(bytes, latitude: 48.858330555555, read: read)
         }
     }
 }

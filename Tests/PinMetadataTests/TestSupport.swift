@@ -165,3 +165,19 @@ let optionsUTC = MetadataOptions(defaultTimeZone: utc)
 
 func r(_ n: Int64, _ d: Int64) -> ExifRational { ExifRational(n, d) }
 func sr(_ n: Int64, _ d: Int64) -> ExifRational { ExifRational(n, d, signed: true) }
+
+/// The truncation loop: every prefix of `bytes` either reads or fails with a MetadataError,
+/// never crashes, and never yields a position other than the whole file's.
+func assertEveryPrefixReadsCleanly(_ bytes: [UInt8], latitude: Double,
+                                   file: StaticString = #filePath, line: UInt = #line,
+                                   read: ([UInt8]) throws -> PhotoMetadata?) {
+    for length in 0...bytes.count {
+        do {
+            let m = try read(Array(bytes[0..<length]))
+            if let c = m?.coordinate { XCTAssertEqual(c.latitude, latitude, accuracy: 1e-9, "prefix \(length)", file: file, line: line) }
+        } catch is MetadataError {
+        } catch {
+            XCTFail("prefix \(length): \(error)", file: file, line: line)
+        }
+    }
+}
