@@ -15,12 +15,12 @@ public enum ByteOrder: String, Sendable, Hashable {
 /// Resource limits for untrusted input. Each stops one way a crafted or broken file could make a
 /// reader loop, allocate or read without bound; all are far above what real cameras write.
 public enum MetadataLimits {
-    /// Size of the first read of a file. The Exif APP1 normally follows SOI; phones write it in
-    /// 10-30 KiB with its thumbnail, and a segment reaching past this window is completed with
-    /// one more read of exactly its bytes. 16 KiB rather than a whole 64 KiB segment: copying
-    /// 64 KiB per file was a sixth of a 20,000-photo import (perf). Stops reading whole
-    /// multi-megabyte images just to find a header.
-    public static let firstReadSize = 16 * 1024
+    /// Size of the first read of a file: enough for the signature and the first segments or
+    /// boxes. The rest is read by exact ranges: a JPEG's Exif APP1 (phones write 10-30 KiB with
+    /// the thumbnail) comes with one more read of exactly its bytes, so a file costs what its
+    /// metadata weighs. A 64 KiB window was a sixth of a 20,000-photo import, 16 KiB still a
+    /// third of its system time (perf). Stops reading whole multi-megabyte images for a header.
+    public static let firstReadSize = 4 * 1024
     /// Smallest later read when a needed byte lies outside what is already in memory: a little
     /// read-ahead so that a run of small segments does not become one system call each.
     public static let laterReadSize = 4 * 1024

@@ -65,22 +65,28 @@ struct FileSource: ByteSource {
 
     /// pread(2) until `count` bytes or end of file; retries EINTR.
     private mutating func load(at offset: Int, count: Int) throws -> ByteReader {
-        var buffer = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let n = buffer.withUnsafeMutableBytes { raw in
-                pread(fd, raw.baseAddress! + done, count - done, off_t(offset + done))
+        // Uninitialised: pread fills every byte or the read fails (no zeroing first).
+        var failure: MetadataError?
+        let buffer = [UInt8](unsafeUninitializedCapacity: count) { raw, initialized in
+            var done = 0
+            while done < count {
+                let n = pread(fd, raw.baseAddress! + done, count - done, off_t(offset + done))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = MetadataError.readFailed(offset: offset + done, reason: systemError(errno))
+                    break
+                }
+                if n == 0 {
+                    failure = MetadataError.readFailed(offset: offset + done,
+                                                       reason: "file shrank while being read (expected \(size) bytes)")
+                    break
+                }
+                done += n
             }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw MetadataError.readFailed(offset: offset + done, reason: systemError(errno))
-            }
-            if n == 0 {
-                throw MetadataError.readFailed(offset: offset + done,
-                                               reason: "file shrank while being read (expected \(size) bytes)")
-            }
-            done += n
+            // Bytes past a failure are never read: keep only what was filled.
+            initialized = done
         }
+        if let failure { throw failure }
         bytesRead += count
         return ByteReader(buffer, baseOffset: offset, context: "file")
     }
