@@ -112,8 +112,14 @@ func runImport(_ args: ParsedArguments) async throws {
         writeImportReport(report, to: sink)
         sink.flush()
     } else if !args.has("--quiet") {
-        Out.print(importSummary(report, catalog: try deps.catalog()))
-        if args.has("--verbose") { Out.print(decisionLines(report)) }
+        let sink = BufferedSink(fd: 1)
+        writeImportSummary(report, catalog: try deps.catalog(), to: sink)
+        if args.has("--verbose") {
+            for item in report.items where item.decision != .notMedia {
+                sink.write("\(item.decision.rawValue)\t\(item.entry.relativePath)" + (item.detail.map { "\t\($0)" } ?? "") + "\n")
+            }
+        }
+        sink.flush()
     }
     for problem in report.problems {
         Out.error("pins import: cannot read \(problem.path): \(problem.reason)")
@@ -145,13 +151,6 @@ func recordRun(_ database: PinDatabase?, _ runID: Int64?, status: String, code: 
     } catch {
         Out.error("pins import: could not record the run: \(error)")
     }
-}
-
-/// One line per decided file: what --verbose adds.
-func decisionLines(_ report: ImportReport) -> String {
-    report.items.lazy.filter { $0.decision != .notMedia }.map { item in
-        "\(item.decision.rawValue)\t\(item.entry.relativePath)" + (item.detail.map { "\t\($0)" } ?? "")
-    }.joined(separator: "\n")
 }
 
 /// Writes through a temporary file in the same folder, then renames it over `path`: a reader
@@ -227,18 +226,20 @@ func takenAtText(_ item: ImportItem) -> String {
 /// Lists longer than this are cut in the text summary (the JSON report has everything).
 let summaryListLimit = 20
 
-func importSummary(_ report: ImportReport, catalog: CountryCatalog) -> String {
-    var lines: [String] = []
+/// The text report, written as it is made: the tables of a 200,000-photo dry run are never
+/// held whole (widths come from a first pass over the rows, the text from a second).
+func writeImportSummary(_ report: ImportReport, catalog: CountryCatalog, to sink: BufferedSink) {
+    func line(_ text: String) { sink.write(text + "\n") }
     let verb = report.dryRun ? "would be created" : "created"
-    lines.append("pins import \(report.root)" + (report.dryRun ? " (dry run: nothing written)" : ""))
-    lines.append("  files      \(report.files)" + (report.unchanged > 0 ? " (\(report.unchanged) unchanged since an earlier run, not read)" : ""))
-    if report.moved > 0 { lines.append("  moved      \(report.moved) already imported under another name or folder: not decided again") }
-    if report.touched > 0 { lines.append("  touched    \(report.touched) with a new date but the same metadata: not decided again") }
-    if report.missing > 0 { lines.append("  missing    \(report.missing) gone since an earlier run (their pins are kept)") }
-    if report.videosLeftOut > 0 { lines.append("  videos     \(report.videosLeftOut) left out (--no-videos)") }
-    lines.append("  photos     \(report.photos), \(report.withLocation) with a position")
-    lines.append("  pins       \(report.created) \(verb)")
-    lines.append("  skipped    no location \(report.count(.noLocation)), interval \(report.count(.interval)), distance \(report.count(.distance)), unreadable \(report.count(.unreadable))")
+    line("pins import \(report.root)" + (report.dryRun ? " (dry run: nothing written)" : ""))
+    line("  files      \(report.files)" + (report.unchanged > 0 ? " (\(report.unchanged) unchanged since an earlier run, not read)" : ""))
+    if report.moved > 0 { line("  moved      \(report.moved) already imported under another name or folder: not decided again") }
+    if report.touched > 0 { line("  touched    \(report.touched) with a new date but the same metadata: not decided again") }
+    if report.missing > 0 { line("  missing    \(report.missing) gone since an earlier run (their pins are kept)") }
+    if report.videosLeftOut > 0 { line("  videos     \(report.videosLeftOut) left out (--no-videos)") }
+    line("  photos     \(report.photos), \(report.withLocation) with a position")
+    line("  pins       \(report.created) \(verb)")
+    line("  skipped    no location \(report.count(.noLocation)), interval \(report.count(.interval)), distance \(report.count(.distance)), unreadable \(report.count(.unreadable))")
     var countries: [String: Int] = [:]
     var atSea = 0
     for item in report.items where item.decision == .accepted {
@@ -246,36 +247,51 @@ func importSummary(_ report: ImportReport, catalog: CountryCatalog) -> String {
     }
     if !countries.isEmpty || atSea > 0 {
         let parts = countries.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\(catalog[$0.key]?.name ?? $0.key) \($0.value)" }
-        lines.append("  countries  " + (parts + (atSea > 0 ? ["at sea \(atSea)"] : [])).joined(separator: ", "))
-    }
-    let accepted = report.items.filter { $0.decision == .accepted }
-    if report.dryRun, !accepted.isEmpty {
-        lines.append("")
-        lines.append("Pins that would be created:")
-        let rows = accepted.map { item -> [String] in
-            let c = item.metadata!.coordinate!
-            return [takenAtText(item), item.country ?? "-", formatDegrees(c.latitude), formatDegrees(c.longitude), item.entry.relativePath.description]
-        }
-        lines.append(Out.table(["TAKEN AT", "CC", "LATITUDE", "LONGITUDE", "PHOTO"], rows).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+        line("  countries  " + (parts + (atSea > 0 ? ["at sea \(atSea)"] : [])).joined(separator: ", "))
     }
     if report.dryRun {
+        let accepted = report.items.lazy.filter { $0.decision == .accepted }
+        if !accepted.isEmpty {
+            line("")
+            line("Pins that would be created:")
+            writeTable(["TAKEN AT", "CC", "LATITUDE", "LONGITUDE", "PHOTO"], accepted.map { item -> [String] in
+                let c = item.metadata!.coordinate!
+                return [takenAtText(item), item.country ?? "-", formatDegrees(c.latitude), formatDegrees(c.longitude),
+                        item.entry.relativePath.description]
+            }, to: sink)
+        }
         // The other half of a dry run's answer: why each photo makes no pin.
         let skipped = report.items.lazy.filter { $0.decision != .accepted && $0.decision != .notMedia && $0.decision != .unreadable }
         if !skipped.isEmpty {
-            lines.append("")
-            lines.append("Photos that would be skipped:")
-            let rows = skipped.map { [$0.decision.rawValue, $0.entry.relativePath.description, $0.detail ?? ""] }
-            lines.append(Out.table(["REASON", "PHOTO", "WHY"], Array(rows)).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+            line("")
+            line("Photos that would be skipped:")
+            writeTable(["REASON", "PHOTO", "WHY"],
+                       skipped.map { [$0.decision.rawValue, $0.entry.relativePath.description, $0.detail ?? ""] }, to: sink)
         }
     }
-    let unreadable = report.items.lazy.filter { $0.decision == .unreadable } // lazily: only the first few are printed
+    let unreadable = report.items.lazy.filter { $0.decision == .unreadable }
     if !unreadable.isEmpty {
-        lines.append("")
-        lines.append("Unreadable files:")
-        for item in unreadable.prefix(summaryListLimit) { lines.append("  \(item.entry.relativePath): \(item.detail ?? "")") }
-        if unreadable.count > summaryListLimit { lines.append("  ... and \(unreadable.count - summaryListLimit) more (see --report or --json)") }
+        line("")
+        line("Unreadable files:")
+        for item in unreadable.prefix(summaryListLimit) { line("  \(item.entry.relativePath): \(item.detail ?? "")") }
+        if unreadable.count > summaryListLimit { line("  ... and \(unreadable.count - summaryListLimit) more (see --report or --json)") }
     }
-    return lines.joined(separator: "\n")
+}
+
+/// An indented text table over rows made on demand (twice: widths, then text).
+func writeTable<Rows: Sequence>(_ header: [String], _ rows: Rows, to sink: BufferedSink) where Rows.Element == [String] {
+    var widths = header.map(\.count)
+    for row in rows { for (c, cell) in row.enumerated() { widths[c] = max(widths[c], cell.count) } }
+    func write(_ row: [String]) {
+        var text = " "
+        for (c, cell) in row.enumerated() {
+            text += " " + cell
+            if c < row.count - 1 { text += String(repeating: " ", count: widths[c] - cell.count + 1) }
+        }
+        sink.write(text + "\n")
+    }
+    write(header)
+    for row in rows { write(row) }
 }
 
 // MARK: inspect
