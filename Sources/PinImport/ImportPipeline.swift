@@ -408,6 +408,14 @@ public struct ImportPipeline {
                             try repos.photos.save(move.to, runID: nil)
                         } else {
                             try repos.photos.move(from: move.from, to: move.to, runID: nil)
+                            // The pin's photo identity follows the file.
+                            if let id = move.to.locationID, var pin = try repos.locations.fetch(id: id) {
+                                let old = move.from.description, new = move.to.path.description
+                                if pin.photoIDs.contains(old) {
+                                    pin.photoIDs = pin.photoIDs.map { $0 == old ? new : $0 }
+                                    try repos.locations.save(pin)
+                                }
+                            }
                         }
                     }
                 }

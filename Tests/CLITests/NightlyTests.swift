@@ -107,6 +107,11 @@ final class NightlyTests: XCTestCase {
         XCTAssertEqual(counts(again.json)["missing"] as? Int, 0, "moved files are not missing")
         XCTAssertEqual(counts(again.json)["photos"] as? Int, 0, "nothing was decided again")
         XCTAssertEqual(try pinPhotos(db).count, before)
+        // Pins made from the moved folder name the photos where they are now.
+        let photos = try pinPhotos(db)
+        XCTAssertFalse(photos.contains { $0.contains("/" + days[0] + "/") }, "\(photos)")
+        XCTAssertTrue(photos.contains { $0.contains("/" + days[0] + "-renamed/") }, "the first day made a pin: \(photos)")
+        for photo in photos { XCTAssertTrue(FileManager.default.fileExists(atPath: photo), photo) }
     }
 
     func testADeletedPinStaysDeleted() throws {
