@@ -88,16 +88,12 @@ struct JSONText {
             case "\r": text += "\\r"
             case "\t": text += "\\t"
             case _ where scalar.value < 0x20:
-                text += "\\u" + String(scalar.value, radix: 16).leftPad(4)
+                text += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
             default: text.unicodeScalars.append(scalar)
             }
         }
         text += "\""
     }
-}
-
-extension String {
-    func leftPad(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }
 
 /// Collects output and writes it to a descriptor in 64 KiB pieces.

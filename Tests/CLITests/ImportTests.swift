@@ -173,3 +173,26 @@ final class MixedLibraryTests: XCTestCase {
         XCTAssertFalse(noVideoPins.contains { $0["format"] as? String == "quicktime" })
     }
 }
+
+final class AwkwardNameTests: XCTestCase {
+    /// Quotes, tabs, newlines and bytes that are not UTF-8 in file names: the JSON report stays
+    /// valid and names them; nothing is lost.
+    func testReportNamesAwkwardFiles() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let source = CLI.repo.appendingPathComponent("Fixtures/library/2023/07-paris/IMG_0001.jpg").path
+        let quoted = dir.path + "/we\"ird\nna\tme\\.jpg"
+        try FileManager.default.copyItem(atPath: source, toPath: quoted)
+        // "caf\xE9.jpg" (Latin-1), a different photo far away so both become pins.
+        let latin1 = Array(dir.path.utf8) + Array("/caf".utf8) + [0xE9] + Array(".jpg".utf8) + [0]
+        let other = try Data(contentsOf: CLI.repo.appendingPathComponent("Fixtures/library/2024/06-roma/IMG_7001.jpg"))
+        let fd = latin1.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644) }
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        _ = other.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+        close(fd)
+        let run = try CLI.run(["import", dir.path, "--dry-run", "--json", "--timezone", "UTC", "--db", dir.path + "/x.sqlite"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let report = try XCTUnwrap(CLI.json(run.stdout) as? [String: Any], run.stdout)
+        let photos = Set(((report["pins"] as? [[String: Any]]) ?? []).compactMap { $0["photo"] as? String })
+        XCTAssertEqual(photos, ["we\"ird\nna\tme\\.jpg", "caf\\xE9.jpg"])
+    }
+}

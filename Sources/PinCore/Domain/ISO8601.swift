@@ -14,10 +14,7 @@ public enum ISO8601 {
         gmtime_r(&t, &parts)
         // Hand-padded: String(format:) goes through Foundation's formatter and is slow in reports
         // of many thousand photos.
-        func pad(_ v: Int, _ width: Int) -> String {
-            let s = String(v)
-            return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
-        }
+        func pad(_ v: Int, _ width: Int) -> String { String(v).leftPadded(to: width) }
         var text = pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-" + pad(Int(parts.tm_mday), 2)
             + "T" + pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2)
         if millis != 0 { text += "." + pad(millis, 3) }
