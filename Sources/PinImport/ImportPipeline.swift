@@ -186,6 +186,20 @@ public struct ImportPipeline {
                 fresh.append(i)
             }
         }
+        // A sidecar that is new or changed makes its photo count as changed: the person edited
+        // where or when it was taken (the digest, which covers sidecars, then decides).
+        let changedSidecars = Set(fresh.lazy.map { scan.files[$0].relativePath }.filter { Sidecars.isSidecarName($0.lastComponent) })
+        if !changedSidecars.isEmpty {
+            let unchanged = scan.files.indices.filter { i in
+                !Sidecars.isSidecarName(scan.files[i].relativePath.lastComponent) && known[scan.files[i].relativePath]?.fingerprint == scan.files[i].fingerprint
+            }
+            let matched = Self.sidecarNames(for: unchanged.map { scan.files[$0] }, all: scan.files)
+            for (k, i) in unchanged.enumerated() where matched[k].contains(where: changedSidecars.contains) {
+                fresh.append(i)
+                report.unchanged -= 1
+            }
+            fresh.sort()
+        }
         let knownLive = known.reduce(0) { $0 + ($1.value.missing ? 0 : 1) }
         if !options.allowShrink, knownLive > 0, scan.files.isEmpty || livePresent * 2 < knownLive {
             throw ImportError.shrunk(root: root, known: knownLive, present: livePresent)
@@ -262,6 +276,15 @@ public struct ImportPipeline {
         }
         if case let .failure(error) = await outlines, candidates.contains(where: { $0.coordinate != nil }) {
             throw ImportError.storage("cannot load the country outlines: \(error)")
+        }
+        // A photo decided again (its content changed) is not "previously accepted" to itself.
+        if !candidates.isEmpty, !earlierAccepted.isEmpty {
+            let redecided = Set(candidates.map { entries[$0.index].relativePath })
+            let prefix = rootPath.bytes + [UInt8(ascii: "/")]
+            earlierAccepted.removeAll { accepted in
+                accepted.path.bytes.starts(with: prefix)
+                    && redecided.contains(RawPath(bytes: Array(accepted.path.bytes.dropFirst(prefix.count))))
+            }
         }
         var filters = ImportFilters(minInterval: options.minInterval, threshold: options.threshold,
                                     existingPins: pins, earlierAccepted: earlierAccepted)
@@ -362,9 +385,15 @@ public struct ImportPipeline {
         }
     }
 
-    /// The XMP and Takeout sidecars of each file, from the names in its folder. Sidecar files
-    /// themselves (.xmp, .json) get none: they are not media and are read only as sidecars.
+    /// The XMP and Takeout sidecars of each file, from the names in its folder, as absolute
+    /// paths. Sidecar files themselves (.xmp, .json) get none: they are not media and are read
+    /// only as sidecars.
     public static func sidecars(for entries: [FileEntry], root: RawPath, all: [FileEntry]) -> [[RawPath]] {
+        sidecarNames(for: entries, all: all).map { $0.map { root.appending($0.bytes) } }
+    }
+
+    /// The same, as paths relative to the root.
+    static func sidecarNames(for entries: [FileEntry], all: [FileEntry]) -> [[RawPath]] {
         func split(_ path: RawPath) -> (folder: ArraySlice<UInt8>, name: [UInt8]) {
             let bytes = path.bytes
             guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return ([], bytes) }
@@ -379,7 +408,7 @@ public struct ImportPipeline {
             let (folder, name) = split(entry.relativePath)
             guard let candidates = sidecarNames[folder], !Sidecars.isSidecarName(name) else { return [] }
             return Sidecars.match(mediaName: name, siblings: candidates).map { sidecar in
-                folder.isEmpty ? root.appending(sidecar) : root.appending(Array(folder) + [UInt8(ascii: "/")] + sidecar)
+                RawPath(bytes: folder.isEmpty ? sidecar : Array(folder) + [UInt8(ascii: "/")] + sidecar)
             }
         }
     }

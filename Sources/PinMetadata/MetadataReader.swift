@@ -55,6 +55,11 @@ public enum MetadataReader {
         var merged = MetadataMerge.applySidecars(xmp: contents.xmp, takeout: contents.takeout, to: base,
                                                  modificationTime: modificationTime)
         merged.warnings += contents.warnings
+        // The sidecars are part of what the photo says: an edited sidecar changes the digest, so
+        // a later import decides the photo again (and a moved pair keeps its identity).
+        if !contents.bytes.isEmpty {
+            merged.metadataDigest = FNV1a64.hexDigest(Array((base.metadataDigest ?? "").utf8) + contents.bytes)
+        }
         return MetadataMerge.capped(merged)
     }
 

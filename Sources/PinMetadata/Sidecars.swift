@@ -189,6 +189,9 @@ struct SidecarContents: Sendable {
     var xmp: [XMPValues] = []
     var takeout: [TakeoutValues] = []
     var warnings: [String] = []
+    /// The bytes of every sidecar read, in order: part of the photo's metadata digest, so an
+    /// edited sidecar makes the photo count as changed.
+    var bytes: [UInt8] = []
 }
 
 enum SidecarLoader {
@@ -209,6 +212,7 @@ enum SidecarLoader {
                 contents.warnings.append("sidecar \(label): \(error)")
                 continue
             }
+            contents.bytes += bytes
             switch kind {
             case .xmp:
                 guard let values = XMP.parse(bytes, options: options) else {

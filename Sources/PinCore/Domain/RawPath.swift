@@ -36,6 +36,12 @@ public struct RawPath: Hashable, Sendable, Comparable, CustomStringConvertible {
         return out
     }
 
+    /// The bytes after the last `/` (the whole path when there is none).
+    public var lastComponent: [UInt8] {
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return bytes }
+        return Array(bytes[(slash + 1)...])
+    }
+
     /// Appends a path component with a single `/` between.
     public func appending(_ component: [UInt8]) -> RawPath {
         var result = bytes
