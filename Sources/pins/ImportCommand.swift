@@ -321,22 +321,30 @@ func runInspect(_ args: ParsedArguments) throws {
             failed = true
             continue
         }
-        // The folder to walk, and the files in it to report (all, or the one named).
-        let isFolder = st.st_mode & S_IFMT == S_IFDIR
-        let folder = isFolder ? argument : ((argument as NSString).deletingLastPathComponent.isEmpty ? "." : (argument as NSString).deletingLastPathComponent)
-        let scan = try Scanner.scan(root: folder, options: ScanOptions(includeHidden: args.has("--include-hidden") || !isFolder))
-        var entries = scan.files
-        if !isFolder {
+        // What to report: every file below a folder, or the one file named (followed if it is
+        // a link), each with its sidecars from the names beside it.
+        var targets: [(path: RawPath, shown: String, modified: Date, sidecars: [RawPath])] = []
+        if st.st_mode & S_IFMT == S_IFDIR {
+            let scan = try Scanner.scan(root: argument, options: ScanOptions(includeHidden: args.has("--include-hidden")))
+            let sidecars = ImportPipeline.sidecars(for: scan.files, root: RawPath(argument), all: scan.files)
+            for (entry, found) in zip(scan.files, sidecars) {
+                let path = RawPath(argument).appending(entry.relativePath.bytes)
+                targets.append((path, path.description, entry.modificationDate, found))
+            }
+        } else {
+            let parent = (argument as NSString).deletingLastPathComponent
+            let folder = parent.isEmpty ? "." : parent
             let name = Array((argument as NSString).lastPathComponent.utf8)
-            entries = entries.filter { $0.relativePath.bytes == name }
+            let siblings = sidecarNames(in: folder)
+            let found = siblings.isEmpty ? [] : Sidecars.match(mediaName: name, siblings: siblings).map { RawPath(folder).appending($0) }
+            let modified = Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
+            targets.append((RawPath(argument), argument, modified, found))
         }
-        let sidecars = ImportPipeline.sidecars(for: entries, root: RawPath(folder), all: isFolder ? scan.files : scan.files.filter { !$0.relativePath.bytes.contains(UInt8(ascii: "/")) })
-        for (entry, sidecarPaths) in zip(entries, sidecars) {
-            let path = RawPath(folder).appending(entry.relativePath.bytes)
-            var object: [String: Any] = ["path": isFolder ? path.description : argument]
+        for (path, shown, modified, sidecarPaths) in targets {
+            var object: [String: Any] = ["path": shown]
             if !sidecarPaths.isEmpty { object["sidecars"] = sidecarPaths.map { $0.description } }
             do {
-                if let m = try MetadataReader.read(path: path, modificationTime: entry.modificationDate, options: options, sidecars: sidecarPaths) {
+                if let m = try MetadataReader.read(path: path, modificationTime: modified, options: options, sidecars: sidecarPaths) {
                     object["format"] = m.format
                     object["latitude"] = orNull(m.coordinate?.latitude)
                     object["longitude"] = orNull(m.coordinate?.longitude)
@@ -359,4 +367,19 @@ func runInspect(_ args: ParsedArguments) throws {
         }
     }
     if failed { throw CommandFailure("some paths could not be read") }
+}
+
+/// Names of the XMP and Takeout sidecars in one folder (not below it).
+func sidecarNames(in folder: String) -> [[UInt8]] {
+    guard let dir = opendir(folder) else { return [] }
+    defer { closedir(dir) }
+    var names: [[UInt8]] = []
+    while let entry = readdir(dir) {
+        let name: [UInt8] = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            return Array(bytes[0..<(bytes.firstIndex(of: 0) ?? bytes.count)])
+        }
+        if Sidecars.isSidecarName(name) { names.append(name) }
+    }
+    return names
 }

@@ -3,11 +3,29 @@ import Foundation
 /// Writes to stdout/stderr without buffering surprises between the two.
 enum Out {
     static func print(_ text: String) {
-        FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+        raw(text.hasSuffix("\n") ? text : text + "\n", to: 1)
     }
 
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+        raw(text.hasSuffix("\n") ? text : text + "\n", to: 2)
+    }
+
+    /// write(2) in full. FileHandle.write traps on EPIPE (`pins inspect DIR | head`), and
+    /// SIGPIPE is ignored so an import is never killed mid-run by a closed pipe: when the reader
+    /// of stdout has gone, stop quietly, as a program killed by SIGPIPE would; a closed stderr is
+    /// ignored.
+    static func raw(_ text: String, to fd: Int32) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n >= 0 { offset += n; continue }
+                if errno == EINTR { continue }
+                if errno == EPIPE && fd == 1 { exit(ExitCode.success) }
+                return
+            }
+        }
     }
 
     /// JSON with sorted keys: stable for diffs and tests.
@@ -119,6 +137,8 @@ final class BufferedSink {
                 let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
+                    // The reader of stdout has gone (`pins import --json | head`): stop quietly.
+                    if errno == EPIPE && fd == 1 { exit(ExitCode.success) }
                     failed = true
                 } else {
                     offset += n

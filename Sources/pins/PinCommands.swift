@@ -186,5 +186,5 @@ func runStats(_ args: ParsedArguments) throws {
         text += Out.table(["CONTINENT", "COUNTRIES", "PINS"],
                           stats.continents.map { [$0.name, String($0.countryCount), String($0.pinCount)] }).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n"
     }
-    FileHandle.standardOutput.write(Data(text.utf8))
+    Out.raw(text, to: 1)
 }

@@ -40,10 +40,10 @@ final class ProgressPrinter: @unchecked Sendable {
         }
         if mode == .terminal {
             // \r and erase-line: the line is redrawn in place.
-            FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
+            Out.raw("\r\u{1B}[K" + text, to: 2)
             drewLine = true
         } else {
-            FileHandle.standardError.write(Data(("pins: " + text + "\n").utf8))
+            Out.raw("pins: " + text + "\n", to: 2)
         }
     }
 
@@ -51,7 +51,7 @@ final class ProgressPrinter: @unchecked Sendable {
     func finish() {
         lock.lock()
         defer { lock.unlock() }
-        if mode == .terminal && drewLine { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if mode == .terminal && drewLine { Out.raw("\r\u{1B}[K", to: 2) }
     }
 
     static func duration(_ seconds: Double) -> String {
