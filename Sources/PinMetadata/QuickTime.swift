@@ -511,8 +511,9 @@ enum QuickTime {
     /// epoch by mistake (as ExifTool assumes); otherwise subtract the 1904 offset.
     static func unixTime(mvhd value: UInt64) -> Double? {
         guard value != 0 else { return nil }
-        if value < epochOffset1904 { return Double(value) }
-        return Double(value - epochOffset1904)
+        let unix = value < epochOffset1904 ? Double(value) : Double(value - epochOffset1904)
+        // A 64-bit (version 1) value can claim any date; past the year 9999 it is noise.
+        return unix < 253_402_300_800 ? unix : nil
     }
 
     /// Builds the result. Position: embedded XMP, then `mdta` keys, then `©xyz` (user data,

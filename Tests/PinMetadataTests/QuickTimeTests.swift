@@ -492,3 +492,25 @@ final class QuickTimeTests: XCTestCase {
         return RawPath(url.path)
     }
 }
+
+final class QuickTimeEpochTests: XCTestCase {
+    func testMovieHeaderTimesBeyondTheYear9999AreIgnored() {
+        XCTAssertNil(QuickTime.unixTime(mvhd: UInt64.max))
+        XCTAssertNil(QuickTime.unixTime(mvhd: 0))
+        // 2018-04-26T01:04:37Z = 1524704677 s; in the 1904 epoch + 2,082,844,800.
+        XCTAssertEqual(QuickTime.unixTime(mvhd: 1_524_704_677 + 2_082_844_800), 1_524_704_677)
+    }
+}
+
+extension QuickTimeEpochTests {
+    /// A version-1 mvhd claiming 2^64 - 16 seconds once crashed the date formatting downstream.
+    func testAHugeVersion1CreationTimeIsIgnoredNotFatal() throws {
+        var bytes = [UInt8](try Data(contentsOf: repoRoot().appendingPathComponent("Fixtures/formats/video/mvhd-v1.mov")))
+        let mvhd = try XCTUnwrap((0..<(bytes.count - 4)).first { bytes[$0..<($0 + 4)].elementsEqual("mvhd".utf8) })
+        XCTAssertEqual(bytes[mvhd + 4], 1, "the fixture's mvhd is version 1")
+        for k in 0..<8 { bytes[mvhd + 8 + k] = k == 7 ? 0xF0 : 0xFF }
+        let m = try MetadataReader.read(bytes: bytes, modificationTime: Date(timeIntervalSince1970: 0), options: MetadataOptions())
+        XCTAssertNotEqual(m?.timeSource, .containerUTC)
+        XCTAssertEqual(m?.takenAt, Date(timeIntervalSince1970: 0))
+    }
+}

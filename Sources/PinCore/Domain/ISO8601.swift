@@ -6,6 +6,9 @@ public enum ISO8601 {
     public static func format(_ date: Date, offsetSeconds: Int? = nil) -> String {
         let offset = offsetSeconds ?? 0
         let shifted = date.timeIntervalSince1970 + Double(offset)
+        // time_t conversion traps beyond Int64: readers keep dates within years 1-9999, and a
+        // date outside that is shown, not converted.
+        guard shifted.isFinite, abs(shifted) < 253_402_300_800 else { return "invalid date (\(date.timeIntervalSince1970) s)" }
         var whole = shifted.rounded(.down)
         var millis = Int(((shifted - whole) * 1000).rounded())
         if millis == 1000 { whole += 1; millis = 0 }
