@@ -145,7 +145,7 @@ func runDelete(_ args: ParsedArguments) throws {
     }
     guard let id else { throw CommandFailure("no pin with id \(text)") }
     do {
-        try LocationService(creation: try deps.creationService()).delete(id: id, using: db)
+        try LocationService(creation: try deps.lazyCreationService()).delete(id: id, using: db) // deleting needs no outlines
     } catch let error as ServiceError {
         throw CommandFailure(error.description)
     }
