@@ -13,9 +13,6 @@ public struct SQLiteError: Error, CustomStringConvertible {
         if let sql { return "database error \(code): \(message) (in: \(sql.prefix(80)))" }
         return "database error \(code): \(message)"
     }
-
-    /// SQLITE_BUSY / SQLITE_LOCKED: another process holds the database.
-    public var isBusy: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
 }
 
 /// A value to bind or read. All SQL in pins binds its parameters; none is built from data.

@@ -50,7 +50,7 @@ enum ResourceLocator {
 /// and indexed once, on first use.
 final class AppDependencies {
     let databasePath: String
-    private var cachedResolver: CountryResolver?
+    private let locator = LazyLocator()
     private var cachedCatalog: CountryCatalog?
     private var cachedDatabase: PinDatabase?
 
@@ -58,17 +58,10 @@ final class AppDependencies {
         databasePath = try resolveDatabasePath(databaseOption)
     }
 
+    /// The country outlines, loaded and indexed on first use (through the same locator the
+    /// services get, so a process loads them at most once).
     func resolver() throws -> CountryResolver {
-        if let cachedResolver { return cachedResolver }
-        let polygons: CountryPolygons
-        do {
-            polygons = try CountryGeoJSONParser.parse(try ResourceLocator.read("Countries.geojson"))
-        } catch let error as GeoJSONError {
-            throw CommandFailure(error.description)
-        }
-        let resolver = CountryResolver(polygons: polygons)
-        cachedResolver = resolver
-        return resolver
+        try locator.resolver()
     }
 
     func catalog() throws -> CountryCatalog {
@@ -108,14 +101,16 @@ final class AppDependencies {
         }
     }
 
+    /// With the outlines loaded now (`pins add` needs the country for the title).
     func creationService() throws -> CreationService {
-        CreationService(locator: try resolver(), countries: CountryService(catalog: try catalog()))
+        try locator.prepare()
+        return try lazyCreationService()
     }
 
-    /// For the importer: the outlines are loaded only if some photo needs a country.
+    /// For the importer and delete: the outlines are loaded only if something needs a country.
     func lazyCreationService() throws -> CreationService {
         _ = try ResourceLocator.directory()
-        return CreationService(locator: LazyLocator(), countries: CountryService(catalog: try catalog()))
+        return CreationService(locator: locator, countries: CountryService(catalog: try catalog()))
     }
 }
 
@@ -123,14 +118,21 @@ final class AppDependencies {
 final class LazyLocator: CountryLocating, @unchecked Sendable {
     // The state is guarded by `lock`.
     private let lock = NSLock()
-    private var resolver: CountryResolver?
+    private var loaded: CountryResolver?
 
     func prepare() throws {
+        _ = try resolver()
+    }
+
+    /// The resolver, loaded first if needed.
+    func resolver() throws -> CountryResolver {
         lock.lock()
         defer { lock.unlock() }
-        if resolver != nil { return }
+        if let loaded { return loaded }
         do {
-            resolver = CountryResolver(polygons: try CountryGeoJSONParser.parse(try ResourceLocator.read("Countries.geojson")))
+            let made = CountryResolver(polygons: try CountryGeoJSONParser.parse(try ResourceLocator.read("Countries.geojson")))
+            loaded = made
+            return made
         } catch let error as GeoJSONError {
             throw CommandFailure(error.description)
         }
@@ -138,9 +140,9 @@ final class LazyLocator: CountryLocating, @unchecked Sendable {
 
     func countryCode(at point: Coordinate) -> String? {
         lock.lock()
-        let loaded = resolver
+        let resolver = loaded
         lock.unlock()
-        precondition(loaded != nil, "LazyLocator used before prepare()")
-        return loaded?.countryCode(at: point)
+        precondition(resolver != nil, "LazyLocator used before prepare()")
+        return resolver?.countryCode(at: point)
     }
 }

@@ -83,7 +83,12 @@ func runImport(_ args: ParsedArguments) async throws {
     let printer = ProgressPrinter(quiet: args.has("--quiet") || args.has("--json"))
     var runID: Int64?
     if !options.dryRun, let database {
-        runID = try? database.write { try $0.runs.start(root: (try? ImportPipeline.canonicalRoot(options.root)) ?? options.root, at: Date()) }
+        // Not being able to record the run is reported, not fatal: the import itself goes on.
+        do {
+            runID = try database.write { try $0.runs.start(root: (try? ImportPipeline.canonicalRoot(options.root)) ?? options.root, at: Date()) }
+        } catch {
+            Out.error("pins import: could not record the run: \(error)")
+        }
     }
     let report: ImportReport
     do {

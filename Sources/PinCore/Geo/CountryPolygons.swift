@@ -44,8 +44,6 @@ public struct CountryPolygons: Sendable {
             rings.append(Ring(country: country, start: start, count: xs.count - start))
         }
     }
-
-    public var vertexCount: Int { xs.count }
 }
 
 public enum GeoJSONError: Error, CustomStringConvertible {

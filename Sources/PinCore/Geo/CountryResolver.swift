@@ -185,8 +185,6 @@ public final class CountryResolver: Sendable {
         self.edgeCountry = owner
     }
 
-    public var edgeCount: Int { edgeCountry.count }
-
     /// ISO alpha-2 code of the country at the point, or nil (open sea, invalid input).
     public func countryCode(at point: Coordinate) -> String? {
         countryIndex(at: point).map { codes[$0] }
