@@ -25,10 +25,10 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // The one syscall Swift cannot make (ioprio_set, for --nice).
+        // The syscalls Swift cannot make: ioprio_set (for --nice), getrandom (for pin ids).
         .target(name: "CSupport"),
         // The app's model and rules: no file or database I/O.
-        .target(name: "PinCore"),
+        .target(name: "PinCore", dependencies: ["CSupport"]),
         // Container readers and the one libexif wrapper.
         .target(name: "PinMetadata", dependencies: ["PinCore", "CExif", "CZlib"]),
         // SQLite storage: connection, migrations, repositories, run lock.

@@ -298,7 +298,7 @@ public struct ImportPipeline {
                 items[i].country = creation.locator.countryCode(at: coordinate)
                 items[i].title = title(country: items[i].country, coordinate: coordinate, metadata: items[i].metadata!,
                                        instant: candidate.instant)
-                items[i].locationID = UUID()
+                items[i].locationID = try creation.ids.next()
             }
             order.append(i)
         }
@@ -442,7 +442,7 @@ public struct ImportPipeline {
                                 let old = move.from.description, new = move.to.path.description
                                 if pin.photoIDs.contains(old) {
                                     pin.photoIDs = pin.photoIDs.map { $0 == old ? new : $0 }
-                                    try repos.locations.save(pin)
+                                    try repos.locations.update(pin)
                                 }
                             }
                         }

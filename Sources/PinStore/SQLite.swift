@@ -4,14 +4,111 @@ import Foundation
 /// SQLite's "transient" destructor: SQLite copies bound text/blobs before the call returns.
 let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-public struct SQLiteError: Error, CustomStringConvertible {
+// Extended result codes (sqlite3.h builds them with macros Swift does not import).
+let SQLITE_READONLY_DBMOVED = SQLITE_READONLY | (4 << 8)
+let SQLITE_READONLY_DIRECTORY = SQLITE_READONLY | (6 << 8)
+let SQLITE_CONSTRAINT_PRIMARYKEY = SQLITE_CONSTRAINT | (6 << 8)
+
+/// What SQLite said, as it said it: the cause kept inside a `StorageError`, for tests and bug
+/// reports. Users see the StorageError's words, not this.
+public struct SQLiteError: Error, CustomStringConvertible, Equatable {
+    /// The extended result code (e.g. 1544, SQLITE_READONLY_DIRECTORY).
     public let code: Int32
     public let message: String
     public let sql: String?
 
     public var description: String {
-        if let sql { return "database error \(code): \(message) (in: \(sql.prefix(80)))" }
-        return "database error \(code): \(message)"
+        if let sql { return "SQLite error \(code): \(message) (in: \(sql))" }
+        return "SQLite error \(code): \(message)"
+    }
+}
+
+/// A storage failure in words: what pins was doing, on which file, and why, e.g. "cannot write
+/// to /data/pins.sqlite: the disk is full". The SQLite code it came from is kept as `cause`.
+public struct StorageError: Error, CustomStringConvertible, Equatable {
+    public enum Action: String, Sendable {
+        case open = "open"
+        case read = "read"
+        case write = "write to"
+    }
+
+    public enum Reason: Equatable, Sendable {
+        case diskFull
+        case readOnlyFile
+        /// SQLite must create the -wal and -shm files next to the database.
+        case readOnlyFolder
+        case permissionDenied
+        case busy
+        case damaged
+        case notADatabase
+        case cannotOpen
+        case inputOutput
+        case outOfMemory
+        /// The file was deleted or replaced by another while open: writes go nowhere.
+        case deleted
+        /// A new record's id is already used by another (ids must be unique; nothing is overwritten).
+        case idTaken(table: String, id: String)
+        /// An update of a record that is not stored.
+        case notStored(table: String, id: String)
+        /// Anything else: SQLite's own words.
+        case other(String)
+    }
+
+    public let action: Action
+    public let path: String
+    public let reason: Reason
+    public let cause: SQLiteError?
+
+    public init(_ action: Action, path: String, reason: Reason, cause: SQLiteError? = nil) {
+        self.action = action
+        self.path = path
+        self.reason = reason
+        self.cause = cause
+    }
+
+    /// Classifies SQLite's result code `cause.code`.
+    init(_ action: Action, path: String, cause: SQLiteError) {
+        let reason: Reason
+        switch cause.code & 0xFF {
+        case SQLITE_FULL: reason = .diskFull
+        case SQLITE_READONLY:
+            switch cause.code {
+            case SQLITE_READONLY_DIRECTORY: reason = .readOnlyFolder
+            case SQLITE_READONLY_DBMOVED: reason = .deleted
+            default: reason = .readOnlyFile
+            }
+        case SQLITE_PERM, SQLITE_AUTH: reason = .permissionDenied
+        case SQLITE_BUSY, SQLITE_LOCKED: reason = .busy
+        case SQLITE_CORRUPT: reason = .damaged
+        case SQLITE_NOTADB: reason = .notADatabase
+        case SQLITE_CANTOPEN: reason = .cannotOpen
+        case SQLITE_IOERR: reason = .inputOutput
+        case SQLITE_NOMEM: reason = .outOfMemory
+        default: reason = .other(cause.message)
+        }
+        self.init(action, path: path, reason: reason, cause: cause)
+    }
+
+    public var description: String {
+        let words: String
+        switch reason {
+        case .diskFull: words = "the disk is full"
+        case .readOnlyFile: words = "the file is read-only"
+        case .readOnlyFolder: words = "its folder is not writable (SQLite keeps its journal files beside the database)"
+        case .permissionDenied: words = "permission denied"
+        case .busy: words = "another program kept the database locked for more than 5 seconds; try again later"
+        case .damaged: words = "the file is damaged; 'pins check --repair --db \(path)' saves what can be read into a new file"
+        case .notADatabase: words = "the file is not a pins database"
+        case .cannotOpen: words = "the file or its folder cannot be opened (missing, or no permission)"
+        case .inputOutput: words = "the disk reported an input/output error"
+        case .outOfMemory: words = "out of memory"
+        case .deleted:
+            words = "the file was deleted or replaced while pins was using it; what this run wrote is lost with it"
+        case let .idTaken(table, id): words = "the new id \(id) is already used in \(table); nothing was overwritten"
+        case let .notStored(table, id): words = "there is no record \(id) in \(table)"
+        case let .other(message): words = message + (cause.map { " (SQLite code \($0.code))" } ?? "")
+        }
+        return "cannot \(action.rawValue) \(path): \(words)"
     }
 }
 
@@ -44,42 +141,44 @@ public final class Connection {
 
     /// Opens (creating when `create`) the file; `readOnly` never writes a byte.
     public init(path: String, readOnly: Bool = false, create: Bool = true) throws {
-        var db: OpaquePointer?
         var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
         flags |= SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
-        guard rc == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
-            if let db { sqlite3_close_v2(db) }
-            throw SQLiteError(code: rc, message: "\(message): \(path)", sql: nil)
-        }
-        self.handle = db
+        self.handle = try Self.open(path, flags: flags, displayPath: path)
         self.path = path
-        sqlite3_extended_result_codes(db, 1)
         // Wait for a concurrent writer rather than failing at once (the run lock keeps
         // importers apart; this covers `pins add` during an import).
-        sqlite3_busy_timeout(db, 5_000)
-        try execute("PRAGMA foreign_keys = ON")
-        if !readOnly {
-            try execute("PRAGMA journal_mode = WAL")
-            // WAL + NORMAL: a crash loses at most the last transactions, never consistency.
-            try execute("PRAGMA synchronous = NORMAL")
+        sqlite3_busy_timeout(handle, 5_000)
+        do {
+            try execute("PRAGMA foreign_keys = ON")
+            if !readOnly {
+                try execute("PRAGMA journal_mode = WAL")
+                // WAL + NORMAL: a crash loses at most the last transactions, never consistency.
+                try execute("PRAGMA synchronous = NORMAL")
+            }
+        } catch let error as StorageError {
+            throw StorageError(.open, path: path, reason: error.reason, cause: error.cause)
         }
     }
 
     /// Opens a read-only `file:` URI (used with `immutable=1` for dry runs).
     public init(uriReadOnly uri: String, displayPath: String) throws {
-        var db: OpaquePointer?
-        let rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
-        guard rc == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
-            if let db { sqlite3_close_v2(db) }
-            throw SQLiteError(code: rc, message: "\(message): \(displayPath)", sql: nil)
-        }
-        self.handle = db
+        self.handle = try Self.open(uri, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                                    displayPath: displayPath)
         self.path = displayPath
+    }
+
+    private static func open(_ name: String, flags: Int32, displayPath: String) throws -> OpaquePointer {
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let code = db.map { sqlite3_extended_errcode($0) } ?? rc
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            if let db { sqlite3_close_v2(db) }
+            throw StorageError(.open, path: displayPath, cause: SQLiteError(code: code, message: message, sql: nil))
+        }
         sqlite3_extended_result_codes(db, 1)
+        return db
     }
 
     deinit {
@@ -87,8 +186,22 @@ public final class Connection {
         sqlite3_close_v2(handle)
     }
 
-    func error(_ rc: Int32, _ sql: String?) -> SQLiteError {
-        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    func error(_ rc: Int32, _ sql: String?) -> StorageError {
+        storageError(SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql))
+    }
+
+    /// In words, with what the statement was doing: a query reads, anything else writes.
+    func storageError(_ cause: SQLiteError) -> StorageError {
+        let reads = cause.sql.map { $0.hasPrefix("SELECT") || $0.hasPrefix("PRAGMA") || $0.hasPrefix("BEGIN DEFERRED") } ?? false
+        return StorageError(reads ? .read : .write, path: path, cause: cause)
+    }
+
+    /// True when the file at `path` is no longer the one this connection has open: deleted
+    /// (unlinked) or replaced by another file (SQLite compares the inode, SQLITE_FCNTL_HAS_MOVED).
+    public var fileWasMoved: Bool {
+        var moved: Int32 = 0
+        let rc = sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
+        return rc == SQLITE_OK && moved != 0
     }
 
     /// Runs SQL without parameters (schema, pragmas); may hold several statements.
@@ -98,7 +211,7 @@ public final class Connection {
         if rc != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? "error"
             sqlite3_free(message)
-            throw SQLiteError(code: rc, message: text, sql: sql)
+            throw storageError(SQLiteError(code: sqlite3_extended_errcode(handle), message: text, sql: sql))
         }
     }
 
@@ -142,16 +255,27 @@ public final class Connection {
 
     /// Runs `body` in one transaction: BEGIN IMMEDIATE takes the write lock up front (no
     /// deadlock upgrading a read), COMMIT on return, ROLLBACK on any error.
+    ///
+    /// Before and after each COMMIT the file is checked to still be the one at `path`: a
+    /// database deleted or replaced during a run would otherwise take every later write with it
+    /// while the run reports success.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
+            try ensureNotMoved()
             try execute("COMMIT")
+            try ensureNotMoved()
             return result
         } catch {
-            try? execute("ROLLBACK")
+            if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
             throw error
         }
+    }
+
+    /// Throws `.deleted` when the open file is no longer the one at `path`.
+    public func ensureNotMoved() throws {
+        if fileWasMoved { throw StorageError(.write, path: path, reason: .deleted) }
     }
 
     /// A read-only snapshot.
@@ -183,7 +307,7 @@ public final class Statement {
 
     public func bind(_ values: [SQLBindable]) throws {
         guard values.count == Int(sqlite3_bind_parameter_count(stmt)) else {
-            throw SQLiteError(code: SQLITE_RANGE, message: "expected \(sqlite3_bind_parameter_count(stmt)) parameters, got \(values.count)", sql: sql)
+            throw connection.storageError(SQLiteError(code: SQLITE_RANGE, message: "expected \(sqlite3_bind_parameter_count(stmt)) parameters, got \(values.count)", sql: sql))
         }
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
@@ -206,7 +330,11 @@ public final class Statement {
         switch rc {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
-        default: throw connection.error(rc, sql)
+        default:
+            // A failed step leaves the statement needing a reset before its next use.
+            let error = connection.error(rc, sql)
+            sqlite3_reset(stmt)
+            throw error
         }
     }
 

@@ -28,6 +28,32 @@ private func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
     try JSONDecoder().decode(type, from: Data(text.utf8))
 }
 
+/// A stored id; one that is not a UUID means the file was changed by something else than pins.
+private func storedID(_ text: String, in table: String, _ db: Connection) throws -> UUID {
+    guard let id = UUID(uuidString: text) else {
+        throw StorageError(.read, path: db.path, reason: .other("\(table) holds an id that is not a UUID: '\(text)'"))
+    }
+    return id
+}
+
+extension Connection {
+    /// Runs a plain INSERT of a new record: an id already stored is `.idTaken`, never an overwrite.
+    func insertNew(_ sql: String, _ values: [SQLBindable], table: String, id: UUID) throws {
+        do {
+            try run(sql, values)
+        } catch let error as StorageError where error.cause?.code == SQLITE_CONSTRAINT_PRIMARYKEY {
+            throw StorageError(.write, path: path, reason: .idTaken(table: table, id: id.uuidString.lowercased()), cause: error.cause)
+        }
+    }
+
+    /// Runs an UPDATE of one stored record: a record that is not stored is `.notStored`.
+    func updateExisting(_ sql: String, _ values: [SQLBindable], table: String, id: UUID) throws {
+        if try run(sql, values) == 0 {
+            throw StorageError(.write, path: path, reason: .notStored(table: table, id: id.uuidString.lowercased()))
+        }
+    }
+}
+
 struct SQLiteLocationRepository: LocationRepository {
     let db: Connection
 
@@ -41,7 +67,7 @@ struct SQLiteLocationRepository: LocationRepository {
         default: type = .point
         }
         return Location(
-            id: UUID(uuidString: s.string(0)) ?? UUID(),
+            id: try storedID(s.string(0), in: "locations", db),
             title: s.string(1),
             coordinate: Coordinate(latitude: s.double(2), longitude: s.double(3)),
             countryID: s.optionalString(4), type: type,
@@ -64,29 +90,37 @@ struct SQLiteLocationRepository: LocationRepository {
 
     func fetchCoordinates() throws -> [(id: UUID, title: String, coordinate: Coordinate)] {
         try db.query("SELECT id, title, latitude, longitude FROM locations", []) { s in
-            (UUID(uuidString: s.string(0)) ?? UUID(), s.string(1), Coordinate(latitude: s.double(2), longitude: s.double(3)))
+            (try storedID(s.string(0), in: "locations", db), s.string(1), Coordinate(latitude: s.double(2), longitude: s.double(3)))
         }
     }
 
-    func save(_ l: Location) throws {
+    /// The columns after the id, in the order of `insert` and `update`.
+    private func values(_ l: Location) throws -> [SQLBindable] {
         let typeData: String?
         switch l.type {
         case .point: typeData = nil
         case let .city(visit): typeData = try json(visit)
         case let .mountain(visit): typeData = try json(visit)
         }
-        try db.run("""
+        return [l.title, l.coordinate.latitude, l.coordinate.longitude, l.countryID, l.type.selection.rawValue, typeData,
+                l.date.timeIntervalSince1970, l.color, l.visitCount, l.note, try l.tags.map { try json($0) },
+                try json(l.photoIDs)]
+    }
+
+    func insert(_ l: Location) throws {
+        try db.insertNew("""
             INSERT INTO locations (id, title, latitude, longitude, country_id, type, type_data, date, color,
                                    visit_count, note, tags, photo_ids, created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(id) DO UPDATE SET title = excluded.title, latitude = excluded.latitude,
-                longitude = excluded.longitude, country_id = excluded.country_id, type = excluded.type,
-                type_data = excluded.type_data, date = excluded.date, color = excluded.color,
-                visit_count = excluded.visit_count, note = excluded.note, tags = excluded.tags,
-                photo_ids = excluded.photo_ids
-            """, [l.id.uuidString.lowercased(), l.title, l.coordinate.latitude, l.coordinate.longitude, l.countryID,
-                  l.type.selection.rawValue, typeData, l.date.timeIntervalSince1970, l.color, l.visitCount, l.note,
-                  try l.tags.map { try json($0) }, try json(l.photoIDs), Date().timeIntervalSince1970])
+            """, [l.id.uuidString.lowercased()] + (try values(l)) + [Date().timeIntervalSince1970], table: "locations", id: l.id)
+    }
+
+    func update(_ l: Location) throws {
+        try db.updateExisting("""
+            UPDATE locations SET title = ?, latitude = ?, longitude = ?, country_id = ?, type = ?, type_data = ?,
+                date = ?, color = ?, visit_count = ?, note = ?, tags = ?, photo_ids = ?
+            WHERE id = ?
+            """, (try values(l)) + [l.id.uuidString.lowercased()], table: "locations", id: l.id)
     }
 
     func delete(id: UUID) throws {
@@ -125,8 +159,8 @@ struct SQLiteCountryRepository: CountryRepository {
 struct SQLiteCityRepository: CityRepository {
     let db: Connection
 
-    private func row(_ s: Statement) -> City {
-        City(id: UUID(uuidString: s.string(0)) ?? UUID(), name: s.string(1),
+    private func row(_ s: Statement) throws -> City {
+        City(id: try storedID(s.string(0), in: "cities", db), name: s.string(1),
              coordinate: Coordinate(latitude: s.double(2), longitude: s.double(3)), pinCount: s.int(4))
     }
 
@@ -143,14 +177,21 @@ struct SQLiteCityRepository: CityRepository {
 
     func fetchAll() throws -> [City] { try db.query("\(Self.select) ORDER BY name", [], row) }
 
-    func save(_ c: City) throws {
+    private func values(_ c: City) -> [SQLBindable] {
         let key = SharedPlaceKey(name: c.name, coordinate: c.coordinate)
-        try db.run("""
+        return [key.name, key.latitudeE4, key.longitudeE4, c.coordinate.latitude, c.coordinate.longitude, c.pinCount]
+    }
+
+    func insert(_ c: City) throws {
+        try db.insertNew("""
             INSERT INTO cities (id, name, lat_e4, lon_e4, latitude, longitude, pin_count) VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(id) DO UPDATE SET name = excluded.name, lat_e4 = excluded.lat_e4, lon_e4 = excluded.lon_e4,
-                latitude = excluded.latitude, longitude = excluded.longitude, pin_count = excluded.pin_count
-            """, [c.id.uuidString.lowercased(), key.name, key.latitudeE4, key.longitudeE4,
-                  c.coordinate.latitude, c.coordinate.longitude, c.pinCount])
+            """, [c.id.uuidString.lowercased()] + values(c), table: "cities", id: c.id)
+    }
+
+    func update(_ c: City) throws {
+        try db.updateExisting("""
+            UPDATE cities SET name = ?, lat_e4 = ?, lon_e4 = ?, latitude = ?, longitude = ?, pin_count = ? WHERE id = ?
+            """, values(c) + [c.id.uuidString.lowercased()], table: "cities", id: c.id)
     }
 
     func delete(id: UUID) throws {
@@ -161,8 +202,8 @@ struct SQLiteCityRepository: CityRepository {
 struct SQLiteMountainRepository: MountainRepository {
     let db: Connection
 
-    private func row(_ s: Statement) -> Mountain {
-        Mountain(id: UUID(uuidString: s.string(0)) ?? UUID(), name: s.string(1), height: s.optionalDouble(2),
+    private func row(_ s: Statement) throws -> Mountain {
+        Mountain(id: try storedID(s.string(0), in: "mountains", db), name: s.string(1), height: s.optionalDouble(2),
                  coordinate: Coordinate(latitude: s.double(3), longitude: s.double(4)), pinCount: s.int(5))
     }
 
@@ -179,15 +220,22 @@ struct SQLiteMountainRepository: MountainRepository {
 
     func fetchAll() throws -> [Mountain] { try db.query("\(Self.select) ORDER BY name", [], row) }
 
-    func save(_ m: Mountain) throws {
+    private func values(_ m: Mountain) -> [SQLBindable] {
         let key = SharedPlaceKey(name: m.name, coordinate: m.coordinate)
-        try db.run("""
+        return [key.name, m.height, key.latitudeE4, key.longitudeE4, m.coordinate.latitude, m.coordinate.longitude, m.pinCount]
+    }
+
+    func insert(_ m: Mountain) throws {
+        try db.insertNew("""
             INSERT INTO mountains (id, name, height, lat_e4, lon_e4, latitude, longitude, pin_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(id) DO UPDATE SET name = excluded.name, height = excluded.height, lat_e4 = excluded.lat_e4,
-                lon_e4 = excluded.lon_e4, latitude = excluded.latitude, longitude = excluded.longitude,
-                pin_count = excluded.pin_count
-            """, [m.id.uuidString.lowercased(), key.name, m.height, key.latitudeE4, key.longitudeE4,
-                  m.coordinate.latitude, m.coordinate.longitude, m.pinCount])
+            """, [m.id.uuidString.lowercased()] + values(m), table: "mountains", id: m.id)
+    }
+
+    func update(_ m: Mountain) throws {
+        try db.updateExisting("""
+            UPDATE mountains SET name = ?, height = ?, lat_e4 = ?, lon_e4 = ?, latitude = ?, longitude = ?, pin_count = ?
+            WHERE id = ?
+            """, values(m) + [m.id.uuidString.lowercased()], table: "mountains", id: m.id)
     }
 
     func delete(id: UUID) throws {

@@ -17,7 +17,7 @@ public struct Location: Identifiable, Codable, Sendable, Hashable {
     /// Identities of the photos that made this pin (the importer's photo identity).
     public var photoIDs: [String]
 
-    public init(id: UUID = UUID(), title: String, coordinate: Coordinate, countryID: String? = nil,
+    public init(id: UUID, title: String, coordinate: Coordinate, countryID: String? = nil,
                 type: LocationType = .point, date: Date, color: String = Settings.defaultPinColor,
                 visitCount: Int = 1, note: String? = nil, tags: [String]? = nil, photoIDs: [String] = []) {
         self.id = id

@@ -7,7 +7,7 @@ public struct City: Identifiable, Codable, Sendable, Hashable {
     public var coordinate: Coordinate
     public var pinCount: Int
 
-    public init(id: UUID = UUID(), name: String, coordinate: Coordinate, pinCount: Int = 0) {
+    public init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int = 0) {
         self.id = id
         self.name = name
         self.coordinate = coordinate
@@ -23,7 +23,7 @@ public struct Mountain: Identifiable, Codable, Sendable, Hashable {
     public var coordinate: Coordinate
     public var pinCount: Int
 
-    public init(id: UUID = UUID(), name: String, height: Double? = nil, coordinate: Coordinate, pinCount: Int = 0) {
+    public init(id: UUID, name: String, height: Double? = nil, coordinate: Coordinate, pinCount: Int = 0) {
         self.id = id
         self.name = name
         self.height = height

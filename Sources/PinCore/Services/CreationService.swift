@@ -51,13 +51,15 @@ public struct CreationService: Sendable {
     public let cities: CityService
     public let mountains: MountainService
     public let locator: any CountryLocating
+    /// Where new pin, city and mountain ids come from.
+    public let ids: IDSource
 
-    public init(locator: any CountryLocating, countries: CountryService,
-                cities: CityService = CityService(), mountains: MountainService = MountainService()) {
+    public init(locator: any CountryLocating, countries: CountryService, ids: IDSource = .system) {
         self.locator = locator
         self.countries = countries
-        self.cities = cities
-        self.mountains = mountains
+        self.ids = ids
+        self.cities = CityService(ids: ids)
+        self.mountains = MountainService(ids: ids)
     }
 
     /// Creates a pin in its own transaction.
@@ -66,13 +68,14 @@ public struct CreationService: Sendable {
         try database.write { repos in try create(draft, in: repos) }
     }
 
-    /// Creates a pin inside a transaction the caller holds (the importer batches many).
+    /// Creates a pin inside a transaction the caller holds (the importer batches many), with
+    /// `id` (the importer picks ids before saving) or a new one from `ids`.
     @discardableResult
-    public func create(_ draft: LocationDraft, in repos: Repositories, id: UUID = UUID()) throws -> Location {
+    public func create(_ draft: LocationDraft, in repos: Repositories, id: UUID? = nil) throws -> Location {
         let settings = try repos.settings.load()
-        let location = try validated(draft, id: id, defaultColor: settings.defaultPinColor)
+        let location = try validated(draft, id: try id ?? ids.next(), defaultColor: settings.defaultPinColor)
         try attach(location, in: repos)
-        try repos.locations.save(location)
+        try repos.locations.insert(location)
         return location
     }
 
@@ -133,7 +136,7 @@ public struct LocationService: Sendable {
             let location = try creation.validated(draft, id: edited.id, defaultColor: edited.color)
             try creation.detach(old, in: repos)
             try creation.attach(location, in: repos)
-            try repos.locations.save(location)
+            try repos.locations.update(location)
             return location
         }
     }

@@ -25,15 +25,21 @@ public struct CountryService: Sendable {
 
 /// Shared City objects: found by name and rounded coordinate, counted, removed at zero.
 public struct CityService: Sendable {
-    public init() {}
+    public let ids: IDSource
+
+    public init(ids: IDSource = .system) { self.ids = ids }
 
     /// Finds or creates the City for this visit and adds one pin to it.
     @discardableResult
     public func plusPin(for visit: CityVisitData, in repos: Repositories) throws -> City {
         let key = SharedPlaceKey(name: visit.cityName, coordinate: visit.cityCoordinate)
-        var city = try repos.cities.find(key: key) ?? City(name: key.name, coordinate: key.roundedCoordinate)
+        guard var city = try repos.cities.find(key: key) else {
+            let city = City(id: try ids.next(), name: key.name, coordinate: key.roundedCoordinate, pinCount: 1)
+            try repos.cities.insert(city)
+            return city
+        }
         city.pinCount += 1
-        try repos.cities.save(city)
+        try repos.cities.update(city)
         return city
     }
 
@@ -41,22 +47,28 @@ public struct CityService: Sendable {
         let key = SharedPlaceKey(name: visit.cityName, coordinate: visit.cityCoordinate)
         guard var city = try repos.cities.find(key: key) else { return }
         city.pinCount -= 1
-        if city.pinCount <= 0 { try repos.cities.delete(id: city.id) } else { try repos.cities.save(city) }
+        if city.pinCount <= 0 { try repos.cities.delete(id: city.id) } else { try repos.cities.update(city) }
     }
 }
 
 /// Shared Mountain objects, as cities.
 public struct MountainService: Sendable {
-    public init() {}
+    public let ids: IDSource
+
+    public init(ids: IDSource = .system) { self.ids = ids }
 
     @discardableResult
     public func plusPin(for visit: MountainVisitData, in repos: Repositories) throws -> Mountain {
         let key = SharedPlaceKey(name: visit.mountainName, coordinate: visit.mountainCoordinate)
-        var mountain = try repos.mountains.find(key: key)
-            ?? Mountain(name: key.name, height: visit.height, coordinate: key.roundedCoordinate)
+        guard var mountain = try repos.mountains.find(key: key) else {
+            let mountain = Mountain(id: try ids.next(), name: key.name, height: visit.height,
+                                    coordinate: key.roundedCoordinate, pinCount: 1)
+            try repos.mountains.insert(mountain)
+            return mountain
+        }
         if mountain.height == nil { mountain.height = visit.height }
         mountain.pinCount += 1
-        try repos.mountains.save(mountain)
+        try repos.mountains.update(mountain)
         return mountain
     }
 
@@ -67,7 +79,7 @@ public struct MountainService: Sendable {
         if mountain.pinCount <= 0 {
             try repos.mountains.delete(id: mountain.id)
         } else {
-            try repos.mountains.save(mountain)
+            try repos.mountains.update(mountain)
         }
     }
 }

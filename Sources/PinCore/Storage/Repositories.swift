@@ -9,7 +9,10 @@ public protocol LocationRepository {
     func fetchAll(countryID: String?) throws -> [Location]
     /// Just the coordinates and ids: what the import's distance rule needs, cheaply.
     func fetchCoordinates() throws -> [(id: UUID, title: String, coordinate: Coordinate)]
-    func save(_ location: Location) throws
+    /// Stores a new location; an id already taken is an error, never an overwrite.
+    func insert(_ location: Location) throws
+    /// Writes the changes of an existing location; one that is not stored is an error.
+    func update(_ location: Location) throws
     func delete(id: UUID) throws
 }
 
@@ -24,7 +27,10 @@ public protocol CityRepository {
     func fetch(id: UUID) throws -> City?
     func find(key: SharedPlaceKey) throws -> City?
     func fetchAll() throws -> [City]
-    func save(_ city: City) throws
+    /// A new city; an id already taken is an error, never an overwrite.
+    func insert(_ city: City) throws
+    /// Changes of a stored city; one that is not stored is an error.
+    func update(_ city: City) throws
     func delete(id: UUID) throws
 }
 
@@ -32,7 +38,10 @@ public protocol MountainRepository {
     func fetch(id: UUID) throws -> Mountain?
     func find(key: SharedPlaceKey) throws -> Mountain?
     func fetchAll() throws -> [Mountain]
-    func save(_ mountain: Mountain) throws
+    /// A new mountain; an id already taken is an error, never an overwrite.
+    func insert(_ mountain: Mountain) throws
+    /// Changes of a stored mountain; one that is not stored is an error.
+    func update(_ mountain: Mountain) throws
     func delete(id: UUID) throws
 }
 

@@ -1,0 +1,47 @@
+import CSupport
+import Foundation
+
+/// No randomness could be had for a new id: pins stops rather than make an id that may repeat.
+public struct RandomnessUnavailable: Error, CustomStringConvertible, Equatable {
+    public let reason: String
+
+    public init(reason: String) { self.reason = reason }
+
+    public var description: String {
+        "cannot make a new pin id: the system gives no randomness (\(reason)); nothing was written"
+    }
+}
+
+/// Where new ids come from: random version-4 UUIDs made from 16 bytes of `bytes`.
+///
+/// Not Foundation's `UUID()`: on Linux it reads /dev/urandom and ignores a failure, so without
+/// that file (a bare chroot, a container, a NAS jail) every id is the same and pins overwrite
+/// each other. The system source is getrandom(2); its failure is an error, never a fixed id.
+/// Tests inject their own bytes (a constant, to provoke a collision; a failure).
+public struct IDSource: Sendable {
+    private let bytes: @Sendable () throws -> [UInt8]
+
+    /// `bytes` returns at least 16 bytes per call.
+    public init(bytes: @escaping @Sendable () throws -> [UInt8]) { self.bytes = bytes }
+
+    /// The kernel's random source.
+    public static let system = IDSource {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let rc = buffer.withUnsafeMutableBufferPointer { pins_fill_random($0.baseAddress, UInt($0.count)) }
+        guard rc == 0 else {
+            let code = errno
+            throw RandomnessUnavailable(reason: "getrandom: \(String(cString: strerror(code)))")
+        }
+        return buffer
+    }
+
+    /// A new random (version 4, RFC 9562) id.
+    public func next() throws -> UUID {
+        var b = try bytes()
+        guard b.count >= 16 else { throw RandomnessUnavailable(reason: "got \(b.count) of 16 bytes") }
+        b[6] = (b[6] & 0x0F) | 0x40 // version 4
+        b[8] = (b[8] & 0x3F) | 0x80 // RFC variant
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+                           b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+    }
+}

@@ -1,0 +1,134 @@
+import XCTest
+import Foundation
+@testable import PinStore
+import PinCore
+
+/// Ids from a fixed byte: every id is the same, so the second new record collides.
+let constantIDs = IDSource { [UInt8](repeating: 0x11, count: 16) }
+/// 0x11 with the version (byte 6: 0x41) and variant (byte 8: 0x91) bits set, worked by hand.
+let constantID = "11111111-1111-4111-9111-111111111111"
+
+final class IDCollisionTests: XCTestCase {
+    func creation(_ ids: IDSource) -> CreationService {
+        CreationService(locator: StubLocator(), countries: CountryService(catalog: testCatalog), ids: ids)
+    }
+
+    func testTheIDSourceSetsVersionAndVariantBits() throws {
+        XCTAssertEqual(try constantIDs.next().uuidString.lowercased(), constantID)
+        let zeros = IDSource { [UInt8](repeating: 0, count: 16) }
+        XCTAssertEqual(try zeros.next().uuidString.lowercased(), "00000000-0000-4000-8000-000000000000")
+        let first = try IDSource.system.next(), second = try IDSource.system.next()
+        XCTAssertNotEqual(first, second)
+        XCTAssertEqual(Array(first.uuidString)[14], "4")
+    }
+
+    func testACollidingPinIDFailsAndKeepsTheFirstPin() throws {
+        let db = try PinDatabase(path: try temporaryDatabasePath(self))
+        let service = creation(constantIDs)
+        let date = Date(timeIntervalSince1970: 1_700_000_000)
+        try service.create(LocationDraft(title: "Louvre", coordinate: Coordinate(latitude: 48.8606, longitude: 2.3376), date: date),
+                           using: db)
+        XCTAssertThrowsError(try service.create(LocationDraft(title: "Liberty", coordinate: Coordinate(latitude: 40.6892, longitude: -74.0445),
+                                                              date: date), using: db)) { error in
+            XCTAssertEqual(error as? StorageError,
+                           StorageError(.write, path: db.connection.path, reason: .idTaken(table: "locations", id: constantID),
+                                        cause: (error as? StorageError)?.cause))
+            XCTAssertEqual((error as? StorageError)?.cause?.code, 1555) // SQLITE_CONSTRAINT_PRIMARYKEY
+            XCTAssertTrue("\(error)".hasSuffix("the new id \(constantID) is already used in locations; nothing was overwritten"), "\(error)")
+        }
+        let pins = try db.read { try $0.locations.fetchAll(countryID: nil) }
+        XCTAssertEqual(pins.map(\.title), ["Louvre"])
+        XCTAssertEqual(pins.map(\.countryID), ["FR"])
+        // The failed pin's country count was rolled back with it: FR 1, no US.
+        XCTAssertEqual(try db.read { try $0.countries.fetchAll().map { "\($0.id) \($0.pinCount)" } }, ["FR 1"])
+        XCTAssertEqual(try db.countMismatches(), [])
+    }
+
+    func testACollidingCityOrMountainIDFailsAndKeepsTheFirst() throws {
+        let db = try PinDatabase(path: try temporaryDatabasePath(self))
+        let date = Date(timeIntervalSince1970: 1_700_000_000)
+        // The pin takes one id and its new city another; from distinct sources they do not collide.
+        func counter() -> IDSource {
+            final class Box: @unchecked Sendable { var n: UInt8 = 0 }
+            let box = Box()
+            return IDSource { box.n += 1; return [UInt8](repeating: box.n, count: 16) }
+        }
+        let paris = CityVisitData(cityName: "Paris", cityCoordinate: Coordinate(latitude: 48.8566, longitude: 2.3522))
+        try creation(counter()).create(LocationDraft(title: "Paris", coordinate: paris.cityCoordinate, type: .city(paris), date: date),
+                                       using: db)
+        // A new source repeats the ids: the pin gets id 1 (taken too, but stored last), then the new
+        // city Lyon gets id 2, Paris's: the city's insert is the one that fails.
+        let lyon = CityVisitData(cityName: "Lyon", cityCoordinate: Coordinate(latitude: 45.764, longitude: 4.8357))
+        XCTAssertThrowsError(try creation(counter()).create(
+            LocationDraft(title: "Lyon", coordinate: lyon.cityCoordinate, type: .city(lyon), date: date), using: db)) { error in
+            XCTAssertEqual((error as? StorageError)?.reason, .idTaken(table: "cities", id: "02020202-0202-4202-8202-020202020202"))
+        }
+        let everest = MountainVisitData(mountainName: "Everest", height: 8849, mountainCoordinate: Coordinate(latitude: 27.9881, longitude: 86.925))
+        let mountainIDs = IDSource { [UInt8](repeating: 0x22, count: 16) }
+        try db.write { repos in
+            // A mountain whose id is the same as the next one the source gives.
+            _ = try MountainService(ids: mountainIDs).plusPin(for: everest, in: repos)
+        }
+        let k2 = MountainVisitData(mountainName: "K2", height: 8611, mountainCoordinate: Coordinate(latitude: 35.8825, longitude: 76.5133))
+        XCTAssertThrowsError(try db.write { repos in _ = try MountainService(ids: mountainIDs).plusPin(for: k2, in: repos) }) { error in
+            XCTAssertEqual((error as? StorageError)?.reason, .idTaken(table: "mountains", id: "22222222-2222-4222-a222-222222222222"))
+        }
+        XCTAssertEqual(try db.read { try $0.cities.fetchAll().map { "\($0.name) \($0.pinCount)" } }, ["Paris 1"])
+        XCTAssertEqual(try db.read { try $0.mountains.fetchAll().map { "\($0.name) \($0.pinCount) \($0.height ?? 0)" } }, ["Everest 1 8849.0"])
+        XCTAssertEqual(try db.read { try $0.locations.fetchAll(countryID: nil).map(\.title) }, ["Paris"])
+    }
+
+    func testNoRandomnessStopsBeforeAnythingIsWritten() throws {
+        let db = try PinDatabase(path: try temporaryDatabasePath(self))
+        let none = IDSource { throw RandomnessUnavailable(reason: "getrandom: Function not implemented") }
+        XCTAssertThrowsError(try creation(none).create(
+            LocationDraft(title: "Louvre", coordinate: Coordinate(latitude: 48.8606, longitude: 2.3376), date: Date()), using: db)) { error in
+            XCTAssertEqual("\(error)", "cannot make a new pin id: the system gives no randomness (getrandom: Function not implemented); nothing was written")
+        }
+        XCTAssertEqual(try db.read { try $0.locations.fetchAll(countryID: nil) }, [])
+        XCTAssertEqual(try db.read { try $0.countries.fetchAll() }, [])
+        // A source that gives too few bytes is no randomness either.
+        XCTAssertThrowsError(try IDSource { [1, 2, 3] }.next()) { error in
+            XCTAssertEqual(error as? RandomnessUnavailable, RandomnessUnavailable(reason: "got 3 of 16 bytes"))
+        }
+    }
+
+    func testUpdatingARecordThatIsNotStoredIsAnError() throws {
+        let db = try PinDatabase(path: try temporaryDatabasePath(self))
+        let ghost = Location(id: try constantIDs.next(), title: "Ghost", coordinate: Coordinate(latitude: 1, longitude: 1), date: Date())
+        XCTAssertThrowsError(try db.write { try $0.locations.update(ghost) }) { error in
+            XCTAssertEqual((error as? StorageError)?.reason, .notStored(table: "locations", id: constantID))
+        }
+        XCTAssertEqual(try db.read { try $0.locations.fetchAll(countryID: nil) }, [])
+    }
+}
+
+final class DeletedDatabaseTests: XCTestCase {
+    func testAWriteAfterTheFileWasDeletedFails() throws {
+        let path = try temporaryDatabasePath(self)
+        let db = try PinDatabase(path: path)
+        try db.write { try $0.countries.save(Country(id: "FR", name: "France", continent: "Europe", pinCount: 1)) }
+        XCTAssertFalse(db.connection.fileWasMoved)
+        XCTAssertEqual(unlink(path), 0)
+        XCTAssertTrue(db.connection.fileWasMoved)
+        XCTAssertThrowsError(try db.write { try $0.countries.save(Country(id: "US", name: "United States", continent: "North America", pinCount: 1)) }) { error in
+            XCTAssertEqual((error as? StorageError)?.reason, .deleted)
+            XCTAssertEqual("\(error)", "cannot write to \(path): the file was deleted or replaced while pins was using it; what this run wrote is lost with it")
+        }
+    }
+
+    func testAWriteAfterTheFileWasReplacedFails() throws {
+        let path = try temporaryDatabasePath(self)
+        let db = try PinDatabase(path: path)
+        // Another database moved over the path (what a restore from backup does).
+        let other = path + ".other"
+        do { _ = try PinDatabase(path: other) }
+        XCTAssertEqual(rename(other, path), 0)
+        XCTAssertThrowsError(try db.write { try $0.countries.save(Country(id: "FR", name: "France", continent: "Europe", pinCount: 1)) }) { error in
+            XCTAssertEqual((error as? StorageError)?.reason, .deleted)
+        }
+        // The file now at the path was not written to.
+        let replaced = try PinDatabase(readOnlyPath: path)
+        XCTAssertEqual(try replaced.read { try $0.countries.fetchAll() }, [])
+    }
+}
