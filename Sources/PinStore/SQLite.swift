@@ -183,7 +183,14 @@ public final class Connection {
 
     deinit {
         statementCache.removeAll()
+        let deleted = fileWasMoved && access(path, F_OK) != 0
         sqlite3_close_v2(handle)
+        // SQLite keeps the -wal and -shm of a database unlinked while open. Left at the path they
+        // would be replayed into the next file put there (a restored backup): corruption.
+        if deleted && access(path, F_OK) != 0 {
+            unlink(path + "-wal")
+            unlink(path + "-shm")
+        }
     }
 
     func error(_ rc: Int32, _ sql: String?) -> StorageError {
@@ -193,6 +200,8 @@ public final class Connection {
     /// In words, with what the statement was doing: a query reads, anything else writes.
     func storageError(_ cause: SQLiteError) -> StorageError {
         let reads = cause.sql.map { $0.hasPrefix("SELECT") || $0.hasPrefix("PRAGMA") || $0.hasPrefix("BEGIN DEFERRED") } ?? false
+        // Whatever SQLite says (often an I/O error), a file deleted under it is the news.
+        if fileWasMoved { return StorageError(reads ? .read : .write, path: path, reason: .deleted, cause: cause) }
         return StorageError(reads ? .read : .write, path: path, cause: cause)
     }
 

@@ -85,6 +85,8 @@ final class AppDependencies {
             let db = try PinDatabase(path: databasePath)
             cachedDatabase = db
             return db
+        } catch let error as StorageError {
+            throw CommandFailure(error.description)
         } catch {
             throw CommandFailure("cannot open the database \(databasePath): \(error)")
         }
