@@ -30,6 +30,10 @@ public enum MetadataLimits {
     /// Longest run of 0xFF fill bytes accepted before a marker code. Stops a file of all-FF
     /// bytes from being scanned to its end.
     public static let maxJPEGFillBytes = 4_096
+    /// Most junk bytes skipped between two JPEG segments while rescanning for the next marker
+    /// (ExifTool rescans too; writers that leave junk leave a few bytes). Stops a file that is
+    /// garbage after its first segment from being scanned byte by byte up to the header limit.
+    public static let maxJPEGJunkBytes = 64 * 1024
     /// Furthest file offset at which the JPEG walker still looks for the Exif APP1. Stops a
     /// chain of maximal segments from walking (and reading headers from) a huge file; real
     /// headers (Exif, XMP, ICC, Photoshop IRB, MPF) end within a few hundred KiB.

@@ -41,13 +41,16 @@ public struct CaptureTimeResult: Sendable, Hashable {
     public var takenAt: Date?
     public var utcOffsetSeconds: Int?
     public var source: TimeSource
+    /// The tag the time was read from (`PhotoMetadata.timeTag`).
+    public var tag: String?
     public var warnings: [String]
 
     public init(takenAt: Date? = nil, utcOffsetSeconds: Int? = nil, source: TimeSource = .none,
-                warnings: [String] = []) {
+                tag: String? = nil, warnings: [String] = []) {
         self.takenAt = takenAt
         self.utcOffsetSeconds = utcOffsetSeconds
         self.source = source
+        self.tag = tag
         self.warnings = warnings
     }
 }
@@ -66,35 +69,81 @@ public enum CaptureTime {
 
     // MARK: The rules
 
-    public static func resolve(_ values: ExifValues, modificationTime: Date?,
+    /// The capture instant of a file with Exif (and maybe an embedded XMP packet):
+    ///
+    /// - EXIF DateTimeOriginal (+SubSecTimeOriginal) is the capture time; without it,
+    ///   DateTimeDigitized (+SubSecTimeDigitized), the practical fallback of section 9.14.
+    /// - Its offset: the tag's own (OffsetTimeOriginal / OffsetTimeDigitized, step 1); else the
+    ///   offset of the embedded XMP date when that date's wall clock is the same to the second
+    ///   (the Metadata Working Group's rule: an XMP date never overrides the EXIF one, it may
+    ///   only lend its zone); else the offset inferred from GPS time (step 3); else the default
+    ///   zone (step 5).
+    /// - No usable EXIF date: the XMP date (with its offset, or read in the default zone).
+    /// - Nothing: the file's modification time (step 6).
+    public static func resolve(_ values: ExifValues, xmp: XMPValues? = nil, modificationTime: Date?,
                                defaultTimeZone: TimeZone) -> CaptureTimeResult {
         var warnings: [String] = []
-        guard let text = values.dateTimeOriginal, var local = parseDateTime(text) else {
-            if let text = values.dateTimeOriginal, text.contains(where: { ("1"..."9").contains($0) }) {
-                warnings.append("DateTimeOriginal '\(printable(text))' is not a valid date: ignored")
+        let tags: [(name: String, date: String?, subSec: String?, offset: String?)] = [
+            ("DateTimeOriginal", values.dateTimeOriginal, values.subSecTimeOriginal, values.offsetTimeOriginal),
+            ("DateTimeDigitized", values.dateTimeDigitized, values.subSecTimeDigitized, values.offsetTimeDigitized),
+        ]
+        var chosen: (name: String, local: LocalDateTime, subSec: String?, offset: String?)?
+        for tag in tags {
+            guard let text = tag.date else { continue }
+            guard let local = parseDateTime(text) else {
+                if text.contains(where: { ("1"..."9").contains($0) }) {
+                    warnings.append("\(tag.name) '\(printable(text))' is not a valid date: ignored")
+                }
+                continue
+            }
+            chosen = (tag.name, local, tag.subSec, tag.offset)
+            break
+        }
+        guard let chosen else {
+            if let xmp, let takenAt = xmp.takenAt {
+                return CaptureTimeResult(takenAt: takenAt, utcOffsetSeconds: xmp.utcOffsetSeconds,
+                                         source: xmp.timeSource, tag: xmp.timeProperty.map { "XMP \($0)" },
+                                         warnings: warnings)
             }
             // Step 6.
             guard let modificationTime else { return CaptureTimeResult(warnings: warnings) }
             return CaptureTimeResult(takenAt: modificationTime, source: .fileModification, warnings: warnings)
         }
-        if let sub = values.subSecTimeOriginal {
+        var local = chosen.local
+        let subSecName = chosen.name == "DateTimeOriginal" ? "SubSecTimeOriginal" : "SubSecTimeDigitized"
+        let offsetName = chosen.name == "DateTimeOriginal" ? "OffsetTimeOriginal" : "OffsetTimeDigitized"
+        if let sub = chosen.subSec {
             if let fraction = parseSubSeconds(sub) {
                 local.fraction = fraction
             } else if !sub.exifTrimmed.isEmpty {
-                warnings.append("SubSecTimeOriginal '\(printable(sub))' is not digits: ignored")
+                warnings.append("\(subSecName) '\(printable(sub))' is not digits: ignored")
             }
+        }
+        func result(_ offset: Int, _ source: TimeSource, _ tag: String) -> CaptureTimeResult {
+            CaptureTimeResult(takenAt: Date(timeIntervalSince1970: local.secondsIfUTC - Double(offset)),
+                              utcOffsetSeconds: offset, source: source, tag: tag, warnings: warnings)
         }
 
         // Step 1: the camera's own offset.
-        if let offsetText = values.offsetTimeOriginal {
+        if let offsetText = chosen.offset {
             switch parseOffset(offsetText) {
             case .seconds(let offset):
-                return CaptureTimeResult(takenAt: Date(timeIntervalSince1970: local.secondsIfUTC - Double(offset)),
-                                         utcOffsetSeconds: offset, source: .exifOffset, warnings: warnings)
+                return result(offset, .exifOffset, chosen.name)
             case .unknown:
                 break
             case .invalid:
-                warnings.append("OffsetTimeOriginal '\(printable(offsetText))' is not ±HH:MM: ignored")
+                warnings.append("\(offsetName) '\(printable(offsetText))' is not ±HH:MM: ignored")
+            }
+        }
+
+        // The embedded XMP date lends its offset when both wall clocks agree (MWG).
+        if let xmp, let date = xmp.captureDate, date.hasTime, let property = xmp.timeProperty {
+            if date.local.wholeSecondsIfUTC == local.wholeSecondsIfUTC {
+                if let offset = date.offset {
+                    return result(offset, .isoWithOffset, "\(chosen.name) + offset of XMP \(property)")
+                }
+            } else {
+                warnings.append("XMP \(property) (\(date.local)) differs from \(chosen.name) (\(local)): the EXIF date is kept")
             }
         }
 
@@ -105,15 +154,14 @@ public enum CaptureTime {
                 if let dateText = values.gpsDateStamp {
                     gpsDate = parseDate(dateText)
                     if gpsDate == nil, !dateText.exifTrimmed.isEmpty {
-                        warnings.append("GPSDateStamp '\(printable(dateText))' is not a date: trying the days around DateTimeOriginal")
+                        warnings.append("GPSDateStamp '\(printable(dateText))' is not a date: trying the days around \(chosen.name)")
                     }
                 }
                 if let offset = inferOffset(local: local, gpsDate: gpsDate, gpsSecondsOfDay: secondsOfDay,
                                             preferredZone: defaultTimeZone) {
-                    return CaptureTimeResult(takenAt: Date(timeIntervalSince1970: local.secondsIfUTC - Double(offset)),
-                                             utcOffsetSeconds: offset, source: .gpsInferredOffset, warnings: warnings)
+                    return result(offset, .gpsInferredOffset, chosen.name)
                 }
-                warnings.append("GPS time does not match DateTimeOriginal within \(Int(gpsTolerance / 60)) minutes of a zone offset: not used")
+                warnings.append("GPS time does not match \(chosen.name) within \(Int(gpsTolerance / 60)) minutes of a zone offset: not used")
             } else {
                 warnings.append("GPSTimeStamp has a zero denominator or is out of range: not used")
             }
@@ -121,7 +169,8 @@ public enum CaptureTime {
 
         // Step 5: the default zone.
         let (instant, offset) = instant(of: local, in: defaultTimeZone)
-        return CaptureTimeResult(takenAt: instant, utcOffsetSeconds: offset, source: .assumedZone, warnings: warnings)
+        return CaptureTimeResult(takenAt: instant, utcOffsetSeconds: offset, source: .assumedZone,
+                                 tag: chosen.name, warnings: warnings)
     }
 
     /// The offset O for local time L and GPS time G (section 7 step 3): d = L (read as UTC) − G,
@@ -226,13 +275,15 @@ public enum CaptureTime {
         case invalid
     }
 
-    /// OffsetTimeOriginal `+HH:MM` / `-HH:MM` (also accepted without the colon).
+    /// OffsetTimeOriginal `+HH:MM` / `-HH:MM` (also accepted without the colon, and with a
+    /// one-digit hour: `+1:00`).
     public static func parseOffset(_ text: String) -> OffsetValue {
         let trimmed = text.exifTrimmed
         if trimmed.allSatisfy({ $0 == " " || $0 == ":" || $0 == "\0" }) { return .unknown }
         let chars = Array(trimmed)
         guard let sign = chars.first, sign == "+" || sign == "-" else { return .invalid }
         var digits = Array(chars.dropFirst())
+        if digits.count == 4, digits[1] == ":" { digits.insert("0", at: 0) }  // `+1:00`
         if digits.count == 5, digits[2] == ":" { digits.remove(at: 2) }
         guard digits.count == 4, digits.allSatisfy({ $0.isASCII && $0.isWholeNumber }),
               let hours = Int(String(digits[0...1])), let minutes = Int(String(digits[2...3])),

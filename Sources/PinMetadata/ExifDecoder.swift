@@ -103,6 +103,9 @@ public enum ExifDecoder {
         values.dateTimeOriginal = timeTag(Tag.dateTimeOriginal, "DateTimeOriginal")
         values.subSecTimeOriginal = timeTag(Tag.subSecTimeOriginal, "SubSecTimeOriginal")
         values.offsetTimeOriginal = timeTag(Tag.offsetTimeOriginal, "OffsetTimeOriginal")
+        values.dateTimeDigitized = timeTag(Tag.dateTimeDigitized, "DateTimeDigitized")
+        values.subSecTimeDigitized = timeTag(Tag.subSecTimeDigitized, "SubSecTimeDigitized")
+        values.offsetTimeDigitized = timeTag(Tag.offsetTimeDigitized, "OffsetTimeDigitized")
     }
 
     /// Tag numbers (exif-tag.h; the GPS ones are `#define`s there).
@@ -117,8 +120,11 @@ public enum ExifDecoder {
         static let gpsStatus: UInt32 = 0x0009
         static let gpsDateStamp: UInt32 = 0x001D
         static let dateTimeOriginal: UInt32 = 0x9003
+        static let dateTimeDigitized: UInt32 = 0x9004
         static let offsetTimeOriginal: UInt32 = 0x9011
+        static let offsetTimeDigitized: UInt32 = 0x9012
         static let subSecTimeOriginal: UInt32 = 0x9291
+        static let subSecTimeDigitized: UInt32 = 0x9292
     }
 
     /// ExifFormat numbers (section 1.2).

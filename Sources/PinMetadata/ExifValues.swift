@@ -41,6 +41,13 @@ public struct ExifValues: Sendable, Hashable {
     public var subSecTimeOriginal: String?
     /// OffsetTimeOriginal (0x9011): `+HH:MM` / `-HH:MM`.
     public var offsetTimeOriginal: String?
+    /// DateTimeDigitized (0x9004, ExifTool's CreateDate), the capture time when
+    /// DateTimeOriginal is missing (metadata-formats.md 9.14).
+    public var dateTimeDigitized: String?
+    /// SubSecTimeDigitized (0x9292).
+    public var subSecTimeDigitized: String?
+    /// OffsetTimeDigitized (0x9012).
+    public var offsetTimeDigitized: String?
     /// The block had a GPS IFD with at least one entry.
     public var hasGPSDirectory: Bool
     /// Tags present with a format, count or size we cannot use, by name ("GPSLatitude") with
@@ -55,7 +62,8 @@ public struct ExifValues: Sendable, Hashable {
                 gpsTimeStamp: [ExifRational]? = nil, gpsDateStamp: String? = nil,
                 gpsStatus: String? = nil, dateTimeOriginal: String? = nil,
                 subSecTimeOriginal: String? = nil, offsetTimeOriginal: String? = nil,
-                hasGPSDirectory: Bool? = nil, malformed: [String: String] = [:],
+                dateTimeDigitized: String? = nil, subSecTimeDigitized: String? = nil,
+                offsetTimeDigitized: String? = nil, hasGPSDirectory: Bool? = nil, malformed: [String: String] = [:],
                 warnings: [String] = []) {
         self.latitude = latitude
         self.latitudeRef = latitudeRef
@@ -69,6 +77,9 @@ public struct ExifValues: Sendable, Hashable {
         self.dateTimeOriginal = dateTimeOriginal
         self.subSecTimeOriginal = subSecTimeOriginal
         self.offsetTimeOriginal = offsetTimeOriginal
+        self.dateTimeDigitized = dateTimeDigitized
+        self.subSecTimeDigitized = subSecTimeDigitized
+        self.offsetTimeDigitized = offsetTimeDigitized
         self.hasGPSDirectory = hasGPSDirectory
             ?? (latitude != nil || longitude != nil || latitudeRef != nil || longitudeRef != nil)
         self.malformed = malformed

@@ -38,8 +38,12 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
         }
         // ISOBMFF (sections 3.2, 5.1).
         if at(4, ascii("ftyp")) { return isoKind(b) }
-        // Old QuickTime files start with another top-level atom.
-        for atom in ["moov", "mdat", "wide", "pnot"] where at(4, ascii(atom)) {
+        // Old QuickTime files start with another top-level atom; camera and editor files with
+        // padding (`free`, `skip`, `junk`, `wide`) or a `uuid` box (ExifTool's list, section
+        // 9.12). The box size must at least hold its header.
+        let firstSize = b.count >= 4 ? Int(b[0]) << 24 | Int(b[1]) << 16 | Int(b[2]) << 8 | Int(b[3]) : 0
+        for atom in ["moov", "mdat", "wide", "pnot", "free", "skip", "junk", "uuid", "PICT", "pict"]
+        where at(4, ascii(atom)) && (firstSize == 0 || firstSize == 1 || firstSize >= 8) {
             return .quicktime
         }
         return .notMedia

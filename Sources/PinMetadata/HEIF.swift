@@ -16,13 +16,6 @@ extension MetadataLimits {
     public static let maxItemBytes = 4 * 1024 * 1024
 }
 
-/// What a HEIF/AVIF/CR3 reader found: the Exif TIFF stream and the primary item's XMP packet.
-struct HEIFMetadata: Sendable, Hashable {
-    var exif: ExifBlock?
-    /// The XMP packet (`mime` item, `application/rdf+xml`) describing the primary image.
-    var xmp: [UInt8]?
-}
-
 /// Finds the Exif and XMP items of HEIF, HEIC and AVIF files (metadata-formats.md section 3),
 /// and the GPS/Exif directories of Canon CR3 (section 3.6).
 ///
@@ -60,7 +53,7 @@ enum HEIF {
         var size: Int { end - start }
     }
 
-    static func findMetadata<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> HEIFMetadata {
+    static func findMetadata<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> EmbeddedMetadata {
         let size = source.size
         var position = 0
         var boxes = 0
@@ -100,7 +93,7 @@ enum HEIF {
             position = box.end
         }
         warnings.append("no 'meta' box: no metadata")
-        return HEIFMetadata()
+        return EmbeddedMetadata()
     }
 
     // MARK: Boxes
@@ -203,7 +196,7 @@ enum HEIF {
     }
 
     static func readMeta<S: ByteSource>(_ r: ByteReader, box meta: Box, source: inout S,
-                                        warnings: inout [String]) throws -> HEIFMetadata {
+                                        warnings: inout [String]) throws -> EmbeddedMetadata {
         // `meta` is a full box: version and flags before the children (section 3.3).
         let boxes = try children(r, from: try r.add(meta.payload, 4), to: meta.end)
         var found: [String: Box] = [:]
@@ -232,15 +225,15 @@ enum HEIF {
         let exifID = pick { $0.type == "Exif" }
         let xmpID = pick { $0.type == "mime" && $0.contentType == xmpContentType }
         let wanted = Set([exifID, xmpID].compactMap { $0 })
-        guard !wanted.isEmpty else { return HEIFMetadata() }
+        guard !wanted.isEmpty else { return EmbeddedMetadata() }
         guard let iloc = found["iloc"] else {
             warnings.append("metadata items but no 'iloc' box")
-            return HEIFMetadata()
+            return EmbeddedMetadata()
         }
         let locations = try readIloc(r, iloc, wanted: wanted)
         let idat = found["idat"].map { $0.payload..<$0.end }
 
-        var result = HEIFMetadata()
+        var result = EmbeddedMetadata()
         if let exifID {
             if let (data, map) = try itemData(exifID, "Exif", locations, idat: idat, meta: r, source: &source, warnings: &warnings) {
                 result.exif = exifBlock(fromItem: data, map: map, warnings: &warnings)
@@ -490,7 +483,7 @@ enum HEIF {
     /// `moov` → Canon `uuid` → `CMT2` (Exif IFD as IFD0) and `CMT4` (GPS IFD as IFD0), re-packed
     /// as one TIFF. nil when there is no Canon box.
     static func canonMetadata<S: ByteSource>(in source: inout S, moov: Box,
-                                             warnings: inout [String]) throws -> HEIFMetadata? {
+                                             warnings: inout [String]) throws -> EmbeddedMetadata? {
         var position = moov.payload
         var count = 0
         while position < moov.end {
@@ -516,7 +509,7 @@ enum HEIF {
                 for child in try children(r, from: box.payload, to: box.end) where child.type == "CMT2" || child.type == "CMT4" {
                     if streams[child.type] == nil { streams[child.type] = try r.bytes(at: child.payload, count: child.end - child.payload) }
                 }
-                return HEIFMetadata(exif: try canonExif(cmt2: streams["CMT2"], cmt4: streams["CMT4"], warnings: &warnings))
+                return EmbeddedMetadata(exif: try canonExif(cmt2: streams["CMT2"], cmt4: streams["CMT4"], warnings: &warnings))
             }
             position = box.end
         }

@@ -6,6 +6,13 @@ struct ExifBlock: Sendable, Hashable {
     var offset: Int
 }
 
+/// What a container reader found: the Exif TIFF stream and the XMP packet describing the
+/// image (JPEG APP1, PNG text chunk, WebP `XMP ` chunk, TIFF tag 700, HEIF `mime` item, ...).
+struct EmbeddedMetadata: Sendable, Hashable {
+    var exif: ExifBlock?
+    var xmp: [UInt8]?
+}
+
 /// Finds the Exif APP1 of a JPEG (metadata-formats.md section 1.1). Reads only marker headers
 /// and APP1 payloads before SOS; never the scan data, and never hands libexif the whole file
 /// (its own walker gives up at a COM or DQT before the APP1, section 2.2).
@@ -48,9 +55,13 @@ enum JPEG {
                 throw MetadataError.endOfFile(container: container, offset: position, expected: "a marker")
             }
             let first = try source.byte(at: position, context: container)
-            guard first == 0xFF else {
-                throw MetadataError.malformed(container: container, offset: position,
-                                              reason: "expected a marker (FF), found \(hex(first))")
+            if first != 0xFF {
+                // Junk between segments: rescan for the next marker, as ExifTool does.
+                let next = try skipJunk(in: &source, from: position)
+                note("\(next - position) junk byte\(next - position == 1 ? "" : "s") at byte \(position) before the next marker: skipped",
+                     in: &warnings)
+                position = next
+                continue
             }
             var code: UInt8 = 0xFF
             var fill = 0
@@ -119,6 +130,29 @@ enum JPEG {
             }
             position = end
         }
+    }
+
+    /// The offset of the next marker (an FF followed by a code other than 00) at or after
+    /// `start`, scanning at most `MetadataLimits.maxJPEGJunkBytes`.
+    static func skipJunk<S: ByteSource>(in source: inout S, from start: Int) throws -> Int {
+        var position = start
+        while true {
+            guard position - start < MetadataLimits.maxJPEGJunkBytes else {
+                throw MetadataError.limitExceeded(container: container, what: "junk bytes at byte \(start) before a marker",
+                                                  limit: MetadataLimits.maxJPEGJunkBytes)
+            }
+            guard position + 1 < source.size else {
+                throw MetadataError.endOfFile(container: container, offset: source.size, expected: "a marker")
+            }
+            let pair = try source.reader(at: position, count: 2, context: container)
+            if try pair.u8(at: position) == 0xFF, try pair.u8(at: position + 1) != 0x00 { return position }
+            position += 1
+        }
+    }
+
+    /// Appends a warning once (the Exif and XMP walks cross the same segments).
+    static func note(_ warning: String, in warnings: inout [String]) {
+        if !warnings.contains(warning) { warnings.append(warning) }
     }
 
     enum ExifStart: Equatable {

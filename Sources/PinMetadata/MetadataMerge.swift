@@ -50,25 +50,15 @@ public enum MetadataMerge {
         }
     }
 
-    /// Position ranks (table above) of what a container reader can report.
-    static func rank(ofEmbedded source: String?) -> Int? {
-        switch source {
-        case PositionSource.exif: return 3
-        case PositionSource.xmp: return 4
-        case PositionSource.quickTime: return 5
-        default: return nil
-        }
-    }
-
-    /// Merges an embedded XMP packet into what a container reader built from its own metadata
-    /// (Exif for JPEG/HEIF/PNG/WebP/TIFF, the atoms for QuickTime). Exif wins over XMP for the
-    /// position and, within one time step, for the time; XMP wins over the QuickTime atoms.
-    /// A `fileModification` time in `base` is replaced by any XMP date.
-    public static func applyEmbeddedXMP(_ xmp: XMPValues, to base: PhotoMetadata) -> PhotoMetadata {
+    /// Merges a movie's embedded XMP packet (`uuid`, `XMP_`) into what the QuickTime reader
+    /// built from its atoms: XMP wins the position over the atoms, and the time when its step
+    /// is as good or better. (Containers with Exif go through `CaptureTime.resolve`, where the
+    /// EXIF date wins and XMP may only lend its offset.) A `fileModification` time in `base` is
+    /// replaced by any XMP date.
+    static func applyEmbeddedXMP(_ xmp: XMPValues, toMovie base: PhotoMetadata) -> PhotoMetadata {
         var result = base
         result.warnings += xmp.warnings
-        let baseRank = rank(ofEmbedded: base.coordinate == nil ? nil : base.positionSource)
-        if let coordinate = xmp.coordinate, baseRank == nil || baseRank! > 4 {
+        if let coordinate = xmp.coordinate {
             result.coordinate = coordinate
             result.altitude = xmp.altitude
             result.positionSource = PositionSource.xmp
@@ -76,14 +66,11 @@ public enum MetadataMerge {
         } else if result.coordinate == nil, result.locationIssue == nil {
             result.locationIssue = xmp.locationIssue
         }
-        if let takenAt = xmp.takenAt {
-            let xmpStep = step(xmp.timeSource), baseStep = step(base.timeSource)
-            let videoAtoms = base.format == FileKind.quicktime.rawValue
-            if xmpStep < baseStep || (xmpStep == baseStep && videoAtoms) {
-                result.takenAt = takenAt
-                result.utcOffsetSeconds = xmp.utcOffsetSeconds
-                result.timeSource = xmp.timeSource
-            }
+        if let takenAt = xmp.takenAt, step(xmp.timeSource) <= step(base.timeSource) {
+            result.takenAt = takenAt
+            result.utcOffsetSeconds = xmp.utcOffsetSeconds
+            result.timeSource = xmp.timeSource
+            result.timeTag = xmp.timeProperty.map { "XMP \($0)" }
         }
         return capped(result)
     }
@@ -121,29 +108,32 @@ public enum MetadataMerge {
         // Time: (step, tie-break) — sidecar XMP 0, the file 1, Takeout 2.
         struct Candidate {
             var step: Int, tie: Int
-            var takenAt: Date, offset: Int?, source: TimeSource
+            var takenAt: Date, offset: Int?, source: TimeSource, tag: String?
         }
         var candidates: [Candidate] = []
         if let x = xmp.first(where: { $0.takenAt != nil }) {
             candidates.append(Candidate(step: step(x.timeSource), tie: 0, takenAt: x.takenAt!,
-                                        offset: x.utcOffsetSeconds, source: x.timeSource))
+                                        offset: x.utcOffsetSeconds, source: x.timeSource,
+                                        tag: x.timeProperty.map { "XMP sidecar \($0)" }))
         }
         if let takenAt = base.takenAt, base.timeSource != .fileModification, base.timeSource != .none {
             candidates.append(Candidate(step: step(base.timeSource), tie: 1, takenAt: takenAt,
-                                        offset: base.utcOffsetSeconds, source: base.timeSource))
+                                        offset: base.utcOffsetSeconds, source: base.timeSource, tag: base.timeTag))
         }
         if let t = takeout.first(where: { $0.photoTakenTime != nil }) {
             candidates.append(Candidate(step: step(.containerUTC), tie: 2, takenAt: t.photoTakenTime!,
-                                        offset: nil, source: .containerUTC))
+                                        offset: nil, source: .containerUTC, tag: "Takeout photoTakenTime"))
         }
         if let best = candidates.min(by: { ($0.step, $0.tie) < ($1.step, $1.tie) }) {
             result.takenAt = best.takenAt
             result.utcOffsetSeconds = best.offset
             result.timeSource = best.source
+            result.timeTag = best.tag
         } else if base.timeSource != .fileModification, let modificationTime {
             result.takenAt = modificationTime
             result.utcOffsetSeconds = nil
             result.timeSource = .fileModification
+            result.timeTag = nil
         }
         return capped(result)
     }

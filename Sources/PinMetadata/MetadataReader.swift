@@ -77,45 +77,42 @@ public enum MetadataReader {
         let head = try source.reader(at: 0, count: min(FileKind.sniffLength, source.size), context: "file")
         let kind = FileKind.sniff(head.allBytes)
         var warnings: [String] = []
-        let block: ExifBlock?
+        let found: EmbeddedMetadata
         switch kind {
         case .notMedia:
             return nil
         case .jpeg:
             let exif = try JPEG.findExif(in: &source, warnings: &warnings)
-            let result = metadata(format: kind.rawValue, exif: exif, warnings: warnings,
-                                  modificationTime: modificationTime, options: options)
-            // Embedded XMP ranks below Exif (MetadataMerge); skip the walk when it cannot help.
-            if result.coordinate != nil, result.timeSource == .exifOffset { return result }
-            guard let packet = JPEG.findXMP(in: &source), let xmp = XMP.parse(packet, options: options) else {
-                return result
+            return metadata(format: kind.rawValue, exif: exif, warnings: warnings,
+                            modificationTime: modificationTime, options: options) { xmpWarnings in
+                JPEG.findXMP(in: &source, warnings: &xmpWarnings)
             }
-            return MetadataMerge.applyEmbeddedXMP(xmp, to: result)
         case .heif:
-            let found = try HEIF.findMetadata(in: &source, warnings: &warnings)
-            let result = metadata(format: kind.rawValue, exif: found.exif, warnings: warnings,
-                                  modificationTime: modificationTime, options: options)
-            // The primary item's XMP (`mime` item) ranks below the Exif (MetadataMerge).
-            guard let packet = found.xmp, let xmp = XMP.parse(packet, options: options) else { return result }
-            return MetadataMerge.applyEmbeddedXMP(xmp, to: result)
+            found = try HEIF.findMetadata(in: &source, warnings: &warnings)
         case .png:
-            block = try PNG.findExif(in: &source, warnings: &warnings)
+            found = try PNG.findMetadata(in: &source, warnings: &warnings)
         case .webp:
-            block = try WebP.findExif(in: &source, warnings: &warnings)
+            found = try WebP.findMetadata(in: &source, warnings: &warnings)
         case .tiff:
-            block = try TIFF.findExif(in: &source, warnings: &warnings)
+            found = try TIFF.findMetadata(in: &source, warnings: &warnings)
         case .quicktime:
-            let found = try QuickTime.read(in: &source, warnings: &warnings)
-            return QuickTime.metadata(found, fileSize: source.size, warnings: warnings,
+            let values = try QuickTime.read(in: &source, warnings: &warnings)
+            return QuickTime.metadata(values, fileSize: source.size, warnings: warnings,
                                       modificationTime: modificationTime, options: options)
         }
-        return metadata(format: kind.rawValue, exif: block, warnings: warnings,
-                        modificationTime: modificationTime, options: options)
+        return metadata(format: kind.rawValue, exif: found.exif, warnings: warnings,
+                        modificationTime: modificationTime, options: options) { _ in found.xmp }
     }
 
-    /// Builds the result from an Exif block (shared by every container that carries Exif).
+    /// Builds the result from an Exif block and an embedded XMP packet (shared by every
+    /// container that carries Exif). Position: Exif GPS, else XMP (`MetadataMerge`). Time:
+    /// `CaptureTime.resolve`, where the EXIF date wins and XMP may only lend its offset.
+    /// `embeddedXMP` gives the packet's bytes (adding its warnings); it is called only when the
+    /// XMP can change the result (no Exif position, or no EXIF date with its own offset), so a
+    /// phone photo costs no XMP walk.
     static func metadata(format: String, exif block: ExifBlock?, warnings: [String],
-                         modificationTime: Date?, options: MetadataOptions) -> PhotoMetadata {
+                         modificationTime: Date?, options: MetadataOptions,
+                         embeddedXMP: (inout [String]) -> [UInt8]?) -> PhotoMetadata {
         var result = PhotoMetadata(format: format, warnings: warnings)
         let values = block.map { ExifDecoder.decode(tiff: $0.tiff) } ?? ExifValues(hasGPSDirectory: false)
         if let block { result.metadataDigest = FNV1a64.hexDigest(block.tiff) }
@@ -125,14 +122,32 @@ public enum MetadataReader {
         result.coordinate = position.coordinate
         result.altitude = position.altitude
         result.locationIssue = position.issue
-        if position.coordinate != nil { result.positionSource = "exif" }
+        if position.coordinate != nil { result.positionSource = MetadataMerge.PositionSource.exif }
         result.warnings += position.warnings
-
-        let time = CaptureTime.resolve(values, modificationTime: modificationTime,
+        var time = CaptureTime.resolve(values, modificationTime: modificationTime,
                                        defaultTimeZone: options.defaultTimeZone)
+        let xmp = position.coordinate != nil && time.source == .exifOffset
+            ? nil : embeddedXMP(&result.warnings).flatMap { XMP.parse($0, options: options) }
+        if let xmp {
+            result.warnings += xmp.warnings
+            if result.coordinate == nil, let coordinate = xmp.coordinate {
+                result.coordinate = coordinate
+                result.altitude = xmp.altitude
+                result.positionSource = MetadataMerge.PositionSource.xmp
+                result.locationIssue = nil
+            } else if result.coordinate == nil, result.locationIssue == nil {
+                result.locationIssue = xmp.locationIssue
+            }
+        }
+
+        if let xmp {
+            time = CaptureTime.resolve(values, xmp: xmp, modificationTime: modificationTime,
+                                       defaultTimeZone: options.defaultTimeZone)
+        }
         result.takenAt = time.takenAt
         result.utcOffsetSeconds = time.utcOffsetSeconds
         result.timeSource = time.source
+        result.timeTag = time.tag
         result.warnings += time.warnings
         if result.warnings.count > MetadataLimits.maxWarnings {
             result.warnings = Array(result.warnings.prefix(MetadataLimits.maxWarnings - 1))

@@ -17,7 +17,9 @@ extension MetadataLimits {
 
 /// Finds the Exif of a PNG (metadata-formats.md section 4.1): the `eXIf` chunk (also the
 /// pre-registration `exIf`), else an ImageMagick-style "Raw profile type exif" (or "APP1") text
-/// chunk, hex inside `tEXt`, `zTXt` or `iTXt`.
+/// chunk, hex inside `tEXt`, `zTXt` or `iTXt`; and the XMP packet: keyword `XML:com.adobe.xmp`
+/// in `iTXt` (compressed or not), `zTXt` or `tEXt`, or ImageMagick's "Raw profile type xmp"
+/// (section 9.13). The first of each wins.
 ///
 /// Walks the chunks from the signature to IEND (reading only chunk headers, and the data of the
 /// chunks it wants), because ImageMagick writes `eXIf` after the image data.
@@ -36,16 +38,22 @@ enum PNG {
     static let container = "PNG"
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     static let rawProfileKeywords: Set<String> = ["Raw profile type exif", "Raw profile type APP1"]
+    /// XMP as a text chunk (section 9.13): the standard keyword (in `iTXt`, also found in
+    /// `zTXt` and `tEXt`), and ImageMagick's hex profile.
+    static let xmpKeyword = "XML:com.adobe.xmp"
+    static let rawXMPKeyword = "Raw profile type xmp"
+    static let xmpKeywords: Set<String> = [xmpKeyword, rawXMPKeyword]
     /// Longest keyword (PNG allows 1–79 bytes) plus its NUL.
     static let maxKeyword = 80
 
-    static func findExif<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> ExifBlock? {
+    static func findMetadata<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> EmbeddedMetadata {
         let size = source.size
         guard size >= 8, try source.reader(at: 0, count: 8, context: container).matches(signature, at: 0) else {
             throw MetadataError.malformed(container: container, offset: 0, reason: "no PNG signature")
         }
         var exif: ExifBlock?
         var textProfile: ExifBlock?
+        var xmp: [UInt8]?
         var position = 8
         var chunks = 0
         while true {
@@ -59,7 +67,7 @@ enum PNG {
             }
             let headerEnd = position + 8
             guard headerEnd <= size else {
-                if exif != nil || textProfile != nil {
+                if exif != nil || textProfile != nil || xmp != nil {
                     warnings.append("PNG cut at byte \(size), inside a chunk header")
                     break
                 }
@@ -77,7 +85,7 @@ enum PNG {
             let dataStart = position + 8
             let end = dataStart + length + 4  // data + CRC
             guard end <= size else {
-                if exif != nil || textProfile != nil {
+                if exif != nil || textProfile != nil || xmp != nil {
                     warnings.append("PNG cut at byte \(size), inside the '\(type)' chunk at byte \(position)")
                     break
                 }
@@ -99,8 +107,9 @@ enum PNG {
                     if type != "eXIf" { warnings.append("Exif chunk named '\(type)' (before registration: 'eXIf')") }
                     exif = tiffBlock(try chunk.child(at: dataStart, count: length), what: "'\(type)' chunk", warnings: &warnings)
                 }
-            } else if ["tEXt", "zTXt", "iTXt"].contains(type), textProfile == nil, exif == nil,
-                      length >= 2, let keyword = try rawProfileKeyword(in: &source, at: dataStart, length: length) {
+            } else if ["tEXt", "zTXt", "iTXt"].contains(type), length >= 2,
+                      let keyword = try textKeyword(in: &source, at: dataStart, length: length),
+                      xmpKeywords.contains(keyword) ? xmp == nil : (textProfile == nil && exif == nil) {
                 guard length <= MetadataLimits.maxPNGTextChunk else {
                     throw MetadataError.limitExceeded(container: container, what: "'\(type)' chunk of \(length) bytes",
                                                       limit: MetadataLimits.maxPNGTextChunk)
@@ -116,7 +125,11 @@ enum PNG {
                     if case .limitExceeded = error { throw error }
                     warnings.append("'\(keyword)' in the '\(type)' chunk at byte \(position) is unreadable (\(error)): ignored")
                 }
-                if let text, var bytes = rawProfile(text, warnings: &warnings) {
+                if keyword == xmpKeyword {
+                    xmp = text
+                } else if keyword == rawXMPKeyword {
+                    xmp = text.flatMap { rawProfile($0, warnings: &warnings) }
+                } else if let text, var bytes = rawProfile(text, warnings: &warnings) {
                     // ImageMagick's profile normally starts with `Exif\0\0` (section 4.1): no warning.
                     if bytes.starts(with: ExifDecoder.exifHeader) { bytes.removeFirst(ExifDecoder.exifHeader.count) }
                     textProfile = tiffBlock(ByteReader(bytes, context: "raw profile"), what: "'\(keyword)'",
@@ -125,7 +138,7 @@ enum PNG {
             }
             position = end
         }
-        return exif ?? textProfile
+        return EmbeddedMetadata(exif: exif ?? textProfile, xmp: xmp)
     }
 
     /// Warns when the CRC-32 over type + data (the last 4 bytes of `chunk`) does not match.
@@ -153,13 +166,13 @@ enum PNG {
         return nil
     }
 
-    /// The keyword of a text chunk when it names a raw Exif profile.
-    static func rawProfileKeyword<S: ByteSource>(in source: inout S, at: Int, length: Int) throws -> String? {
+    /// The keyword of a text chunk when it names a raw Exif profile or an XMP packet.
+    static func textKeyword<S: ByteSource>(in source: inout S, at: Int, length: Int) throws -> String? {
         let head = try source.reader(at: at, count: min(length, maxKeyword), context: container)
         let bytes = head.allBytes
         guard let nul = bytes.firstIndex(of: 0) else { return nil }
         let keyword = String(decoding: bytes[..<nul], as: UTF8.self)
-        return rawProfileKeywords.contains(keyword) ? keyword : nil
+        return rawProfileKeywords.contains(keyword) || xmpKeywords.contains(keyword) ? keyword : nil
     }
 
     /// The (inflated) text of a `tEXt`, `zTXt` or `iTXt` chunk after its keyword.

@@ -14,6 +14,11 @@ struct QuickTimeValues: Sendable, Hashable {
     /// 3GPP `loci` (latitude, longitude, altitude in 16.16 fixed point), as ffmpeg writes for
     /// MP4 and 3GP.
     var loci: LocationInformation?
+    /// `©day` text in a `udta` (section 9.12: ISO 8601, often with an offset; ffmpeg writes
+    /// `-metadata date=` there for MOV).
+    var userDataDate: String?
+    /// `©day` item of an iTunes-style `udta/meta` `ilst` (ffmpeg's MP4 `date`).
+    var itemListDate: String?
     /// `mvhd` creation_time: seconds since 1904-01-01 (0 = unset), section 5.2.
     var movieCreationTime: UInt64?
     /// An XMP packet: top-level `uuid` BE7ACFCB-… (MP4) or `udta/XMP_` (MOV).
@@ -90,6 +95,8 @@ enum QuickTime {
     static let mdta = code("mdta")
     /// `©xyz`: 0xA9 'x' 'y' 'z'.
     static let xyz: UInt32 = 0xA978_797A
+    /// `©day`: 0xA9 'd' 'a' 'y'.
+    static let day: UInt32 = 0xA964_6179
 
     /// One box header (section 3.1). Offsets are absolute.
     struct Box: Sendable, Hashable {
@@ -320,6 +327,11 @@ enum QuickTime {
                     values.userDataLocation = text
                     values.digestInput += Array(text.utf8)
                 }
+            case day:
+                if values.userDataDate == nil, let text = userDataText(payload) {
+                    values.userDataDate = text
+                    values.digestInput += Array(text.utf8)
+                }
             case meta:
                 parseMeta(payload, depth: depth + 1, values: &values, nested: &nested, warnings: &warnings)
             case udta:
@@ -413,6 +425,9 @@ enum QuickTime {
                 }
             } else if key == xyz, values.itemListLocation == nil, let text = itemText(item, nested: &nested) {
                 values.itemListLocation = text
+                values.digestInput += Array(text.utf8)
+            } else if key == day, values.itemListDate == nil, let text = itemText(item, nested: &nested) {
+                values.itemListDate = text
                 values.digestInput += Array(text.utf8)
             }
         }
@@ -518,7 +533,7 @@ enum QuickTime {
 
     /// Builds the result. Position: embedded XMP, then `mdta` keys, then `©xyz` (user data,
     /// then item list), then `loci`. Time: the best step of section 7 among embedded XMP,
-    /// `creationdate` (with zone: step 2; without: step 5) and `mvhd` (step 4).
+    /// `creationdate` and `©day` (with zone: step 2; without: step 5) and `mvhd` (step 4).
     static func metadata(_ values: QuickTimeValues, fileSize: Int, warnings: [String],
                          modificationTime: Date?, options: MetadataOptions) -> PhotoMetadata {
         var result = PhotoMetadata(format: FileKind.quicktime.rawValue, warnings: warnings)
@@ -559,32 +574,47 @@ enum QuickTime {
             result.locationIssue = issues.first
         }
 
-        // Time.
-        var time: (Date, Int?, TimeSource)?
-        if let text = values.keysCreationDate {
-            if let parsed = ISODateTime.parse(text), parsed.hasTime {
-                let (date, offset, source) = parsed.instant(defaultTimeZone: options.defaultTimeZone)
-                time = (date, offset, source)
-            } else {
-                result.warnings.append("QuickTime creationdate '\(CaptureTime.printable(text))' is not a date-time: ignored")
+        // Time: the first ISO date with an offset (step 2: `creationdate`, then `©day`), else
+        // `mvhd` (step 4), else the first ISO date without one (step 5).
+        var zoned: (Date, Int, String)?
+        var local: (Date, Int, String)?
+        for (text, what) in [(values.keysCreationDate, "QuickTime creationdate"), (values.userDataDate, "QuickTime udta ©day"),
+                             (values.itemListDate, "QuickTime ilst ©day")] {
+            guard let text else { continue }
+            guard let parsed = ISODateTime.parse(text), parsed.hasTime else {
+                result.warnings.append("\(what) '\(CaptureTime.printable(text))' is not a date-time: ignored")
+                continue
+            }
+            let (date, offset, source) = parsed.instant(defaultTimeZone: options.defaultTimeZone)
+            if source == .isoWithOffset {
+                if zoned == nil { zoned = (date, offset, what) }
+            } else if local == nil {
+                local = (date, offset, what)
             }
         }
-        if time == nil || time?.2 == .assumedZone, let raw = values.movieCreationTime, let unix = unixTime(mvhd: raw) {
+        if let (date, offset, what) = zoned {
+            result.takenAt = date
+            result.utcOffsetSeconds = offset
+            result.timeSource = .isoWithOffset
+            result.timeTag = what
+        } else if let raw = values.movieCreationTime, let unix = unixTime(mvhd: raw) {
             if raw < epochOffset1904 {
                 result.warnings.append("mvhd creation time \(raw) is below the 1904→1970 offset: read as Unix seconds")
             }
-            time = (Date(timeIntervalSince1970: unix), nil, .containerUTC)
-        }
-        if let (date, offset, source) = time {
+            result.takenAt = Date(timeIntervalSince1970: unix)
+            result.timeSource = .containerUTC
+            result.timeTag = "QuickTime mvhd"
+        } else if let (date, offset, what) = local {
             result.takenAt = date
             result.utcOffsetSeconds = offset
-            result.timeSource = source
+            result.timeSource = .assumedZone
+            result.timeTag = what
         }
 
         // Embedded XMP ranks above the video atoms (MetadataMerge).
         if let packet = values.xmp {
             if let xmp = XMP.parse(packet, options: options) {
-                result = MetadataMerge.applyEmbeddedXMP(xmp, to: result)
+                result = MetadataMerge.applyEmbeddedXMP(xmp, toMovie: result)
             } else {
                 result.warnings.append("QuickTime XMP box holds no XMP packet")
             }

@@ -43,8 +43,9 @@ enum TIFF {
         static let gpsPointer: UInt16 = 0x8825
         static let interopPointer: UInt16 = 0xA005
         static let makerNote: UInt16 = 0x927C
+        static let xmp: UInt16 = 700
         /// Time tags some writers misplace in IFD0 (section 1.5); the decoder looks there too.
-        static let misplacedTime: Set<UInt16> = [0x9003, 0x9011, 0x9291]
+        static let misplacedTime: Set<UInt16> = [0x9003, 0x9004, 0x9011, 0x9012, 0x9291, 0x9292]
     }
 
     /// The TIFF variants recognised from the magic (bytes 2–3).
@@ -63,7 +64,7 @@ enum TIFF {
         var isInline: Bool { value.count <= 4 }
     }
 
-    static func findExif<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> ExifBlock? {
+    static func findMetadata<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> EmbeddedMetadata {
         let size = source.size
         guard size >= 8 else {
             throw MetadataError.endOfFile(container: container, offset: size, expected: "an 8-byte TIFF header")
@@ -91,7 +92,30 @@ enum TIFF {
         guard ifd0 >= 8 else {
             throw MetadataError.malformed(container: container, offset: 4, reason: "IFD0 offset \(ifd0) overlaps the header")
         }
-        return try exifBlock(in: &source, order: order, ifd0: ifd0, warnings: &warnings)
+        let exif = try exifBlock(in: &source, order: order, ifd0: ifd0, warnings: &warnings)
+        let xmp = try xmpPacket(in: &source, order: order, ifd0: ifd0, warnings: &warnings)
+        return EmbeddedMetadata(exif: exif, xmp: xmp)
+    }
+
+    /// The XMP packet of IFD0's tag 700 (section 9.13; BYTE per the spec, UNDEFINED seen: the
+    /// type is not checked), or nil. The IFD is already in memory from `exifBlock`.
+    static func xmpPacket<S: ByteSource>(in source: inout S, order: ByteOrder, ifd0: Int,
+                                         warnings: inout [String]) throws -> [UInt8]? {
+        let raw = try readIFD(in: &source, at: ifd0, order: order, name: "IFD0", warnings: &warnings,
+                              keep: { $0 == Tag.xmp }, resolveValues: false)
+        guard let entry = raw.first else { return nil }
+        let reader = ByteReader(entry.value, context: container)
+        let count = Int(entry.count), at = Int(try reader.u32(at: 0, order))
+        guard count > 4 else { return nil }
+        guard count <= XMP.Limits.maxPacketBytes else {
+            warnings.append("XMP (tag 700) of \(count) bytes is over the limit: skipped")
+            return nil
+        }
+        guard at <= source.size, count <= source.size - at else {
+            warnings.append("XMP (tag 700) at byte \(at) runs past the end of the file: skipped")
+            return nil
+        }
+        return try source.reader(at: at, count: count, context: container).allBytes
     }
 
     /// Walks IFD0 at `ifd0` (offsets relative to byte 0 of `source`) and re-packs the Exif and
@@ -155,8 +179,10 @@ enum TIFF {
     /// Reads the IFD at absolute `offset` and resolves the values of the entries `keep` accepts.
     /// Throws when the IFD itself runs past the end of the input; drops (with a warning) an entry
     /// whose value does.
+    /// With `resolveValues` false, each entry's `value` is its raw 4-byte value field.
     static func readIFD<S: ByteSource>(in source: inout S, at offset: Int, order: ByteOrder, name: String,
-                                       warnings: inout [String], keep: (UInt16) -> Bool) throws -> [Entry] {
+                                       warnings: inout [String], keep: (UInt16) -> Bool,
+                                       resolveValues: Bool = true) throws -> [Entry] {
         let size = source.size
         guard offset <= size - 2 else {
             throw MetadataError.truncated(container: container, what: "\(name) at byte \(offset)",
@@ -181,6 +207,7 @@ enum TIFF {
             guard keep(tag) else { continue }
             raw.append((tag, try ifd.u16(at: at + 2, order), try ifd.u32(at: at + 4, order), try ifd.bytes(at: at + 8, count: 4)))
         }
+        if !resolveValues { return raw.map { Entry(tag: $0.tag, type: $0.type, count: $0.count, value: $0.field) } }
         var entries: [Entry] = []
         for (tag, type, n, field) in raw {
             let unit = typeSize(type)

@@ -5,10 +5,10 @@ extension MetadataLimits {
     public static let maxRIFFChunks = 100_000
 }
 
-/// Finds the `EXIF` chunk of a WebP file (metadata-formats.md section 4.2).
+/// Finds the `EXIF` and `XMP ` chunks of a WebP file (metadata-formats.md sections 4.2, 9.13).
 ///
 /// Walks every chunk (little-endian sizes, one pad byte after an odd size) and reads only the
-/// chunk headers and the `EXIF` payload. The `VP8X` flags are not trusted: a set EXIF flag
+/// chunk headers and the `EXIF` and `XMP ` payloads. The `VP8X` flags are not trusted: a set EXIF flag
 /// without a chunk, or a chunk without the flag, is a warning.
 ///
 /// Decisions:
@@ -22,7 +22,7 @@ enum WebP {
     /// VP8X flag bit for "has an EXIF chunk".
     static let exifFlag: UInt8 = 0x08
 
-    static func findExif<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> ExifBlock? {
+    static func findMetadata<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> EmbeddedMetadata {
         let size = source.size
         guard size >= 12 else {
             throw MetadataError.endOfFile(container: container, offset: size, expected: "the 12-byte RIFF header")
@@ -40,6 +40,7 @@ enum WebP {
         }
 
         var exif: ExifBlock?
+        var xmp: [UInt8]?
         var flags: UInt8?
         var position = 12
         var chunks = 0
@@ -87,6 +88,14 @@ enum WebP {
                 }
                 let data = try source.reader(at: payload, count: length, context: container)
                 exif = PNG.tiffBlock(data, what: "EXIF chunk", warnings: &warnings)
+            case "XMP ", "XMP\0":
+                // ImageMagick 6 names the chunk `XMP\0` (section 9.13).
+                guard xmp == nil else { break }
+                guard length <= XMP.Limits.maxPacketBytes else {
+                    warnings.append("XMP chunk at byte \(position) is \(length) bytes: over the limit, skipped")
+                    break
+                }
+                xmp = try source.reader(at: payload, count: length, context: container).allBytes
             default:
                 break
             }
@@ -98,6 +107,6 @@ enum WebP {
             if flagged && exif == nil { warnings.append("VP8X says EXIF but there is no EXIF chunk") }
             if !flagged && exif != nil { warnings.append("EXIF chunk present although the VP8X flag is not set") }
         }
-        return exif
+        return EmbeddedMetadata(exif: exif, xmp: xmp)
     }
 }

@@ -14,8 +14,8 @@ public struct XMPValues: Sendable, Hashable {
     /// Why GPS properties gave no position ("malformed XMP GPSLatitude '…'", "0,0 (no GPS
     /// fix)", …); nil when there is a coordinate or no GPS property at all.
     public var locationIssue: String?
-    /// The capture instant from the first usable of `exif:DateTimeOriginal`,
-    /// `photoshop:DateCreated`, `xmp:CreateDate`.
+    /// The capture instant from the first of `exif:DateTimeOriginal`, `xmp:CreateDate`,
+    /// `photoshop:DateCreated` that has a date and a time of day.
     public var takenAt: Date?
     /// The written offset (`isoWithOffset`) or the default zone's offset (`assumedZone`).
     public var utcOffsetSeconds: Int?
@@ -24,6 +24,8 @@ public struct XMPValues: Sendable, Hashable {
     public var timeSource: TimeSource
     /// Which property gave `takenAt` (`"exif:DateTimeOriginal"`, …), canonical prefix.
     public var timeProperty: String?
+    /// That property's wall clock and written offset, to compare with an EXIF date.
+    var captureDate: ISODateTime?
     /// Raw texts of the properties this reader knows, keyed by canonical prefix and local name
     /// (`"exif:GPSLatitude"`), whatever prefix the packet bound to the namespace URI.
     public var properties: [String: String]
@@ -66,8 +68,9 @@ public enum XMP {
         exifURI: "exif", exifEXURI: "exifEX", photoshopURI: "photoshop", xmpURI: "xmp",
     ]
 
-    /// Properties tried for the capture time, in order (section 6.1).
-    public static let dateProperties = ["exif:DateTimeOriginal", "photoshop:DateCreated", "xmp:CreateDate"]
+    /// Properties tried for the capture time, in order (metadata-formats.md 9.14: as ExifTool
+    /// resolves DateTimeOriginal, then CreateDate).
+    public static let dateProperties = ["exif:DateTimeOriginal", "xmp:CreateDate", "photoshop:DateCreated"]
 
     /// Resource limits for untrusted packets; each far above what real writers produce.
     public enum Limits {
@@ -142,8 +145,8 @@ public enum XMP {
             }
         }
 
-        // Time: the first property with a full date and time; else the first with a date only.
-        var dateOnly: (String, ISODateTime)?
+        // Time: the first property with a date and a time of day; a date alone is not a capture
+        // instant.
         for key in dateProperties {
             guard let text = properties[key] else { continue }
             guard let parsed = ISODateTime.parse(text) else {
@@ -154,11 +157,6 @@ public enum XMP {
                 apply(parsed, from: key, to: &values, options: options)
                 return values
             }
-            if dateOnly == nil { dateOnly = (key, parsed) }
-        }
-        if let (key, parsed) = dateOnly {
-            apply(parsed, from: key, to: &values, options: options)
-            values.warnings.append("XMP \(key) has a date but no time: midnight assumed")
         }
         return values
     }
@@ -170,6 +168,7 @@ public enum XMP {
         values.utcOffsetSeconds = offset
         values.timeSource = source
         values.timeProperty = key
+        values.captureDate = parsed
     }
 
     // MARK: Value parsers
@@ -283,7 +282,7 @@ public enum XMP {
 // MARK: - ISO 8601 subsets (XMP dates, QuickTime creationdate)
 
 /// A date-time as written in XMP (section 6.1) or a QuickTime `creationdate` (section 5.4):
-/// `YYYY-MM-DD`, `YYYY-MM-DDThh:mm[:ss[.s+]][TZD]`, TZD `Z`, `±hh:mm`, `±hhmm` or `±hh`.
+/// `YYYY-MM-DD`, `YYYY-MM-DDThh:mm[:ss[.s+]][TZD]`, TZD `Z`, `±hh:mm`, `±h:mm`, `±hhmm` or `±hh`.
 /// Also accepted, as ExifTool does: `:` between the date parts and a space for `T`
 /// (`2023:07:14 10:11:12`). `YYYY` and `YYYY-MM` alone are not a capture time (nil).
 struct ISODateTime: Sendable, Hashable {
@@ -296,13 +295,18 @@ struct ISODateTime: Sendable, Hashable {
         let s = Array(text.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n\0")).utf8)
         var i = 0
         func number(_ minDigits: Int, _ maxDigits: Int) -> Int? {
+            let start = i
             var value = 0, count = 0
             while i < s.count, count < maxDigits, (48...57).contains(s[i]) {
                 value = value * 10 + Int(s[i] - 48)
                 i += 1
                 count += 1
             }
-            return count >= minDigits ? value : nil
+            guard count >= minDigits else {
+                i = start  // nothing consumed on failure
+                return nil
+            }
+            return value
         }
         func take(_ options: String) -> Bool {
             if i < s.count, options.utf8.contains(s[i]) { i += 1; return true }
@@ -334,11 +338,15 @@ struct ISODateTime: Sendable, Hashable {
             } else if i < s.count, s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
                 let negative = s[i] == UInt8(ascii: "-")
                 i += 1
-                guard let hours = number(2, 2) else { return nil }
+                let hoursStart = i
+                guard let hours = number(1, 2) else { return nil }
+                let oneDigitHour = i - hoursStart == 1
                 var minutes = 0
                 if take(":") {
                     guard let m = number(2, 2) else { return nil }
                     minutes = m
+                } else if oneDigitHour {
+                    return nil  // `+100` is ambiguous
                 } else if let m = number(2, 2) {
                     minutes = m
                 }
@@ -675,14 +683,20 @@ struct XMLScanner {
 extension JPEG {
     /// The APP1 identifier of the main XMP packet (section 6.1).
     static let xmpIdentifier: [UInt8] = Array("http://ns.adobe.com/xap/1.0/\0".utf8)
+    /// Getty Images' non-standard identifier (section 9.13).
+    static let gettyXMPIdentifier: [UInt8] = Array("XMP\0://ns.adobe.com/xap/1.0/\0".utf8)
+    /// How far into an APP1 without a known identifier a packet start is looked for.
+    static let xmpSniffLength = 1_024
 
-    /// The main XMP packet of a JPEG (the first APP1 starting with `xmpIdentifier`), or nil.
-    /// A second, lenient walk over the marker segments before SOS (the Exif walk in
-    /// `findExif` stops at the Exif APP1, and XMP usually follows it); anything odd ends the
-    /// walk with nil, since `findExif` has already judged the file's structure. Extended XMP
-    /// (`http://ns.adobe.com/xmp/extension/`) is not joined: positions and dates live in the
-    /// main packet.
-    static func findXMP<S: ByteSource>(in source: inout S) -> [UInt8]? {
+    /// The main XMP packet of a JPEG, or nil: the first APP1 starting with `xmpIdentifier`, or
+    /// (with a warning) with Getty's `XMP\0://...` identifier or another header followed by an
+    /// `<?xpacket` or `<x:xmpmeta` start within its first KiB (ExifTool reads those too).
+    /// A second, lenient walk over the marker segments before SOS (the Exif walk in `findExif`
+    /// stops at the Exif APP1, and XMP usually follows it); junk between segments is skipped as
+    /// there; anything else odd ends the walk with nil, since `findExif` has already judged the
+    /// file's structure. Extended XMP (`http://ns.adobe.com/xmp/extension/`) is not joined:
+    /// positions and dates live in the main packet.
+    static func findXMP<S: ByteSource>(in source: inout S, warnings: inout [String]) -> [UInt8]? {
         let size = source.size
         var position = 2
         var segments = 0
@@ -690,8 +704,15 @@ extension JPEG {
               segments < MetadataLimits.maxJPEGSegments {
             segments += 1
             guard let header = try? source.reader(at: position, count: 4, context: container),
-                  let first = try? header.u8(at: position), first == 0xFF,
+                  let first = try? header.u8(at: position),
                   let code = try? header.u8(at: position + 1) else { return nil }
+            if first != 0xFF {
+                guard let next = try? skipJunk(in: &source, from: position) else { return nil }
+                note("\(next - position) junk byte\(next - position == 1 ? "" : "s") at byte \(position) before the next marker: skipped",
+                     in: &warnings)
+                position = next
+                continue
+            }
             if code == 0xFF { position += 1; continue }  // fill byte
             switch code {
             case 0xD0...0xD7, 0x01: position += 2; continue
@@ -701,13 +722,40 @@ extension JPEG {
             guard let length = try? Int(header.u16(at: position + 2, .bigEndian)), length >= 2,
                   position + 2 + length <= size else { return nil }
             let payloadStart = position + 4, payloadCount = length - 2
-            if code == 0xE1, payloadCount > xmpIdentifier.count,
-               let payload = try? source.reader(at: payloadStart, count: payloadCount, context: container),
-               payload.matches(xmpIdentifier, at: payloadStart) {
-                return try? payload.bytes(at: payloadStart + xmpIdentifier.count,
-                                          count: payloadCount - xmpIdentifier.count)
+            if code == 0xE1, let payload = try? source.reader(at: payloadStart, count: payloadCount, context: container),
+               let start = xmpStart(in: payload) {
+                if start.nonStandard {
+                    note("APP1 XMP segment at byte \(position) has a non-standard header", in: &warnings)
+                }
+                return try? payload.bytes(at: start.offset, count: payload.endOffset - start.offset)
             }
             position += 2 + length
+        }
+        return nil
+    }
+
+    /// Where the XMP packet starts inside an APP1 payload, if it holds one.
+    static func xmpStart(in payload: ByteReader) -> (offset: Int, nonStandard: Bool)? {
+        let base = payload.range.lowerBound
+        if payload.matches(xmpIdentifier, at: base) { return (base + xmpIdentifier.count, false) }
+        if payload.matches(gettyXMPIdentifier, at: base) { return (base + gettyXMPIdentifier.count, true) }
+        // Exif, extended XMP and other APP1s are not the main packet.
+        if payload.matches(Array("Exif".utf8), at: base) || payload.matches(Array("http://ns.adobe.com/xmp/extension/".utf8), at: base) {
+            return nil
+        }
+        guard let head = try? payload.bytes(at: base, count: min(payload.count, xmpSniffLength)) else { return nil }
+        for marker in ["<?xpacket", "<x:xmpmeta"] {
+            let needle = Array(marker.utf8)
+            if let i = firstIndex(of: needle, in: head) { return (base + i, true) }
+        }
+        return nil
+    }
+
+    /// The first index of `needle` in `haystack`.
+    static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard needle.count <= haystack.count else { return nil }
+        for i in 0...(haystack.count - needle.count) where haystack[i] == needle[0] {
+            if haystack[i..<(i + needle.count)].elementsEqual(needle) { return i }
         }
         return nil
     }

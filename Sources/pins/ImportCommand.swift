@@ -308,7 +308,7 @@ let inspectSpec = CommandSpec(
         OptionSpec(name: "--timezone", value: "ZONE", help: "Zone for capture times that carry none (default: this machine's)."),
         OptionSpec(name: "--include-hidden", value: nil, help: "In folders, also read hidden files."),
     ],
-    details: "Prints one JSON line per file: path, format, latitude, longitude, altitude, takenAt, timeSource, error.")
+    details: "Prints one JSON line per file: path, format, latitude, longitude, altitude, takenAt, timeSource, timeTag, error.")
 
 func runInspect(_ args: ParsedArguments) throws {
     guard !args.positionals.isEmpty else { throw UsageError("missing PATH: a file or folder to inspect", command: "inspect") }
@@ -358,6 +358,7 @@ func runInspect(_ args: ParsedArguments) throws {
                     object["locationIssue"] = orNull(m.locationIssue)
                     object["takenAt"] = orNull(m.takenAt.map { ISO8601.format($0, offsetSeconds: m.utcOffsetSeconds) })
                     object["timeSource"] = m.timeSource.rawValue
+                    object["timeTag"] = orNull(m.timeTag)
                     object["warnings"] = m.warnings
                     object["error"] = NSNull()
                 } else {

@@ -246,6 +246,9 @@ final class CaptureTimeTests: XCTestCase {
         XCTAssertEqual(CaptureTime.parseOffset("02:00"), .invalid)
         XCTAssertEqual(CaptureTime.parseOffset("+02:60"), .invalid)
         XCTAssertEqual(CaptureTime.parseOffset("Z"), .invalid)
+        // A one-digit hour (issue 14).
+        XCTAssertEqual(CaptureTime.parseOffset("+1:00"), .seconds(3600))
+        XCTAssertEqual(CaptureTime.parseOffset("-9:30"), .seconds(-34_200))
     }
 
     func testParseGPSDate() {
@@ -260,5 +263,78 @@ final class CaptureTimeTests: XCTestCase {
         XCTAssertEqual(CaptureTime.daysFromCivil(year: 1970, month: 1, day: 1), 0)
         XCTAssertEqual(CaptureTime.daysFromCivil(year: 2000, month: 3, day: 1), 11_017)
         XCTAssertEqual(CaptureTime.daysFromCivil(year: 1969, month: 12, day: 31), -1)
+    }
+
+    // MARK: EXIF and XMP dates together (issue 14, MWG)
+
+    private func xmp(_ attributes: String, zone: TimeZone = utc) -> XMPValues {
+        let packet = """
+            <x:xmpmeta xmlns:x='adobe:ns:meta/'><rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>
+            <rdf:Description xmlns:xmp='http://ns.adobe.com/xap/1.0/' xmlns:photoshop='http://ns.adobe.com/photoshop/1.0/'
+             xmlns:exif='http://ns.adobe.com/exif/1.0/' \(attributes)/></rdf:RDF></x:xmpmeta>
+            """
+        return XMP.parse(Array(packet.utf8), options: MetadataOptions(defaultTimeZone: zone))!
+    }
+
+    /// 2023-07-14 10:11:12 read as UTC is 1_689_329_472.
+    func testXMPDateWithOffsetNeverOverridesDateTimeOriginal() {
+        // The XMP date differs (another day, with an offset): EXIF's wall clock in the default zone.
+        let t = CaptureTime.resolve(ExifValues(dateTimeOriginal: "2023:07:14 10:11:12"),
+                                    xmp: xmp("xmp:CreateDate='2023-07-15T09:00:00+02:00'"),
+                                    modificationTime: nil, defaultTimeZone: utc)
+        XCTAssertEqual(t.takenAt, epoch(1_689_329_472))
+        XCTAssertEqual(t.source, .assumedZone)
+        XCTAssertEqual(t.tag, "DateTimeOriginal")
+        XCTAssertTrue(t.warnings.contains { $0.contains("differs from DateTimeOriginal") }, "\(t.warnings)")
+    }
+
+    func testXMPOffsetLentWhenWallClocksAgree() {
+        let t = CaptureTime.resolve(ExifValues(dateTimeOriginal: "2023:07:14 10:11:12", subSecTimeOriginal: "25"),
+                                    xmp: xmp("photoshop:DateCreated='2023-07-14T10:11:12.25+02:00'"),
+                                    modificationTime: nil, defaultTimeZone: utc)
+        XCTAssertEqual(t.takenAt, epoch(1_689_329_472.25 - 7_200))
+        XCTAssertEqual(t.utcOffsetSeconds, 7_200)
+        XCTAssertEqual(t.source, .isoWithOffset)
+        XCTAssertEqual(t.tag, "DateTimeOriginal + offset of XMP photoshop:DateCreated")
+        // The EXIF offset comes first.
+        let own = CaptureTime.resolve(ExifValues(dateTimeOriginal: "2023:07:14 10:11:12", offsetTimeOriginal: "-03:00"),
+                                      xmp: xmp("xmp:CreateDate='2023-07-14T10:11:12+02:00'"),
+                                      modificationTime: nil, defaultTimeZone: utc)
+        XCTAssertEqual(own.utcOffsetSeconds, -10_800)
+        XCTAssertEqual(own.source, .exifOffset)
+        // The XMP offset comes before the GPS inference (which would give +01:00 here).
+        let gps = CaptureTime.resolve(ExifValues(gpsTimeStamp: hms(9, 11, 0), gpsDateStamp: "2023:07:14",
+                                                 dateTimeOriginal: "2023:07:14 10:11:12"),
+                                      xmp: xmp("xmp:CreateDate='2023-07-14T10:11:12+02:00'"),
+                                      modificationTime: nil, defaultTimeZone: utc)
+        XCTAssertEqual(gps.utcOffsetSeconds, 7_200)
+    }
+
+    func testXMPDateUsedWithoutAnExifDate() {
+        let t = CaptureTime.resolve(ExifValues(), xmp: xmp("exif:DateTimeOriginal='2023-07-14T10:11:12+1:00'"),
+                                    modificationTime: epoch(5), defaultTimeZone: utc)
+        XCTAssertEqual(t.takenAt, epoch(1_689_329_472 - 3_600))
+        XCTAssertEqual(t.source, .isoWithOffset)
+        XCTAssertEqual(t.tag, "XMP exif:DateTimeOriginal")
+        // A date without a time of day is not a capture instant: the mtime.
+        let d = CaptureTime.resolve(ExifValues(), xmp: xmp("xmp:CreateDate='2023-07-14'"),
+                                    modificationTime: epoch(5), defaultTimeZone: utc)
+        XCTAssertEqual(d.source, .fileModification)
+    }
+
+    func testDateTimeDigitizedBeforeTheModificationTime() {
+        let t = CaptureTime.resolve(ExifValues(dateTimeDigitized: "2023:07:14 10:11:12", subSecTimeDigitized: "5",
+                                               offsetTimeDigitized: "+02:00"),
+                                    modificationTime: epoch(5), defaultTimeZone: utc)
+        XCTAssertEqual(t.takenAt, epoch(1_689_329_472.5 - 7_200))
+        XCTAssertEqual(t.source, .exifOffset)
+        XCTAssertEqual(t.tag, "DateTimeDigitized")
+        // DateTimeOriginal still wins, with its own offset (not the Digitized one).
+        let both = CaptureTime.resolve(ExifValues(dateTimeOriginal: "2023:07:14 10:11:12",
+                                                  dateTimeDigitized: "2023:07:14 11:00:00", offsetTimeDigitized: "+02:00"),
+                                       modificationTime: epoch(5), defaultTimeZone: utc)
+        XCTAssertEqual(both.takenAt, epoch(1_689_329_472))
+        XCTAssertEqual(both.source, .assumedZone)
+        XCTAssertEqual(both.tag, "DateTimeOriginal")
     }
 }

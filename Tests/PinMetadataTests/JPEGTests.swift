@@ -212,10 +212,20 @@ final class JPEGTests: XCTestCase {
         XCTAssertEqual(m.timeSource, .fileModification)
     }
 
-    func testMissingMarkerIsMalformed() {
+    /// Junk between segments is skipped up to the next marker, as ExifTool rescans (issue 14);
+    /// junk to the end of the file, or more than the limit, is an error.
+    func testJunkBetweenSegmentsIsSkipped() throws {
         let bytes = TestJPEG.soi + TestJPEG.app0JFIF + [0x00, 0x01] + TestJPEG.exifAPP1(tiff)
-        XCTAssertThrowsError(try read(bytes)) { error in
-            XCTAssertEqual("\(error)", "malformed JPEG at byte 20: expected a marker (FF), found 0x00")
+        let m = try XCTUnwrap(read(bytes))
+        XCTAssertNotNil(m.coordinate)
+        XCTAssertEqual(m.warnings, ["2 junk bytes at byte 20 before the next marker: skipped"])
+        XCTAssertThrowsError(try read(TestJPEG.soi + TestJPEG.app0JFIF + [0x00, 0x01, 0x02])) { error in
+            XCTAssertEqual("\(error)", "truncated JPEG: file ends at byte 23 where a marker was expected")
+        }
+        let long = TestJPEG.soi + TestJPEG.app0JFIF + [UInt8](repeating: 0, count: MetadataLimits.maxJPEGJunkBytes + 1)
+            + TestJPEG.exifAPP1(tiff)
+        XCTAssertThrowsError(try read(long)) { error in
+            XCTAssertEqual("\(error)", "JPEG over limit: junk bytes at byte 20 before a marker (limit 65536)")
         }
     }
 

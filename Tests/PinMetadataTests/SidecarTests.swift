@@ -152,27 +152,22 @@ final class SidecarTests: XCTestCase {
         XCTAssertEqual(o.locationIssue, "malformed XMP GPSLatitude 'x'")
     }
 
-    func testEmbeddedXMPPrecedence() {
-        let xmp = XMPValues(coordinate: london, takenAt: epoch(2_000), utcOffsetSeconds: 0, timeSource: .isoWithOffset)
-        // Exif wins the position; a better time step wins the time.
-        let a = MetadataMerge.applyEmbeddedXMP(xmp, to: base(paris, "exif", time: .assumedZone))
-        XCTAssertEqual(a.coordinate, paris)
-        XCTAssertEqual(a.takenAt, epoch(2_000))
-        XCTAssertEqual(a.timeSource, .isoWithOffset)
-        let b = MetadataMerge.applyEmbeddedXMP(xmp, to: base(paris, "exif", time: .exifOffset))
-        XCTAssertEqual(b.takenAt, epoch(1_000))
+    func testMovieXMPPrecedence() {
+        let xmp = XMPValues(coordinate: london, takenAt: epoch(2_000), utcOffsetSeconds: 0, timeSource: .isoWithOffset,
+                            timeProperty: "xmp:CreateDate")
         // XMP over the QuickTime atoms, also on a tie.
-        let c = MetadataMerge.applyEmbeddedXMP(xmp, to: base(paris, "quicktime", time: .isoWithOffset, format: "quicktime"))
+        let c = MetadataMerge.applyEmbeddedXMP(xmp, toMovie: base(paris, "quicktime", time: .isoWithOffset, format: "quicktime"))
         XCTAssertEqual(c.coordinate, london)
         XCTAssertEqual(c.positionSource, "xmp")
         XCTAssertEqual(c.takenAt, epoch(2_000))
-        // Exif wins a tie.
-        let d = MetadataMerge.applyEmbeddedXMP(xmp, to: base(nil, nil, time: .isoWithOffset))
+        XCTAssertEqual(c.timeTag, "XMP xmp:CreateDate")
+        // A better step of the atoms stays.
+        let d = MetadataMerge.applyEmbeddedXMP(XMPValues(takenAt: epoch(3), timeSource: .assumedZone),
+                                               toMovie: base(nil, nil, time: .containerUTC, format: "quicktime"))
         XCTAssertEqual(d.takenAt, epoch(1_000))
-        XCTAssertEqual(d.coordinate, london)
         // Any XMP date beats the file's mtime.
         let e = MetadataMerge.applyEmbeddedXMP(XMPValues(takenAt: epoch(3), timeSource: .assumedZone),
-                                               to: base(nil, nil, time: .fileModification))
+                                               toMovie: base(nil, nil, time: .fileModification, format: "quicktime"))
         XCTAssertEqual(e.timeSource, .assumedZone)
     }
 

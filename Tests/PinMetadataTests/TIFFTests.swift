@@ -118,7 +118,7 @@ final class TIFFTests: XCTestCase {
     private func block(_ bytes: [UInt8]) throws -> (ExifBlock?, [String]) {
         var source = MemorySource(bytes)
         var warnings: [String] = []
-        return (try TIFF.findExif(in: &source, warnings: &warnings), warnings)
+        return (try TIFF.findMetadata(in: &source, warnings: &warnings).exif, warnings)
     }
 
     private func assertEiffel(_ m: PhotoMetadata?, file: StaticString = #filePath, line: UInt = #line) throws {

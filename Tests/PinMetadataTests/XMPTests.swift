@@ -185,7 +185,10 @@ final class XMPTests: XCTestCase {
             ("2023-07-14T10:11:12", 1_689_322_272, 7200, .assumedZone),          // local, in Paris
             ("2023:07:14 10:11:12", 1_689_322_272, 7200, .assumedZone),          // Exif-style separators
             ("2023-07-14T10:11", 1_689_322_260, 7200, .assumedZone),
-            ("2023-07-14", 1_689_285_600, 7200, .assumedZone),                    // date only: midnight
+            ("2023-07-14", nil, nil, .none),                                      // date only: not an instant
+            ("2023-07-14T10:11:12+1:00", 1_689_325_872, 3600, .isoWithOffset),   // one-digit hour
+            ("2023-07-14T10:11:12-9:30", 1_689_363_672, -34_200, .isoWithOffset),
+            ("2023-07-14T10:11:12+100", nil, nil, .none),                         // ambiguous
             ("2023-07", nil, nil, .none),
             ("2023", nil, nil, .none),
             ("2023-13-01T00:00:00Z", nil, nil, .none),
@@ -207,11 +210,17 @@ final class XMPTests: XCTestCase {
             xmp:CreateDate='2001-01-01T00:00:00Z' photoshop:DateCreated='2002-01-01T00:00:00Z' exif:DateTimeOriginal='2003-01-01T00:00:00Z'
             """))
         XCTAssertEqual(all.timeProperty, "exif:DateTimeOriginal")
+        // xmp:CreateDate before photoshop:DateCreated (metadata-formats.md 9.14).
         let two = try parse(Self.packet(attributes: "xmp:CreateDate='2001-01-01T00:00:00Z' photoshop:DateCreated='2002-01-01T00:00:00Z'"))
-        XCTAssertEqual(two.timeProperty, "photoshop:DateCreated")
-        // A date-only value loses to a later property with a time; a broken one is skipped.
-        let mixed = try parse(Self.packet(attributes: "exif:DateTimeOriginal='bad' photoshop:DateCreated='2002-01-01' xmp:CreateDate='2001-01-01T00:00:00Z'"))
-        XCTAssertEqual(mixed.timeProperty, "xmp:CreateDate")
+        XCTAssertEqual(two.timeProperty, "xmp:CreateDate")
+        XCTAssertEqual(two.takenAt, epoch(978_307_200))
+        // A date-only value is not a capture instant; a later property with a time wins; a
+        // broken one is skipped.
+        let mixed = try parse(Self.packet(attributes: "exif:DateTimeOriginal='bad' xmp:CreateDate='2002-01-01' photoshop:DateCreated='2001-01-01T00:00:00Z'"))
+        XCTAssertEqual(mixed.timeProperty, "photoshop:DateCreated")
+        let dateOnly = try parse(Self.packet(attributes: "photoshop:DateCreated='2002-01-01'"))
+        XCTAssertNil(dateOnly.takenAt)
+        XCTAssertEqual(dateOnly.timeSource, TimeSource.none)
         XCTAssertTrue(mixed.warnings.contains { $0.contains("exif:DateTimeOriginal") })
     }
 
@@ -316,11 +325,30 @@ final class XMPTests: XCTestCase {
 
     func testFindXMPIsLenient() {
         // Stops at SOS; ignores a truncated segment; handles fill bytes.
+        var w: [String] = []
         var source = MemorySource(TestJPEG.soi + [0xFF, 0xFF] + Self.xmpAPP1("<x/>") + TestJPEG.scan())
-        XCTAssertEqual(JPEG.findXMP(in: &source), Array("<x/>".utf8))
+        XCTAssertEqual(JPEG.findXMP(in: &source, warnings: &w), Array("<x/>".utf8))
         var cut = MemorySource(Array((TestJPEG.soi + Self.xmpAPP1("<x/>")).dropLast(2)))
-        XCTAssertNil(JPEG.findXMP(in: &cut))
+        XCTAssertNil(JPEG.findXMP(in: &cut, warnings: &w))
         var afterScan = MemorySource(TestJPEG.soi + TestJPEG.segment(0xDA, [1]) + Self.xmpAPP1("<x/>"))
-        XCTAssertNil(JPEG.findXMP(in: &afterScan))
+        XCTAssertNil(JPEG.findXMP(in: &afterScan, warnings: &w))
+        XCTAssertEqual(w, [])
+    }
+
+    /// Junk between segments is skipped (as ExifTool rescans); an APP1 whose header is not the
+    /// standard one but holds a packet start is read, with a warning.
+    func testFindXMPSkipsJunkAndReadsOddHeaders() {
+        var w: [String] = []
+        var junk = MemorySource(TestJPEG.soi + [0x00, 0x12] + Self.xmpAPP1("<x/>") + TestJPEG.scan())
+        XCTAssertEqual(JPEG.findXMP(in: &junk, warnings: &w), Array("<x/>".utf8))
+        XCTAssertEqual(w, ["2 junk bytes at byte 2 before the next marker: skipped"])
+        w = []
+        let odd = TestJPEG.segment(0xE1, Array("Adobe XMP\0<?xpacket begin=''?><x/>".utf8))
+        var source = MemorySource(TestJPEG.soi + odd + TestJPEG.scan())
+        XCTAssertEqual(JPEG.findXMP(in: &source, warnings: &w), Array("<?xpacket begin=''?><x/>".utf8))
+        XCTAssertEqual(w, ["APP1 XMP segment at byte 2 has a non-standard header"])
+        // Junk to the end of the file: nothing, no crash.
+        var tail = MemorySource(TestJPEG.soi + [UInt8](repeating: 0x11, count: 40))
+        XCTAssertNil(JPEG.findXMP(in: &tail, warnings: &w))
     }
 }

@@ -20,6 +20,10 @@ public struct PhotoMetadata: Sendable, Hashable {
     /// Offset from UTC of the local wall clock at capture, in seconds, when known or inferred.
     public var utcOffsetSeconds: Int?
     public var timeSource: TimeSource
+    /// The tag, property or atom `takenAt` was read from, for `pins inspect`
+    /// ("DateTimeOriginal", "DateTimeDigitized", "DateTimeOriginal + offset of XMP xmp:CreateDate",
+    /// "XMP photoshop:DateCreated", "QuickTime ©day", ...); nil for the file's modification time.
+    public var timeTag: String?
     /// Non-fatal problems met while decoding (libexif CORRUPT_DATA messages and the like).
     public var warnings: [String]
     /// A digest (16 hex digits, FNV-1a 64) of the raw metadata block (the Exif TIFF bytes), used
@@ -28,8 +32,8 @@ public struct PhotoMetadata: Sendable, Hashable {
 
     public init(format: String, coordinate: Coordinate? = nil, altitude: Double? = nil,
                 locationIssue: String? = nil, positionSource: String? = nil, takenAt: Date? = nil,
-                utcOffsetSeconds: Int? = nil, timeSource: TimeSource = .none, warnings: [String] = [],
-                metadataDigest: String? = nil) {
+                utcOffsetSeconds: Int? = nil, timeSource: TimeSource = .none, timeTag: String? = nil,
+                warnings: [String] = [], metadataDigest: String? = nil) {
         self.format = format
         self.coordinate = coordinate
         self.altitude = altitude
@@ -38,6 +42,7 @@ public struct PhotoMetadata: Sendable, Hashable {
         self.takenAt = takenAt
         self.utcOffsetSeconds = utcOffsetSeconds
         self.timeSource = timeSource
+        self.timeTag = timeTag
         self.warnings = warnings
         self.metadataDigest = metadataDigest
     }

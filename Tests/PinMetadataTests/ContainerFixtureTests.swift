@@ -1,0 +1,210 @@
+import Foundation
+import PinCore
+@testable import PinMetadata
+import XCTest
+
+/// Every file `scripts/fixtures-containers` wrote (issue 14: date rules, XMP in every container,
+/// more containers), read by us and compared with ExifTool's own reading
+/// (`Fixtures/formats/exiftool-containers.json`, `exiftool -j -n -G1 -a`). Which ExifTool tags
+/// give the expected time is said per file, with the source that must win. Fails, never skips,
+/// when the fixtures are missing.
+final class ContainerFixtureTests: XCTestCase {
+    let mtime = epoch(1_735_646_400)  // 2024-12-31 12:00:00Z, what the script sets
+
+    /// Where the expected capture time comes from, in ExifTool's reading.
+    enum Time {
+        /// This tag's value, with the offset it carries (none: read in UTC, the tests' zone).
+        case tag(String)
+        /// The wall clock of the first tag with the offset written in the second.
+        case wallWithOffsetOf(String, String)
+        /// No capture time: the file's mtime.
+        case modificationTime
+    }
+
+    struct Expected {
+        var format: String
+        var time: Time
+        var timeSource: TimeSource
+        var timeTag: String?
+        /// nil: no position (ExifTool has none either).
+        var positionSource: String?
+        var warnings: [String] = []
+    }
+
+    let expected: [String: Expected] = [
+        // Dates (class 1).
+        "dates/xmp-date-disagrees-with-exif.jpg":
+            Expected(format: "jpeg", time: .tag("ExifIFD:DateTimeOriginal"), timeSource: .assumedZone,
+                     timeTag: "DateTimeOriginal", positionSource: nil,
+                     warnings: ["XMP xmp:CreateDate (2023:07:15 09:00:00) differs from DateTimeOriginal (2023:07:14 10:11:12): the EXIF date is kept"]),
+        "dates/xmp-offset-lent-to-exif.jpg":
+            Expected(format: "jpeg", time: .wallWithOffsetOf("ExifIFD:DateTimeOriginal", "XMP-photoshop:DateCreated"),
+                     timeSource: .isoWithOffset, timeTag: "DateTimeOriginal + offset of XMP photoshop:DateCreated",
+                     positionSource: nil),
+        "dates/xmp-createdate-before-datecreated.jpg":
+            Expected(format: "jpeg", time: .tag("XMP-xmp:CreateDate"), timeSource: .isoWithOffset,
+                     timeTag: "XMP xmp:CreateDate", positionSource: nil),
+        "dates/xmp-date-without-time.jpg":
+            Expected(format: "jpeg", time: .modificationTime, timeSource: .fileModification, timeTag: nil,
+                     positionSource: nil),
+        "dates/xmp-offset-one-digit-hour.jpg":
+            Expected(format: "jpeg", time: .tag("XMP-exif:DateTimeOriginal"), timeSource: .isoWithOffset,
+                     timeTag: "XMP exif:DateTimeOriginal", positionSource: nil),
+        "dates/datetimedigitized-only.jpg":
+            Expected(format: "jpeg", time: .tag("Composite:SubSecCreateDate"), timeSource: .exifOffset,
+                     timeTag: "DateTimeDigitized", positionSource: nil),
+        // XMP in other containers (class 2).
+        "xmp/png-itxt.png": xmpOnly("png"),
+        "xmp/png-itxt-compressed.png": xmpOnly("png"),
+        "xmp/png-ztxt.png": xmpOnly("png"),
+        "xmp/png-text.png": xmpOnly("png"),
+        "xmp/tiff-tag700.tif":
+            Expected(format: "tiff", time: .tag("XMP-xmp:CreateDate"), timeSource: .isoWithOffset,
+                     timeTag: "XMP xmp:CreateDate", positionSource: "xmp"),
+        "xmp/webp-xmp-chunk.webp": xmpOnly("webp"),
+        "xmp/jpeg-xmp-getty-header.jpg":
+            Expected(format: "jpeg", time: .tag("XMP-exif:DateTimeOriginal"), timeSource: .isoWithOffset,
+                     timeTag: "XMP exif:DateTimeOriginal", positionSource: "xmp",
+                     warnings: ["APP1 XMP segment at byte 20 has a non-standard header"]),
+        "xmp/jpeg-junk-between-segments.jpg":
+            Expected(format: "jpeg", time: .tag("Composite:SubSecDateTimeOriginal"), timeSource: .exifOffset,
+                     timeTag: "DateTimeOriginal", positionSource: "xmp",
+                     warnings: ["5 junk bytes at byte 20 before the next marker: skipped"]),
+    ]
+
+    static func xmpOnly(_ format: String) -> Expected {
+        Expected(format: format, time: .tag("XMP-exif:DateTimeOriginal"), timeSource: .isoWithOffset,
+                 timeTag: "XMP exif:DateTimeOriginal", positionSource: "xmp")
+    }
+
+    static func formatsDir() -> URL { repoRoot().appendingPathComponent("Fixtures/formats") }
+
+    static func loadReadings() throws -> [String: [String: Any]] {
+        let url = formatsDir().appendingPathComponent("exiftool-containers.json")
+        guard let data = try? Data(contentsOf: url) else {
+            XCTFail("missing \(url.path): run scripts/fixtures-containers")
+            throw CocoaError(.fileNoSuchFile)
+        }
+        let list = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+        var byName: [String: [String: Any]] = [:]
+        for entry in list {
+            let source = try XCTUnwrap(entry["SourceFile"] as? String)
+            byName[String(source.dropFirst("Fixtures/formats/containers/".count))] = entry
+        }
+        return byName
+    }
+
+    /// ExifTool's `YYYY:MM:DD HH:MM:SS[.ss][±H:MM|Z]` (its -n form of EXIF, XMP and QuickTime
+    /// dates) → (seconds if the wall clock were UTC, offset or nil). Worked with Foundation's
+    /// Gregorian calendar, independently of the reader's arithmetic.
+    static func parseExifToolDate(_ text: String) -> (wall: Double, offset: Int?)? {
+        let pattern = #"^(\d{4}):(\d{2}):(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{1,2}:\d{2})?$"#
+        guard let regex = try? NSRegularExpression(pattern: pattern),
+              let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) else { return nil }
+        func group(_ i: Int) -> String? {
+            Range(match.range(at: i), in: text).map { String(text[$0]) }
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = (1...6).map { Int(group($0)!)! }
+        let components = DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: parts[3],
+                                        minute: parts[4], second: parts[5])
+        guard let date = calendar.date(from: components) else { return nil }
+        let fraction = group(7).flatMap { Double("0" + $0) } ?? 0
+        var offset: Int?
+        if let zone = group(8) {
+            if zone == "Z" {
+                offset = 0
+            } else {
+                let sign = zone.hasPrefix("-") ? -1 : 1
+                let hm = zone.dropFirst().split(separator: ":").map { Int($0)! }
+                offset = sign * (hm[0] * 3_600 + hm[1] * 60)
+            }
+        }
+        return (date.timeIntervalSince1970 + fraction, offset)
+    }
+
+    func testAgainstExifTool() throws {
+        let readings = try Self.loadReadings()
+        XCTAssertEqual(Set(readings.keys), Set(expected.keys), "fixtures and expectations differ")
+        for name in readings.keys.sorted() {
+            let entry = try XCTUnwrap(readings[name])
+            let want = try XCTUnwrap(expected[name], name)
+            let path = Self.formatsDir().appendingPathComponent("containers/\(name)").path
+            let m = try XCTUnwrap(try MetadataReader.read(path: RawPath(path), modificationTime: mtime, options: optionsUTC),
+                                  "\(name): read as not media")
+            XCTAssertEqual(m.format, want.format, name)
+            XCTAssertEqual(m.warnings, want.warnings, name)
+
+            // Position: ExifTool's (signed, -n), from EXIF GPS (Composite) or XMP.
+            let lat = (entry["Composite:GPSLatitude"] ?? entry["XMP-exif:GPSLatitude"]) as? Double
+            let lon = (entry["Composite:GPSLongitude"] ?? entry["XMP-exif:GPSLongitude"]) as? Double
+            if let lat, let lon {
+                let c = try XCTUnwrap(m.coordinate, "\(name): ExifTool has \(lat),\(lon); issue \(m.locationIssue ?? "-")")
+                XCTAssertEqual(c.latitude, lat, accuracy: 1e-6, name)
+                XCTAssertEqual(c.longitude, lon, accuracy: 1e-6, name)
+                XCTAssertEqual(m.positionSource, want.positionSource, name)
+            } else {
+                XCTAssertNil(want.positionSource, "\(name): ExifTool has no position")
+                XCTAssertNil(m.coordinate, name)
+            }
+
+            // Time.
+            XCTAssertEqual(m.timeSource, want.timeSource, name)
+            XCTAssertEqual(m.timeTag, want.timeTag, name)
+            switch want.time {
+            case .modificationTime:
+                XCTAssertEqual(m.takenAt, mtime, name)
+            case .tag(let tag):
+                let text = try XCTUnwrap(entry[tag] as? String, "\(name): ExifTool has no \(tag)")
+                let (wall, offset) = try XCTUnwrap(Self.parseExifToolDate(text), "\(name): \(text)")
+                XCTAssertEqual(try XCTUnwrap(m.takenAt, name).timeIntervalSince1970, wall - Double(offset ?? 0),
+                               accuracy: 1e-3, name)
+                XCTAssertEqual(m.utcOffsetSeconds, offset ?? 0, name)
+            case .wallWithOffsetOf(let wallTag, let offsetTag):
+                let wallText = try XCTUnwrap(entry[wallTag] as? String, "\(name): ExifTool has no \(wallTag)")
+                let offsetText = try XCTUnwrap(entry[offsetTag] as? String, "\(name): ExifTool has no \(offsetTag)")
+                let wall = try XCTUnwrap(Self.parseExifToolDate(wallText)).wall
+                let offset = try XCTUnwrap(Self.parseExifToolDate(offsetText)?.offset, "\(name): \(offsetText)")
+                XCTAssertEqual(try XCTUnwrap(m.takenAt, name).timeIntervalSince1970, wall - Double(offset),
+                               accuracy: 1e-3, name)
+                XCTAssertEqual(m.utcOffsetSeconds, offset, name)
+            }
+        }
+    }
+
+    /// Every prefix of every fixture and deterministic byte flips: a result or a
+    /// `MetadataError`, never a crash, and never a position the whole file does not have.
+    func testPrefixesAndFlipsFailCleanly() throws {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33)
+        }
+        var outcomes = 0
+        for name in try Self.loadReadings().keys.sorted() {
+            let bytes = try Array(Data(contentsOf: Self.formatsDir().appendingPathComponent("containers/\(name)")))
+            let full = try MetadataReader.read(bytes: bytes, modificationTime: nil, options: optionsUTC)
+            var variants: [[UInt8]] = stride(from: 0, to: bytes.count, by: max(1, bytes.count / 200)).map { Array(bytes[0..<$0]) }
+            for _ in 0..<100 {
+                var copy = bytes
+                let at = next() % min(copy.count, 4_096)
+                copy[at] = UInt8(truncatingIfNeeded: next())
+                variants.append(copy)
+            }
+            for variant in variants {
+                do {
+                    let m = try MetadataReader.read(bytes: variant, modificationTime: nil, options: optionsUTC)
+                    if let c = m?.coordinate, variant.count < bytes.count {
+                        XCTAssertEqual(c, full?.coordinate, "\(name) prefix \(variant.count): a position the file does not have")
+                    }
+                    outcomes += 1
+                } catch let error as MetadataError {
+                    XCTAssertFalse("\(error)".isEmpty)
+                    outcomes += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(outcomes, 1_000)
+    }
+}
