@@ -137,10 +137,9 @@ enum QuickTime {
             guard size32 >= 8 else { throw HeaderProblem.tooSmall(Int(size32)) }
             size = Int(size32)
         }
-        if type == uuid {
-            headerSize += 16
-            guard size >= headerSize else { throw HeaderProblem.tooSmall(size) }
-        }
+        // A `uuid` box carries a 16-byte usertype; one too small for it (a 20-byte `ftyp`
+        // renamed, which ExifTool reads past) is skipped as a plain box.
+        if type == uuid, size >= headerSize + 16 { headerSize += 16 }
         let end = at + size  // cannot overflow: checked above for the 64-bit case
         guard end <= parentEnd else { throw HeaderProblem.pastParent(end: end) }
         return Box(type: type, start: at, headerSize: headerSize, end: end)
@@ -206,8 +205,9 @@ enum QuickTime {
                     sawMoov = true
                     try readMoov(box, source: &source, values: &values, nested: &nested, warnings: &warnings)
                 }
-            } else if box.type == uuid, values.xmp == nil,
-                      try source.reader(at: box.start + 8, count: 16, context: container).matches(xmpUUID, at: box.start + 8) {
+            } else if box.type == uuid, values.xmp == nil, box.headerSize == 24 || box.headerSize == 32,
+                      try source.reader(at: box.payloadStart - 16, count: 16, context: container)
+                          .matches(xmpUUID, at: box.payloadStart - 16) {
                 if box.payloadCount <= Limits.maxXMPPayload {
                     values.xmp = try source.reader(at: box.payloadStart, count: box.payloadCount, context: container).allBytes
                 } else {

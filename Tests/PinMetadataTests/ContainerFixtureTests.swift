@@ -70,7 +70,23 @@ final class ContainerFixtureTests: XCTestCase {
             Expected(format: "jpeg", time: .tag("Composite:SubSecDateTimeOriginal"), timeSource: .exifOffset,
                      timeTag: "DateTimeOriginal", positionSource: "xmp",
                      warnings: ["5 junk bytes at byte 20 before the next marker: skipped"]),
+        // QuickTime ©day and movies that do not start with ftyp (class 3).
+        "video/mov-udta-day-with-offset.mov": movieDay("UserData:ContentCreateDate", "QuickTime udta ©day", position: true),
+        "video/mp4-ilst-day-with-offset.mp4": movieDay("ItemList:ContentCreateDate", "QuickTime ilst ©day", position: false),
+        "video/mov-day-without-offset-and-mvhd.mov":
+            Expected(format: "quicktime", time: .tag("QuickTime:CreateDate"), timeSource: .containerUTC,
+                     timeTag: "QuickTime mvhd", positionSource: nil),
+        "video/first-atom-free.mov": movieDay("UserData:ContentCreateDate", "QuickTime udta ©day", position: true),
+        "video/first-atom-skip.mov": movieDay("UserData:ContentCreateDate", "QuickTime udta ©day", position: true),
+        "video/first-atom-junk.mov": movieDay("UserData:ContentCreateDate", "QuickTime udta ©day", position: true),
+        "video/first-atom-wide.mov": movieDay("UserData:ContentCreateDate", "QuickTime udta ©day", position: true),
+        "video/first-atom-uuid.mov": movieDay("UserData:ContentCreateDate", "QuickTime udta ©day", position: true),
     ]
+
+    static func movieDay(_ tag: String, _ timeTag: String, position: Bool) -> Expected {
+        Expected(format: "quicktime", time: .tag(tag), timeSource: .isoWithOffset, timeTag: timeTag,
+                 positionSource: position ? "quicktime" : nil)
+    }
 
     static func xmpOnly(_ format: String) -> Expected {
         Expected(format: format, time: .tag("XMP-exif:DateTimeOriginal"), timeSource: .isoWithOffset,
@@ -160,7 +176,8 @@ final class ContainerFixtureTests: XCTestCase {
                 let (wall, offset) = try XCTUnwrap(Self.parseExifToolDate(text), "\(name): \(text)")
                 XCTAssertEqual(try XCTUnwrap(m.takenAt, name).timeIntervalSince1970, wall - Double(offset ?? 0),
                                accuracy: 1e-3, name)
-                XCTAssertEqual(m.utcOffsetSeconds, offset ?? 0, name)
+                // A UTC value (mvhd) carries no offset of the wall clock.
+                XCTAssertEqual(m.utcOffsetSeconds, want.timeSource == .containerUTC ? nil : offset ?? 0, name)
             case .wallWithOffsetOf(let wallTag, let offsetTag):
                 let wallText = try XCTUnwrap(entry[wallTag] as? String, "\(name): ExifTool has no \(wallTag)")
                 let offsetText = try XCTUnwrap(entry[offsetTag] as? String, "\(name): ExifTool has no \(offsetTag)")
