@@ -33,8 +33,8 @@ let package = Package(
         .target(name: "PinMetadata", dependencies: ["PinCore", "CExif", "CZlib"]),
         // SQLite storage: connection, migrations, repositories, run lock.
         .target(name: "PinStore", dependencies: ["PinCore", "CSQLite"]),
-        // Scanner, pipeline, filters, reports.
-        .target(name: "PinImport", dependencies: ["PinCore", "PinMetadata"]),
+        // The import session end to end: lock, run record, scanner, pipeline stages, reports.
+        .target(name: "PinImport", dependencies: ["PinCore", "PinMetadata", "PinStore"]),
         .executableTarget(
             name: "pins",
             dependencies: ["PinCore", "PinMetadata", "PinStore", "PinImport", "CSupport"]

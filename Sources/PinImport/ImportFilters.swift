@@ -60,7 +60,7 @@ public struct ImportFilters {
     private let earlier: [AcceptedPhoto]
     private var lastAccepted: (instant: Double, label: String)?
 
-    public init(minInterval: Double = 60, threshold: Double = AngularDistance.appThreshold,
+    public init(minInterval: Double = CaptureInterval.appMinimum, threshold: Double = AngularDistance.appThreshold,
                 existingPins: [ExistingPin] = [], earlierAccepted: [AcceptedPhoto] = []) {
         self.minInterval = minInterval
         self.threshold = threshold

@@ -7,7 +7,7 @@ public struct ImportOptions: Sendable {
     public var dryRun = false
     /// Files read at once (`--jobs`).
     public var jobs = ProcessInfo.processInfo.activeProcessorCount
-    public var minInterval: Double = 60
+    public var minInterval: Double = CaptureInterval.appMinimum
     public var threshold: Double = AngularDistance.appThreshold
     public var timeZone: TimeZone = .current
     public var scan = ScanOptions()
@@ -21,66 +21,6 @@ public struct ImportOptions: Sendable {
     public var includeVideos = true
 
     public init(root: String) { self.root = root }
-}
-
-/// What happened to one file of the run.
-public struct ImportItem: Sendable {
-    public let entry: FileEntry
-    public var metadata: PhotoMetadata?
-    /// Set for unreadable files: the one-line reason.
-    public var error: String?
-    public var decision: PhotoDecision
-    public var verdict: ImportFilters.Verdict?
-    public var country: String?
-    public var title: String?
-    public var locationID: UUID?
-
-    public var detail: String? {
-        if let error { return error }
-        switch verdict {
-        case .none, .accepted?: return nil
-        case let .noLocation(reason)?: return reason
-        case let .interval(seconds, previous)?:
-            // Whole seconds as "48 s", fractions to the millisecond as "59.5 s".
-            let ms = Int((seconds * 1000).rounded())
-            let text = ms % 1000 == 0 ? String(ms / 1000) : String(Double(ms) / 1000)
-            return "\(text) s after \(previous) (accepted)"
-        case let .distance(km, _, pin)?:
-            let meters = Int((km * 1000).rounded())
-            return "\(meters / 1000).\(String(meters % 1000 / 10).leftPadded(to: 2)) km from pin '\(pin)'"
-        }
-    }
-}
-
-public struct ImportReport: Sendable {
-    public var root: String
-    public var dryRun: Bool
-    /// Regular files seen under the root (hidden, system and excluded entries left out).
-    public var files = 0
-    /// Files already decided in an earlier run and unchanged since: not opened.
-    public var unchanged = 0
-    /// Files whose content was read in this run.
-    public var read = 0
-    /// Files recognised as a photo already decided under another path (moved, renamed, copied).
-    public var moved = 0
-    /// Files touched (new modification time) whose metadata did not change: not decided again.
-    public var touched = 0
-    /// Files known from earlier runs that are gone: recorded as missing, their pins kept.
-    public var missing = 0
-    /// Videos left out by `--no-videos`.
-    public var videosLeftOut = 0
-    /// Every file decided in this run, in the order the rules saw them, unreadable files last.
-    public var items: [ImportItem] = []
-    /// Folders or files the walk could not read.
-    public var problems: [(path: RawPath, reason: String)] = []
-    public var startedAt = Date()
-    public var finishedAt = Date()
-
-    // Counted without filter(): a filtered copy of 200,000 items was the run's peak memory.
-    public var photos: Int { items.reduce(0) { $0 + ($1.decision != .notMedia ? 1 : 0) } }
-    public var created: Int { count(.accepted) }
-    public func count(_ decision: PhotoDecision) -> Int { items.reduce(0) { $0 + ($1.decision == decision ? 1 : 0) } }
-    public var withLocation: Int { items.reduce(0) { $0 + ($1.metadata?.coordinate != nil ? 1 : 0) } }
 }
 
 public enum ImportError: Error, CustomStringConvertible {
@@ -97,6 +37,14 @@ public enum ImportError: Error, CustomStringConvertible {
                 + "Nothing was changed. If the files really went away, run again with --allow-shrink "
                 + "(their pins are kept either way)."
         case let .storage(message): return message
+        }
+    }
+
+    /// The folder is missing, empty or shrunken: nothing was changed (exit 66).
+    public var isMissingInput: Bool {
+        switch self {
+        case .rootNotFound, .shrunk: return true
+        case .storage: return false
         }
     }
 }
@@ -136,7 +84,8 @@ public struct ImportPipeline {
         return String(cString: resolved)
     }
 
-    public func run(progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportReport {
+    /// Runs the import; `runID` (the session's run record) goes on every photo record and pin written.
+    public func run(runID: Int64? = nil, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportReport {
         let root = try Self.canonicalRoot(options.root)
         let rootPath = RawPath(root)
         var report = ImportReport(root: root, dryRun: options.dryRun)
@@ -215,8 +164,8 @@ public struct ImportPipeline {
         report.read = entries.count
         let sidecars = Self.sidecars(for: entries, root: rootPath, all: scan.files)
         // New files may need countries: load the outlines on the other core while reading.
-        let locator = creation.locator
-        async let outlines = Result { if !entries.isEmpty { try locator.prepare() } }
+        let creation = self.creation
+        async let outlines = Result { if !entries.isEmpty { try creation.prepareCountries() } }
 
         // Read metadata, N files at once.
         // Results go straight into the items: no second array of 200,000 metadata records.
@@ -295,10 +244,9 @@ public struct ImportPipeline {
             items[i].verdict = verdict
             items[i].decision = verdict.decision
             if verdict == .accepted, let coordinate = candidate.coordinate {
-                items[i].country = creation.locator.countryCode(at: coordinate)
-                items[i].title = title(country: items[i].country, coordinate: coordinate, metadata: items[i].metadata!,
-                                       instant: candidate.instant)
-                items[i].locationID = try creation.ids.next()
+                let takenAt = Date(timeIntervalSince1970: candidate.instant)
+                let offset = items[i].metadata!.utcOffsetSeconds ?? options.timeZone.secondsFromGMT(for: takenAt)
+                items[i].pin = try creation.planPhotoPin(at: coordinate, takenAt: takenAt, utcOffsetSeconds: offset)
             }
             order.append(i)
         }
@@ -312,7 +260,7 @@ public struct ImportPipeline {
         items = []
 
         if !options.dryRun, let database {
-            try save(report.items, root: rootPath, vanished: vanished, refreshed: refreshed, moves: moves,
+            try save(report.items, root: rootPath, runID: runID, vanished: vanished, refreshed: refreshed, moves: moves,
                      database: database, progress: progress)
         }
         report.finishedAt = Date()
@@ -413,18 +361,10 @@ public struct ImportPipeline {
         }
     }
 
-    /// "France, 2023-07-14": the country and the local date of capture.
-    private func title(country: String?, coordinate: Coordinate, metadata: PhotoMetadata, instant: Double) -> String {
-        let offset = metadata.utcOffsetSeconds ?? options.timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: instant))
-        let day = String(ISO8601.format(Date(timeIntervalSince1970: instant), offsetSeconds: offset).prefix(10))
-        let place = country.map { creation.countries.catalog[$0]?.name ?? $0 } ?? "At sea"
-        return "\(place), \(day)"
-    }
-
     /// Writes in order: missing marks, refreshed fingerprints and moves in one transaction, then
     /// pins and photo records, `batchSize` decisions per transaction. A run killed at any point
     /// leaves whole batches; the next run decides the rest from them.
-    private func save(_ items: [ImportItem], root: RawPath, vanished: [RawPath], refreshed: [(RawPath, PhotoFingerprint)],
+    private func save(_ items: [ImportItem], root: RawPath, runID: Int64?, vanished: [RawPath], refreshed: [(RawPath, PhotoFingerprint)],
                       moves: [(from: RawPath, to: PhotoRecord)], database: TransactionRunner,
                       progress: @escaping @Sendable (ImportProgress) -> Void) throws {
         do {
@@ -434,9 +374,9 @@ public struct ImportPipeline {
                     for (path, fingerprint) in refreshed { try repos.photos.refresh(path, fingerprint: fingerprint) }
                     for move in moves {
                         if move.from.bytes.isEmpty {
-                            try repos.photos.save(move.to, runID: nil)
+                            try repos.photos.save(move.to, runID: runID)
                         } else {
-                            try repos.photos.move(from: move.from, to: move.to, runID: nil)
+                            try repos.photos.move(from: move.from, to: move.to, runID: runID)
                             // The pin's photo identity follows the file.
                             if let id = move.to.locationID, var pin = try repos.locations.fetch(id: id) {
                                 let old = move.from.description, new = move.to.path.description
@@ -457,11 +397,11 @@ public struct ImportPipeline {
                         let item = items[k], path = root.appending(item.entry.relativePath.bytes)
                         var locationID: UUID?
                         if item.decision == .accepted, let metadata = item.metadata, let coordinate = metadata.coordinate,
-                           let id = item.locationID {
-                            let draft = LocationDraft(title: item.title ?? path.description, coordinate: coordinate, type: .point,
+                           let plan = item.pin {
+                            let draft = LocationDraft(title: plan.title, coordinate: coordinate, type: .point,
                                                       date: metadata.takenAt ?? item.entry.modificationDate,
-                                                      photoIDs: [path.description])
-                            locationID = try creation.create(draft, in: repos, id: id).id
+                                                      photoIDs: [path.description], runID: runID)
+                            locationID = try creation.create(draft, planned: plan, in: repos).id
                         }
                         try repos.photos.save(PhotoRecord(
                             path: path, fingerprint: item.entry.fingerprint, digest: item.metadata?.metadataDigest,
@@ -469,7 +409,7 @@ public struct ImportPipeline {
                             takenAt: item.metadata.map { $0.takenAt ?? item.entry.modificationDate },
                             timeSource: item.metadata?.timeSource.rawValue, utcOffsetSeconds: item.metadata?.utcOffsetSeconds,
                             coordinate: item.metadata?.coordinate, decision: item.decision, detail: item.detail,
-                            locationID: locationID), runID: nil)
+                            locationID: locationID), runID: runID)
                     }
                 }
                 start = range.upperBound

@@ -97,6 +97,11 @@ public enum Migrations {
             CREATE INDEX photos_identity ON photos(size, digest);
             CREATE INDEX photos_location ON photos(location_id);
             """),
+        // Which import run made a pin (NULL for pins made by hand): what `runs` and an undo need.
+        Migration(version: 3, name: "pin run", sql: """
+            ALTER TABLE locations ADD COLUMN run_id INTEGER REFERENCES runs(id);
+            CREATE INDEX locations_run ON locations(run_id) WHERE run_id IS NOT NULL;
+            """),
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

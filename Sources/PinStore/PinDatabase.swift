@@ -3,7 +3,8 @@ import PinCore
 
 /// The pins database: one SQLite file, migrated on open, every write a transaction closure.
 public final class PinDatabase: TransactionRunner {
-    public let connection: Connection
+    /// Internal: every query lives in PinStore (tests reach it through `@testable import`).
+    let connection: Connection
 
     /// Opens or creates the file at `path` and brings its schema up to date.
     /// The parent folder is created when missing (the XDG default on a first run).
@@ -44,6 +45,14 @@ public final class PinDatabase: TransactionRunner {
 
     public func read<T>(_ body: (Repositories) throws -> T) throws -> T {
         try connection.readTransaction { try body(SQLiteRepositories(connection: connection)) }
+    }
+
+    /// The ids of the pins whose id starts with `prefix` (lowercase hex and '-'): `pins delete`
+    /// accepts the 8-character prefix `pins list` shows when it names exactly one pin.
+    public func pinIDs(startingWith prefix: String) throws -> [UUID] {
+        try read { _ in
+            try connection.query("SELECT id FROM locations WHERE id LIKE ? || '%' ORDER BY id", [prefix.lowercased()]) { $0.string(0) }
+        }.compactMap(UUID.init(uuidString:))
     }
 
     /// Recounts from the locations table and returns every count that disagrees (empty when

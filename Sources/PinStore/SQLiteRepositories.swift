@@ -57,7 +57,7 @@ extension Connection {
 struct SQLiteLocationRepository: LocationRepository {
     let db: Connection
 
-    static let columns = "id, title, latitude, longitude, country_id, type, type_data, date, color, visit_count, note, tags, photo_ids"
+    static let columns = "id, title, latitude, longitude, country_id, type, type_data, date, color, visit_count, note, tags, photo_ids, run_id"
 
     func row(_ s: Statement) throws -> Location {
         let type: LocationType
@@ -74,7 +74,8 @@ struct SQLiteLocationRepository: LocationRepository {
             date: Date(timeIntervalSince1970: s.double(7)), color: s.string(8), visitCount: s.int(9),
             note: s.optionalString(10),
             tags: try s.optionalString(11).map { try decode([String].self, $0) },
-            photoIDs: try decode([String].self, s.string(12)))
+            photoIDs: try decode([String].self, s.string(12)),
+            runID: s.isNull(13) ? nil : s.int64(13))
     }
 
     func fetch(id: UUID) throws -> Location? {
@@ -110,9 +111,9 @@ struct SQLiteLocationRepository: LocationRepository {
     func insert(_ l: Location) throws {
         try db.insertNew("""
             INSERT INTO locations (id, title, latitude, longitude, country_id, type, type_data, date, color,
-                                   visit_count, note, tags, photo_ids, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [l.id.uuidString.lowercased()] + (try values(l)) + [Date().timeIntervalSince1970], table: "locations", id: l.id)
+                                   visit_count, note, tags, photo_ids, created_at, run_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [l.id.uuidString.lowercased()] + (try values(l)) + [Date().timeIntervalSince1970, l.runID], table: "locations", id: l.id)
     }
 
     func update(_ l: Location) throws {

@@ -1,4 +1,6 @@
 import Foundation
+import PinCore
+import PinImport
 
 /// Writes to stdout/stderr without buffering surprises between the two.
 enum Out {
@@ -30,9 +32,7 @@ enum Out {
 
     /// JSON with sorted keys: stable for diffs and tests.
     static func json(_ object: Any) -> String {
-        var out = JSONText()
-        out.write(object)
-        return out.text
+        JSONText.string(object)
     }
 
     /// A text table: columns padded to their widest cell.
@@ -46,76 +46,8 @@ enum Out {
     }
 }
 
-/// `NSNull` for nil, for JSONSerialization.
-func orNull(_ value: Any?) -> Any { value ?? NSNull() }
-
-/// A small JSON writer for what the commands print ([String: Any] trees of strings, numbers,
-/// booleans, nulls, arrays). JSONSerialization bridges every value through NSObject and sorts
-/// keys with ICU collation: on a 20,000-photo report it took half of the import's time.
-struct JSONText {
-    private(set) var text = ""
-
-    mutating func write(_ value: Any?) {
-        // Swift types first: testing `is NSNull` (a class) on a Swift dictionary bridges it to
-        // NSDictionary first, which cost more than everything else here.
-        switch value {
-        case nil: text += "null"
-        case let v as String: writeString(v)
-        case let v as Bool: text += v ? "true" : "false"
-        case let v as Int: text += String(v)
-        case let v as Int64: text += String(v)
-        case let v as Double: text += v.isFinite ? (v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : "\(v)") : "null"
-        case let v as [String: Any]:
-            if v.isEmpty { text += "{}"; return }
-            text += "{"
-            for (i, key) in v.keys.sorted().enumerated() {
-                if i > 0 { text += "," }
-                writeString(key)
-                text += ":"
-                write(v[key]!)
-            }
-            text += "}"
-        case let v as [Any]:
-            if v.isEmpty { text += "[]"; return }
-            text += "["
-            for (i, element) in v.enumerated() {
-                if i > 0 { text += "," }
-                write(element)
-            }
-            text += "]"
-        case is NSNull: text += "null"
-        default:
-            writeString("\(value!)")
-        }
-    }
-
-    private mutating func writeString(_ s: String) {
-        // Most strings (paths, codes, dates) need no escape: append them whole.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            text += "\""
-            text += s
-            text += "\""
-            return
-        }
-        text += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                text += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
-    }
-}
-
 /// Collects output and writes it to a descriptor in 64 KiB pieces.
-final class BufferedSink {
+final class BufferedSink: TextSink {
     private let fd: Int32
     private var buffer: [UInt8] = []
     private(set) var failed = false

@@ -139,9 +139,9 @@ func runDelete(_ args: ParsedArguments) throws {
     var id = UUID(uuidString: text)
     if id == nil, text.count >= 4, text.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
         // An id prefix, as `pins list` shows: accepted when it names exactly one pin.
-        let matches = try db.connection.query("SELECT id FROM locations WHERE id LIKE ? || '%'", [text.lowercased()]) { $0.string(0) }
+        let matches = try db.pinIDs(startingWith: text)
         if matches.count > 1 { throw CommandFailure("'\(text)' matches \(matches.count) pins; give more of the id") }
-        id = matches.first.flatMap(UUID.init(uuidString:))
+        id = matches.first
     }
     guard let id else { throw CommandFailure("no pin with id \(text)") }
     do {

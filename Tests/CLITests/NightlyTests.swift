@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 import PinCore
-import PinStore
+@testable import PinStore
 
 /// Generated libraries (scripts/gen-library) checked against an independent implementation of
 /// the rules (scripts/reference-rules), and the nightly-run guarantees: incremental,
@@ -112,6 +112,30 @@ final class NightlyTests: XCTestCase {
         XCTAssertFalse(photos.contains { $0.contains("/" + days[0] + "/") }, "\(photos)")
         XCTAssertTrue(photos.contains { $0.contains("/" + days[0] + "-renamed/") }, "the first day made a pin: \(photos)")
         for photo in photos { XCTAssertTrue(FileManager.default.fileExists(atPath: photo), photo) }
+    }
+
+    func testEveryPhotoAndPinARunWritesCarriesItsRunID() throws {
+        let lib = try library(files: 120, seed: 11)
+        let db = lib.dir.appendingPathComponent("pins.sqlite").path
+        XCTAssertEqual(try CLI.run(["add", "--lat", "10", "--lon", "10", "--db", db]).status, 0)
+        XCTAssertEqual(try importJSON(lib.root, db: db).status, 0)
+        // Rename one file: the second run writes its record again, under the second run's id.
+        let day = lib.root + "/" + (try dayFolders(lib.root))[0]
+        let moved = try XCTUnwrap(try jpegs(in: day).first)
+        try FileManager.default.moveItem(atPath: day + "/" + moved, toPath: day + "/renamed-" + moved)
+        XCTAssertEqual(try importJSON(lib.root, db: db).status, 0)
+        let runs = try XCTUnwrap(CLI.json(CLI.run(["runs", "--json", "--db", db]).stdout) as? [[String: Any]])
+        XCTAssertEqual(runs.compactMap { $0["id"] as? Int }, [2, 1])
+
+        let store = try PinDatabase(readOnlyPath: db)
+        let photoRuns = try store.connection.query("SELECT run_id, count(*) FROM photos GROUP BY run_id ORDER BY run_id") {
+            [$0.isNull(0) ? -1 : $0.int(0), $0.int(1)]
+        }
+        XCTAssertEqual(photoRuns, [[1, 119], [2, 1]], "the generated library has 120 files; one was moved by run 2")
+        let pins = try store.read { try $0.locations.fetchAll(countryID: nil) }
+        XCTAssertEqual(pins.filter { $0.runID == nil }.map(\.title), ["Nigeria"], "the pin made by hand has no run")
+        XCTAssertGreaterThan(pins.count, 10)
+        XCTAssertTrue(pins.allSatisfy { $0.runID == nil || $0.runID == 1 }, "pins are made by the first run only")
     }
 
     func testADeletedPinStaysDeleted() throws {

@@ -16,10 +16,13 @@ public struct Location: Identifiable, Codable, Sendable, Hashable {
     public var tags: [String]?
     /// Identities of the photos that made this pin (the importer's photo identity).
     public var photoIDs: [String]
+    /// The import run that made this pin (`pins runs` lists it); nil for a pin made by hand.
+    public var runID: Int64?
 
     public init(id: UUID, title: String, coordinate: Coordinate, countryID: String? = nil,
                 type: LocationType = .point, date: Date, color: String = Settings.defaultPinColor,
-                visitCount: Int = 1, note: String? = nil, tags: [String]? = nil, photoIDs: [String] = []) {
+                visitCount: Int = 1, note: String? = nil, tags: [String]? = nil, photoIDs: [String] = [],
+                runID: Int64? = nil) {
         self.id = id
         self.title = title
         self.coordinate = coordinate
@@ -31,5 +34,6 @@ public struct Location: Identifiable, Codable, Sendable, Hashable {
         self.note = note
         self.tags = tags
         self.photoIDs = photoIDs
+        self.runID = runID
     }
 }

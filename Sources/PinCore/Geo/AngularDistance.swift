@@ -1,5 +1,12 @@
 import Foundation
 
+/// The app's time rule, beside its distance rule (`AngularDistance.appThreshold`): a photo taken
+/// less than `appMinimum` seconds after the previously accepted photo is skipped (`interval`);
+/// exactly `appMinimum` is accepted. `--min-interval` changes it.
+public enum CaptureInterval {
+    public static let appMinimum: Double = 60
+}
+
 /// The app's distance: the angle between two positions seen from the Earth's centre,
 /// by the spherical law of cosines (metadata-formats.md section 8):
 ///     cos θ = cos φ1 cos φ2 cos(λ1 − λ2) + sin φ1 sin φ2

@@ -27,10 +27,12 @@ public struct LocationDraft: Sendable {
     public var note: String?
     public var tags: [String]?
     public var photoIDs: [String]
+    /// The import run that makes this pin (nil for a pin made by hand).
+    public var runID: Int64?
 
     public init(title: String, coordinate: Coordinate, type: LocationType = .point, date: Date,
                 color: String? = nil, visitCount: Int = 1, note: String? = nil, tags: [String]? = nil,
-                photoIDs: [String] = []) {
+                photoIDs: [String] = [], runID: Int64? = nil) {
         self.title = title
         self.coordinate = coordinate
         self.type = type
@@ -40,6 +42,22 @@ public struct LocationDraft: Sendable {
         self.note = note
         self.tags = tags
         self.photoIDs = photoIDs
+        self.runID = runID
+    }
+}
+
+/// A new pin's identity, country and title, resolved once before it is stored: the import
+/// reports them (a dry run shows them without storing anything) and creates the pin from them.
+public struct PinPlan: Sendable, Equatable {
+    public let id: UUID
+    /// ISO 3166-1 alpha-2 code, nil at sea.
+    public let country: String?
+    public let title: String
+
+    public init(id: UUID, country: String?, title: String) {
+        self.id = id
+        self.country = country
+        self.title = title
     }
 }
 
@@ -62,6 +80,36 @@ public struct CreationService: Sendable {
         self.mountains = MountainService(ids: ids)
     }
 
+    /// Country names, for titles.
+    public var catalog: CountryCatalog { countries.catalog }
+
+    /// Loads the country outlines now (the importer calls it while files are read, and only when
+    /// some photo may need a country), so a damaged data file is reported before any lookup.
+    public func prepareCountries() throws {
+        try locator.prepare()
+    }
+
+    /// The pin a photo taken at `takenAt` (local offset `utcOffsetSeconds`) at `coordinate` makes:
+    /// its country and its title, "France, 2023-07-14" (the country's name and the local date of
+    /// capture; "At sea, ..." outside every country).
+    /// Its id comes from `ids` now: the report of a real run names it before it is stored.
+    public func planPhotoPin(at coordinate: Coordinate, takenAt: Date, utcOffsetSeconds: Int) throws -> PinPlan {
+        let id = try ids.next()
+        let country = locator.countryCode(at: coordinate)
+        let day = String(ISO8601.format(takenAt, offsetSeconds: utcOffsetSeconds).prefix(10))
+        let place = country.map { catalog[$0]?.name ?? $0 } ?? "At sea"
+        return PinPlan(id: id, country: country, title: "\(place), \(day)")
+    }
+
+    /// Creates a planned pin inside a transaction the caller holds, with the plan's id, title
+    /// and country (not resolved again).
+    @discardableResult
+    public func create(_ draft: LocationDraft, planned plan: PinPlan, in repos: Repositories) throws -> Location {
+        var draft = draft
+        draft.title = plan.title
+        return try insert(draft, id: plan.id, country: .some(plan.country), in: repos)
+    }
+
     /// Creates a pin in its own transaction.
     @discardableResult
     public func create(_ draft: LocationDraft, using database: TransactionRunner) throws -> Location {
@@ -72,14 +120,20 @@ public struct CreationService: Sendable {
     /// `id` (the importer picks ids before saving) or a new one from `ids`.
     @discardableResult
     public func create(_ draft: LocationDraft, in repos: Repositories, id: UUID? = nil) throws -> Location {
+        try insert(draft, id: try id ?? ids.next(), country: nil, in: repos)
+    }
+
+    private func insert(_ draft: LocationDraft, id: UUID, country: String??, in repos: Repositories) throws -> Location {
         let settings = try repos.settings.load()
-        let location = try validated(draft, id: try id ?? ids.next(), defaultColor: settings.defaultPinColor)
+        let location = try validated(draft, id: id, defaultColor: settings.defaultPinColor, country: country)
         try attach(location, in: repos)
         try repos.locations.insert(location)
         return location
     }
 
-    func validated(_ draft: LocationDraft, id: UUID, defaultColor: String) throws -> Location {
+    /// The location a draft makes; its country is `country` when the caller resolved it already,
+    /// else looked up here (the outlines are loaded first when they are not yet).
+    func validated(_ draft: LocationDraft, id: UUID, defaultColor: String, country: String?? = nil) throws -> Location {
         guard draft.coordinate.isValid else { throw ServiceError.invalidCoordinate(draft.coordinate) }
         var color = defaultColor
         if let requested = draft.color {
@@ -91,10 +145,17 @@ public struct CreationService: Sendable {
         case let .city(visit): if visit.cityName.trimmingCharacters(in: .whitespaces).isEmpty { throw ServiceError.emptyName("city name") }
         case let .mountain(visit): if visit.mountainName.trimmingCharacters(in: .whitespaces).isEmpty { throw ServiceError.emptyName("mountain name") }
         }
+        let countryID: String?
+        if let country {
+            countryID = country
+        } else {
+            try locator.prepare()
+            countryID = locator.countryCode(at: draft.coordinate)
+        }
         return Location(id: id, title: draft.title, coordinate: draft.coordinate,
-                        countryID: locator.countryCode(at: draft.coordinate), type: draft.type, date: draft.date,
+                        countryID: countryID, type: draft.type, date: draft.date,
                         color: color, visitCount: max(1, draft.visitCount), note: draft.note, tags: draft.tags,
-                        photoIDs: draft.photoIDs)
+                        photoIDs: draft.photoIDs, runID: draft.runID)
     }
 
     /// Counts a location in its country and shared object.
@@ -132,7 +193,8 @@ public struct LocationService: Sendable {
             guard let old = try repos.locations.fetch(id: edited.id) else { throw ServiceError.notFound(edited.id) }
             let draft = LocationDraft(title: edited.title, coordinate: edited.coordinate, type: edited.type,
                                       date: edited.date, color: edited.color, visitCount: edited.visitCount,
-                                      note: edited.note, tags: edited.tags, photoIDs: edited.photoIDs)
+                                      note: edited.note, tags: edited.tags, photoIDs: edited.photoIDs,
+                                      runID: edited.runID)
             let location = try creation.validated(draft, id: edited.id, defaultColor: edited.color)
             try creation.detach(old, in: repos)
             try creation.attach(location, in: repos)

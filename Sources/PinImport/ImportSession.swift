@@ -1,0 +1,118 @@
+import Foundation
+import PinCore
+import PinStore
+
+/// Why an import session stopped, and the exit code it means (sysexits.h, documented in the
+/// README and `pins import --help`); the run record keeps the same code.
+public struct ImportFailure: Error, CustomStringConvertible {
+    public enum Kind: Int32, Sendable {
+        /// The run stopped: a message says why.
+        case failed = 1
+        /// EX_NOINPUT: the folder is missing, empty or lost most of its files; nothing changed.
+        case noInput = 66
+        /// EX_TEMPFAIL: another import holds the database; nothing changed, try later.
+        case busy = 75
+    }
+
+    public let kind: Kind
+    public let message: String
+    public var exitCode: Int32 { kind.rawValue }
+    public var description: String { message }
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+}
+
+/// One `pins import`, end to end: the run lock, the database (a dry run only reads, and never
+/// creates one), the run record that `pins runs` lists and whose id every photo record and pin
+/// of the run carries, the pipeline, and the report. A command calls `run` and prints.
+public struct ImportSession {
+    public let options: ImportOptions
+    public let databasePath: String
+    public let creation: CreationService
+
+    public init(options: ImportOptions, databasePath: String, creation: CreationService) {
+        self.options = options
+        self.databasePath = databasePath
+        self.creation = creation
+    }
+
+    /// Runs the import. `warning` gets what does not stop the run (the run could not be
+    /// recorded); a stop is thrown as `ImportFailure`.
+    public func run(progress: @escaping @Sendable (ImportProgress) -> Void = { _ in },
+                    warning: (String) -> Void = { _ in }) async throws -> ImportReport {
+        // One import at a time per database; a dry run writes nothing and needs no lock.
+        let lock = options.dryRun ? nil : try takeLock()
+        defer { withExtendedLifetime(lock) {} }
+        let database = try openDatabase()
+        let runID = database.flatMap { startRun(in: $0, warning: warning) }
+        let pipeline = ImportPipeline(options: options, creation: creation, database: database)
+        var report: ImportReport
+        do {
+            report = try await pipeline.run(runID: runID, progress: progress)
+        } catch let error as ImportError {
+            let failure = ImportFailure(error.isMissingInput ? .noInput : .failed, error.description)
+            finishRun(runID, in: database, status: "failed", exitCode: failure.exitCode, report: nil, warning: warning)
+            throw failure
+        }
+        report.runID = runID
+        finishRun(runID, in: database, status: "completed", exitCode: 0, report: report, warning: warning)
+        return report
+    }
+
+    private func takeLock() throws -> RunLock {
+        do {
+            return try RunLock(databasePath: databasePath)
+        } catch let failure as RunLock.Failure {
+            if case .busy = failure { throw ImportFailure(.busy, failure.description) }
+            throw ImportFailure(.failed, failure.description)
+        }
+    }
+
+    /// A real run opens (creates, migrates) the database; a dry run reads an existing one
+    /// without writing a byte to it, and goes without when there is none.
+    private func openDatabase() throws -> PinDatabase? {
+        if options.dryRun {
+            guard FileManager.default.fileExists(atPath: databasePath) else { return nil }
+            do {
+                return try PinDatabase(readOnlyPath: databasePath)
+            } catch {
+                throw ImportFailure(.failed, "cannot read the database \(databasePath): \(error)")
+            }
+        }
+        do {
+            return try PinDatabase(path: databasePath)
+        } catch {
+            throw ImportFailure(.failed, "cannot open the database \(databasePath): \(error)")
+        }
+    }
+
+    /// Not being able to record the run is reported, not fatal: the import itself goes on.
+    private func startRun(in database: PinDatabase, warning: (String) -> Void) -> Int64? {
+        guard !options.dryRun else { return nil }
+        do {
+            let root = (try? ImportPipeline.canonicalRoot(options.root)) ?? options.root
+            return try database.write { try $0.runs.start(root: root, at: Date()) }
+        } catch {
+            warning("could not record the run: \(error)")
+            return nil
+        }
+    }
+
+    /// Records the end of a run for `pins runs`; a failure to record is reported, not fatal.
+    private func finishRun(_ runID: Int64?, in database: PinDatabase?, status: String, exitCode: Int32,
+                           report: ImportReport?, warning: (String) -> Void) {
+        guard let database, let runID else { return }
+        let record = ImportRunRecord(id: runID, root: report?.root ?? "", startedAt: report?.startedAt ?? Date(), finishedAt: Date(),
+                                     status: status, exitCode: Int(exitCode), files: report?.files ?? 0,
+                                     photos: report?.photos ?? 0, created: report?.created ?? 0,
+                                     skipped: report?.skippedCounts ?? [:])
+        do {
+            try database.write { try $0.runs.finish(record) }
+        } catch {
+            warning("could not record the run: \(error)")
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import PinCore
+import PinMetadata
+
+/// One file `pins inspect` reads: where it is, how to show it, and its sidecars.
+public struct InspectTarget: Sendable {
+    public let path: RawPath
+    /// The path as the person gave it (a file) or below the folder they gave.
+    public let shown: String
+    public let modified: Date
+    public let sidecars: [RawPath]
+}
+
+/// What `pins inspect` reads for each argument, found the way the import finds it: every file
+/// below a folder (the import's walk, each with its sidecars among its folder's names), or the
+/// one file named (followed if it is a link) with the sidecars beside it.
+public enum Inspection {
+    public struct Failure: Error, CustomStringConvertible {
+        public let path: String
+        public let reason: String
+        public var description: String { "\(path): \(reason)" }
+    }
+
+    public static func targets(for argument: String, includeHidden: Bool) throws -> [InspectTarget] {
+        var st = stat()
+        guard stat(argument, &st) == 0 else { throw Failure(path: argument, reason: String(cString: strerror(errno))) }
+        if st.st_mode & S_IFMT == S_IFDIR {
+            let scan = try Scanner.scan(root: argument, options: ScanOptions(includeHidden: includeHidden))
+            let root = RawPath(argument)
+            let sidecars = ImportPipeline.sidecars(for: scan.files, root: root, all: scan.files)
+            return zip(scan.files, sidecars).map { entry, found in
+                let path = root.appending(entry.relativePath.bytes)
+                return InspectTarget(path: path, shown: path.description, modified: entry.modificationDate, sidecars: found)
+            }
+        }
+        let parent = (argument as NSString).deletingLastPathComponent
+        let folder = parent.isEmpty ? "." : parent
+        let name = Array((argument as NSString).lastPathComponent.utf8)
+        let siblings = sidecarNames(in: folder)
+        let found = siblings.isEmpty ? [] : Sidecars.match(mediaName: name, siblings: siblings).map { RawPath(folder).appending($0) }
+        let modified = Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
+        return [InspectTarget(path: RawPath(argument), shown: argument, modified: modified, sidecars: found)]
+    }
+
+    /// Names of the XMP and Takeout sidecars in one folder (not below it).
+    static func sidecarNames(in folder: String) -> [[UInt8]] {
+        guard let dir = opendir(folder) else { return [] }
+        defer { closedir(dir) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(dir) {
+            let name: [UInt8] = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                return Array(bytes[0..<(bytes.firstIndex(of: 0) ?? bytes.count)])
+            }
+            if Sidecars.isSidecarName(name) { names.append(name) }
+        }
+        return names
+    }
+}
