@@ -35,9 +35,11 @@ let package = Package(
         .target(name: "PinStore", dependencies: ["PinCore", "CSQLite"]),
         // The import session end to end: lock, run record, scanner, pipeline stages, reports.
         .target(name: "PinImport", dependencies: ["PinCore", "PinMetadata", "PinStore"]),
+        // The offline HTML map page, and exports: plain values in, files out.
+        .target(name: "PinReport", dependencies: ["PinCore"]),
         .executableTarget(
             name: "pins",
-            dependencies: ["PinCore", "PinMetadata", "PinStore", "PinImport", "CSupport"]
+            dependencies: ["PinCore", "PinMetadata", "PinStore", "PinImport", "PinReport", "CSupport"]
         ),
         // Benchmarks of the rules and the resolver alone (scripts/bench).
         .executableTarget(name: "pins-bench", dependencies: ["PinCore", "PinImport"]),
@@ -45,6 +47,7 @@ let package = Package(
         .testTarget(name: "PinStoreTests", dependencies: ["PinStore", "PinCore"]),
         .testTarget(name: "PinMetadataTests", dependencies: ["PinMetadata", "PinCore"]),
         .testTarget(name: "PinImportTests", dependencies: ["PinImport", "PinCore", "PinMetadata", "PinStore"]),
+        .testTarget(name: "PinReportTests", dependencies: ["PinReport", "PinCore"]),
         .testTarget(name: "CLITests", dependencies: ["PinCore", "PinStore"], exclude: ["golden"]),
     ],
     swiftLanguageModes: [.v6]

@@ -15,6 +15,7 @@ let commands: [Command] = [
     Command(spec: listSpec, run: runList),
     Command(spec: deleteSpec, run: runDelete),
     Command(spec: statsSpec, run: runStats),
+    Command(spec: reportSpec, run: runReport),
     Command(spec: locateSpec, run: runLocate),
     Command(spec: runsSpec, run: runRuns),
 ]

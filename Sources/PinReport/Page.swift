@@ -1,0 +1,97 @@
+import Foundation
+import PinCore
+
+/// One pin as the map page shows it.
+public struct PagePin: Sendable {
+    public var location: Location
+    /// The object `pins list --json` prints for this pin, as JSON text: the page's `pins-data`
+    /// island holds exactly these, so other tools read the page as they read `pins list --json`.
+    public var listJSON: String
+    /// The pin's own UTC offset (its photo's), for its date; nil shows the date in UTC.
+    public var utcOffsetSeconds: Int?
+    /// For an imported pin: the photo's path relative to the imported folder, as text.
+    public var photoPath: String?
+    /// A small JPEG (the photo's EXIF thumbnail), embedded as a data: URI.
+    public var thumbnailJPEG: [UInt8]?
+
+    public init(location: Location, listJSON: String, utcOffsetSeconds: Int? = nil, photoPath: String? = nil,
+                thumbnailJPEG: [UInt8]? = nil) {
+        self.location = location
+        self.listJSON = listJSON
+        self.utcOffsetSeconds = utcOffsetSeconds
+        self.photoPath = photoPath
+        self.thumbnailJPEG = thumbnailJPEG
+    }
+}
+
+/// Everything the page shows: plain values, nothing of SQLite or of how they were made.
+public struct PageInput: Sendable {
+    public var title: String
+    public var pins: [PagePin]
+    public var catalog: CountryCatalog
+    public var settings: Settings
+    /// Resources/WorldMap.json (scripts/build-basemap): the projected country outlines.
+    public var worldMap: WorldMap
+    public var generatedAt: Date
+    /// The filters the page was made with, as the command line said them ("--country FR").
+    public var filterDescription: String?
+    /// A dry or real import run drawn over the map.
+    public var run: RunOverlay?
+
+    public init(title: String = "pins", pins: [PagePin], catalog: CountryCatalog, settings: Settings, worldMap: WorldMap,
+                generatedAt: Date = Date(), filterDescription: String? = nil, run: RunOverlay? = nil) {
+        self.title = title
+        self.pins = pins
+        self.catalog = catalog
+        self.settings = settings
+        self.worldMap = worldMap
+        self.generatedAt = generatedAt
+        self.filterDescription = filterDescription
+        self.run = run
+    }
+}
+
+/// The base map: each country's outline as an SVG path in a square Web Mercator world.
+public struct WorldMap: Sendable, Decodable {
+    public struct Country: Sendable, Decodable {
+        public var id: String
+        public var d: String
+    }
+
+    public var width: Int
+    public var countries: [Country]
+
+    public enum LoadError: Error, CustomStringConvertible {
+        case damaged(String)
+        public var description: String {
+            switch self { case let .damaged(why): return "WorldMap.json is damaged: \(why)" }
+        }
+    }
+
+    /// Parses Resources/WorldMap.json. Path data is checked to hold only SVG path characters,
+    /// so a damaged or altered file cannot put markup into the page.
+    public init(json: [UInt8]) throws {
+        let decoded: WorldMap
+        do {
+            decoded = try JSONDecoder().decode(WorldMap.self, from: Data(json))
+        } catch {
+            throw LoadError.damaged("\(error)")
+        }
+        let allowed = Set("0123456789 -.MmLlZz".utf8)
+        for country in decoded.countries {
+            guard country.id.utf8.count == 2, country.id.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) else {
+                throw LoadError.damaged("country id '\(country.id)' is not an ISO alpha-2 code")
+            }
+            guard country.d.utf8.allSatisfy(allowed.contains) else {
+                throw LoadError.damaged("the outline of \(country.id) holds characters that are not SVG path data")
+            }
+        }
+        guard decoded.width > 0 else { throw LoadError.damaged("width \(decoded.width)") }
+        self = decoded
+    }
+
+    public init(width: Int, countries: [Country]) {
+        self.width = width
+        self.countries = countries
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import PinCore
+
+/// Writes the map page: one self-contained HTML file (inline CSS, JavaScript and SVG; the data
+/// in JSON islands). It loads nothing: the Content-Security-Policy forbids every remote load,
+/// and only data: images (thumbnails) are allowed.
+public enum PageRenderer {
+    /// Per-thumbnail and per-page caps on embedded thumbnails (bytes of JPEG): a page of
+    /// 10,000 pins stays a page, not a photo archive.
+    public static let thumbnailCap = 24 * 1024
+    public static let thumbnailPageCap = 4 * 1024 * 1024
+
+    public static func render(_ input: PageInput) -> String {
+        let stats = PageStatistics(pins: input.pins, catalog: input.catalog)
+        let visited = Set(stats.countries.map(\.code))
+        var html = ""
+        html.reserveCapacity(input.worldMap.countries.reduce(0) { $0 + $1.d.utf8.count + 40 } + input.pins.count * 320 + 64 * 1024)
+        let style = input.settings.mapStyle.rawValue
+        html += """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; base-uri 'none'; form-action 'none'">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="generator" content="pins">
+            <title>\(PageText.html(input.title))</title>
+            <style>
+            :root { --pin: \(PageText.color(input.settings.defaultPinColor, fallback: Settings.defaultPinColor)); --fill: \(PageText.color(input.settings.mapFillColor, fallback: Settings().mapFillColor)); }
+            \(PageStyle.css)
+            </style>
+            </head>
+            <body class="style-\(style)">
+            <header id="top"><h1>\(PageText.html(input.title))</h1><p id="summary"></p><p id="generated">\(PageText.html(generatedLine(input)))</p></header>
+            <main>
+            <aside id="side">
+            <nav id="tabs"><button type="button" data-tab="list" class="on">Pins</button><button type="button" data-tab="stats">Statistics</button>\(input.run == nil ? "" : "<button type=\"button\" data-tab=\"run\">This run</button>")</nav>
+            <section id="tab-list" class="tab on">
+            <input id="search" type="search" placeholder="Search title, note, tag, city, mountain" autocomplete="off" aria-label="Search pins">
+            <div id="filters"><select id="f-country" aria-label="Country"></select><select id="f-continent" aria-label="Continent"></select><select id="f-type" aria-label="Type"></select><select id="f-tag" aria-label="Tag"></select><select id="f-year" aria-label="Year"></select></div>
+            <p id="matches"></p>
+            <ol id="list"></ol>
+            </section>
+            <section id="tab-stats" class="tab"></section>
+            <section id="tab-run" class="tab"></section>
+            </aside>
+            <div id="map" tabindex="0" aria-label="Map">
+            <svg id="base" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(input.worldMap.width) \(input.worldMap.width)" preserveAspectRatio="xMidYMid meet"><rect id="ocean" x="-\(input.worldMap.width)" y="-\(input.worldMap.width)" width="\(3 * input.worldMap.width)" height="\(3 * input.worldMap.width)"/><g id="countries">
+            """
+        for country in input.worldMap.countries {
+            // Ids and path data were checked when WorldMap.json was loaded (letters; path characters).
+            html += "<path id=\"c-\(country.id)\"\(visited.contains(country.id) ? " class=\"v\"" : "") d=\"\(country.d)\"/>\n"
+        }
+        html += """
+            </g></svg>
+            <svg id="pins-layer" xmlns="http://www.w3.org/2000/svg"></svg>
+            <div id="zoom"><button type="button" id="zoom-in" title="Zoom in" aria-label="Zoom in">+</button><button type="button" id="zoom-out" title="Zoom out" aria-label="Zoom out">\u{2212}</button><button type="button" id="zoom-fit" title="Show all pins" aria-label="Show all pins">\u{2922}</button></div>
+            <div id="hover"></div>
+            <div id="legend"></div>
+            <div id="popup" hidden><button type="button" id="popup-close" aria-label="Close">\u{00D7}</button><div id="popup-body"></div></div>
+            </div>
+            </main>
+
+            """
+        html += "<script type=\"application/json\" id=\"pins-data\">["
+        for (i, pin) in input.pins.enumerated() {
+            if i > 0 { html += ",\n" }
+            html += PageText.jsonIsland(pin.listJSON)
+        }
+        html += "]</script>\n"
+        html += "<script type=\"application/json\" id=\"pins-extra\">" + PageText.jsonIsland(extraJSON(input.pins)) + "</script>\n"
+        let countryObjects = stats.countries.map { CountryIsland(code: $0.code, name: $0.name, continent: $0.continent, pinCount: $0.pinCount) }
+        html += "<script type=\"application/json\" id=\"countries-data\">" + PageText.jsonIsland(PageText.encode(countryObjects)) + "</script>\n"
+        let config = PageConfig(
+            width: input.worldMap.width, pinColor: PageText.color(input.settings.defaultPinColor, fallback: Settings.defaultPinColor),
+            fillColor: PageText.color(input.settings.mapFillColor, fallback: Settings().mapFillColor), mapStyle: style,
+            stats: stats, names: input.catalog.entries.mapValues(\.name), continents: input.catalog.entries.mapValues(\.continent),
+            filter: input.filterDescription)
+        html += "<script type=\"application/json\" id=\"page-data\">" + PageText.jsonIsland(PageText.encode(config)) + "</script>\n"
+        if let run = input.run {
+            html += "<script type=\"application/json\" id=\"run-data\">" + PageText.jsonIsland(PageText.encode(RunIsland(run))) + "</script>\n"
+        }
+        html += "<script>\n" + PageScript.js + "\n</script>\n</body>\n</html>\n"
+        return html
+    }
+
+    static func generatedLine(_ input: PageInput) -> String {
+        var line = "Made by pins on " + ISO8601.format(input.generatedAt).prefix(10)
+        if let filter = input.filterDescription, !filter.isEmpty { line += " \u{00B7} " + filter }
+        return line
+    }
+
+    /// Per pin: [utc offset seconds, photo path, thumbnail data URI], nulls where unknown;
+    /// thumbnails only while the page's budget lasts.
+    static func extraJSON(_ pins: [PagePin]) -> String {
+        var budget = thumbnailPageCap
+        var rows: [PinExtra] = []
+        rows.reserveCapacity(pins.count)
+        for pin in pins {
+            var thumbnail: String?
+            if let jpeg = pin.thumbnailJPEG, jpeg.count <= thumbnailCap, jpeg.count <= budget {
+                budget -= jpeg.count
+                thumbnail = "data:image/jpeg;base64," + Data(jpeg).base64EncodedString()
+            }
+            rows.append(PinExtra(offset: pin.utcOffsetSeconds, photo: pin.photoPath, thumbnail: thumbnail))
+        }
+        return PageText.encode(rows)
+    }
+}
+
+/// `countries-data`: each visited country's code, name, continent and pin count.
+struct CountryIsland: Encodable {
+    var code: String
+    var name: String
+    var continent: String
+    var pinCount: Int
+}
+
+struct PinExtra: Encodable {
+    var offset: Int?
+    var photo: String?
+    var thumbnail: String?
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        try container.encode(offset)
+        try container.encode(photo)
+        try container.encode(thumbnail)
+    }
+}
+
+struct PageConfig: Encodable {
+    var width: Int
+    var pinColor: String
+    var fillColor: String
+    var mapStyle: String
+    var stats: PageStatistics
+    var names: [String: String]
+    var continents: [String: String]
+    var filter: String?
+}
+
+struct RunIsland: Encodable {
+    var root: String
+    var dryRun: Bool
+    var created: [RunOverlay.Photo]
+    var skipped: [RunOverlay.Photo]
+    var counts: [String: Int]
+    var unreadable: [RunOverlay.Unreadable]
+
+    init(_ run: RunOverlay) {
+        root = run.root
+        dryRun = run.dryRun
+        created = run.created
+        skipped = run.skipped
+        counts = run.counts
+        unreadable = run.unreadable
+    }
+}
+
+/// Escaping for the two places text goes into the page.
+public enum PageText {
+    /// Text for HTML element content and quoted attribute values.
+    public static func html(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// JSON text made safe inside `<script type="application/json">`: `<`, `>` and `&` as
+    /// \u escapes (no `</script>` or `<!--` can end or change the element), and U+2028/U+2029
+    /// too (line terminators for older JavaScript). Outside strings JSON has none of these
+    /// characters, so replacing them everywhere keeps the JSON the same value.
+    public static func jsonIsland(_ json: String) -> String {
+        guard json.unicodeScalars.contains(where: { $0 == "<" || $0 == ">" || $0 == "&" || $0 == "\u{2028}" || $0 == "\u{2029}" })
+        else { return json }
+        var out = ""
+        out.reserveCapacity(json.utf8.count + 16)
+        for scalar in json.unicodeScalars {
+            switch scalar {
+            case "<": out += "\\u003c"
+            case ">": out += "\\u003e"
+            case "&": out += "\\u0026"
+            case "\u{2028}": out += "\\u2028"
+            case "\u{2029}": out += "\\u2029"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// A settings colour for CSS: `#RRGGBB` or the fallback (a stored value is never trusted
+    /// into a style sheet as it is).
+    static func color(_ text: String, fallback: String) -> String {
+        Settings.normalizedColor(text) ?? fallback
+    }
+
+    static func encode<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding plain structs of strings and numbers cannot fail.
+        return String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self)
+    }
+}

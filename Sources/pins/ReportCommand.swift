@@ -1,0 +1,72 @@
+import Foundation
+import PinCore
+import PinReport
+import PinStore
+
+// MARK: report
+
+let reportSpec = CommandSpec(
+    name: "report", summary: "Write the map page: one offline HTML file of the pins, countries and statistics.",
+    usage: "report [--out FILE] [--country CC] [--title T]",
+    options: [
+        OptionSpec(name: "--out", value: "FILE", help: "The page to write (default: pins-map.html); replaced atomically."),
+        OptionSpec(name: "--country", value: "CC", help: "Only pins in this country (ISO 3166-1 alpha-2, e.g. FR), as pins list."),
+        OptionSpec(name: "--title", value: "T", help: "The page's title (default: pins)."),
+        dbOption,
+    ],
+    details: """
+    The page opens from disk in any current browser, with no network and no server: the map with
+    the visited countries filled, the pins (grouped when zoomed out), their details on a click, a
+    searchable list with filters, and the statistics. Other tools can read its data: the element
+    <script id="pins-data"> holds the objects of 'pins list --json'.
+    """)
+
+func runReport(_ args: ParsedArguments) throws {
+    guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "report") }
+    let country = try countryFilter(args, command: "report")
+    let out = args.value("--out") ?? "pins-map.html"
+    guard !out.isEmpty else { throw UsageError("--out needs a file name", command: "report") }
+    let deps = try AppDependencies(databaseOption: args.value("--db"))
+    let input = try pageInput(deps: deps, country: country, title: args.value("--title") ?? "pins",
+                              filterDescription: country.map { "country \($0)" })
+    do {
+        try PageFile.write(PageRenderer.render(input), to: out)
+    } catch let error as PageFile.WriteError {
+        throw CommandFailure(error.description)
+    }
+    Out.print("Wrote \(out): \(input.pins.count) pin\(input.pins.count == 1 ? "" : "s")")
+}
+
+/// `--country CC`, checked as `pins list` checks it.
+func countryFilter(_ args: ParsedArguments, command: String) throws -> String? {
+    guard let code = args.value("--country")?.uppercased(), !code.isEmpty else { return nil }
+    guard code.count == 2, code.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+        throw UsageError("--country expects a two-letter ISO code such as FR, got '\(code)'", command: command)
+    }
+    return code
+}
+
+/// Everything the page shows, read from the database (an absent database is an empty map).
+func pageInput(deps: AppDependencies, country: String?, title: String, filterDescription: String?,
+               run: RunOverlay? = nil) throws -> PageInput {
+    let worldMap: WorldMap
+    do {
+        worldMap = try WorldMap(json: try ResourceLocator.read("WorldMap.json"))
+    } catch let error as WorldMap.LoadError {
+        throw CommandFailure(error.description)
+    }
+    var locations: [Location] = []
+    var settings = Settings()
+    var places: [UUID: PinPhotoPlace] = [:]
+    if let db = try deps.existingDatabaseForReading() {
+        (locations, settings) = try db.read { (try $0.locations.fetchAll(countryID: country), try $0.settings.load()) }
+        places = try db.photoPlaces()
+    }
+    let pins = locations.map { location -> PagePin in
+        let place = places[location.id]
+        return PagePin(location: location, listJSON: Out.json(locationJSON(location)), utcOffsetSeconds: place?.utcOffsetSeconds,
+                       photoPath: place?.relativePath.description)
+    }
+    return PageInput(title: title, pins: pins, catalog: try deps.catalog(), settings: settings, worldMap: worldMap,
+                     filterDescription: filterDescription, run: run)
+}

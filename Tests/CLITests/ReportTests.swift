@@ -1,0 +1,52 @@
+import Foundation
+import XCTest
+
+final class ReportCommandTests: XCTestCase {
+    func testWritesThePageOfTheDatabaseAndItsFilter() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        for (lat, lon, title) in [(48.8584, 2.2945, "Eiffel"), (35.6762, 139.6503, "Tokyo </script>")] {
+            let add = try CLI.run(["add", "--lat", "\(lat)", "--lon", "\(lon)", "--title", title, "--db", db])
+            XCTAssertEqual(add.status, 0, add.stderr)
+        }
+        let page = dir.appendingPathComponent("map.html").path
+        let run = try CLI.run(["report", "--db", db, "--out", page])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stdout, "Wrote \(page): 2 pins\n")
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        let list = try CLI.json(try CLI.run(["list", "--json", "--db", db]).stdout) as? [[String: Any]]
+        XCTAssertEqual(try islandObjects(html).map { $0["id"] as? String }, list?.map { $0["id"] as? String })
+        XCTAssertTrue(html.contains("Tokyo \\u003c/script\\u003e"))
+        // Only FR: one pin; the default file name is pins-map.html in the working folder.
+        let france = try CLI.run(["report", "--db", db, "--country", "fr"], cwd: dir.path)
+        XCTAssertEqual(france.status, 0, france.stderr)
+        XCTAssertEqual(try islandObjects(try String(contentsOfFile: dir.appendingPathComponent("pins-map.html").path, encoding: .utf8)).count, 1)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["map.html", "pins-map.html", "pins.sqlite"])
+    }
+
+    func testNoDatabaseIsAnEmptyMapAndCreatesNoDatabase() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let db = dir.appendingPathComponent("none.sqlite").path
+        let run = try CLI.run(["report", "--db", db, "--out", dir.appendingPathComponent("m.html").path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: db))
+        XCTAssertEqual(try islandObjects(try String(contentsOfFile: dir.appendingPathComponent("m.html").path, encoding: .utf8)).count, 0)
+    }
+
+    func testUsageAndWriteErrors() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let db = dir.appendingPathComponent("none.sqlite").path
+        XCTAssertEqual(try CLI.run(["report", "--country", "FRA", "--db", db]).status, 64)
+        XCTAssertEqual(try CLI.run(["report", "extra", "--db", db]).status, 64)
+        let missing = dir.appendingPathComponent("no/such/folder/map.html").path
+        let failed = try CLI.run(["report", "--db", db, "--out", missing])
+        XCTAssertEqual(failed.status, 1)
+        XCTAssertTrue(failed.stderr.contains(missing), failed.stderr)
+    }
+
+    private func islandObjects(_ html: String) throws -> [[String: Any]] {
+        let start = try XCTUnwrap(html.range(of: "<script type=\"application/json\" id=\"pins-data\">"))
+        let end = try XCTUnwrap(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
+        return try XCTUnwrap(try CLI.json(String(html[start.upperBound..<end.lowerBound])) as? [[String: Any]])
+    }
+}

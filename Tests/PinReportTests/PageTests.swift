@@ -1,0 +1,185 @@
+import Foundation
+import PinCore
+@testable import PinReport
+import XCTest
+
+final class PageTextTests: XCTestCase {
+    func testJSONIslandEscapesEverythingThatCouldEndTheScriptElement() {
+        // Hand-written: each of < > & U+2028 U+2029 becomes its \u escape; nothing else changes.
+        XCTAssertEqual(PageText.jsonIsland(#"{"t":"</script><!--&\#u{2028}\#u{2029}é"}"#),
+                       #"{"t":"\u003c/script\u003e\u003c!--\u0026\u2028\u2029é"}"#)
+        XCTAssertEqual(PageText.jsonIsland(#"{"a":1}"#), #"{"a":1}"#)
+    }
+
+    func testHTMLTextEscapesMarkupAndQuotes() {
+        XCTAssertEqual(PageText.html(#"<b a="1">Tom's & co</b>"#), "&lt;b a=&quot;1&quot;&gt;Tom&#39;s &amp; co&lt;/b&gt;")
+    }
+}
+
+/// A small catalogue: three countries on two continents.
+let testCatalog = CountryCatalog(entries: [
+    CountryInfo(alpha2: "FR", alpha3: "FRA", numeric: "250", name: "France", continent: "Europe", region: "", subRegion: ""),
+    CountryInfo(alpha2: "ES", alpha3: "ESP", numeric: "724", name: "Spain", continent: "Europe", region: "", subRegion: ""),
+    CountryInfo(alpha2: "JP", alpha3: "JPN", numeric: "392", name: "Japan", continent: "Asia", region: "", subRegion: ""),
+])
+
+func pin(_ title: String, _ country: String?, _ iso: String, offset: Int? = nil, type: LocationType = .point) -> PagePin {
+    let date = ISO8601.parse(iso)!.date
+    let location = Location(id: UUID(), title: title, coordinate: Coordinate(latitude: 1, longitude: 2), countryID: country, type: type, date: date)
+    return PagePin(location: location, listJSON: "{\"title\":\"x\"}", utcOffsetSeconds: offset)
+}
+
+final class PageStatisticsTests: XCTestCase {
+    func testCountsYearsInEachPinsOwnOffset() {
+        let city = LocationType.city(CityVisitData(cityName: "Paris", cityCoordinate: Coordinate(latitude: 1, longitude: 2)))
+        let mountain = LocationType.mountain(MountainVisitData(mountainName: "Teide", mountainCoordinate: Coordinate(latitude: 1, longitude: 2)))
+        let stats = PageStatistics(pins: [
+            // 23:30 UTC on 31 Dec 2019 is 00:30 on 1 Jan 2020 at +01:00: France's first year is 2020.
+            pin("a", "FR", "2019-12-31T23:30:00Z", offset: 3600, type: city),
+            pin("b", "FR", "2021-06-01T12:00:00Z"),
+            pin("c", "ES", "2020-03-01T12:00:00Z", type: mountain),
+            pin("d", nil, "2019-05-05T12:00:00Z"),
+        ], catalog: testCatalog)
+        XCTAssertEqual(stats.totalPins, 4)
+        XCTAssertEqual([stats.points, stats.cities, stats.mountains, stats.atSea], [2, 1, 1, 1])
+        XCTAssertEqual(stats.countriesInWorld, 3)
+        XCTAssertEqual(stats.continentsInWorld, 2)
+        XCTAssertEqual(stats.countries.map(\.code), ["FR", "ES"])
+        XCTAssertEqual(stats.countries.map(\.pinCount), [2, 1])
+        XCTAssertEqual(stats.countries.map(\.firstYear), [2020, 2020])
+        XCTAssertEqual(stats.continents, [.init(name: "Europe", countryCount: 2, pinCount: 3)])
+        XCTAssertEqual(stats.years.map(\.year), [2019, 2020, 2021])
+        XCTAssertEqual(stats.years.map(\.newCountries), [[], ["ES", "FR"], []])
+        XCTAssertEqual(stats.years.map(\.pinCount), [1, 2, 1])
+    }
+}
+
+final class PageRendererTests: XCTestCase {
+    let world = WorldMap(width: 20000, countries: [.init(id: "FR", d: "M1 1l5 0 0 5z"), .init(id: "JP", d: "M9 9l5 0 0 5z")])
+
+    func render(_ pins: [PagePin], settings: Settings = Settings()) -> String {
+        PageRenderer.render(PageInput(pins: pins, catalog: testCatalog, settings: settings, worldMap: world))
+    }
+
+    /// The text between `<script type="application/json" id="ID">` and its end tag.
+    func island(_ html: String, _ id: String) throws -> Any {
+        let start = try XCTUnwrap(html.range(of: "<script type=\"application/json\" id=\"\(id)\">"))
+        let end = try XCTUnwrap(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
+        return try JSONSerialization.jsonObject(with: Data(html[start.upperBound..<end.lowerBound].utf8))
+    }
+
+    func testHostileTextStaysInsideTheIslandsAndReadsBackUnchanged() throws {
+        let hostile = "</script><script>alert(1)</script><!-- \u{2028} & \"q\" 'a' \n"
+        var p = pin("t", "FR", "2024-01-01T00:00:00Z")
+        p.listJSON = "{\"title\":\"" + hostile.replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n") + "\"}"
+        p.photoPath = hostile
+        let html = render([p])
+        // Only the page's own script elements end: pins-data, pins-extra, countries-data, page-data, the code.
+        XCTAssertEqual(html.components(separatedBy: "</script>").count - 1, 5)
+        XCTAssertFalse(html.contains("<!--"))
+        XCTAssertFalse(html.contains("\u{2028}"))
+        let pins = try XCTUnwrap(try island(html, "pins-data") as? [[String: Any]])
+        XCTAssertEqual(pins.first?["title"] as? String, hostile)
+        let extra = try XCTUnwrap(try island(html, "pins-extra") as? [[Any]])
+        XCTAssertEqual(extra.first?[1] as? String, hostile)
+    }
+
+    func testCountriesIslandAndVisitedFill() throws {
+        let html = render([pin("a", "FR", "2024-01-01T00:00:00Z"), pin("b", "FR", "2024-02-01T00:00:00Z")])
+        let countries = try XCTUnwrap(try island(html, "countries-data") as? [[String: Any]])
+        XCTAssertEqual(countries.count, 1)
+        XCTAssertEqual(countries[0]["code"] as? String, "FR")
+        XCTAssertEqual(countries[0]["name"] as? String, "France")
+        XCTAssertEqual(countries[0]["continent"] as? String, "Europe")
+        XCTAssertEqual(countries[0]["pinCount"] as? Int, 2)
+        XCTAssertTrue(html.contains("<path id=\"c-FR\" class=\"v\" d=\"M1 1l5 0 0 5z\"/>"))
+        XCTAssertTrue(html.contains("<path id=\"c-JP\" d=\"M9 9l5 0 0 5z\"/>"))
+    }
+
+    func testLoadsNothingFromOutside() {
+        let html = render([pin("a", "FR", "2024-01-01T00:00:00Z")])
+        XCTAssertTrue(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:;"))
+        // The only URL is the SVG namespace, a name and never fetched.
+        for rest in html.components(separatedBy: "http").dropFirst() {
+            XCTAssertTrue(rest.hasPrefix("://www.w3.org/2000/svg\"") || rest.hasPrefix("-equiv="), String(rest.prefix(40)))
+        }
+        XCTAssertFalse(html.contains(" src="))
+        XCTAssertFalse(html.contains(" href="))
+    }
+
+    func testSettingsColoursAndStyleAndAJunkColour() {
+        let custom = render([], settings: Settings(defaultPinColor: "#123abc", mapFillColor: "#8e24aa", mapStyle: .hybrid))
+        XCTAssertTrue(custom.contains(":root { --pin: #123ABC; --fill: #8E24AA; }"))
+        XCTAssertTrue(custom.contains("<body class=\"style-hybrid\">"))
+        let junk = render([], settings: Settings(defaultPinColor: "red;}</style><script>", mapFillColor: "x"))
+        XCTAssertTrue(junk.contains(":root { --pin: #E53935; --fill: #43A047; }"))
+        XCTAssertFalse(junk.contains("red;}"))
+    }
+
+    func testThumbnailsAreCappedPerImageAndPerPage() throws {
+        var small = pin("a", "FR", "2024-01-01T00:00:00Z")
+        small.thumbnailJPEG = [0xFF, 0xD8, 0xFF, 0xD9]
+        var large = small
+        large.thumbnailJPEG = [UInt8](repeating: 0, count: PageRenderer.thumbnailCap + 1)
+        let rows = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(PageRenderer.extraJSON([small, large]).utf8)) as? [[Any]])
+        XCTAssertEqual(rows[0][2] as? String, "data:image/jpeg;base64,/9j/2Q==")
+        XCTAssertTrue(rows[1][2] is NSNull)
+        // The page budget: as many full-size thumbnails as fit, then none.
+        var full = small
+        full.thumbnailJPEG = [UInt8](repeating: 1, count: PageRenderer.thumbnailCap)
+        let many = Array(repeating: full, count: PageRenderer.thumbnailPageCap / PageRenderer.thumbnailCap + 3)
+        let budgeted = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(PageRenderer.extraJSON(many).utf8)) as? [[Any]])
+        XCTAssertEqual(budgeted.filter { $0[2] is String }.count, PageRenderer.thumbnailPageCap / PageRenderer.thumbnailCap)
+    }
+}
+
+final class WorldMapTests: XCTestCase {
+    func testRejectsMarkupInPathDataAndBadCodes() {
+        XCTAssertNoThrow(try WorldMap(json: Array(#"{"width":10,"countries":[{"id":"FR","d":"M1 2l-3 4z"}]}"#.utf8)))
+        XCTAssertThrowsError(try WorldMap(json: Array(#"{"width":10,"countries":[{"id":"FR","d":"M1\"/><script>"}]}"#.utf8)))
+        XCTAssertThrowsError(try WorldMap(json: Array(#"{"width":10,"countries":[{"id":"F\"","d":"M1 2z"}]}"#.utf8)))
+        XCTAssertThrowsError(try WorldMap(json: Array("{\"width\":10".utf8)))
+    }
+
+    func testTheBundledMapHasEveryResolvedCountry() throws {
+        // Every code of Countries.geojson (what the resolver can return) has an outline to fill.
+        let resources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Resources")
+        let map = try WorldMap(json: Array(try Data(contentsOf: resources.appendingPathComponent("WorldMap.json"))))
+        let geojson = try String(contentsOf: resources.appendingPathComponent("Countries.geojson"), encoding: .utf8)
+        let codes = Set(geojson.components(separatedBy: "\"iso_a2\":\"").dropFirst().map { String($0.prefix(2)) })
+        XCTAssertEqual(Set(map.countries.map(\.id)), codes)
+        XCTAssertLessThan(try Data(contentsOf: resources.appendingPathComponent("WorldMap.json")).count, 400_000)
+    }
+}
+
+final class PageFileTests: XCTestCase {
+    func folder() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-page-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        return dir.path
+    }
+
+    func testReplacesThePageAndLeavesNothingElse() throws {
+        let dir = try folder()
+        try PageFile.write("one", to: dir + "/map.html")
+        try PageFile.write("two", to: dir + "/map.html")
+        XCTAssertEqual(try String(contentsOfFile: dir + "/map.html", encoding: .utf8), "two")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["map.html"])
+        let mode = try FileManager.default.attributesOfItem(atPath: dir + "/map.html")[.posixPermissions] as? Int
+        let mask = umask(0)
+        umask(mask)
+        XCTAssertEqual(mode, 0o666 & ~Int(mask))
+    }
+
+    func testAFailureKeepsTheOldPageAndNamesTheFile() throws {
+        let dir = try folder()
+        XCTAssertThrowsError(try PageFile.write("x", to: dir + "/missing/map.html")) { error in
+            XCTAssertTrue("\(error)".contains(dir + "/missing/map.html"), "\(error)")
+        }
+        try FileManager.default.createDirectory(atPath: dir + "/page.html", withIntermediateDirectories: false)
+        XCTAssertThrowsError(try PageFile.write("x", to: dir + "/page.html"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["page.html"])
+    }
+}
