@@ -15,28 +15,57 @@ func resolveDatabasePath(_ option: String?) throws -> String {
     return home + "/.local/share/pins/pins.sqlite"
 }
 
-/// Finds the data files (Countries.geojson, Countries.json) wherever the binary was put:
-/// `$PINS_DATA_DIR`; `<bin>/../share/pins` (scripts/install); the source tree it was built from.
+/// Finds the data files (Countries.geojson, Countries.json): first `<bin>/../share/pins`, next to
+/// the binary wherever it was put (scripts/install, the package); then `$PINS_DATA_DIR`. Never a
+/// path of the machine that built it: a development build (`swift run`, the tests) sets
+/// PINS_DATA_DIR to the checkout's Resources/.
 enum ResourceLocator {
     static let files = ["Countries.geojson", "Countries.json"]
 
     static func directory() throws -> String {
+        var looked: [String] = []
         var candidates: [String] = []
-        if let dir = ProcessInfo.processInfo.environment["PINS_DATA_DIR"], !dir.isEmpty { candidates.append(dir) }
-        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            let bin = (exe as NSString).deletingLastPathComponent
-            candidates.append(((bin as NSString).deletingLastPathComponent as NSString).appendingPathComponent("share/pins"))
-            candidates.append((bin as NSString).appendingPathComponent("pins-data"))
+        if let bin = executableDirectory() {
+            let share = (bin as NSString).deletingLastPathComponent + "/share/pins"
+            candidates.append(share)
+            looked.append(share)
+        } else {
+            looked.append("<bin>/../share/pins (the binary's own path is unknown)")
         }
-        // A development build: Resources/ of the checkout (this file is Sources/pins/AppDependencies.swift).
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Resources").path
-        candidates.append(source)
+        if let dir = ProcessInfo.processInfo.environment["PINS_DATA_DIR"], !dir.isEmpty {
+            candidates.append(dir)
+            looked.append("PINS_DATA_DIR=\(dir)")
+        } else {
+            looked.append("PINS_DATA_DIR (not set)")
+        }
         for dir in candidates where files.allSatisfy({ FileManager.default.isReadableFile(atPath: dir + "/" + $0) }) {
             return dir
         }
         throw CommandFailure("cannot find the country data (\(files.joined(separator: ", "))); looked in: "
-            + candidates.joined(separator: ", ") + ". Set PINS_DATA_DIR or reinstall with scripts/install.")
+            + looked.joined(separator: "; ") + ". Reinstall pins with its share/pins folder, or set PINS_DATA_DIR.")
+    }
+
+    /// The folder holding the running binary, symbolic links resolved: /proc/self/exe, else
+    /// argv[0] (a chroot or container without /proc), searched in PATH when it has no slash.
+    static func executableDirectory() -> String? {
+        var candidates = ["/proc/self/exe"]
+        let argv0 = CommandLine.arguments.first ?? ""
+        if argv0.contains("/") {
+            candidates.append(argv0)
+        } else if !argv0.isEmpty {
+            let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+            for dir in path.split(separator: ":") where !dir.isEmpty {
+                candidates.append(dir + "/" + argv0)
+            }
+        }
+        for candidate in candidates {
+            guard let resolved = realpath(candidate, nil) else { continue }
+            defer { free(resolved) }
+            let path = String(cString: resolved)
+            guard FileManager.default.isExecutableFile(atPath: path) else { continue }
+            return (path as NSString).deletingLastPathComponent
+        }
+        return nil
     }
 
     static func read(_ name: String) throws -> [UInt8] {

@@ -11,7 +11,16 @@ struct Run {
 enum CLI {
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// A build folder has no share/pins beside the binary: every pins the tests start, through
+    /// `run` or their own Process, reads the checkout's data (unless the caller set one).
+    static let dataDirectory: String = {
+        let dir = repo.appendingPathComponent("Resources").path
+        setenv("PINS_DATA_DIR", dir, 0)
+        return ProcessInfo.processInfo.environment["PINS_DATA_DIR"] ?? dir
+    }()
+
     static var binary: String {
+        _ = dataDirectory
         if let override = ProcessInfo.processInfo.environment["PINS_BIN"] { return override }
         // swift test puts the test bundle and the executable in the same build folder.
         let bundle = Bundle.main.bundleURL.path.hasSuffix(".xctest") ? Bundle.main.bundleURL : URL(fileURLWithPath: CommandLine.arguments[0])
@@ -30,6 +39,7 @@ enum CLI {
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["PINS_DB"] = nil
+        env["PINS_DATA_DIR"] = dataDirectory
         for (k, v) in environment { env[k] = v }
         process.environment = env
         process.currentDirectoryURL = URL(fileURLWithPath: cwd ?? repo.path)
