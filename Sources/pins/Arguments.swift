@@ -37,7 +37,14 @@ struct OptionSpec {
     let value: String?        // "FILE", nil for a flag
     let help: String
     var repeatable = false
+
+    /// The one-letter form, the same in every command that has the long option (`-n` dry run
+    /// as in rsync, `-q`, `-v`, `-j N` as in make).
+    var short: String? { shortOptions[name] }
 }
+
+/// Short forms, by long name: kept in one table so that a command added later gets them too.
+let shortOptions: [String: String] = ["--dry-run": "-n", "--quiet": "-q", "--verbose": "-v", "--jobs": "-j"]
 
 struct CommandSpec {
     let name: String
@@ -53,7 +60,8 @@ struct CommandSpec {
             lines += ["", "Options:"]
             var rows: [(String, String)] = []
             for option in options {
-                rows.append((option.value.map { "\(option.name) \($0)" } ?? option.name, option.help))
+                let names = option.short.map { "\($0), \(option.name)" } ?? option.name
+                rows.append((option.value.map { "\(names) \($0)" } ?? names, option.help))
             }
             rows.append(("-h, --help", "Show this help."))
             let width = rows.map(\.0.count).max() ?? 0
@@ -94,11 +102,18 @@ struct ParsedArguments {
     }
 }
 
-/// Parses `--name value`, `--name=value`, flags, and positionals; `--` ends the options.
+/// Parses `--name value`, `--name=value`, flags, short forms (`-n`, `-qn`, `-j 4`, `-j4`) and
+/// positionals; `--` ends the options.
 func parse(_ args: [String], spec: CommandSpec) throws -> ParsedArguments {
     var parsed = ParsedArguments(command: spec.name)
     var i = 0
     var optionsDone = false
+    func add(_ option: OptionSpec, _ value: String) throws {
+        if !option.repeatable, parsed.values[option.name] != nil {
+            throw UsageError("\(option.name) given twice", command: spec.name)
+        }
+        parsed.values[option.name, default: []].append(value)
+    }
     while i < args.count {
         let arg = args[i]
         i += 1
@@ -109,6 +124,29 @@ func parse(_ args: [String], spec: CommandSpec) throws -> ParsedArguments {
         if arg == "--" { optionsDone = true; continue }
         // Negative numbers are values, not options (pins add --lat -33.9 ...).
         if Double(arg) != nil { parsed.positionals.append(arg); continue }
+        if !arg.hasPrefix("--") {
+            // One or more short flags; a short option that takes a value ends the group.
+            var rest = Substring(arg.dropFirst())
+            while let letter = rest.first {
+                rest = rest.dropFirst()
+                guard let option = spec.options.first(where: { $0.short == "-\(letter)" }) else {
+                    throw UsageError("unknown option '-\(letter)'", command: spec.name)
+                }
+                if option.value == nil {
+                    parsed.flags.insert(option.name)
+                    continue
+                }
+                if rest.isEmpty {
+                    guard i < args.count else { throw UsageError("-\(letter) needs a value (\(option.value!))", command: spec.name) }
+                    try add(option, args[i])
+                    i += 1
+                } else {
+                    try add(option, String(rest.hasPrefix("=") ? rest.dropFirst() : rest))
+                }
+                break
+            }
+            continue
+        }
         var name = arg
         var inline: String?
         if let eq = arg.firstIndex(of: "=") {
@@ -121,20 +159,27 @@ func parse(_ args: [String], spec: CommandSpec) throws -> ParsedArguments {
         if option.value == nil {
             if inline != nil { throw UsageError("\(name) takes no value", command: spec.name) }
             parsed.flags.insert(name)
+        } else if let inline {
+            try add(option, inline)
         } else {
-            let value: String
-            if let inline {
-                value = inline
-            } else {
-                guard i < args.count else { throw UsageError("\(name) needs a value (\(option.value!))", command: spec.name) }
-                value = args[i]
-                i += 1
-            }
-            if !option.repeatable, parsed.values[name] != nil {
-                throw UsageError("\(name) given twice", command: spec.name)
-            }
-            parsed.values[name, default: []].append(value)
+            guard i < args.count else { throw UsageError("\(name) needs a value (\(option.value!))", command: spec.name) }
+            try add(option, args[i])
+            i += 1
         }
     }
     return parsed
+}
+
+/// Whether `arg`, seen before the command, is an option whose value is the next argument
+/// (`--db FILE`, `-j 4`): then that value is not the command's name.
+func takesSeparateValue(_ arg: String, in specs: [CommandSpec]) -> Bool {
+    let options = specs.flatMap(\.options)
+    if arg.hasPrefix("--") {
+        return !arg.contains("=") && options.contains { $0.name == arg && $0.value != nil }
+    }
+    // A group of short flags: only its last letter may take the next argument.
+    guard let last = arg.last, arg.count >= 2 else { return false }
+    let lastIsValue = options.contains { $0.short == "-\(last)" && $0.value != nil }
+    let earlier = arg.dropFirst().dropLast()
+    return lastIsValue && !earlier.contains { letter in options.contains { $0.short == "-\(letter)" && $0.value != nil } }
 }

@@ -32,7 +32,8 @@ let topHelp: String = {
     for command in commands {
         lines.append("  " + command.spec.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + command.spec.summary)
     }
-    lines += ["", "Run 'pins <command> --help' for a command's options.", "Options: --help, --version"]
+    lines += ["", "Run 'pins help <command>' for a command's options; they may also come before the command.",
+              "Options: -h, --help, --version"]
     return lines.joined(separator: "\n") + "\n"
 }()
 
@@ -41,28 +42,60 @@ func main() async -> Int32 {
     // A closed stdout (`pins list | head`) must not kill us with SIGPIPE mid-write.
     signal(SIGPIPE, SIG_IGN)
     var args = Array(CommandLine.arguments.dropFirst())
+    // Options before the command (`pins --db FILE list`, `pins -q import DIR`) go to the command.
+    var leading: [String] = []
+    while let first = args.first, first.hasPrefix("-"), first != "-", first != "--" {
+        switch first {
+        case "--help", "-h":
+            Out.print(topHelp)
+            return ExitCode.success
+        case "--version":
+            Out.print("pins \(version)")
+            return ExitCode.success
+        case "--generate-man":
+            Out.print(manPage(commands.map(\.spec)))
+            return ExitCode.success
+        default:
+            args.removeFirst()
+            leading.append(first)
+            if takesSeparateValue(first, in: commands.map(\.spec)), let value = args.first {
+                leading.append(value)
+                args.removeFirst()
+            }
+        }
+    }
     guard let first = args.first else {
-        Out.error(topHelp)
+        Out.error(leading.isEmpty ? topHelp : "pins: options given but no command\nRun 'pins --help' for the list of commands.")
         return ExitCode.usage
     }
-    if first == "--help" || first == "-h" || first == "help" {
-        if first == "help", args.count > 1, let command = commands.first(where: { $0.spec.name == args[1] }) {
-            Out.print(command.spec.helpText)
-        } else {
-            Out.print(topHelp)
-        }
-        return ExitCode.success
-    }
-    if first == "--version" {
-        Out.print("pins \(version)")
-        return ExitCode.success
-    }
     args.removeFirst()
+    if first == "help" {
+        guard let name = args.first else {
+            Out.print(topHelp)
+            return ExitCode.success
+        }
+        guard let command = commands.first(where: { $0.spec.name == name }) else {
+            Out.error("pins help: unknown command '\(name)'\nRun 'pins --help' for the list of commands.")
+            return ExitCode.usage
+        }
+        Out.print(command.spec.helpText)
+        return ExitCode.success
+    }
+    if first == "completions" {
+        guard args.count == 1, let script = completionScript(shell: args[0], commands.map(\.spec)) else {
+            Out.error("pins completions: expects one shell: bash, zsh or fish")
+            return ExitCode.usage
+        }
+        Out.print(script)
+        return ExitCode.success
+    }
     guard let command = commands.first(where: { $0.spec.name == first }) else {
         Out.error("pins: unknown command '\(first)'\nRun 'pins --help' for the list of commands.")
         return ExitCode.usage
     }
-    if args.contains("--help") || args.contains("-h") {
+    args = leading + args
+    let options = args.prefix(while: { $0 != "--" })
+    if options.contains("--help") || options.contains("-h") {
         Out.print(command.spec.helpText)
         return ExitCode.success
     }
