@@ -27,7 +27,7 @@ public enum Inspection {
         if st.st_mode & S_IFMT == S_IFDIR {
             let scan = try Scanner.scan(root: argument, options: ScanOptions(includeHidden: includeHidden))
             let root = RawPath(argument)
-            let sidecars = ImportPipeline.sidecars(for: scan.files, root: root, all: scan.files)
+            let sidecars = SidecarLookup.paths(for: scan.files, root: root, all: scan.files)
             return zip(scan.files, sidecars).map { entry, found in
                 let path = root.appending(entry.relativePath.bytes)
                 return InspectTarget(path: path, shown: path.description, modified: entry.modificationDate, sidecars: found)

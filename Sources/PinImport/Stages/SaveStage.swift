@@ -1,0 +1,72 @@
+import Foundation
+import PinCore
+
+/// Stage 5: the writes. First, in one transaction, missing marks, refreshed fingerprints and
+/// moves; then pins and photo records, `batchSize` decisions per transaction. A run killed at
+/// any point leaves whole batches; the next run decides the rest from them. Every record and
+/// pin written carries `runID`.
+struct SaveStage {
+    var root: RawPath
+    var runID: Int64?
+    var batchSize: Int
+    var creation: CreationService
+
+    func save(_ items: [ImportItem], reconciled: Reconciliation, database: TransactionRunner,
+              progress: @escaping @Sendable (ImportProgress) -> Void) throws {
+        do {
+            try saveBookkeeping(reconciled, database: database)
+            var start = 0
+            while start < items.count {
+                let range = start..<min(items.count, start + max(1, batchSize))
+                try database.write { repos in
+                    for item in items[range] { try saveDecision(item, in: repos) }
+                }
+                start = range.upperBound
+                progress(ImportProgress(phase: .saving, done: start, total: items.count))
+            }
+        } catch {
+            throw ImportError.storage("cannot save to the database: \(error)")
+        }
+    }
+
+    /// Missing marks, refreshed fingerprints, moves and copies.
+    func saveBookkeeping(_ reconciled: Reconciliation, database: TransactionRunner) throws {
+        guard !reconciled.missing.isEmpty || !reconciled.refreshed.isEmpty || !reconciled.moves.isEmpty else { return }
+        try database.write { repos in
+            try repos.photos.markMissing(reconciled.missing)
+            for (path, fingerprint) in reconciled.refreshed { try repos.photos.refresh(path, fingerprint: fingerprint) }
+            for move in reconciled.moves {
+                guard let from = move.from else {
+                    try repos.photos.save(move.to, runID: runID)
+                    continue
+                }
+                try repos.photos.move(from: from, to: move.to, runID: runID)
+                // The pin's photo identity follows the file.
+                if let id = move.to.locationID, var pin = try repos.locations.fetch(id: id) {
+                    let old = from.description, new = move.to.path.description
+                    if pin.photoIDs.contains(old) {
+                        pin.photoIDs = pin.photoIDs.map { $0 == old ? new : $0 }
+                        try repos.locations.update(pin)
+                    }
+                }
+            }
+        }
+    }
+
+    /// One decided file: its pin when accepted, then its record.
+    func saveDecision(_ item: ImportItem, in repos: Repositories) throws {
+        let path = root.appending(item.entry.relativePath.bytes)
+        var locationID: UUID?
+        if item.decision == .accepted, let metadata = item.metadata, let coordinate = metadata.coordinate, let plan = item.pin {
+            let draft = LocationDraft(title: plan.title, coordinate: coordinate, type: .point, date: item.takenAt,
+                                      photoIDs: [path.description], runID: runID)
+            locationID = try creation.create(draft, planned: plan, in: repos).id
+        }
+        try repos.photos.save(PhotoRecord(
+            path: path, fingerprint: item.entry.fingerprint, digest: item.metadata?.metadataDigest,
+            format: item.metadata?.format, takenAt: item.metadata.map { _ in item.takenAt },
+            timeSource: item.metadata?.timeSource.rawValue, utcOffsetSeconds: item.metadata?.utcOffsetSeconds,
+            coordinate: item.metadata?.coordinate, decision: item.decision, detail: item.detail,
+            locationID: locationID), runID: runID)
+    }
+}

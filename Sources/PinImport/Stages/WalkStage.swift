@@ -1,0 +1,96 @@
+import Foundation
+import PinCore
+import PinMetadata
+
+/// What earlier runs left, read once before anything is decided.
+struct ImportHistory {
+    /// Files recorded below the root, keyed by their path relative to it.
+    var known: [RawPath: KnownPhoto] = [:]
+    /// Accepted photos of every earlier run, in any folder: the interval rule measures from them.
+    var earlierAccepted: [AcceptedPhoto] = []
+    /// Every pin, made by import or by hand: the distance rule measures from them.
+    var pins: [ImportFilters.ExistingPin] = []
+
+    /// Reads the history of `root`; none without a database (a dry run on a fresh machine).
+    static func read(from database: TransactionRunner?, root: RawPath) throws -> ImportHistory {
+        var history = ImportHistory()
+        guard let database else { return history }
+        try readingDatabase {
+            try database.read { repos in
+                history.known = try repos.photos.known(under: root)
+                history.earlierAccepted = try repos.photos.acceptedPhotos()
+                history.pins = try repos.locations.fetchCoordinates().map { .init(title: $0.title, coordinate: $0.coordinate) }
+            }
+        }
+        return history
+    }
+}
+
+/// Runs a database read, reporting any failure as a storage error of the import.
+func readingDatabase(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch {
+        throw ImportError.storage("cannot read the database: \(error)")
+    }
+}
+
+/// Stage 1: the walk held against the known files. Which files must be read, which are
+/// unchanged, which came back, which are gone; and the guard against an unmounted share.
+struct Survey {
+    /// Indices (ascending) into the walk's files of those to read: new files, changed files,
+    /// and unchanged photos whose sidecar is new or changed.
+    var toRead: [Int] = []
+    /// Known files with the same size, modification time and inode: not opened.
+    var unchanged = 0
+    /// Unchanged files recorded as missing by an earlier run: only marked present again.
+    var reappeared: [(path: RawPath, fingerprint: PhotoFingerprint)] = []
+    /// Known files (not already missing) that the walk did not find, as sorted absolute paths.
+    var vanished: [RawPath] = []
+
+    /// Compares the walk with the history. Throws `.shrunk` when the root lost most of its live
+    /// known files (or all of them) and `allowShrink` is off: nothing is marked missing then.
+    init(files: [FileEntry], known: [RawPath: KnownPhoto], root: RawPath, allowShrink: Bool) throws {
+        // Known files are keyed by their path below the root, so the nightly case builds no
+        // absolute path for a file it does not read.
+        var livePresent = 0
+        for (i, entry) in files.enumerated() {
+            guard let record = known[entry.relativePath] else {
+                toRead.append(i)
+                continue
+            }
+            if !record.missing { livePresent += 1 }
+            if record.fingerprint == entry.fingerprint {
+                unchanged += 1
+                if record.missing { reappeared.append((root.appending(entry.relativePath.bytes), entry.fingerprint)) }
+            } else {
+                toRead.append(i)
+            }
+        }
+        addPhotosOfChangedSidecars(files: files, known: known)
+        let knownLive = known.reduce(0) { $0 + ($1.value.missing ? 0 : 1) }
+        if !allowShrink, knownLive > 0, files.isEmpty || livePresent * 2 < knownLive {
+            throw ImportError.shrunk(root: root.description, known: knownLive, present: livePresent)
+        }
+        if livePresent < knownLive {
+            let present = Set(files.map(\.relativePath))
+            vanished = known.filter { !$0.value.missing && !present.contains($0.key) }.keys.sorted().map { root.appending($0.bytes) }
+        }
+    }
+
+    /// A sidecar that is new or changed makes its photo count as changed: the person edited
+    /// where or when it was taken (the digest, which covers sidecars, then decides).
+    private mutating func addPhotosOfChangedSidecars(files: [FileEntry], known: [RawPath: KnownPhoto]) {
+        let changedSidecars = Set(toRead.lazy.map { files[$0].relativePath }.filter { Sidecars.isSidecarName($0.lastComponent) })
+        guard !changedSidecars.isEmpty else { return }
+        let unchangedPhotos = files.indices.filter { i in
+            !Sidecars.isSidecarName(files[i].relativePath.lastComponent) && known[files[i].relativePath]?.fingerprint == files[i].fingerprint
+        }
+        let matched = SidecarLookup.names(for: unchangedPhotos.map { files[$0] }, all: files)
+        for (k, i) in unchangedPhotos.enumerated() where matched[k].contains(where: changedSidecars.contains) {
+            toRead.append(i)
+            unchanged -= 1
+        }
+        toRead.sort()
+    }
+}

@@ -1,0 +1,294 @@
+import XCTest
+import PinCore
+import PinMetadata
+@testable import PinImport
+
+/// The pipeline's stages one by one, on hand-made files and history, with the in-memory store.
+final class ImportStagesTests: XCTestCase {
+    let root = RawPath("/lib")
+
+    func entry(_ path: String, size: Int64 = 100, mtime: Int64 = 1, inode: UInt64 = 1) -> FileEntry {
+        FileEntry(relativePath: RawPath(path), size: size, modificationNanoseconds: mtime, inode: inode, device: 1)
+    }
+
+    func known(_ e: FileEntry, digest: String? = nil, missing: Bool = false) -> (RawPath, KnownPhoto) {
+        (e.relativePath, KnownPhoto(fingerprint: e.fingerprint, digest: digest, missing: missing))
+    }
+
+    func photo(_ e: FileEntry, at instant: Double, lat: Double? = nil, lon: Double = 7, digest: String? = nil,
+               format: String = "jpeg", offset: Int? = 0) -> ImportItem {
+        ImportItem(entry: e, metadata: PhotoMetadata(format: format, coordinate: lat.map { Coordinate(latitude: $0, longitude: lon) },
+                                                     takenAt: Date(timeIntervalSince1970: instant), utcOffsetSeconds: offset,
+                                                     timeSource: .exifOffset, metadataDigest: digest),
+                   decision: .noLocation)
+    }
+
+    // MARK: 1. walk and known files
+
+    func testSurveyReadsNewAndChangedFilesOnly() throws {
+        let a = entry("a.jpg"), b = entry("b.jpg", mtime: 2), c = entry("c.jpg")
+        let history = Dictionary(uniqueKeysWithValues: [known(a), known(entry("b.jpg", mtime: 1))])
+        let survey = try Survey(files: [a, b, c], known: history, root: root, allowShrink: false)
+        XCTAssertEqual(survey.toRead, [1, 2], "b changed (new mtime), c is new")
+        XCTAssertEqual(survey.unchanged, 1)
+        XCTAssertTrue(survey.reappeared.isEmpty)
+        XCTAssertEqual(survey.vanished, [])
+    }
+
+    func testSurveyMarksAFileThatCameBackAndListsTheGoneOnes() throws {
+        let a = entry("a.jpg"), b = entry("b.jpg"), c = entry("c.jpg"), d = entry("d.jpg")
+        let history = Dictionary(uniqueKeysWithValues: [known(a, missing: true), known(b), known(c), known(d)])
+        // b and c present, d gone: 2 of 3 live known files is not a shrink.
+        let survey = try Survey(files: [a, b, c], known: history, root: root, allowShrink: false)
+        XCTAssertEqual(survey.toRead, [])
+        XCTAssertEqual(survey.unchanged, 3)
+        XCTAssertEqual(survey.reappeared.map(\.path), [RawPath("/lib/a.jpg")])
+        XCTAssertEqual(survey.vanished, [RawPath("/lib/d.jpg")])
+    }
+
+    func testSurveyStopsWhenMostKnownFilesAreGoneUnlessAllowed() throws {
+        let a = entry("a.jpg"), b = entry("b.jpg"), c = entry("c.jpg")
+        let history = Dictionary(uniqueKeysWithValues: [known(a), known(b), known(c)])
+        // 1 of 3: 1 * 2 < 3.
+        XCTAssertThrowsError(try Survey(files: [a], known: history, root: root, allowShrink: false)) { error in
+            guard case let ImportError.shrunk(_, knownCount, present)? = error as? ImportError else { return XCTFail("\(error)") }
+            XCTAssertEqual([knownCount, present], [3, 1])
+        }
+        XCTAssertThrowsError(try Survey(files: [], known: history, root: root, allowShrink: false))
+        let allowed = try Survey(files: [a], known: history, root: root, allowShrink: true)
+        XCTAssertEqual(allowed.vanished, [RawPath("/lib/b.jpg"), RawPath("/lib/c.jpg")])
+    }
+
+    func testSurveyRereadsAnUnchangedPhotoWhoseSidecarIsNew() throws {
+        let photo = entry("d/IMG_1.jpg"), sidecar = entry("d/IMG_1.jpg.xmp"), other = entry("d/IMG_2.jpg")
+        let history = Dictionary(uniqueKeysWithValues: [known(photo), known(other)])
+        let survey = try Survey(files: [photo, sidecar, other], known: history, root: root, allowShrink: false)
+        XCTAssertEqual(survey.toRead, [0, 1], "the photo of the new sidecar, and the sidecar itself")
+        XCTAssertEqual(survey.unchanged, 1)
+    }
+
+    // MARK: 3. reconcile moves and touches
+
+    func store(with records: [PhotoRecord]) throws -> InMemoryStore {
+        let store = InMemoryStore()
+        try store.write { repos in for record in records { try repos.photos.save(record, runID: 1) } }
+        return store
+    }
+
+    func testATouchedPhotoIsRefreshedNotDecided() throws {
+        let touched = entry("a.jpg", mtime: 5)
+        let history = Dictionary(uniqueKeysWithValues: [known(entry("a.jpg", mtime: 1), digest: "D1")])
+        let survey = try Survey(files: [touched], known: history, root: root, allowShrink: false)
+        let db = try store(with: [PhotoRecord(path: RawPath("/lib/a.jpg"), fingerprint: entry("a.jpg").fingerprint, digest: "D1",
+                                              decision: .accepted)])
+        let r = try Reconciliation(items: [photo(touched, at: 0, digest: "D1")], root: root, known: history, survey: survey,
+                                   includeVideos: true, database: db, exists: { _ in true })
+        XCTAssertEqual(r.touched, 1)
+        XCTAssertEqual(r.refreshed.map(\.path), [RawPath("/lib/a.jpg")])
+        XCTAssertEqual(r.refreshed.map(\.fingerprint), [touched.fingerprint])
+        XCTAssertEqual(r.undecided, [])
+        XCTAssertTrue(r.moves.isEmpty)
+    }
+
+    func testAMovedPhotoKeepsItsRecordAndIsNotMissing() throws {
+        let old = entry("old/a.jpg"), moved = entry("new/a.jpg", inode: 9)
+        let history = Dictionary(uniqueKeysWithValues: [known(old, digest: "D1")])
+        let survey = try Survey(files: [moved], known: history, root: root, allowShrink: true)
+        XCTAssertEqual(survey.vanished, [RawPath("/lib/old/a.jpg")])
+        let pin = UUID()
+        let db = try store(with: [PhotoRecord(path: RawPath("/lib/old/a.jpg"), fingerprint: old.fingerprint, digest: "D1",
+                                              decision: .accepted, locationID: pin)])
+        let r = try Reconciliation(items: [photo(moved, at: 0, digest: "D1")], root: root, known: history, survey: survey,
+                                   includeVideos: true, database: db, exists: { _ in false })
+        XCTAssertEqual(r.moves.map(\.from), [RawPath("/lib/old/a.jpg")])
+        XCTAssertEqual(r.moves.map(\.to.path), [RawPath("/lib/new/a.jpg")])
+        XCTAssertEqual(r.moves.map(\.to.locationID), [pin])
+        XCTAssertEqual(r.moves.map(\.to.fingerprint), [moved.fingerprint])
+        XCTAssertEqual(r.missing, [], "a moved file is not missing")
+        XCTAssertEqual(r.undecided, [])
+    }
+
+    func testACopiedPhotoGetsARecordOfItsOwn() throws {
+        let copy = entry("b.jpg")
+        let db = try store(with: [PhotoRecord(path: RawPath("/elsewhere/a.jpg"), fingerprint: copy.fingerprint, digest: "D1",
+                                              decision: .interval)])
+        let survey = try Survey(files: [copy], known: [:], root: root, allowShrink: false)
+        let r = try Reconciliation(items: [photo(copy, at: 0, digest: "D1")], root: root, known: [:], survey: survey,
+                                   includeVideos: true, database: db, exists: { _ in true })
+        XCTAssertEqual(r.moves.map(\.from), [nil], "the original is still there: a copy")
+        XCTAssertEqual(r.moves.map(\.to.decision), [.interval])
+    }
+
+    func testChangedContentAndUnknownPhotosAreLeftToTheRules() throws {
+        let changed = entry("a.jpg", mtime: 5), fresh = entry("b.jpg", size: 7), unreadable = entry("c.jpg")
+        let history = Dictionary(uniqueKeysWithValues: [known(entry("a.jpg"), digest: "OLD")])
+        let survey = try Survey(files: [changed, fresh, unreadable], known: history, root: root, allowShrink: false)
+        let items = [photo(changed, at: 0, digest: "NEW"), photo(fresh, at: 0, digest: "D7"),
+                     ImportItem(entry: unreadable, error: "truncated", decision: .unreadable)]
+        let r = try Reconciliation(items: items, root: root, known: history, survey: survey, includeVideos: true,
+                                   database: try store(with: []), exists: { _ in true })
+        XCTAssertEqual(r.undecided, [0, 1, 2])
+        XCTAssertEqual(r.touched, 0)
+        XCTAssertTrue(r.moves.isEmpty)
+        let none = try Reconciliation(items: items, root: root, known: [:], survey: survey, includeVideos: true, database: nil)
+        XCTAssertEqual(none.undecided, [0, 1, 2], "without a database every item is decided")
+    }
+
+    // MARK: 4. decide
+
+    /// A plan with a fixed country and the arguments in the title, to check what was asked.
+    func decider(includeVideos: Bool = true) -> DecideStage {
+        DecideStage(minInterval: 60, threshold: AngularDistance.appThreshold, includeVideos: includeVideos,
+                    timeZone: TimeZone(identifier: "UTC")!,
+                    plan: { c, date, offset in PinPlan(id: UUID(), country: "FR", title: "\(c.latitude) \(date.timeIntervalSince1970) \(offset)") })
+    }
+
+    func decided(_ items: [ImportItem], history: ImportHistory = ImportHistory(), stage: DecideStage? = nil) throws -> (items: [ImportItem], stage: DecideStage) {
+        var items = items
+        var stage = stage ?? decider()
+        let undecided = Array(items.indices)
+        let candidates = stage.candidates(&items, undecided: undecided)
+        try stage.decide(&items, candidates: candidates, undecided: undecided, history: history, root: root)
+        return (items, stage)
+    }
+
+    func testIntervalCountsFromAPhotoAcceptedInAnEarlierRun() throws {
+        // An earlier run accepted /lib/2023/a.jpg at t = 1000 s; b is 30 s later, 1 degree away.
+        var history = ImportHistory()
+        history.earlierAccepted = [AcceptedPhoto(instant: 1000, path: RawPath("/lib/2023/a.jpg"))]
+        history.pins = [.init(title: "a", coordinate: Coordinate(latitude: 45, longitude: 7))]
+        let (items, _) = try decided([photo(entry("2023/b.jpg"), at: 1030, lat: 46), photo(entry("2023/c.jpg"), at: 1060, lat: 47)],
+                                     history: history)
+        XCTAssertEqual(items.map(\.decision), [.interval, .accepted])
+        XCTAssertEqual(items[0].detail, "30 s after /lib/2023/a.jpg (accepted)")
+        XCTAssertEqual(items[1].title, "47.0 1060.0 0", "exactly 60 s after the earlier photo is accepted")
+    }
+
+    func testAPhotoDecidedAgainIsNotItsOwnPreviousPhoto() throws {
+        var history = ImportHistory()
+        history.earlierAccepted = [AcceptedPhoto(instant: 1000, path: RawPath("/lib/a.jpg"))]
+        let (items, _) = try decided([photo(entry("a.jpg"), at: 1010, lat: 46)], history: history)
+        XCTAssertEqual(items.map(\.decision), [.accepted], "its own earlier acceptance (10 s before) does not count")
+    }
+
+    func testDistanceToAPinMadeByHandAndPinsOfThisRun() throws {
+        var history = ImportHistory()
+        history.pins = [.init(title: "Eiffel Tower", coordinate: Coordinate(latitude: 48.8584, longitude: 2.2945))]
+        // 0.01 degree of latitude = 1.11 km on the app's sphere: under 5 km. 1 degree is over.
+        let (items, _) = try decided([photo(entry("x.jpg"), at: 0, lat: 48.8684, lon: 2.2945),
+                                      photo(entry("y.jpg"), at: 100, lat: 49.8584, lon: 2.2945),
+                                      photo(entry("z.jpg"), at: 200, lat: 49.8684, lon: 2.2945)], history: history)
+        XCTAssertEqual(items.map(\.decision), [.distance, .accepted, .distance])
+        XCTAssertEqual(items[0].detail, "1.11 km from pin 'Eiffel Tower'")
+        XCTAssertEqual(items[2].detail, "1.11 km from pin 'y.jpg'")
+    }
+
+    func testReportOrderIsCaptureOrderThenUnreadableAndNonMediaByPath() throws {
+        let items = [ImportItem(entry: entry("b-broken.jpg"), error: "truncated", decision: .unreadable),
+                     photo(entry("late.jpg"), at: 500, lat: 10),
+                     ImportItem(entry: entry("a-notes.txt"), decision: .notMedia),
+                     photo(entry("early.jpg"), at: 100, lat: 20),
+                     photo(entry("clip.mov"), at: 300, lat: 30, format: FileKind.quicktime.rawValue)]
+        let (all, _) = try decided(items)
+        XCTAssertEqual(all.map(\.entry.relativePath.description), ["early.jpg", "clip.mov", "late.jpg", "a-notes.txt", "b-broken.jpg"])
+        let (noVideos, stage) = try decided(items, stage: decider(includeVideos: false))
+        XCTAssertEqual(noVideos.map(\.entry.relativePath.description), ["early.jpg", "late.jpg", "a-notes.txt", "b-broken.jpg", "clip.mov"])
+        XCTAssertEqual(noVideos.last?.decision, .notMedia)
+        XCTAssertEqual(stage.videosLeftOut, 1)
+    }
+
+    func testTheTitleDateUsesThePhotosOffsetElseTheZone() throws {
+        var stage = decider()
+        stage.timeZone = TimeZone(identifier: "Asia/Tokyo")!
+        let (items, _) = try decided([photo(entry("a.jpg"), at: 0, lat: 10, offset: 3600),
+                                      photo(entry("b.jpg"), at: 100, lat: 20, offset: nil)], stage: stage)
+        XCTAssertEqual(items.map(\.title), ["10.0 0.0 3600", "20.0 100.0 32400"])
+    }
+
+    // MARK: 5. save
+
+    func creation() -> CreationService {
+        CreationService(locator: FixedCountry(), countries: CountryService(catalog: CountryCatalog(entries: [
+            CountryInfo(alpha2: "FR", alpha3: "FRA", numeric: "250", name: "France", continent: "Europe", region: "", subRegion: ""),
+        ])))
+    }
+
+    func testSaveWritesPinsAndRecordsWithTheRunIDInBatches() throws {
+        let db = InMemoryStore()
+        var items = (0..<5).map { photo(entry("p\($0).jpg"), at: Double($0) * 100, lat: Double($0), digest: "D\($0)") }
+        let plan = try creation().planPhotoPin(at: Coordinate(latitude: 0, longitude: 7), takenAt: Date(timeIntervalSince1970: 0),
+                                               utcOffsetSeconds: 0)
+        XCTAssertEqual(plan.title, "France, 1970-01-01")
+        items[0].decision = .accepted
+        items[0].pin = plan
+        items[1].decision = .interval
+        let survey = try Survey(files: [], known: [:], root: root, allowShrink: true)
+        let reconciled = try Reconciliation(items: [], root: root, known: [:], survey: survey, includeVideos: true, database: nil)
+        try SaveStage(root: root, runID: 7, batchSize: 2, creation: creation()).save(items, reconciled: reconciled, database: db,
+                                                                                    progress: { _ in })
+        XCTAssertEqual(db.commits, 3, "5 decisions, 2 per transaction")
+        XCTAssertEqual(db.state.photos.count, 5)
+        XCTAssertTrue(db.state.photos.values.allSatisfy { $0.runID == 7 })
+        let pin = try XCTUnwrap(db.state.locations[plan.id])
+        XCTAssertEqual([pin.title, pin.countryID], ["France, 1970-01-01", "FR"])
+        XCTAssertEqual(pin.runID, 7)
+        XCTAssertEqual(pin.photoIDs, ["/lib/p0.jpg"])
+        XCTAssertEqual(db.state.countries["FR"]?.pinCount, 1)
+        XCTAssertEqual(db.state.photos[RawPath("/lib/p0.jpg")]?.record.locationID, plan.id)
+        XCTAssertEqual(db.state.photos[RawPath("/lib/p1.jpg")]?.record.detail, nil)
+    }
+
+    // MARK: the stages together, over real photos, run after run
+
+    /// Fixtures/library photos copied into a fresh folder.
+    func library(_ files: [String: String]) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-stages-\(UUID().uuidString)").path
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/library").path
+        for (name, source) in files {
+            try FileManager.default.createDirectory(atPath: ((dir + "/" + name) as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: fixtures + "/" + source, toPath: dir + "/" + name)
+        }
+        return dir
+    }
+
+    func run(_ dir: String, _ db: InMemoryStore, runID: Int64) async throws -> ImportReport {
+        var options = ImportOptions(root: dir)
+        options.timeZone = TimeZone(identifier: "UTC")!
+        return try await ImportPipeline(options: options, creation: creation(), database: db).run(runID: runID)
+    }
+
+    func testIntervalAcrossRunsAndAMovedPhotoOverTheWholePipeline() async throws {
+        // IMG_0001 was taken at 10:11:12.390+02:00, IMG_0002 20 s later a few metres away.
+        let dir = try library(["IMG_0001.jpg": "2023/07-paris/IMG_0001.jpg"])
+        let canonical = try ImportPipeline.canonicalRoot(dir)
+        let db = InMemoryStore()
+        let first = try await run(dir, db, runID: 1)
+        XCTAssertEqual(first.created, 1)
+        let pin = try XCTUnwrap(first.items.first?.pin)
+        XCTAssertEqual(pin.title, "France, 2023-07-14")
+
+        try FileManager.default.copyItem(atPath: try library(["b.jpg": "2023/07-paris/IMG_0002.jpg"]) + "/b.jpg",
+                                         toPath: dir + "/IMG_0002.jpg")
+        let second = try await run(dir, db, runID: 2)
+        XCTAssertEqual(second.unchanged, 1)
+        XCTAssertEqual(second.items.map(\.decision), [.interval])
+        XCTAssertEqual(second.items.first?.detail, "20 s after \(canonical)/IMG_0001.jpg (accepted)")
+
+        try FileManager.default.createDirectory(atPath: dir + "/paris", withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: dir + "/IMG_0001.jpg", toPath: dir + "/paris/IMG_0001.jpg")
+        let third = try await run(dir, db, runID: 3)
+        XCTAssertEqual([third.moved, third.missing, third.created, third.items.count], [1, 0, 0, 0])
+        XCTAssertEqual(db.state.locations[pin.id]?.photoIDs, ["\(canonical)/paris/IMG_0001.jpg"], "the pin follows its photo")
+        XCTAssertEqual(db.state.locations[pin.id]?.runID, 1, "the pin stays the first run's")
+        XCTAssertEqual(db.state.photos[RawPath("\(canonical)/paris/IMG_0001.jpg")]?.runID, 3)
+        XCTAssertNil(db.state.photos[RawPath("\(canonical)/IMG_0001.jpg")])
+    }
+}
+
+/// Every coordinate is in France: the stages' tests are about rules, not borders.
+struct FixedCountry: CountryLocating {
+    func countryCode(at point: Coordinate) -> String? { "FR" }
+}
