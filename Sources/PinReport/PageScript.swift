@@ -57,6 +57,9 @@ enum PageScript {
       }
       const n = items.length, xs = new Float64Array(n), ys = new Float64Array(n), kinds = new Uint8Array(n);
       items.forEach((it, j) => { xs[j] = it.x; ys[j] = it.y; kinds[j] = it.kind; });
+      // A pin a real run made is in pins-data too: draw it once, as this run's (kind 3: not drawn).
+      const ofRun = new Set(run ? run.created.map((p) => p.pin).filter(Boolean) : []);
+      pins.forEach((p, i) => { if (ofRun.has(p.id)) kinds[i] = 3; });
       const match = new Uint8Array(n).fill(1);
       let filtering = false, selected = -1;
 
@@ -104,7 +107,7 @@ enum PageScript {
         const cells = new Map();
         for (let j = 0; j < n; j++) {
           const sx = (xs[j] - x0) * k, sy = (ys[j] - y0) * k;
-          if (sx < -m || sy < -m || sx > w + m || sy > h + m) continue;
+          if (kinds[j] === 3 || sx < -m || sy < -m || sx > w + m || sy > h + m) continue;
           const dim = filtering && !match[j] ? 1 : 0;
           const key = ((Math.floor(sx / m) + 2) * 4096 + Math.floor(sy / m) + 2) * 8 + kinds[j] * 2 + dim;
           let c = cells.get(key);
@@ -391,8 +394,10 @@ enum PageScript {
         box.appendChild(el("p", "", (run.dryRun ? "Dry run of " : "Import of ") + run.root));
         const k4 = el("div", "kpis");
         kpi(k4, run.created.length, run.dryRun ? "pins it would create" : "pins created");
-        kpi(k4, run.skipped.length, "skipped photos with a position");
+        const skippedTotal = ["interval", "distance"].reduce((a, r) => a + (run.counts[r] || 0), 0);
+        kpi(k4, skippedTotal, "skipped photos with a position");
         box.appendChild(k4);
+        if (run.skipped.length < skippedTotal) box.appendChild(el("p", "muted", "The map shows " + run.skipped.length + " of them."));
         box.appendChild(el("h3", "", "Photos per reason"));
         table(box, ["Reason", "Photos"], Object.keys(run.counts).sort().map((r) => [r, run.counts[r]]), [1]);
         if (run.unreadable.length) {

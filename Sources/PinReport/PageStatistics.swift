@@ -17,9 +17,11 @@ public struct RunOverlay: Sendable {
         public var detail: String?
         public var title: String?
         public var country: String?
+        /// For a pin a real run made: its id (the page draws it once, as this run's).
+        public var pin: String?
 
         public init(photo: String, latitude: Double, longitude: Double, takenAt: String?, reason: String,
-                    detail: String? = nil, title: String? = nil, country: String? = nil) {
+                    detail: String? = nil, title: String? = nil, country: String? = nil, pin: String? = nil) {
             self.photo = photo
             self.latitude = latitude
             self.longitude = longitude
@@ -28,6 +30,7 @@ public struct RunOverlay: Sendable {
             self.detail = detail
             self.title = title
             self.country = country
+            self.pin = pin
         }
     }
 
@@ -40,9 +43,14 @@ public struct RunOverlay: Sendable {
         }
     }
 
+    /// Skipped photos drawn at most (the counts still count them all): a run over 200,000
+    /// photos must not make a page of 40 MB.
+    public static let skippedDrawnCap = 20_000
+
     public var root: String
     public var dryRun: Bool
     public var created: [Photo]
+    /// Skipped photos that have a position, at most `skippedDrawnCap`.
     public var skipped: [Photo]
     /// Counts per reason, as the run's report gives them (including photos without a position).
     public var counts: [String: Int]

@@ -50,9 +50,9 @@ enum PageStyle {
     .dim { opacity: .22; }
     .created circle { fill: #fff; stroke: var(--created); stroke-width: 3; }
     .created.cluster circle { fill: var(--created); stroke: #fff; }
-    .skipped circle { fill: var(--skipped); fill-opacity: .45; stroke: none; }
-    .skipped.cluster circle { fill: var(--skipped); fill-opacity: .35; stroke: none; }
-    .skipped.cluster text { fill: #fff; }
+    .skipped circle { fill: var(--skipped); fill-opacity: .55; stroke: #fff; stroke-opacity: .7; stroke-width: 1; }
+    .skipped.cluster circle { fill: var(--skipped); fill-opacity: .6; stroke: #fff; stroke-opacity: .7; stroke-width: 1.5; }
+    .skipped.cluster text { fill: #fff; font-size: 10px; }
     #zoom { position: absolute; right: 14px; top: 14px; display: flex; flex-direction: column; box-shadow: 0 1px 4px rgba(0,0,0,.25); border-radius: 8px; overflow: hidden; }
     #zoom button { width: 36px; height: 36px; border: 0; border-bottom: 1px solid var(--line); background: #fff; font-size: 19px; line-height: 1; cursor: pointer; color: #333; }
     #zoom button:last-child { border-bottom: 0; font-size: 15px; }

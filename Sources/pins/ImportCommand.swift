@@ -7,11 +7,12 @@ import CSupport
 
 let importSpec = CommandSpec(
     name: "import", summary: "Import a folder of photos as pins: one pin per visited place.",
-    usage: "import DIR [--dry-run] [--json] [--report FILE] [--db FILE] [options]",
+    usage: "import DIR [--dry-run] [--json] [--report FILE] [--html FILE] [--db FILE] [options]",
     options: [
         OptionSpec(name: "--dry-run", value: nil, help: "Show what would be created and why every other photo is skipped; write nothing."),
         jsonOption,
         OptionSpec(name: "--report", value: "FILE", help: "Also write the full JSON report to FILE."),
+        OptionSpec(name: "--html", value: "FILE", help: "Also write the map page with this run drawn over it (see 'pins report')."),
         dbOption,
         OptionSpec(name: "--jobs", value: "N", help: "Files read at once (default: the number of cores)."),
         OptionSpec(name: "--timezone", value: "ZONE", help: "Zone for capture times that carry none, e.g. Europe/Paris (default: this machine's)."),
@@ -81,6 +82,9 @@ func runImport(_ args: ParsedArguments) async throws {
         } catch {
             throw CommandFailure("cannot write the report to \(path): \(error)")
         }
+    }
+    if let path = args.value("--html") {
+        try writeRunPage(report, to: path, deps: deps)
     }
     if args.has("--json") {
         let sink = BufferedSink(fd: 1)

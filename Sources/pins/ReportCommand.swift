@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinImport
 import PinReport
 import PinStore
 
@@ -69,4 +70,35 @@ func pageInput(deps: AppDependencies, country: String?, title: String, filterDes
     }
     return PageInput(title: title, pins: pins, catalog: try deps.catalog(), settings: settings, worldMap: worldMap,
                      filterDescription: filterDescription, run: run)
+}
+
+// MARK: import --html
+
+/// `pins import --html FILE`: the page of the database with the run drawn over it.
+func writeRunPage(_ report: ImportReport, to path: String, deps: AppDependencies) throws {
+    var created: [RunOverlay.Photo] = []
+    var skipped: [RunOverlay.Photo] = []
+    for item in report.items {
+        guard let coordinate = item.metadata?.coordinate else { continue }
+        let photo = RunOverlay.Photo(
+            photo: item.entry.relativePath.description, latitude: coordinate.latitude, longitude: coordinate.longitude,
+            takenAt: item.takenAtText, reason: item.decision == .accepted ? "created" : item.decision.rawValue, detail: item.detail,
+            title: item.title, country: item.country, pin: report.dryRun ? nil : item.locationID?.uuidString.lowercased())
+        switch item.decision {
+        case .accepted: created.append(photo)
+        case .interval, .distance, .noLocation: if skipped.count < RunOverlay.skippedDrawnCap { skipped.append(photo) }
+        case .unreadable, .notMedia: break
+        }
+    }
+    let unreadable = report.unreadable.map { RunOverlay.Unreadable(photo: $0.entry.relativePath.description, reason: $0.detail ?? "unreadable") }
+        + report.problems.map { RunOverlay.Unreadable(photo: $0.path.description, reason: $0.reason) }
+    let overlay = RunOverlay(root: report.root, dryRun: report.dryRun, created: created, skipped: skipped,
+                             counts: report.skippedCounts, unreadable: unreadable)
+    let input = try pageInput(deps: deps, country: nil, title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + report.root,
+                              filterDescription: nil, run: overlay)
+    do {
+        try PageFile.write(PageRenderer.render(input), to: path)
+    } catch let error as PageFile.WriteError {
+        throw CommandFailure(error.description)
+    }
 }

@@ -44,9 +44,41 @@ final class ReportCommandTests: XCTestCase {
         XCTAssertTrue(failed.stderr.contains(missing), failed.stderr)
     }
 
-    private func islandObjects(_ html: String) throws -> [[String: Any]] {
-        let start = try XCTUnwrap(html.range(of: "<script type=\"application/json\" id=\"pins-data\">"))
+    func testImportHTMLDrawsTheRunAndADryRunWritesNoDatabase() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        let library = CLI.repo.appendingPathComponent("Fixtures/library").path
+        let dryPage = dir.appendingPathComponent("dry.html").path
+        let dry = try CLI.run(["import", library, "--dry-run", "--json", "--timezone", "UTC", "--db", db, "--html", dryPage])
+        XCTAssertEqual(dry.status, 0, dry.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: db), "a dry run with --html created the database")
+        let report = try XCTUnwrap(try CLI.json(dry.stdout) as? [String: Any])
+        let counts = try XCTUnwrap(report["counts"] as? [String: Any])
+        let dryRun = try island(try String(contentsOfFile: dryPage, encoding: .utf8), "run-data") as? [String: Any]
+        XCTAssertEqual(dryRun?["dryRun"] as? Bool, true)
+        XCTAssertEqual((dryRun?["created"] as? [Any])?.count, counts["created"] as? Int)
+        XCTAssertEqual(dryRun?["counts"] as? [String: Int], counts["skipped"] as? [String: Int])
+
+        // A real run: its pins are in pins-data, and the run's entries name them.
+        let page = dir.appendingPathComponent("real.html").path
+        let real = try CLI.run(["import", library, "--quiet", "--timezone", "UTC", "--db", db, "--html", page])
+        XCTAssertEqual(real.status, 0, real.stderr)
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        let pinIDs = Set(try islandObjects(html).compactMap { $0["id"] as? String })
+        let runData = try XCTUnwrap(try island(html, "run-data") as? [String: Any])
+        let created = Set((runData["created"] as? [[String: Any]] ?? []).compactMap { $0["pin"] as? String })
+        XCTAssertEqual(created.count, counts["created"] as? Int)
+        XCTAssertEqual(created, pinIDs)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".") }, [])
+    }
+
+    private func island(_ html: String, _ id: String) throws -> Any {
+        let start = try XCTUnwrap(html.range(of: "<script type=\"application/json\" id=\"\(id)\">"))
         let end = try XCTUnwrap(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
-        return try XCTUnwrap(try CLI.json(String(html[start.upperBound..<end.lowerBound])) as? [[String: Any]])
+        return try CLI.json(String(html[start.upperBound..<end.lowerBound]))
+    }
+
+    private func islandObjects(_ html: String) throws -> [[String: Any]] {
+        try XCTUnwrap(try island(html, "pins-data") as? [[String: Any]])
     }
 }
