@@ -66,6 +66,27 @@ public enum ExifDecoder {
         return values
     }
 
+    /// `decode`, then a second pass when libexif found neither a date nor a GPS directory but
+    /// IFD0 points to them: libexif 0.6.24 abandons IFD0 at an offset-like tag (0x0201, 0x0202,
+    /// 0xA005) whose value lies past the end of the block, before it reaches the Exif and GPS
+    /// pointers (issue 14). The second pass hands libexif the same directories re-packed by
+    /// `TIFF.repacked` (IFD0 reduced to the pointers and time tags), so libexif still decodes
+    /// the Exif.
+    static func decodeRecovering(tiff: [UInt8]) -> ExifValues {
+        let first = decode(tiff: tiff)
+        func found(_ v: ExifValues) -> Bool {
+            v.dateTimeOriginal != nil || v.dateTimeDigitized != nil || v.hasGPSDirectory
+        }
+        guard !found(first) else { return first }
+        var notes: [String] = []
+        guard let repacked = TIFF.repacked(tiff, warnings: &notes), repacked != tiff else { return first }
+        var second = decode(tiff: repacked)
+        guard found(second) else { return first }
+        second.warnings = first.warnings + notes
+            + ["libexif stopped in IFD0: the Exif and GPS directories were read on a second pass"] + second.warnings
+        return second
+    }
+
     // MARK: Copying values out
 
     private static func read(_ data: UnsafeMutablePointer<ExifData>, gps: GPSLocation,
@@ -81,9 +102,14 @@ public enum ExifDecoder {
         // (section 1.3), so never fall back to another IFD.
         if let gpsIFD {
             values.latitudeRef = reader.ascii(gpsIFD, Tag.gpsLatitudeRef, "GPSLatitudeRef", &values)
-            values.latitude = reader.rationals(gpsIFD, Tag.gpsLatitude, "GPSLatitude", count: 3, &values)
+            let latitude = reader.coordinate(gpsIFD, Tag.gpsLatitude, "GPSLatitude", &values)
+            values.latitude = latitude?.parts
             values.longitudeRef = reader.ascii(gpsIFD, Tag.gpsLongitudeRef, "GPSLongitudeRef", &values)
-            values.longitude = reader.rationals(gpsIFD, Tag.gpsLongitude, "GPSLongitude", count: 3, &values)
+            let longitude = reader.coordinate(gpsIFD, Tag.gpsLongitude, "GPSLongitude", &values)
+            values.longitude = longitude?.parts
+            // A hemisphere written in the text stands in for a missing reference.
+            if values.latitudeRef?.exifTrimmed.isEmpty ?? true, let h = latitude?.hemisphere { values.latitudeRef = String(h) }
+            if values.longitudeRef?.exifTrimmed.isEmpty ?? true, let h = longitude?.hemisphere { values.longitudeRef = String(h) }
             values.altitudeRef = reader.byte(gpsIFD, Tag.gpsAltitudeRef, "GPSAltitudeRef", &values)
             values.altitude = reader.rationals(gpsIFD, Tag.gpsAltitude, "GPSAltitude", count: 1, &values)?.first
             values.gpsTimeStamp = reader.rationals(gpsIFD, Tag.gpsTimeStamp, "GPSTimeStamp", count: 3, &values)
@@ -203,6 +229,24 @@ public enum ExifDecoder {
             }
             values.malformed[name] = "format \(Format.name(format)) × \(components) in \(bytes.count) bytes, expected BYTE"
             return nil
+        }
+
+        /// GPSLatitude/GPSLongitude: three RATIONAL or SRATIONAL values, or text read as
+        /// numbers (`GPSConversion.textRationals`; some writers store coordinates as text,
+        /// metadata-formats.md 9.15), with the hemisphere the text carries.
+        func coordinate(_ content: UnsafeMutablePointer<ExifContent>, _ tag: UInt32, _ name: String,
+                        _ values: inout ExifValues) -> (parts: [ExifRational], hemisphere: Character?)? {
+            guard let found = entry(content, tag) else { return nil }
+            guard found.format == Format.ascii else {
+                return rationals(content, tag, name, count: 3, &values).map { ($0, nil) }
+            }
+            let text = String(decoding: found.bytes.prefix(Self.maxASCII).prefix { $0 != 0 }, as: UTF8.self)
+            guard let parsed = GPSConversion.textRationals(text) else {
+                values.malformed[name] = "text '\(CaptureTime.printable(text))' is not a coordinate"
+                return nil
+            }
+            values.warnings.append("\(name) is written as text ('\(CaptureTime.printable(text))')")
+            return parsed
         }
 
         /// `count` RATIONAL or SRATIONAL values, decoded in the data's byte order.

@@ -1,3 +1,4 @@
+import Foundation
 import PinCore
 
 /// The position read from GPS tags, or why there is none.
@@ -90,6 +91,55 @@ public enum GPSConversion {
         }
         result.altitude = altitude(values.altitude, ref: values.altitudeRef, warnings: &result.warnings)
         return result
+    }
+
+    /// A coordinate written as ASCII instead of rationals (metadata-formats.md 9.15): `n/d`
+    /// fractions first (`48/1,51/1,3024/100`), else one to three decimals (`48 51 30.24`,
+    /// `48.8584`, `48,51.504N`), separated by spaces or commas; a trailing N/S/E/W is returned as
+    /// the hemisphere, a leading `-` makes the parts signed and negative. Nil for anything else.
+    /// A zero denominator is kept (the caller reports it as for rationals).
+    public static func textRationals(_ text: String) -> (parts: [ExifRational], hemisphere: Character?)? {
+        var body = Substring(text.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n\0")))
+        var hemisphere: Character?
+        if let last = body.last, "NSEWnsew".contains(last) {
+            hemisphere = Character(last.uppercased())
+            body = body.dropLast()
+        }
+        var negative = false
+        if body.first == "-" {
+            negative = true
+            body = body.dropFirst()
+        }
+        let pieces = body.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+        guard (1...3).contains(pieces.count), !(negative && hemisphere != nil) else { return nil }
+        var parts: [ExifRational] = []
+        for piece in pieces {
+            let fraction = piece.split(separator: "/", omittingEmptySubsequences: false)
+            var r: ExifRational
+            if fraction.count == 2 {
+                guard let n = UInt32(fraction[0]), let d = UInt32(fraction[1]) else { return nil }
+                r = ExifRational(Int64(n), Int64(d))
+            } else {
+                let decimal = piece.split(separator: ".", omittingEmptySubsequences: false)
+                guard (1...2).contains(decimal.count) else { return nil }
+                let wholeText = String(decimal[0])
+                let digits = decimal.count == 2 ? String(decimal[1].prefix(9)) : ""
+                guard !(wholeText.isEmpty && digits.isEmpty),
+                      wholeText.utf8.allSatisfy({ (48...57).contains($0) }),
+                      digits.utf8.allSatisfy({ (48...57).contains($0) }),
+                      let whole = UInt32(wholeText.isEmpty ? "0" : wholeText) else { return nil }
+                var scale: Int64 = 1
+                for _ in digits.utf8 { scale *= 10 }
+                let fractionValue: Int64 = Int64(digits) ?? 0
+                r = ExifRational(Int64(whole) * scale + fractionValue, scale)
+            }
+            if negative {
+                r = ExifRational(-r.numerator, r.denominator, signed: true)
+            }
+            parts.append(r)
+        }
+        while parts.count < 3 { parts.append(ExifRational(0, 1, signed: negative)) }
+        return (parts, hemisphere)
     }
 
     /// d + m/60 + s/3600 (section 1.4); nil when any part has a zero denominator. Minutes or

@@ -114,7 +114,7 @@ public enum MetadataReader {
                          modificationTime: Date?, options: MetadataOptions,
                          embeddedXMP: (inout [String]) -> [UInt8]?) -> PhotoMetadata {
         var result = PhotoMetadata(format: format, warnings: warnings)
-        let values = block.map { ExifDecoder.decode(tiff: $0.tiff) } ?? ExifValues(hasGPSDirectory: false)
+        let values = block.map { ExifDecoder.decodeRecovering(tiff: $0.tiff) } ?? ExifValues(hasGPSDirectory: false)
         if let block { result.metadataDigest = FNV1a64.hexDigest(block.tiff) }
         result.warnings += values.warnings
 

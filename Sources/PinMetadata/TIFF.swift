@@ -64,7 +64,9 @@ enum TIFF {
         var isInline: Bool { value.count <= 4 }
     }
 
-    static func findMetadata<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> EmbeddedMetadata {
+    /// The byte order and IFD0 offset from the 8-byte header; throws for what is not a TIFF
+    /// this reader walks.
+    static func header<S: ByteSource>(in source: inout S) throws -> (ByteOrder, Int) {
         let size = source.size
         guard size >= 8 else {
             throw MetadataError.endOfFile(container: container, offset: size, expected: "an 8-byte TIFF header")
@@ -92,6 +94,20 @@ enum TIFF {
         guard ifd0 >= 8 else {
             throw MetadataError.malformed(container: container, offset: 4, reason: "IFD0 offset \(ifd0) overlaps the header")
         }
+        return (order, ifd0)
+    }
+
+    /// A TIFF stream re-packed as `exifBlock` does (IFD0 reduced to the pointers and time tags),
+    /// or nil when it has neither; for a second libexif pass over an Exif block whose IFD0
+    /// libexif abandoned.
+    static func repacked(_ tiff: [UInt8], warnings: inout [String]) -> [UInt8]? {
+        var source = MemorySource(tiff)
+        guard let (order, ifd0) = try? header(in: &source) else { return nil }
+        return (try? exifBlock(in: &source, order: order, ifd0: ifd0, warnings: &warnings))??.tiff
+    }
+
+    static func findMetadata<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> EmbeddedMetadata {
+        let (order, ifd0) = try header(in: &source)
         let exif = try exifBlock(in: &source, order: order, ifd0: ifd0, warnings: &warnings)
         let xmp = try xmpPacket(in: &source, order: order, ifd0: ifd0, warnings: &warnings)
         return EmbeddedMetadata(exif: exif, xmp: xmp)

@@ -81,6 +81,21 @@ final class ContainerFixtureTests: XCTestCase {
         "video/first-atom-junk.mov": movieDay("UserData:ContentCreateDate", "QuickTime udta ©day", position: true),
         "video/first-atom-wide.mov": movieDay("UserData:ContentCreateDate", "QuickTime udta ©day", position: true),
         "video/first-atom-uuid.mov": movieDay("UserData:ContentCreateDate", "QuickTime udta ©day", position: true),
+        // EXIF that libexif alone gets wrong (class 4).
+        "exif/ifd0-thumbnail-length-past-end.jpg":
+            Expected(format: "jpeg", time: .tag("Composite:SubSecDateTimeOriginal"), timeSource: .exifOffset,
+                     timeTag: "DateTimeOriginal", positionSource: "exif",
+                     warnings: ["libexif ExifData: Tag data past end of buffer (12 > 362)",
+                                "libexif stopped in IFD0: the Exif and GPS directories were read on a second pass"]),
+        "exif/gps-as-text-dms.jpg":
+            Expected(format: "jpeg", time: .tag("Composite:SubSecDateTimeOriginal"), timeSource: .exifOffset,
+                     timeTag: "DateTimeOriginal", positionSource: "exif",
+                     warnings: ["GPSLatitude is written as text ('35 39 30.8916')",
+                                "GPSLongitude is written as text ('139 44 43.5588')"]),
+        "exif/gps-as-text-decimal.jpg":
+            Expected(format: "jpeg", time: .tag("Composite:SubSecDateTimeOriginal"), timeSource: .exifOffset,
+                     timeTag: "DateTimeOriginal", positionSource: "exif",
+                     warnings: ["GPSLatitude is written as text ('35.658581')", "GPSLongitude is written as text ('139.745433')"]),
     ]
 
     static func movieDay(_ tag: String, _ timeTag: String, position: Bool) -> Expected {

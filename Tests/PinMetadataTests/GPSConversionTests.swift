@@ -162,4 +162,29 @@ final class GPSConversionTests: XCTestCase {
         XCTAssertNil(position(lat: [r(0, 1), r(0, 1), r(0, 1)], lon: [r(0, 1), r(0, 1), r(0, 1)],
                               altitude: r(5, 1), altitudeRef: 0).altitude)
     }
+
+    // MARK: Coordinates written as text (metadata-formats.md 9.15)
+
+    func testTextCoordinates() throws {
+        func degrees(_ text: String) -> (Double?, Character?)? {
+            guard let parsed = GPSConversion.textRationals(text) else { return nil }
+            var w: [String] = []
+            return (GPSConversion.degrees(parsed.parts, name: "t", warnings: &w), parsed.hemisphere)
+        }
+        // 48 + 51/60 + 30.24/3600 = 48.8584
+        for text in ["48 51 30.24", "48.8584", "48,51.504N", "48/1,51/1,3024/100", " 48 51 30.24\0"] {
+            let (value, _) = try XCTUnwrap(degrees(text), text)
+            XCTAssertEqual(try XCTUnwrap(value, text), 48.8584, accuracy: 1e-9, text)
+        }
+        XCTAssertEqual(degrees("48,51.504N")?.1, "N")
+        XCTAssertEqual(degrees("2,17.67w")?.1, "W")
+        let (negative, hemisphere) = try XCTUnwrap(degrees("-33.856784"))
+        XCTAssertEqual(try XCTUnwrap(negative), -33.856784, accuracy: 1e-12)
+        XCTAssertNil(hemisphere)
+        // A zero denominator is kept, so the position is refused as for rationals.
+        XCTAssertNil(try XCTUnwrap(degrees("48/0 51/1 0/1")).0)
+        for text in ["", "abc", "1 2 3 4", "48.1.2", "-48N", "4e1", "/", "."] {
+            XCTAssertNil(GPSConversion.textRationals(text), text)
+        }
+    }
 }
