@@ -84,6 +84,8 @@ public struct ImportSession {
         }
         do {
             return try PinDatabase(path: databasePath)
+        } catch let error as StorageError {
+            throw ImportFailure(.failed, error.description)
         } catch {
             throw ImportFailure(.failed, "cannot open the database \(databasePath): \(error)")
         }

@@ -79,7 +79,14 @@ enum ResourceLocator {
 /// and indexed once, on first use.
 final class AppDependencies {
     let databasePath: String
-    private let locator = LazyLocator()
+    /// The country outlines, loaded and indexed on first use, once per process.
+    private let locator = LazyCountryLocator {
+        do {
+            return CountryResolver(polygons: try CountryGeoJSONParser.parse(try ResourceLocator.read("Countries.geojson")))
+        } catch let error as GeoJSONError {
+            throw CommandFailure(error.description)
+        }
+    }
     private var cachedCatalog: CountryCatalog?
     private var cachedDatabase: PinDatabase?
 
@@ -142,38 +149,5 @@ final class AppDependencies {
     func lazyCreationService() throws -> CreationService {
         _ = try ResourceLocator.directory()
         return CreationService(locator: locator, countries: CountryService(catalog: try catalog()))
-    }
-}
-
-/// Loads and indexes the country outlines on first use, once, from any thread.
-final class LazyLocator: CountryLocating, @unchecked Sendable {
-    // The state is guarded by `lock`.
-    private let lock = NSLock()
-    private var loaded: CountryResolver?
-
-    func prepare() throws {
-        _ = try resolver()
-    }
-
-    /// The resolver, loaded first if needed.
-    func resolver() throws -> CountryResolver {
-        lock.lock()
-        defer { lock.unlock() }
-        if let loaded { return loaded }
-        do {
-            let made = CountryResolver(polygons: try CountryGeoJSONParser.parse(try ResourceLocator.read("Countries.geojson")))
-            loaded = made
-            return made
-        } catch let error as GeoJSONError {
-            throw CommandFailure(error.description)
-        }
-    }
-
-    func countryCode(at point: Coordinate) -> String? {
-        lock.lock()
-        let resolver = loaded
-        lock.unlock()
-        precondition(resolver != nil, "LazyLocator used before prepare()")
-        return resolver?.countryCode(at: point)
     }
 }

@@ -187,6 +187,50 @@ final class ServiceCountTests: XCTestCase {
         XCTAssertEqual(stats.continents.map(\.name).sorted(), ["Europe", "North America"])
     }
 
+    /// Two squares: FR over 0..10°, US over -10..0° of longitude, 0..10° of latitude.
+    static let squares = """
+        {"type":"FeatureCollection","features":[
+        {"type":"Feature","properties":{"iso_a2":"FR","name":"F"},"geometry":{"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,10],[0,0]]]}},
+        {"type":"Feature","properties":{"iso_a2":"US","name":"U"},"geometry":{"type":"Polygon","coordinates":[[[-10,0],[0,0],[0,10],[-10,10],[-10,0]]]}}]}
+        """
+
+    func testEditingThroughALocatorNotYetLoadedLoadsItInsteadOfStopping() throws {
+        let loads = LockedCounter()
+        let lazy = LazyCountryLocator {
+            loads.increment()
+            return CountryResolver(polygons: try CountryGeoJSONParser.parse(Array(Self.squares.utf8)), cellDegrees: 1, coastalKilometres: 0)
+        }
+        let service = LocationService(creation: CreationService(locator: lazy, countries: CountryService(catalog: testCatalog)))
+        // Made with a country given by the caller: nothing loaded yet. (Two, so that FR keeps a
+        // pin: moving the only pin of a country out of it trips the countries foreign key in
+        // LocationService.save, a separate problem.)
+        var pin = try db.write { repos in
+            for title in ["x", "y"] {
+                try service.creation.create(LocationDraft(title: title, coordinate: Coordinate(latitude: 5, longitude: 5), date: Date()),
+                                            planned: PinPlan(id: UUID(), country: "FR", title: title), in: repos)
+            }
+            return try repos.locations.fetchAll(countryID: nil).first { $0.title == "x" }!
+        }
+        XCTAssertEqual(loads.value, 0)
+        // An edit moves it west: its country is looked up, which loads the outlines once.
+        pin.coordinate = Coordinate(latitude: 5, longitude: -5)
+        XCTAssertEqual(try service.save(pin, using: db).countryID, "US")
+        XCTAssertEqual(loads.value, 1)
+        XCTAssertEqual(try counts(), ["country FR": 1, "country US": 1])
+        XCTAssertEqual(try db.countMismatches(), [])
+    }
+
+    func testALocatorThatCannotLoadFailsTheEditWithoutWriting() throws {
+        struct Damaged: Error {}
+        let service = LocationService(creation: CreationService(locator: LazyCountryLocator { throw Damaged() },
+                                                                countries: CountryService(catalog: testCatalog)))
+        let pin = try creation.create(LocationDraft(title: "x", coordinate: paris(), date: Date()), using: db)
+        var moved = pin
+        moved.coordinate = boston()
+        XCTAssertThrowsError(try service.save(moved, using: db)) { XCTAssertTrue($0 is Damaged, "\($0)") }
+        XCTAssertEqual(try db.read { try $0.locations.fetch(id: pin.id) }?.coordinate, paris())
+    }
+
     func testRejectsBadInputWithoutWriting() throws {
         XCTAssertThrowsError(try creation.create(LocationDraft(title: "x", coordinate: Coordinate(latitude: 91, longitude: 0), date: Date()), using: db))
         XCTAssertThrowsError(try creation.create(LocationDraft(title: "x", coordinate: paris(), date: Date(), color: "red"), using: db))
@@ -212,4 +256,12 @@ final class ServiceCountTests: XCTestCase {
         XCTAssertEqual(stats.continents.map(\.name), ["Europe", "North America"])
         XCTAssertEqual(stats.continents.map(\.countryCount), [1, 1])
     }
+}
+
+/// A counter a @Sendable closure can bump.
+final class LockedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    func increment() { lock.lock(); count += 1; lock.unlock() }
 }
