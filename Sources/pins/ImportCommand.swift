@@ -14,7 +14,7 @@ let importSpec = CommandSpec(
         OptionSpec(name: "--report", value: "FILE", help: "Also write the full JSON report to FILE."),
         OptionSpec(name: "--html", value: "FILE", help: "Also write the map page with this run drawn over it (see 'pins report')."),
         dbOption,
-        OptionSpec(name: "--jobs", value: "N", help: "Files read at once (default: the number of cores)."),
+        OptionSpec(name: "--jobs", value: "N", help: "Reads in flight, on threads apart from the cores (default: \(ImportOptions.defaultReadsInFlight); more for a slow share)."),
         OptionSpec(name: "--timezone", value: "ZONE", help: "Zone for capture times that carry none, e.g. Europe/Paris (default: this machine's)."),
         OptionSpec(name: "--min-interval", value: "SECONDS", help: "Skip a photo taken less than this after the last accepted one (default: 60)."),
         OptionSpec(name: "--min-distance-km", value: "KM", help: "Skip a photo closer than this to any pin (default: the app's 0.0007848 rad, 5 km)."),
