@@ -1,6 +1,6 @@
 /// The page's style sheet. `--pin` and `--fill` come from the settings (set by the renderer);
-/// the map style (standard, satellite, hybrid) picks one of the palettes below: with no tiles
-/// offline, "satellite" and "hybrid" are a dark map (hybrid with stronger borders).
+/// the map style (light, dark, print: `pins settings --map-style`) picks one of the palettes
+/// below: light is the default; dark for a dark screen; print is black borders on white for paper.
 enum PageStyle {
     static let css = #"""
     * { box-sizing: border-box; }
@@ -9,8 +9,8 @@ enum PageStyle {
       background: #fff; display: flex; flex-direction: column; overflow: hidden;
       --ocean: #cfe0ee; --land: #f6f3ec; --border: #b9b1a2; --ink: #1d2630; --muted: #66707a; --panel: #fff;
       --line: #e3e6ea; --created: #1565c0; --skipped: #7a828a; }
-    body.style-satellite, body.style-hybrid { --ocean: #0f2233; --land: #2c3631; --border: #4f5d55; }
-    body.style-hybrid { --border: #9aa79f; }
+    body.style-dark { --ocean: #0f2233; --land: #2c3631; --border: #9aa79f; }
+    body.style-print { --ocean: #ffffff; --land: #ffffff; --border: #000000; }
     header { display: flex; align-items: baseline; gap: 16px; padding: 10px 18px; background: #1f2a36; color: #fff; }
     header h1 { font-size: 17px; margin: 0; font-weight: 600; letter-spacing: .2px; }
     header p { margin: 0; color: #c5ced8; font-size: 13px; }

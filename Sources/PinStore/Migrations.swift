@@ -102,6 +102,14 @@ public enum Migrations {
             ALTER TABLE locations ADD COLUMN run_id INTEGER REFERENCES runs(id);
             CREATE INDEX locations_run ON locations(run_id) WHERE run_id IS NOT NULL;
             """),
+        // A pin's own UTC offset (its date is shown in it; imported pins take their photo's) and
+        // when the user last edited it (an undone import leaves edited pins alone).
+        Migration(version: 4, name: "pin offset and edit time", sql: """
+            ALTER TABLE locations ADD COLUMN utc_offset INTEGER;
+            ALTER TABLE locations ADD COLUMN edited_at REAL;
+            UPDATE locations SET utc_offset = (SELECT p.utc_offset FROM photos p WHERE p.location_id = locations.id
+                AND p.decision = 'accepted' AND p.utc_offset IS NOT NULL ORDER BY p.path LIMIT 1);
+            """),
     ]
 
     public static var latestVersion: Int { all.last?.version ?? 0 }

@@ -57,7 +57,12 @@ extension Connection {
 struct SQLiteLocationRepository: LocationRepository {
     let db: Connection
 
-    static let columns = "id, title, latitude, longitude, country_id, type, type_data, date, color, visit_count, note, tags, photo_ids, run_id"
+    /// An imported pin stored before it kept its own offset takes its photo's.
+    static let columns = """
+        id, title, latitude, longitude, country_id, type, type_data, date, color, visit_count, note, tags, photo_ids,
+        coalesce(utc_offset, (SELECT p.utc_offset FROM photos p WHERE p.location_id = locations.id
+            AND p.decision = 'accepted' AND p.utc_offset IS NOT NULL ORDER BY p.path LIMIT 1)), edited_at, run_id
+        """
 
     func row(_ s: Statement) throws -> Location {
         let type: LocationType
@@ -66,7 +71,7 @@ struct SQLiteLocationRepository: LocationRepository {
         case "mountain": type = .mountain(try decode(MountainVisitData.self, s.string(6)))
         default: type = .point
         }
-        return Location(
+        var location = Location(
             id: try storedID(s.string(0), in: "locations", db),
             title: s.string(1),
             coordinate: Coordinate(latitude: s.double(2), longitude: s.double(3)),
@@ -75,7 +80,10 @@ struct SQLiteLocationRepository: LocationRepository {
             note: s.optionalString(10),
             tags: try s.optionalString(11).map { try decode([String].self, $0) },
             photoIDs: try decode([String].self, s.string(12)),
-            runID: s.isNull(13) ? nil : s.int64(13))
+            runID: s.isNull(15) ? nil : s.int64(15))
+        location.utcOffsetSeconds = s.isNull(13) ? nil : s.int(13)
+        location.editedAt = s.optionalDouble(14).map(Date.init(timeIntervalSince1970:))
+        return location
     }
 
     func fetch(id: UUID) throws -> Location? {
@@ -105,21 +113,21 @@ struct SQLiteLocationRepository: LocationRepository {
         }
         return [l.title, l.coordinate.latitude, l.coordinate.longitude, l.countryID, l.type.selection.rawValue, typeData,
                 l.date.timeIntervalSince1970, l.color, l.visitCount, l.note, try l.tags.map { try json($0) },
-                try json(l.photoIDs)]
+                try json(l.photoIDs), l.utcOffsetSeconds, l.editedAt?.timeIntervalSince1970]
     }
 
     func insert(_ l: Location) throws {
         try db.insertNew("""
             INSERT INTO locations (id, title, latitude, longitude, country_id, type, type_data, date, color,
-                                   visit_count, note, tags, photo_ids, created_at, run_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   visit_count, note, tags, photo_ids, utc_offset, edited_at, created_at, run_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [l.id.uuidString.lowercased()] + (try values(l)) + [Date().timeIntervalSince1970, l.runID], table: "locations", id: l.id)
     }
 
     func update(_ l: Location) throws {
         try db.updateExisting("""
             UPDATE locations SET title = ?, latitude = ?, longitude = ?, country_id = ?, type = ?, type_data = ?,
-                date = ?, color = ?, visit_count = ?, note = ?, tags = ?, photo_ids = ?
+                date = ?, color = ?, visit_count = ?, note = ?, tags = ?, photo_ids = ?, utc_offset = ?, edited_at = ?
             WHERE id = ?
             """, (try values(l)) + [l.id.uuidString.lowercased()], table: "locations", id: l.id)
     }
@@ -253,7 +261,7 @@ struct SQLiteSettingsRepository: SettingsRepository {
             switch key {
             case "defaultPinColor": settings.defaultPinColor = value
             case "mapFillColor": settings.mapFillColor = value
-            case "mapStyle": settings.mapStyle = Settings.MapStyle(rawValue: value) ?? .standard
+            case "mapStyle": settings.mapStyle = Settings.MapStyle(stored: value)
             default: break
             }
         }

@@ -31,13 +31,7 @@ func runAdd(_ args: ParsedArguments) throws {
         throw UsageError("--lat and --lon are required", command: "add")
     }
     let coordinate = Coordinate(latitude: lat, longitude: lon)
-    var date = Date()
-    if let text = args.value("--date") {
-        guard let parsed = ISO8601.parse(text, defaultZone: .current) else {
-            throw UsageError("--date expects ISO 8601 such as 2024-05-01 or 2024-05-01T10:00:00+02:00, got '\(text)'", command: "add")
-        }
-        date = parsed.date
-    }
+    let (date, offset) = try dateOption(args) ?? (Date(), nil)
     if let color = args.value("--color"), Settings.normalizedColor(color) == nil {
         throw UsageError("--color expects #RRGGBB, got '\(color)'", command: "add")
     }
@@ -62,8 +56,10 @@ func runAdd(_ args: ParsedArguments) throws {
         if let code = creation.locator.countryCode(at: coordinate) { return catalog[code]?.name ?? code }
         return coordinate.description
     }()
-    let draft = LocationDraft(title: title, coordinate: coordinate, type: type, date: date, color: args.value("--color"),
+    var draft = LocationDraft(title: title, coordinate: coordinate, type: type, date: date, color: args.value("--color"),
                               note: args.value("--note"), tags: args.all("--tag").isEmpty ? nil : args.all("--tag"))
+    // The visit's own offset: the one written with --date, else the machine's zone at that date.
+    draft.utcOffsetSeconds = offset ?? TimeZone.current.secondsFromGMT(for: date)
     let location = try creation.create(draft, using: try deps.database())
     if args.has("--json") {
         Out.print(Out.json(locationJSON(location)))
@@ -72,18 +68,36 @@ func runAdd(_ args: ParsedArguments) throws {
     }
 }
 
+/// `--date`: the instant and the offset it was written with (nil when it had none).
+func dateOption(_ args: ParsedArguments) throws -> (Date, Int?)? {
+    guard let text = args.value("--date") else { return nil }
+    guard let parsed = ISO8601.parse(text, defaultZone: .current) else {
+        throw UsageError("--date expects ISO 8601 such as 2024-05-01 or 2024-05-01T10:00:00+02:00, got '\(text)'", command: args.command)
+    }
+    return (parsed.date, parsed.offsetSeconds)
+}
+
 // MARK: list
 
 let listSpec = CommandSpec(
-    name: "list", summary: "List the pins, oldest first.", usage: "list [--country CC] [--json]",
-    options: [OptionSpec(name: "--country", value: "CC", help: "Only pins in this country (ISO 3166-1 alpha-2, e.g. FR)."), dbOption, jsonOption],
-    details: "")
+    name: "list", summary: "List the pins, oldest first, filtered like the app's Pins tab.",
+    usage: "list [--search TEXT] [--country CC]... [--type TYPE]... [--tag T]... [--since DATE] [--until DATE] [--near LAT,LON --within KM] [--sort KEY] [--limit N] [--json]",
+    options: pinFilterOptions + [dbOption, jsonOption],
+    details: """
+        Every filter given must hold. DATE is the pin's own local date (the photo's offset, or the one given to add).
+
+        Examples:
+          pins list --search zurich             # finds "Zürich" in a title, note, tag or city name
+          pins list --country FR --since 2023-01-01 --until 2023-12-31
+          pins list --near 48.8566,2.3522 --within 25 --sort distance
+          pins list --tag hiking --type mountain --json
+        """)
 
 func locationJSON(_ l: Location) -> [String: Any] {
     var object: [String: Any] = [
         "id": l.id.uuidString.lowercased(), "title": l.title, "latitude": l.coordinate.latitude,
         "longitude": l.coordinate.longitude, "country": orNull(l.countryID), "type": l.type.selection.rawValue,
-        "date": ISO8601.format(l.date), "color": l.color, "visitCount": l.visitCount, "note": orNull(l.note),
+        "date": pinDate(l), "utcOffset": orNull(l.utcOffsetSeconds), "edited": l.editedAt != nil, "color": l.color, "visitCount": l.visitCount, "note": orNull(l.note),
         "tags": orNull(l.tags), "photoIDs": l.photoIDs,
     ]
     switch l.type {
@@ -98,13 +112,9 @@ func locationJSON(_ l: Location) -> [String: Any] {
 
 func runList(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "list") }
-    var country = args.value("--country")?.uppercased()
-    if let code = country, code.count != 2 || !code.allSatisfy({ $0.isASCII && $0.isLetter }) {
-        throw UsageError("--country expects a two-letter ISO code such as FR, got '\(code)'", command: "list")
-    }
-    if country == "" { country = nil }
+    let filter = try pinFilter(from: args)
     let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let locations = try deps.existingDatabaseForReading()?.read { try $0.locations.fetchAll(countryID: country) } ?? []
+    let locations = try filteredPins(filter, deps: deps)
     if args.has("--json") {
         Out.print(Out.json(locations.map(locationJSON)))
         return
@@ -114,7 +124,7 @@ func runList(_ args: ParsedArguments) throws {
         return
     }
     let rows = locations.map { l in
-        [l.id.uuidString.lowercased().prefix(8).description, ISO8601.format(l.date).prefix(10).description, l.countryID ?? "-",
+        [l.id.uuidString.lowercased().prefix(8).description, pinDate(l).prefix(10).description, l.countryID ?? "-",
          l.type.selection.rawValue, formatDegrees(l.coordinate.latitude), formatDegrees(l.coordinate.longitude), l.title]
     }
     Out.print(Out.table(["ID", "DATE", "CC", "TYPE", "LATITUDE", "LONGITUDE", "TITLE"], rows))
@@ -136,14 +146,7 @@ func runDelete(_ args: ParsedArguments) throws {
         throw CommandFailure("no pin with id \(text): the database \(deps.databasePath) does not exist")
     }
     let db = try deps.database()
-    var id = UUID(uuidString: text)
-    if id == nil, text.count >= 4, text.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
-        // An id prefix, as `pins list` shows: accepted when it names exactly one pin.
-        let matches = try db.pinIDs(startingWith: text)
-        if matches.count > 1 { throw CommandFailure("'\(text)' matches \(matches.count) pins; give more of the id") }
-        id = matches.first
-    }
-    guard let id else { throw CommandFailure("no pin with id \(text)") }
+    let id = try resolvePinID(text, in: db)
     do {
         try LocationService(creation: try deps.lazyCreationService()).delete(id: id, using: db) // deleting needs no outlines
     } catch let error as ServiceError {

@@ -18,6 +18,11 @@ let commands: [Command] = [
     Command(spec: reportSpec, run: runReport),
     Command(spec: locateSpec, run: runLocate),
     Command(spec: runsSpec, run: runRuns),
+    Command(spec: editSpec, run: runEdit),
+    Command(spec: showSpec, run: runShow),
+    Command(spec: citiesSpec, run: runCities),
+    Command(spec: mountainsSpec, run: runMountains),
+    Command(spec: settingsSpec, run: runSettings),
 ]
 
 let topHelp: String = {

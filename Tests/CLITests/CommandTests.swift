@@ -77,7 +77,8 @@ final class PinCommandTests: XCTestCase {
         XCTAssertEqual(list.count, 4)
         let eiffel = try XCTUnwrap(list.first { $0["title"] as? String == "Eiffel" })
         XCTAssertEqual(eiffel["country"] as? String, "FR")
-        XCTAssertEqual(eiffel["date"] as? String, "2024-05-01T08:00:00Z")
+        // In the pin's own offset, the one it was given with (issue 11).
+        XCTAssertEqual(eiffel["date"] as? String, "2024-05-01T10:00:00+02:00")
         XCTAssertEqual(eiffel["tags"] as? [String], ["a", "b"])
         XCTAssertEqual(eiffel["note"] as? String, "hi")
         XCTAssertEqual(eiffel["type"] as? String, "point")

@@ -108,9 +108,9 @@ final class PageRendererTests: XCTestCase {
     }
 
     func testSettingsColoursAndStyleAndAJunkColour() {
-        let custom = render([], settings: Settings(defaultPinColor: "#123abc", mapFillColor: "#8e24aa", mapStyle: .hybrid))
+        let custom = render([], settings: Settings(defaultPinColor: "#123abc", mapFillColor: "#8e24aa", mapStyle: .dark))
         XCTAssertTrue(custom.contains(":root { --pin: #123ABC; --fill: #8E24AA; }"))
-        XCTAssertTrue(custom.contains("<body class=\"style-hybrid\">"))
+        XCTAssertTrue(custom.contains("<body class=\"style-dark\">"))
         let junk = render([], settings: Settings(defaultPinColor: "red;}</style><script>", mapFillColor: "x"))
         XCTAssertTrue(junk.contains(":root { --pin: #E53935; --fill: #43A047; }"))
         XCTAssertFalse(junk.contains("red;}"))

@@ -18,6 +18,12 @@ public struct Location: Identifiable, Codable, Sendable, Hashable {
     public var photoIDs: [String]
     /// The import run that made this pin (`pins runs` lists it); nil for a pin made by hand.
     public var runID: Int64?
+    /// The offset from UTC of the place and moment of the visit (the photo's own offset, or the
+    /// one written with `--date`): dates are shown in it. nil when unknown (then UTC).
+    public var utcOffsetSeconds: Int? = nil
+    /// When the user last changed the pin (`pins edit`); nil for a pin as it was created. An
+    /// undone import leaves edited pins alone.
+    public var editedAt: Date? = nil
 
     public init(id: UUID, title: String, coordinate: Coordinate, countryID: String? = nil,
                 type: LocationType = .point, date: Date, color: String = Settings.defaultPinColor,

@@ -2,8 +2,15 @@
 public struct Settings: Codable, Sendable, Hashable {
     public static let defaultPinColor = "#E53935"
 
+    /// The map page's palettes: light (the default), dark, and print (black on white, for paper).
     public enum MapStyle: String, Codable, Sendable, CaseIterable {
-        case standard, satellite, hybrid
+        case light, dark, print
+
+        /// A stored value; the seed's "standard", "satellite" and "hybrid" (never offered by
+        /// pins, which draws no satellite imagery) read as light.
+        public init(stored: String) {
+            self = MapStyle(rawValue: stored) ?? .light
+        }
     }
 
     public var defaultPinColor: String
@@ -11,7 +18,7 @@ public struct Settings: Codable, Sendable, Hashable {
     public var mapStyle: MapStyle
 
     public init(defaultPinColor: String = Settings.defaultPinColor, mapFillColor: String = "#43A047",
-                mapStyle: MapStyle = .standard) {
+                mapStyle: MapStyle = .light) {
         self.defaultPinColor = defaultPinColor
         self.mapFillColor = mapFillColor
         self.mapStyle = mapStyle

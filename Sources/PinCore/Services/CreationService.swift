@@ -5,6 +5,7 @@ public enum ServiceError: Error, CustomStringConvertible, Equatable {
     case invalidColor(String)
     case notFound(UUID)
     case emptyName(String)
+    case invalidEdit(String)
 
     public var description: String {
         switch self {
@@ -12,6 +13,7 @@ public enum ServiceError: Error, CustomStringConvertible, Equatable {
         case let .invalidColor(text): return "invalid color '\(text)': expected #RRGGBB"
         case let .notFound(id): return "no pin with id \(id.uuidString.lowercased())"
         case let .emptyName(what): return "\(what) must not be empty"
+        case let .invalidEdit(why): return why
         }
     }
 }
@@ -29,6 +31,8 @@ public struct LocationDraft: Sendable {
     public var photoIDs: [String]
     /// The import run that makes this pin (nil for a pin made by hand).
     public var runID: Int64?
+    /// The visit's offset from UTC, when known.
+    public var utcOffsetSeconds: Int? = nil
 
     public init(title: String, coordinate: Coordinate, type: LocationType = .point, date: Date,
                 color: String? = nil, visitCount: Int = 1, note: String? = nil, tags: [String]? = nil,
@@ -152,10 +156,12 @@ public struct CreationService: Sendable {
             try locator.prepare()
             countryID = locator.countryCode(at: draft.coordinate)
         }
-        return Location(id: id, title: draft.title, coordinate: draft.coordinate,
+        var location = Location(id: id, title: draft.title, coordinate: draft.coordinate,
                         countryID: countryID, type: draft.type, date: draft.date,
                         color: color, visitCount: max(1, draft.visitCount), note: draft.note, tags: draft.tags,
                         photoIDs: draft.photoIDs, runID: draft.runID)
+        location.utcOffsetSeconds = draft.utcOffsetSeconds
+        return location
     }
 
     /// Counts a location in its country and shared object.
@@ -191,24 +197,39 @@ public struct LocationService: Sendable {
     public func save(_ edited: Location, using database: TransactionRunner) throws -> Location {
         try database.write { repos in
             guard let old = try repos.locations.fetch(id: edited.id) else { throw ServiceError.notFound(edited.id) }
-            let draft = LocationDraft(title: edited.title, coordinate: edited.coordinate, type: edited.type,
-                                      date: edited.date, color: edited.color, visitCount: edited.visitCount,
-                                      note: edited.note, tags: edited.tags, photoIDs: edited.photoIDs,
-                                      runID: edited.runID)
-            let location = try creation.validated(draft, id: edited.id, defaultColor: edited.color)
-            try creation.detach(old, in: repos)
-            try creation.attach(location, in: repos)
-            try repos.locations.update(location)
-            return location
+            return try save(edited, replacing: old, in: repos)
         }
+    }
+
+    /// The one way a stored pin changes: validated as a new one, uncounted as it was, counted as
+    /// it is now, written; inside the caller's transaction.
+    func save(_ edited: Location, replacing old: Location, in repos: Repositories) throws -> Location {
+        var draft = LocationDraft(title: edited.title, coordinate: edited.coordinate, type: edited.type,
+                                  date: edited.date, color: edited.color, visitCount: edited.visitCount,
+                                  note: edited.note, tags: edited.tags, photoIDs: edited.photoIDs,
+                                  runID: edited.runID)
+        draft.utcOffsetSeconds = edited.utcOffsetSeconds
+        // A pin that did not move keeps its country, and the outlines need not be loaded.
+        let moved = edited.coordinate != old.coordinate
+        var location = try creation.validated(draft, id: edited.id, defaultColor: edited.color,
+                                              country: moved ? nil : .some(old.countryID))
+        location.editedAt = edited.editedAt
+        // Counted in the new place first (its country row must exist before the pin points at
+        // it), uncounted from the old one last (a country row that reaches zero is deleted, and
+        // no pin may still point at it then).
+        try creation.attach(location, in: repos)
+        try repos.locations.update(location)
+        try creation.detach(old, in: repos)
+        return location
     }
 
     /// Deletes a pin and uncounts it; a shared object goes when its count reaches zero.
     public func delete(id: UUID, using database: TransactionRunner) throws {
         try database.write { repos in
             guard let old = try repos.locations.fetch(id: id) else { throw ServiceError.notFound(id) }
-            try creation.detach(old, in: repos)
+            // The pin goes first: its country row may go with the last pin in it.
             try repos.locations.delete(id: id)
+            try creation.detach(old, in: repos)
         }
     }
 }

@@ -1,0 +1,105 @@
+import Foundation
+
+/// The changes `pins edit` asks of one pin; nil / empty means "leave as it is".
+public struct LocationEdit: Sendable {
+    public var title: String?
+    /// An empty note removes it.
+    public var note: String?
+    public var addTags: [String] = []
+    public var removeTags: [String] = []
+    public var color: String?
+    /// The new date, and the offset it was written with (nil: keep the pin's offset).
+    public var date: (date: Date, offsetSeconds: Int?)?
+    public var coordinate: Coordinate?
+    public var type: LocationTypeSelection?
+    /// City or mountain name (with `type`, or alone to rename a city/mountain pin's place).
+    public var name: String?
+    public var height: Double?
+    public var visitCount: Int?
+
+    public init() {}
+
+    public var isEmpty: Bool {
+        title == nil && note == nil && addTags.isEmpty && removeTags.isEmpty && color == nil && date == nil
+            && coordinate == nil && type == nil && name == nil && height == nil && visitCount == nil
+    }
+
+    /// The pin as this edit makes it (not yet validated for coordinate and colour: the service does).
+    public func applied(to old: Location) throws -> Location {
+        var pin = old
+        if let title {
+            guard !title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw ServiceError.emptyName("title") }
+            pin.title = title
+        }
+        if let note { pin.note = note.isEmpty ? nil : note }
+        if !addTags.isEmpty || !removeTags.isEmpty {
+            var tags = pin.tags ?? []
+            for tag in addTags where !tag.isEmpty && !tags.contains(tag) { tags.append(tag) }
+            tags.removeAll { removeTags.contains($0) }
+            pin.tags = tags.isEmpty ? nil : tags
+        }
+        if let color { pin.color = color }
+        if let date {
+            pin.date = date.date
+            if let offset = date.offsetSeconds { pin.utcOffsetSeconds = offset }
+        }
+        if let visitCount {
+            guard visitCount >= 1 else { throw ServiceError.invalidEdit("the visit count must be at least 1") }
+            pin.visitCount = visitCount
+        }
+        if let coordinate {
+            // A city or mountain recorded where the pin was moves with it; one placed elsewhere stays.
+            switch pin.type {
+            case .point: break
+            case var .city(visit):
+                if visit.cityCoordinate == old.coordinate { visit.cityCoordinate = coordinate }
+                pin.type = .city(visit)
+            case var .mountain(visit):
+                if visit.mountainCoordinate == old.coordinate { visit.mountainCoordinate = coordinate }
+                pin.type = .mountain(visit)
+            }
+            pin.coordinate = coordinate
+        }
+        pin.type = try changedType(pin.type, at: pin.coordinate)
+        return pin
+    }
+
+    private func changedType(_ current: LocationType, at coordinate: Coordinate) throws -> LocationType {
+        switch (type ?? current.selection, current) {
+        case (.point, _):
+            if name != nil || height != nil { throw ServiceError.invalidEdit("a point has no name or height: use --type city or --type mountain") }
+            return .point
+        case let (.city, .city(visit)):
+            if height != nil { throw ServiceError.invalidEdit("a city has no height") }
+            var changed = visit
+            if let name { changed.cityName = name }
+            return .city(changed)
+        case (.city, _):
+            if height != nil { throw ServiceError.invalidEdit("a city has no height") }
+            guard let name else { throw ServiceError.invalidEdit("--type city needs --name") }
+            return .city(CityVisitData(cityName: name, cityCoordinate: coordinate))
+        case let (.mountain, .mountain(visit)):
+            var changed = visit
+            if let name { changed.mountainName = name }
+            if let height { changed.height = height; changed.achievedHeight = height }
+            return .mountain(changed)
+        case (.mountain, _):
+            guard let name else { throw ServiceError.invalidEdit("--type mountain needs --name") }
+            return .mountain(MountainVisitData(mountainName: name, height: height, mountainCoordinate: coordinate, achievedHeight: height))
+        }
+    }
+}
+
+extension LocationService {
+    /// Applies `edit` to the pin `id` in one transaction: its country is resolved again when it
+    /// moved, its counts move with it, and it is marked as edited by the user at `now`.
+    @discardableResult
+    public func edit(id: UUID, _ edit: LocationEdit, now: Date = Date(), using database: TransactionRunner) throws -> Location {
+        try database.write { repos in
+            guard let old = try repos.locations.fetch(id: id) else { throw ServiceError.notFound(id) }
+            var pin = try edit.applied(to: old)
+            pin.editedAt = now
+            return try save(pin, replacing: old, in: repos)
+        }
+    }
+}

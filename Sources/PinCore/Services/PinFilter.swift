@@ -1,0 +1,111 @@
+import Foundation
+
+/// The Pins tab's search and filters, for `pins list` and `pins export`: every criterion given
+/// must hold. Text matching ignores case and accents ("zurich" finds "Zürich").
+public struct PinFilter: Sendable {
+    public enum Source: String, Sendable, CaseIterable { case `import`, manual }
+    public enum Sort: String, Sendable, CaseIterable { case date, title, country, distance }
+
+    public var search: String?
+    /// ISO 3166-1 alpha-2 codes, upper case; a pin in any of them passes.
+    public var countries: Set<String> = []
+    /// Continent names as in Countries.json, compared folded; a pin in any of them passes.
+    public var continents: [String] = []
+    public var types: Set<LocationTypeSelection> = []
+    /// Every tag given must be on the pin (folded comparison).
+    public var tags: [String] = []
+    /// Inclusive lower bound.
+    public var since: Date?
+    /// Exclusive upper bound.
+    public var until: Date?
+    /// Pins within `withinKm` of `near` (great-circle distance on the app's sphere).
+    public var near: Coordinate?
+    public var withinKm: Double?
+    public var source: Source?
+    /// Only these pin ids (the pins one import run created).
+    public var ids: Set<UUID>?
+    public var sort: Sort = .date
+    public var descending = false
+    public var limit: Int?
+
+    public init() {}
+
+    /// Case- and accent-insensitive form used for every text comparison.
+    public static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+    }
+
+    /// Kilometres between two coordinates on the app's sphere (haversine: exact at short range).
+    public static func kilometres(_ a: Coordinate, _ b: Coordinate) -> Double {
+        AngularDistance.haversineRadians(a, b) * AngularDistance.earthRadiusKm
+    }
+
+    /// The pins that pass, sorted and limited. `continentOf` maps a country code to its continent.
+    public func apply(to pins: [Location], continentOf: (String) -> String?) -> [Location] {
+        let needle = search.map(Self.fold).flatMap { $0.isEmpty ? nil : $0 }
+        let continentSet = Set(continents.map(Self.fold))
+        let tagSet = tags.map(Self.fold)
+        var kept = pins.filter { pin in
+            if let ids, !ids.contains(pin.id) { return false }
+            if !countries.isEmpty, !(pin.countryID.map(countries.contains) ?? false) { return false }
+            if !continentSet.isEmpty {
+                guard let code = pin.countryID, let continent = continentOf(code), continentSet.contains(Self.fold(continent)) else { return false }
+            }
+            if !types.isEmpty, !types.contains(pin.type.selection) { return false }
+            if !tagSet.isEmpty {
+                let pinTags = Set((pin.tags ?? []).map(Self.fold))
+                if !tagSet.allSatisfy(pinTags.contains) { return false }
+            }
+            if let since, pin.date < since { return false }
+            if let until, pin.date >= until { return false }
+            if let near, let withinKm, Self.kilometres(near, pin.coordinate) > withinKm { return false }
+            switch source {
+            case .import?: if pin.photoIDs.isEmpty { return false }
+            case .manual?: if !pin.photoIDs.isEmpty { return false }
+            case nil: break
+            }
+            if let needle, !Self.searchableText(pin).contains(where: { Self.fold($0).contains(needle) }) { return false }
+            return true
+        }
+        kept = sorted(kept)
+        if let limit, kept.count > limit { kept = Array(kept.prefix(limit)) }
+        return kept
+    }
+
+    /// Title, note, tags, and the city or mountain name: what the search looks in.
+    static func searchableText(_ pin: Location) -> [String] {
+        var fields = [pin.title]
+        if let note = pin.note { fields.append(note) }
+        fields += pin.tags ?? []
+        switch pin.type {
+        case .point: break
+        case let .city(visit): fields.append(visit.cityName)
+        case let .mountain(visit): fields.append(visit.mountainName)
+        }
+        return fields
+    }
+
+    private func sorted(_ pins: [Location]) -> [Location] {
+        // Ties fall back to date then id, so the order is the same every time.
+        func tieBreak(_ a: Location, _ b: Location) -> Bool { a.date != b.date ? a.date < b.date : a.id.uuidString < b.id.uuidString }
+        let ascending: [Location]
+        switch sort {
+        case .date:
+            ascending = pins.sorted(by: tieBreak)
+        case .title:
+            let keyed = pins.map { (Self.fold($0.title), $0) }
+            ascending = keyed.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : tieBreak($0.1, $1.1) }.map(\.1)
+        case .country:
+            // Pins at sea last.
+            ascending = pins.sorted { a, b in
+                let ca = a.countryID ?? "\u{10FFFF}", cb = b.countryID ?? "\u{10FFFF}"
+                return ca != cb ? ca < cb : tieBreak(a, b)
+            }
+        case .distance:
+            guard let near else { return pins.sorted(by: tieBreak) }
+            let keyed = pins.map { (Self.kilometres(near, $0.coordinate), $0) }
+            ascending = keyed.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : tieBreak($0.1, $1.1) }.map(\.1)
+        }
+        return descending ? ascending.reversed() : ascending
+    }
+}

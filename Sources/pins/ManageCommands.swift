@@ -1,0 +1,267 @@
+import Foundation
+import PinCore
+import PinStore
+
+// MARK: edit
+
+let editSpec = CommandSpec(
+    name: "edit", summary: "Change a pin: title, note, tags, colour, date, position, type, visits.",
+    usage: "edit ID [--title T] [--note N] [--tag T]... [--untag T]... [--color HEX] [--date ISO8601] [--lat LAT --lon LON] [--type point|city|mountain] [--name NAME] [--height M] [--visits N] [--json]",
+    options: [
+        OptionSpec(name: "--title", value: "T", help: "New title."),
+        OptionSpec(name: "--note", value: "N", help: "New note; an empty one removes it."),
+        OptionSpec(name: "--tag", value: "T", help: "Add a tag; repeat for more.", repeatable: true),
+        OptionSpec(name: "--untag", value: "T", help: "Remove a tag; repeat for more.", repeatable: true),
+        OptionSpec(name: "--color", value: "HEX", help: "Pin color #RRGGBB."),
+        OptionSpec(name: "--date", value: "ISO8601", help: "Date of the visit, e.g. 2024-05-01T10:00:00+02:00 (the offset becomes the pin's)."),
+        OptionSpec(name: "--lat", value: "LAT", help: "New latitude (with --lon): the country is resolved again."),
+        OptionSpec(name: "--lon", value: "LON", help: "New longitude (with --lat)."),
+        OptionSpec(name: "--type", value: "TYPE", help: "point, city or mountain (city and mountain need --name)."),
+        OptionSpec(name: "--name", value: "NAME", help: "City or mountain name."),
+        OptionSpec(name: "--height", value: "M", help: "Mountain height in metres."),
+        OptionSpec(name: "--visits", value: "N", help: "How many times you were there (1 or more)."),
+        dbOption, jsonOption,
+    ],
+    details: """
+        ID is a pin id or a unique prefix of one (as 'pins list' shows it). Everything changes in one
+        transaction: a moved pin's country is resolved again and the country counts follow; a new type or
+        name moves the pin between the shared cities and mountains. An edited pin is kept when the import
+        that made it is undone.
+
+        Examples:
+          pins edit 0f601b8a --title "Eiffel Tower" --tag paris --untag todo
+          pins edit 0f601b8a --lat 48.8584 --lon 2.2945
+          pins edit 0f601b8a --type mountain --name "Mont Blanc" --height 4806
+        """)
+
+func runEdit(_ args: ParsedArguments) throws {
+    guard args.positionals.count == 1 else { throw UsageError("edit takes exactly one pin id", command: "edit") }
+    var edit = LocationEdit()
+    edit.title = args.value("--title")
+    edit.note = args.value("--note")
+    edit.addTags = args.all("--tag")
+    edit.removeTags = args.all("--untag")
+    if let text = args.value("--color") {
+        guard let color = Settings.normalizedColor(text) else { throw UsageError("--color expects #RRGGBB, got '\(text)'", command: "edit") }
+        edit.color = color
+    }
+    if let (date, offset) = try dateOption(args) {
+        edit.date = (date, offset ?? TimeZone.current.secondsFromGMT(for: date))
+    }
+    let lat = try args.double("--lat", range: -90...90), lon = try args.double("--lon", range: -180...180)
+    switch (lat, lon) {
+    case let (lat?, lon?): edit.coordinate = Coordinate(latitude: lat, longitude: lon)
+    case (nil, nil): break
+    default: throw UsageError("--lat and --lon go together", command: "edit")
+    }
+    if let text = args.value("--type") {
+        guard let type = LocationTypeSelection(rawValue: text) else {
+            throw UsageError("--type must be point, city or mountain, got '\(text)'", command: "edit")
+        }
+        edit.type = type
+    }
+    if let name = args.value("--name") {
+        guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("--name must not be empty", command: "edit") }
+        edit.name = name
+    }
+    edit.height = try args.double("--height", range: -500...9000)
+    edit.visitCount = try args.int("--visits", range: 1...1_000_000)
+    guard !edit.isEmpty else { throw UsageError("nothing to change: give at least one option", command: "edit") }
+
+    let deps = try AppDependencies(databaseOption: args.value("--db"))
+    guard FileManager.default.fileExists(atPath: deps.databasePath) else {
+        throw CommandFailure("no pin with id \(args.positionals[0]): the database \(deps.databasePath) does not exist")
+    }
+    let db = try deps.database()
+    let id = try resolvePinID(args.positionals[0], in: db)
+    // The outlines are loaded only when the pin moves.
+    let creation = edit.coordinate != nil ? try deps.creationService() : try deps.lazyCreationService()
+    let pin: Location
+    do {
+        pin = try LocationService(creation: creation).edit(id: id, edit, using: db)
+    } catch let error as ServiceError {
+        throw CommandFailure(error.description)
+    }
+    if args.has("--json") {
+        Out.print(Out.json(locationJSON(pin)))
+    } else {
+        Out.print("Edited \(pin.id.uuidString.lowercased()): \(pin.title), \(pinDate(pin)), \(pin.countryID ?? "at sea")")
+    }
+}
+
+// MARK: show
+
+let showSpec = CommandSpec(
+    name: "show", summary: "Show one pin with everything: place, date, tags, the photos it came from and their run.",
+    usage: "show ID [--json]", options: [dbOption, jsonOption],
+    details: """
+        ID is a pin id or a unique prefix of one.
+
+        Example:
+          pins show 0f601b8a
+        """)
+
+func runShow(_ args: ParsedArguments) throws {
+    guard args.positionals.count == 1 else { throw UsageError("show takes exactly one pin id", command: "show") }
+    let deps = try AppDependencies(databaseOption: args.value("--db"))
+    guard let db = try deps.existingDatabaseForReading() else {
+        throw CommandFailure("no pin with id \(args.positionals[0]): the database \(deps.databasePath) does not exist")
+    }
+    let id = try resolvePinID(args.positionals[0], in: db)
+    guard let pin = try db.read({ try $0.locations.fetch(id: id) }) else { throw CommandFailure("no pin with id \(args.positionals[0])") }
+    let photos = try db.photos(ofPin: id)
+    let countryName = try pin.countryID.map { try deps.catalog()[$0]?.name ?? $0 }
+    if args.has("--json") {
+        var object = locationJSON(pin)
+        object["countryName"] = orNull(countryName)
+        object["editedAt"] = orNull(pin.editedAt.map { ISO8601.format($0) })
+        object["photos"] = photos.map { photo -> [String: Any] in
+            ["path": photo.path.description, "takenAt": orNull(photo.takenAt.map { ISO8601.format($0, offsetSeconds: photo.utcOffsetSeconds) }),
+             "timeSource": orNull(photo.timeSource), "run": orNull(photo.runID), "missing": photo.missing]
+        }
+        Out.print(Out.json(object))
+        return
+    }
+    var rows: [(String, String)] = [
+        ("id", pin.id.uuidString.lowercased()), ("title", pin.title),
+        ("position", pin.coordinate.description),
+        ("country", pin.countryID.map { "\(countryName ?? $0) (\($0))" } ?? "- (at sea or unknown)"),
+        ("date", pinDate(pin)), ("type", pin.type.selection.rawValue),
+    ]
+    switch pin.type {
+    case .point: break
+    case let .city(visit): rows.append(("city", visit.cityName))
+    case let .mountain(visit):
+        rows.append(("mountain", visit.mountainName + (visit.height.map { ", \(formatNumber($0)) m" } ?? "")))
+    }
+    rows += [("color", pin.color), ("visits", String(pin.visitCount))]
+    if let note = pin.note { rows.append(("note", note)) }
+    if let tags = pin.tags, !tags.isEmpty { rows.append(("tags", tags.joined(separator: ", "))) }
+    rows.append(("source", pin.photoIDs.isEmpty ? "made by hand" : "import"))
+    if let edited = pin.editedAt { rows.append(("edited", ISO8601.format(edited))) }
+    for photo in photos {
+        var line = photo.path.description
+        if let run = photo.runID { line += " (run \(run))" }
+        if photo.missing { line += " [missing]" }
+        rows.append(("photo", line))
+    }
+    let width = rows.map(\.0.count).max() ?? 0
+    Out.print(rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n"))
+}
+
+/// A number without a needless ".0".
+func formatNumber(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+}
+
+// MARK: cities, mountains
+
+let citiesSpec = CommandSpec(
+    name: "cities", summary: "The shared cities your city pins point at, with their pin counts.",
+    usage: "cities [--json]", options: [dbOption, jsonOption],
+    details: "Example:\n  pins cities --json")
+
+let mountainsSpec = CommandSpec(
+    name: "mountains", summary: "The shared mountains your mountain pins point at, with heights and pin counts.",
+    usage: "mountains [--json]", options: [dbOption, jsonOption],
+    details: "Example:\n  pins mountains")
+
+func runCities(_ args: ParsedArguments) throws {
+    guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "cities") }
+    let deps = try AppDependencies(databaseOption: args.value("--db"))
+    let cities = try deps.existingDatabaseForReading()?.read { try $0.cities.fetchAll() } ?? []
+    printSharedPlaces(args, one: "city", many: "cities", cities.map { ($0.id, $0.name, $0.coordinate, nil, $0.pinCount) })
+}
+
+func runMountains(_ args: ParsedArguments) throws {
+    guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "mountains") }
+    let deps = try AppDependencies(databaseOption: args.value("--db"))
+    let mountains = try deps.existingDatabaseForReading()?.read { try $0.mountains.fetchAll() } ?? []
+    printSharedPlaces(args, one: "mountain", many: "mountains", mountains.map { ($0.id, $0.name, $0.coordinate, $0.height, $0.pinCount) })
+}
+
+private func printSharedPlaces(_ args: ParsedArguments, one: String, many: String,
+                               _ places: [(id: UUID, name: String, coordinate: Coordinate, height: Double?, pinCount: Int)]) {
+    let mountains = one == "mountain"
+    if args.has("--json") {
+        Out.print(Out.json(places.map { place -> [String: Any] in
+            var object: [String: Any] = ["id": place.id.uuidString.lowercased(), "name": place.name,
+                                         "latitude": place.coordinate.latitude, "longitude": place.coordinate.longitude,
+                                         "pinCount": place.pinCount]
+            if mountains { object["height"] = orNull(place.height) }
+            return object
+        }))
+        return
+    }
+    if places.isEmpty {
+        Out.print("No \(many).")
+        return
+    }
+    var header = ["NAME", "LATITUDE", "LONGITUDE", "PINS"]
+    if mountains { header.insert("HEIGHT", at: 1) }
+    let rows = places.map { place -> [String] in
+        var row = [place.name, formatDegrees(place.coordinate.latitude), formatDegrees(place.coordinate.longitude), String(place.pinCount)]
+        if mountains { row.insert(place.height.map { formatNumber($0) + " m" } ?? "-", at: 1) }
+        return row
+    }
+    // The name, free text, goes last so a long one does not push the numbers apart.
+    let reordered = ([header] + rows).map { Array($0.dropFirst()) + [$0[0]] }
+    Out.print(Out.table(reordered[0], Array(reordered.dropFirst())))
+    Out.print("\(places.count) \(places.count == 1 ? one : many)")
+}
+
+// MARK: settings
+
+let settingsSpec = CommandSpec(
+    name: "settings", summary: "Show or change the app's settings: pin colour, map fill colour, map style.",
+    usage: "settings [--pin-color HEX] [--fill-color HEX] [--map-style light|dark|print] [--json]",
+    options: [
+        OptionSpec(name: "--pin-color", value: "HEX", help: "Colour of new pins, #RRGGBB."),
+        OptionSpec(name: "--fill-color", value: "HEX", help: "Fill colour of visited countries on the map, #RRGGBB."),
+        OptionSpec(name: "--map-style", value: "STYLE", help: "Map palette: light, dark or print."),
+        dbOption, jsonOption,
+    ],
+    details: """
+        Without options, prints the settings. New pins, made by hand or by an import, take the pin colour;
+        existing pins keep theirs.
+
+        Examples:
+          pins settings
+          pins settings --pin-color "#1E88E5" --map-style dark
+        """)
+
+func runSettings(_ args: ParsedArguments) throws {
+    guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "settings") }
+    func color(_ name: String) throws -> String? {
+        guard let text = args.value(name) else { return nil }
+        guard let color = Settings.normalizedColor(text) else { throw UsageError("\(name) expects #RRGGBB, got '\(text)'", command: "settings") }
+        return color
+    }
+    let pinColor = try color("--pin-color"), fillColor = try color("--fill-color")
+    var style: Settings.MapStyle?
+    if let text = args.value("--map-style") {
+        guard let parsed = Settings.MapStyle(rawValue: text) else {
+            throw UsageError("--map-style must be one of \(Settings.MapStyle.allCases.map(\.rawValue).joined(separator: ", ")), got '\(text)'", command: "settings")
+        }
+        style = parsed
+    }
+    let deps = try AppDependencies(databaseOption: args.value("--db"))
+    let settings: Settings
+    if pinColor == nil && fillColor == nil && style == nil {
+        settings = try deps.existingDatabaseForReading()?.read { try $0.settings.load() } ?? Settings()
+    } else {
+        settings = try deps.database().write { repos in
+            var settings = try repos.settings.load()
+            if let pinColor { settings.defaultPinColor = pinColor }
+            if let fillColor { settings.mapFillColor = fillColor }
+            if let style { settings.mapStyle = style }
+            try repos.settings.save(settings)
+            return settings
+        }
+    }
+    if args.has("--json") {
+        Out.print(Out.json(["pinColor": settings.defaultPinColor, "fillColor": settings.mapFillColor, "mapStyle": settings.mapStyle.rawValue]))
+    } else {
+        Out.print("pin color   \(settings.defaultPinColor)\nfill color  \(settings.mapFillColor)\nmap style   \(settings.mapStyle.rawValue)")
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import PinCore
+import PinStore
+
+/// The filters `pins list` and `pins export` share, declared once for their help and parsing.
+let pinFilterOptions: [OptionSpec] = [
+    OptionSpec(name: "--search", value: "TEXT", help: "Title, note, tags or city/mountain name contain TEXT (any case, accents ignored)."),
+    OptionSpec(name: "--country", value: "CC", help: "Only pins in this country (ISO 3166-1 alpha-2, e.g. FR); repeat for more.", repeatable: true),
+    OptionSpec(name: "--continent", value: "NAME", help: "Only pins on this continent (e.g. Europe, \"North America\"); repeat for more.", repeatable: true),
+    OptionSpec(name: "--type", value: "TYPE", help: "Only pins of this type: point, city or mountain; repeat for more.", repeatable: true),
+    OptionSpec(name: "--tag", value: "T", help: "Only pins with this tag; repeat to require more tags.", repeatable: true),
+    OptionSpec(name: "--since", value: "DATE", help: "Only pins dated at or after DATE (ISO 8601, e.g. 2023-07-01)."),
+    OptionSpec(name: "--until", value: "DATE", help: "Only pins dated before DATE; a plain day includes that whole day."),
+    OptionSpec(name: "--near", value: "LAT,LON", help: "With --within: only pins near this point."),
+    OptionSpec(name: "--within", value: "KM", help: "Distance from --near in kilometres."),
+    OptionSpec(name: "--source", value: "SOURCE", help: "import (made from photos) or manual (made by hand)."),
+    OptionSpec(name: "--sort", value: "KEY", help: "date (default), title, country or distance (from --near); -KEY reverses."),
+    OptionSpec(name: "--limit", value: "N", help: "At most N pins."),
+]
+
+/// Reads the filter options; usage errors name the option.
+func pinFilter(from args: ParsedArguments) throws -> PinFilter {
+    let command = args.command
+    var filter = PinFilter()
+    filter.search = args.value("--search")
+    for text in args.all("--country") {
+        let code = text.uppercased()
+        guard code.count == 2, code.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            throw UsageError("--country expects a two-letter ISO code such as FR, got '\(text)'", command: command)
+        }
+        filter.countries.insert(code)
+    }
+    filter.continents = args.all("--continent")
+    for text in args.all("--type") {
+        guard let type = LocationTypeSelection(rawValue: text.lowercased()) else {
+            throw UsageError("--type must be point, city or mountain, got '\(text)'", command: command)
+        }
+        filter.types.insert(type)
+    }
+    filter.tags = args.all("--tag")
+    filter.since = try filterDate(args, "--since", endOfDay: false)
+    filter.until = try filterDate(args, "--until", endOfDay: true)
+    if let text = args.value("--near") {
+        guard let point = parseLatLon(text) else {
+            throw UsageError("--near expects LAT,LON such as 48.85,2.35, got '\(text)'", command: command)
+        }
+        filter.near = point
+        guard let km = try args.double("--within", range: 0...20_100) else {
+            throw UsageError("--near needs --within KM", command: command)
+        }
+        filter.withinKm = km
+    } else if args.value("--within") != nil {
+        throw UsageError("--within needs --near LAT,LON", command: command)
+    }
+    if let text = args.value("--source") {
+        guard let source = PinFilter.Source(rawValue: text) else {
+            throw UsageError("--source must be import or manual, got '\(text)'", command: command)
+        }
+        filter.source = source
+    }
+    if var text = args.value("--sort") {
+        if text.hasPrefix("-") { filter.descending = true; text.removeFirst() }
+        guard let sort = PinFilter.Sort(rawValue: text) else {
+            throw UsageError("--sort must be date, title, country or distance, got '\(args.value("--sort")!)'", command: command)
+        }
+        if sort == .distance, filter.near == nil { throw UsageError("--sort distance needs --near LAT,LON", command: command) }
+        filter.sort = sort
+    }
+    filter.limit = try args.int("--limit", range: 1...Int(Int32.max))
+    return filter
+}
+
+/// `LAT,LON` in decimal degrees, within range.
+func parseLatLon(_ text: String) -> Coordinate? {
+    let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+    guard parts.count == 2,
+          let lat = Double(parts[0].trimmingCharacters(in: .whitespaces)),
+          let lon = Double(parts[1].trimmingCharacters(in: .whitespaces)) else { return nil }
+    let point = Coordinate(latitude: lat, longitude: lon)
+    return point.isValid ? point : nil
+}
+
+/// A date option: ISO 8601, read in the machine's zone when it has no offset; a plain day as
+/// an upper bound means the end of that day.
+private func filterDate(_ args: ParsedArguments, _ name: String, endOfDay: Bool) throws -> Date? {
+    guard let text = args.value(name) else { return nil }
+    guard let parsed = ISO8601.parse(text, defaultZone: .current) else {
+        throw UsageError("\(name) expects ISO 8601 such as 2024-05-01 or 2024-05-01T10:00:00+02:00, got '\(text)'", command: args.command)
+    }
+    let plainDay = text.trimmingCharacters(in: .whitespaces).count == 10
+    guard endOfDay, plainDay else { return parsed.date }
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = .current
+    return calendar.date(byAdding: .day, value: 1, to: parsed.date)
+}
+
+/// The pins that pass the filter, read from the database (none when there is no database).
+func filteredPins(_ filter: PinFilter, deps: AppDependencies) throws -> [Location] {
+    guard let db = try deps.existingDatabaseForReading() else { return [] }
+    let countryFilter = filter.countries.count == 1 ? filter.countries.first : nil
+    let pins = try db.read { try $0.locations.fetchAll(countryID: countryFilter) }
+    let catalog = filter.continents.isEmpty ? nil : try deps.catalog()
+    return filter.apply(to: pins) { catalog?[$0]?.continent }
+}
+
+/// A pin's date in its own offset (UTC when unknown), as every command shows it.
+func pinDate(_ pin: Location) -> String {
+    ISO8601.format(pin.date, offsetSeconds: pin.utcOffsetSeconds)
+}
+
+/// Resolves a pin id or a unique prefix of one (as `pins list` shows it, at least 4 characters).
+func resolvePinID(_ text: String, in db: PinDatabase) throws -> UUID {
+    if let id = UUID(uuidString: text) { return id }
+    // Only hex digits and dashes: LIKE would read '_' and '%' as wildcards.
+    guard text.count >= 4, text.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw CommandFailure("no pin with id \(text)") }
+    let matches = try db.pinIDs(startingWith: text)
+    if matches.count > 1 { throw CommandFailure("'\(text)' matches \(matches.count) pins; give more of the id") }
+    guard let id = matches.first else { throw CommandFailure("no pin with id \(text)") }
+    return id
+}
