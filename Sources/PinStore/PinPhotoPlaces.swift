@@ -9,6 +9,8 @@ public struct PinPhotoPlace: Sendable, Hashable {
     public var root: RawPath?
     /// The photo's own UTC offset, when its metadata gave one.
     public var utcOffsetSeconds: Int?
+    /// The file as recorded: a file at `path` with another size or time is another photo.
+    public var fingerprint: PhotoFingerprint
 
     /// The path relative to the imported folder; the whole path when it is not below it.
     public var relativePath: RawPath {
@@ -31,16 +33,19 @@ extension PinDatabase {
             let roots = try connection.query("SELECT DISTINCT root FROM runs") { RawPath($0.string(0)) }
                 .filter { !$0.bytes.isEmpty }.sorted { $0.bytes.count > $1.bytes.count }
             let rows = try connection.query("""
-                SELECT location_id, path, utc_offset FROM photos
+                SELECT location_id, path, utc_offset, size, mtime_ns, inode FROM photos
                 WHERE location_id IS NOT NULL AND decision = 'accepted' ORDER BY missing, path
-                """) { s in (s.string(0), RawPath(bytes: s.blob(1)), s.isNull(2) ? nil : s.int(2)) }
-            for (id, path, offset) in rows {
+                """) { s in
+                (s.string(0), RawPath(bytes: s.blob(1)), s.isNull(2) ? nil : s.int(2),
+                 PhotoFingerprint(size: s.int64(3), modificationNanoseconds: s.int64(4), inode: UInt64(bitPattern: s.int64(5))))
+            }
+            for (id, path, offset, fingerprint) in rows {
                 guard let uuid = UUID(uuidString: id), out[uuid] == nil else { continue }
                 let root = roots.first { root in
                     path.bytes.count > root.bytes.count && path.bytes.starts(with: root.bytes)
                         && (root.bytes.last == UInt8(ascii: "/") || path.bytes[root.bytes.count] == UInt8(ascii: "/"))
                 }
-                out[uuid] = PinPhotoPlace(path: path, root: root, utcOffsetSeconds: offset)
+                out[uuid] = PinPhotoPlace(path: path, root: root, utcOffsetSeconds: offset, fingerprint: fingerprint)
             }
         }
         return out

@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 import PinImport
+import PinMetadata
 import PinReport
 import PinStore
 
@@ -8,11 +9,12 @@ import PinStore
 
 let reportSpec = CommandSpec(
     name: "report", summary: "Write the map page: one offline HTML file of the pins, countries and statistics.",
-    usage: "report [--out FILE] [--country CC] [--title T]",
+    usage: "report [--out FILE] [--country CC] [--title T] [--no-thumbnails]",
     options: [
         OptionSpec(name: "--out", value: "FILE", help: "The page to write (default: pins-map.html); replaced atomically."),
         OptionSpec(name: "--country", value: "CC", help: "Only pins in this country (ISO 3166-1 alpha-2, e.g. FR), as pins list."),
         OptionSpec(name: "--title", value: "T", help: "The page's title (default: pins)."),
+        OptionSpec(name: "--no-thumbnails", value: nil, help: "Leave out the photos' EXIF thumbnails (shown for photos still where their pins say)."),
         dbOption,
     ],
     details: """
@@ -29,7 +31,7 @@ func runReport(_ args: ParsedArguments) throws {
     guard !out.isEmpty else { throw UsageError("--out needs a file name", command: "report") }
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let input = try pageInput(deps: deps, country: country, title: args.value("--title") ?? "pins",
-                              filterDescription: country.map { "country \($0)" })
+                              filterDescription: country.map { "country \($0)" }, thumbnails: !args.has("--no-thumbnails"))
     do {
         try PageFile.write(PageRenderer.render(input), to: out)
     } catch let error as PageFile.WriteError {
@@ -49,7 +51,7 @@ func countryFilter(_ args: ParsedArguments, command: String) throws -> String? {
 
 /// Everything the page shows, read from the database (an absent database is an empty map).
 func pageInput(deps: AppDependencies, country: String?, title: String, filterDescription: String?,
-               run: RunOverlay? = nil) throws -> PageInput {
+               run: RunOverlay? = nil, thumbnails: Bool = true) throws -> PageInput {
     let worldMap: WorldMap
     do {
         worldMap = try WorldMap(json: try ResourceLocator.read("WorldMap.json"))
@@ -63,10 +65,21 @@ func pageInput(deps: AppDependencies, country: String?, title: String, filterDes
         (locations, settings) = try db.read { (try $0.locations.fetchAll(countryID: country), try $0.settings.load()) }
         places = try db.photoPlaces()
     }
-    let pins = locations.map { location -> PagePin in
+    var pins = locations.map { location -> PagePin in
         let place = places[location.id]
         return PagePin(location: location, listJSON: Out.json(locationJSON(location)), utcOffsetSeconds: place?.utcOffsetSeconds,
                        photoPath: place?.relativePath.description)
+    }
+    if thumbnails {
+        // Newest pins first, and only while the page's budget lasts: a page of 10,000 pins
+        // opens a few hundred photos, not 10,000.
+        var budget = PageRenderer.thumbnailPageCap
+        for index in pins.indices.reversed() where budget > 0 {
+            guard let place = places[pins[index].location.id], isStill(place),
+                  let jpeg = try? ExifThumbnail.read(path: place.path), jpeg.count <= PageRenderer.thumbnailCap else { continue }
+            pins[index].thumbnailJPEG = jpeg
+            budget -= jpeg.count
+        }
     }
     return PageInput(title: title, pins: pins, catalog: try deps.catalog(), settings: settings, worldMap: worldMap,
                      filterDescription: filterDescription, run: run)
@@ -101,4 +114,13 @@ func writeRunPage(_ report: ImportReport, to path: String, deps: AppDependencies
     } catch let error as PageFile.WriteError {
         throw CommandFailure(error.description)
     }
+}
+
+/// The photo is still where its pin says: a regular file at the recorded path with the
+/// recorded size and modification time.
+private func isStill(_ place: PinPhotoPlace) -> Bool {
+    var info = stat()
+    guard place.path.withCString({ stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
+    let nanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    return Int64(info.st_size) == place.fingerprint.size && nanoseconds == place.fingerprint.modificationNanoseconds
 }

@@ -72,6 +72,35 @@ final class ReportCommandTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".") }, [])
     }
 
+    func testThumbnailsOfPhotosStillWhereTheirPinsSay() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let fixtures = CLI.repo.appendingPathComponent("Fixtures/thumbnail")
+        let library = dir.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        for name in ["with-exif-thumbnail.jpg", "without-thumbnail.jpg"] {
+            try FileManager.default.copyItem(at: fixtures.appendingPathComponent(name), to: library.appendingPathComponent(name))
+        }
+        // Both photos are at the same place and time: ordered by path ('-' sorts before 'o'), the
+        // one with the thumbnail makes the pin and the other is skipped (interval).
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        let imported = try CLI.run(["import", library.path, "--quiet", "--db", db])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let expected = "data:image/jpeg;base64," + (try Data(contentsOf: fixtures.appendingPathComponent("exiftool-thumbnail.jpg"))).base64EncodedString()
+        func thumbnails(_ extra: [String]) throws -> [String?] {
+            let page = dir.appendingPathComponent("map.html").path
+            let run = try CLI.run(["report", "--db", db, "--out", page] + extra)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let rows = try XCTUnwrap(try island(try String(contentsOfFile: page, encoding: .utf8), "pins-extra") as? [[Any]])
+            return rows.map { $0[2] as? String }
+        }
+        XCTAssertEqual(try thumbnails([]), [expected])
+        XCTAssertEqual(try thumbnails(["--no-thumbnails"]), [nil])
+        // The file changed since it was imported: not the photo the pin was made from.
+        let photo = library.appendingPathComponent("with-exif-thumbnail.jpg").path
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000_000)], ofItemAtPath: photo)
+        XCTAssertEqual(try thumbnails([]), [nil])
+    }
+
     private func island(_ html: String, _ id: String) throws -> Any {
         let start = try XCTUnwrap(html.range(of: "<script type=\"application/json\" id=\"\(id)\">"))
         let end = try XCTUnwrap(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
