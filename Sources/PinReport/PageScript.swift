@@ -424,6 +424,7 @@ enum PageScript {
       renderRun();
       refilter();
       fit(visibleIndices());
+      document.body.dataset.readyMs = String(Math.round(performance.now()));
       document.body.dataset.ready = "1";
     })();
     """#
