@@ -111,18 +111,8 @@ final class ContainerFixtureTests: XCTestCase {
     static func formatsDir() -> URL { repoRoot().appendingPathComponent("Fixtures/formats") }
 
     static func loadReadings() throws -> [String: [String: Any]] {
-        let url = formatsDir().appendingPathComponent("exiftool-containers.json")
-        guard let data = try? Data(contentsOf: url) else {
-            XCTFail("missing \(url.path): run scripts/fixtures-containers")
-            throw CocoaError(.fileNoSuchFile)
-        }
-        let list = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
-        var byName: [String: [String: Any]] = [:]
-        for entry in list {
-            let source = try XCTUnwrap(entry["SourceFile"] as? String)
-            byName[String(source.dropFirst("Fixtures/formats/containers/".count))] = entry
-        }
-        return byName
+        try exifToolReadings("exiftool-containers.json", madeBy: "scripts/fixtures-containers",
+                             droppingPrefix: "Fixtures/formats/containers/")
     }
 
     /// ExifTool's `YYYY:MM:DD HH:MM:SS[.ss][±H:MM|Z]` (its -n form of EXIF, XMP and QuickTime

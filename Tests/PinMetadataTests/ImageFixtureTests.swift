@@ -32,18 +32,7 @@ final class ImageFixtureTests: XCTestCase {
     static func formatsDir() -> URL { repoRoot().appendingPathComponent("Fixtures/formats") }
 
     static func loadReadings() throws -> [String: [String: Any]] {
-        let url = formatsDir().appendingPathComponent("exiftool-images.json")
-        guard let data = try? Data(contentsOf: url) else {
-            XCTFail("missing \(url.path): run scripts/fixtures-images")
-            throw CocoaError(.fileNoSuchFile)
-        }
-        let list = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
-        var byName: [String: [String: Any]] = [:]
-        for entry in list {
-            let source = try XCTUnwrap(entry["SourceFile"] as? String)
-            byName[String(source.dropFirst("Fixtures/formats/".count))] = entry
-        }
-        return byName
+        try exifToolReadings("exiftool-images.json", madeBy: "scripts/fixtures-images", droppingPrefix: "Fixtures/formats/")
     }
 
     static func format(ofFileType type: String) -> String? {
@@ -93,11 +82,11 @@ final class ImageFixtureTests: XCTestCase {
 
             // Capture instant: ExifTool's SubSecDateTimeOriginal (or an XMP date with its zone).
             let composite = (entry["SubSecDateTimeOriginal"] as? String) ?? (entry["DateTimeOriginal"] as? String)
-            if let composite, let instant = FixtureTests.parseExifToolInstant(composite) {
+            if let composite, let instant = JPEGFixtureTests.parseExifToolInstant(composite) {
                 XCTAssertEqual(try XCTUnwrap(m.takenAt, name).timeIntervalSince1970, instant.timeIntervalSince1970,
                                accuracy: 1e-3, name)
-                let offset = (entry["OffsetTimeOriginal"] as? String).flatMap(FixtureTests.parseExifToolOffset)
-                    ?? FixtureTests.parseExifToolOffset(String(composite.suffix(6)))
+                let offset = (entry["OffsetTimeOriginal"] as? String).flatMap(JPEGFixtureTests.parseExifToolOffset)
+                    ?? JPEGFixtureTests.parseExifToolOffset(String(composite.suffix(6)))
                 XCTAssertEqual(m.utcOffsetSeconds, offset, name)
                 XCTAssertEqual(m.timeSource, xmpPositions.contains(name) ? .isoWithOffset : .exifOffset, name)
                 times += 1
@@ -189,30 +178,43 @@ final class ImageFixtureTests: XCTestCase {
         XCTAssertGreaterThan(checked, 5_000)
     }
 
-    /// Deterministic byte flips in the first 4 KiB of every fixture: never a crash, only
-    /// results or MetadataErrors.
-    func testCorruptedFixturesNeverCrash() throws {
+    /// Deterministic byte flips in the first 4 KiB of every fixture: each mutated file gives
+    /// metadata or a one-line `MetadataError` (what the import lists beside the file's name),
+    /// or "not media" only when the flips changed what its first bytes say it is.
+    func testCorruptedFixturesGiveMetadataOrAOneLineError() throws {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next() -> UInt64 {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return state >> 33
         }
+        var metadata = 0, errors = 0
         for name in try Self.loadReadings().keys.sorted() {
             let original = try Array(Data(contentsOf: Self.formatsDir().appendingPathComponent(name)))
+            let kind = FileKind.sniff(Array(original.prefix(FileKind.sniffLength)))
             let span = UInt64(min(original.count, 4_096))
-            for _ in 0..<300 {
+            for round in 0..<300 {
                 var bytes = original
                 for _ in 0..<(1 + Int(next() % 4)) {
                     bytes[Int(next() % span)] = UInt8(truncatingIfNeeded: next())
                 }
                 do {
-                    _ = try MetadataReader.read(bytes: bytes, modificationTime: nil, options: optionsUTC)
-                } catch is MetadataError {
+                    if try MetadataReader.read(bytes: bytes, modificationTime: nil, options: optionsUTC) != nil {
+                        metadata += 1
+                    } else {
+                        XCTAssertNotEqual(FileKind.sniff(Array(bytes.prefix(FileKind.sniffLength))), kind,
+                                          "\(name) round \(round): still a \(kind.rawValue) by its first bytes, read as not media")
+                    }
+                } catch let error as MetadataError {
+                    let text = "\(error)"
+                    XCTAssertFalse(text.isEmpty || text.contains("\n"), "\(name) round \(round): '\(text)'")
+                    errors += 1
                 } catch {
-                    XCTFail("\(name): non-MetadataError \(error)")
+                    XCTFail("\(name) round \(round): not a MetadataError: \(error)")
                 }
             }
         }
+        XCTAssertGreaterThan(metadata, 1_000)
+        XCTAssertGreaterThan(errors, 100)
     }
 
     static func prefixLengths(_ bytes: [UInt8]) -> [Int] {

@@ -44,17 +44,7 @@ final class MediaFixtureTests: XCTestCase {
     private var readings: [String: [String: Any]] = [:]
 
     override func setUpWithError() throws {
-        let url = repoRoot().appendingPathComponent("Fixtures/formats/exiftool-media.json")
-        guard let data = try? Data(contentsOf: url) else {
-            XCTFail("missing \(url.path): run scripts/fixtures-media")
-            throw CocoaError(.fileNoSuchFile)
-        }
-        let list = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
-        XCTAssertGreaterThan(list.count, 60, "exiftool-media.json looks incomplete")
-        for entry in list {
-            let source = try XCTUnwrap(entry["SourceFile"] as? String)
-            readings[source] = entry
-        }
+        readings = try exifToolReadings("exiftool-media.json", madeBy: "scripts/fixtures-media", minimum: 61)
         // Git does not keep mtimes: give every fixture the one fixtures-media sets.
         for dir in ["Fixtures/formats/video", "Fixtures/formats/sidecars/xmp", "Fixtures/formats/sidecars/takeout"] {
             let path = repoRoot().appendingPathComponent(dir).path
@@ -343,8 +333,8 @@ final class MediaFixtureTests: XCTestCase {
             XCTAssertEqual(m.timeSource, source, label)
         case .exif(let file):
             let entry = try reading(file)
-            let local = try XCTUnwrap((entry["ExifIFD:DateTimeOriginal"] as? String).flatMap(FixtureTests.parseExifToolDate), label)
-            let offset = try XCTUnwrap((entry["ExifIFD:OffsetTimeOriginal"] as? String).flatMap(FixtureTests.parseExifToolOffset), label)
+            let local = try XCTUnwrap((entry["ExifIFD:DateTimeOriginal"] as? String).flatMap(JPEGFixtureTests.parseExifToolDate), label)
+            let offset = try XCTUnwrap((entry["ExifIFD:OffsetTimeOriginal"] as? String).flatMap(JPEGFixtureTests.parseExifToolOffset), label)
             XCTAssertEqual(m.takenAt, local.addingTimeInterval(-Double(offset)), label)
             XCTAssertEqual(m.timeSource, .exifOffset, label)
             XCTAssertEqual(m.utcOffsetSeconds, offset, label)
@@ -370,7 +360,7 @@ final class MediaFixtureTests: XCTestCase {
         if body.hasSuffix("Z") {
             body = body.dropLast()
         } else if body.count > 6, let sign = body.dropLast(5).last, sign == "+" || sign == "-",
-                  let parsed = FixtureTests.parseExifToolOffset(String(body.suffix(6))) {
+                  let parsed = JPEGFixtureTests.parseExifToolOffset(String(body.suffix(6))) {
             offset = parsed
             body = body.dropLast(6)
         }

@@ -181,3 +181,24 @@ func assertEveryPrefixReadsCleanly(_ bytes: [UInt8], latitude: Double,
         }
     }
 }
+
+/// ExifTool's own readings of a fixture set: the `exiftool -j -n` document that `script` wrote as
+/// `Fixtures/formats/<name>`, keyed by SourceFile without `prefix`. Fails, never skips, when the
+/// document is missing or has fewer than `minimum` entries.
+func exifToolReadings(_ name: String, madeBy script: String, droppingPrefix prefix: String = "",
+                      minimum: Int = 1) throws -> [String: [String: Any]] {
+    let url = repoRoot().appendingPathComponent("Fixtures/formats/\(name)")
+    guard let data = try? Data(contentsOf: url) else {
+        XCTFail("missing \(url.path): run \(script)")
+        throw CocoaError(.fileNoSuchFile)
+    }
+    let list = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+    XCTAssertGreaterThanOrEqual(list.count, minimum, "\(name) looks incomplete")
+    var byName: [String: [String: Any]] = [:]
+    for entry in list {
+        let source = try XCTUnwrap(entry["SourceFile"] as? String)
+        XCTAssertTrue(source.hasPrefix(prefix), source)
+        byName[String(source.dropFirst(prefix.count))] = entry
+    }
+    return byName
+}

@@ -6,7 +6,7 @@ import XCTest
 /// Compares our readings of every file that `scripts/make-fixtures` wrote with ExifTool's own
 /// (`Fixtures/formats/exiftool-jpeg.json`, `exiftool -j -n`). Fails, never skips, when the
 /// fixtures are missing.
-final class FixtureTests: XCTestCase {
+final class JPEGFixtureTests: XCTestCase {
     let mtime = epoch(1_735_646_400)  // 2024-12-31 12:00:00Z, what make-fixtures sets
 
     /// Files whose GPS tags are deliberately unusable: ExifTool may still print numbers for them.
@@ -29,15 +29,10 @@ final class FixtureTests: XCTestCase {
         "gps-time-stale.jpg": nil,         // L 10:11:12, G 08:04:12: residual 7 min
     ]
 
+    /// ExifTool's readings of the JPEG fixtures, by path (the order the test walks them in).
     private func loadReadings() throws -> [[String: Any]] {
-        let url = repoRoot().appendingPathComponent("Fixtures/formats/exiftool-jpeg.json")
-        guard let data = try? Data(contentsOf: url) else {
-            XCTFail("missing \(url.path): run scripts/make-fixtures")
-            throw CocoaError(.fileNoSuchFile)
-        }
-        let list = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
-        XCTAssertGreaterThan(list.count, 20, "exiftool-jpeg.json looks incomplete")
-        return list
+        let readings = try exifToolReadings("exiftool-jpeg.json", madeBy: "scripts/make-fixtures", minimum: 21)
+        return readings.keys.sorted().map { readings[$0]! }
     }
 
     func testAgainstExifTool() throws {
