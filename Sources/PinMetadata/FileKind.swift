@@ -9,11 +9,16 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
     case tiff
     /// QuickTime MOV and ISO MP4 video.
     case quicktime
+    /// Fujifilm RAF raw: the Exif sits in the embedded JPEG (metadata-formats.md 9.1).
+    case raf
+    /// Photoshop PSD and PSB: image resources 1058 (Exif) and 1060 (XMP), section 9.3.
+    case psd
     /// Anything else: the pipeline counts it as a plain file.
     case notMedia
 
-    /// Bytes `sniff` needs to decide for every kind (an ISOBMFF `ftyp` box with its brands).
-    public static let sniffLength = 64
+    /// Bytes `sniff` needs to decide for every kind (an ISOBMFF `ftyp` box with its brands);
+    /// `unreadFormat` needs two MPEG-TS packets.
+    public static let sniffLength = 400
 
     /// Decides from the first bytes of a file (`sniffLength` are enough; fewer are fine for a
     /// short file).
@@ -28,6 +33,9 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
         if at(0, [0xFF, 0xD8, 0xFF]) { return .jpeg }
         // PNG signature (section 4.1).
         if at(0, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        // Fujifilm RAF (section 9.1), Photoshop PSD/PSB (9.3).
+        if at(0, ascii("FUJIFILMCCD-RAW ")) { return .raf }
+        if at(0, ascii("8BPS")) && (at(4, [0, 1]) || at(4, [0, 2])) { return .psd }
         // RIFF....WEBP (section 4.2).
         if at(0, ascii("RIFF")) && at(8, ascii("WEBP")) { return .webp }
         // TIFF and TIFF-like raws (section 4.3): classic 42, BigTIFF 43, ORF "RO"/"RS", RW2 "U".
@@ -47,6 +55,28 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
             return .quicktime
         }
         return .notMedia
+    }
+
+    /// The name of a photo or video format recognised from its first bytes whose metadata pins
+    /// does not read yet, for a message that names it ("Sigma X3F is not read") instead of
+    /// counting the file as something that is not a photo or video. Nil for anything else.
+    public static func unreadFormat(_ firstBytes: [UInt8]) -> String? {
+        let b = firstBytes
+        func at(_ i: Int, _ sig: [UInt8]) -> Bool {
+            i + sig.count <= b.count && b[i..<(i + sig.count)].elementsEqual(sig)
+        }
+        func ascii(_ s: String) -> [UInt8] { Array(s.utf8) }
+        if at(0, ascii("FOVb")) { return "Sigma X3F" }
+        if (at(0, ascii("II")) || at(0, ascii("MM"))) && at(6, ascii("HEAPCCDR")) { return "Canon CRW" }
+        if at(0, [0x00]) && at(1, ascii("MRM")) { return "Minolta MRW" }
+        if at(0, ascii("GIF87a")) || at(0, ascii("GIF89a")) { return "GIF" }
+        if at(0, ascii("RIFF")) && at(8, ascii("AVI ")) { return "AVI" }
+        if at(0, [0x1A, 0x45, 0xDF, 0xA3]) { return "Matroska/WebM" }
+        if at(0, [0xFF, 0x0A]) || at(0, [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return "JPEG XL" }
+        // MPEG transport stream: AVCHD .MTS/.M2TS (192-byte packets) or .ts (188).
+        if b.count >= 4 + 192 + 1, b[4] == 0x47, b[4 + 192] == 0x47 { return "AVCHD/MPEG-TS video" }
+        if b.count >= 188 + 1, b[0] == 0x47, b[188] == 0x47 { return "MPEG-TS video" }
+        return nil
     }
 
     /// Same, on a raw buffer.

@@ -19,8 +19,9 @@ public enum MetadataError: Error, Sendable, Hashable, CustomStringConvertible {
     case malformed(container: String, offset: Int?, reason: String)
     /// A resource limit (`MetadataLimits`) was reached.
     case limitExceeded(container: String, what: String, limit: Int)
-    /// Recognised media whose metadata reader does not exist yet.
-    case unsupported(FileKind)
+    /// A photo or video format recognised from its first bytes whose metadata pins does not
+    /// read ("Sigma X3F is not read").
+    case notRead(format: String)
     /// A known variant of a container that is refused on purpose ("BigTIFF (magic 43, 64-bit
     /// offsets) is not supported").
     case unsupportedVariant(container: String, what: String)
@@ -42,8 +43,8 @@ public enum MetadataError: Error, Sendable, Hashable, CustomStringConvertible {
             return "malformed \(container): \(reason)"
         case .limitExceeded(let container, let what, let limit):
             return "\(container) over limit: \(what) (limit \(limit))"
-        case .unsupported(let kind):
-            return "\(kind.rawValue) metadata is not supported yet"
+        case .notRead(let format):
+            return "\(format) is not read"
         case .unsupportedVariant(let container, let what):
             return "unsupported \(container): \(what)"
         }

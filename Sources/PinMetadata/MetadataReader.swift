@@ -80,6 +80,7 @@ public enum MetadataReader {
         let found: EmbeddedMetadata
         switch kind {
         case .notMedia:
+            if let name = FileKind.unreadFormat(head.allBytes) { throw MetadataError.notRead(format: name) }
             return nil
         case .jpeg:
             let exif = try JPEG.findExif(in: &source, warnings: &warnings)
@@ -95,6 +96,10 @@ public enum MetadataReader {
             found = try WebP.findMetadata(in: &source, warnings: &warnings)
         case .tiff:
             found = try TIFF.findMetadata(in: &source, warnings: &warnings)
+        case .raf:
+            found = try RAF.findMetadata(in: &source, warnings: &warnings)
+        case .psd:
+            found = try PSD.findMetadata(in: &source, warnings: &warnings)
         case .quicktime:
             let values = try QuickTime.read(in: &source, warnings: &warnings)
             return QuickTime.metadata(values, fileSize: source.size, warnings: warnings,

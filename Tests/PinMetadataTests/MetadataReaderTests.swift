@@ -95,7 +95,6 @@ final class MetadataReaderTests: XCTestCase {
         // PNG has a reader now: a 12-byte PNG is truncated, not "unsupported".
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0]
         XCTAssertThrowsError(try MetadataReader.read(bytes: png, modificationTime: nil, options: optionsUTC)) { error in
-            XCTAssertNotEqual(error as? MetadataError, .unsupported(.png))
             XCTAssertTrue("\(error)".contains("truncated PNG"), "\(error)")
         }
     }
