@@ -9,29 +9,31 @@ import PinStore
 
 let reportSpec = CommandSpec(
     name: "report", summary: "Write the map page: one offline HTML file of the pins, countries and statistics.",
-    usage: "report [--out FILE] [--country CC] [--title T] [--no-thumbnails]",
+    usage: "report [--out FILE] [--title T] [--no-thumbnails] [the filters of list]",
     options: [
         OptionSpec(name: "--out", value: "FILE", help: "The page to write (default: pins-map.html); replaced atomically."),
-        OptionSpec(name: "--country", value: "CC", help: "Only pins in this country (ISO 3166-1 alpha-2, e.g. FR), as pins list."),
         OptionSpec(name: "--title", value: "T", help: "The page's title (default: pins)."),
         OptionSpec(name: "--no-thumbnails", value: nil, help: "Leave out the photos' EXIF thumbnails (shown for photos still where their pins say)."),
-        dbOption,
-    ],
+    ] + pinFilterOptions + [dbOption],
     details: """
     The page opens from disk in any current browser, with no network and no server: the map with
     the visited countries filled, the pins (grouped when zoomed out), their details on a click, a
     searchable list with filters, and the statistics. Other tools can read its data: the element
-    <script id="pins-data"> holds the objects of 'pins list --json'.
+    <script id="pins-data"> holds the objects of 'pins list --json' (with the same filters).
     """)
 
 func runReport(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "report") }
-    let country = try countryFilter(args, command: "report")
+    let filter = try pinFilter(from: args)
     let out = args.value("--out") ?? "pins-map.html"
     guard !out.isEmpty else { throw UsageError("--out needs a file name", command: "report") }
     let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let input = try pageInput(deps: deps, country: country, title: args.value("--title") ?? "pins",
-                              filterDescription: country.map { "country \($0)" }, thumbnails: !args.has("--no-thumbnails"))
+    // The filters as they were typed, for the page's header.
+    let described = pinFilterOptions.flatMap { option in
+        option.value == nil ? (args.has(option.name) ? [option.name] : []) : args.all(option.name).map { "\(option.name) \($0)" }
+    }.joined(separator: " ")
+    let input = try pageInput(deps: deps, locations: try filteredPins(filter, deps: deps), title: args.value("--title") ?? "pins",
+                              filterDescription: described.isEmpty ? nil : described, thumbnails: !args.has("--no-thumbnails"))
     do {
         try PageFile.write(PageRenderer.render(input), to: out)
     } catch let error as PageFile.WriteError {
@@ -40,17 +42,8 @@ func runReport(_ args: ParsedArguments) throws {
     Out.print("Wrote \(out): \(input.pins.count) pin\(input.pins.count == 1 ? "" : "s")")
 }
 
-/// `--country CC`, checked as `pins list` checks it.
-func countryFilter(_ args: ParsedArguments, command: String) throws -> String? {
-    guard let code = args.value("--country")?.uppercased(), !code.isEmpty else { return nil }
-    guard code.count == 2, code.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-        throw UsageError("--country expects a two-letter ISO code such as FR, got '\(code)'", command: command)
-    }
-    return code
-}
-
 /// Everything the page shows, read from the database (an absent database is an empty map).
-func pageInput(deps: AppDependencies, country: String?, title: String, filterDescription: String?,
+func pageInput(deps: AppDependencies, locations: [Location]? = nil, title: String, filterDescription: String?,
                run: RunOverlay? = nil, thumbnails: Bool = true) throws -> PageInput {
     let worldMap: WorldMap
     do {
@@ -58,16 +51,18 @@ func pageInput(deps: AppDependencies, country: String?, title: String, filterDes
     } catch let error as WorldMap.LoadError {
         throw CommandFailure(error.description)
     }
-    var locations: [Location] = []
     var settings = Settings()
     var places: [UUID: PinPhotoPlace] = [:]
+    var all: [Location] = []
     if let db = try deps.existingDatabaseForReading() {
-        (locations, settings) = try db.read { (try $0.locations.fetchAll(countryID: country), try $0.settings.load()) }
+        (all, settings) = try db.read { (locations == nil ? try $0.locations.fetchAll(countryID: nil) : [], try $0.settings.load()) }
         places = try db.photoPlaces()
     }
+    let locations = locations ?? all
     var pins = locations.map { location -> PagePin in
         let place = places[location.id]
-        return PagePin(location: location, listJSON: Out.json(locationJSON(location)), utcOffsetSeconds: place?.utcOffsetSeconds,
+        return PagePin(location: location, listJSON: Out.json(locationJSON(location)),
+                       utcOffsetSeconds: location.utcOffsetSeconds ?? place?.utcOffsetSeconds,
                        photoPath: place?.relativePath.description)
     }
     if thumbnails {
@@ -107,7 +102,7 @@ func writeRunPage(_ report: ImportReport, to path: String, deps: AppDependencies
         + report.problems.map { RunOverlay.Unreadable(photo: $0.path.description, reason: $0.reason) }
     let overlay = RunOverlay(root: report.root, dryRun: report.dryRun, created: created, skipped: skipped,
                              counts: report.skippedCounts, unreadable: unreadable)
-    let input = try pageInput(deps: deps, country: nil, title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + report.root,
+    let input = try pageInput(deps: deps, title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + report.root,
                               filterDescription: nil, run: overlay)
     do {
         try PageFile.write(PageRenderer.render(input), to: path)

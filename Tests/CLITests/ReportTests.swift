@@ -22,6 +22,14 @@ final class ReportCommandTests: XCTestCase {
         XCTAssertEqual(france.status, 0, france.stderr)
         XCTAssertEqual(try islandObjects(try String(contentsOfFile: dir.appendingPathComponent("pins-map.html").path, encoding: .utf8)).count, 1)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["map.html", "pins-map.html", "pins.sqlite"])
+        // The filters of pins list: the page holds what `pins list --json` with them prints.
+        let searched = try CLI.run(["report", "--db", db, "--out", page, "--search", "tokyo", "--type", "point"])
+        XCTAssertEqual(searched.status, 0, searched.stderr)
+        let listed = try CLI.json(try CLI.run(["list", "--json", "--db", db, "--search", "tokyo", "--type", "point"]).stdout) as? [[String: Any]]
+        let shown = try islandObjects(try String(contentsOfFile: page, encoding: .utf8))
+        XCTAssertEqual(shown.count, 1)
+        XCTAssertEqual(shown.map { $0["id"] as? String }, listed?.map { $0["id"] as? String })
+        XCTAssertTrue(try String(contentsOfFile: page, encoding: .utf8).contains("--search tokyo --type point"))
     }
 
     func testNoDatabaseIsAnEmptyMapAndCreatesNoDatabase() throws {
