@@ -14,6 +14,8 @@ public struct ImportOptions: Sendable {
     public var minInterval: Double = CaptureInterval.appMinimum
     public var threshold: Double = AngularDistance.appThreshold
     public var timeZone: TimeZone = .current
+    /// Zones by position for wall-clock times without an offset (`MetadataOptions.timeZones`).
+    public var timeZones: (any TimeZoneLocating)?
     public var scan = ScanOptions()
     /// Transactions hold this many decisions: a crash loses at most one batch of work, which
     /// the next run redoes.
@@ -119,7 +121,7 @@ public struct ImportPipeline {
 
         // 2. Read.
         var items = ReadStage.read(entries, root: rootPath, all: scan.files,
-                                   options: MetadataOptions(defaultTimeZone: options.timeZone), jobs: options.jobs,
+                                   options: MetadataOptions(defaultTimeZone: options.timeZone, timeZones: options.timeZones), jobs: options.jobs,
                                    progress: progress)
         progress(ImportProgress(phase: .deciding, done: 0, total: entries.count))
 

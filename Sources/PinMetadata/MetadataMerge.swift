@@ -44,7 +44,7 @@ public enum MetadataMerge {
         case .isoWithOffset: return 2
         case .gpsInferredOffset: return 3
         case .containerUTC: return 4
-        case .assumedZone: return 5
+        case .assumedZone, .localTimeZoneOfPosition: return 5
         case .fileModification: return 6
         case .none: return 7
         }

@@ -6,9 +6,13 @@ public struct MetadataOptions: Sendable {
     /// Zone for capture times that carry none and cannot be inferred (`--timezone`; section 7
     /// step 5).
     public var defaultTimeZone: TimeZone
+    /// Zones by position: a wall-clock time on a photo with a position is read in the zone there
+    /// instead (`MetadataMerge.placeInZoneOfPosition`); nil keeps `defaultTimeZone` for all.
+    public var timeZones: (any TimeZoneLocating)?
 
-    public init(defaultTimeZone: TimeZone = .current) {
+    public init(defaultTimeZone: TimeZone = .current, timeZones: (any TimeZoneLocating)? = nil) {
         self.defaultTimeZone = defaultTimeZone
+        self.timeZones = timeZones
     }
 }
 
@@ -36,6 +40,11 @@ public enum MetadataReader {
     /// - Parameter modificationTime: the file's mtime, the last-resort capture time
     ///   (`timeSource = .fileModification`).
     public static func read(path: RawPath, modificationTime: Date, options: MetadataOptions) throws -> PhotoMetadata? {
+        try readFile(path: path, modificationTime: modificationTime, options: options)
+            .map { MetadataMerge.placeInZoneOfPosition($0, options: options) }
+    }
+
+    private static func readFile(path: RawPath, modificationTime: Date, options: MetadataOptions) throws -> PhotoMetadata? {
         try withOpenFile(path) { fd, size in
             var source = try FileSource(fd: fd, size: size)
             return try read(source: &source, modificationTime: modificationTime, options: options)
@@ -49,8 +58,8 @@ public enum MetadataReader {
     /// An empty `sidecars` is the same as the overload without it.
     public static func read(path: RawPath, modificationTime: Date, options: MetadataOptions,
                             sidecars: [RawPath]) throws -> PhotoMetadata? {
-        guard let base = try read(path: path, modificationTime: modificationTime, options: options) else { return nil }
-        guard !sidecars.isEmpty else { return base }
+        guard let base = try readFile(path: path, modificationTime: modificationTime, options: options) else { return nil }
+        guard !sidecars.isEmpty else { return MetadataMerge.placeInZoneOfPosition(base, options: options) }
         let contents = SidecarLoader.load(sidecars, mediaName: SidecarLoader.lastComponent(path.bytes), options: options)
         var merged = MetadataMerge.applySidecars(xmp: contents.xmp, takeout: contents.takeout, to: base,
                                                  modificationTime: modificationTime)
@@ -60,7 +69,7 @@ public enum MetadataReader {
         if !contents.bytes.isEmpty {
             merged.metadataDigest = FNV1a64.hexDigest(Array((base.metadataDigest ?? "").utf8) + contents.bytes)
         }
-        return MetadataMerge.capped(merged)
+        return MetadataMerge.placeInZoneOfPosition(MetadataMerge.capped(merged), options: options)
     }
 
     /// Same on bytes already in memory (tests, sidecars). Without `modificationTime` a file with
@@ -68,6 +77,7 @@ public enum MetadataReader {
     public static func read(bytes: [UInt8], modificationTime: Date?, options: MetadataOptions) throws -> PhotoMetadata? {
         var source = MemorySource(bytes)
         return try read(source: &source, modificationTime: modificationTime, options: options)
+            .map { MetadataMerge.placeInZoneOfPosition($0, options: options) }
     }
 
     // MARK: Internals

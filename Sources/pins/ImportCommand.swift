@@ -58,6 +58,7 @@ func runImport(_ args: ParsedArguments) async throws {
         }
         options.timeZone = tz
     }
+    options.timeZones = LazyTimeZones()
     options.scan = ScanOptions(followSymlinks: args.has("--follow-symlinks"), includeHidden: args.has("--include-hidden"),
                                includeSystemFolders: args.has("--include-system-folders"), excludes: args.all("--exclude"))
 
@@ -147,7 +148,7 @@ func runInspect(_ args: ParsedArguments) throws {
         guard let tz = TimeZone(identifier: name) else { throw UsageError("--timezone expects a zone name such as UTC or Europe/Paris, got '\(name)'", command: "inspect") }
         zone = tz
     }
-    let options = MetadataOptions(defaultTimeZone: zone)
+    let options = MetadataOptions(defaultTimeZone: zone, timeZones: LazyTimeZones())
     var failed = false
     for argument in args.positionals {
         let targets: [InspectTarget]

@@ -123,7 +123,7 @@ final class ImportEndToEndTests: XCTestCase {
         let run = try CLI.run(["import", library, "--dry-run", "--timezone", "UTC", "--db", dir.appendingPathComponent("x").path,
                                "--report", reportPath])
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertTrue(run.stdout.contains("21 would be created"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("22 would be created"), run.stdout)
         XCTAssertTrue(run.stdout.contains("Pins that would be created:"), run.stdout)
         // ...and why every other photo would not make one.
         XCTAssertTrue(run.stdout.contains("Photos that would be skipped:"), run.stdout)
@@ -131,7 +131,7 @@ final class ImportEndToEndTests: XCTestCase {
         XCTAssertTrue(line.hasPrefix("  interval ") && line.hasSuffix("20 s after 2023/07-paris/IMG_0001.jpg (accepted)"), String(line))
         XCTAssertTrue(run.stdout.contains("PXL_20230903_101500123.jpg"), "unreadable files are named")
         let report = try XCTUnwrap(CLI.json(String(contentsOfFile: reportPath, encoding: .utf8)) as? [String: Any])
-        XCTAssertEqual((report["counts"] as? [String: Any])?["created"] as? Int, 21)
+        XCTAssertEqual((report["counts"] as? [String: Any])?["created"] as? Int, 22)
     }
 
     func testThresholdOptions() throws {

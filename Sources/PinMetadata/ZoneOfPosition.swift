@@ -1,0 +1,57 @@
+import Foundation
+import PinCore
+
+extension MetadataMerge {
+    /// Issue 14: a wall-clock time that carried no offset and no usable GPS time (`assumedZone`,
+    /// read in `--timezone`) on a photo that has a position is read again in the time zone of
+    /// that position on that date (`localTimeZoneOfPosition`). Applied once, to the final result
+    /// of a read (after the sidecars), so the position and time that won are the ones used.
+    /// DST gaps and overlaps of the position's zone go through `CaptureTime.instant`: a wall time
+    /// that happens twice is the earlier instant, one that never happens is shifted forward by
+    /// the gap. Without `options.timeZones`, without a position, or when the zone cannot be had
+    /// (data missing, zone unknown to the system), the result is unchanged, the last with a
+    /// warning.
+    ///
+    /// The wall time is taken back as `takenAt + utcOffsetSeconds`, which is what the camera wrote
+    /// except for a time inside a DST gap of `--timezone` itself (there the reading already moved
+    /// it one gap later, and that shift is kept).
+    public static func placeInZoneOfPosition(_ metadata: PhotoMetadata, options: MetadataOptions) -> PhotoMetadata {
+        guard metadata.timeSource == .assumedZone, let coordinate = metadata.coordinate,
+              let takenAt = metadata.takenAt, let offset = metadata.utcOffsetSeconds,
+              abs(takenAt.timeIntervalSince1970) < 1e12, let zones = options.timeZones else { return metadata }
+        var result = metadata
+        do {
+            let zone = try zones.timeZone(at: coordinate)
+            let local = LocalDateTime(secondsIfUTC: takenAt.timeIntervalSince1970 + Double(offset))
+            let (instant, zoneOffset) = CaptureTime.instant(of: local, in: zone)
+            result.takenAt = instant
+            result.utcOffsetSeconds = zoneOffset
+            result.timeSource = .localTimeZoneOfPosition
+        } catch {
+            result.warnings.append("\(error): the time is read in \(options.defaultTimeZone.identifier)")
+        }
+        return capped(result)
+    }
+}
+
+extension LocalDateTime {
+    /// The wall-clock reading of `seconds` since 1970 read as UTC (the inverse of `secondsIfUTC`;
+    /// H. Hinnant's civil_from_days).
+    init(secondsIfUTC seconds: Double) {
+        let whole = seconds.rounded(.down)
+        let s = Int(whole)
+        let days = s >= 0 ? s / 86_400 : (s - 86_399) / 86_400
+        let secondOfDay = s - days * 86_400
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        self.init(year: yoe + era * 400 + (month <= 2 ? 1 : 0), month: month, day: day,
+                  hour: secondOfDay / 3_600, minute: secondOfDay % 3_600 / 60, second: secondOfDay % 60,
+                  fraction: seconds - whole)
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import PinCore
+
+/// The zone outlines (TimeZones.bin next to the country data), loaded and indexed on first use,
+/// once, from any thread: only a photo with a position and a time without offset needs them.
+/// When the file cannot be found or read, every such photo keeps `--timezone` and says why.
+final class LazyTimeZones: TimeZoneLocating, @unchecked Sendable {
+    // The state is guarded by `lock`.
+    private let lock = NSLock()
+    private var loaded: Result<TimeZoneResolver, TimeZoneUnavailable>?
+
+    private func resolver() -> Result<TimeZoneResolver, TimeZoneUnavailable> {
+        lock.lock()
+        defer { lock.unlock() }
+        if let loaded { return loaded }
+        let made: Result<TimeZoneResolver, TimeZoneUnavailable>
+        do {
+            made = .success(try TimeZoneResolver(data: try ResourceLocator.read("TimeZones.bin")))
+        } catch {
+            let reason = (error as? CommandFailure)?.message ?? "\(error)"
+            made = .failure(TimeZoneUnavailable("no time-zone outlines: \(reason)"))
+        }
+        loaded = made
+        return made
+    }
+
+    func timeZone(at point: Coordinate) throws -> TimeZone {
+        try resolver().get().timeZone(at: point)
+    }
+}
