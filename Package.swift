@@ -48,7 +48,7 @@ let package = Package(
         .testTarget(name: "PinMetadataTests", dependencies: ["PinMetadata", "PinCore"]),
         .testTarget(name: "PinImportTests", dependencies: ["PinImport", "PinCore", "PinMetadata", "PinStore"]),
         .testTarget(name: "PinReportTests", dependencies: ["PinReport", "PinCore"]),
-        .testTarget(name: "CLITests", dependencies: ["PinCore", "PinStore"], exclude: ["golden"]),
+        .testTarget(name: "CLITests", dependencies: ["PinCore", "PinStore"], exclude: ["golden", "schemas"]),
     ],
     swiftLanguageModes: [.v6]
 )

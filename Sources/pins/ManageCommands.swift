@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinReport
 import PinStore
 
 // MARK: edit
@@ -85,7 +86,7 @@ func runEdit(_ args: ParsedArguments) throws {
     if args.has("--json") {
         Out.print(Out.json(locationJSON(pin)))
     } else {
-        Out.print("Edited \(pin.id.uuidString.lowercased()): \(pin.title), \(pinDate(pin)), \(pin.countryID ?? "at sea")")
+        Out.print("Edited \(pin.id.uuidString.lowercased()): \(pin.title), \(pinDateText(pin)), \(pin.countryID ?? "at sea")")
     }
 }
 
@@ -126,7 +127,7 @@ func runShow(_ args: ParsedArguments) throws {
         ("id", pin.id.uuidString.lowercased()), ("title", pin.title),
         ("position", pin.coordinate.description),
         ("country", pin.countryID.map { "\(countryName ?? $0) (\($0))" } ?? "- (at sea or unknown)"),
-        ("date", pinDate(pin)), ("type", pin.type.selection.rawValue),
+        ("date", pinDateText(pin)), ("type", pin.type.selection.rawValue),
     ]
     switch pin.type {
     case .point: break

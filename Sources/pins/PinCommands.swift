@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinReport
 import PinStore
 
 let dbOption = OptionSpec(name: "--db", value: "FILE", help: "Database file (default: $PINS_DB, else $XDG_DATA_HOME/pins/pins.sqlite).")
@@ -93,22 +94,8 @@ let listSpec = CommandSpec(
           pins list --tag hiking --type mountain --json
         """)
 
-func locationJSON(_ l: Location) -> [String: Any] {
-    var object: [String: Any] = [
-        "id": l.id.uuidString.lowercased(), "title": l.title, "latitude": l.coordinate.latitude,
-        "longitude": l.coordinate.longitude, "country": orNull(l.countryID), "type": l.type.selection.rawValue,
-        "date": pinDate(l), "utcOffset": orNull(l.utcOffsetSeconds), "edited": l.editedAt != nil, "color": l.color, "visitCount": l.visitCount, "note": orNull(l.note),
-        "tags": orNull(l.tags), "photoIDs": l.photoIDs,
-    ]
-    switch l.type {
-    case .point: break
-    case let .city(visit):
-        object["city"] = ["name": visit.cityName, "address": orNull(visit.address)]
-    case let .mountain(visit):
-        object["mountain"] = ["name": visit.mountainName, "height": orNull(visit.height), "achievedHeight": orNull(visit.achievedHeight)]
-    }
-    return object
-}
+/// The fields of a pin in every command's JSON (and in GeoJSON exports).
+func locationJSON(_ l: Location) -> [String: Any] { pinProperties(l) }
 
 func runList(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "list") }
@@ -124,7 +111,7 @@ func runList(_ args: ParsedArguments) throws {
         return
     }
     let rows = locations.map { l in
-        [l.id.uuidString.lowercased().prefix(8).description, pinDate(l).prefix(10).description, l.countryID ?? "-",
+        [l.id.uuidString.lowercased().prefix(8).description, pinDateText(l).prefix(10).description, l.countryID ?? "-",
          l.type.selection.rawValue, formatDegrees(l.coordinate.latitude), formatDegrees(l.coordinate.longitude), l.title]
     }
     Out.print(Out.table(["ID", "DATE", "CC", "TYPE", "LATITUDE", "LONGITUDE", "TITLE"], rows))

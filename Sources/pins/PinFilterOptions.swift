@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinReport
 import PinStore
 
 /// The filters `pins list` and `pins export` share, declared once for their help and parsing.
@@ -101,11 +102,6 @@ func filteredPins(_ filter: PinFilter, deps: AppDependencies) throws -> [Locatio
     let pins = try db.read { try $0.locations.fetchAll(countryID: countryFilter) }
     let catalog = filter.continents.isEmpty ? nil : try deps.catalog()
     return filter.apply(to: pins) { catalog?[$0]?.continent }
-}
-
-/// A pin's date in its own offset (UTC when unknown), as every command shows it.
-func pinDate(_ pin: Location) -> String {
-    ISO8601.format(pin.date, offsetSeconds: pin.utcOffsetSeconds)
 }
 
 /// Resolves a pin id or a unique prefix of one (as `pins list` shows it, at least 4 characters).

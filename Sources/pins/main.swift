@@ -23,6 +23,7 @@ let commands: [Command] = [
     Command(spec: citiesSpec, run: runCities),
     Command(spec: mountainsSpec, run: runMountains),
     Command(spec: settingsSpec, run: runSettings),
+    Command(spec: exportSpec, run: runExport),
 ]
 
 let topHelp: String = {

@@ -1,0 +1,121 @@
+import Foundation
+import PinCore
+
+/// The files `pins export` writes, for the apps people use: GeoJSON (RFC 7946) for GIS tools and
+/// web maps, KML 2.2 for Google Earth / My Maps, GPX 1.1 for GPS devices and hiking apps, CSV
+/// (RFC 4180) for spreadsheets and QGIS. Every writer escapes text for its format; none of them
+/// trusts a title, note or tag.
+public enum ExportFormat: String, Sendable, CaseIterable {
+    case geojson, kml, gpx, csv
+
+    public var fileExtension: String { rawValue }
+}
+
+/// A visited country's outline for GeoJSON `--countries`: its geometry as RFC 7946 JSON text.
+public struct ExportCountry: Sendable {
+    public var code: String
+    public var name: String
+    public var pinCount: Int
+    public var geometryJSON: String
+
+    public init(code: String, name: String, pinCount: Int, geometryJSON: String) {
+        self.code = code
+        self.name = name
+        self.pinCount = pinCount
+        self.geometryJSON = geometryJSON
+    }
+}
+
+/// What an export is made of: the pins (already filtered and sorted), the country names, the
+/// settings' fill colour for country polygons.
+public struct ExportInput: Sendable {
+    public var pins: [Location]
+    public var countryNames: [String: String]
+    public var countries: [ExportCountry]
+    public var fillColor: String
+
+    public init(pins: [Location], countryNames: [String: String] = [:], countries: [ExportCountry] = [],
+                fillColor: String = Settings().mapFillColor) {
+        self.pins = pins
+        self.countryNames = countryNames
+        self.countries = countries
+        self.fillColor = fillColor
+    }
+}
+
+/// The fields of one pin, as `pins list --json` prints them (and GeoJSON's properties).
+public func pinProperties(_ l: Location) -> [String: Any] {
+    var object: [String: Any] = [
+        "id": l.id.uuidString.lowercased(), "title": l.title, "latitude": l.coordinate.latitude,
+        "longitude": l.coordinate.longitude, "country": orNull(l.countryID), "type": l.type.selection.rawValue,
+        "date": pinDateText(l), "utcOffset": orNull(l.utcOffsetSeconds), "edited": l.editedAt != nil, "color": l.color,
+        "visitCount": l.visitCount, "note": orNull(l.note), "tags": orNull(l.tags), "photoIDs": l.photoIDs,
+    ]
+    switch l.type {
+    case .point: break
+    case let .city(visit):
+        object["city"] = ["name": visit.cityName, "address": orNull(visit.address)]
+    case let .mountain(visit):
+        object["mountain"] = ["name": visit.mountainName, "height": orNull(visit.height), "achievedHeight": orNull(visit.achievedHeight)]
+    }
+    return object
+}
+
+/// A pin's date in its own offset (UTC when unknown).
+public func pinDateText(_ pin: Location) -> String {
+    ISO8601.format(pin.date, offsetSeconds: pin.utcOffsetSeconds)
+}
+
+/// The city or mountain name of a pin, if it has one.
+func placeName(_ pin: Location) -> String? {
+    switch pin.type {
+    case .point: return nil
+    case let .city(visit): return visit.cityName
+    case let .mountain(visit): return visit.mountainName
+    }
+}
+
+/// A mountain pin's height: the height reached, else the mountain's.
+func height(_ pin: Location) -> Double? {
+    if case let .mountain(visit) = pin.type { return visit.achievedHeight ?? visit.height }
+    return nil
+}
+
+/// Degrees with at most 7 decimals (about 1 cm; RFC 7946 section 11.2 advises no more), without
+/// trailing zeros.
+public func exportDegrees(_ value: Double) -> String {
+    var text = String(format: "%.7f", value)
+    while text.hasSuffix("0") { text.removeLast() }
+    if text.hasSuffix(".") { text.removeLast() }
+    if text == "-0" { text = "0" }
+    return text
+}
+
+/// A number without a needless ".0".
+func exportNumber(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+}
+
+/// Writes an export in pieces (a file or stdout), so a large one is never held whole.
+public protocol ExportSink: AnyObject {
+    func write(_ text: String)
+}
+
+public enum Exporter {
+    /// Writes `input` in `format`.
+    public static func write(_ input: ExportInput, format: ExportFormat, bom: Bool = false, to sink: ExportSink) {
+        switch format {
+        case .geojson: GeoJSONExport.write(input, to: sink)
+        case .kml: KMLExport.write(input, to: sink)
+        case .gpx: GPXExport.write(input, to: sink)
+        case .csv: CSVExport.write(input, bom: bom, to: sink)
+        }
+    }
+}
+
+/// Collects an export in memory (tests, small outputs).
+public final class StringSink: ExportSink {
+    public private(set) var text = ""
+    public init() {}
+    public func write(_ text: String) { self.text += text }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import PinCore
+
+/// RFC 7946: a FeatureCollection of Points `[longitude, latitude]`, properties = the fields of
+/// `pins list --json`; visited countries, when given, as features with their fill colour
+/// (simplestyle-spec's `fill`, which GitHub, geojson.io and QGIS styles read).
+enum GeoJSONExport {
+    static func write(_ input: ExportInput, to sink: ExportSink) {
+        sink.write("{\"type\":\"FeatureCollection\",\"features\":[")
+        var first = true
+        func separator() {
+            sink.write(first ? "\n" : ",\n")
+            first = false
+        }
+        for country in input.countries {
+            separator()
+            let properties = JSONText.string(["kind": "country", "country": country.code, "name": country.name,
+                                              "pinCount": country.pinCount, "fill": input.fillColor, "fill-opacity": 0.5])
+            sink.write("{\"type\":\"Feature\",\"geometry\":\(country.geometryJSON),\"properties\":\(properties)}")
+        }
+        for pin in input.pins {
+            separator()
+            var properties = pinProperties(pin)
+            properties["countryName"] = orNull(pin.countryID.flatMap { input.countryNames[$0] })
+            sink.write("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
+            sink.write(exportDegrees(pin.coordinate.longitude) + "," + exportDegrees(pin.coordinate.latitude))
+            sink.write("]},\"properties\":" + JSONText.string(properties) + "}")
+        }
+        sink.write("\n]}\n")
+    }
+}
+
+/// Text for XML 1.0 character data and attribute values: the five entities, and the characters
+/// XML 1.0 cannot carry at all (C0 controls but tab/LF/CR, U+FFFE, U+FFFF) replaced by U+FFFD,
+/// so a hostile title can neither close an element nor make the file unreadable.
+func xmlEscaped(_ text: String) -> String {
+    var out = ""
+    out.reserveCapacity(text.utf8.count)
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "&": out += "&amp;"
+        case "<": out += "&lt;"
+        case ">": out += "&gt;"
+        case "\"": out += "&quot;"
+        case "'": out += "&apos;"
+        case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
+        case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF:
+            out += "\u{FFFD}"
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
+}
+
+/// KML 2.2 (OGC 07-147r2): a Folder per country (pins at sea last), a Placemark per pin with
+/// its children in the schema's order (name, description, TimeStamp, styleUrl, ExtendedData,
+/// Point), one shared Style per pin colour.
+enum KMLExport {
+    /// Google My Maps imports at most this many placemarks from one file.
+    static let myMapsLimit = 2_000
+
+    static func write(_ input: ExportInput, to sink: ExportSink) {
+        sink.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<kml xmlns=\"http://www.opengis.net/kml/2.2\">\n<Document>\n<name>pins</name>\n")
+        let colors = Array(Set(input.pins.map(\.color))).sorted()
+        for color in colors {
+            sink.write("<Style id=\"\(styleID(color))\"><IconStyle><color>\(kmlColor(color))</color></IconStyle></Style>\n")
+        }
+        // Folders in country-code order; pins without a country in a last folder.
+        var byCountry: [String: [Location]] = [:]
+        for pin in input.pins { byCountry[pin.countryID ?? "", default: []].append(pin) }
+        for code in byCountry.keys.sorted(by: { ($0.isEmpty ? "\u{10FFFF}" : $0) < ($1.isEmpty ? "\u{10FFFF}" : $1) }) {
+            let name = code.isEmpty ? "At sea or unknown" : "\(input.countryNames[code] ?? code) (\(code))"
+            sink.write("<Folder><name>\(xmlEscaped(name))</name>\n")
+            for pin in byCountry[code]! { placemark(pin, to: sink) }
+            sink.write("</Folder>\n")
+        }
+        sink.write("</Document>\n</kml>\n")
+    }
+
+    static func placemark(_ pin: Location, to sink: ExportSink) {
+        var text = "<Placemark id=\"p-\(pin.id.uuidString.lowercased())\"><name>\(xmlEscaped(pin.title))</name>"
+        var description: [String] = []
+        if let place = placeName(pin) { description.append(place) }
+        if let note = pin.note { description.append(note) }
+        if let tags = pin.tags, !tags.isEmpty { description.append("Tags: " + tags.joined(separator: ", ")) }
+        if !description.isEmpty { text += "<description>\(xmlEscaped(description.joined(separator: "\n")))</description>" }
+        text += "<TimeStamp><when>\(pinDateText(pin))</when></TimeStamp><styleUrl>#\(styleID(pin.color))</styleUrl><ExtendedData>"
+        var data: [(String, String)] = [("id", pin.id.uuidString.lowercased()), ("type", pin.type.selection.rawValue),
+                                        ("country", pin.countryID ?? ""), ("visitCount", String(pin.visitCount))]
+        if let note = pin.note { data.append(("note", note)) }
+        if let tags = pin.tags { data.append(("tags", tags.joined(separator: ", "))) }
+        if let place = placeName(pin) { data.append(("name", place)) }
+        if let height = height(pin) { data.append(("height", exportNumber(height))) }
+        for (key, value) in data { text += "<Data name=\"\(key)\"><value>\(xmlEscaped(value))</value></Data>" }
+        text += "</ExtendedData><Point><coordinates>\(exportDegrees(pin.coordinate.longitude)),\(exportDegrees(pin.coordinate.latitude))"
+        if let height = height(pin) { text += "," + exportNumber(height) }
+        text += "</coordinates></Point></Placemark>\n"
+        sink.write(text)
+    }
+
+    static func styleID(_ color: String) -> String {
+        "c" + String(color.unicodeScalars.filter { $0.properties.isASCIIHexDigit }.map(Character.init))
+    }
+
+    /// KML colours are aabbggrr.
+    static func kmlColor(_ color: String) -> String {
+        let hex = Array(color.unicodeScalars.filter { $0.properties.isASCIIHexDigit }.map(Character.init)).map(String.init).joined().lowercased()
+        guard hex.count == 6 else { return "ff0000ff" }
+        let c = Array(hex)
+        return "ff" + String(c[4...5]) + String(c[2...3]) + String(c[0...1])
+    }
+}
+
+/// GPX 1.1: one waypoint per pin, children in the schema's order (ele, time, name, cmt, desc,
+/// sym, type), times in UTC with `Z` as the schema's xsd:dateTime and most devices expect.
+enum GPXExport {
+    static func write(_ input: ExportInput, to sink: ExportSink) {
+        sink.write("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="pins" xmlns="http://www.topografix.com/GPX/1/1" \
+            xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" \
+            xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd">
+            <metadata><name>pins</name></metadata>
+
+            """)
+        for pin in input.pins {
+            // GPX longitudes are [-180, 180): the antimeridian is written as -180.
+            let longitude = pin.coordinate.longitude == 180 ? -180 : pin.coordinate.longitude
+            var text = "<wpt lat=\"\(exportDegrees(pin.coordinate.latitude))\" lon=\"\(exportDegrees(longitude))\">"
+            if let height = height(pin) { text += "<ele>\(exportNumber(height))</ele>" }
+            text += "<time>\(ISO8601.format(pin.date))</time><name>\(xmlEscaped(pin.title))</name>"
+            if let note = pin.note { text += "<cmt>\(xmlEscaped(note))</cmt>" }
+            var description: [String] = []
+            if let code = pin.countryID { description.append(input.countryNames[code] ?? code) }
+            if let place = placeName(pin) { description.append(place) }
+            if let tags = pin.tags, !tags.isEmpty { description.append("Tags: " + tags.joined(separator: ", ")) }
+            if !description.isEmpty { text += "<desc>\(xmlEscaped(description.joined(separator: "; ")))</desc>" }
+            let symbol: String
+            switch pin.type {
+            case .point: symbol = "Flag, Red"
+            case .city: symbol = "City (Medium)"
+            case .mountain: symbol = "Summit"
+            }
+            text += "<sym>\(symbol)</sym><type>\(pin.type.selection.rawValue)</type></wpt>\n"
+            sink.write(text)
+        }
+        sink.write("</gpx>\n")
+    }
+}
+
+/// CSV per RFC 4180: CRLF line ends, a header row, a field quoted when it holds a comma, quote,
+/// CR or LF (quotes doubled). `latitude` and `longitude` are the column names QGIS and GDAL
+/// recognise. A text cell starting with = + - @ (a formula to a spreadsheet: OWASP's CSV
+/// injection) gets a leading apostrophe. `bom` starts the file with U+FEFF so Excel reads UTF-8.
+enum CSVExport {
+    static let header = ["id", "title", "latitude", "longitude", "country", "country_name", "type", "date", "color",
+                         "visit_count", "note", "tags", "name", "height"]
+
+    static func write(_ input: ExportInput, bom: Bool, to sink: ExportSink) {
+        if bom { sink.write("\u{FEFF}") }
+        sink.write(header.joined(separator: ",") + "\r\n")
+        for pin in input.pins {
+            let row: [String] = [
+                pin.id.uuidString.lowercased(), text(pin.title), exportDegrees(pin.coordinate.latitude),
+                exportDegrees(pin.coordinate.longitude), pin.countryID ?? "",
+                text(pin.countryID.flatMap { input.countryNames[$0] } ?? ""), pin.type.selection.rawValue,
+                pinDateText(pin), pin.color, String(pin.visitCount), text(pin.note ?? ""),
+                text((pin.tags ?? []).joined(separator: ";")), text(placeName(pin) ?? ""), height(pin).map(exportNumber) ?? "",
+            ]
+            sink.write(row.map(field).joined(separator: ",") + "\r\n")
+        }
+    }
+
+    /// Free text: defused for spreadsheets.
+    static func text(_ value: String) -> String {
+        guard let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) else { return value }
+        return "'" + value
+    }
+
+    static func field(_ value: String) -> String {
+        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

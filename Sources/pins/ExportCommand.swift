@@ -1,0 +1,141 @@
+import Foundation
+import PinCore
+import PinReport
+import PinStore
+
+let exportSpec = CommandSpec(
+    name: "export", summary: "Export the pins as GeoJSON, KML, GPX or CSV, for the apps people use.",
+    usage: "export --format geojson|kml|gpx|csv [--out FILE] [--countries] [--split N] [--bom] [the filters of list]",
+    options: [
+        OptionSpec(name: "--format", value: "FORMAT", help: "geojson (RFC 7946), kml (2.2), gpx (1.1) or csv (RFC 4180)."),
+        OptionSpec(name: "--out", value: "FILE", help: "Write to FILE (replaced whole, never half-written) instead of stdout."),
+        OptionSpec(name: "--countries", value: nil, help: "GeoJSON: add the visited countries as polygons with the fill colour."),
+        OptionSpec(name: "--split", value: "N", help: "At most N pins per file: FILE-1.kml, FILE-2.kml... (needs --out)."),
+        OptionSpec(name: "--bom", value: nil, help: "CSV: start with a UTF-8 byte order mark, for Excel."),
+    ] + pinFilterOptions + [dbOption,
+        OptionSpec(name: "--json", value: nil, help: "With --out: print what was written as JSON."),
+    ],
+    details: """
+        Takes the filters of 'pins list'. Google My Maps imports at most 2,000 placemarks from one KML file:
+        above that, export warns; --split 2000 writes several files.
+
+        Examples:
+          pins export --format geojson --countries --out pins.geojson
+          pins export --format kml --country FR --out france.kml
+          pins export --format gpx --type mountain > summits.gpx
+          pins export --format csv --bom --out pins.csv
+        """)
+
+func runExport(_ args: ParsedArguments) throws {
+    guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "export") }
+    guard let formatText = args.value("--format") else {
+        throw UsageError("--format is required: geojson, kml, gpx or csv", command: "export")
+    }
+    guard let format = ExportFormat(rawValue: formatText.lowercased()) else {
+        throw UsageError("--format must be geojson, kml, gpx or csv, got '\(formatText)'", command: "export")
+    }
+    let filter = try pinFilter(from: args)
+    let out = args.value("--out")
+    let split = try args.int("--split", range: 1...1_000_000)
+    if split != nil, out == nil { throw UsageError("--split needs --out FILE", command: "export") }
+    if args.has("--countries"), format != .geojson { throw UsageError("--countries is for --format geojson", command: "export") }
+    if args.has("--bom"), format != .csv { throw UsageError("--bom is for --format csv", command: "export") }
+    if args.has("--json"), out == nil { throw UsageError("--json needs --out FILE (without it, stdout is the export)", command: "export") }
+
+    let deps = try AppDependencies(databaseOption: args.value("--db"))
+    let pins = try filteredPins(filter, deps: deps)
+    let catalog = try deps.catalog()
+    var names: [String: String] = [:]
+    for code in Set(pins.compactMap(\.countryID)) { names[code] = catalog[code]?.name ?? code }
+    let settings = try deps.existingDatabaseForReading()?.read { try $0.settings.load() } ?? Settings()
+    var countries: [ExportCountry] = []
+    if args.has("--countries") {
+        var counts: [String: Int] = [:]
+        for code in pins.compactMap(\.countryID) { counts[code, default: 0] += 1 }
+        countries = try countryOutlines(counts, names: names)
+    }
+    if format == .kml, pins.count > 2_000, split == nil || split! > 2_000 {
+        Out.error("pins export: \(pins.count) placemarks; Google My Maps imports at most 2,000 per file: use --split 2000")
+    }
+
+    let chunks: [[Location]] = split.map { size in
+        stride(from: 0, to: max(pins.count, 1), by: size).map { Array(pins[$0..<min(pins.count, $0 + size)]) }
+    } ?? [pins]
+    var written: [String] = []
+    for (index, chunk) in chunks.enumerated() {
+        let input = ExportInput(pins: chunk, countryNames: names, countries: index == 0 ? countries : [],
+                                fillColor: settings.mapFillColor)
+        guard let out else {
+            let sink = DescriptorSink(fd: 1)
+            Exporter.write(input, format: format, bom: args.has("--bom"), to: sink)
+            sink.flush()
+            return
+        }
+        let path = split == nil ? out : numbered(out, index + 1)
+        try writeAtomically(path) { sink in Exporter.write(input, format: format, bom: args.has("--bom"), to: sink) }
+        written.append(path)
+    }
+    if args.has("--json") {
+        Out.print(Out.json(["format": format.rawValue, "pins": pins.count, "files": written]))
+    } else {
+        Out.print("Wrote \(pins.count) pin\(pins.count == 1 ? "" : "s") to \(written.joined(separator: ", "))")
+    }
+}
+
+/// `out.kml` → `out-2.kml`.
+private func numbered(_ path: String, _ n: Int) -> String {
+    let ext = (path as NSString).pathExtension
+    let base = ext.isEmpty ? path : String(path.dropLast(ext.count + 1))
+    return base + "-\(n)" + (ext.isEmpty ? "" : "." + ext)
+}
+
+/// An export sink over a file descriptor, in 64 KiB writes.
+final class DescriptorSink: ExportSink {
+    let buffered: BufferedSink
+    init(fd: Int32) { buffered = BufferedSink(fd: fd) }
+    func write(_ text: String) { buffered.write(text) }
+    func flush() { buffered.flush() }
+}
+
+/// Writes a file beside its final name and renames it into place: a failed or killed export
+/// never leaves a half-written file where the old one was, nor a temporary file behind.
+private func writeAtomically(_ path: String, _ body: (DescriptorSink) -> Void) throws {
+    let directory = (path as NSString).deletingLastPathComponent
+    let temporary = (directory.isEmpty ? "" : directory + "/") + ".\((path as NSString).lastPathComponent).pins-\(getpid()).tmp"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw CommandFailure("cannot write \(path): \(String(cString: strerror(errno)))") }
+    let sink = DescriptorSink(fd: fd)
+    body(sink)
+    sink.flush()
+    let synced = fsync(fd) == 0
+    close(fd)
+    guard !sink.buffered.failed, synced, rename(temporary, path) == 0 else {
+        let reason = String(cString: strerror(errno))
+        unlink(temporary)
+        throw CommandFailure("cannot write \(path): \(reason)")
+    }
+}
+
+/// The outlines of the given countries from Countries.geojson, one feature per line there: only
+/// the lines of visited countries are parsed.
+private func countryOutlines(_ counts: [String: Int], names: [String: String]) throws -> [ExportCountry] {
+    guard !counts.isEmpty else { return [] }
+    let bytes = try ResourceLocator.read("Countries.geojson")
+    let key = Array("\"iso_a2\":\"".utf8)
+    var found: [ExportCountry] = []
+    for line in bytes.split(separator: UInt8(ascii: "\n")) {
+        guard let at = line.firstRange(of: key), line.distance(from: line.startIndex, to: at.upperBound) + 2 <= line.count else { continue }
+        let code = String(decoding: line[at.upperBound..<line.index(at.upperBound, offsetBy: 2)], as: UTF8.self)
+        guard let pinCount = counts[code] else { continue }
+        var json = line
+        while let last = json.last, last == UInt8(ascii: ",") || last == UInt8(ascii: "\r") || last == UInt8(ascii: " ") { json = json.dropLast() }
+        guard let feature = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any],
+              let geometry = feature["geometry"],
+              let geometryData = try? JSONSerialization.data(withJSONObject: geometry) else {
+            throw CommandFailure("Countries.geojson is damaged near the outline of \(code)")
+        }
+        found.append(ExportCountry(code: code, name: names[code] ?? code, pinCount: pinCount,
+                                   geometryJSON: String(decoding: geometryData, as: UTF8.self)))
+    }
+    return found.sorted { $0.code < $1.code }
+}
