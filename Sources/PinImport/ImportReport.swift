@@ -1,27 +1,49 @@
 import Foundation
 import PinCore
 
-/// What happened to one file of the run.
+/// What happened to one file of the run. A run holds one item per file it read (1,000,000 on
+/// a large first import), so an item keeps only what the import uses, compactly: see
+/// `metadata`; the pin plan and the error, which few items have, are kept out of line.
 public struct ImportItem: Sendable {
     public let entry: FileEntry
-    public var metadata: PhotoMetadata?
-    /// Set for unreadable files: the one-line reason.
-    public var error: String?
+    private var kept: KeptMetadata?
+    private var extra: Extra?
     public var decision: PhotoDecision
     public var verdict: ImportFilters.Verdict?
+
+    /// The file's metadata as the import uses it: format, position and its source or issue,
+    /// capture time, offset and source, digest. The altitude, the time's tag and the decoding
+    /// warnings are not kept (`pins inspect` shows them).
+    public var metadata: PhotoMetadata? {
+        get { kept?.metadata }
+        set { kept = newValue.map(KeptMetadata.init) }
+    }
+
+    /// Set for unreadable files: the one-line reason.
+    public var error: String? {
+        get { extra?.error }
+        set { extra = Extra.make(error: newValue, pin: pin) }
+    }
+
     /// For an accepted photo: the pin it makes (or would make, in a dry run), resolved once by
     /// CreationService.
-    public var pin: PinPlan?
+    public var pin: PinPlan? {
+        get { extra?.pin }
+        set { extra = Extra.make(error: error, pin: newValue) }
+    }
 
     public var country: String? { pin?.country }
     public var title: String? { pin?.title }
     public var locationID: UUID? { pin?.id }
 
+    /// The position read from the file, if any (without building the whole `metadata`).
+    public var coordinate: Coordinate? { kept?.coordinate }
+
     /// The capture instant the rules used: the photo's time, else the file's modification time.
-    public var takenAt: Date { metadata?.takenAt ?? entry.modificationDate }
+    public var takenAt: Date { kept?.takenAt ?? entry.modificationDate }
 
     /// `takenAt` as ISO 8601 with the photo's own offset (UTC when it has none).
-    public var takenAtText: String { ISO8601.format(takenAt, offsetSeconds: metadata?.utcOffsetSeconds) }
+    public var takenAtText: String { ISO8601.format(takenAt, offsetSeconds: kept?.utcOffsetSeconds) }
 
     /// Why the photo was skipped (or could not be read), in one line; nil for an accepted one.
     public var detail: String? {
@@ -43,11 +65,110 @@ public struct ImportItem: Sendable {
     public init(entry: FileEntry, metadata: PhotoMetadata? = nil, error: String? = nil, decision: PhotoDecision,
                 verdict: ImportFilters.Verdict? = nil, pin: PinPlan? = nil) {
         self.entry = entry
-        self.metadata = metadata
-        self.error = error
+        self.kept = metadata.map(KeptMetadata.init)
+        self.extra = Extra.make(error: error, pin: pin)
         self.decision = decision
         self.verdict = verdict
-        self.pin = pin
+    }
+
+    /// What few items have, behind one reference: the error of an unreadable file, the pin of
+    /// an accepted photo.
+    private final class Extra: Sendable {
+        let error: String?
+        let pin: PinPlan?
+
+        private init(error: String?, pin: PinPlan?) {
+            self.error = error
+            self.pin = pin
+        }
+
+        static func make(error: String?, pin: PinPlan?) -> Extra? {
+            error == nil && pin == nil ? nil : Extra(error: error, pin: pin)
+        }
+    }
+}
+
+/// The part of `PhotoMetadata` the import uses, in about 100 bytes instead of about 170 plus
+/// two or three heap strings: the digest's 16 hex digits as a number, optional numbers as
+/// values and flags.
+struct KeptMetadata: Sendable {
+    var format: String
+    var positionSource: String?
+    var locationIssue: String?
+    /// A digest that is not 16 lowercase hex digits, kept as it is (tests, older records).
+    var otherDigest: String?
+    var latitude = 0.0, longitude = 0.0
+    var takenAtSeconds = 0.0
+    var offset = 0
+    var digest: UInt64 = 0
+    var timeSource: TimeSource
+    var flags: UInt8 = 0
+
+    static let hasCoordinate: UInt8 = 1, hasTakenAt: UInt8 = 2, hasOffset: UInt8 = 4, hasHexDigest: UInt8 = 8
+
+    init(_ m: PhotoMetadata) {
+        format = m.format
+        positionSource = m.positionSource
+        locationIssue = m.locationIssue
+        timeSource = m.timeSource
+        if let c = m.coordinate {
+            latitude = c.latitude
+            longitude = c.longitude
+            flags |= Self.hasCoordinate
+        }
+        if let t = m.takenAt {
+            // Date keeps seconds since 2001 as a Double: the same Double comes back exactly.
+            takenAtSeconds = t.timeIntervalSinceReferenceDate
+            flags |= Self.hasTakenAt
+        }
+        if let o = m.utcOffsetSeconds {
+            offset = o
+            flags |= Self.hasOffset
+        }
+        if let d = m.metadataDigest {
+            if let value = Self.hexValue(d) {
+                digest = value
+                flags |= Self.hasHexDigest
+            } else {
+                otherDigest = d
+            }
+        }
+    }
+
+    var coordinate: Coordinate? {
+        flags & Self.hasCoordinate != 0 ? Coordinate(latitude: latitude, longitude: longitude) : nil
+    }
+
+    var takenAt: Date? { flags & Self.hasTakenAt != 0 ? Date(timeIntervalSinceReferenceDate: takenAtSeconds) : nil }
+
+    var utcOffsetSeconds: Int? { flags & Self.hasOffset != 0 ? offset : nil }
+
+    var metadataDigest: String? {
+        guard flags & Self.hasHexDigest != 0 else { return otherDigest }
+        let text = String(digest, radix: 16)
+        return String(repeating: "0", count: 16 - text.count) + text
+    }
+
+    var metadata: PhotoMetadata {
+        PhotoMetadata(format: format, coordinate: coordinate, locationIssue: locationIssue, positionSource: positionSource,
+                      takenAt: takenAt, utcOffsetSeconds: utcOffsetSeconds, timeSource: timeSource, metadataDigest: metadataDigest)
+    }
+
+    /// The value of exactly 16 lowercase hex digits (what `FNV1a64.hexDigest` writes), else nil:
+    /// only a text that comes back the same from `metadataDigest` is kept as a number.
+    static func hexValue(_ text: String) -> UInt64? {
+        var value: UInt64 = 0
+        var count = 0
+        for byte in text.utf8 {
+            count += 1
+            guard count <= 16 else { return nil }
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = value << 4 | UInt64(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = value << 4 | UInt64(byte - UInt8(ascii: "a") + 10)
+            default: return nil
+            }
+        }
+        return count == 16 ? value : nil
     }
 }
 
@@ -92,7 +213,7 @@ public struct ImportReport: Sendable {
     public var photos: Int { items.reduce(0) { $0 + ($1.decision != .notMedia ? 1 : 0) } }
     public var created: Int { count(.accepted) }
     public func count(_ decision: PhotoDecision) -> Int { items.reduce(0) { $0 + ($1.decision == decision ? 1 : 0) } }
-    public var withLocation: Int { items.reduce(0) { $0 + ($1.metadata?.coordinate != nil ? 1 : 0) } }
+    public var withLocation: Int { items.reduce(0) { $0 + ($1.coordinate != nil ? 1 : 0) } }
 
     /// How many photos each skip reason (unreadable included) took, keyed by the reason's name.
     public var skippedCounts: [String: Int] {
