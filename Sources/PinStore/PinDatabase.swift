@@ -7,33 +7,99 @@ public final class PinDatabase: TransactionRunner {
     let connection: Connection
 
     /// Opens or creates the file at `path` and brings its schema up to date.
-    /// The parent folder is created when missing (the XDG default on a first run).
+    /// The parent folder is created when missing (the XDG default on a first run). An empty
+    /// file (a zero-byte file left by a full disk or a kill during set-up) is initialised; a
+    /// damaged file is refused before anything is written to it, with what to do.
     public init(path: String, migrateUpTo target: Int = Migrations.latestVersion) throws {
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
         }
-        connection = try Connection(path: path)
-        try Migrations.migrate(connection, upTo: target)
+        let connection = try Connection(path: path)
+        do {
+            try Self.refuseForeignDatabase(connection)
+            try Self.refuseDamaged(connection)
+            try Migrations.migrate(connection, upTo: target)
+        } catch let error as StorageError {
+            throw Self.diagnosed(error, connection)
+        }
+        self.connection = connection
     }
 
     /// Opens an existing file for reading only, without writing a byte to it and without
     /// leaving -wal/-shm files beside it when no writer is active: `immutable=1` when there is
     /// no WAL file (a cleanly closed database), a plain read-only open otherwise.
+    ///
+    /// A file whose schema is older than this pins (or empty: zero bytes) is copied into memory
+    /// and migrated there, so reading it never writes to it.
     public init(readOnlyPath path: String) throws {
         let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? nil
+        let file: Connection
         if walSize == nil || walSize == 0 {
             var components = URLComponents()
             components.scheme = "file"
             components.path = path
             components.queryItems = [URLQueryItem(name: "immutable", value: "1")]
-            connection = try Connection(uriReadOnly: components.string ?? "file:\(path)?immutable=1", displayPath: path)
+            file = try Connection(uriReadOnly: components.string ?? "file:\(path)?immutable=1", displayPath: path)
         } else {
-            connection = try Connection(path: path, readOnly: true, create: false)
+            file = try Connection(path: path, readOnly: true, create: false)
         }
-        let version = try Migrations.currentVersion(of: connection)
-        guard version == Migrations.latestVersion else {
-            throw Migrations.MigrationError.newerSchema(found: version, known: Migrations.latestVersion, path: path)
+        do {
+            let version = try Migrations.currentVersion(of: file)
+            if version == Migrations.latestVersion {
+                connection = file
+                return
+            }
+            guard version < Migrations.latestVersion else {
+                throw Migrations.MigrationError.newerSchema(found: version, known: Migrations.latestVersion, path: path)
+            }
+            try Self.refuseForeignDatabase(file)
+            let memory = try Connection(inMemoryCopyOf: file)
+            try Migrations.migrate(memory)
+            connection = memory
+        } catch let error as StorageError {
+            throw Self.diagnosed(error, file)
+        }
+    }
+
+    /// A file with tables but no pins schema is another program's database: pins neither reads
+    /// it as empty nor adds its tables to it.
+    static func refuseForeignDatabase(_ connection: Connection) throws {
+        guard try Migrations.currentVersion(of: connection) == 0 else { return }
+        let tables = try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name != 'schema_migrations'") ?? 0
+        if tables > 0 { throw StorageError(.open, path: connection.path, reason: .notPins) }
+    }
+
+    /// PRAGMA quick_check: the b-trees and their pages (not the slower index-content match of
+    /// integrity_check). Up to `limit` problems, empty when the file is sound.
+    public static func quickCheck(_ connection: Connection, limit: Int = 1) throws -> [String] {
+        let lines = try connection.query("PRAGMA quick_check(\(limit))") { $0.string(0) }
+        // The first problem comes as "*** in database main ***\nPage 11: ...": the heading goes.
+        return lines == ["ok"] ? [] : lines.flatMap { $0.split(separator: "\n").map(String.init) }.filter { !$0.hasPrefix("*** ") }
+    }
+
+    static func refuseDamaged(_ connection: Connection) throws {
+        if let problem = try quickCheck(connection).first {
+            throw StorageError(.open, path: connection.path, reason: .damaged(detail: problem))
+        }
+    }
+
+    /// An open that failed on something else than the disk or a lock: when the file fails its
+    /// check, the error says it is damaged (and what to do) instead of SQLite's first symptom.
+    static func diagnosed(_ error: StorageError, _ connection: Connection) -> StorageError {
+        switch error.reason {
+        case .damaged, .notADatabase, .notPins, .busy, .diskFull, .readOnlyFile, .readOnlyFolder, .permissionDenied,
+             .deleted, .outOfMemory:
+            return error
+        default:
+            do {
+                if let problem = try quickCheck(connection).first {
+                    return StorageError(.open, path: connection.path, reason: .damaged(detail: problem), cause: error.cause)
+                }
+            } catch let checkError as StorageError where checkError.reason.isDamage {
+                return StorageError(.open, path: connection.path, reason: checkError.reason, cause: error.cause)
+            } catch {}
+            return error
         }
     }
 

@@ -39,8 +39,11 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
         case readOnlyFolder
         case permissionDenied
         case busy
-        case damaged
+        /// What SQLite or its check found, when it says more than "malformed".
+        case damaged(detail: String?)
         case notADatabase
+        /// A SQLite database of another program (tables, but no pins schema).
+        case notPins
         case cannotOpen
         case inputOutput
         case outOfMemory
@@ -79,7 +82,7 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
             }
         case SQLITE_PERM, SQLITE_AUTH: reason = .permissionDenied
         case SQLITE_BUSY, SQLITE_LOCKED: reason = .busy
-        case SQLITE_CORRUPT: reason = .damaged
+        case SQLITE_CORRUPT: reason = .damaged(detail: nil)
         case SQLITE_NOTADB: reason = .notADatabase
         case SQLITE_CANTOPEN: reason = .cannotOpen
         case SQLITE_IOERR: reason = .inputOutput
@@ -97,8 +100,11 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
         case .readOnlyFolder: words = "its folder is not writable (SQLite keeps its journal files beside the database)"
         case .permissionDenied: words = "permission denied"
         case .busy: words = "another program kept the database locked for more than 5 seconds; try again later"
-        case .damaged: words = "the file is damaged; 'pins check --repair --db \(path)' saves what can be read into a new file"
-        case .notADatabase: words = "the file is not a pins database"
+        case let .damaged(detail):
+            words = "the file is damaged" + (detail.map { " (\($0))" } ?? "") + "; " + Self.repairAdvice(path)
+        case .notADatabase:
+            words = "the file is not a SQLite database, or its first page is damaged; if it held your pins, " + Self.repairAdvice(path)
+        case .notPins: words = "the file is another program's SQLite database, not a pins database; give pins a file of its own"
         case .cannotOpen: words = "the file or its folder cannot be opened (missing, or no permission)"
         case .inputOutput: words = "the disk reported an input/output error"
         case .outOfMemory: words = "out of memory"
@@ -109,6 +115,20 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
         case let .other(message): words = message + (cause.map { " (SQLite code \($0.code))" } ?? "")
         }
         return "cannot \(action.rawValue) \(path): \(words)"
+    }
+
+    static func repairAdvice(_ path: String) -> String {
+        "'pins check --repair --db \(path)' saves what can be read into a new file and keeps this one"
+    }
+}
+
+extension StorageError.Reason {
+    /// The file's content is broken (as opposed to the disk, a lock or permissions).
+    public var isDamage: Bool {
+        switch self {
+        case .damaged, .notADatabase: return true
+        default: return false
+        }
     }
 }
 
@@ -166,6 +186,20 @@ public final class Connection {
         self.handle = try Self.open(uri, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
                                     displayPath: displayPath)
         self.path = displayPath
+    }
+
+    /// A private in-memory database holding a copy of `source` (sqlite3_backup): read commands
+    /// migrate an older file's copy, never the file.
+    public init(inMemoryCopyOf source: Connection) throws {
+        self.handle = try Self.open(":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, displayPath: source.path)
+        self.path = source.path
+        guard let backup = sqlite3_backup_init(handle, "main", source.handle, "main") else {
+            throw error(sqlite3_extended_errcode(handle), nil)
+        }
+        let rc = sqlite3_backup_step(backup, -1)
+        sqlite3_backup_finish(backup)
+        guard rc == SQLITE_DONE else { throw source.storageError(SQLiteError(code: rc, message: String(cString: sqlite3_errstr(rc)), sql: nil)) }
+        try execute("PRAGMA foreign_keys = ON")
     }
 
     private static func open(_ name: String, flags: Int32, displayPath: String) throws -> OpaquePointer {

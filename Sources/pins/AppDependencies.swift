@@ -134,9 +134,21 @@ final class AppDependencies {
         guard FileManager.default.fileExists(atPath: databasePath) else { return nil }
         do {
             return try PinDatabase(readOnlyPath: databasePath)
+        } catch let error as StorageError {
+            throw CommandFailure(error.description)
         } catch {
             throw CommandFailure("cannot read the database \(databasePath): \(error)")
         }
+    }
+
+    /// The database for a command that shows what is stored (list, stats, runs): a missing
+    /// file is an error naming the path (a mistyped --db is not "No pins.").
+    func databaseForReading() throws -> PinDatabase {
+        guard let database = try existingDatabaseForReading() else {
+            throw CommandFailure("there is no database at \(databasePath): check --db or PINS_DB "
+                + "(pins creates it at the first 'pins import' or 'pins add')")
+        }
+        return database
     }
 
     /// With the outlines loaded now (`pins add` needs the country for the title).

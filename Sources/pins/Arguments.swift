@@ -32,6 +32,23 @@ enum ExitCode {
     static let busy: Int32 = 75
 }
 
+/// A number as people write one: an optional sign, digits, an optional decimal point (48.8584,
+/// -0.5, .5). Not the other forms Double(String) takes: hexadecimal (`0x10` is 16), exponents,
+/// inf and nan. Coordinates are decimal degrees only.
+func decimalNumber(_ text: String) -> Double? {
+    var digits = 0, dot = false
+    for (offset, byte) in text.utf8.enumerated() {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digits += 1
+        case UInt8(ascii: "."): if dot { return nil } else { dot = true }
+        case UInt8(ascii: "+"), UInt8(ascii: "-"): if offset != 0 { return nil }
+        default: return nil
+        }
+    }
+    guard digits > 0, let value = Double(text), value.isFinite else { return nil }
+    return value
+}
+
 struct OptionSpec {
     let name: String          // "--db"
     let value: String?        // "FILE", nil for a flag
@@ -86,7 +103,9 @@ struct ParsedArguments {
 
     func double(_ name: String, range: ClosedRange<Double>? = nil) throws -> Double? {
         guard let text = value(name) else { return nil }
-        guard let v = Double(text), v.isFinite else { throw UsageError("\(name) expects a number, got '\(text)'", command: command) }
+        guard let v = decimalNumber(text) else {
+            throw UsageError("\(name) expects a decimal number such as 48.8584, got '\(text)'", command: command)
+        }
         if let range, !range.contains(v) {
             throw UsageError("\(name) must be between \(range.lowerBound) and \(range.upperBound), got \(text)", command: command)
         }

@@ -170,14 +170,14 @@ let mountainsSpec = CommandSpec(
 func runCities(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "cities") }
     let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let cities = try deps.existingDatabaseForReading()?.read { try $0.cities.fetchAll() } ?? []
+    let cities = try deps.databaseForReading().read { try $0.cities.fetchAll() }
     printSharedPlaces(args, one: "city", many: "cities", cities.map { ($0.id, $0.name, $0.coordinate, nil, $0.pinCount) })
 }
 
 func runMountains(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "mountains") }
     let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let mountains = try deps.existingDatabaseForReading()?.read { try $0.mountains.fetchAll() } ?? []
+    let mountains = try deps.databaseForReading().read { try $0.mountains.fetchAll() }
     printSharedPlaces(args, one: "mountain", many: "mountains", mountains.map { ($0.id, $0.name, $0.coordinate, $0.height, $0.pinCount) })
 }
 

@@ -152,7 +152,7 @@ func runStats(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "stats") }
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let service = StatisticsService(catalog: try deps.catalog())
-    let stats = try deps.existingDatabaseForReading().map { try service.calculate(using: $0) } ?? StatisticsValues()
+    let stats = try service.calculate(using: try deps.databaseForReading())
     if args.has("--json") {
         let object: [String: Any] = [
             "countries": stats.countries.map { ["id": $0.id, "name": $0.name, "continent": $0.continent, "pinCount": $0.pinCount] },

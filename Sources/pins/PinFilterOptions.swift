@@ -95,9 +95,9 @@ private func filterDate(_ args: ParsedArguments, _ name: String, endOfDay: Bool)
     return calendar.date(byAdding: .day, value: 1, to: parsed.date)
 }
 
-/// The pins that pass the filter, read from the database (none when there is no database).
+/// The pins that pass the filter, read from the database (a missing database is an error).
 func filteredPins(_ filter: PinFilter, deps: AppDependencies) throws -> [Location] {
-    guard let db = try deps.existingDatabaseForReading() else { return [] }
+    let db = try deps.databaseForReading()
     let countryFilter = filter.countries.count == 1 ? filter.countries.first : nil
     let pins = try db.read { try $0.locations.fetchAll(countryID: countryFilter) }
     let catalog = filter.continents.isEmpty ? nil : try deps.catalog()

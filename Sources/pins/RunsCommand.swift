@@ -12,7 +12,7 @@ func runRuns(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "runs") }
     let limit = try args.int("--limit", range: 1...100_000) ?? 20
     let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let runs = try deps.existingDatabaseForReading()?.read { try $0.runs.recent(limit: limit) } ?? []
+    let runs = try deps.databaseForReading().read { try $0.runs.recent(limit: limit) }
     let lockHeld = RunLock.isHeld(databasePath: deps.databasePath)
     func status(_ run: ImportRunRecord) -> String {
         // 'running' in the table but nobody holds the lock: the process is gone.

@@ -123,8 +123,15 @@ final class PinCommandTests: XCTestCase {
 
     func testReadingCommandsNeverCreateTheDatabase() throws {
         let db = try CLI.temporaryDirectory(self).appendingPathComponent("none.sqlite").path
-        XCTAssertEqual(try CLI.run(["list", "--db", db]).stdout, "No pins.\n")
-        XCTAssertEqual(try CLI.run(["stats", "--db", db]).status, 0)
+        // A missing database is an error naming it (a mistyped --db is not "No pins."), and it is
+        // still not created.
+        for command in ["list", "stats", "runs", "cities", "mountains"] {
+            let run = try CLI.run([command, "--db", db])
+            XCTAssertEqual(run.status, 1, command)
+            XCTAssertEqual(run.stdout, "", command)
+            XCTAssertEqual(run.stderr, "pins \(command): there is no database at \(db): check --db or PINS_DB "
+                + "(pins creates it at the first 'pins import' or 'pins add')\n")
+        }
         XCTAssertFalse(FileManager.default.fileExists(atPath: db))
     }
 }

@@ -132,3 +132,74 @@ final class DeletedDatabaseTests: XCTestCase {
         XCTAssertEqual(try replaced.read { try $0.countries.fetchAll() }, [])
     }
 }
+
+final class DatabaseFileStateTests: XCTestCase {
+    func testStorageErrorsAreInWordsWithTheSQLiteCodeAsCause() {
+        let cause = SQLiteError(code: 1544, message: "attempt to write a readonly database", sql: "PRAGMA journal_mode = WAL")
+        let error = StorageError(.open, path: "/srv/pins.sqlite", cause: cause)
+        XCTAssertEqual(error.description, "cannot open /srv/pins.sqlite: its folder is not writable (SQLite keeps its journal files beside the database)")
+        XCTAssertEqual(error.cause?.code, 1544)
+        XCTAssertEqual(StorageError(.write, path: "p", cause: SQLiteError(code: 13, message: "database or disk is full", sql: "COMMIT")).description,
+                       "cannot write to p: the disk is full")
+        XCTAssertEqual(StorageError(.read, path: "p", cause: SQLiteError(code: 1, message: "no such column: x", sql: nil)).description,
+                       "cannot read p: no such column: x (SQLite code 1)")
+    }
+
+    func testAZeroByteFileReadsAsEmptyWithoutAWriteAndIsInitialisedForWriting() throws {
+        let path = try temporaryDatabasePath(self)
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data()))
+        let reader = try PinDatabase(readOnlyPath: path)
+        XCTAssertEqual(try reader.read { try $0.locations.fetchAll(countryID: nil) }, [])
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, 0)
+        let writer = try PinDatabase(path: path)
+        XCTAssertEqual(writer.schemaVersion, Migrations.latestVersion)
+    }
+
+    func testAnOlderSchemaIsReadThroughAMigratedCopyLeavingTheFileAlone() throws {
+        let path = try temporaryDatabasePath(self)
+        do {
+            let old = try PinDatabase(path: path, migrateUpTo: 1)
+            try old.connection.run("INSERT INTO countries (id, name, continent, pin_count) VALUES ('FR', 'France', 'Europe', 1)")
+            try old.connection.run("""
+                INSERT INTO locations (id, title, latitude, longitude, country_id, type, date, color, visit_count, photo_ids, created_at)
+                VALUES ('00000000-0000-4000-8000-000000000001', 'Paris', 48.85, 2.35, 'FR', 'point', 0, '#E53935', 1, '[]', 0)
+                """)
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let reader = try PinDatabase(readOnlyPath: path)
+        XCTAssertEqual(reader.schemaVersion, Migrations.latestVersion)
+        XCTAssertEqual(try reader.read { try $0.locations.fetchAll(countryID: nil).map(\.title) }, ["Paris"])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
+    }
+
+    func testADamagedFileIsRefusedBeforeAnyWrite() throws {
+        let path = try temporaryDatabasePath(self)
+        let page: Int64, size: Int64
+        do {
+            let db = try PinDatabase(path: path)
+            try db.write { try $0.countries.save(Country(id: "FR", name: "France", continent: "Europe", pinCount: 1)) }
+            page = try XCTUnwrap(try db.connection.scalarInt("SELECT rootpage FROM sqlite_master WHERE name = 'countries'"))
+            size = try XCTUnwrap(try db.connection.scalarInt("PRAGMA page_size"))
+        }
+        // The page's type byte (0x0D, a table leaf) becomes 0xFF: no kind of b-tree page.
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64((page - 1) * size))
+        try handle.write(contentsOf: Data([0xFF]))
+        try handle.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try PinDatabase(path: path)) { error in
+            guard case .damaged(let detail)? = (error as? StorageError)?.reason else { return XCTFail("\(error)") }
+            XCTAssertEqual(detail, "Page \(page): btreeInitPage() returns error code 11")
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
+    }
+
+    func testAnotherProgramsDatabaseIsNeitherReadNorChanged() throws {
+        let path = try temporaryDatabasePath(self)
+        do { try Connection(path: path).execute("CREATE TABLE notes (x)") }
+        XCTAssertThrowsError(try PinDatabase(path: path)) { XCTAssertEqual(($0 as? StorageError)?.reason, .notPins) }
+        XCTAssertThrowsError(try PinDatabase(readOnlyPath: path)) { XCTAssertEqual(($0 as? StorageError)?.reason, .notPins) }
+        let tables = try Connection(path: path).query("SELECT name FROM sqlite_master") { $0.string(0) }
+        XCTAssertEqual(tables, ["notes"])
+    }
+}
