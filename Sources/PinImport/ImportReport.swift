@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinMetadata
 
 /// What happened to one file of the run. A run holds one item per file it read (1,000,000 on
 /// a large first import), so an item keeps only what the import uses, compactly: see
@@ -60,6 +61,16 @@ public struct ImportItem: Sendable {
             let meters = Int((km * 1000).rounded())
             return "\(meters / 1000).\(String(meters % 1000 / 10).leftPadded(to: 2)) km from pin '\(pin)'"
         }
+    }
+
+    /// Why a file counted in `files` makes no decision (`.notMedia`): a sidecar (read with its
+    /// photo), a video left out, an empty file, or content that is not a photo or video.
+    public var otherReason: String? {
+        guard decision == .notMedia else { return nil }
+        if Sidecars.isSidecarName(entry.relativePath.lastComponent) { return "sidecar (read with its photo)" }
+        if metadata != nil { return "video left out (--no-videos)" }
+        if entry.size == 0 { return "empty file" }
+        return "not a photo or video (unrecognised content)"
     }
 
     public init(entry: FileEntry, metadata: PhotoMetadata? = nil, error: String? = nil, decision: PhotoDecision,
@@ -227,6 +238,15 @@ public struct ImportReport: Sendable {
     /// The photos the rules skipped (no location, interval, distance), in capture order.
     public var skipped: LazyFilterSequence<[ImportItem]> {
         items.lazy.filter { $0.decision == .noLocation || $0.decision == .interval || $0.decision == .distance }
+    }
+    /// The files that are neither photos nor unreadable (sidecars, videos left out, empty files,
+    /// other content), by path: see `ImportItem.otherReason`.
+    public var others: LazyFilterSequence<[ImportItem]> { items.lazy.filter { $0.decision == .notMedia } }
+    /// Files whose content is not a photo or video at all (empty ones included): not sidecars,
+    /// not videos left out.
+    public var notMedia: Int {
+        items.reduce(0) { $0 + ($1.decision == .notMedia && $1.metadata == nil
+                                && !Sidecars.isSidecarName($1.entry.relativePath.lastComponent) ? 1 : 0) }
     }
     /// The files that could not be decoded, by path.
     public var unreadable: LazyFilterSequence<[ImportItem]> { items.lazy.filter { $0.decision == .unreadable } }

@@ -23,9 +23,17 @@ public enum ImportReportJSON {
             "files": report.files, "photos": report.photos, "created": report.created, "unchanged": report.unchanged,
             "read": report.read, "moved": report.moved, "touched": report.touched, "missing": report.missing,
             "videosLeftOut": report.videosLeftOut, "withLocation": report.withLocation, "skipped": report.skippedCounts,
+            "others": report.others.count,
         ]
-        sink.write("{\"counts\":" + JSONText.string(counts) + ",\"dryRun\":" + (report.dryRun ? "true" : "false") + ",\"pins\":[")
+        sink.write("{\"counts\":" + JSONText.string(counts) + ",\"dryRun\":" + (report.dryRun ? "true" : "false") + ",\"others\":[")
+        // Every file of the run is in one list: pins, skipped (unreadable included), others.
         var first = true
+        for item in report.others {
+            sink.write((first ? "\n" : ",\n") + JSONText.string(["file": item.entry.relativePath.description, "reason": orNull(item.otherReason)]))
+            first = false
+        }
+        sink.write("],\"pins\":[")
+        first = true
         for item in report.accepted {
             let m = item.metadata!
             let pin: [String: Any] = [
@@ -61,17 +69,30 @@ public enum ImportReportJSON {
 }
 
 /// The text report, written as it is made: the tables of a 200,000-photo dry run are never
-/// held whole (widths come from a first pass over the rows, the text from a second).
+/// held whole (widths come from a first pass over the rows, the text from a second). File names
+/// are quoted as git quotes them and every other text is escaped (`TerminalText`): a name with a
+/// newline or an escape sequence keeps one line per file and cannot drive the terminal.
 public enum ImportReportText {
     /// Lists longer than this are cut in the text summary (the JSON report has everything).
     public static let listLimit = 20
+    /// Skipped photos shown per reason in a dry run's summary (`--verbose` shows all).
+    public static let examplesPerReason = 3
+    /// Where the countries line wraps: a terminal's 80 columns.
+    public static let width = 80
 
-    /// The summary; with `verbose`, then one line per decided file.
+    /// The summary; with `verbose`, every list whole, then one line per file of the run.
     public static func write(_ report: ImportReport, catalog: CountryCatalog, verbose: Bool, to sink: TextSink) {
         writeSummary(report, catalog: catalog, to: sink)
+        if report.dryRun {
+            writePins(report, to: sink)
+            writeSkipped(report, examples: verbose ? Int.max : examplesPerReason, to: sink)
+        }
+        writeUnreadable(report, limit: verbose ? Int.max : listLimit, to: sink)
         if verbose {
-            for item in report.items where item.decision != .notMedia {
-                sink.write("\(item.decision.rawValue)\t\(item.entry.relativePath)" + (item.detail.map { "\t\($0)" } ?? "") + "\n")
+            for item in report.items {
+                let detail = item.detail ?? item.otherReason
+                sink.write("\(item.decision.rawValue)\t\(TerminalText.quoted(item.entry.relativePath))"
+                           + (detail.map { "\t" + TerminalText.escaped($0) } ?? "") + "\n")
             }
         }
     }
@@ -79,12 +100,13 @@ public enum ImportReportText {
     static func writeSummary(_ report: ImportReport, catalog: CountryCatalog, to sink: TextSink) {
         func line(_ text: String) { sink.write(text + "\n") }
         let verb = report.dryRun ? "would be created" : "created"
-        line("pins import \(report.root)" + (report.dryRun ? " (dry run: nothing written)" : ""))
+        line("pins import \(TerminalText.quoted(RawPath(report.root)))" + (report.dryRun ? " (dry run: nothing written)" : ""))
         line("  files      \(report.files)" + (report.unchanged > 0 ? " (\(report.unchanged) unchanged since an earlier run, not read)" : ""))
         if report.moved > 0 { line("  moved      \(report.moved) already imported under another name or folder: not decided again") }
         if report.touched > 0 { line("  touched    \(report.touched) with a new date but the same metadata: not decided again") }
         if report.missing > 0 { line("  missing    \(report.missing) gone since an earlier run (their pins are kept)") }
         if report.videosLeftOut > 0 { line("  videos     \(report.videosLeftOut) left out (--no-videos)") }
+        if report.notMedia > 0 { line("  not media  \(report.notMedia) neither photo nor video (--verbose lists them)") }
         line("  photos     \(report.photos), \(report.withLocation) with a position")
         line("  pins       \(report.created) \(verb)")
         line("  skipped    no location \(report.count(.noLocation)), interval \(report.count(.interval)), distance \(report.count(.distance)), unreadable \(report.count(.unreadable))")
@@ -95,48 +117,86 @@ public enum ImportReportText {
         }
         if !countries.isEmpty || atSea > 0 {
             let parts = countries.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\(catalog[$0.key]?.name ?? $0.key) \($0.value)" }
-            line("  countries  " + (parts + (atSea > 0 ? ["at sea \(atSea)"] : [])).joined(separator: ", "))
-        }
-        if report.dryRun {
-            if !report.accepted.isEmpty {
-                line("")
-                line("Pins that would be created:")
-                writeTable(["TAKEN AT", "CC", "LATITUDE", "LONGITUDE", "PHOTO"], report.accepted.map { item -> [String] in
-                    let c = item.metadata!.coordinate!
-                    return [item.takenAtText, item.country ?? "-", formatDegrees(c.latitude), formatDegrees(c.longitude),
-                            item.entry.relativePath.description]
-                }, to: sink)
+            for text in wrapped(parts + (atSea > 0 ? ["at sea \(atSea)"] : []), first: "  countries  ", rest: "             ") {
+                line(text)
             }
-            // The other half of a dry run's answer: why each photo makes no pin.
-            if !report.skipped.isEmpty {
-                line("")
-                line("Photos that would be skipped:")
-                writeTable(["REASON", "PHOTO", "WHY"],
-                           report.skipped.map { [$0.decision.rawValue, $0.entry.relativePath.description, $0.detail ?? ""] }, to: sink)
-            }
-        }
-        let unreadable = report.unreadable
-        if !unreadable.isEmpty {
-            line("")
-            line("Unreadable files:")
-            for item in unreadable.prefix(listLimit) { line("  \(item.entry.relativePath): \(item.detail ?? "")") }
-            if unreadable.count > listLimit { line("  ... and \(unreadable.count - listLimit) more (see --report or --json)") }
         }
     }
 
-    /// An indented text table over rows made on demand (twice: widths, then text).
-    static func writeTable<Rows: Sequence>(_ header: [String], _ rows: Rows, to sink: TextSink) where Rows.Element == [String] {
-        var widths = header.map(\.count)
-        for row in rows { for (c, cell) in row.enumerated() { widths[c] = max(widths[c], cell.count) } }
+    /// Comma-separated parts in lines of at most `width` columns (a part longer than that gets
+    /// a line of its own).
+    static func wrapped(_ parts: [String], first: String, rest: String) -> [String] {
+        var lines: [String] = []
+        var current = first
+        var empty = true
+        for (k, part) in parts.enumerated() {
+            let piece = part + (k < parts.count - 1 ? "," : "")
+            if !empty, current.count + 1 + piece.count > width {
+                lines.append(current)
+                current = rest
+                empty = true
+            }
+            current += (empty ? "" : " ") + piece
+            empty = false
+        }
+        lines.append(current)
+        return lines
+    }
+
+    static func writePins(_ report: ImportReport, to sink: TextSink) {
+        guard !report.accepted.isEmpty else { return }
+        sink.write("\nPins that would be created:\n")
+        writeTable(["TAKEN AT", "CC", "LATITUDE", "LONGITUDE", "PHOTO"], report.accepted.map { item -> [String] in
+            let c = item.metadata!.coordinate!
+            return [item.takenAtText, item.country ?? "-", formatDegrees(c.latitude), formatDegrees(c.longitude),
+                    TerminalText.quoted(item.entry.relativePath)]
+        }, to: sink)
+    }
+
+    /// The other half of a dry run's answer: why photos make no pin, by reason, with the first
+    /// `examples` of each in capture order.
+    static func writeSkipped(_ report: ImportReport, examples: Int, to sink: TextSink) {
+        guard !report.skipped.isEmpty else { return }
+        sink.write("\nPhotos that would be skipped" + (examples == Int.max ? ":\n" : " (a few of each reason; --verbose lists all):\n"))
+        for reason in ImportReport.skipReasons where reason != .unreadable {
+            let photos = report.items.lazy.filter { $0.decision == reason }
+            let count = photos.count
+            guard count > 0 else { continue }
+            sink.write("  \(reason.rawValue) (\(count) photo\(count == 1 ? "" : "s"))\n")
+            writeTable(nil, photos.prefix(examples).map { [TerminalText.quoted($0.entry.relativePath), TerminalText.escaped($0.detail ?? "")] },
+                       indent: "    ", to: sink)
+            if count > examples { sink.write("    ... and \(count - examples) more\n") }
+        }
+    }
+
+    static func writeUnreadable(_ report: ImportReport, limit: Int, to sink: TextSink) {
+        let unreadable = report.unreadable
+        guard !unreadable.isEmpty else { return }
+        sink.write("\nUnreadable files:\n")
+        for item in unreadable.prefix(limit) {
+            sink.write("  \(TerminalText.quoted(item.entry.relativePath)): \(TerminalText.escaped(item.detail ?? ""))\n")
+        }
+        if unreadable.count > limit { sink.write("  ... and \(unreadable.count - limit) more (see --report or --json)\n") }
+    }
+
+    /// An indented text table over rows made on demand (twice: widths, then text); no header
+    /// line when `header` is nil.
+    static func writeTable<Rows: Sequence>(_ header: [String]?, _ rows: Rows, indent: String = "  ", to sink: TextSink)
+    where Rows.Element == [String] {
+        var widths = header?.map(\.count) ?? []
+        for row in rows {
+            if widths.isEmpty { widths = row.map { _ in 0 } }
+            for (c, cell) in row.enumerated() { widths[c] = max(widths[c], cell.count) }
+        }
         func write(_ row: [String]) {
-            var text = " "
+            var text = indent
             for (c, cell) in row.enumerated() {
-                text += " " + cell
-                if c < row.count - 1 { text += String(repeating: " ", count: widths[c] - cell.count + 1) }
+                text += cell
+                if c < row.count - 1 { text += String(repeating: " ", count: widths[c] - cell.count + 2) }
             }
             sink.write(text + "\n")
         }
-        write(header)
+        if let header { write(header) }
         for row in rows { write(row) }
     }
 }

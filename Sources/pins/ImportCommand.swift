@@ -97,7 +97,7 @@ func runImport(_ args: ParsedArguments) async throws {
         sink.flush()
     }
     for problem in report.problems {
-        Out.error("pins import: cannot read \(problem.path): \(problem.reason)")
+        Out.error("pins import: cannot read \(TerminalText.quoted(problem.path)): \(TerminalText.escaped(problem.reason))")
     }
 }
 

@@ -69,6 +69,24 @@ final class NightlyTests: XCTestCase {
         XCTAssertGreaterThan(reference["interval"]?.count ?? 0, 50)
     }
 
+    /// A dry run's text grows with the pins, not with the skipped photos: a few examples per
+    /// reason (the old text had one line per skipped photo).
+    func testDryRunTextGrowsWithThePinsNotWithTheSkippedPhotos() throws {
+        let lib = try library(files: 600, seed: 13)
+        let db = lib.dir.appendingPathComponent("none.sqlite").path
+        let (status, json, stderr) = try importJSON(lib.root, db: db, ["--dry-run"])
+        XCTAssertEqual(status, 0, stderr)
+        let created = counts(json)["created"] as? Int ?? 0
+        let skipped = (counts(json)["skipped"] as? [String: Int] ?? [:]).values.reduce(0, +)
+        XCTAssertGreaterThan(skipped, 150)
+        let text = try CLI.run(["import", lib.root, "--dry-run", "--timezone", "UTC", "--db", db])
+        let lines = text.stdout.split(separator: "\n", omittingEmptySubsequences: false).count
+        // Summary (at most 12 lines), pins (3 + one per pin), skipped (2 + 5 per reason), unreadable (at most 23).
+        XCTAssertLessThanOrEqual(lines, 12 + 3 + created + 2 + 3 * 5 + 23, text.stdout)
+        let verbose = try CLI.run(["import", lib.root, "--dry-run", "--verbose", "--timezone", "UTC", "--db", db])
+        XCTAssertEqual(verbose.stdout.split(separator: "\n").filter { $0.contains("\t") }.count, counts(json)["files"] as? Int)
+    }
+
     func testSecondRunOpensNoFileAndCreatesNothing() throws {
         let lib = try library(files: 400, seed: 3)
         let db = lib.dir.appendingPathComponent("pins.sqlite").path
