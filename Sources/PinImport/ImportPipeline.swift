@@ -33,6 +33,8 @@ public enum ImportError: Error, CustomStringConvertible {
     case rootNotFound(String, String)
     /// The root holds far fewer of the files it had: most likely a share that is not mounted.
     case shrunk(root: String, known: Int, present: Int)
+    /// The root holds no file at all (an empty folder, or a share that is not mounted).
+    case empty(root: String)
     case storage(String)
 
     public var description: String {
@@ -42,6 +44,9 @@ public enum ImportError: Error, CustomStringConvertible {
             return "\(root) holds \(present) of the \(known) files an earlier run recorded there: is the share mounted? "
                 + "Nothing was changed. If the files really went away, run again with --allow-shrink "
                 + "(their pins are kept either way)."
+        case let .empty(root):
+            return "\(root) holds no file: is the share mounted? Nothing was changed. "
+                + "Run again with --allow-shrink to import an empty folder."
         case let .storage(message): return message
         }
     }
@@ -49,7 +54,7 @@ public enum ImportError: Error, CustomStringConvertible {
     /// The folder is missing, empty or shrunken: nothing was changed (exit 66).
     public var isMissingInput: Bool {
         switch self {
-        case .rootNotFound, .shrunk: return true
+        case .rootNotFound, .shrunk, .empty: return true
         case .storage: return false
         }
     }
@@ -111,7 +116,9 @@ public struct ImportPipeline {
         report.problems = scan.problems
 
         // 1. Walk and known files.
-        let survey = try Survey(files: scan.files, known: history.known, root: rootPath, allowShrink: options.allowShrink)
+        let survey = try Survey(files: scan.files, known: history.known, root: rootPath, allowShrink: options.allowShrink,
+                                unseen: scan.isUnseen)
+        report.outOfSight = survey.outOfSight
         report.unchanged = survey.unchanged
         let entries = survey.toRead.map { scan.files[$0] }
         report.read = entries.count

@@ -205,9 +205,13 @@ public struct ImportReport: Sendable {
     public var missing = 0
     /// Videos left out by `--no-videos`.
     public var videosLeftOut = 0
+    /// Known files the walk did not look at (excluded, or in a folder it could not read): kept
+    /// as they were, neither read nor missing.
+    public var outOfSight = 0
     /// Every file decided in this run, in the order the rules saw them, unreadable files last.
     public var items: [ImportItem] = []
-    /// Folders or files the walk could not read.
+    /// Folders or files the walk could not read: the run completed, but not over everything
+    /// (`pins import` then exits with its own code).
     public var problems: [(path: RawPath, reason: String)] = []
     public var startedAt = Date()
     public var finishedAt = Date()
@@ -216,6 +220,14 @@ public struct ImportReport: Sendable {
         self.root = root
         self.dryRun = dryRun
     }
+
+    /// EX_IOERR (sysexits.h): the run completed, but the walk could not read some folders or
+    /// entries; their files were left as they were. Cron mails someone.
+    public static let incompleteExitCode: Int32 = 74
+
+    /// The exit code of a completed run: 0, or `incompleteExitCode` when the walk could not
+    /// read everything.
+    public var exitCode: Int32 { problems.isEmpty ? 0 : Self.incompleteExitCode }
 
     /// The reasons a photo makes no pin, in the order reports list them.
     public static let skipReasons: [PhotoDecision] = [.noLocation, .interval, .distance, .unreadable]

@@ -58,7 +58,7 @@ public struct ImportSession {
             throw failure
         }
         report.runID = runID
-        finishRun(runID, in: database, status: "completed", exitCode: 0, report: report, warning: warning)
+        finishRun(runID, in: database, status: "completed", exitCode: report.exitCode, report: report, warning: warning)
         return report
     }
 

@@ -46,6 +46,23 @@ public struct ScanResult: Sendable {
     public var problems: [(path: RawPath, reason: String)] = []
     /// Entries left out by the hidden/system/exclude rules (not counted as files).
     public var excluded = 0
+    /// What the walk did not look into: excluded entries and entries it could not read, as
+    /// paths relative to the root. A known file at or below one of them is out of sight, not
+    /// gone.
+    public var unseen: Set<RawPath> = []
+
+    /// True when `path` (relative to the root) is at or below an entry the walk did not look into.
+    public func isUnseen(_ path: RawPath) -> Bool {
+        guard !unseen.isEmpty else { return false }
+        if unseen.contains(RawPath(bytes: [])) { return true }
+        var end = path.bytes.startIndex
+        while end < path.bytes.endIndex {
+            end = path.bytes[end...].firstIndex(of: UInt8(ascii: "/")) ?? path.bytes.endIndex
+            if unseen.contains(RawPath(bytes: Array(path.bytes[..<end]))) { return true }
+            end += 1
+        }
+        return false
+    }
 }
 
 public enum ScanError: Error, CustomStringConvertible {
@@ -103,11 +120,13 @@ public enum Scanner {
         }
         guard fd >= 0 else {
             result.problems.append((RawPath(bytes: relative), String(cString: strerror(errno))))
+            result.unseen.insert(RawPath(bytes: relative))
             return
         }
         guard let dir = fdopendir(fd) else {
             close(fd)
             result.problems.append((RawPath(bytes: relative), String(cString: strerror(errno))))
+            result.unseen.insert(RawPath(bytes: relative))
             return
         }
         // Names with the stat of each, taken while the entry is at hand (fstatat on the name
@@ -135,6 +154,7 @@ public enum Scanner {
             var st = statted
             guard failure == 0 else {
                 result.problems.append((RawPath(bytes: childRelative), String(cString: strerror(failure))))
+                result.unseen.insert(RawPath(bytes: childRelative))
                 continue
             }
             var mode = st.st_mode & S_IFMT
@@ -145,6 +165,7 @@ public enum Scanner {
                 }
                 guard target == 0 else {
                     result.problems.append((RawPath(bytes: childRelative), "broken symlink: \(String(cString: strerror(errno)))"))
+                    result.unseen.insert(RawPath(bytes: childRelative))
                     continue
                 }
                 mode = st.st_mode & S_IFMT
@@ -152,6 +173,7 @@ public enum Scanner {
             let isDirectory = mode == S_IFDIR
             if isExcluded(name: name, relative: childRelative, isDirectory: isDirectory, options: options) {
                 result.excluded += 1
+                result.unseen.insert(RawPath(bytes: childRelative))
                 continue
             }
             if isDirectory {

@@ -38,7 +38,9 @@ let importSpec = CommandSpec(
 
     Exit codes: 0 the run completed (even with unreadable files); 1 the run stopped; 64 usage;
     66 the folder is missing, empty or lost most of its files (nothing changed; see
-    --allow-shrink); 75 another import is using the database (nothing changed; try later).
+    --allow-shrink); 74 the run completed but some folders could not be read (named on
+    stderr; what was known there keeps its state); 75 another import is using the database
+    (nothing changed; try later).
     """)
 
 func runImport(_ args: ParsedArguments) async throws {
@@ -98,6 +100,11 @@ func runImport(_ args: ParsedArguments) async throws {
     }
     for problem in report.problems {
         Out.error("pins import: cannot read \(TerminalText.quoted(problem.path)): \(TerminalText.escaped(problem.reason))")
+    }
+    if report.exitCode != 0 {
+        let n = report.problems.count
+        throw CommandFailure("\(n) folder\(n == 1 ? "" : "s") or file\(n == 1 ? "" : "s") could not be read (above); "
+                             + "what was known there keeps its state", code: report.exitCode)
     }
 }
 

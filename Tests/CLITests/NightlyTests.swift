@@ -87,6 +87,55 @@ final class NightlyTests: XCTestCase {
         XCTAssertEqual(verbose.stdout.split(separator: "\n").filter { $0.contains("\t") }.count, counts(json)["files"] as? Int)
     }
 
+    /// Issue 15 item 4: files left out by --exclude are out of scope, not vanished.
+    func testExcludedFilesAreNotMissing() throws {
+        let lib = try library(files: 200, seed: 15)
+        let db = lib.dir.appendingPathComponent("pins.sqlite").path
+        let first = try importJSON(lib.root, db: db)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        // Leave out every day folder but one (globs match relative paths): most known files are
+        // now out of sight, which used to stop the run as an unmounted share.
+        let days = try dayFolders(lib.root)
+        XCTAssertGreaterThan(days.count, 3)
+        let excludes = days.dropFirst().flatMap { ["--exclude", $0] }
+        let second = try importJSON(lib.root, db: db, excludes)
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertEqual(counts(second.json)["missing"] as? Int, 0)
+        // And they are still known as present: a run without the excludes reads nothing again.
+        let third = try importJSON(lib.root, db: db)
+        XCTAssertEqual(counts(third.json)["read"] as? Int, 0)
+        XCTAssertEqual(counts(third.json)["missing"] as? Int, 0)
+    }
+
+    /// Issue 15 item 4: an entry the walk cannot read is named, its known files keep their
+    /// state, and the run ends with exit code 74. (Tests run as root, which reads every folder,
+    /// so the unreadable entry here is a followed symlink whose target went away.)
+    func testAnEntryTheWalkCannotReadKeepsItsFilesAndExits74() throws {
+        let lib = try library(files: 120, seed: 17)
+        let db = lib.dir.appendingPathComponent("pins.sqlite").path
+        let day = try XCTUnwrap(try dayFolders(lib.root).first)
+        let target = lib.dir.appendingPathComponent("elsewhere").path
+        try FileManager.default.moveItem(atPath: lib.root + "/" + day, toPath: target)
+        try FileManager.default.createSymbolicLink(atPath: lib.root + "/" + day, withDestinationPath: target)
+        XCTAssertEqual(try importJSON(lib.root, db: db, ["--follow-symlinks"]).status, 0)
+        try FileManager.default.removeItem(atPath: target)
+        let run = try importJSON(lib.root, db: db, ["--follow-symlinks"])
+        XCTAssertEqual(run.status, 74, run.stderr)
+        XCTAssertTrue(run.stderr.contains("pins import: cannot read \(day): broken symlink"), run.stderr)
+        XCTAssertEqual(counts(run.json)["missing"] as? Int, 0, "its files are out of sight, not gone")
+        let runs = try XCTUnwrap(CLI.json(CLI.run(["runs", "--json", "--db", db]).stdout) as? [[String: Any]])
+        XCTAssertEqual(runs.first?["exitCode"] as? Int, 74)
+    }
+
+    func testAnEmptyFolderNeverImportedExits66() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        try FileManager.default.createDirectory(atPath: dir.path + "/empty", withIntermediateDirectories: true)
+        let run = try CLI.run(["import", dir.path + "/empty", "--db", dir.path + "/pins.sqlite"])
+        XCTAssertEqual(run.status, 66, run.stderr)
+        XCTAssertTrue(run.stderr.contains("holds no file"), run.stderr)
+        XCTAssertEqual(try CLI.run(["import", dir.path + "/empty", "--allow-shrink", "--db", dir.path + "/pins.sqlite"]).status, 0)
+    }
+
     func testSecondRunOpensNoFileAndCreatesNothing() throws {
         let lib = try library(files: 400, seed: 3)
         let db = lib.dir.appendingPathComponent("pins.sqlite").path

@@ -59,6 +59,34 @@ final class ImportStagesTests: XCTestCase {
         XCTAssertEqual(allowed.vanished, [RawPath("/lib/b.jpg"), RawPath("/lib/c.jpg")])
     }
 
+    func testKnownFilesTheWalkDidNotLookAtAreOutOfSightNotGone() throws {
+        let a = entry("a.jpg"), b = entry("locked/b.jpg"), c = entry("locked/deeper/c.jpg"), d = entry("gone.jpg")
+        let history = Dictionary(uniqueKeysWithValues: [known(a), known(b), known(c), known(d)])
+        // Only a.jpg seen: without the locked folder this would be 1 of 4, a shrink.
+        let survey = try Survey(files: [a], known: history, root: root, allowShrink: false,
+                                unseen: { $0.bytes.starts(with: Array("locked/".utf8)) })
+        XCTAssertEqual(survey.outOfSight, 2)
+        XCTAssertEqual(survey.vanished, [RawPath("/lib/gone.jpg")], "1 of the 2 files in sight is gone: not a shrink")
+    }
+
+    func testScanResultSaysWhatIsBelowAnUnseenEntry() {
+        var scan = ScanResult()
+        scan.unseen = [RawPath("2023/locked"), RawPath("x.jpg")]
+        XCTAssertTrue(scan.isUnseen(RawPath("2023/locked/a/b.jpg")))
+        XCTAssertTrue(scan.isUnseen(RawPath("2023/locked")))
+        XCTAssertTrue(scan.isUnseen(RawPath("x.jpg")))
+        XCTAssertFalse(scan.isUnseen(RawPath("2023/locked-not/a.jpg")))
+        XCTAssertFalse(scan.isUnseen(RawPath("2023/a.jpg")))
+    }
+
+    func testAnEmptyFolderStopsUnlessAllowed() throws {
+        XCTAssertThrowsError(try Survey(files: [], known: [:], root: root, allowShrink: false)) { error in
+            guard case ImportError.empty? = error as? ImportError else { return XCTFail("\(error)") }
+            XCTAssertTrue((error as? ImportError)?.isMissingInput == true)
+        }
+        XCTAssertNoThrow(try Survey(files: [], known: [:], root: root, allowShrink: true))
+    }
+
     func testSurveyRereadsAnUnchangedPhotoWhoseSidecarIsNew() throws {
         let photo = entry("d/IMG_1.jpg"), sidecar = entry("d/IMG_1.jpg.xmp"), other = entry("d/IMG_2.jpg")
         let history = Dictionary(uniqueKeysWithValues: [known(photo), known(other)])

@@ -47,10 +47,15 @@ struct Survey {
     var reappeared: [(path: RawPath, fingerprint: PhotoFingerprint)] = []
     /// Known files (not already missing) that the walk did not find, as sorted absolute paths.
     var vanished: [RawPath] = []
+    /// Known files the walk did not look at (excluded, or in a folder it could not read): out
+    /// of sight, not gone; their records keep their state.
+    var outOfSight = 0
 
-    /// Compares the walk with the history. Throws `.shrunk` when the root lost most of its live
-    /// known files (or all of them) and `allowShrink` is off: nothing is marked missing then.
-    init(files: [FileEntry], known: [RawPath: KnownPhoto], root: RawPath, allowShrink: Bool) throws {
+    /// Compares the walk with the history. Throws `.empty` for a folder without a file, and
+    /// `.shrunk` when it lost most of its live known files, unless `allowShrink`: nothing is
+    /// marked missing then. `unseen` says which paths the walk did not look at.
+    init(files: [FileEntry], known: [RawPath: KnownPhoto], root: RawPath, allowShrink: Bool,
+         unseen: (RawPath) -> Bool = { _ in false }) throws {
         // Known files are keyed by their path below the root, so the nightly case builds no
         // absolute path for a file it does not read.
         var livePresent = 0
@@ -68,14 +73,22 @@ struct Survey {
             }
         }
         addPhotosOfChangedSidecars(files: files, known: known)
-        let knownLive = known.reduce(0) { $0 + ($1.value.missing ? 0 : 1) }
-        if !allowShrink, knownLive > 0, files.isEmpty || livePresent * 2 < knownLive {
-            throw ImportError.shrunk(root: root.description, known: knownLive, present: livePresent)
-        }
+        var knownLive = known.reduce(0) { $0 + ($1.value.missing ? 0 : 1) }
+        var gone: [RawPath] = []
         if livePresent < knownLive {
             let present = Set(files.map(\.relativePath))
-            vanished = known.filter { !$0.value.missing && !present.contains($0.key) }.keys.sorted().map { root.appending($0.bytes) }
+            for (path, record) in known where !record.missing && !present.contains(path) {
+                if unseen(path) { outOfSight += 1 } else { gone.append(path) }
+            }
+            knownLive -= outOfSight
         }
+        if !allowShrink {
+            if knownLive > 0, files.isEmpty || livePresent * 2 < knownLive {
+                throw ImportError.shrunk(root: root.description, known: knownLive, present: livePresent)
+            }
+            if files.isEmpty && outOfSight == 0 { throw ImportError.empty(root: root.description) }
+        }
+        vanished = gone.sorted().map { root.appending($0.bytes) }
     }
 
     /// A sidecar that is new or changed makes its photo count as changed: the person edited
