@@ -80,15 +80,18 @@ enum ResourceLocator {
 final class AppDependencies {
     let databasePath: String
     /// The country outlines, loaded and indexed on first use, once per process.
-    private let locator = LazyCountryLocator {
+    private let locator = LazyCountryLocator { try AppDependencies.loadResolver() }
+    private var cachedCatalog: CountryCatalog?
+    private var cachedDatabase: PinDatabase?
+
+    /// The country outlines read and indexed now, with no database: `pins locate`.
+    static func loadResolver() throws -> CountryResolver {
         do {
             return CountryResolver(polygons: try CountryGeoJSONParser.parse(try ResourceLocator.read("Countries.geojson")))
         } catch let error as GeoJSONError {
             throw CommandFailure(error.description)
         }
     }
-    private var cachedCatalog: CountryCatalog?
-    private var cachedDatabase: PinDatabase?
 
     init(databaseOption: String?) throws {
         databasePath = try resolveDatabasePath(databaseOption)

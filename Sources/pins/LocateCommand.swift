@@ -13,8 +13,8 @@ let locateSpec = CommandSpec(
 
 func runLocate(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("locate reads stdin and takes no arguments", command: "locate") }
-    let deps = try AppDependencies(databaseOption: nil)
-    let resolver = try deps.resolver()
+    // Only the country data: locate has no database, so it needs neither --db nor HOME.
+    let resolver = try AppDependencies.loadResolver()
     let codeBytes = resolver.codes.map { Array($0.utf8) }
     var output = [UInt8]()
     output.reserveCapacity(1 << 16)
