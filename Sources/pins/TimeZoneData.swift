@@ -17,7 +17,8 @@ final class LazyTimeZones: TimeZoneLocating, @unchecked Sendable {
         do {
             made = .success(try TimeZoneResolver(data: try ResourceLocator.read("TimeZones.bin")))
         } catch {
-            let reason = (error as? CommandFailure)?.message ?? "\(error)"
+            var reason = (error as? CommandFailure)?.message ?? "\(error)"
+            if reason.hasSuffix(".") { reason.removeLast() }
             made = .failure(TimeZoneUnavailable("no time-zone outlines: \(reason)"))
         }
         loaded = made

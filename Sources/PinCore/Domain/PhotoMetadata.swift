@@ -61,7 +61,7 @@ public enum TimeSource: String, Codable, Sendable, CaseIterable {
     /// DateTimeOriginal read in the default zone (`--timezone`): approximate.
     case assumedZone
     /// A wall-clock time with no offset and no usable GPS time, on a photo with a position, read
-    /// in the time zone of that position on that date (TimeZones.bin, the system's zone rules).
+    /// in the time zone of that position on that date (TimeZones.bin, Foundation's zone rules).
     case localTimeZoneOfPosition
     /// No capture time in the file: the file's modification time.
     case fileModification

@@ -43,10 +43,10 @@ public final class TimeZoneResolver: Sendable {
 }
 
 /// What the metadata readers ask for a wall-clock time without an offset on a photo with a
-/// position: the zone there (rules from the system's zone database through Foundation).
+/// position: the zone there, with Foundation's rules (on Linux the tz data inside its ICU).
 public protocol TimeZoneLocating: Sendable {
     /// The zone at the point, or an error whose description says why there is none (data file
-    /// missing, zone unknown to the system's zone database).
+    /// missing, zone unknown to Foundation's zone data).
     func timeZone(at point: Coordinate) throws -> TimeZone
 }
 
@@ -59,7 +59,7 @@ extension TimeZoneResolver: TimeZoneLocating {
     public func timeZone(at point: Coordinate) throws -> TimeZone {
         guard let identifier = identifier(at: point) else { throw TimeZoneUnavailable("no time zone at an invalid position") }
         guard let zone = TimeZone(identifier: identifier) else {
-            throw TimeZoneUnavailable("the time zone \(identifier) of the position is not in the system's zone database")
+            throw TimeZoneUnavailable("the time zone \(identifier) of the position is unknown to this build's zone data")
         }
         return zone
     }
