@@ -189,8 +189,11 @@ struct KeptMetadata: Sendable {
 public struct ImportReport: Sendable {
     public var root: String
     public var dryRun: Bool
-    /// The run record this session wrote (nil for a dry run, or when it could not be recorded).
+    /// The run record this session wrote (nil for a dry run).
     public var runID: Int64?
+    /// False when the end of the run could not be recorded (`pins runs` then shows it as
+    /// interrupted); the command exits 1.
+    public var runEndRecorded = true
     /// Regular files seen under the root (hidden, system and excluded entries left out).
     public var files = 0
     /// Files already decided in an earlier run and unchanged since: not opened.

@@ -39,15 +39,15 @@ public struct ImportSession {
         self.creation = creation
     }
 
-    /// Runs the import. `warning` gets what does not stop the run (the run could not be
-    /// recorded); a stop is thrown as `ImportFailure`.
+    /// Runs the import. `warning` gets what does not stop the run (the end of the run could not
+    /// be recorded); a stop is thrown as `ImportFailure`.
     public func run(progress: @escaping @Sendable (ImportProgress) -> Void = { _ in },
                     warning: (String) -> Void = { _ in }) async throws -> ImportReport {
         // One import at a time per database; a dry run writes nothing and needs no lock.
         let lock = options.dryRun ? nil : try takeLock()
         defer { withExtendedLifetime(lock) {} }
         let database = try openDatabase()
-        let runID = database.flatMap { startRun(in: $0, warning: warning) }
+        let runID = try database.flatMap { try startRun(in: $0) }
         let pipeline = ImportPipeline(options: options, creation: creation, database: database)
         var report: ImportReport
         do {
@@ -58,7 +58,8 @@ public struct ImportSession {
             throw failure
         }
         report.runID = runID
-        finishRun(runID, in: database, status: "completed", exitCode: report.exitCode, report: report, warning: warning)
+        report.runEndRecorded = finishRun(runID, in: database, status: "completed", exitCode: report.exitCode, report: report,
+                                          warning: warning)
         return report
     }
 
@@ -84,6 +85,8 @@ public struct ImportSession {
         }
         do {
             return try PinDatabase(path: databasePath)
+        } catch let error as StorageError where error.reason == .busy {
+            throw ImportFailure(.busy, "\(error); nothing was changed, try again later")
         } catch let error as StorageError {
             throw ImportFailure(.failed, error.description)
         } catch {
@@ -91,30 +94,37 @@ public struct ImportSession {
         }
     }
 
-    /// Not being able to record the run is reported, not fatal: the import itself goes on.
-    private func startRun(in database: PinDatabase, warning: (String) -> Void) -> Int64? {
+    /// The run record is the first write: a database that cannot be written (read-only, held
+    /// by another writer past the busy timeout) stops the run here, before any file is read,
+    /// instead of after the whole library. Every run that goes on is recorded.
+    private func startRun(in database: PinDatabase) throws -> Int64? {
         guard !options.dryRun else { return nil }
+        let root = (try? ImportPipeline.canonicalRoot(options.root)) ?? options.root
         do {
-            let root = (try? ImportPipeline.canonicalRoot(options.root)) ?? options.root
             return try database.write { try $0.runs.start(root: root, at: Date()) }
+        } catch let error as StorageError where error.reason == .busy {
+            throw ImportFailure(.busy, "\(error); nothing was changed, try again later")
         } catch {
-            warning("could not record the run: \(error)")
-            return nil
+            throw ImportFailure(.failed, "cannot record the run, so nothing would be saved: \(error)")
         }
     }
 
-    /// Records the end of a run for `pins runs`; a failure to record is reported, not fatal.
+    /// Records the end of a run for `pins runs`; a failure to record is reported (the work is
+    /// saved by then) and returned as false.
+    @discardableResult
     private func finishRun(_ runID: Int64?, in database: PinDatabase?, status: String, exitCode: Int32,
-                           report: ImportReport?, warning: (String) -> Void) {
-        guard let database, let runID else { return }
+                           report: ImportReport?, warning: (String) -> Void) -> Bool {
+        guard let database, let runID else { return true }
         let record = ImportRunRecord(id: runID, root: report?.root ?? "", startedAt: report?.startedAt ?? Date(), finishedAt: Date(),
                                      status: status, exitCode: Int(exitCode), files: report?.files ?? 0,
                                      photos: report?.photos ?? 0, created: report?.created ?? 0,
                                      skipped: report?.skippedCounts ?? [:])
         do {
             try database.write { try $0.runs.finish(record) }
+            return true
         } catch {
-            warning("could not record the run: \(error)")
+            warning("could not record the end of the run (its pins are saved): \(error)")
+            return false
         }
     }
 }

@@ -69,6 +69,11 @@ func runImport(_ args: ParsedArguments) async throws {
     if args.has("--quiet") && args.has("--verbose") { throw UsageError("--quiet and --verbose exclude each other", command: "import") }
     if args.has("--nice") { lowerPriority() }
 
+    // Outputs are checked before the work: a report that cannot be written is found now, not
+    // after the whole library was read.
+    if let path = args.value("--report") {
+        if let reason = unwritableReason(path) { throw CommandFailure("cannot write the report to \(path): \(reason)") }
+    }
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let session = ImportSession(options: options, databasePath: deps.databasePath, creation: try deps.lazyCreationService())
     let printer = ProgressPrinter(quiet: args.has("--quiet") || args.has("--json"))
@@ -101,11 +106,25 @@ func runImport(_ args: ParsedArguments) async throws {
     for problem in report.problems {
         Out.error("pins import: cannot read \(TerminalText.quoted(problem.path)): \(TerminalText.escaped(problem.reason))")
     }
+    if !report.runEndRecorded { throw CommandFailure("the run completed but its end could not be recorded (above)") }
     if report.exitCode != 0 {
         let n = report.problems.count
         throw CommandFailure("\(n) folder\(n == 1 ? "" : "s") or file\(n == 1 ? "" : "s") could not be read (above); "
                              + "what was known there keeps its state", code: report.exitCode)
     }
+}
+
+/// Why a file could not be written at `path` (nil when it can): its folder must exist and be
+/// writable (the report is written beside it, then renamed), and it must not be a folder.
+func unwritableReason(_ path: String) -> String? {
+    let parent = (path as NSString).deletingLastPathComponent
+    let folder = parent.isEmpty ? "." : parent
+    var st = stat()
+    if stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR { return "it is a folder" }
+    guard stat(folder, &st) == 0 else { return "\(folder): \(String(cString: strerror(errno)))" }
+    guard st.st_mode & S_IFMT == S_IFDIR else { return "\(folder) is not a folder" }
+    guard access(folder, W_OK) == 0 else { return "\(folder): \(String(cString: strerror(errno)))" }
+    return nil
 }
 
 /// Nice 10 and the idle I/O class: the NAS keeps serving files while pins runs.

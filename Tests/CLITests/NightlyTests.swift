@@ -127,6 +127,49 @@ final class NightlyTests: XCTestCase {
         XCTAssertEqual(runs.first?["exitCode"] as? Int, 74)
     }
 
+    /// Issue 15 item 3: a report that cannot be written is found before the work, and nothing
+    /// is recorded or created.
+    func testAnUnwritableReportStopsTheRunBeforeAnyWork() throws {
+        let lib = try library(files: 40, seed: 19)
+        let db = lib.dir.appendingPathComponent("pins.sqlite").path
+        let run = try CLI.run(["import", lib.root, "--db", db, "--report", lib.dir.path + "/no/such/folder/report.json"])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("cannot write the report to \(lib.dir.path)/no/such/folder/report.json: "), run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: db), "nothing was done")
+        let folder = try CLI.run(["import", lib.root, "--db", db, "--report", lib.dir.path])
+        XCTAssertEqual(folder.status, 1)
+        XCTAssertTrue(folder.stderr.contains("it is a folder"), folder.stderr)
+    }
+
+    /// Issue 15 item 3: another writer holding the database past the busy timeout stops the run
+    /// at its start (exit 75, nothing changed), instead of an import that exits 0 unrecorded.
+    func testADatabaseHeldByAnotherWriterStopsTheRunAtItsStart() throws {
+        let lib = try library(files: 40, seed: 21)
+        let db = lib.dir.appendingPathComponent("pins.sqlite").path
+        XCTAssertEqual(try importJSON(lib.root, db: db).status, 0)
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["python3", "-c", """
+            import sqlite3, sys, time
+            c = sqlite3.connect(sys.argv[1], isolation_level=None)
+            c.execute('BEGIN EXCLUSIVE')
+            print('held', flush=True)
+            time.sleep(12)
+            """, db]
+        let out = Pipe()
+        holder.standardOutput = out
+        try holder.run()
+        defer { holder.terminate(); holder.waitUntilExit() }
+        XCTAssertTrue(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("held"))
+        let run = try importJSON(lib.root, db: db)
+        XCTAssertEqual(run.status, 75, run.stderr)
+        XCTAssertTrue(run.stderr.contains("nothing was changed"), run.stderr)
+        holder.terminate()
+        holder.waitUntilExit()
+        let runs = try XCTUnwrap(CLI.json(CLI.run(["runs", "--json", "--db", db]).stdout) as? [[String: Any]])
+        XCTAssertEqual(runs.count, 1, "the held run changed nothing")
+    }
+
     func testAnEmptyFolderNeverImportedExits66() throws {
         let dir = try CLI.temporaryDirectory(self)
         try FileManager.default.createDirectory(atPath: dir.path + "/empty", withIntermediateDirectories: true)
