@@ -9,6 +9,9 @@ public struct InspectTarget: Sendable {
     public let shown: String
     public let modified: Date
     public let sidecars: [RawPath]
+    /// A sidecar file (XMP, Takeout JSON) that no photo beside it claims: shown on its own line
+    /// as such. A sidecar that a photo claims is shown only in that photo's `sidecars`.
+    public var isUnclaimedSidecar = false
 }
 
 /// What `pins inspect` reads for each argument, found the way the import finds it: every file
@@ -28,9 +31,14 @@ public enum Inspection {
             let scan = try Scanner.scan(root: argument, options: ScanOptions(includeHidden: includeHidden))
             let root = RawPath(argument)
             let sidecars = SidecarLookup.paths(for: scan.files, root: root, all: scan.files)
-            return zip(scan.files, sidecars).map { entry, found in
+            let claimed = Set(sidecars.joined())
+            return zip(scan.files, sidecars).compactMap { entry, found in
                 let path = root.appending(entry.relativePath.bytes)
-                return InspectTarget(path: path, shown: path.description, modified: entry.modificationDate, sidecars: found)
+                let isSidecar = Sidecars.isSidecarName(entry.relativePath.lastComponent)
+                if isSidecar && claimed.contains(path) { return nil }
+                var target = InspectTarget(path: path, shown: path.description, modified: entry.modificationDate, sidecars: found)
+                target.isUnclaimedSidecar = isSidecar
+                return target
             }
         }
         let parent = (argument as NSString).deletingLastPathComponent

@@ -189,6 +189,12 @@ func runInspect(_ args: ParsedArguments) throws {
             let (path, shown, modified, sidecarPaths) = (target.path, target.shown, target.modified, target.sidecars)
             var object: [String: Any] = ["path": shown]
             if !sidecarPaths.isEmpty { object["sidecars"] = sidecarPaths.map { $0.description } }
+            if target.isUnclaimedSidecar {
+                object["format"] = NSNull()
+                object["error"] = "a sidecar without its photo: read only with the photo it describes"
+                Out.print(Out.json(object))
+                continue
+            }
             do {
                 if let m = try MetadataReader.read(path: path, modificationTime: modified, options: options, sidecars: sidecarPaths) {
                     object["format"] = m.format
