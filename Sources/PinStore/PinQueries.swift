@@ -26,3 +26,83 @@ extension PinDatabase {
         }
     }
 }
+
+/// One photo record of a run, as `pins runs show` lists it.
+public struct RunPhotoRecord: Sendable {
+    public var path: RawPath
+    public var decision: PhotoDecision
+    public var detail: String?
+    public var locationID: UUID?
+}
+
+/// What undoing a run removes and keeps.
+public struct RunUndoResult: Sendable {
+    public var run: ImportRunRecord
+    /// Pins the run created and nobody edited since: removed.
+    public var removed: [Location]
+    /// Pins the run created that the user edited since: kept, with their photos' decisions.
+    public var kept: [Location]
+    /// Photo records forgotten, so the next import decides those photos again.
+    public var forgottenPhotos: Int
+}
+
+public enum RunUndoError: Error, CustomStringConvertible {
+    case noSuchRun(Int64)
+    case stillRunning(Int64)
+
+    public var description: String {
+        switch self {
+        case let .noSuchRun(id): return "no import run \(id) (see 'pins runs')"
+        case let .stillRunning(id): return "run \(id) is still running; undo it when it has finished"
+        }
+    }
+}
+
+extension PinDatabase {
+    /// A run's record.
+    public func run(id: Int64) throws -> ImportRunRecord? {
+        try read { repos in try repos.runs.recent(limit: Int.max).first { $0.id == id } }
+    }
+
+    /// The photo records a run wrote, by path.
+    public func photos(ofRun id: Int64) throws -> [RunPhotoRecord] {
+        try read { _ in
+            try connection.query("SELECT path, decision, detail, location_id FROM photos WHERE run_id = ? ORDER BY path", [id]) { s in
+                RunPhotoRecord(path: RawPath(bytes: s.blob(0)), decision: PhotoDecision(rawValue: s.string(1)) ?? .unreadable,
+                               detail: s.optionalString(2), locationID: s.optionalString(3).flatMap(UUID.init(uuidString:)))
+            }
+        }
+    }
+
+    /// The pins a run created, oldest first.
+    public func pins(ofRun id: Int64) throws -> [Location] {
+        try read { repos in try repos.locations.fetchAll(countryID: nil).filter { $0.runID == id } }
+    }
+
+    /// Undoes an import run in one transaction: removes the pins it created that were not edited
+    /// since (their countries, cities and mountains counted down through `service`), forgets the
+    /// run's photo decisions (but those of the kept pins) so the next import decides those photos
+    /// again, and marks the run 'undone'. With `dryRun`, only says what it would do. The caller
+    /// holds the run lock, so no import runs meanwhile.
+    public func undoRun(_ id: Int64, service: LocationService, dryRun: Bool) throws -> RunUndoResult {
+        let connection = self.connection
+        let body = { (repos: Repositories) throws -> RunUndoResult in
+            guard var run = try repos.runs.recent(limit: Int.max).first(where: { $0.id == id }) else { throw RunUndoError.noSuchRun(id) }
+            let created = try repos.locations.fetchAll(countryID: nil).filter { $0.runID == id }
+            let removed = created.filter { $0.editedAt == nil }, kept = created.filter { $0.editedAt != nil }
+            let keptIDs: [SQLBindable] = kept.map { $0.id.uuidString.lowercased() }
+            let placeholders = keptIDs.map { _ in "?" }.joined(separator: ", ")
+            let keptClause = keptIDs.isEmpty ? "" : " AND (location_id IS NULL OR location_id NOT IN (\(placeholders)))"
+            if dryRun {
+                let forgotten = try connection.scalarInt("SELECT count(*) FROM photos WHERE run_id = ?\(keptClause)", [id as SQLBindable] + keptIDs) ?? 0
+                return RunUndoResult(run: run, removed: removed, kept: kept, forgottenPhotos: Int(forgotten))
+            }
+            for pin in removed { try service.delete(id: pin.id, in: repos) }
+            let forgotten = try connection.run("DELETE FROM photos WHERE run_id = ?\(keptClause)", [id as SQLBindable] + keptIDs)
+            run.status = "undone"
+            try connection.run("UPDATE runs SET status = 'undone' WHERE id = ?", [id])
+            return RunUndoResult(run: run, removed: removed, kept: kept, forgottenPhotos: forgotten)
+        }
+        return dryRun ? try read(body) : try write(body)
+    }
+}

@@ -15,6 +15,7 @@ let pinFilterOptions: [OptionSpec] = [
     OptionSpec(name: "--near", value: "LAT,LON", help: "With --within: only pins near this point."),
     OptionSpec(name: "--within", value: "KM", help: "Distance from --near in kilometres."),
     OptionSpec(name: "--source", value: "SOURCE", help: "import (made from photos) or manual (made by hand)."),
+    OptionSpec(name: "--run", value: "N", help: "Only pins import run N created (see 'pins runs')."),
     OptionSpec(name: "--sort", value: "KEY", help: "date (default), title, country or distance (from --near); -KEY reverses."),
     OptionSpec(name: "--limit", value: "N", help: "At most N pins."),
 ]
@@ -59,6 +60,7 @@ func pinFilter(from args: ParsedArguments) throws -> PinFilter {
         }
         filter.source = source
     }
+    filter.runID = try args.int("--run", range: 1...Int(Int32.max)).map(Int64.init)
     if var text = args.value("--sort") {
         if text.hasPrefix("-") { filter.descending = true; text.removeFirst() }
         guard let sort = PinFilter.Sort(rawValue: text) else {

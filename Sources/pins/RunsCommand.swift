@@ -1,15 +1,41 @@
 import Foundation
 import PinCore
+import PinReport
 import PinStore
 
 let runsSpec = CommandSpec(
     name: "runs", summary: "List recent imports: when, which folder, what they did, how they ended.",
-    usage: "runs [--limit N] [--json]",
-    options: [OptionSpec(name: "--limit", value: "N", help: "How many runs, newest first (default: 20)."), dbOption, jsonOption],
-    details: "A run shown as 'interrupted' was killed or lost power; the next import completes its work.")
+    usage: "runs [--limit N] [--json] | runs show N [--json] | runs undo N [--dry-run] [--json]",
+    options: [
+        OptionSpec(name: "--limit", value: "N", help: "How many runs, newest first (default: 20)."),
+        OptionSpec(name: "--dry-run", value: nil, help: "undo: say what would be removed, change nothing."),
+        dbOption, jsonOption,
+    ],
+    details: """
+        A run shown as 'interrupted' was killed or lost power; the next import completes its work.
+        'runs show N' lists the pins run N created and the photos it skipped, with why.
+        'runs undo N' removes the pins run N created that you have not edited since, counts their
+        countries, cities and mountains down, and forgets the run's decisions: the next import decides
+        those photos again (the way to retry with another --timezone or threshold).
+
+        Examples:
+          pins runs
+          pins runs show 3
+          pins runs undo 3 --dry-run
+        """)
 
 func runRuns(_ args: ParsedArguments) throws {
-    guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "runs") }
+    if let action = args.positionals.first {
+        guard args.positionals.count == 2, let id = Int64(args.positionals[1]), id > 0 else {
+            throw UsageError("'runs \(action)' takes one run number (see 'pins runs')", command: "runs")
+        }
+        switch action {
+        case "show": return try runsShow(id, args)
+        case "undo": return try runsUndo(id, args)
+        default: throw UsageError("unknown action '\(action)': use 'runs show N' or 'runs undo N'", command: "runs")
+        }
+    }
+    if args.has("--dry-run") { throw UsageError("--dry-run is for 'runs undo N'", command: "runs") }
     let limit = try args.int("--limit", range: 1...100_000) ?? 20
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let runs = try deps.databaseForReading().read { try $0.runs.recent(limit: limit) }
@@ -38,4 +64,76 @@ func runRuns(_ args: ParsedArguments) throws {
                 run.exitCode.map(String.init) ?? "-", String(run.files), String(run.created), String(skipped), run.root]
     }
     Out.print(Out.table(["RUN", "STARTED (UTC)", "TOOK", "STATUS", "EXIT", "FILES", "PINS", "SKIPPED", "FOLDER"], rows))
+}
+
+/// `pins runs show N`: the run, the pins it created and the photos it skipped.
+private func runsShow(_ id: Int64, _ args: ParsedArguments) throws {
+    if args.has("--dry-run") { throw UsageError("--dry-run is for 'runs undo N'", command: "runs") }
+    let deps = try AppDependencies(databaseOption: args.value("--db"))
+    guard let db = try deps.existingDatabaseForReading(), let run = try db.run(id: id) else {
+        throw CommandFailure("no import run \(id) (see 'pins runs')")
+    }
+    let pins = try db.pins(ofRun: id)
+    let skipped = try db.photos(ofRun: id).filter { $0.decision != .accepted }
+    if args.has("--json") {
+        Out.print(Out.json([
+            "id": run.id, "root": run.root, "status": run.status, "startedAt": ISO8601.format(run.startedAt),
+            "created": pins.map(locationJSON),
+            "skipped": skipped.map { ["photo": $0.path.description, "reason": $0.decision.rawValue, "detail": orNull($0.detail)] as [String: Any] },
+        ] as [String: Any]))
+        return
+    }
+    var text = "Run \(run.id): \(run.root), started \(ISO8601.format(run.startedAt)), \(run.status)\n"
+    text += "Created \(pins.count) pin\(pins.count == 1 ? "" : "s")"
+    if !pins.isEmpty {
+        text += ":\n" + Out.table(["ID", "DATE", "CC", "EDITED", "TITLE"], pins.map {
+            [String($0.id.uuidString.lowercased().prefix(8)), String(pinDateText($0).prefix(10)), $0.countryID ?? "-",
+             $0.editedAt == nil ? "" : "yes", $0.title]
+        }).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
+    }
+    text += "\nSkipped \(skipped.count) file\(skipped.count == 1 ? "" : "s")"
+    if !skipped.isEmpty {
+        text += ":\n" + Out.table(["REASON", "FILE", "DETAIL"], skipped.map { [$0.decision.rawValue, $0.path.description, $0.detail ?? ""] })
+            .split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
+    }
+    Out.print(text)
+}
+
+/// `pins runs undo N [--dry-run]`.
+private func runsUndo(_ id: Int64, _ args: ParsedArguments) throws {
+    let dryRun = args.has("--dry-run")
+    let deps = try AppDependencies(databaseOption: args.value("--db"))
+    guard FileManager.default.fileExists(atPath: deps.databasePath) else {
+        throw CommandFailure("no import run \(id): the database \(deps.databasePath) does not exist")
+    }
+    // No import may run while its pins are taken away (exit 75 as for a second import).
+    let lock: RunLock?
+    do {
+        lock = dryRun ? nil : try RunLock(databasePath: deps.databasePath)
+    } catch let failure as RunLock.Failure {
+        if case .busy = failure { throw CommandFailure(failure.description, code: ExitCode.busy) }
+        throw CommandFailure(failure.description)
+    }
+    defer { withExtendedLifetime(lock) {} }
+    let db = dryRun ? try deps.existingDatabaseForReading()! : try deps.database()
+    let result: RunUndoResult
+    do {
+        result = try db.undoRun(id, service: LocationService(creation: try deps.lazyCreationService()), dryRun: dryRun)
+    } catch let error as RunUndoError {
+        throw CommandFailure(error.description)
+    }
+    if args.has("--json") {
+        Out.print(Out.json(["run": id, "dryRun": dryRun, "removed": result.removed.map(locationJSON),
+                            "kept": result.kept.map(locationJSON), "forgottenPhotos": result.forgottenPhotos] as [String: Any]))
+        return
+    }
+    let verb = dryRun ? "Would remove" : "Removed"
+    var text = "\(verb) \(result.removed.count) pin\(result.removed.count == 1 ? "" : "s") of run \(id)"
+    for pin in result.removed { text += "\n  \(pin.id.uuidString.lowercased().prefix(8))  \(pin.title)" }
+    if !result.kept.isEmpty {
+        text += "\nKept \(result.kept.count) pin\(result.kept.count == 1 ? "" : "s") edited since:"
+        for pin in result.kept { text += "\n  \(pin.id.uuidString.lowercased().prefix(8))  \(pin.title)" }
+    }
+    text += "\n\(dryRun ? "Would forget" : "Forgot") \(result.forgottenPhotos) photo decision\(result.forgottenPhotos == 1 ? "" : "s"): the next import decides those photos again."
+    Out.print(text)
 }

@@ -226,10 +226,15 @@ public struct LocationService: Sendable {
     /// Deletes a pin and uncounts it; a shared object goes when its count reaches zero.
     public func delete(id: UUID, using database: TransactionRunner) throws {
         try database.write { repos in
-            guard let old = try repos.locations.fetch(id: id) else { throw ServiceError.notFound(id) }
-            // The pin goes first: its country row may go with the last pin in it.
-            try repos.locations.delete(id: id)
-            try creation.detach(old, in: repos)
+            try delete(id: id, in: repos)
         }
+    }
+
+    /// Deletes a pin inside a transaction the caller holds (undoing a run removes many at once).
+    public func delete(id: UUID, in repos: Repositories) throws {
+        guard let old = try repos.locations.fetch(id: id) else { throw ServiceError.notFound(id) }
+        // The pin goes first: its country row may go with the last pin in it.
+        try repos.locations.delete(id: id)
+        try creation.detach(old, in: repos)
     }
 }

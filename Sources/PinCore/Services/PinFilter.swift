@@ -22,8 +22,8 @@ public struct PinFilter: Sendable {
     public var near: Coordinate?
     public var withinKm: Double?
     public var source: Source?
-    /// Only these pin ids (the pins one import run created).
-    public var ids: Set<UUID>?
+    /// Only the pins this import run created.
+    public var runID: Int64?
     public var sort: Sort = .date
     public var descending = false
     public var limit: Int?
@@ -46,7 +46,7 @@ public struct PinFilter: Sendable {
         let continentSet = Set(continents.map(Self.fold))
         let tagSet = tags.map(Self.fold)
         var kept = pins.filter { pin in
-            if let ids, !ids.contains(pin.id) { return false }
+            if let runID, pin.runID != runID { return false }
             if !countries.isEmpty, !(pin.countryID.map(countries.contains) ?? false) { return false }
             if !continentSet.isEmpty {
                 guard let code = pin.countryID, let continent = continentOf(code), continentSet.contains(Self.fold(continent)) else { return false }
