@@ -105,9 +105,7 @@ let showSpec = CommandSpec(
 func runShow(_ args: ParsedArguments) throws {
     guard args.positionals.count == 1 else { throw UsageError("show takes exactly one pin id", command: "show") }
     let deps = try AppDependencies(databaseOption: args.value("--db"))
-    guard let db = try deps.existingDatabaseForReading() else {
-        throw CommandFailure("no pin with id \(args.positionals[0]): the database \(deps.databasePath) does not exist")
-    }
+    let db = try deps.databaseForReading()
     let id = try resolvePinID(args.positionals[0], in: db)
     guard let pin = try db.read({ try $0.locations.fetch(id: id) }) else { throw CommandFailure("no pin with id \(args.positionals[0])") }
     let photos = try db.photos(ofPin: id)
@@ -249,7 +247,7 @@ func runSettings(_ args: ParsedArguments) throws {
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let settings: Settings
     if pinColor == nil && fillColor == nil && style == nil {
-        settings = try deps.existingDatabaseForReading()?.read { try $0.settings.load() } ?? Settings()
+        settings = try deps.databaseForReading().read { try $0.settings.load() }
     } else {
         settings = try deps.database().write { repos in
             var settings = try repos.settings.load()

@@ -98,8 +98,9 @@ private func filterDate(_ args: ParsedArguments, _ name: String, endOfDay: Bool)
 }
 
 /// The pins that pass the filter, read from the database (a missing database is an error).
-func filteredPins(_ filter: PinFilter, deps: AppDependencies) throws -> [Location] {
-    let db = try deps.databaseForReading()
+/// `missingIsEmpty`: no database means no pins (the map page draws an empty map), not an error.
+func filteredPins(_ filter: PinFilter, deps: AppDependencies, missingIsEmpty: Bool = false) throws -> [Location] {
+    guard let db = missingIsEmpty ? try deps.existingDatabaseForReading() : try deps.databaseForReading() else { return [] }
     let countryFilter = filter.countries.count == 1 ? filter.countries.first : nil
     let pins = try db.read { try $0.locations.fetchAll(countryID: countryFilter) }
     let catalog = filter.continents.isEmpty ? nil : try deps.catalog()

@@ -70,7 +70,8 @@ func runRuns(_ args: ParsedArguments) throws {
 private func runsShow(_ id: Int64, _ args: ParsedArguments) throws {
     if args.has("--dry-run") { throw UsageError("--dry-run is for 'runs undo N'", command: "runs") }
     let deps = try AppDependencies(databaseOption: args.value("--db"))
-    guard let db = try deps.existingDatabaseForReading(), let run = try db.run(id: id) else {
+    let db = try deps.databaseForReading()
+    guard let run = try db.run(id: id) else {
         throw CommandFailure("no import run \(id) (see 'pins runs')")
     }
     let pins = try db.pins(ofRun: id)

@@ -129,13 +129,17 @@ final class ManageTests: XCTestCase {
     }
 
     func testSettingsAndNewPinsTakeThePinColour() throws {
-        XCTAssertEqual(try pins(["settings"]), "pin color   #E53935\nfill color  #43A047\nmap style   light\n")
+        // Like list and stats, showing reads an existing database only: a missing one is an error.
+        try pins(["settings"], status: 1)
         XCTAssertFalse(FileManager.default.fileExists(atPath: db), "showing the settings creates nothing")
+        _ = try add(["--lat", "-33.85", "--lon", "151.21"])
+        XCTAssertEqual(try pins(["settings"]), "pin color   #E53935\nfill color  #43A047\nmap style   light\n")
         try pins(["settings", "--pin-color", "#1e88e5", "--fill-color", "#000000", "--map-style", "dark"])
         let settings = try CLI.json(try pins(["settings", "--json"])) as! [String: String]
         XCTAssertEqual(settings, ["pinColor": "#1E88E5", "fillColor": "#000000", "mapStyle": "dark"])
         _ = try add(["--lat", "48.85", "--lon", "2.35"])
-        XCTAssertEqual(try list([]).first?["color"] as? String, "#1E88E5")
+        XCTAssertEqual(try list(["--country", "FR"]).first?["color"] as? String, "#1E88E5")
+        XCTAssertEqual(try list(["--country", "AU"]).first?["color"] as? String, "#E53935", "existing pins keep theirs")
         try pins(["settings", "--map-style", "satellite"], status: 64)
         try pins(["settings", "--pin-color", "blue"], status: 64)
     }
