@@ -39,8 +39,9 @@ public struct ImportFilters {
         case noLocation(reason: String)
         /// `seconds` after the previously accepted photo, named by `previous`.
         case interval(seconds: Double, previous: String)
-        /// `kilometres` from the pin titled `pin`.
-        case distance(kilometres: Double, radians: Double, pin: String)
+        /// `kilometres` from the pin titled `pin`, which stands at `pinCoordinate` (the map page
+        /// draws the line from the photo to it).
+        case distance(kilometres: Double, radians: Double, pin: String, pinCoordinate: Coordinate)
 
         public var decision: PhotoDecision {
             switch self {
@@ -105,7 +106,7 @@ public struct ImportFilters {
         }
         if let match = index.nearest(to: coordinate) {
             return .distance(kilometres: AngularDistance.kilometres(coordinate, match.entry.coordinate),
-                             radians: match.radians, pin: pinLabels[match.entry.tag])
+                             radians: match.radians, pin: pinLabels[match.entry.tag], pinCoordinate: match.entry.coordinate)
         }
         index.insert(coordinate, tag: pinLabels.count)
         pinLabels.append(label)

@@ -40,6 +40,12 @@ public struct ImportItem: Sendable {
     /// The position read from the file, if any (without building the whole `metadata`).
     public var coordinate: Coordinate? { kept?.coordinate }
 
+    /// For a photo skipped by the distance rule: the pin it was too close to (title and position).
+    public var blockingPin: (title: String, coordinate: Coordinate)? {
+        guard case let .distance(_, _, title, coordinate)? = verdict else { return nil }
+        return (title, coordinate)
+    }
+
     /// The capture instant the rules used: the photo's time, else the file's modification time.
     public var takenAt: Date { kept?.takenAt ?? entry.modificationDate }
 
@@ -57,7 +63,7 @@ public struct ImportItem: Sendable {
             let ms = Int((seconds * 1000).rounded())
             let text = ms % 1000 == 0 ? String(ms / 1000) : String(Double(ms) / 1000)
             return "\(text) s after \(previous) (accepted)"
-        case let .distance(km, _, pin)?:
+        case let .distance(km, _, pin, _)?:
             let meters = Int((km * 1000).rounded())
             return "\(meters / 1000).\(String(meters % 1000 / 10).leftPadded(to: 2)) km from pin '\(pin)'"
         }

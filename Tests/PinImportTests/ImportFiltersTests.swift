@@ -62,7 +62,7 @@ final class ImportFiltersTests: XCTestCase {
         let filters = ImportFilters(existingPins: [.init(title: "hand-made", coordinate: Coordinate(latitude: 45, longitude: 7))])
         var f = filters
         let verdict = f.decide(candidate(0, 0, 45.01), label: "x") // 1.11 km from the pin
-        guard case let .distance(km, radians, pin) = verdict else { return XCTFail("\(verdict)") }
+        guard case let .distance(km, radians, pin, _) = verdict else { return XCTFail("\(verdict)") }
         XCTAssertEqual(pin, "hand-made")
         XCTAssertEqual(km, 1.11195, accuracy: 0.0001)                     // 0.01 degrees on R = 6371 km
         XCTAssertEqual(radians, 0.01 / radToDeg, accuracy: 1e-9)

@@ -209,6 +209,10 @@ final class ImportStagesTests: XCTestCase {
         XCTAssertEqual(items.map(\.decision), [.distance, .accepted, .distance])
         XCTAssertEqual(items[0].detail, "1.11 km from pin 'Eiffel Tower'")
         XCTAssertEqual(items[2].detail, "1.11 km from pin 'y.jpg'")
+        XCTAssertEqual(items[0].blockingPin?.coordinate, Coordinate(latitude: 48.8584, longitude: 2.2945))
+        XCTAssertEqual(items[2].blockingPin?.title, "y.jpg")
+        XCTAssertEqual(items[2].blockingPin?.coordinate, Coordinate(latitude: 49.8584, longitude: 2.2945))
+        XCTAssertNil(items[1].blockingPin)
     }
 
     func testReportOrderIsCaptureOrderThenUnreadableAndNonMediaByPath() throws {
