@@ -202,3 +202,26 @@ func exifToolReadings(_ name: String, madeBy script: String, droppingPrefix pref
     }
     return byName
 }
+
+/// What reading damaged bytes gave: metadata, a one-line `MetadataError`, or "not media".
+enum DamagedReading: Equatable { case metadata, error, notMedia }
+
+/// Reads damaged bytes and checks the outcome is one the import can list beside the file:
+/// metadata, a `MetadataError` of one non-empty line, or "not media" only when the first bytes
+/// no longer say `kind`.
+func readDamaged(_ bytes: [UInt8], wasKind kind: FileKind, label: String,
+                 file: StaticString = #filePath, line: UInt = #line) -> DamagedReading? {
+    do {
+        if try MetadataReader.read(bytes: bytes, modificationTime: nil, options: optionsUTC) != nil { return .metadata }
+        XCTAssertNotEqual(FileKind.sniff(Array(bytes.prefix(FileKind.sniffLength))), kind,
+                          "\(label): still a \(kind.rawValue) by its first bytes, read as not media", file: file, line: line)
+        return .notMedia
+    } catch let error as MetadataError {
+        let text = "\(error)"
+        XCTAssertFalse(text.isEmpty || text.contains("\n"), "\(label): '\(text)'", file: file, line: line)
+        return .error
+    } catch {
+        XCTFail("\(label): not a MetadataError: \(error)", file: file, line: line)
+        return nil
+    }
+}
