@@ -25,12 +25,18 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // Brotli, for JPEG XL `brob` boxes (compressed Exif and XMP, metadata-formats.md 9.2).
+        .systemLibrary(
+            name: "CBrotli",
+            pkgConfig: "libbrotlidec",
+            providers: [.apt(["libbrotli-dev"])]
+        ),
         // The syscalls Swift cannot make: ioprio_set (for --nice), getrandom (for pin ids).
         .target(name: "CSupport"),
         // The app's model and rules: no file or database I/O.
         .target(name: "PinCore", dependencies: ["CSupport"]),
         // Container readers and the one libexif wrapper.
-        .target(name: "PinMetadata", dependencies: ["PinCore", "CExif", "CZlib"]),
+        .target(name: "PinMetadata", dependencies: ["PinCore", "CExif", "CZlib", "CBrotli"]),
         // SQLite storage: connection, migrations, repositories, run lock.
         .target(name: "PinStore", dependencies: ["PinCore", "CSQLite"]),
         // The import session end to end: lock, run record, scanner, pipeline stages, reports.

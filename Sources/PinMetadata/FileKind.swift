@@ -13,6 +13,8 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
     case raf
     /// Photoshop PSD and PSB: image resources 1058 (Exif) and 1060 (XMP), section 9.3.
     case psd
+    /// JPEG XL, bare codestream or container (section 9.2).
+    case jxl
     /// Anything else: the pipeline counts it as a plain file.
     case notMedia
 
@@ -36,6 +38,8 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
         // Fujifilm RAF (section 9.1), Photoshop PSD/PSB (9.3).
         if at(0, ascii("FUJIFILMCCD-RAW ")) { return .raf }
         if at(0, ascii("8BPS")) && (at(4, [0, 1]) || at(4, [0, 2])) { return .psd }
+        // JPEG XL (section 9.2).
+        if at(0, [0xFF, 0x0A]) || at(0, [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
         // RIFF....WEBP (section 4.2).
         if at(0, ascii("RIFF")) && at(8, ascii("WEBP")) { return .webp }
         // TIFF and TIFF-like raws (section 4.3): classic 42, BigTIFF 43, ORF "RO"/"RS", RW2 "U".
@@ -72,7 +76,6 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
         if at(0, ascii("GIF87a")) || at(0, ascii("GIF89a")) { return "GIF" }
         if at(0, ascii("RIFF")) && at(8, ascii("AVI ")) { return "AVI" }
         if at(0, [0x1A, 0x45, 0xDF, 0xA3]) { return "Matroska/WebM" }
-        if at(0, [0xFF, 0x0A]) || at(0, [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return "JPEG XL" }
         // MPEG transport stream: AVCHD .MTS/.M2TS (192-byte packets) or .ts (188).
         if b.count >= 4 + 192 + 1, b[4] == 0x47, b[4 + 192] == 0x47 { return "AVCHD/MPEG-TS video" }
         if b.count >= 188 + 1, b[0] == 0x47, b[188] == 0x47 { return "MPEG-TS video" }

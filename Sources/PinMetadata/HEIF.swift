@@ -41,17 +41,7 @@ enum HEIF {
                                      0x81, 0x11, 0xF4, 0xCE, 0x46, 0x2B, 0x6A, 0x48]
     static let xmpContentType = "application/rdf+xml"
 
-    /// One box header.
-    struct Box: Equatable {
-        var type: String
-        /// Absolute offset of the size field.
-        var start: Int
-        var headerSize: Int
-        /// Absolute offset one past the box.
-        var end: Int
-        var payload: Int { start + headerSize }
-        var size: Int { end - start }
-    }
+    typealias Box = ISOBox
 
     static func findMetadata<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> EmbeddedMetadata {
         let size = source.size
@@ -70,13 +60,13 @@ enum HEIF {
             let head = try source.reader(at: position, count: min(32, size - position), context: container)
             let box = try header(head, at: position, parentEnd: size, topLevel: true)
             guard box.end <= size else {
-                throw MetadataError.truncated(container: container, what: "'\(box.type)' box at byte \(position)",
+                throw MetadataError.truncated(container: container, what: "'\(box.name)' box at byte \(position)",
                                               endsAt: box.end, fileSize: size)
             }
-            switch box.type {
+            switch box.name {
             case "ftyp":
-                let brands = try source.reader(at: box.payload, count: min(box.end - box.payload, 1024), context: container)
-                isCR3 = stride(from: box.payload, to: brands.endOffset - 3, by: 4)
+                let brands = try source.reader(at: box.payloadStart, count: min(box.end - box.payloadStart, 1024), context: container)
+                isCR3 = stride(from: box.payloadStart, to: brands.endOffset - 3, by: 4)
                     .contains { brands.matches(Array("crx ".utf8), at: $0) }
             case "meta":
                 guard box.size <= MetadataLimits.maxMetaBox else {
@@ -98,34 +88,32 @@ enum HEIF {
 
     // MARK: Boxes
 
-    /// Parses the box header at `at` in `r`. `parentEnd` bounds size 0 at the top level.
-    /// Returns a box with `end == start` for a nested size-0 terminator.
+    /// Parses the box header at `at` in `r` (`ISOBox.header`). `parentEnd` bounds size 0 at
+    /// the top level; nested, size 0 is a terminator (a box with `end == start`). A box ending
+    /// past `parentEnd` is returned: callers word that error themselves.
     static func header(_ r: ByteReader, at: Int, parentEnd: Int, topLevel: Bool) throws -> Box {
-        let size32 = Int(try r.u32(at: at, .bigEndian))
-        let typeBytes = try r.bytes(at: at + 4, count: 4)
-        let type = String(decoding: typeBytes, as: UTF8.self)
-        var headerSize = 8
-        var size: Int
-        switch size32 {
-        case 0:
-            if !topLevel { return Box(type: type, start: at, headerSize: 8, end: at) }
-            size = parentEnd - at
-        case 1:
-            let large = try r.u64(at: at + 8, .bigEndian)
-            guard large <= UInt64(Int.max) else {
-                throw MetadataError.malformed(container: container, offset: at, reason: "'\(type)' box size \(large) is too large")
+        // Read the fields first, so that a short reader gives its usual "truncated" error.
+        let size32 = try r.u32(at: at, .bigEndian)
+        let type = try r.u32(at: at + 4, .bigEndian)
+        if size32 == 0, !topLevel { return Box(type: type, start: at, headerSize: 8, end: at) }
+        if size32 == 1 { _ = try r.u64(at: at + 8, .bigEndian) }
+        do {
+            return try ISOBox.header(r, at: at, parentEnd: max(parentEnd, at + 8))
+        } catch {
+            switch error {
+            case .tooSmall(let size, let header):
+                throw MetadataError.malformed(container: container, offset: at,
+                                              reason: "'\(ISOBox.name(type))' box size \(size) is smaller than its \(header)-byte header")
+            case .pastParent(let box):
+                guard box.end != Int.max else {
+                    throw MetadataError.malformed(container: container, offset: at,
+                                                  reason: "'\(box.name)' box size is too large")
+                }
+                return box
+            case .truncatedHeader:
+                throw MetadataError.outOfBounds(container: container, offset: at, count: 8, end: parentEnd)
             }
-            size = Int(large)
-            headerSize = 16
-        default:
-            size = size32
         }
-        if type == "uuid" { headerSize += 16 }
-        guard size >= headerSize else {
-            throw MetadataError.malformed(container: container, offset: at,
-                                          reason: "'\(type)' box size \(size) is smaller than its \(headerSize)-byte header")
-        }
-        return Box(type: type, start: at, headerSize: headerSize, end: try r.add(at, size))
     }
 
     /// The child boxes of `r` between `from` and `to`; a child running past `to` is malformed.
@@ -144,7 +132,7 @@ enum HEIF {
             if box.end == box.start { break }  // size 0: terminator
             guard box.end <= to else {
                 throw MetadataError.malformed(container: container, offset: position,
-                                              reason: "'\(box.type)' box (\(box.size) bytes) runs past the end of its parent at byte \(to)")
+                                              reason: "'\(box.name)' box (\(box.size) bytes) runs past the end of its parent at byte \(to)")
             }
             result.append(box)
             position = box.end
@@ -198,17 +186,17 @@ enum HEIF {
     static func readMeta<S: ByteSource>(_ r: ByteReader, box meta: Box, source: inout S,
                                         warnings: inout [String]) throws -> EmbeddedMetadata {
         // `meta` is a full box: version and flags before the children (section 3.3).
-        let boxes = try children(r, from: try r.add(meta.payload, 4), to: meta.end)
+        let boxes = try children(r, from: try r.add(meta.payloadStart, 4), to: meta.end)
         var found: [String: Box] = [:]
         for box in boxes {
-            if found[box.type] == nil {
-                found[box.type] = box
-            } else if ["pitm", "iinf", "iloc", "iref", "idat"].contains(box.type) {
-                warnings.append("second '\(box.type)' box at byte \(box.start) ignored")
+            if found[box.name] == nil {
+                found[box.name] = box
+            } else if ["pitm", "iinf", "iloc", "iref", "idat"].contains(box.name) {
+                warnings.append("second '\(box.name)' box at byte \(box.start) ignored")
             }
         }
-        if let hdlr = found["hdlr"], hdlr.end - hdlr.payload >= 12 {
-            let handler = String(decoding: try r.bytes(at: hdlr.payload + 8, count: 4), as: UTF8.self)
+        if let hdlr = found["hdlr"], hdlr.end - hdlr.payloadStart >= 12 {
+            let handler = String(decoding: try r.bytes(at: hdlr.payloadStart + 8, count: 4), as: UTF8.self)
             if handler != "pict" { warnings.append("'meta' handler is '\(handler)', not 'pict'") }
         }
         let primary = try found["pitm"].map { try readPitm(r, $0) }
@@ -231,7 +219,7 @@ enum HEIF {
             return EmbeddedMetadata()
         }
         let locations = try readIloc(r, iloc, wanted: wanted)
-        let idat = found["idat"].map { $0.payload..<$0.end }
+        let idat = found["idat"].map { $0.payloadStart..<$0.end }
 
         var result = EmbeddedMetadata()
         if let exifID {
@@ -246,28 +234,28 @@ enum HEIF {
     }
 
     static func fullBoxVersion(_ r: ByteReader, _ box: Box) throws -> UInt8 {
-        try r.u8(at: box.payload)
+        try r.u8(at: box.payloadStart)
     }
 
     static func readPitm(_ r: ByteReader, _ box: Box) throws -> UInt32 {
         let version = try fullBoxVersion(r, box)
-        return version == 0 ? UInt32(try r.u16(at: box.payload + 4, .bigEndian)) : try r.u32(at: box.payload + 4, .bigEndian)
+        return version == 0 ? UInt32(try r.u16(at: box.payloadStart + 4, .bigEndian)) : try r.u32(at: box.payloadStart + 4, .bigEndian)
     }
 
     static func readIinf(_ r: ByteReader, _ box: Box) throws -> [ItemInfo] {
         let box = try boxReader(r, box)
         let version = try fullBoxVersion(box.r, box.box)
         let countSize = version == 0 ? 2 : 4
-        let count = Int(try uint(box.r, at: box.box.payload + 4, size: countSize))
-        let first = box.box.payload + 4 + countSize
+        let count = Int(try uint(box.r, at: box.box.payloadStart + 4, size: countSize))
+        let first = box.box.payloadStart + 4 + countSize
         // Fail fast: each `infe` is a box of at least 8 bytes.
         try checkRoom(count: count, each: 8, from: first, to: box.box.end, what: "'iinf' entries", at: box.box.start)
         var items: [ItemInfo] = []
-        for infe in try children(box.r, from: first, to: box.box.end).prefix(count) where infe.type == "infe" {
+        for infe in try children(box.r, from: first, to: box.box.end).prefix(count) where infe.name == "infe" {
             let v = try fullBoxVersion(box.r, infe)
             guard v >= 2 else { continue }  // versions 0 and 1 carry no item type
             let idSize = v == 2 ? 2 : 4
-            var at = infe.payload + 4
+            var at = infe.payloadStart + 4
             let id = UInt32(try uint(box.r, at: at, size: idSize))
             at += idSize + 2  // item_protection_index
             let type = String(decoding: try box.r.bytes(at: at, count: 4), as: UTF8.self)
@@ -287,8 +275,8 @@ enum HEIF {
         let box = try boxReader(r, box)
         let idSize = try fullBoxVersion(box.r, box.box) == 0 ? 2 : 4
         var result: [UInt32: [UInt32]] = [:]
-        for ref in try children(box.r, from: box.box.payload + 4, to: box.box.end) where ref.type == "cdsc" {
-            var at = ref.payload
+        for ref in try children(box.r, from: box.box.payloadStart + 4, to: box.box.end) where ref.name == "cdsc" {
+            var at = ref.payloadStart
             let from = UInt32(try uint(box.r, at: at, size: idSize))
             let count = Int(try box.r.u16(at: at + idSize, .bigEndian))
             at += idSize + 2
@@ -308,7 +296,7 @@ enum HEIF {
         guard version <= 2 else {
             throw MetadataError.malformed(container: container, offset: box.box.start, reason: "'iloc' version \(version)")
         }
-        var at = box.box.payload + 4
+        var at = box.box.payloadStart + 4
         let sizes1 = try b.u8(at: at), sizes2 = try b.u8(at: at + 1)
         at += 2
         let offsetSize = Int(sizes1 >> 4), lengthSize = Int(sizes1 & 0x0F)
@@ -484,7 +472,7 @@ enum HEIF {
     /// as one TIFF. nil when there is no Canon box.
     static func canonMetadata<S: ByteSource>(in source: inout S, moov: Box,
                                              warnings: inout [String]) throws -> EmbeddedMetadata? {
-        var position = moov.payload
+        var position = moov.payloadStart
         var count = 0
         while position < moov.end {
             count += 1
@@ -497,17 +485,17 @@ enum HEIF {
             if box.end == box.start { break }
             guard box.end <= moov.end else {
                 throw MetadataError.malformed(container: container, offset: position,
-                                              reason: "'\(box.type)' box runs past the end of 'moov'")
+                                              reason: "'\(box.name)' box runs past the end of 'moov'")
             }
-            if box.type == "uuid", head.matches(canonUUID, at: box.payload - 16) {
+            if box.name == "uuid", head.matches(canonUUID, at: box.payloadStart - 16) {
                 guard box.size <= MetadataLimits.maxMetaBox else {
                     throw MetadataError.limitExceeded(container: container, what: "Canon 'uuid' box of \(box.size) bytes",
                                                       limit: MetadataLimits.maxMetaBox)
                 }
                 let r = try source.reader(at: box.start, count: box.size, context: container)
                 var streams: [String: [UInt8]] = [:]
-                for child in try children(r, from: box.payload, to: box.end) where child.type == "CMT2" || child.type == "CMT4" {
-                    if streams[child.type] == nil { streams[child.type] = try r.bytes(at: child.payload, count: child.end - child.payload) }
+                for child in try children(r, from: box.payloadStart, to: box.end) where child.name == "CMT2" || child.name == "CMT4" {
+                    if streams[child.name] == nil { streams[child.name] = try r.bytes(at: child.payloadStart, count: child.end - child.payloadStart) }
                 }
                 return EmbeddedMetadata(exif: try canonExif(cmt2: streams["CMT2"], cmt4: streams["CMT4"], warnings: &warnings))
             }

@@ -110,6 +110,8 @@ public enum MetadataReader {
             found = try RAF.findMetadata(in: &source, warnings: &warnings)
         case .psd:
             found = try PSD.findMetadata(in: &source, warnings: &warnings)
+        case .jxl:
+            found = try JXL.findMetadata(in: &source, warnings: &warnings)
         case .quicktime:
             let values = try QuickTime.read(in: &source, warnings: &warnings)
             return QuickTime.metadata(values, fileSize: source.size, warnings: warnings,

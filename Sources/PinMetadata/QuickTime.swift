@@ -84,10 +84,7 @@ enum QuickTime {
     /// Seconds from 1904-01-01 to 1970-01-01 (section 5.2).
     static let epochOffset1904: UInt64 = 2_082_844_800
 
-    /// A four-character code as a big-endian integer.
-    static func code(_ text: String) -> UInt32 {
-        text.unicodeScalars.reduce(0) { $0 << 8 | UInt32($1.value & 0xFF) }
-    }
+    static func code(_ text: String) -> UInt32 { ISOBox.code(text) }
 
     static let moov = code("moov"), mvhd = code("mvhd"), udta = code("udta"), meta = code("meta")
     static let hdlr = code("hdlr"), keys = code("keys"), ilst = code("ilst"), data = code("data")
@@ -98,51 +95,11 @@ enum QuickTime {
     /// `©day`: 0xA9 'd' 'a' 'y'.
     static let day: UInt32 = 0xA964_6179
 
-    /// One box header (section 3.1). Offsets are absolute.
-    struct Box: Sendable, Hashable {
-        var type: UInt32
-        var start: Int
-        var headerSize: Int
-        var end: Int
-        var payloadStart: Int { start + headerSize }
-        var payloadCount: Int { end - payloadStart }
-        var typeName: String { QuickTime.typeName(type) }
-    }
+    typealias Box = ISOBox
 
-    enum HeaderProblem: Error {
-        case tooSmall(Int)
-        case pastParent(end: Int)
-        case truncatedHeader
-    }
-
-    /// Parses a box header at `at` from `r` (which must hold the header bytes available before
-    /// `parentEnd`). Size 0 → to `parentEnd`. Throws `HeaderProblem` for sizes that do not fit.
-    static func header(_ r: ByteReader, at: Int, parentEnd: Int) throws -> Box {
-        guard parentEnd - at >= 8, (try? r.check(at, 8)) != nil else { throw HeaderProblem.truncatedHeader }
-        let size32 = try r.u32(at: at, .bigEndian)
-        let type = try r.u32(at: at + 4, .bigEndian)
-        var headerSize = 8
-        var size: Int
-        switch size32 {
-        case 0:
-            size = parentEnd - at
-        case 1:
-            guard parentEnd - at >= 16, (try? r.check(at + 8, 8)) != nil else { throw HeaderProblem.truncatedHeader }
-            let large = try r.u64(at: at + 8, .bigEndian)
-            headerSize = 16
-            guard large >= 16 else { throw HeaderProblem.tooSmall(Int(large)) }
-            guard large <= UInt64(Int.max - at) else { throw HeaderProblem.pastParent(end: Int.max) }
-            size = Int(large)
-        default:
-            guard size32 >= 8 else { throw HeaderProblem.tooSmall(Int(size32)) }
-            size = Int(size32)
-        }
-        // A `uuid` box carries a 16-byte usertype; one too small for it (a 20-byte `ftyp`
-        // renamed, which ExifTool reads past) is skipped as a plain box.
-        if type == uuid, size >= headerSize + 16 { headerSize += 16 }
-        let end = at + size  // cannot overflow: checked above for the 64-bit case
-        guard end <= parentEnd else { throw HeaderProblem.pastParent(end: end) }
-        return Box(type: type, start: at, headerSize: headerSize, end: end)
+    /// A top-level header: `ISOBox.header`, lenient about a `uuid` too small for its user type.
+    static func header(_ r: ByteReader, at: Int, parentEnd: Int) throws(ISOBox.Problem) -> Box {
+        try ISOBox.header(r, at: at, parentEnd: parentEnd, lenientUUID: true)
     }
 
     // MARK: Walking the file
@@ -173,17 +130,18 @@ enum QuickTime {
             let box: Box
             do {
                 box = try header(head, at: offset, parentEnd: size)
-            } catch let problem as HeaderProblem {
+            } catch let problem {
                 let type = (try? head.u32(at: offset + 4, .bigEndian)).map(typeName) ?? "?"
                 switch problem {
-                case .tooSmall(let n):
+                case .tooSmall(let n, _):
                     if sawMoov {
                         warnings.append("top-level '\(type)' box at byte \(offset) has size \(n): stopped there")
                         return values
                     }
                     throw MetadataError.malformed(container: container, offset: offset,
                                                   reason: "'\(type)' box size \(n) is smaller than its header")
-                case .pastParent(let end):
+                case .pastParent(let pastBox):
+                    let end = pastBox.end
                     if sawMoov, type != "moov" {
                         warnings.append("file truncated: '\(type)' box at byte \(offset) ends at byte \(end) but the file has \(size) bytes")
                         return values
@@ -236,7 +194,7 @@ enum QuickTime {
             let box: Box
             do {
                 box = try header(head, at: offset, parentEnd: moovBox.end)
-            } catch let problem as HeaderProblem {
+            } catch let problem {
                 warnings.append(describe(problem, at: offset, head: head, parent: "moov"))
                 return
             }
@@ -248,7 +206,7 @@ enum QuickTime {
                 values.digestInput += payload.allBytes
             case udta, meta:
                 if box.payloadCount > Limits.maxAtomPayload {
-                    warnings.append("'\(box.typeName)' box at byte \(box.start) is \(box.payloadCount) bytes: over the limit, skipped")
+                    warnings.append("'\(box.name)' box at byte \(box.start) is \(box.payloadCount) bytes: over the limit, skipped")
                 } else {
                     let payload = try source.reader(at: box.payloadStart, count: box.payloadCount, context: container)
                     if box.type == udta {
@@ -265,12 +223,13 @@ enum QuickTime {
         }
     }
 
-    static func describe(_ problem: HeaderProblem, at offset: Int, head: ByteReader, parent: String) -> String {
+    static func describe(_ problem: ISOBox.Problem, at offset: Int, head: ByteReader, parent: String) -> String {
         let type = (try? head.u32(at: offset + 4, .bigEndian)).map(typeName) ?? "?"
         switch problem {
-        case .tooSmall(let n):
+        case .tooSmall(let n, _):
             return "'\(type)' box at byte \(offset) in '\(parent)' has size \(n), smaller than its header: rest of '\(parent)' skipped"
-        case .pastParent(let end):
+        case .pastParent(let box):
+            let end = box.end
             return "'\(type)' box at byte \(offset) ends at byte \(end), past its parent '\(parent)': rest of '\(parent)' skipped"
         case .truncatedHeader:
             return "'\(parent)' ends inside a box header at byte \(offset): rest skipped"
@@ -301,10 +260,8 @@ enum QuickTime {
                 let box = try header(r, at: offset, parentEnd: r.endOffset)
                 boxes.append(box)
                 offset = box.end
-            } catch let problem as HeaderProblem {
+            } catch let problem {
                 warnings.append(describe(problem, at: offset, head: r, parent: parent))
-                return boxes
-            } catch {
                 return boxes
             }
         }
@@ -626,20 +583,7 @@ enum QuickTime {
         return result
     }
 
-    static func typeName(_ type: UInt32) -> String {
-        var out = ""
-        for shift in stride(from: 24, through: 0, by: -8) {
-            let byte = UInt8(truncatingIfNeeded: type >> UInt32(shift))
-            if byte == 0xA9 {
-                out += "©"
-            } else if (0x20..<0x7F).contains(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                out += "\\x" + JPEG.hex(byte).dropFirst(2)
-            }
-        }
-        return out
-    }
+    static func typeName(_ type: UInt32) -> String { ISOBox.name(type) }
 }
 
 // MARK: - ISO 6709
