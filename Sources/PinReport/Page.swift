@@ -37,6 +37,9 @@ public struct PageInput: Sendable {
     public var filterDescription: String?
     /// A dry or real import run drawn over the map.
     public var run: RunOverlay?
+    /// The folders imports were made on: the page finds a photo's path below its folder from
+    /// the pin's `photoIDs` (its absolute path) and these, instead of storing it twice.
+    public var importedFolders: [String] = []
 
     public init(title: String = "pins", pins: [PagePin], catalog: CountryCatalog, settings: Settings, worldMap: WorldMap,
                 generatedAt: Date = Date(), filterDescription: String? = nil, run: RunOverlay? = nil) {

@@ -64,18 +64,19 @@ public enum PageRenderer {
             """
         html += "<script type=\"application/json\" id=\"pins-data\">["
         for (i, pin) in input.pins.enumerated() {
-            if i > 0 { html += ",\n" }
+            if i > 0 { html += "," }
             html += PageText.jsonIsland(pin.listJSON)
         }
         html += "]</script>\n"
-        html += "<script type=\"application/json\" id=\"pins-extra\">" + PageText.jsonIsland(extraJSON(input.pins)) + "</script>\n"
+        html += "<script type=\"application/json\" id=\"pins-extra\">" + PageText.jsonIsland(extraJSON(input.pins, folders: input.importedFolders))
+            + "</script>\n"
         let countryObjects = stats.countries.map { CountryIsland(code: $0.code, name: $0.name, continent: $0.continent, pinCount: $0.pinCount) }
         html += "<script type=\"application/json\" id=\"countries-data\">" + PageText.jsonIsland(PageText.encode(countryObjects)) + "</script>\n"
         let config = PageConfig(
             width: input.worldMap.width, pinColor: PageText.color(input.settings.defaultPinColor, fallback: Settings.defaultPinColor),
             fillColor: PageText.color(input.settings.mapFillColor, fallback: Settings().mapFillColor), mapStyle: style,
             stats: stats, names: input.catalog.entries.mapValues(\.name), continents: input.catalog.entries.mapValues(\.continent),
-            filter: input.filterDescription)
+            filter: input.filterDescription, folders: input.importedFolders)
         html += "<script type=\"application/json\" id=\"page-data\">" + PageText.jsonIsland(PageText.encode(config)) + "</script>\n"
         if let run = input.run {
             html += "<script type=\"application/json\" id=\"run-data\">" + PageText.jsonIsland(PageText.encode(RunIsland(run))) + "</script>\n"
@@ -90,21 +91,37 @@ public enum PageRenderer {
         return line
     }
 
-    /// Per pin: [utc offset seconds, photo path, thumbnail data URI], nulls where unknown;
-    /// thumbnails only while the page's budget lasts.
-    static func extraJSON(_ pins: [PagePin]) -> String {
+    /// What pins-data does not say, only for the pins that need it, keyed by their index:
+    /// `o` an offset other than the pin's own (its photo's, for a pin stored without one), `p` the
+    /// photo's path below its folder when it is not what `photoPath(of:folders:)` finds, `t` a
+    /// thumbnail as a data: URI, while the page's budget lasts. Most pins need nothing.
+    static func extraJSON(_ pins: [PagePin], folders: [String] = []) -> String {
         var budget = thumbnailPageCap
-        var rows: [PinExtra] = []
-        rows.reserveCapacity(pins.count)
-        for pin in pins {
-            var thumbnail: String?
+        var rows: [String: PinExtra] = [:]
+        let folders = folders.sorted { $0.utf8.count > $1.utf8.count }
+        for (index, pin) in pins.enumerated() {
+            var extra = PinExtra()
             if let jpeg = pin.thumbnailJPEG, jpeg.count <= thumbnailCap, jpeg.count <= budget {
                 budget -= jpeg.count
-                thumbnail = "data:image/jpeg;base64," + Data(jpeg).base64EncodedString()
+                extra.t = "data:image/jpeg;base64," + Data(jpeg).base64EncodedString()
             }
-            rows.append(PinExtra(offset: pin.utcOffsetSeconds, photo: pin.photoPath, thumbnail: thumbnail))
+            if pin.utcOffsetSeconds != pin.location.utcOffsetSeconds { extra.o = pin.utcOffsetSeconds }
+            if pin.photoPath != photoPath(of: pin.location, folders: folders) { extra.p = pin.photoPath ?? "" }
+            if extra.t != nil || extra.o != nil || extra.p != nil { rows[String(index)] = extra }
         }
         return PageText.encode(rows)
+    }
+
+    /// The photo path the page's script derives: the pin's first photo id (an absolute path)
+    /// below the longest imported folder it lies in, else the whole id; nil without photos.
+    /// PageScript's `photoPath` is the same function.
+    static func photoPath(of location: Location, folders longestFirst: [String]) -> String? {
+        guard let id = location.photoIDs.first else { return nil }
+        for folder in longestFirst {
+            let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+            if id.hasPrefix(prefix), id.count > prefix.count { return String(id.dropFirst(prefix.count)) }
+        }
+        return id
     }
 }
 
@@ -117,16 +134,9 @@ struct CountryIsland: Encodable {
 }
 
 struct PinExtra: Encodable {
-    var offset: Int?
-    var photo: String?
-    var thumbnail: String?
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        try container.encode(offset)
-        try container.encode(photo)
-        try container.encode(thumbnail)
-    }
+    var o: Int?
+    var p: String?
+    var t: String?
 }
 
 struct PageConfig: Encodable {
@@ -138,6 +148,7 @@ struct PageConfig: Encodable {
     var names: [String: String]
     var continents: [String: String]
     var filter: String?
+    var folders: [String]
 }
 
 struct RunIsland: Encodable {
@@ -162,19 +173,16 @@ struct RunIsland: Encodable {
 public enum PageText {
     /// Text for HTML element content and quoted attribute values.
     public static func html(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(scalar)
+        replacing(text) {
+            switch $0 {
+            case "&": return "&amp;"
+            case "<": return "&lt;"
+            case ">": return "&gt;"
+            case "\"": return "&quot;"
+            case "'": return "&#39;"
+            default: return nil
             }
         }
-        return out
     }
 
     /// JSON text made safe inside `<script type="application/json">`: `<`, `>` and `&` as
@@ -182,19 +190,25 @@ public enum PageText {
     /// too (line terminators for older JavaScript). Outside strings JSON has none of these
     /// characters, so replacing them everywhere keeps the JSON the same value.
     public static func jsonIsland(_ json: String) -> String {
-        guard json.unicodeScalars.contains(where: { $0 == "<" || $0 == ">" || $0 == "&" || $0 == "\u{2028}" || $0 == "\u{2029}" })
-        else { return json }
-        var out = ""
-        out.reserveCapacity(json.utf8.count + 16)
-        for scalar in json.unicodeScalars {
-            switch scalar {
-            case "<": out += "\\u003c"
-            case ">": out += "\\u003e"
-            case "&": out += "\\u0026"
-            case "\u{2028}": out += "\\u2028"
-            case "\u{2029}": out += "\\u2029"
-            default: out.unicodeScalars.append(scalar)
+        replacing(json) {
+            switch $0 {
+            case "<": return "\\u003c"
+            case ">": return "\\u003e"
+            case "&": return "\\u0026"
+            case "\u{2028}": return "\\u2028"
+            case "\u{2029}": return "\\u2029"
+            default: return nil
             }
+        }
+    }
+
+    /// `text` with each scalar that `replacement` maps replaced; the same string when none is.
+    private static func replacing(_ text: String, _ replacement: (Unicode.Scalar) -> String?) -> String {
+        guard text.unicodeScalars.contains(where: { replacement($0) != nil }) else { return text }
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 16)
+        for scalar in text.unicodeScalars {
+            if let replaced = replacement(scalar) { out += replaced } else { out.unicodeScalars.append(scalar) }
         }
         return out
     }

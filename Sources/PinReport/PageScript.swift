@@ -42,8 +42,25 @@ enum PageScript {
         return d.getUTCDate() + " " + MONTHS[d.getUTCMonth()] + " " + d.getUTCFullYear() + ", " + pad(d.getUTCHours()) + ":" +
           pad(d.getUTCMinutes()) + " (UTC" + (off === 0 ? "" : sign + pad(Math.floor(a / 3600)) + ":" + pad(Math.floor(a % 3600 / 60))) + ")";
       }
+      // What pins-data does not say (PageRenderer.extraJSON): an offset, a path, a thumbnail.
+      const folders = (page.folders || []).slice().sort((a, b) => b.length - a.length);
+      function photoPath(p) {
+        const id = p.photoIDs && p.photoIDs[0];
+        if (!id) return null;
+        for (const f of folders) {
+          const prefix = f.endsWith("/") ? f : f + "/";
+          if (id.startsWith(prefix) && id.length > prefix.length) return id.slice(prefix.length);
+        }
+        return id;
+      }
+      function offsetOf(i) {
+        const x = extra[i];
+        if (x && typeof x.o === "number") return x.o;
+        return typeof pins[i].utcOffset === "number" ? pins[i].utcOffset : 0;
+      }
+      function pathOf(i) { const x = extra[i]; return x && typeof x.p === "string" ? x.p : photoPath(pins[i]); }
       function yearOf(i) {
-        const t = Date.parse(pins[i].date), off = extra[i] && typeof extra[i][0] === "number" ? extra[i][0] : 0;
+        const t = Date.parse(pins[i].date), off = offsetOf(i);
         return isNaN(t) ? 0 : new Date(t + off * 1000).getUTCFullYear();
       }
       function placeName(p) { return p.city ? p.city.name : p.mountain ? p.mountain.name : ""; }
@@ -243,10 +260,10 @@ enum PageScript {
         body.replaceChildren();
         const dl = el("dl");
         if (it.kind === 0) {
-          const p = pins[it.i], x = extra[it.i] || [];
+          const p = pins[it.i], x = extra[it.i] || {};
           body.appendChild(el("h2", "", p.title));
-          if (x[2]) { const img = el("img"); img.alt = ""; img.src = x[2]; body.appendChild(img); }
-          row(dl, "Date", formatDate(p.date, x[0]));
+          if (typeof x.t === "string" && x.t.startsWith("data:image/jpeg;base64,")) { const img = el("img"); img.alt = ""; img.src = x.t; body.appendChild(img); }
+          row(dl, "Date", formatDate(p.date, offsetOf(it.i)));
           let type = p.type;
           if (p.city) type = "City: " + p.city.name;
           if (p.mountain) type = "Mountain: " + p.mountain.name + (typeof p.mountain.height === "number" ? " (" + Math.round(p.mountain.height) + " m)" : "");
@@ -255,7 +272,7 @@ enum PageScript {
           row(dl, "Note", p.note);
           if (p.tags && p.tags.length) { const tags = el("span", "tags"); p.tags.forEach((t) => tags.appendChild(el("span", "", t))); row(dl, "Tags", tags); }
           row(dl, "Visits", p.visitCount);
-          row(dl, "Photo", x[1]);
+          row(dl, "Photo", pathOf(it.i));
           row(dl, "Position", p.latitude.toFixed(5) + ", " + p.longitude.toFixed(5));
         } else {
           const p = it.kind === 1 ? run.created[it.i] : run.skipped[it.i];
@@ -347,7 +364,7 @@ enum PageScript {
           const dot = el("span", "dot"); dot.style.background = validColor(p.color);
           li.append(dot, el("span", "t", p.title), el("span", "cc", p.country || ""));
           const place = placeName(p);
-          li.appendChild(el("span", "m", formatDate(p.date, extra[i] && extra[i][0]).split(",")[0] + (place ? " \u00b7 " + place : "") + (p.tags && p.tags.length ? " \u00b7 #" + p.tags.join(" #") : "")));
+          li.appendChild(el("span", "m", formatDate(p.date, offsetOf(i)).split(",")[0] + (place ? " \u00b7 " + place : "") + (p.tags && p.tags.length ? " \u00b7 #" + p.tags.join(" #") : "")));
           li.addEventListener("click", () => { cx = xs[i]; cy = ys[i]; k = Math.max(k, 60); apply(); openPopup(i); });
           frag.appendChild(li);
         }

@@ -30,8 +30,7 @@ extension PinDatabase {
     public func photoPlaces() throws -> [UUID: PinPhotoPlace] {
         var out: [UUID: PinPhotoPlace] = [:]
         try connection.readTransaction {
-            let roots = try connection.query("SELECT DISTINCT root FROM runs") { RawPath($0.string(0)) }
-                .filter { !$0.bytes.isEmpty }.sorted { $0.bytes.count > $1.bytes.count }
+            let roots = try importedFolders().map(RawPath.init).sorted { $0.bytes.count > $1.bytes.count }
             let rows = try connection.query("""
                 SELECT location_id, path, utc_offset, size, mtime_ns, inode FROM photos
                 WHERE location_id IS NOT NULL AND decision = 'accepted' ORDER BY missing, path
@@ -49,5 +48,10 @@ extension PinDatabase {
             }
         }
         return out
+    }
+
+    /// Every folder an import run was made on (`runs.root`), each once.
+    public func importedFolders() throws -> [String] {
+        try connection.query("SELECT DISTINCT root FROM runs WHERE root != '' ORDER BY root") { $0.string(0) }
     }
 }

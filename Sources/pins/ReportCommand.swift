@@ -54,9 +54,11 @@ func pageInput(deps: AppDependencies, locations: [Location]? = nil, title: Strin
     var settings = Settings()
     var places: [UUID: PinPhotoPlace] = [:]
     var all: [Location] = []
+    var folders: [String] = []
     if let db = try deps.existingDatabaseForReading() {
         (all, settings) = try db.read { (locations == nil ? try $0.locations.fetchAll(countryID: nil) : [], try $0.settings.load()) }
         places = try db.photoPlaces()
+        folders = try db.importedFolders()
     }
     let locations = locations ?? all
     var pins = locations.map { location -> PagePin in
@@ -66,18 +68,23 @@ func pageInput(deps: AppDependencies, locations: [Location]? = nil, title: Strin
                        photoPath: place?.relativePath.description)
     }
     if thumbnails {
-        // Newest pins first, and only while the page's budget lasts: a page of 10,000 pins
-        // opens a few hundred photos, not 10,000.
+        // Newest pins first, and only while the page's budget lasts and at most
+        // `thumbnailLookups` photos are looked at: a page of 10,000 pins opens a few hundred
+        // photos, not 10,000.
         var budget = PageRenderer.thumbnailPageCap
-        for index in pins.indices.reversed() where budget > 0 {
+        var lookups = 0
+        for index in pins.indices.reversed() where budget > 0 && lookups < thumbnailLookups {
+            lookups += 1
             guard let place = places[pins[index].location.id], isStill(place),
                   let jpeg = try? ExifThumbnail.read(path: place.path), jpeg.count <= PageRenderer.thumbnailCap else { continue }
             pins[index].thumbnailJPEG = jpeg
             budget -= jpeg.count
         }
     }
-    return PageInput(title: title, pins: pins, catalog: try deps.catalog(), settings: settings, worldMap: worldMap,
-                     filterDescription: filterDescription, run: run)
+    var input = PageInput(title: title, pins: pins, catalog: try deps.catalog(), settings: settings, worldMap: worldMap,
+                          filterDescription: filterDescription, run: run)
+    input.importedFolders = folders
+    return input
 }
 
 // MARK: import --html
@@ -110,6 +117,10 @@ func writeRunPage(_ report: ImportReport, to path: String, deps: AppDependencies
         throw CommandFailure(error.description)
     }
 }
+
+/// Most photos opened for thumbnails by one page (the newest pins'): bounds the page's cost on
+/// a library whose photos carry none.
+let thumbnailLookups = 600
 
 /// The photo is still where its pin says: a regular file at the recorded path with the
 /// recorded size and modification time.

@@ -94,12 +94,15 @@ final class ReportCommandTests: XCTestCase {
         let imported = try CLI.run(["import", library.path, "--quiet", "--db", db])
         XCTAssertEqual(imported.status, 0, imported.stderr)
         let expected = "data:image/jpeg;base64," + (try Data(contentsOf: fixtures.appendingPathComponent("exiftool-thumbnail.jpg"))).base64EncodedString()
+        /// The thumbnail of the page's one pin (pins-extra is keyed by the pin's index).
         func thumbnails(_ extra: [String]) throws -> [String?] {
             let page = dir.appendingPathComponent("map.html").path
             let run = try CLI.run(["report", "--db", db, "--out", page] + extra)
             XCTAssertEqual(run.status, 0, run.stderr)
-            let rows = try XCTUnwrap(try island(try String(contentsOfFile: page, encoding: .utf8), "pins-extra") as? [[Any]])
-            return rows.map { $0[2] as? String }
+            let html = try String(contentsOfFile: page, encoding: .utf8)
+            XCTAssertEqual(try islandObjects(html).count, 1)
+            let rows = try XCTUnwrap(try island(html, "pins-extra") as? [String: [String: Any]])
+            return [rows["0"]?["t"] as? String]
         }
         XCTAssertEqual(try thumbnails([]), [expected])
         XCTAssertEqual(try thumbnails(["--no-thumbnails"]), [nil])

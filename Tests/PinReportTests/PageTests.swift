@@ -80,8 +80,8 @@ final class PageRendererTests: XCTestCase {
         XCTAssertFalse(html.contains("\u{2028}"))
         let pins = try XCTUnwrap(try island(html, "pins-data") as? [[String: Any]])
         XCTAssertEqual(pins.first?["title"] as? String, hostile)
-        let extra = try XCTUnwrap(try island(html, "pins-extra") as? [[Any]])
-        XCTAssertEqual(extra.first?[1] as? String, hostile)
+        let extra = try XCTUnwrap(try island(html, "pins-extra") as? [String: [String: Any]])
+        XCTAssertEqual(extra["0"]?["p"] as? String, hostile)
     }
 
     func testCountriesIslandAndVisitedFill() throws {
@@ -121,15 +121,31 @@ final class PageRendererTests: XCTestCase {
         small.thumbnailJPEG = [0xFF, 0xD8, 0xFF, 0xD9]
         var large = small
         large.thumbnailJPEG = [UInt8](repeating: 0, count: PageRenderer.thumbnailCap + 1)
-        let rows = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(PageRenderer.extraJSON([small, large]).utf8)) as? [[Any]])
-        XCTAssertEqual(rows[0][2] as? String, "data:image/jpeg;base64,/9j/2Q==")
-        XCTAssertTrue(rows[1][2] is NSNull)
+        let rows = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(PageRenderer.extraJSON([small, large]).utf8)) as? [String: [String: Any]])
+        XCTAssertEqual(rows["0"]?["t"] as? String, "data:image/jpeg;base64,/9j/2Q==")
+        XCTAssertNil(rows["1"], "a thumbnail over the cap is left out, and the pin needs nothing else")
         // The page budget: as many full-size thumbnails as fit, then none.
         var full = small
         full.thumbnailJPEG = [UInt8](repeating: 1, count: PageRenderer.thumbnailCap)
         let many = Array(repeating: full, count: PageRenderer.thumbnailPageCap / PageRenderer.thumbnailCap + 3)
-        let budgeted = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(PageRenderer.extraJSON(many).utf8)) as? [[Any]])
-        XCTAssertEqual(budgeted.filter { $0[2] is String }.count, PageRenderer.thumbnailPageCap / PageRenderer.thumbnailCap)
+        let budgeted = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(PageRenderer.extraJSON(many).utf8)) as? [String: Any])
+        XCTAssertEqual(budgeted.count, PageRenderer.thumbnailPageCap / PageRenderer.thumbnailCap)
+    }
+
+    func testAPhotoPathIsStoredOnlyWhenThePinsPhotoIDDoesNotGiveIt() throws {
+        var derived = pin("a", "FR", "2024-01-01T00:00:00Z")
+        derived.location.photoIDs = ["/photos/2024/a.jpg"]
+        derived.photoPath = "2024/a.jpg"
+        var moved = derived
+        moved.photoPath = "2025/a.jpg"
+        var deeper = derived
+        deeper.photoPath = "a.jpg"  // imported again from /photos/2024: the deepest folder wins
+        let rows = try XCTUnwrap(try JSONSerialization.jsonObject(
+            with: Data(PageRenderer.extraJSON([derived, moved], folders: ["/photos"]).utf8)) as? [String: [String: Any]])
+        XCTAssertNil(rows["0"])
+        XCTAssertEqual(rows["1"]?["p"] as? String, "2025/a.jpg")
+        XCTAssertEqual(PageRenderer.photoPath(of: deeper.location, folders: ["/photos/2024", "/photos"]), "a.jpg")
+        XCTAssertEqual(PageRenderer.photoPath(of: deeper.location, folders: ["/elsewhere"]), "/photos/2024/a.jpg")
     }
 }
 
