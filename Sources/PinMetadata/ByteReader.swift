@@ -7,59 +7,64 @@
 /// `MetadataError.outOfBounds` naming the offset, never traps.
 
 /// Byte order of multi-byte integers.
-public enum ByteOrder: String, Sendable, Hashable {
+enum ByteOrder: String, Sendable, Hashable {
     case bigEndian
     case littleEndian
 }
 
 /// Resource limits for untrusted input. Each stops one way a crafted or broken file could make a
 /// reader loop, allocate or read without bound; all are far above what real cameras write.
-public enum MetadataLimits {
+///
+/// The one convention: every limit is a named `static let` of `MetadataLimits`, declared in an
+/// extension next to the reader that uses it, with a comment saying what abuse it stops; a
+/// reader that reaches one throws `MetadataError.limitExceeded` (or, where the rest of the file
+/// is still worth reading, skips with a warning that names the limit).
+enum MetadataLimits {
     /// Size of the first read of a file: enough for the signature and the first segments or
     /// boxes. The rest is read by exact ranges: a JPEG's Exif APP1 (phones write 10-30 KiB with
     /// the thumbnail) comes with one more read of exactly its bytes, so a file costs what its
     /// metadata weighs. A 64 KiB window was a sixth of a 20,000-photo import, 16 KiB still a
     /// third of its system time (perf). Stops reading whole multi-megabyte images for a header.
-    public static let firstReadSize = 4 * 1024
+    static let firstReadSize = 4 * 1024
     /// Smallest later read when a needed byte lies outside what is already in memory: a little
     /// read-ahead so that a run of small segments does not become one system call each.
-    public static let laterReadSize = 4 * 1024
+    static let laterReadSize = 4 * 1024
     /// Most JPEG marker segments walked before SOS. Stops a file made of millions of 4-byte
     /// segments from keeping a reader busy (cameras write fewer than 20).
-    public static let maxJPEGSegments = 1_024
+    static let maxJPEGSegments = 1_024
     /// Longest run of 0xFF fill bytes accepted before a marker code. Stops a file of all-FF
     /// bytes from being scanned to its end.
-    public static let maxJPEGFillBytes = 4_096
+    static let maxJPEGFillBytes = 4_096
     /// Most junk bytes skipped between two JPEG segments while rescanning for the next marker
     /// (ExifTool rescans too; writers that leave junk leave a few bytes). Stops a file that is
     /// garbage after its first segment from being scanned byte by byte up to the header limit.
-    public static let maxJPEGJunkBytes = 64 * 1024
+    static let maxJPEGJunkBytes = 64 * 1024
     /// Furthest file offset at which the JPEG walker still looks for the Exif APP1. Stops a
     /// chain of maximal segments from walking (and reading headers from) a huge file; real
     /// headers (Exif, XMP, ICC, Photoshop IRB, MPF) end within a few hundred KiB.
-    public static let maxJPEGHeaderBytes = 16 * 1024 * 1024
+    static let maxJPEGHeaderBytes = 16 * 1024 * 1024
     /// Most warnings kept per file. Stops a corrupt Exif block with thousands of bad entries
     /// from producing thousands of libexif log messages in a report.
-    public static let maxWarnings = 32
+    static let maxWarnings = 32
     /// Longest libexif log message kept (bytes). Stops one formatted message from growing a
     /// report line without bound.
-    public static let maxWarningLength = 256
+    static let maxWarningLength = 256
 }
 
-public struct ByteReader: Sendable {
+struct ByteReader: Sendable {
     /// The bytes held (a window of the input starting at absolute offset `baseOffset`).
     let storage: [UInt8]
     /// Absolute offset of `storage[0]`.
-    public let baseOffset: Int
+    let baseOffset: Int
     /// Absolute range this reader may touch.
-    public let range: Range<Int>
+    let range: Range<Int>
     /// Absolute offset of the next sequential read.
-    public private(set) var offset: Int
+    private(set) var offset: Int
     /// What is being read ("JPEG", "TIFF", ...), for messages.
-    public let context: String
+    let context: String
 
     /// A reader over all of `bytes`, whose first byte sits at absolute offset `baseOffset`.
-    public init(_ bytes: [UInt8], baseOffset: Int = 0, context: String) {
+    init(_ bytes: [UInt8], baseOffset: Int = 0, context: String) {
         self.storage = bytes
         self.baseOffset = baseOffset
         // A window of an array always fits in Int; baseOffset comes from file offsets ≥ 0.
@@ -77,17 +82,17 @@ public struct ByteReader: Sendable {
     }
 
     /// Absolute offset one past the last readable byte.
-    public var endOffset: Int { range.upperBound }
+    var endOffset: Int { range.upperBound }
     /// Number of bytes in the window.
-    public var count: Int { range.count }
+    var count: Int { range.count }
     /// Bytes left after `offset`.
-    public var remaining: Int { range.upperBound - offset }
-    public var isAtEnd: Bool { offset >= range.upperBound }
+    var remaining: Int { range.upperBound - offset }
+    var isAtEnd: Bool { offset >= range.upperBound }
 
     // MARK: Checked arithmetic
 
     /// `a + b`, throwing instead of trapping when the sum overflows (offsets come from the file).
-    public func add(_ a: Int, _ b: Int) throws -> Int {
+    func add(_ a: Int, _ b: Int) throws -> Int {
         let (sum, overflow) = a.addingReportingOverflow(b)
         if overflow {
             throw MetadataError.malformed(container: context, offset: a, reason: "offset \(a) + \(b) overflows")
@@ -97,7 +102,7 @@ public struct ByteReader: Sendable {
 
     /// Throws unless `count` bytes starting at absolute `at` lie inside the window.
     @inline(__always)
-    public func check(_ at: Int, _ count: Int) throws {
+    func check(_ at: Int, _ count: Int) throws {
         guard count >= 0, at >= range.lowerBound else {
             throw MetadataError.outOfBounds(container: context, offset: at, count: count, end: range.upperBound)
         }
@@ -109,46 +114,46 @@ public struct ByteReader: Sendable {
 
     // MARK: Random access (does not move `offset`)
 
-    public func u8(at: Int) throws -> UInt8 {
+    func u8(at: Int) throws -> UInt8 {
         try check(at, 1)
         return storage[at - baseOffset]
     }
 
-    public func u16(at: Int, _ order: ByteOrder) throws -> UInt16 {
+    func u16(at: Int, _ order: ByteOrder) throws -> UInt16 {
         UInt16(truncatingIfNeeded: try integer(at: at, size: 2, order))
     }
 
-    public func u32(at: Int, _ order: ByteOrder) throws -> UInt32 {
+    func u32(at: Int, _ order: ByteOrder) throws -> UInt32 {
         UInt32(truncatingIfNeeded: try integer(at: at, size: 4, order))
     }
 
-    public func u64(at: Int, _ order: ByteOrder) throws -> UInt64 {
+    func u64(at: Int, _ order: ByteOrder) throws -> UInt64 {
         try integer(at: at, size: 8, order)
     }
 
     /// A copy of `count` bytes at `at`.
-    public func bytes(at: Int, count: Int) throws -> [UInt8] {
+    func bytes(at: Int, count: Int) throws -> [UInt8] {
         try check(at, count)
         let start = at - baseOffset
         return Array(storage[start..<(start + count)])
     }
 
     /// True when the window holds `prefix` at `at` (false, not an error, when it is too short).
-    public func matches(_ prefix: [UInt8], at: Int) -> Bool {
+    func matches(_ prefix: [UInt8], at: Int) -> Bool {
         guard (try? check(at, prefix.count)) != nil else { return false }
         let start = at - baseOffset
         return storage[start..<(start + prefix.count)].elementsEqual(prefix)
     }
 
     /// A reader limited to `count` bytes at absolute `at` (a segment, a box); shares storage.
-    public func child(at: Int, count: Int, context: String? = nil) throws -> ByteReader {
+    func child(at: Int, count: Int, context: String? = nil) throws -> ByteReader {
         try check(at, count)
         return ByteReader(storage: storage, baseOffset: baseOffset, range: at..<(at + count),
                           context: context ?? self.context)
     }
 
     /// Calls `body` with the window's bytes (no copy).
-    public func withUnsafeBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+    func withUnsafeBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         let start = range.lowerBound - baseOffset
         return try storage.withUnsafeBytes { raw in
             try body(UnsafeRawBufferPointer(rebasing: raw[start..<(start + range.count)]))
@@ -156,7 +161,7 @@ public struct ByteReader: Sendable {
     }
 
     /// The whole window as an array (a copy unless the window is the whole storage).
-    public var allBytes: [UInt8] {
+    var allBytes: [UInt8] {
         if range.lowerBound == baseOffset && range.count == storage.count { return storage }
         let start = range.lowerBound - baseOffset
         return Array(storage[start..<(start + range.count)])
@@ -164,41 +169,41 @@ public struct ByteReader: Sendable {
 
     // MARK: Sequential reads (advance `offset`)
 
-    public mutating func seek(to absolute: Int) throws {
+    mutating func seek(to absolute: Int) throws {
         try check(absolute, 0)
         offset = absolute
     }
 
-    public mutating func skip(_ count: Int) throws {
+    mutating func skip(_ count: Int) throws {
         try check(offset, count)
         offset += count
     }
 
-    public mutating func readU8() throws -> UInt8 {
+    mutating func readU8() throws -> UInt8 {
         let value = try u8(at: offset)
         offset += 1
         return value
     }
 
-    public mutating func readU16(_ order: ByteOrder) throws -> UInt16 {
+    mutating func readU16(_ order: ByteOrder) throws -> UInt16 {
         let value = try u16(at: offset, order)
         offset += 2
         return value
     }
 
-    public mutating func readU32(_ order: ByteOrder) throws -> UInt32 {
+    mutating func readU32(_ order: ByteOrder) throws -> UInt32 {
         let value = try u32(at: offset, order)
         offset += 4
         return value
     }
 
-    public mutating func readU64(_ order: ByteOrder) throws -> UInt64 {
+    mutating func readU64(_ order: ByteOrder) throws -> UInt64 {
         let value = try u64(at: offset, order)
         offset += 8
         return value
     }
 
-    public mutating func readBytes(_ count: Int) throws -> [UInt8] {
+    mutating func readBytes(_ count: Int) throws -> [UInt8] {
         let value = try bytes(at: offset, count: count)
         offset += count
         return value

@@ -47,9 +47,6 @@ struct FileSource: ByteSource {
         self.window = try load(at: 0, count: min(MetadataLimits.firstReadSize, size))
     }
 
-    /// The first window (for sniffing).
-    var firstBytes: ByteReader { window }
-
     mutating func reader(at offset: Int, count: Int, context: String) throws -> ByteReader {
         if offset >= window.range.lowerBound, count >= 0,
            offset <= window.endOffset, count <= window.endOffset - offset {

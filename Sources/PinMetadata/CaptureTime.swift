@@ -2,13 +2,13 @@ import Foundation
 import PinCore
 
 /// A wall-clock date and time without a zone (DateTimeOriginal, section 1.3).
-public struct LocalDateTime: Sendable, Hashable, CustomStringConvertible {
-    public var year: Int, month: Int, day: Int
-    public var hour: Int, minute: Int, second: Int
+struct LocalDateTime: Sendable, Hashable, CustomStringConvertible {
+    var year: Int, month: Int, day: Int
+    var hour: Int, minute: Int, second: Int
     /// Fraction of a second, 0 ≤ fraction < 1 (SubSecTimeOriginal).
-    public var fraction: Double
+    var fraction: Double
 
-    public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0,
+    init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0,
                 fraction: Double = 0) {
         self.year = year
         self.month = month
@@ -21,7 +21,7 @@ public struct LocalDateTime: Sendable, Hashable, CustomStringConvertible {
 
     /// Seconds since 1970-01-01 00:00:00 if this wall-clock reading were UTC (proleptic
     /// Gregorian arithmetic, no Calendar involved).
-    public var secondsIfUTC: Double {
+    var secondsIfUTC: Double {
         Double(wholeSecondsIfUTC) + fraction
     }
 
@@ -30,22 +30,22 @@ public struct LocalDateTime: Sendable, Hashable, CustomStringConvertible {
             + hour * 3_600 + minute * 60 + second
     }
 
-    public var description: String {
+    var description: String {
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         return "\(year):\(two(month)):\(two(day)) \(two(hour)):\(two(minute)):\(two(second))"
     }
 }
 
 /// The capture instant chosen for one file and the step that produced it.
-public struct CaptureTimeResult: Sendable, Hashable {
-    public var takenAt: Date?
-    public var utcOffsetSeconds: Int?
-    public var source: TimeSource
+struct CaptureTimeResult: Sendable, Hashable {
+    var takenAt: Date?
+    var utcOffsetSeconds: Int?
+    var source: TimeSource
     /// The tag the time was read from (`PhotoMetadata.timeTag`).
-    public var tag: String?
-    public var warnings: [String]
+    var tag: String?
+    var warnings: [String]
 
-    public init(takenAt: Date? = nil, utcOffsetSeconds: Int? = nil, source: TimeSource = .none,
+    init(takenAt: Date? = nil, utcOffsetSeconds: Int? = nil, source: TimeSource = .none,
                 tag: String? = nil, warnings: [String] = []) {
         self.takenAt = takenAt
         self.utcOffsetSeconds = utcOffsetSeconds
@@ -57,15 +57,15 @@ public struct CaptureTimeResult: Sendable, Hashable {
 
 /// One absolute instant per file from Exif values (metadata-formats.md section 7, steps 1, 3, 5
 /// and 6; steps 2 and 4 belong to containers that carry ISO strings or UTC values). Pure Swift.
-public enum CaptureTime {
+enum CaptureTime {
     /// Step 3: accepted distance between the camera clock (read as UTC, minus the rounded offset)
     /// and the GPS fix time. "A few minutes": clock drift plus the age of the last fix; a
     /// residual of 7 minutes means a stale fix and is rejected.
-    public static let gpsTolerance: Double = 5 * 60
+    static let gpsTolerance: Double = 5 * 60
     /// Zones run in 15-minute steps (+05:45 Nepal, +12:45 Chatham).
-    public static let offsetStep = 15 * 60
+    static let offsetStep = 15 * 60
     /// The span of real UTC offsets, −12:00 (Baker Island) ... +14:00 (Kiribati).
-    public static let offsetRange = (-12 * 3_600)...(14 * 3_600)
+    static let offsetRange = (-12 * 3_600)...(14 * 3_600)
 
     // MARK: The rules
 
@@ -80,7 +80,7 @@ public enum CaptureTime {
     ///   zone (step 5).
     /// - No usable EXIF date: the XMP date (with its offset, or read in the default zone).
     /// - Nothing: the file's modification time (step 6).
-    public static func resolve(_ values: ExifValues, xmp: XMPValues? = nil, modificationTime: Date?,
+    static func resolve(_ values: ExifValues, xmp: XMPValues? = nil, modificationTime: Date?,
                                defaultTimeZone: TimeZone) -> CaptureTimeResult {
         var warnings: [String] = []
         let tags: [(name: String, date: String?, subSec: String?, offset: String?)] = [
@@ -178,7 +178,7 @@ public enum CaptureTime {
     /// `offsetRange`. Without a GPS date, G is tried on L's date and the days before and after;
     /// if two of those pass (possible only for offsets near ±12 h), the one matching
     /// `preferredZone` at that instant wins, else the smaller |O|, a tie going to the positive one.
-    public static func inferOffset(local: LocalDateTime, gpsDate: (year: Int, month: Int, day: Int)?,
+    static func inferOffset(local: LocalDateTime, gpsDate: (year: Int, month: Int, day: Int)?,
                                    gpsSecondsOfDay: Double, preferredZone: TimeZone? = nil) -> Int? {
         func check(day: Int) -> Int? {
             let g = Double(day) * 86_400 + gpsSecondsOfDay
@@ -211,7 +211,7 @@ public enum CaptureTime {
     /// i.e. read with the offset in force before the gap. Returns the instant and the zone's
     /// offset at that instant. Decided here from `secondsFromGMT(for:)` alone, so the result does
     /// not depend on how Foundation's Calendar resolves such times on a given platform.
-    public static func instant(of local: LocalDateTime, in zone: TimeZone) -> (Date, Int) {
+    static func instant(of local: LocalDateTime, in zone: TimeZone) -> (Date, Int) {
         let wall = local.wholeSecondsIfUTC
         func offset(at seconds: Int) -> Int {
             zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds)))
@@ -239,7 +239,7 @@ public enum CaptureTime {
     /// by any non-digits (`2019:07:14 10:11:12`, `2019-07-14 10:11:12`, a NUL for a space). The
     /// year must have 4 digits, the others 1–2; impossible values (month 0, day 32, hour 24)
     /// and the "unknown" forms (all zeros, blanks) give nil. Groups after the sixth are ignored.
-    public static func parseDateTime(_ text: String) -> LocalDateTime? {
+    static func parseDateTime(_ text: String) -> LocalDateTime? {
         let groups = digitGroups(text.exifTrimmed, limit: 6)
         guard groups.count == 6, groups[0].count == 4,
               groups.dropFirst().allSatisfy({ (1...2).contains($0.count) }),
@@ -250,7 +250,7 @@ public enum CaptureTime {
     }
 
     /// GPSDateStamp `YYYY:MM:DD` with any separators (seen: `-`, `/`, NUL).
-    public static func parseDate(_ text: String) -> (year: Int, month: Int, day: Int)? {
+    static func parseDate(_ text: String) -> (year: Int, month: Int, day: Int)? {
         let groups = digitGroups(text.exifTrimmed, limit: 3)
         guard groups.count == 3, groups[0].count == 4,
               groups.dropFirst().allSatisfy({ (1...2).contains($0.count) }),
@@ -261,13 +261,13 @@ public enum CaptureTime {
 
     /// SubSecTimeOriginal: the digits are the decimal fraction (`39` → 0.39 s). Nil when blank or
     /// not all digits.
-    public static func parseSubSeconds(_ text: String) -> Double? {
+    static func parseSubSeconds(_ text: String) -> Double? {
         let trimmed = text.exifTrimmed
         guard !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && $0.isWholeNumber }) else { return nil }
         return Double("0." + trimmed.prefix(9))
     }
 
-    public enum OffsetValue: Sendable, Hashable {
+    enum OffsetValue: Sendable, Hashable {
         /// Absent or written as blanks (`   :  `): the spec's "unknown".
         case unknown
         case seconds(Int)
@@ -277,7 +277,7 @@ public enum CaptureTime {
 
     /// OffsetTimeOriginal `+HH:MM` / `-HH:MM` (also accepted without the colon, and with a
     /// one-digit hour: `+1:00`).
-    public static func parseOffset(_ text: String) -> OffsetValue {
+    static func parseOffset(_ text: String) -> OffsetValue {
         let trimmed = text.exifTrimmed
         if trimmed.allSatisfy({ $0 == " " || $0 == ":" || $0 == "\0" }) { return .unknown }
         let chars = Array(trimmed)
@@ -295,7 +295,7 @@ public enum CaptureTime {
     /// GPSTimeStamp h, m, s → seconds of the day in floating point; fractions and values ≥ 60
     /// roll over (section 1.4). Nil on a zero denominator, a negative value, or more than two
     /// days' worth of seconds.
-    public static func secondsOfDay(_ parts: [ExifRational]) -> Double? {
+    static func secondsOfDay(_ parts: [ExifRational]) -> Double? {
         guard parts.count >= 3, parts.prefix(3).allSatisfy({ $0.denominator != 0 }) else { return nil }
         let v = parts.prefix(3).map { Double($0.numerator) / Double($0.denominator) }
         let seconds = v[0] * 3_600 + v[1] * 60 + v[2]
@@ -306,7 +306,7 @@ public enum CaptureTime {
     // MARK: Calendar arithmetic
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400

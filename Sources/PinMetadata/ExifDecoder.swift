@@ -1,6 +1,13 @@
 import CExif
 import Glibc
 
+extension MetadataLimits {
+    /// Longest Exif ASCII value copied out of libexif (bytes). Stops a date or GPS tag that
+    /// announces kilobytes of text from being copied into every result; the values read are at
+    /// most a few dozen bytes.
+    static let maxExifTextBytes = 256
+}
+
 /// The only libexif caller (architecture.md). Takes a TIFF stream (the bytes after `Exif\0\0`,
 /// section 1.2) found by a container reader, loads it with libexif 0.6.24 and copies the raw
 /// values we use into an `ExifValues`.
@@ -8,12 +15,12 @@ import Glibc
 /// Thread safety (section 2.6): each call creates its own `ExifData` and `ExifLog`, never shared,
 /// and frees them before returning; libexif 0.6.24 has no mutable global state. No value that
 /// points into libexif memory escapes a call.
-public enum ExifDecoder {
+enum ExifDecoder {
     /// The 6-byte identifier libexif expects before the TIFF header (section 2.2).
     static let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0x00, 0x00]
 
     /// Where to look for the GPS tags.
-    public enum GPSLocation: Sendable {
+    enum GPSLocation: Sendable {
         /// `ifd[EXIF_IFD_GPS]`, reached through the 0x8825 pointer (JPEG, HEIF, PNG, WebP, TIFF).
         case gpsDirectory
         /// IFD0 itself: a TIFF stream whose first IFD *is* the GPS IFD (Canon CR3 `CMT4`,
@@ -23,7 +30,7 @@ public enum ExifDecoder {
 
     /// Decodes `tiff` (starting at its `II`/`MM` header). Never throws: bad data gives fewer
     /// values and warnings; the caller decides what "no values" means.
-    public static func decode(tiff: [UInt8], gps: GPSLocation = .gpsDirectory) -> ExifValues {
+    static func decode(tiff: [UInt8], gps: GPSLocation = .gpsDirectory) -> ExifValues {
         var values = ExifValues(hasGPSDirectory: false)
         guard let data = exif_data_new() else {
             values.warnings.append("libexif: out of memory")
@@ -182,9 +189,6 @@ public enum ExifDecoder {
     private struct EntryReader {
         let order: ExifByteOrder
 
-        /// The longest ASCII value copied; Exif strings we read are at most a few dozen bytes.
-        static let maxASCII = 256
-
         func entry(_ content: UnsafeMutablePointer<ExifContent>, _ tag: UInt32)
             -> (format: UInt32, components: Int, bytes: UnsafeBufferPointer<UInt8>)? {
             guard let entry = exif_content_get_entry(content, ExifTag(rawValue: tag)) else { return nil }
@@ -206,7 +210,7 @@ public enum ExifDecoder {
                 values.malformed[name] = "format \(Format.name(format)), expected ASCII"
                 return nil
             }
-            let kept = bytes.prefix(Self.maxASCII)
+            let kept = bytes.prefix(MetadataLimits.maxExifTextBytes)
             // Plain ASCII (the usual case) decodes directly; other bytes are read as Latin-1.
             if !kept.contains(where: { $0 >= 0x80 }) { return String(decoding: kept, as: UTF8.self) }
             return String(String.UnicodeScalarView(kept.map { Unicode.Scalar($0) }))
@@ -240,7 +244,7 @@ public enum ExifDecoder {
             guard found.format == Format.ascii else {
                 return rationals(content, tag, name, count: 3, &values).map { ($0, nil) }
             }
-            let text = String(decoding: found.bytes.prefix(Self.maxASCII).prefix { $0 != 0 }, as: UTF8.self)
+            let text = String(decoding: found.bytes.prefix(MetadataLimits.maxExifTextBytes).prefix { $0 != 0 }, as: UTF8.self)
             guard let parsed = GPSConversion.textRationals(text) else {
                 values.malformed[name] = "text '\(CaptureTime.printable(text))' is not a coordinate"
                 return nil

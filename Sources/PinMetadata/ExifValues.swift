@@ -1,62 +1,62 @@
 /// One RATIONAL (u32/u32) or SRATIONAL (i32/i32) value exactly as stored (section 1.2).
-public struct ExifRational: Sendable, Hashable, CustomStringConvertible {
+struct ExifRational: Sendable, Hashable, CustomStringConvertible {
     /// The stored numerator: 0...2³²−1 for RATIONAL, −2³¹...2³¹−1 for SRATIONAL.
-    public var numerator: Int64
-    public var denominator: Int64
+    var numerator: Int64
+    var denominator: Int64
     /// True for SRATIONAL (type 10).
-    public var isSigned: Bool
+    var isSigned: Bool
 
-    public init(_ numerator: Int64, _ denominator: Int64, signed: Bool = false) {
+    init(_ numerator: Int64, _ denominator: Int64, signed: Bool = false) {
         self.numerator = numerator
         self.denominator = denominator
         self.isSigned = signed
     }
 
-    public var description: String { "\(numerator)/\(denominator)" }
+    var description: String { "\(numerator)/\(denominator)" }
 }
 
 /// The raw values `ExifDecoder` copies out of one Exif block: no interpretation beyond the
 /// format checks (section 2.5). `GPSConversion` and `CaptureTime` turn them into a position and
 /// an instant; keeping this a plain value makes those rules testable without libexif.
-public struct ExifValues: Sendable, Hashable {
+struct ExifValues: Sendable, Hashable {
     /// GPSLatitude (0x0002): the three parts d, m, s (RATIONAL or SRATIONAL × 3).
-    public var latitude: [ExifRational]?
+    var latitude: [ExifRational]?
     /// GPSLatitudeRef (0x0001) as stored (may carry NULs and spaces).
-    public var latitudeRef: String?
-    public var longitude: [ExifRational]?
-    public var longitudeRef: String?
+    var latitudeRef: String?
+    var longitude: [ExifRational]?
+    var longitudeRef: String?
     /// GPSAltitude (0x0006), metres, a magnitude.
-    public var altitude: ExifRational?
+    var altitude: ExifRational?
     /// GPSAltitudeRef (0x0005): 0/2 above, 1/3 below.
-    public var altitudeRef: UInt8?
+    var altitudeRef: UInt8?
     /// GPSTimeStamp (0x0007): hour, minute, second of the fix, UTC.
-    public var gpsTimeStamp: [ExifRational]?
+    var gpsTimeStamp: [ExifRational]?
     /// GPSDateStamp (0x001D): `YYYY:MM:DD`, UTC.
-    public var gpsDateStamp: String?
+    var gpsDateStamp: String?
     /// GPSStatus (0x0009): `A` active, `V` void.
-    public var gpsStatus: String?
+    var gpsStatus: String?
     /// DateTimeOriginal (0x9003), local wall clock.
-    public var dateTimeOriginal: String?
+    var dateTimeOriginal: String?
     /// SubSecTimeOriginal (0x9291): digits of the fraction of a second.
-    public var subSecTimeOriginal: String?
+    var subSecTimeOriginal: String?
     /// OffsetTimeOriginal (0x9011): `+HH:MM` / `-HH:MM`.
-    public var offsetTimeOriginal: String?
+    var offsetTimeOriginal: String?
     /// DateTimeDigitized (0x9004, ExifTool's CreateDate), the capture time when
     /// DateTimeOriginal is missing (metadata-formats.md 9.14).
-    public var dateTimeDigitized: String?
+    var dateTimeDigitized: String?
     /// SubSecTimeDigitized (0x9292).
-    public var subSecTimeDigitized: String?
+    var subSecTimeDigitized: String?
     /// OffsetTimeDigitized (0x9012).
-    public var offsetTimeDigitized: String?
+    var offsetTimeDigitized: String?
     /// The block had a GPS IFD with at least one entry.
-    public var hasGPSDirectory: Bool
+    var hasGPSDirectory: Bool
     /// Tags present with a format, count or size we cannot use, by name ("GPSLatitude") with
     /// the reason ("format SHORT × 3, expected RATIONAL × 3").
-    public var malformed: [String: String]
+    var malformed: [String: String]
     /// libexif CORRUPT_DATA / NO_MEMORY messages and notes such as misplaced tags.
-    public var warnings: [String]
+    var warnings: [String]
 
-    public init(latitude: [ExifRational]? = nil, latitudeRef: String? = nil,
+    init(latitude: [ExifRational]? = nil, latitudeRef: String? = nil,
                 longitude: [ExifRational]? = nil, longitudeRef: String? = nil,
                 altitude: ExifRational? = nil, altitudeRef: UInt8? = nil,
                 gpsTimeStamp: [ExifRational]? = nil, gpsDateStamp: String? = nil,

@@ -15,16 +15,18 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
     case psd
     /// JPEG XL, bare codestream or container (section 9.2).
     case jxl
+    /// GIF: XMP only, in an application extension (section 9.4).
+    case gif
     /// Anything else: the pipeline counts it as a plain file.
     case notMedia
 
     /// Bytes `sniff` needs to decide for every kind (an ISOBMFF `ftyp` box with its brands);
     /// `unreadFormat` needs two MPEG-TS packets.
-    public static let sniffLength = 400
+    static let sniffLength = 400
 
     /// Decides from the first bytes of a file (`sniffLength` are enough; fewer are fine for a
     /// short file).
-    public static func sniff(_ firstBytes: [UInt8]) -> FileKind {
+    static func sniff(_ firstBytes: [UInt8]) -> FileKind {
         let b = firstBytes
         func at(_ i: Int, _ sig: [UInt8]) -> Bool {
             i + sig.count <= b.count && b[i..<(i + sig.count)].elementsEqual(sig)
@@ -38,6 +40,7 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
         // Fujifilm RAF (section 9.1), Photoshop PSD/PSB (9.3).
         if at(0, ascii("FUJIFILMCCD-RAW ")) { return .raf }
         if at(0, ascii("8BPS")) && (at(4, [0, 1]) || at(4, [0, 2])) { return .psd }
+        if at(0, ascii("GIF87a")) || at(0, ascii("GIF89a")) { return .gif }
         // JPEG XL (section 9.2).
         if at(0, [0xFF, 0x0A]) || at(0, [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
         // RIFF....WEBP (section 4.2).
@@ -64,7 +67,7 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
     /// The name of a photo or video format recognised from its first bytes whose metadata pins
     /// does not read yet, for a message that names it ("Sigma X3F is not read") instead of
     /// counting the file as something that is not a photo or video. Nil for anything else.
-    public static func unreadFormat(_ firstBytes: [UInt8]) -> String? {
+    static func unreadFormat(_ firstBytes: [UInt8]) -> String? {
         let b = firstBytes
         func at(_ i: Int, _ sig: [UInt8]) -> Bool {
             i + sig.count <= b.count && b[i..<(i + sig.count)].elementsEqual(sig)
@@ -73,7 +76,6 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
         if at(0, ascii("FOVb")) { return "Sigma X3F" }
         if (at(0, ascii("II")) || at(0, ascii("MM"))) && at(6, ascii("HEAPCCDR")) { return "Canon CRW" }
         if at(0, [0x00]) && at(1, ascii("MRM")) { return "Minolta MRW" }
-        if at(0, ascii("GIF87a")) || at(0, ascii("GIF89a")) { return "GIF" }
         if at(0, ascii("RIFF")) && at(8, ascii("AVI ")) { return "AVI" }
         if at(0, [0x1A, 0x45, 0xDF, 0xA3]) { return "Matroska/WebM" }
         // MPEG transport stream: AVCHD .MTS/.M2TS (192-byte packets) or .ts (188).
@@ -83,7 +85,7 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
     }
 
     /// Same, on a raw buffer.
-    public static func sniff(_ firstBytes: UnsafeRawBufferPointer) -> FileKind {
+    static func sniff(_ firstBytes: UnsafeRawBufferPointer) -> FileKind {
         sniff(Array(firstBytes.prefix(sniffLength)))
     }
 

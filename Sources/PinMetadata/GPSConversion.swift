@@ -2,18 +2,18 @@ import Foundation
 import PinCore
 
 /// The position read from GPS tags, or why there is none.
-public struct GPSPosition: Sendable, Hashable {
+struct GPSPosition: Sendable, Hashable {
     /// Signed decimal degrees; nil when there is no usable position.
-    public var coordinate: Coordinate?
+    var coordinate: Coordinate?
     /// Metres, negative below the reference; only reported next to a coordinate.
-    public var altitude: Double?
+    var altitude: Double?
     /// Why GPS tags gave no position ("zero denominator", "0,0 (no GPS fix)", ...); nil when
     /// there is a coordinate or simply no GPS data.
-    public var issue: String?
+    var issue: String?
     /// Non-fatal doubts about the position (missing ref, GPSStatus V, ...).
-    public var warnings: [String]
+    var warnings: [String]
 
-    public init(coordinate: Coordinate? = nil, altitude: Double? = nil, issue: String? = nil,
+    init(coordinate: Coordinate? = nil, altitude: Double? = nil, issue: String? = nil,
                 warnings: [String] = []) {
         self.coordinate = coordinate
         self.altitude = altitude
@@ -24,28 +24,28 @@ public struct GPSPosition: Sendable, Hashable {
 
 /// Turns raw GPS tag values into signed degrees (metadata-formats.md sections 1.4 and 1.5).
 /// Pure Swift: no libexif, no I/O.
-public enum GPSConversion {
+enum GPSConversion {
     /// Issue texts (stable: reports and tests use them).
-    public enum Issue {
-        public static let zeroDenominator = "zero denominator"
-        public static let nullIsland = "0,0 (no GPS fix)"
-        public static let latitudeOutOfRange = "latitude out of range"
-        public static let longitudeOutOfRange = "longitude out of range"
-        public static let latitudeMissing = "latitude missing"
-        public static let longitudeMissing = "longitude missing"
+    enum Issue {
+        static let zeroDenominator = "zero denominator"
+        static let nullIsland = "0,0 (no GPS fix)"
+        static let latitudeOutOfRange = "latitude out of range"
+        static let longitudeOutOfRange = "longitude out of range"
+        static let latitudeMissing = "latitude missing"
+        static let longitudeMissing = "longitude missing"
     }
 
     /// A RATIONAL part whose numerator is ≥ 2³¹ is read as a negative Int32 (a signed value
     /// written as unsigned, section 1.5) only when, read unsigned, the part would exceed this
     /// many units: no degree, minute or second part of a real coordinate is that large, while
     /// an honest unsigned value with a big denominator (3000000000/100000000 = 30°) stays as is.
-    public static let unsignedReinterpretationThreshold = 360.0
+    static let unsignedReinterpretationThreshold = 360.0
 
     /// The same rule for GPSAltitude, in metres: beyond 100 km an unsigned value is not a
     /// camera's altitude.
-    public static let altitudeReinterpretationThreshold = 100_000.0
+    static let altitudeReinterpretationThreshold = 100_000.0
 
-    public static func position(from values: ExifValues) -> GPSPosition {
+    static func position(from values: ExifValues) -> GPSPosition {
         var result = GPSPosition()
 
         let hasAnything = values.latitude != nil || values.longitude != nil
@@ -98,7 +98,7 @@ public enum GPSConversion {
     /// `48.8584`, `48,51.504N`), separated by spaces or commas; a trailing N/S/E/W is returned as
     /// the hemisphere, a leading `-` makes the parts signed and negative. Nil for anything else.
     /// A zero denominator is kept (the caller reports it as for rationals).
-    public static func textRationals(_ text: String) -> (parts: [ExifRational], hemisphere: Character?)? {
+    static func textRationals(_ text: String) -> (parts: [ExifRational], hemisphere: Character?)? {
         var body = Substring(text.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n\0")))
         var hemisphere: Character?
         if let last = body.last, "NSEWnsew".contains(last) {
@@ -144,7 +144,7 @@ public enum GPSConversion {
 
     /// d + m/60 + s/3600 (section 1.4); nil when any part has a zero denominator. Minutes or
     /// seconds ≥ 60 are accepted: only the final value is range-checked.
-    public static func degrees(_ parts: [ExifRational], name: String, warnings: inout [String]) -> Double? {
+    static func degrees(_ parts: [ExifRational], name: String, warnings: inout [String]) -> Double? {
         guard parts.count >= 3 else { return nil }
         var total = 0.0
         for (part, scale) in zip(parts.prefix(3), [1.0, 60.0, 3600.0]) {
@@ -156,7 +156,7 @@ public enum GPSConversion {
     }
 
     /// n/d as a Double; nil when d is 0. Applies the unsigned → signed reinterpretation rule.
-    public static func value(_ r: ExifRational, threshold: Double, name: String,
+    static func value(_ r: ExifRational, threshold: Double, name: String,
                              warnings: inout [String]) -> Double? {
         guard r.denominator != 0 else { return nil }
         var numerator = r.numerator
@@ -185,7 +185,7 @@ public enum GPSConversion {
 
     /// GPSAltitude with its ref: 1 (Exif 2.x below sea level) or 3 (Exif 3.0 below sea level)
     /// negate; 0, 2 or missing mean above (section 1.3).
-    public static func altitude(_ value: ExifRational?, ref: UInt8?, warnings: inout [String]) -> Double? {
+    static func altitude(_ value: ExifRational?, ref: UInt8?, warnings: inout [String]) -> Double? {
         guard let value, let metres = self.value(value, threshold: altitudeReinterpretationThreshold,
                                                  name: "GPSAltitude", warnings: &warnings) else { return nil }
         switch ref {

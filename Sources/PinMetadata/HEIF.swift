@@ -3,17 +3,17 @@ extension MetadataLimits {
     /// Most boxes walked at one level (the top level of a file, or the children of one box).
     /// Stops a file made of millions of 8-byte `free` boxes from keeping a reader busy; real
     /// files have fewer than 20 at the top level and a few dozen inside `meta`.
-    public static let maxBoxes = 4_096
+    static let maxBoxes = 4_096
     /// Largest `meta` (or Canon `uuid`) box read into memory. Apple's 48-tile grids with
     /// thumbnails and depth maps have meta boxes of a few KiB to a few hundred KiB; stops a
     /// crafted size from making us read gigabytes.
-    public static let maxMetaBox = 16 * 1024 * 1024
+    static let maxMetaBox = 16 * 1024 * 1024
     /// Most items listed in `iinf`, `iloc` or one `iref` reference. Real files have fewer than
     /// 200 (tiles, thumbnails, metadata); stops a 32-bit count from driving a long loop.
-    public static let maxItems = 16_384
+    static let maxItems = 16_384
     /// Largest Exif or XMP item assembled from its extents (bytes). Stops an `iloc` extent of
     /// gigabytes from being allocated; Exif items are normally < 64 KiB.
-    public static let maxItemBytes = 4 * 1024 * 1024
+    static let maxItemBytes = 4 * 1024 * 1024
 }
 
 /// Finds the Exif and XMP items of HEIF, HEIC and AVIF files (metadata-formats.md section 3),

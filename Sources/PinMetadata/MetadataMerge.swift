@@ -27,18 +27,18 @@ import PinCore
 /// mtime); within one step a person-edited XMP sidecar beats what is embedded, embedded Exif
 /// beats embedded XMP, XMP beats the QuickTime atoms, `mvhd` beats Takeout
 /// `photoTakenTime`.
-public enum MetadataMerge {
+enum MetadataMerge {
     /// The `PhotoMetadata.positionSource` values.
-    public enum PositionSource {
-        public static let xmpSidecar = "xmp-sidecar"
-        public static let takeout = "takeout"
-        public static let exif = "exif"
-        public static let xmp = "xmp"
-        public static let quickTime = "quicktime"
+    enum PositionSource {
+        static let xmpSidecar = "xmp-sidecar"
+        static let takeout = "takeout"
+        static let exif = "exif"
+        static let xmp = "xmp"
+        static let quickTime = "quicktime"
     }
 
     /// Section 7's step for a time source (lower is better).
-    public static func step(_ source: TimeSource) -> Int {
+    static func step(_ source: TimeSource) -> Int {
         switch source {
         case .exifOffset: return 1
         case .isoWithOffset: return 2
@@ -78,7 +78,7 @@ public enum MetadataMerge {
     /// Merges sidecars into the result of reading the media file itself. `xmp` and `takeout`
     /// are in preference order (as `Sidecars.match` sorts them). `modificationTime` is the
     /// last resort when nothing gives a time.
-    public static func applySidecars(xmp: [XMPValues], takeout: [TakeoutValues], to base: PhotoMetadata,
+    static func applySidecars(xmp: [XMPValues], takeout: [TakeoutValues], to base: PhotoMetadata,
                                      modificationTime: Date?) -> PhotoMetadata {
         var result = base
 

@@ -24,17 +24,18 @@ public struct MetadataOptions: Sendable {
 public enum MetadataReader {
     /// Recognises the container from the first bytes (see `FileKind.sniff`; `FileKind.sniffLength`
     /// bytes are enough). `.notMedia` for anything that is not a photo/video container we know.
-    public static func sniff(_ firstBytes: UnsafeRawBufferPointer) -> FileKind {
+    static func sniff(_ firstBytes: UnsafeRawBufferPointer) -> FileKind {
         FileKind.sniff(firstBytes)
     }
 
     /// Same on an array.
-    public static func sniff(_ firstBytes: [UInt8]) -> FileKind {
+    static func sniff(_ firstBytes: [UInt8]) -> FileKind {
         FileKind.sniff(firstBytes)
     }
 
-    /// Opens and reads one file, only the bytes needed: one 64 KiB pread first, more only when a
-    /// segment reaches past it; the descriptor is always closed.
+    /// Opens and reads one file, only the bytes needed: one `MetadataLimits.firstReadSize` (4 KiB)
+    /// pread first, then exact ranges for the segments or boxes that hold metadata; the
+    /// descriptor is always closed.
     /// - Returns: nil when the content is not media (the pipeline counts it as a plain file).
     /// - Throws: `MetadataError` for media whose metadata cannot be read (unreadable).
     /// - Parameter modificationTime: the file's mtime, the last-resort capture time
@@ -112,6 +113,8 @@ public enum MetadataReader {
             found = try PSD.findMetadata(in: &source, warnings: &warnings)
         case .jxl:
             found = try JXL.findMetadata(in: &source, warnings: &warnings)
+        case .gif:
+            found = try GIF.findMetadata(in: &source, warnings: &warnings)
         case .quicktime:
             let values = try QuickTime.read(in: &source, warnings: &warnings)
             return QuickTime.metadata(values, fileSize: source.size, warnings: warnings,

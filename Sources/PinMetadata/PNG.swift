@@ -5,14 +5,14 @@ extension MetadataLimits {
     /// Most chunks walked. `eXIf` may follow the image data, so the walk goes on to IEND;
     /// libpng writes 8 KiB IDAT chunks, so a 400 MB PNG has about 50,000. Stops a file of
     /// millions of empty chunks from keeping a reader busy.
-    public static let maxPNGChunks = 100_000
+    static let maxPNGChunks = 100_000
     /// Largest `tEXt`/`zTXt`/`iTXt` chunk read when its keyword says "Raw profile type exif".
     /// The hex text of a 64 KiB Exif block is about 130 KiB; stops a huge text chunk from being
     /// read whole.
-    public static let maxPNGTextChunk = 8 * 1024 * 1024
+    static let maxPNGTextChunk = 8 * 1024 * 1024
     /// Largest inflated text of a compressed chunk. Stops a zlib bomb (a few KiB that inflate
     /// to gigabytes).
-    public static let maxInflatedText = 8 * 1024 * 1024
+    static let maxInflatedText = 8 * 1024 * 1024
 }
 
 /// Finds the Exif of a PNG (metadata-formats.md section 4.1): the `eXIf` chunk (also the

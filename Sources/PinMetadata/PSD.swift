@@ -2,7 +2,7 @@
 extension MetadataLimits {
     /// Most image resource blocks walked. Photoshop writes a few dozen; stops a section of
     /// millions of empty blocks from keeping a reader busy.
-    public static let maxPSDResources = 10_000
+    static let maxPSDResources = 10_000
 }
 
 /// Photoshop PSD and PSB (metadata-formats.md section 9.3): the image resources section holds
@@ -63,7 +63,7 @@ enum PSD {
                 let data = try source.reader(at: dataAt, count: dataLength, context: container)
                 found.exif = PNG.tiffBlock(data, what: "Exif resource 1058", warnings: &warnings)
             } else if id == xmpResource, found.xmp == nil {
-                if dataLength <= XMP.Limits.maxPacketBytes {
+                if dataLength <= MetadataLimits.maxXMPPacketBytes {
                     found.xmp = try source.reader(at: dataAt, count: dataLength, context: container).allBytes
                 } else {
                     warnings.append("XMP resource 1060 of \(dataLength) bytes is over the limit: skipped")

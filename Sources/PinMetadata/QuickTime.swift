@@ -33,6 +33,32 @@ struct QuickTimeValues: Sendable, Hashable {
     }
 }
 
+/// Resource limits of the QuickTime/MP4 walker; each stops one way a crafted file could make it
+/// loop, recurse or allocate without bound. All are far above what cameras and phones write.
+extension MetadataLimits {
+    /// Most top-level boxes walked. Stops a file of millions of empty `free` boxes (or a
+    /// fragmented MP4 with thousands of `moof`/`mdat` pairs) from costing millions of reads;
+    /// after `moov` has been read the walk simply stops there.
+    static let maxMovieTopLevelBoxes = 4_096
+    /// Most boxes visited below the top level (all containers together). Stops a `udta`
+    /// filled with thousands of tiny atoms from keeping the reader busy.
+    static let maxMovieNestedBoxes = 16_384
+    /// Deepest container nesting followed (`moov/udta/meta/ilst/item/data` is 6). Stops a
+    /// chain of nested `udta`/`meta` boxes from recursing without bound.
+    static let maxMovieDepth = 8
+    /// Largest `udta` or `meta` payload read into memory (bytes). Stops a crafted box
+    /// claiming hundreds of megabytes (or a camera thumbnail in `udta`) from being read;
+    /// an iPhone `meta` is a few KiB.
+    static let maxMovieAtomPayload = 1024 * 1024
+    /// Largest XMP packet read from a `uuid` or `XMP_` box (bytes). Stops an XMP box that
+    /// carries a huge embedded preview from being read and parsed.
+    static let maxMovieXMPPayload = 2 * 1024 * 1024
+    /// Most `keys` entries read. Stops an entry count of four billion from looping.
+    static let maxMovieKeys = 4_096
+    /// Longest metadata text kept (bytes): a location or a date is under 64.
+    static let maxMovieTextLength = 1_024
+}
+
 /// Reads position and capture time from QuickTime MOV and ISO MP4/M4V/3GP files (section 5).
 ///
 /// Reads only box headers at the top level and inside `moov`, plus the payloads of the few
@@ -50,32 +76,6 @@ struct QuickTimeValues: Sendable, Hashable {
 /// - `meta` with or without the full-box version field (peek for `hdlr`, section 5.4).
 enum QuickTime {
     static let container = "QuickTime"
-
-    /// Resource limits; each stops one way a crafted file could make the walker loop, recurse
-    /// or allocate without bound. All are far above what cameras and phones write.
-    enum Limits {
-        /// Most top-level boxes walked. Stops a file of millions of empty `free` boxes (or a
-        /// fragmented MP4 with thousands of `moof`/`mdat` pairs) from costing millions of reads;
-        /// after `moov` has been read the walk simply stops there.
-        static let maxTopLevelBoxes = 4_096
-        /// Most boxes visited below the top level (all containers together). Stops a `udta`
-        /// filled with thousands of tiny atoms from keeping the reader busy.
-        static let maxNestedBoxes = 16_384
-        /// Deepest container nesting followed (`moov/udta/meta/ilst/item/data` is 6). Stops a
-        /// chain of nested `udta`/`meta` boxes from recursing without bound.
-        static let maxDepth = 8
-        /// Largest `udta` or `meta` payload read into memory (bytes). Stops a crafted box
-        /// claiming hundreds of megabytes (or a camera thumbnail in `udta`) from being read;
-        /// an iPhone `meta` is a few KiB.
-        static let maxAtomPayload = 1024 * 1024
-        /// Largest XMP packet read from a `uuid` or `XMP_` box (bytes). Stops an XMP box that
-        /// carries a huge embedded preview from being read and parsed.
-        static let maxXMPPayload = 2 * 1024 * 1024
-        /// Most `keys` entries read. Stops an entry count of four billion from looping.
-        static let maxKeys = 4_096
-        /// Longest metadata text kept (bytes): a location or a date is under 64.
-        static let maxTextLength = 1_024
-    }
 
     static let xmpUUID: [UInt8] = [0xBE, 0x7A, 0xCF, 0xCB, 0x97, 0xA9, 0x42, 0xE8,
                                    0x9C, 0x71, 0x99, 0x94, 0x91, 0xE3, 0xAF, 0xAC]
@@ -113,10 +113,10 @@ enum QuickTime {
         var sawMoov = false
         while offset < size {
             topLevel += 1
-            if topLevel > Limits.maxTopLevelBoxes {
+            if topLevel > MetadataLimits.maxMovieTopLevelBoxes {
                 if sawMoov { break }
                 throw MetadataError.limitExceeded(container: container, what: "top-level boxes before moov",
-                                                  limit: Limits.maxTopLevelBoxes)
+                                                  limit: MetadataLimits.maxMovieTopLevelBoxes)
             }
             let available = min(size - offset, 32)
             if available < 8 {
@@ -166,7 +166,7 @@ enum QuickTime {
             } else if box.type == uuid, values.xmp == nil, box.headerSize == 24 || box.headerSize == 32,
                       try source.reader(at: box.payloadStart - 16, count: 16, context: container)
                           .matches(xmpUUID, at: box.payloadStart - 16) {
-                if box.payloadCount <= Limits.maxXMPPayload {
+                if box.payloadCount <= MetadataLimits.maxMovieXMPPayload {
                     values.xmp = try source.reader(at: box.payloadStart, count: box.payloadCount, context: container).allBytes
                 } else {
                     warnings.append("XMP 'uuid' box at byte \(box.start) is \(box.payloadCount) bytes: over the limit, skipped")
@@ -184,8 +184,8 @@ enum QuickTime {
         var offset = moovBox.payloadStart
         while offset < moovBox.end {
             nested += 1
-            guard nested <= Limits.maxNestedBoxes else {
-                throw MetadataError.limitExceeded(container: container, what: "boxes inside moov", limit: Limits.maxNestedBoxes)
+            guard nested <= MetadataLimits.maxMovieNestedBoxes else {
+                throw MetadataError.limitExceeded(container: container, what: "boxes inside moov", limit: MetadataLimits.maxMovieNestedBoxes)
             }
             let available = min(moovBox.end - offset, 32)
             let head = try source.reader(at: offset, count: available, context: container)
@@ -205,7 +205,7 @@ enum QuickTime {
                 values.movieCreationTime = movieCreationTime(payload, warnings: &warnings)
                 values.digestInput += payload.allBytes
             case udta, meta:
-                if box.payloadCount > Limits.maxAtomPayload {
+                if box.payloadCount > MetadataLimits.maxMovieAtomPayload {
                     warnings.append("'\(box.name)' box at byte \(box.start) is \(box.payloadCount) bytes: over the limit, skipped")
                 } else {
                     let payload = try source.reader(at: box.payloadStart, count: box.payloadCount, context: container)
@@ -244,8 +244,8 @@ enum QuickTime {
         var offset = r.range.lowerBound
         while offset < r.endOffset {
             nested += 1
-            guard nested <= Limits.maxNestedBoxes else {
-                warnings.append("more than \(Limits.maxNestedBoxes) boxes inside moov: rest skipped")
+            guard nested <= MetadataLimits.maxMovieNestedBoxes else {
+                warnings.append("more than \(MetadataLimits.maxMovieNestedBoxes) boxes inside moov: rest skipped")
                 return boxes
             }
             if r.endOffset - offset < 8 {
@@ -272,8 +272,8 @@ enum QuickTime {
 
     static func parseUserData(_ r: ByteReader, depth: Int, values: inout QuickTimeValues, nested: inout Int,
                               warnings: inout [String]) {
-        guard depth <= Limits.maxDepth else {
-            warnings.append("boxes nested deeper than \(Limits.maxDepth) levels: skipped")
+        guard depth <= MetadataLimits.maxMovieDepth else {
+            warnings.append("boxes nested deeper than \(MetadataLimits.maxMovieDepth) levels: skipped")
             return
         }
         for box in children(r, parent: "udta", nested: &nested, warnings: &warnings) {
@@ -295,7 +295,7 @@ enum QuickTime {
                 parseUserData(payload, depth: depth + 1, values: &values, nested: &nested, warnings: &warnings)
             case xmpAtom:
                 if values.xmp == nil {
-                    if payload.count <= Limits.maxXMPPayload {
+                    if payload.count <= MetadataLimits.maxMovieXMPPayload {
                         values.xmp = payload.allBytes
                     } else {
                         warnings.append("'XMP_' box at byte \(box.start) is over the limit: skipped")
@@ -322,7 +322,7 @@ enum QuickTime {
             return itemText(r, nested: &count)
         }
         guard r.count >= 4, let length = try? Int(r.u16(at: base, .bigEndian)) else { return nil }
-        let count = min(length, r.count - 4, Limits.maxTextLength)
+        let count = min(length, r.count - 4, MetadataLimits.maxMovieTextLength)
         guard let bytes = try? r.bytes(at: base + 4, count: count) else { return nil }
         return text(bytes)
     }
@@ -337,8 +337,8 @@ enum QuickTime {
 
     static func parseMeta(_ r: ByteReader, depth: Int, values: inout QuickTimeValues, nested: inout Int,
                           warnings: inout [String]) {
-        guard depth <= Limits.maxDepth else {
-            warnings.append("boxes nested deeper than \(Limits.maxDepth) levels: skipped")
+        guard depth <= MetadataLimits.maxMovieDepth else {
+            warnings.append("boxes nested deeper than \(MetadataLimits.maxMovieDepth) levels: skipped")
             return
         }
         // Apple's container form starts with a child box (`hdlr`); the ISO full box has four
@@ -400,13 +400,13 @@ enum QuickTime {
         var index: UInt32 = 0
         while index < count {
             index += 1
-            guard index <= UInt32(Limits.maxKeys) else {
-                warnings.append("'keys' lists \(count) entries: only the first \(Limits.maxKeys) read")
+            guard index <= UInt32(MetadataLimits.maxMovieKeys) else {
+                warnings.append("'keys' lists \(count) entries: only the first \(MetadataLimits.maxMovieKeys) read")
                 break
             }
             guard let size = try? Int(r.u32(at: offset, .bigEndian)), size >= 8, size <= r.endOffset - offset,
                   let namespace = try? r.u32(at: offset + 4, .bigEndian),
-                  let name = try? r.bytes(at: offset + 8, count: min(size - 8, Limits.maxTextLength)) else {
+                  let name = try? r.bytes(at: offset + 8, count: min(size - 8, MetadataLimits.maxMovieTextLength)) else {
                 warnings.append("'keys' entry \(index) at byte \(offset) does not fit: rest of 'keys' skipped")
                 break
             }
@@ -422,7 +422,7 @@ enum QuickTime {
         var ignored: [String] = []
         for box in children(item, parent: "ilst item", nested: &nested, warnings: &ignored) where box.type == data {
             guard box.payloadCount >= 8, let indicator = try? item.u32(at: box.payloadStart, .bigEndian) else { continue }
-            let count = min(box.payloadCount - 8, Limits.maxTextLength)
+            let count = min(box.payloadCount - 8, MetadataLimits.maxMovieTextLength)
             guard let bytes = try? item.bytes(at: box.payloadStart + 8, count: count) else { continue }
             switch indicator & 0x00FF_FFFF {
             case 0, 1:
@@ -593,15 +593,15 @@ enum QuickTime {
 /// `CRS…` part and the closing `/` (which may be missing). The form is told by the count of
 /// integer digits: latitude 1–2 / 4 / 6, longitude 1–3 / 5 / 7 (unpadded degrees accepted);
 /// both halves must use the same form.
-public enum ISO6709 {
-    public enum Result: Sendable, Hashable {
+enum ISO6709 {
+    enum Result: Sendable, Hashable {
         case position(Coordinate, altitude: Double?)
         /// `+00.0000+000.0000/`: no fix (section 1.5).
         case nullIsland
         case invalid
     }
 
-    public static func parse(_ text: String) -> Result {
+    static func parse(_ text: String) -> Result {
         let s = Array(text.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n\0")).utf8)
         var i = 0
         /// A signed number: sign, the integer digits and the fraction digits as written.

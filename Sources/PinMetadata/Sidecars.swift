@@ -20,20 +20,20 @@ import PinCore
 ///   name and can be shared by two media files, so they are accepted only when the JSON's
 ///   `title` confirms them (`Sidecars.needsTitleCheck`, done by `MetadataReader`).
 public enum Sidecars {
-    public enum Kind: String, Sendable, Hashable {
+    enum Kind: String, Sendable, Hashable {
         case xmp
         case takeout
     }
 
     /// How a sidecar name relates to a media name.
-    public struct Match: Sendable, Hashable {
-        public var kind: Kind
+    struct Match: Sendable, Hashable {
+        var kind: Kind
         /// Preference among several sidecars of one file (lower first): 0 `IMG.CR2.xmp`,
         /// 1 `IMG.xmp`, 2 exact Takeout names, 3 `-edited` sharing the original's, 4 truncated
         /// or extension-less Takeout names.
-        public var rank: Int
+        var rank: Int
         /// True for the Takeout forms that must be confirmed by the JSON `title`.
-        public var needsTitleCheck: Bool
+        var needsTitleCheck: Bool
     }
 
     static let xmpSuffix = Array(".xmp".utf8)
@@ -65,7 +65,7 @@ public enum Sidecars {
     }
 
     /// How `sidecarName` belongs to `mediaName`, or nil when it does not.
-    public static func classify(sidecarName: [UInt8], mediaName: [UInt8]) -> Match? {
+    static func classify(sidecarName: [UInt8], mediaName: [UInt8]) -> Match? {
         guard !mediaName.isEmpty, !isSidecarName(mediaName) else { return nil }
         let (stem, ext) = splitExtension(mediaName)
         if sidecarName.count > xmpSuffix.count, hasSuffixCI(sidecarName, xmpSuffix) {
@@ -102,11 +102,11 @@ public enum Sidecars {
     }
 
     /// Characters Takeout keeps of a long sidecar name before `.json` (section 6.2).
-    public static let truncatedLength = 46
+    static let truncatedLength = 46
 
     /// True when a Takeout JSON `title` names `mediaName` (or the original it was copied from:
     /// without `(n)` or `-edited`), case-insensitively, with or without the extension.
-    public static func titleMatches(_ title: String, mediaName: [UInt8]) -> Bool {
+    static func titleMatches(_ title: String, mediaName: [UInt8]) -> Bool {
         let wanted = Array(title.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
         guard !wanted.isEmpty else { return false }
         for candidate in originalNames(mediaName) {
@@ -204,7 +204,7 @@ enum SidecarLoader {
             let label = RawPath(bytes: name).description
             let match = Sidecars.classify(sidecarName: name, mediaName: mediaName)
             let kind = match?.kind ?? (Sidecars.hasSuffixCI(name, Sidecars.xmpSuffix) ? .xmp : .takeout)
-            let limit = kind == .xmp ? XMP.Limits.maxPacketBytes : TakeoutSidecar.maxBytes
+            let limit = kind == .xmp ? MetadataLimits.maxXMPPacketBytes : MetadataLimits.maxTakeoutJSONBytes
             let bytes: [UInt8]
             do {
                 bytes = try readWhole(path, limit: limit)

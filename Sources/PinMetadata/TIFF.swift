@@ -2,14 +2,14 @@
 extension MetadataLimits {
     /// Most entries read from one IFD. The count field is 16 bits, so a crafted IFD can announce
     /// 65,535 entries (786 KB of reads and copies); cameras write fewer than 300.
-    public static let maxIFDEntries = 1_024
+    static let maxIFDEntries = 1_024
     /// Largest out-of-line value copied into the re-packed TIFF (bytes). Stops a UserComment or
     /// an undeclared blob of megabytes from being read and copied; every tag the decoder uses
     /// (dates, offsets, GPS rationals) is a few dozen bytes.
-    public static let maxCopiedTIFFValue = 4 * 1024
+    static let maxCopiedTIFFValue = 4 * 1024
     /// Largest re-packed TIFF handed to libexif: below its 0xFFFE cap (metadata-formats.md 2.2),
     /// so that libexif never truncates what we built; entries that would not fit are dropped.
-    public static let maxRepackedTIFF = 65_000
+    static let maxRepackedTIFF = 65_000
 }
 
 /// Reads the Exif of TIFF files and TIFF-based raws (DNG, CR2, NEF, ARW, PEF, ORF, RW2;
@@ -123,7 +123,7 @@ enum TIFF {
         let reader = ByteReader(entry.value, context: container)
         let count = Int(entry.count), at = Int(try reader.u32(at: 0, order))
         guard count > 4 else { return nil }
-        guard count <= XMP.Limits.maxPacketBytes else {
+        guard count <= MetadataLimits.maxXMPPacketBytes else {
             warnings.append("XMP (tag 700) of \(count) bytes is over the limit: skipped")
             return nil
         }

@@ -2,20 +2,20 @@ import Foundation
 import PinCore
 
 /// What a Google Takeout JSON sidecar says (metadata-formats.md section 6.2).
-public struct TakeoutValues: Sendable, Hashable {
+struct TakeoutValues: Sendable, Hashable {
     /// The media's name in Google Photos (used to confirm truncated sidecar names).
-    public var title: String?
+    var title: String?
     /// `geoData`: may carry a location the person set or corrected in Google Photos.
-    public var geoData: Coordinate?
-    public var geoDataAltitude: Double?
+    var geoData: Coordinate?
+    var geoDataAltitude: Double?
     /// `geoDataExif`: what the uploaded file itself carried.
-    public var geoDataExif: Coordinate?
-    public var geoDataExifAltitude: Double?
+    var geoDataExif: Coordinate?
+    var geoDataExifAltitude: Double?
     /// `photoTakenTime.timestamp`: Unix seconds, UTC (the person may have edited it).
-    public var photoTakenTime: Date?
-    public var warnings: [String]
+    var photoTakenTime: Date?
+    var warnings: [String]
 
-    public init(title: String? = nil, geoData: Coordinate? = nil, geoDataAltitude: Double? = nil,
+    init(title: String? = nil, geoData: Coordinate? = nil, geoDataAltitude: Double? = nil,
                 geoDataExif: Coordinate? = nil, geoDataExifAltitude: Double? = nil,
                 photoTakenTime: Date? = nil, warnings: [String] = []) {
         self.title = title
@@ -28,17 +28,19 @@ public struct TakeoutValues: Sendable, Hashable {
     }
 }
 
+extension MetadataLimits {
+    /// Largest Takeout sidecar parsed (bytes). Stops a huge `.json` that happens to sit next to
+    /// a photo from being loaded and parsed; real sidecars are 1–3 KiB.
+    static let maxTakeoutJSONBytes = 1024 * 1024
+}
+
 /// Parses Google Takeout `*.json` / `*.supplemental-metadata.json` sidecars with Foundation's
 /// JSONDecoder. `formatted` strings and `creationTime` (the upload time) are never used.
-public enum TakeoutSidecar {
-    /// Largest sidecar parsed (bytes). Stops a huge `.json` that happens to sit next to a photo
-    /// from being loaded and parsed; real sidecars are 1–3 KiB.
-    public static let maxBytes = 1024 * 1024
-
+enum TakeoutSidecar {
     /// - Returns: nil when the bytes are not a JSON object or carry none of `title`,
     ///   `photoTakenTime`, `geoData`, `geoDataExif` (not a Takeout sidecar).
-    public static func parse(_ bytes: [UInt8]) -> TakeoutValues? {
-        guard bytes.count <= maxBytes, let json = try? JSONDecoder().decode(JSONSidecar.self, from: Data(bytes)),
+    static func parse(_ bytes: [UInt8]) -> TakeoutValues? {
+        guard bytes.count <= MetadataLimits.maxTakeoutJSONBytes, let json = try? JSONDecoder().decode(JSONSidecar.self, from: Data(bytes)),
               json.isTakeout else { return nil }
         var values = TakeoutValues()
         values.title = json.title

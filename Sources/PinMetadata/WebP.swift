@@ -2,7 +2,7 @@
 extension MetadataLimits {
     /// Most RIFF chunks walked. An animated WebP has one `ANMF` chunk per frame (hundreds, rarely
     /// thousands); stops a file of millions of empty chunks from keeping a reader busy.
-    public static let maxRIFFChunks = 100_000
+    static let maxRIFFChunks = 100_000
 }
 
 /// Finds the `EXIF` and `XMP ` chunks of a WebP file (metadata-formats.md sections 4.2, 9.13).
@@ -91,7 +91,7 @@ enum WebP {
             case "XMP ", "XMP\0":
                 // ImageMagick 6 names the chunk `XMP\0` (section 9.13).
                 guard xmp == nil else { break }
-                guard length <= XMP.Limits.maxPacketBytes else {
+                guard length <= MetadataLimits.maxXMPPacketBytes else {
                     warnings.append("XMP chunk at byte \(position) is \(length) bytes: over the limit, skipped")
                     break
                 }

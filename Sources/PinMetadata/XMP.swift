@@ -1,38 +1,55 @@
 import Foundation
 import PinCore
 
+/// Resource limits for untrusted XMP packets (embedded or sidecar); each far above what real
+/// writers produce.
+extension MetadataLimits {
+    /// Largest packet parsed (bytes). Stops a multi-gigabyte "sidecar" from being parsed;
+    /// Lightroom sidecars with develop history stay well under 1 MiB.
+    static let maxXMPPacketBytes = 8 * 1024 * 1024
+    /// Deepest element nesting. Stops a packet of a million nested elements from growing
+    /// the parser's stack array without bound (real packets nest fewer than 12 levels).
+    static let maxXMPDepth = 256
+    /// Most elements in one packet. Stops a packet of millions of empty elements from
+    /// keeping a reader busy.
+    static let maxXMPElements = 200_000
+    /// Longest property value kept (bytes). Stops one huge text (an embedded thumbnail)
+    /// from being copied into the result.
+    static let maxXMPValueBytes = 4_096
+}
+
 /// What an XMP packet says about position and capture time (metadata-formats.md section 6.1).
 /// The same value comes from an embedded packet (JPEG APP1, HEIF `mime` item, PNG `iTXt`,
 /// WebP `XMP `, QuickTime `uuid`/`XMP_`) and from a sidecar file.
-public struct XMPValues: Sendable, Hashable {
+struct XMPValues: Sendable, Hashable {
     /// Signed decimal degrees from `exif:GPSLatitude` / `exif:GPSLongitude`; nil when absent or
     /// unusable (see `locationIssue`).
-    public var coordinate: Coordinate?
+    var coordinate: Coordinate?
     /// Metres (negative below sea level) from `exif:GPSAltitude` + `exif:GPSAltitudeRef`, only
     /// next to a coordinate.
-    public var altitude: Double?
+    var altitude: Double?
     /// Why GPS properties gave no position ("malformed XMP GPSLatitude '…'", "0,0 (no GPS
     /// fix)", …); nil when there is a coordinate or no GPS property at all.
-    public var locationIssue: String?
+    var locationIssue: String?
     /// The capture instant from the first of `exif:DateTimeOriginal`, `xmp:CreateDate`,
     /// `photoshop:DateCreated` that has a date and a time of day.
-    public var takenAt: Date?
+    var takenAt: Date?
     /// The written offset (`isoWithOffset`) or the default zone's offset (`assumedZone`).
-    public var utcOffsetSeconds: Int?
+    var utcOffsetSeconds: Int?
     /// `.isoWithOffset` when the date carried a zone designator, `.assumedZone` when it was
     /// read in `MetadataOptions.defaultTimeZone`, `.none` without a usable date.
-    public var timeSource: TimeSource
+    var timeSource: TimeSource
     /// Which property gave `takenAt` (`"exif:DateTimeOriginal"`, …), canonical prefix.
-    public var timeProperty: String?
+    var timeProperty: String?
     /// That property's wall clock and written offset, to compare with an EXIF date.
     var captureDate: ISODateTime?
     /// Raw texts of the properties this reader knows, keyed by canonical prefix and local name
     /// (`"exif:GPSLatitude"`), whatever prefix the packet bound to the namespace URI.
-    public var properties: [String: String]
+    var properties: [String: String]
     /// Non-fatal problems (malformed values, syntax errors).
-    public var warnings: [String]
+    var warnings: [String]
 
-    public init(coordinate: Coordinate? = nil, altitude: Double? = nil, locationIssue: String? = nil,
+    init(coordinate: Coordinate? = nil, altitude: Double? = nil, locationIssue: String? = nil,
                 takenAt: Date? = nil, utcOffsetSeconds: Int? = nil, timeSource: TimeSource = .none,
                 timeProperty: String? = nil, properties: [String: String] = [:], warnings: [String] = []) {
         self.coordinate = coordinate
@@ -47,7 +64,7 @@ public struct XMPValues: Sendable, Hashable {
     }
 
     /// True when the packet gave neither a coordinate nor a capture time.
-    public var isEmpty: Bool { coordinate == nil && takenAt == nil }
+    var isEmpty: Bool { coordinate == nil && takenAt == nil }
 }
 
 /// A small namespace-aware reader for the subset of XMP this app needs (section 6.1): the
@@ -57,12 +74,12 @@ public struct XMPValues: Sendable, Hashable {
 /// attributes, namespace declarations, text, the five predefined entities and character
 /// references, CDATA, comments and processing instructions (`<?xpacket?>`). A DOCTYPE is
 /// refused (XMP forbids DTDs, and refusing it rules out entity-expansion abuse). Pure Swift.
-public enum XMP {
+enum XMP {
     /// Namespace URIs (section 6.1) and the canonical prefixes used in `XMPValues.properties`.
-    public static let exifURI = "http://ns.adobe.com/exif/1.0/"
-    public static let exifEXURI = "http://cipa.jp/exif/1.0/"
-    public static let photoshopURI = "http://ns.adobe.com/photoshop/1.0/"
-    public static let xmpURI = "http://ns.adobe.com/xap/1.0/"
+    static let exifURI = "http://ns.adobe.com/exif/1.0/"
+    static let exifEXURI = "http://cipa.jp/exif/1.0/"
+    static let photoshopURI = "http://ns.adobe.com/photoshop/1.0/"
+    static let xmpURI = "http://ns.adobe.com/xap/1.0/"
     static let rdfURI = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
     static let knownNamespaces: [String: String] = [
         exifURI: "exif", exifEXURI: "exifEX", photoshopURI: "photoshop", xmpURI: "xmp",
@@ -70,32 +87,16 @@ public enum XMP {
 
     /// Properties tried for the capture time, in order (metadata-formats.md 9.14: as ExifTool
     /// resolves DateTimeOriginal, then CreateDate).
-    public static let dateProperties = ["exif:DateTimeOriginal", "xmp:CreateDate", "photoshop:DateCreated"]
-
-    /// Resource limits for untrusted packets; each far above what real writers produce.
-    public enum Limits {
-        /// Largest packet parsed (bytes). Stops a multi-gigabyte "sidecar" from being parsed;
-        /// Lightroom sidecars with develop history stay well under 1 MiB.
-        public static let maxPacketBytes = 8 * 1024 * 1024
-        /// Deepest element nesting. Stops a packet of a million nested elements from growing
-        /// the parser's stack array without bound (real packets nest fewer than 12 levels).
-        public static let maxDepth = 256
-        /// Most elements in one packet. Stops a packet of millions of empty elements from
-        /// keeping a reader busy.
-        public static let maxElements = 200_000
-        /// Longest property value kept (bytes). Stops one huge text (an embedded thumbnail)
-        /// from being copied into the result.
-        public static let maxValueBytes = 4_096
-    }
+    static let dateProperties = ["exif:DateTimeOriginal", "xmp:CreateDate", "photoshop:DateCreated"]
 
     /// Parses one XMP packet (UTF-8, or UTF-16 with a byte-order mark).
     /// - Returns: nil when the bytes hold no XMP (no `rdf:RDF` element before the end or before
     ///   a syntax error); otherwise the values, possibly empty. A packet with a syntax error
     ///   after its `rdf:RDF` start gives no values (nothing from a broken packet is trusted) and
     ///   a warning.
-    public static func parse(_ bytes: [UInt8], options: MetadataOptions) -> XMPValues? {
-        guard bytes.count <= Limits.maxPacketBytes else {
-            return XMPValues(warnings: ["XMP packet of \(bytes.count) bytes is over the \(Limits.maxPacketBytes)-byte limit: ignored"])
+    static func parse(_ bytes: [UInt8], options: MetadataOptions) -> XMPValues? {
+        guard bytes.count <= MetadataLimits.maxXMPPacketBytes else {
+            return XMPValues(warnings: ["XMP packet of \(bytes.count) bytes is over the \(MetadataLimits.maxXMPPacketBytes)-byte limit: ignored"])
         }
         let text = utf8(bytes)
         var collector = PropertyCollector()
@@ -176,7 +177,7 @@ public enum XMP {
     /// XMP GPSCoordinate (section 6.1): `DDD,MM,SSk`, `DDD,MM.mmk` (k one of the two letters,
     /// any case), `DDDk`, or a plain signed decimal. Minutes and seconds must be below 60 and
     /// the degrees non-negative when a letter is given. Nil for anything else (no position).
-    public static func coordinate(_ text: String, positive: Character, negative: Character) -> Double? {
+    static func coordinate(_ text: String, positive: Character, negative: Character) -> Double? {
         var body = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
         guard let last = body.last else { return nil }
         var sign = 1.0
@@ -392,7 +393,7 @@ struct PropertyCollector: XMLEventHandler {
     private mutating func keep(_ key: String, _ value: String) {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, properties[key] == nil else { return }
-        properties[key] = String(trimmed.utf8.prefix(XMP.Limits.maxValueBytes)) ?? trimmed
+        properties[key] = String(trimmed.utf8.prefix(MetadataLimits.maxXMPValueBytes)) ?? trimmed
     }
 
     mutating func start(uri: String, local: String, attributes: [(uri: String, local: String, value: String)]) {
@@ -431,7 +432,7 @@ struct PropertyCollector: XMLEventHandler {
         let depth = stack.count
         let inProperty = depth == current.depth + 1
         let inItem = depth >= current.depth + 3 && stack[depth - 1].uri == XMP.rdfURI && stack[depth - 1].local == "li"
-        guard inProperty || inItem, current.text.utf8.count < XMP.Limits.maxValueBytes else { return }
+        guard inProperty || inItem, current.text.utf8.count < MetadataLimits.maxXMPValueBytes else { return }
         current.text += text
         capture = current
     }
@@ -587,8 +588,8 @@ struct XMLScanner {
             raw.append((attribute, value))
         }
         elements += 1
-        guard elements <= XMP.Limits.maxElements else { throw fail("more than \(XMP.Limits.maxElements) elements") }
-        guard open.count < XMP.Limits.maxDepth else { throw fail("nesting deeper than \(XMP.Limits.maxDepth)") }
+        guard elements <= MetadataLimits.maxXMPElements else { throw fail("more than \(MetadataLimits.maxXMPElements) elements") }
+        guard open.count < MetadataLimits.maxXMPDepth else { throw fail("nesting deeper than \(MetadataLimits.maxXMPDepth)") }
 
         // Namespace declarations first: they apply to the element's own name and attributes.
         var bindings: [(prefix: String, uri: String)] = []

@@ -121,7 +121,9 @@ final class ContainerFixtureTests: XCTestCase {
         "other/jpegxl-brob-boxes.jxl":
             Expected(format: "jxl", time: .tag("Composite:SubSecDateTimeOriginal"), timeSource: .exifOffset,
                      timeTag: "DateTimeOriginal", positionSource: "exif", sameAs: "other/jpegxl-brob-source.jpg"),
-        "other/not-read.gif": notRead("GIF"),
+        "other/gif-no-metadata.gif":
+            Expected(format: "gif", time: .modificationTime, timeSource: .fileModification, timeTag: nil, positionSource: nil),
+        "other/gif-xmp-extension.gif": xmpOnly("gif"),
         "other/not-read.avi": notRead("AVI"),
         "other/not-read.mkv": notRead("Matroska/WebM"),
         "other/not-read.m2ts": notRead("AVCHD/MPEG-TS video"),

@@ -206,7 +206,7 @@ final class QuickTimeTests: XCTestCase {
     }
 
     func testTooManyTopLevelBoxes() throws {
-        let frees = [UInt8]((0..<(QuickTime.Limits.maxTopLevelBoxes + 1)).flatMap { _ in B.box("free", [UInt8]()) })
+        let frees = [UInt8]((0..<(MetadataLimits.maxMovieTopLevelBoxes + 1)).flatMap { _ in B.box("free", [UInt8]()) })
         XCTAssertThrowsError(try read(B.ftyp() + frees + B.box("moov", [B.mvhd(0)]))) { error in
             guard case MetadataError.limitExceeded = error else { return XCTFail("\(error)") }
         }
@@ -416,7 +416,7 @@ final class QuickTimeTests: XCTestCase {
     }
 
     func testOversizedUdtaIsSkipped() throws {
-        let big = B.box("udta", [B.xyz("+10.0+020.0/"), B.box("free", [UInt8](repeating: 0, count: QuickTime.Limits.maxAtomPayload))])
+        let big = B.box("udta", [B.xyz("+10.0+020.0/"), B.box("free", [UInt8](repeating: 0, count: MetadataLimits.maxMovieAtomPayload))])
         let m = try read(B.movie([big]))
         XCTAssertNil(m.coordinate)
         XCTAssertTrue(m.warnings.contains { $0.contains("over the limit") }, "\(m.warnings)")

@@ -252,7 +252,7 @@ final class SidecarTests: XCTestCase {
         XCTAssertEqual(m.warnings.filter { $0.hasPrefix("sidecar ") }.count, 4, "\(m.warnings)")
         XCTAssertTrue(m.warnings.contains { $0.contains("does not name this file") })
         // An oversized sidecar is refused without being read.
-        let big = try write([UInt8](repeating: 0x20, count: TakeoutSidecar.maxBytes + 1), "IMG_1234.jpg.supplemental-metadata.json")
+        let big = try write([UInt8](repeating: 0x20, count: MetadataLimits.maxTakeoutJSONBytes + 1), "IMG_1234.jpg.supplemental-metadata.json")
         let n = try XCTUnwrap(MetadataReader.read(path: photo, modificationTime: epoch(5), options: optionsUTC, sidecars: [big]))
         XCTAssertTrue(n.warnings.contains { $0.contains("over limit") }, "\(n.warnings)")
         // Not media: nil, whatever the sidecars.

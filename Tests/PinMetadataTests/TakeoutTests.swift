@@ -74,7 +74,7 @@ final class TakeoutTests: XCTestCase {
         XCTAssertNil(parse("{\"albums\": []}"))
         XCTAssertNil(parse("{ broken"))
         XCTAssertNil(parse("\"text\""))
-        let big = "{\"title\": \"" + String(repeating: "a", count: TakeoutSidecar.maxBytes) + "\"}"
+        let big = "{\"title\": \"" + String(repeating: "a", count: MetadataLimits.maxTakeoutJSONBytes) + "\"}"
         XCTAssertNil(parse(big))
     }
 }

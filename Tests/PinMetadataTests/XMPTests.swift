@@ -260,8 +260,8 @@ final class XMPTests: XCTestCase {
     }
 
     func testDeepNestingIsRefused() throws {
-        let open = String(repeating: "<a>", count: XMP.Limits.maxDepth + 10)
-        let close = String(repeating: "</a>", count: XMP.Limits.maxDepth + 10)
+        let open = String(repeating: "<a>", count: MetadataLimits.maxXMPDepth + 10)
+        let close = String(repeating: "</a>", count: MetadataLimits.maxXMPDepth + 10)
         let text = "<rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>\(open)\(close)</rdf:RDF>"
         let v = try parse(text)
         XCTAssertTrue(v.warnings.first?.contains("nesting deeper") == true, "\(v.warnings)")
@@ -279,7 +279,7 @@ final class XMPTests: XCTestCase {
     }
 
     func testOversizedPacket() {
-        let big = [UInt8](repeating: 0x20, count: XMP.Limits.maxPacketBytes + 1)
+        let big = [UInt8](repeating: 0x20, count: MetadataLimits.maxXMPPacketBytes + 1)
         let v = XMP.parse(big, options: optionsUTC)
         XCTAssertEqual(v?.isEmpty, true)
         XCTAssertEqual(v?.warnings.count, 1)

@@ -1,0 +1,95 @@
+/// Resource limits of the GIF reader.
+extension MetadataLimits {
+    /// Most GIF blocks and data sub-blocks walked (an animation's frames are sub-blocks of at
+    /// most 255 bytes: a 50 MB GIF has about 200,000). Stops a file of millions of empty
+    /// blocks from keeping a reader busy.
+    static let maxGIFBlocks = 1_000_000
+}
+
+/// GIF (metadata-formats.md section 9.4): no Exif; XMP in an application extension
+/// `21 FF 0B "XMP DataXMP"` whose data is the raw packet followed by a 258-byte "magic
+/// trailer" that makes it walk as sub-blocks. Walks the blocks (headers and sub-block sizes
+/// only) up to the XMP extension or the trailer; reads the packet up to `<?xpacket end=…?>`.
+enum GIF {
+    static let container = "GIF"
+    static let xmpApplication: [UInt8] = Array("XMP DataXMP".utf8)
+
+    static func findMetadata<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> EmbeddedMetadata {
+        let size = source.size
+        guard size >= 13 else {
+            throw MetadataError.endOfFile(container: container, offset: size, expected: "the 13-byte GIF header")
+        }
+        let packed = try source.byte(at: 10, context: container)
+        var position = 13
+        if packed & 0x80 != 0 { position += 3 << ((Int(packed) & 7) + 1) }
+        var blocks = 0
+        func count() throws {
+            blocks += 1
+            guard blocks <= MetadataLimits.maxGIFBlocks else {
+                throw MetadataError.limitExceeded(container: container, what: "blocks", limit: MetadataLimits.maxGIFBlocks)
+            }
+        }
+        /// Skips a chain of sub-blocks starting at `at`; returns the offset after its 0 terminator.
+        func skipSubBlocks(_ at: Int) throws -> Int {
+            var p = at
+            while true {
+                try count()
+                guard p < size else {
+                    throw MetadataError.endOfFile(container: container, offset: size, expected: "a data sub-block")
+                }
+                let n = Int(try source.byte(at: p, context: container))
+                p += 1 + n
+                if n == 0 { return p }
+            }
+        }
+        while position < size {
+            try count()
+            let introducer = try source.byte(at: position, context: container)
+            switch introducer {
+            case 0x3B:
+                return EmbeddedMetadata()  // trailer
+            case 0x2C:
+                // Image descriptor (9 bytes after the introducer), local colour table, LZW code size.
+                guard position + 10 <= size else {
+                    throw MetadataError.endOfFile(container: container, offset: size, expected: "an image descriptor")
+                }
+                let local = try source.byte(at: position + 9, context: container)
+                var p = position + 10
+                if local & 0x80 != 0 { p += 3 << ((Int(local) & 7) + 1) }
+                position = try skipSubBlocks(p + 1)
+            case 0x21:
+                guard position + 2 <= size else {
+                    throw MetadataError.endOfFile(container: container, offset: size, expected: "an extension label")
+                }
+                let label = try source.byte(at: position + 1, context: container)
+                if label == 0xFF, position + 3 + 11 <= size,
+                   try source.reader(at: position + 2, count: 12, context: container).matches([0x0B] + xmpApplication, at: position + 2) {
+                    let start = position + 3 + 11
+                    let end = try skipSubBlocks(start)
+                    let count = min(end - start, MetadataLimits.maxXMPPacketBytes)
+                    let raw = try source.reader(at: start, count: count, context: container).allBytes
+                    return EmbeddedMetadata(xmp: packet(raw))
+                }
+                position = try skipSubBlocks(position + 2)
+            default:
+                warnings.append("unknown GIF block 0x\(String(introducer, radix: 16)) at byte \(position): rest skipped")
+                return EmbeddedMetadata()
+            }
+        }
+        warnings.append("GIF ends at byte \(size) without its trailer")
+        return EmbeddedMetadata()
+    }
+
+    /// The packet: the raw bytes up to the end of `<?xpacket end=…?>` (the magic trailer
+    /// follows), or up to `</x:xmpmeta>`.
+    static func packet(_ raw: [UInt8]) -> [UInt8] {
+        if let end = JPEG.firstIndex(of: Array("<?xpacket end".utf8), in: raw),
+           let close = JPEG.firstIndex(of: Array("?>".utf8), in: Array(raw[end...])) {
+            return Array(raw[..<(end + close + 2)])
+        }
+        if let end = JPEG.firstIndex(of: Array("</x:xmpmeta>".utf8), in: raw) {
+            return Array(raw[..<(end + 12)])
+        }
+        return raw
+    }
+}
