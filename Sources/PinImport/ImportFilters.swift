@@ -75,7 +75,14 @@ public struct ImportFilters {
 
     /// Sorts by (instant, path bytes): the order the rules see the photos in.
     public static func ordered(_ candidates: [Candidate]) -> [Candidate] {
-        candidates.sorted { a, b in
+        var sorted = candidates
+        order(&sorted)
+        return sorted
+    }
+
+    /// The same, in place (a run's candidates can number a million: no second copy).
+    public static func order(_ candidates: inout [Candidate]) {
+        candidates.sort { a, b in
             if a.instant != b.instant { return a.instant < b.instant }
             return a.path < b.path
         }

@@ -97,21 +97,28 @@ public struct ImportPipeline {
         return String(cString: resolved)
     }
 
+    /// The walk (system calls on one core) and the database read (the other core), overlapped.
+    /// In a function of its own so that the walk's task, which holds a copy of the file list,
+    /// ends here: the run can then let the list go once the files are read.
+    private func walk(root: String, rootPath: RawPath) async throws -> (ScanResult, ImportHistory) {
+        let scanOptions = options.scan
+        async let walked = Result { try Scanner.scan(root: root, options: scanOptions) }
+        let history = try ImportHistory.read(from: database, root: rootPath)
+        switch await walked {
+        case let .success(result): return (result, history)
+        case let .failure(error): throw ImportError.rootNotFound(options.root, "\(error)")
+        }
+    }
+
     /// Runs the import; `runID` (the session's run record) goes on every photo record and pin written.
     public func run(runID: Int64? = nil, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportReport {
         let root = try Self.canonicalRoot(options.root)
         let rootPath = RawPath(root)
         var report = ImportReport(root: root, dryRun: options.dryRun)
         progress(ImportProgress(phase: .scanning, done: 0, total: 0))
-        // The walk (system calls on one core) and the database read (the other core) overlap.
-        let scanOptions = options.scan
-        async let walked = Result { try Scanner.scan(root: root, options: scanOptions) }
-        let history = try ImportHistory.read(from: database, root: rootPath)
-        let scan: ScanResult
-        switch await walked {
-        case let .success(result): scan = result
-        case let .failure(error): throw ImportError.rootNotFound(options.root, "\(error)")
-        }
+        var scan: ScanResult
+        let history: ImportHistory
+        (scan, history) = try await walk(root: root, rootPath: rootPath)
         report.files = scan.files.count
         report.problems = scan.problems
 
@@ -120,17 +127,19 @@ public struct ImportPipeline {
                                 unseen: scan.isUnseen)
         report.outOfSight = survey.outOfSight
         report.unchanged = survey.unchanged
-        let entries = survey.toRead.map { scan.files[$0] }
-        report.read = entries.count
+        report.read = survey.toRead.count
         // New files may need countries: load the outlines on the other core while reading.
-        let creation = self.creation
-        async let outlines = Result { if !entries.isEmpty { try creation.prepareCountries() } }
+        // (The task captures a flag, not the entries: it lives until the rules need the outlines.)
+        let creation = self.creation, needsCountries = !survey.toRead.isEmpty
+        async let outlines = Result { if needsCountries { try creation.prepareCountries() } }
 
-        // 2. Read.
-        var items = ReadStage.read(entries, root: rootPath, all: scan.files,
+        // 2. Read. The entries to read are a temporary, and the walk's list is let go once read:
+        // the items hold what is left of each file.
+        var items = ReadStage.read(survey.toRead.map { scan.files[$0] }, root: rootPath, all: scan.files,
                                    options: MetadataOptions(defaultTimeZone: options.timeZone, timeZones: options.timeZones), jobs: options.jobs,
                                    progress: progress)
-        progress(ImportProgress(phase: .deciding, done: 0, total: entries.count))
+        scan = ScanResult()
+        progress(ImportProgress(phase: .deciding, done: 0, total: items.count))
 
         // 3. Reconcile moves and touches.
         let reconciled = try Reconciliation(items: items, root: rootPath, known: history.known, survey: survey,
@@ -147,7 +156,7 @@ public struct ImportPipeline {
         if case let .failure(error) = await outlines, candidates.contains(where: { $0.coordinate != nil }) {
             throw ImportError.storage("cannot load the country outlines: \(error)")
         }
-        try decide.decide(&items, candidates: candidates, undecided: reconciled.undecided, history: history, root: rootPath)
+        try decide.decide(&items, candidates: consume candidates, undecided: reconciled.undecided, history: history, root: rootPath)
         report.videosLeftOut = decide.videosLeftOut
         report.items = items
         items = []

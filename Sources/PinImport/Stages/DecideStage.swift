@@ -35,12 +35,15 @@ struct DecideStage {
 
     /// Decides `candidates` against the history and reorders `items` in place into report
     /// order, dropping the items that were not to be decided (touched and moved files).
-    func decide(_ items: inout [ImportItem], candidates: [ImportFilters.Candidate], undecided: [Int],
+    /// `candidates` is sorted in place: pass it with `consume` and no second copy is made.
+    func decide(_ items: inout [ImportItem], candidates: consuming [ImportFilters.Candidate], undecided: [Int],
                 history: ImportHistory, root: RawPath) throws {
         var filters = ImportFilters(minInterval: minInterval, threshold: threshold, existingPins: history.pins,
                                     earlierAccepted: Self.earlierAccepted(history.earlierAccepted, redeciding: candidates, root: root))
         var order: [Int] = []
-        for candidate in ImportFilters.ordered(candidates) {
+        order.reserveCapacity(candidates.count)
+        ImportFilters.order(&candidates)
+        for candidate in candidates {
             let i = candidate.index
             let verdict = filters.decide(candidate, label: items[i].entry.relativePath.description)
             items[i].verdict = verdict
