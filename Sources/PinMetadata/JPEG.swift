@@ -57,10 +57,7 @@ enum JPEG {
             let first = try source.byte(at: position, context: container)
             if first != 0xFF {
                 // Junk between segments: rescan for the next marker, as ExifTool does.
-                let next = try skipJunk(in: &source, from: position)
-                note("\(next - position) junk byte\(next - position == 1 ? "" : "s") at byte \(position) before the next marker: skipped",
-                     in: &warnings)
-                position = next
+                position = try skipJunk(in: &source, from: position, warnings: &warnings)
                 continue
             }
             var code: UInt8 = 0xFF
@@ -133,8 +130,16 @@ enum JPEG {
     }
 
     /// The offset of the next marker (an FF followed by a code other than 00) at or after
-    /// `start`, scanning at most `MetadataLimits.maxJPEGJunkBytes`.
-    static func skipJunk<S: ByteSource>(in source: inout S, from start: Int) throws -> Int {
+    /// `start`, scanning at most `MetadataLimits.maxJPEGJunkBytes`; the skipped bytes are noted
+    /// once in `warnings`.
+    static func skipJunk<S: ByteSource>(in source: inout S, from start: Int, warnings: inout [String]) throws -> Int {
+        let next = try nextMarker(in: &source, from: start)
+        note("\(next - start) junk byte\(next - start == 1 ? "" : "s") at byte \(start) before the next marker: skipped",
+             in: &warnings)
+        return next
+    }
+
+    private static func nextMarker<S: ByteSource>(in source: inout S, from start: Int) throws -> Int {
         var position = start
         while true {
             guard position - start < MetadataLimits.maxJPEGJunkBytes else {

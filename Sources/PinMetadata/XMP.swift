@@ -708,9 +708,7 @@ extension JPEG {
                   let first = try? header.u8(at: position),
                   let code = try? header.u8(at: position + 1) else { return nil }
             if first != 0xFF {
-                guard let next = try? skipJunk(in: &source, from: position) else { return nil }
-                note("\(next - position) junk byte\(next - position == 1 ? "" : "s") at byte \(position) before the next marker: skipped",
-                     in: &warnings)
+                guard let next = try? skipJunk(in: &source, from: position, warnings: &warnings) else { return nil }
                 position = next
                 continue
             }

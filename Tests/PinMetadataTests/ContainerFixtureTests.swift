@@ -102,21 +102,17 @@ final class ContainerFixtureTests: XCTestCase {
                      warnings: ["GPSLatitude is written as text ('35.658581')", "GPSLongitude is written as text ('139.745433')"]),
         // More containers (class 5).
         "other/fujifilm-embedded-jpeg.raf":
-            Expected(format: "raf", time: .tag("Composite:SubSecDateTimeOriginal"), timeSource: .exifOffset,
-                     timeTag: "DateTimeOriginal", positionSource: "exif"),
+            exifWithOffset("raf"),
         "other/photoshop.psd":
-            Expected(format: "psd", time: .tag("Composite:SubSecDateTimeOriginal"), timeSource: .exifOffset,
-                     timeTag: "DateTimeOriginal", positionSource: "exif"),
+            exifWithOffset("psd"),
         "other/photoshop-xmp-only.psd": xmpOnly("psd"),
         "other/jpegxl-bare-codestream.jxl":
             Expected(format: "jxl", time: .modificationTime, timeSource: .fileModification, timeTag: nil, positionSource: nil),
         "other/jpegxl-exif-box.jxl":
-            Expected(format: "jxl", time: .tag("Composite:SubSecDateTimeOriginal"), timeSource: .exifOffset,
-                     timeTag: "DateTimeOriginal", positionSource: "exif"),
+            exifWithOffset("jxl"),
         "other/jpegxl-xml-box.jxl": xmpOnly("jxl"),
         "other/jpegxl-brob-source.jpg":
-            Expected(format: "jpeg", time: .tag("Composite:SubSecDateTimeOriginal"), timeSource: .exifOffset,
-                     timeTag: "DateTimeOriginal", positionSource: "exif"),
+            exifWithOffset("jpeg"),
         // ExifTool 12.57 cannot read `brob` (Brotli came in 12.63): the source JPEG's reading.
         "other/jpegxl-brob-boxes.jxl":
             Expected(format: "jxl", time: .tag("Composite:SubSecDateTimeOriginal"), timeSource: .exifOffset,
@@ -128,6 +124,12 @@ final class ContainerFixtureTests: XCTestCase {
         "other/not-read.mkv": notRead("Matroska/WebM"),
         "other/not-read.m2ts": notRead("AVCHD/MPEG-TS video"),
     ]
+
+    /// EXIF DateTimeOriginal with its own offset, EXIF GPS.
+    static func exifWithOffset(_ format: String) -> Expected {
+        Expected(format: format, time: .tag("Composite:SubSecDateTimeOriginal"), timeSource: .exifOffset,
+                 timeTag: "DateTimeOriginal", positionSource: "exif")
+    }
 
     static func notRead(_ name: String) -> Expected {
         Expected(format: "", time: .modificationTime, timeSource: .none, timeTag: nil, positionSource: nil,
