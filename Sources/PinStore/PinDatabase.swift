@@ -33,17 +33,7 @@ public final class PinDatabase: TransactionRunner {
     /// A file whose schema is older than this pins (or empty: zero bytes) is copied into memory
     /// and migrated there, so reading it never writes to it.
     public init(readOnlyPath path: String) throws {
-        let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? nil
-        let file: Connection
-        if walSize == nil || walSize == 0 {
-            var components = URLComponents()
-            components.scheme = "file"
-            components.path = path
-            components.queryItems = [URLQueryItem(name: "immutable", value: "1")]
-            file = try Connection(uriReadOnly: components.string ?? "file:\(path)?immutable=1", displayPath: path)
-        } else {
-            file = try Connection(path: path, readOnly: true, create: false)
-        }
+        let file = try Self.openForReading(path)
         do {
             let version = try Migrations.currentVersion(of: file)
             if version == Migrations.latestVersion {
@@ -60,6 +50,19 @@ public final class PinDatabase: TransactionRunner {
         } catch let error as StorageError {
             throw Self.diagnosed(error, file)
         }
+    }
+
+    /// The file as it is, read-only, writing nothing (see `init(readOnlyPath:)`).
+    static func openForReading(_ path: String) throws -> Connection {
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? nil
+        if walSize == nil || walSize == 0 {
+            var components = URLComponents()
+            components.scheme = "file"
+            components.path = path
+            components.queryItems = [URLQueryItem(name: "immutable", value: "1")]
+            return try Connection(uriReadOnly: components.string ?? "file:\(path)?immutable=1", displayPath: path)
+        }
+        return try Connection(path: path, readOnly: true, create: false)
     }
 
     /// A file with tables but no pins schema is another program's database: pins neither reads

@@ -391,6 +391,17 @@ public final class Statement {
         return String(cString: text)
     }
     public func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
+    /// A column as stored, whatever its type.
+    public func value(_ column: Int32) -> SQLValue {
+        switch sqlite3_column_type(stmt, column) {
+        case SQLITE_NULL: return .null
+        case SQLITE_INTEGER: return .integer(int64(column))
+        case SQLITE_FLOAT: return .real(double(column))
+        case SQLITE_BLOB: return .blob(blob(column))
+        default: return .text(string(column))
+        }
+    }
+
     public func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(stmt, column))
         guard count > 0, let pointer = sqlite3_column_blob(stmt, column) else { return [] }

@@ -24,6 +24,7 @@ let commands: [Command] = [
     Command(spec: mountainsSpec, run: runMountains),
     Command(spec: settingsSpec, run: runSettings),
     Command(spec: exportSpec, run: runExport),
+    Command(spec: checkSpec, run: runCheck),
 ]
 
 let topHelp: String = {
