@@ -68,6 +68,16 @@ enum CLI {
                    stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// A library of `files` small photos made by scripts/gen-library at `path`.
+    static func generateLibrary(at path: String, files: Int) throws {
+        let generate = Process()
+        generate.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        generate.arguments = ["python3", repo.appendingPathComponent("scripts/gen-library").path, path, "--files", String(files), "--small"]
+        generate.standardError = FileHandle.nullDevice
+        try generate.run()
+        generate.waitUntilExit()
+    }
+
     /// A fresh folder removed after the test.
     static func temporaryDirectory(_ testCase: XCTestCase) throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-cli-\(UUID().uuidString)")

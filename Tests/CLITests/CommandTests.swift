@@ -182,12 +182,7 @@ final class ClosedPipeTests: XCTestCase {
         // Far more output than a pipe holds (64 KiB), so pins is still writing when the reader goes.
         let dir = try CLI.temporaryDirectory(self)
         let library = dir.appendingPathComponent("photos").path
-        let generate = Process()
-        generate.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        generate.arguments = ["python3", CLI.repo.appendingPathComponent("scripts/gen-library").path, library, "--files", "1500", "--small"]
-        generate.standardError = FileHandle.nullDevice
-        try generate.run()
-        generate.waitUntilExit()
+        try CLI.generateLibrary(at: library, files: 1500)
         for arguments in [["inspect", library, "--timezone", "UTC"],
                           ["import", library, "--dry-run", "--json", "--db", dir.appendingPathComponent("x").path]] {
             let process = Process()

@@ -8,13 +8,8 @@ final class StorageFailureTests: XCTestCase {
     func testADatabaseDeletedDuringAnImportStopsTheRun() throws {
         let dir = try CLI.temporaryDirectory(self)
         let library = dir.appendingPathComponent("photos").path
-        let generate = Process()
-        generate.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // About a second of reading on this machine: long enough to delete the file mid-run.
-        generate.arguments = ["python3", CLI.repo.appendingPathComponent("scripts/gen-library").path, library, "--files", "1000", "--small"]
-        generate.standardError = FileHandle.nullDevice
-        try generate.run()
-        generate.waitUntilExit()
+        try CLI.generateLibrary(at: library, files: 1000)
         let db = dir.appendingPathComponent("pins.sqlite").path
 
         let process = Process()
