@@ -25,8 +25,38 @@ public struct ImportOptions: Sendable {
     public var allowShrink = false
     /// Videos take part in the rules, as in the phone's library; `--no-videos` leaves them out.
     public var includeVideos = true
+    /// Set by a signal handler (SIGINT, SIGTERM): the run stops at the next file or batch.
+    public var stop = StopRequest()
 
     public init(root: String) { self.root = root }
+}
+
+/// A request to stop the run, from a signal handler on any thread: reads end at once, the batch
+/// being saved is finished, nothing more is written.
+public final class StopRequest: @unchecked Sendable {
+    // `signal` is guarded by `lock`.
+    private let lock = NSLock()
+    private var received: Int32?
+
+    public init() {}
+
+    public func stop(signal: Int32) {
+        lock.lock()
+        if received == nil { received = signal }
+        lock.unlock()
+    }
+
+    /// The signal that asked to stop, if any.
+    public var signal: Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        return received
+    }
+
+    /// Throws `.interrupted` when a stop was asked.
+    func check() throws {
+        if let signal { throw ImportError.interrupted(signal: signal) }
+    }
 }
 
 public enum ImportError: Error, CustomStringConvertible {
@@ -35,6 +65,8 @@ public enum ImportError: Error, CustomStringConvertible {
     case shrunk(root: String, known: Int, present: Int)
     /// The root holds no file at all (an empty folder, or a share that is not mounted).
     case empty(root: String)
+    /// SIGINT or SIGTERM: the run stopped after its last whole batch.
+    case interrupted(signal: Int32)
     case storage(String)
 
     public var description: String {
@@ -47,6 +79,9 @@ public enum ImportError: Error, CustomStringConvertible {
         case let .empty(root):
             return "\(root) holds no file: is the share mounted? Nothing was changed. "
                 + "Run again with --allow-shrink to import an empty folder."
+        case let .interrupted(signal):
+            return "stopped by \(signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"): "
+                + "what was saved is whole; the next run does the rest"
         case let .storage(message): return message
         }
     }
@@ -55,7 +90,7 @@ public enum ImportError: Error, CustomStringConvertible {
     public var isMissingInput: Bool {
         switch self {
         case .rootNotFound, .shrunk, .empty: return true
-        case .storage: return false
+        case .storage, .interrupted: return false
         }
     }
 }
@@ -128,17 +163,20 @@ public struct ImportPipeline {
         report.outOfSight = survey.outOfSight
         report.unchanged = survey.unchanged
         report.read = survey.toRead.count
+        try options.stop.check()
         // New files may need countries: load the outlines on the other core while reading.
         // (The task captures a flag, not the entries: it lives until the rules need the outlines.)
+        // Not a child task: a stopped run must not wait for the load to finish.
         let creation = self.creation, needsCountries = !survey.toRead.isEmpty
-        async let outlines = Result { if needsCountries { try creation.prepareCountries() } }
+        let outlines = Task.detached { Result { if needsCountries { try creation.prepareCountries() } } }
 
         // 2. Read. The entries to read are a temporary, and the walk's list is let go once read:
         // the items hold what is left of each file.
         var items = ReadStage.read(survey.toRead.map { scan.files[$0] }, root: rootPath, all: scan.files,
                                    options: MetadataOptions(defaultTimeZone: options.timeZone, timeZones: options.timeZones), jobs: options.jobs,
-                                   progress: progress)
+                                   stop: options.stop, progress: progress)
         scan = ScanResult()
+        try options.stop.check()
         progress(ImportProgress(phase: .deciding, done: 0, total: items.count))
 
         // 3. Reconcile moves and touches.
@@ -153,7 +191,7 @@ public struct ImportPipeline {
                                  includeVideos: options.includeVideos, timeZone: options.timeZone,
                                  plan: { try creation.planPhotoPin(at: $0, takenAt: $1, utcOffsetSeconds: $2) })
         let candidates = decide.candidates(&items, undecided: reconciled.undecided)
-        if case let .failure(error) = await outlines, candidates.contains(where: { $0.coordinate != nil }) {
+        if case let .failure(error) = await outlines.value, candidates.contains(where: { $0.coordinate != nil }) {
             throw ImportError.storage("cannot load the country outlines: \(error)")
         }
         try decide.decide(&items, candidates: consume candidates, undecided: reconciled.undecided, history: history, root: rootPath)
@@ -163,7 +201,7 @@ public struct ImportPipeline {
 
         // 5. Save.
         if !options.dryRun, let database {
-            try SaveStage(root: rootPath, runID: runID, batchSize: options.batchSize, creation: creation)
+            try SaveStage(root: rootPath, runID: runID, batchSize: options.batchSize, creation: creation, stop: options.stop)
                 .save(report.items, reconciled: reconciled, database: database, progress: progress)
         }
         report.finishedAt = Date()

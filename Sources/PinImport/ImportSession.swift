@@ -12,16 +12,19 @@ public struct ImportFailure: Error, CustomStringConvertible {
         case noInput = 66
         /// EX_TEMPFAIL: another import holds the database; nothing changed, try later.
         case busy = 75
+        /// SIGINT or SIGTERM: the exit code is 128 + the signal's number (130, 143).
+        case interrupted = 128
     }
 
     public let kind: Kind
     public let message: String
-    public var exitCode: Int32 { kind.rawValue }
+    public let exitCode: Int32
     public var description: String { message }
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, exitCode: Int32? = nil) {
         self.kind = kind
         self.message = message
+        self.exitCode = exitCode ?? kind.rawValue
     }
 }
 
@@ -53,8 +56,14 @@ public struct ImportSession {
         do {
             report = try await pipeline.run(runID: runID, progress: progress)
         } catch let error as ImportError {
-            let failure = ImportFailure(error.isMissingInput ? .noInput : .failed, error.description)
-            finishRun(runID, in: database, status: "failed", exitCode: failure.exitCode, report: nil, warning: warning)
+            let failure: ImportFailure
+            if case let .interrupted(signal) = error {
+                failure = ImportFailure(.interrupted, error.description, exitCode: 128 + signal)
+            } else {
+                failure = ImportFailure(error.isMissingInput ? .noInput : .failed, error.description)
+            }
+            finishRun(runID, in: database, status: failure.kind == .interrupted ? "interrupted" : "failed",
+                      exitCode: failure.exitCode, report: nil, warning: warning)
             throw failure
         }
         report.runID = runID

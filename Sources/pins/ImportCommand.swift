@@ -40,7 +40,8 @@ let importSpec = CommandSpec(
     66 the folder is missing, empty or lost most of its files (nothing changed; see
     --allow-shrink); 74 the run completed but some folders could not be read (named on
     stderr; what was known there keeps its state); 75 another import is using the database
-    (nothing changed; try later).
+    (nothing changed; try later); 130, 143 stopped by SIGINT or SIGTERM (what was saved is
+    whole; the run is recorded as interrupted).
     """)
 
 func runImport(_ args: ParsedArguments) async throws {
@@ -77,6 +78,17 @@ func runImport(_ args: ParsedArguments) async throws {
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let session = ImportSession(options: options, databasePath: deps.databasePath, creation: try deps.lazyCreationService())
     let printer = ProgressPrinter(quiet: args.has("--quiet") || args.has("--json"))
+    // SIGINT and SIGTERM end the run at the next file or batch: what was saved stays whole and
+    // the run is recorded as interrupted (exit 130 or 143).
+    let stopSignals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        let stop = options.stop
+        source.setEventHandler { stop.stop(signal: number) }
+        source.resume()
+        return source
+    }
+    defer { stopSignals.forEach { $0.cancel() } }
     let report: ImportReport
     do {
         defer { printer.finish() }

@@ -170,6 +170,36 @@ final class NightlyTests: XCTestCase {
         XCTAssertEqual(runs.count, 1, "the held run changed nothing")
     }
 
+    /// Issue 15 item 3: SIGTERM ends a run at once; it is recorded as interrupted with exit
+    /// code 143; the database is whole and the next run finishes the job.
+    func testSIGTERMEndsTheRunRecordedAsInterrupted() throws {
+        let lib = try library(files: 3000, seed: 23)
+        let db = lib.dir.appendingPathComponent("pins.sqlite").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = ["import", lib.root, "--quiet", "--timezone", "UTC", "--db", db]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 0.4)
+        let signalled = Date()
+        process.terminate()
+        process.waitUntilExit()
+        guard process.terminationStatus != 0 else { throw XCTSkip("the run finished before the signal") }
+        XCTAssertEqual(process.terminationStatus, 143)
+        XCTAssertLessThan(Date().timeIntervalSince(signalled), 10, "stopped at once (a generous bound for a loaded machine)")
+        let runs = try XCTUnwrap(CLI.json(CLI.run(["runs", "--json", "--db", db]).stdout) as? [[String: Any]])
+        XCTAssertEqual(runs.first?["status"] as? String, "interrupted")
+        XCTAssertEqual(runs.first?["exitCode"] as? Int, 143)
+        let check = try PinDatabase(readOnlyPath: db)
+        XCTAssertEqual(try check.connection.query("PRAGMA integrity_check") { $0.string(0) }, ["ok"])
+        XCTAssertEqual(try check.countMismatches(), [])
+        // The next run does the rest: the same pins as one run over the whole library.
+        XCTAssertEqual(try importJSON(lib.root, db: db).status, 0)
+        let whole = lib.dir.appendingPathComponent("whole.sqlite").path
+        XCTAssertEqual(try importJSON(lib.root, db: whole).status, 0)
+        XCTAssertEqual(try pinPhotos(db), try pinPhotos(whole))
+    }
+
     func testAnEmptyFolderNeverImportedExits66() throws {
         let dir = try CLI.temporaryDirectory(self)
         try FileManager.default.createDirectory(atPath: dir.path + "/empty", withIntermediateDirectories: true)

@@ -20,13 +20,15 @@ enum ReadStage {
     /// Reads `entries` (below `root`; `all` is the whole walk, where their sidecars are found).
     /// Results are taken in file order straight into the items: no second array of 200,000
     /// metadata records, and at most the pool's window of results waiting.
+    /// After a stop request the remaining files are not opened (the run is then abandoned).
     static func read(_ entries: [FileEntry], root: RawPath, all: [FileEntry], options: MetadataOptions, jobs: Int,
-                     progress: @escaping @Sendable (ImportProgress) -> Void) -> [ImportItem] {
+                     stop: StopRequest = StopRequest(), progress: @escaping @Sendable (ImportProgress) -> Void) -> [ImportItem] {
         var items = entries.map { ImportItem(entry: $0, decision: .notMedia) }
         let sidecars = SidecarLookup.paths(for: entries, root: root, all: all)
         let total = items.count
-        ReadPool.run(count: total, threads: jobs, read: { i in
-            readOne(root.appending(entries[i].relativePath.bytes), modified: entries[i].modificationDate,
+        ReadPool.run(count: total, threads: jobs, read: { i -> Outcome in
+            if stop.signal != nil { return .notMedia }
+            return readOne(root.appending(entries[i].relativePath.bytes), modified: entries[i].modificationDate,
                     sidecars: sidecars[i], options: options)
         }, consume: { i, outcome in
             switch outcome {

@@ -10,6 +10,8 @@ struct SaveStage {
     var runID: Int64?
     var batchSize: Int
     var creation: CreationService
+    /// Checked between batches: a stop request ends the run after the batch being written.
+    var stop = StopRequest()
 
     func save(_ items: [ImportItem], reconciled: Reconciliation, database: TransactionRunner,
               progress: @escaping @Sendable (ImportProgress) -> Void) throws {
@@ -17,6 +19,7 @@ struct SaveStage {
             try saveBookkeeping(reconciled, database: database)
             var start = 0
             while start < items.count {
+                try stop.check()
                 let range = start..<min(items.count, start + max(1, batchSize))
                 try database.write { repos in
                     for item in items[range] { try saveDecision(item, in: repos) }
@@ -24,6 +27,8 @@ struct SaveStage {
                 start = range.upperBound
                 progress(ImportProgress(phase: .saving, done: start, total: items.count))
             }
+        } catch let error as ImportError {
+            throw error
         } catch {
             throw ImportError.storage("cannot save to the database: \(error)")
         }
