@@ -159,7 +159,7 @@ public struct ImportPipeline {
 
         // 1. Walk and known files.
         let survey = try Survey(files: scan.files, known: history.known, root: rootPath, allowShrink: options.allowShrink,
-                                unseen: scan.isUnseen)
+                                walkIncomplete: !scan.problems.isEmpty, unseen: scan.isUnseen)
         report.outOfSight = survey.outOfSight
         report.unchanged = survey.unchanged
         report.read = survey.toRead.count

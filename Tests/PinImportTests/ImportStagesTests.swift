@@ -85,6 +85,8 @@ final class ImportStagesTests: XCTestCase {
             XCTAssertTrue((error as? ImportError)?.isMissingInput == true)
         }
         XCTAssertNoThrow(try Survey(files: [], known: [:], root: root, allowShrink: true))
+        XCTAssertNoThrow(try Survey(files: [], known: [:], root: root, allowShrink: false, walkIncomplete: true),
+                         "a folder whose only subfolder cannot be read is not empty")
     }
 
     func testSurveyRereadsAnUnchangedPhotoWhoseSidecarIsNew() throws {

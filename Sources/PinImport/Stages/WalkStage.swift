@@ -55,7 +55,7 @@ struct Survey {
     /// `.shrunk` when it lost most of its live known files, unless `allowShrink`: nothing is
     /// marked missing then. `unseen` says which paths the walk did not look at.
     init(files: [FileEntry], known: [RawPath: KnownPhoto], root: RawPath, allowShrink: Bool,
-         unseen: (RawPath) -> Bool = { _ in false }) throws {
+         walkIncomplete: Bool = false, unseen: (RawPath) -> Bool = { _ in false }) throws {
         // Known files are keyed by their path below the root, so the nightly case builds no
         // absolute path for a file it does not read.
         var livePresent = 0
@@ -86,7 +86,9 @@ struct Survey {
             if knownLive > 0, files.isEmpty || livePresent * 2 < knownLive {
                 throw ImportError.shrunk(root: root.description, known: knownLive, present: livePresent)
             }
-            if files.isEmpty && outOfSight == 0 { throw ImportError.empty(root: root.description) }
+            // A folder whose walk could not read everything is not "empty": the run goes on and
+            // names what it could not read.
+            if files.isEmpty && outOfSight == 0 && !walkIncomplete { throw ImportError.empty(root: root.description) }
         }
         vanished = gone.sorted().map { root.appending($0.bytes) }
     }
