@@ -203,7 +203,8 @@ public struct LocationService: Sendable {
 
     /// The one way a stored pin changes: validated as a new one, uncounted as it was, counted as
     /// it is now, written; inside the caller's transaction.
-    func save(_ edited: Location, replacing old: Location, in repos: Repositories) throws -> Location {
+    @discardableResult
+    public func save(_ edited: Location, replacing old: Location, in repos: Repositories) throws -> Location {
         var draft = LocationDraft(title: edited.title, coordinate: edited.coordinate, type: edited.type,
                                   date: edited.date, color: edited.color, visitCount: edited.visitCount,
                                   note: edited.note, tags: edited.tags, photoIDs: edited.photoIDs,

@@ -17,6 +17,10 @@ struct Reconciliation {
     /// Paths whose fingerprint is written again (touched, or back after being missing).
     var refreshed: [(path: RawPath, fingerprint: PhotoFingerprint)]
     var moves: [PhotoMove] = []
+    /// Accepted photos whose position was corrected (a sidecar edited in Lightroom, Google
+    /// Photos): their unedited pin moves with them instead of a second pin being made.
+    /// Each record as read now (new position, time, fingerprint, digest), and where it was.
+    var repositioned: [(record: PhotoRecord, from: Coordinate)] = []
     /// Indices (ascending) of the items the rules still have to decide.
     var undecided: [Int] = []
     var touched = 0
@@ -36,6 +40,7 @@ struct Reconciliation {
         var undecided: [Int] = []
         var refreshed: [(path: RawPath, fingerprint: PhotoFingerprint)] = []
         var moves: [PhotoMove] = []
+        var repositioned: [(record: PhotoRecord, from: Coordinate)] = []
         try readingDatabase {
             try database.read { repos in
                 for (i, item) in items.enumerated() {
@@ -49,6 +54,16 @@ struct Reconciliation {
                     if let previous = known[entry.relativePath] {
                         if previous.digest == digest {
                             refreshed.append((path, entry.fingerprint))
+                        } else if var record = try Self.movablePin(previous, path: path, to: metadata.coordinate, in: repos),
+                                  let from = record.coordinate {
+                            record.fingerprint = entry.fingerprint
+                            record.digest = digest
+                            record.coordinate = metadata.coordinate
+                            record.takenAt = item.takenAt
+                            record.utcOffsetSeconds = metadata.utcOffsetSeconds
+                            record.timeSource = metadata.timeSource.rawValue
+                            record.detail = "position corrected: pin moved from \(from)"
+                            repositioned.append((record, from))
                         } else {
                             undecided.append(i)
                         }
@@ -67,9 +82,23 @@ struct Reconciliation {
         touched = refreshed.count
         self.refreshed += refreshed
         self.moves = moves
+        self.repositioned = repositioned
         self.undecided = undecided
         // Files that moved are not missing: their records follow them.
         let movedFrom = Set(moves.compactMap(\.from))
         missing.removeAll { movedFrom.contains($0) }
+    }
+
+    /// The record of an accepted photo whose position changed and whose pin it made is still
+    /// as the import made it (not edited, still naming this photo); nil otherwise (then the
+    /// rules decide the photo again, as any changed photo).
+    static func movablePin(_ previous: KnownPhoto, path: RawPath, to coordinate: Coordinate?,
+                           in repos: Repositories) throws -> PhotoRecord? {
+        guard let coordinate, let digest = previous.digest,
+              let record = try repos.photos.find(size: previous.fingerprint.size, digest: digest), record.path == path,
+              record.decision == .accepted, let old = record.coordinate, old != coordinate,
+              let id = record.locationID, let pin = try repos.locations.fetch(id: id),
+              pin.editedAt == nil, pin.photoIDs.contains(path.description) else { return nil }
+        return record
     }
 }
