@@ -131,8 +131,18 @@ enum PageScript {
           if (!c) { c = { count: 0, sx: 0, sy: 0, first: j, kind: kinds[j], dim }; cells.set(key, c); }
           c.count++; c.sx += sx; c.sy += sy;
         }
+        // Cells whose circles would overlap join the larger one (same kind and match state), so
+        // a dense area reads as one group, not a heap of half-covered ones.
+        const radius = (count) => count === 1 ? 6 : 11 + 4 * Math.log10(count);
+        const joined = [];
+        for (const c of Array.from(cells.values()).sort((a, b) => b.count - a.count)) {
+          const cx0 = c.sx / c.count, cy0 = c.sy / c.count;
+          const into = joined.find((a) => a.kind === c.kind && a.dim === c.dim &&
+            Math.hypot(a.sx / a.count - cx0, a.sy / a.count - cy0) < radius(a.count) + radius(c.count) + 2);
+          if (into) { into.count += c.count; into.sx += c.sx; into.sy += c.sy; } else joined.push(c);
+        }
         const frag = document.createDocumentFragment();
-        const ordered = Array.from(cells.values()).sort((a, b) => (b.dim - a.dim) || (b.kind - a.kind));
+        const ordered = joined.sort((a, b) => (b.dim - a.dim) || (b.kind - a.kind));
         let shownPins = 0, groups = 0;
         for (const c of ordered) {
           const g = svg("g", {});
@@ -152,7 +162,7 @@ enum PageScript {
             groups++;
             g.setAttribute("class", "cluster" + cls);
             g.setAttribute("transform", "translate(" + px.toFixed(1) + "," + py.toFixed(1) + ")");
-            g.appendChild(svg("circle", { r: (11 + 4 * Math.log10(c.count)).toFixed(1) }));
+            g.appendChild(svg("circle", { r: radius(c.count).toFixed(1) }));
             const t = svg("text", {}); t.textContent = c.count >= 10000 ? Math.round(c.count / 1000) + "k" : String(c.count);
             g.appendChild(t);
             g.dataset.cell = JSON.stringify([c.first, px, py]);

@@ -93,8 +93,8 @@ enum PageStyle {
       body { display: block; overflow: visible; height: auto; }
       header { background: none; color: #000; padding: 0 0 6px; }
       header p, header #generated { color: #333; }
-      main { display: block; }
-      #map { height: 125mm; border: 1px solid #999; page-break-inside: avoid; }
+      main { display: flex; flex-direction: column; }
+      #map { order: -1; flex: none; height: 125mm; border: 1px solid #999; page-break-inside: avoid; }
       #zoom, #hover, #popup, nav#tabs, #tab-list, #tab-run { display: none !important; }
       aside { width: auto; border: 0; display: block; }
       #tab-stats { display: block !important; overflow: visible; padding: 8px 0; }
