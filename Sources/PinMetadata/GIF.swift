@@ -8,8 +8,10 @@ extension MetadataLimits {
 
 /// GIF (metadata-formats.md section 9.4): no Exif; XMP in an application extension
 /// `21 FF 0B "XMP DataXMP"` whose data is the raw packet followed by a 258-byte "magic
-/// trailer" that makes it walk as sub-blocks. Walks the blocks (headers and sub-block sizes
-/// only) up to the XMP extension or the trailer; reads the packet up to `<?xpacket end=…?>`.
+/// trailer" that makes it walk as sub-blocks. Walks the extension blocks before the first
+/// image (headers and sub-block sizes only; an XMP extension after the image data is not
+/// looked for, so a large animation costs its header); reads the packet up to
+/// `<?xpacket end=…?>`.
 enum GIF {
     static let container = "GIF"
     static let xmpApplication: [UInt8] = Array("XMP DataXMP".utf8)
@@ -49,14 +51,9 @@ enum GIF {
             case 0x3B:
                 return EmbeddedMetadata()  // trailer
             case 0x2C:
-                // Image descriptor (9 bytes after the introducer), local colour table, LZW code size.
-                guard position + 10 <= size else {
-                    throw MetadataError.endOfFile(container: container, offset: size, expected: "an image descriptor")
-                }
-                let local = try source.byte(at: position + 9, context: container)
-                var p = position + 10
-                if local & 0x80 != 0 { p += 3 << ((Int(local) & 7) + 1) }
-                position = try skipSubBlocks(p + 1)
+                // The first image: ExifTool writes the XMP extension before the image data, and
+                // walking an animation's frames would read the whole file for nothing.
+                return EmbeddedMetadata()
             case 0x21:
                 guard position + 2 <= size else {
                     throw MetadataError.endOfFile(container: container, offset: size, expected: "an extension label")
