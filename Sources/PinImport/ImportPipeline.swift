@@ -152,7 +152,7 @@ public struct ImportPipeline {
         var report = ImportReport(root: root, dryRun: options.dryRun)
         progress(ImportProgress(phase: .scanning, done: 0, total: 0))
         var scan: ScanResult
-        let history: ImportHistory
+        var history: ImportHistory
         (scan, history) = try await walk(root: root, rootPath: rootPath)
         report.files = scan.files.count
         report.problems = scan.problems
@@ -185,6 +185,7 @@ public struct ImportPipeline {
         report.touched = reconciled.touched
         report.moved = reconciled.moves.count
         report.missing = reconciled.missing.count
+        history.known = [:]
 
         // 4. Decide.
         var decide = DecideStage(minInterval: options.minInterval, threshold: options.threshold,
@@ -194,6 +195,7 @@ public struct ImportPipeline {
         if case let .failure(error) = await outlines.value, candidates.contains(where: { $0.coordinate != nil }) {
             throw ImportError.storage("cannot load the country outlines: \(error)")
         }
+        if !candidates.isEmpty { try history.readRules(from: database) }
         try decide.decide(&items, candidates: consume candidates, undecided: reconciled.undecided, history: history, root: rootPath)
         report.videosLeftOut = decide.videosLeftOut
         report.items = items

@@ -105,6 +105,20 @@ final class ImportStagesTests: XCTestCase {
         return store
     }
 
+    /// The known files are read first; the accepted photos (and pins) the rules measure from
+    /// only when asked, so a nightly run with nothing new neither reads nor holds them.
+    func testTheRulesHistoryIsReadOnlyWhenAsked() throws {
+        let db = try store(with: [PhotoRecord(path: RawPath("/lib/a.jpg"), fingerprint: entry("a.jpg").fingerprint, digest: "D1",
+                                              takenAt: Date(timeIntervalSince1970: 100), decision: .accepted)])
+        var history = try ImportHistory.read(from: db, root: root)
+        XCTAssertEqual(Array(history.known.keys), [RawPath("a.jpg")])
+        XCTAssertTrue(history.earlierAccepted.isEmpty)
+        try history.readRules(from: db)
+        XCTAssertEqual(history.earlierAccepted.map(\.path), [RawPath("/lib/a.jpg")])
+        XCTAssertEqual(history.earlierAccepted.map(\.instant), [100])
+        XCTAssertEqual(history.known.count, 1, "the known files stay as they were")
+    }
+
     func testATouchedPhotoIsRefreshedNotDecided() throws {
         let touched = entry("a.jpg", mtime: 5)
         let history = Dictionary(uniqueKeysWithValues: [known(entry("a.jpg", mtime: 1), digest: "D1")])

@@ -2,7 +2,8 @@ import Foundation
 import PinCore
 import PinMetadata
 
-/// What earlier runs left, read once before anything is decided.
+/// What earlier runs left: the known files first, what the rules measure from only when
+/// there is something to decide.
 struct ImportHistory {
     /// Files recorded below the root, keyed by their path relative to it.
     var known: [RawPath: KnownPhoto] = [:]
@@ -11,18 +12,31 @@ struct ImportHistory {
     /// Every pin, made by import or by hand: the distance rule measures from them.
     var pins: [ImportFilters.ExistingPin] = []
 
-    /// Reads the history of `root`; none without a database (a dry run on a fresh machine).
+    /// Reads the known files of `root`; none without a database (a dry run on a fresh machine).
     static func read(from database: TransactionRunner?, root: RawPath) throws -> ImportHistory {
         var history = ImportHistory()
         guard let database else { return history }
         try readingDatabase {
             try database.read { repos in
                 history.known = try repos.photos.known(under: root)
+            }
+        }
+        return history
+    }
+
+    /// Reads the accepted photos and the pins, which the rules measure from. Only a run with
+    /// photos to decide needs them: a nightly run with nothing new (on a library of 1,000,000
+    /// photos, 100,000 pins and as many accepted photos) neither reads nor holds them.
+    mutating func readRules(from database: TransactionRunner?) throws {
+        guard let database else { return }
+        var history = self
+        try readingDatabase {
+            try database.read { repos in
                 history.earlierAccepted = try repos.photos.acceptedPhotos()
                 history.pins = try repos.locations.fetchCoordinates().map { .init(title: $0.title, coordinate: $0.coordinate) }
             }
         }
-        return history
+        self = history
     }
 }
 
