@@ -22,6 +22,7 @@ private enum ManText {
         ("1", "The command stopped; a message on standard error says why."),
         ("64", "Usage error (EX_USAGE)."),
         ("66", "import: the folder is missing, empty, or holds less than half the files an earlier run recorded there (a share that is not mounted); nothing was changed (EX_NOINPUT)."),
+        ("74", "import: the run completed, but some folders or entries could not be read (EX_IOERR); each is named on standard error."),
         ("75", "import: another import is using the same database; nothing was changed, try later (EX_TEMPFAIL)."),
     ]
     static let files: [(String, String)] = [
