@@ -72,8 +72,10 @@ func runImport(_ args: ParsedArguments) async throws {
 
     // Outputs are checked before the work: a report that cannot be written is found now, not
     // after the whole library was read.
-    if let path = args.value("--report") {
-        if let reason = unwritableReason(path) { throw CommandFailure("cannot write the report to \(path): \(reason)") }
+    for (option, what) in [("--report", "the report"), ("--html", "the page")] {
+        if let path = args.value(option), let reason = unwritableReason(path) {
+            throw CommandFailure("cannot write \(what) to \(path): \(reason)")
+        }
     }
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let session = ImportSession(options: options, databasePath: deps.databasePath, creation: try deps.lazyCreationService())

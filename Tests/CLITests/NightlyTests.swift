@@ -139,6 +139,10 @@ final class NightlyTests: XCTestCase {
         let folder = try CLI.run(["import", lib.root, "--db", db, "--report", lib.dir.path])
         XCTAssertEqual(folder.status, 1)
         XCTAssertTrue(folder.stderr.contains("it is a folder"), folder.stderr)
+        let page = try CLI.run(["import", lib.root, "--db", db, "--html", lib.dir.path + "/no/such/folder/map.html"])
+        XCTAssertEqual(page.status, 1)
+        XCTAssertTrue(page.stderr.contains("cannot write the page to \(lib.dir.path)/no/such/folder/map.html: "), page.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: db), "nothing was done")
     }
 
     /// Issue 15 item 3: another writer holding the database past the busy timeout stops the run
