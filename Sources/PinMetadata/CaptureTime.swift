@@ -240,31 +240,36 @@ enum CaptureTime {
     /// year must have 4 digits, the others 1–2; impossible values (month 0, day 32, hour 24)
     /// and the "unknown" forms (all zeros, blanks) give nil. Groups after the sixth are ignored.
     static func parseDateTime(_ text: String) -> LocalDateTime? {
-        let groups = digitGroups(text.exifTrimmed, limit: 6)
-        guard groups.count == 6, groups[0].count == 4,
-              groups.dropFirst().allSatisfy({ (1...2).contains($0.count) }),
-              let y = Int(groups[0]), let mo = Int(groups[1]), let d = Int(groups[2]),
-              let h = Int(groups[3]), let mi = Int(groups[4]), let s = Int(groups[5]),
-              validDate(y, mo, d), h <= 23, mi <= 59, s <= 60 else { return nil }
-        return LocalDateTime(year: y, month: mo, day: d, hour: h, minute: mi, second: s)
+        guard let g = digitGroups(text, count: 6),
+              validDate(g.0, g.1, g.2), g.3 <= 23, g.4 <= 59, g.5 <= 60 else { return nil }
+        return LocalDateTime(year: g.0, month: g.1, day: g.2, hour: g.3, minute: g.4, second: g.5)
     }
 
     /// GPSDateStamp `YYYY:MM:DD` with any separators (seen: `-`, `/`, NUL).
     static func parseDate(_ text: String) -> (year: Int, month: Int, day: Int)? {
-        let groups = digitGroups(text.exifTrimmed, limit: 3)
-        guard groups.count == 3, groups[0].count == 4,
-              groups.dropFirst().allSatisfy({ (1...2).contains($0.count) }),
-              let y = Int(groups[0]), let m = Int(groups[1]), let d = Int(groups[2]),
-              validDate(y, m, d) else { return nil }
-        return (y, m, d)
+        guard let g = digitGroups(text, count: 3), validDate(g.0, g.1, g.2) else { return nil }
+        return (g.0, g.1, g.2)
     }
 
     /// SubSecTimeOriginal: the digits are the decimal fraction (`39` → 0.39 s). Nil when blank or
-    /// not all digits.
+    /// not all digits. At most 9 digits count; digits / 10^k is the correctly rounded double of
+    /// `0.ddd` (both exact below 2^53), as reading the text would give.
     static func parseSubSeconds(_ text: String) -> Double? {
-        let trimmed = text.exifTrimmed
-        guard !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && $0.isWholeNumber }) else { return nil }
-        return Double("0." + trimmed.prefix(9))
+        var text = text
+        return text.withUTF8 { bytes -> Double? in
+            let trimmed = exifTrimmed(bytes)
+            guard !trimmed.isEmpty else { return nil }
+            var numerator = 0, scale = 1, kept = 0
+            for byte in trimmed {
+                guard let digit = asciiDigit(byte) else { return nil }
+                if kept < 9 {
+                    numerator = numerator * 10 + digit
+                    scale *= 10
+                    kept += 1
+                }
+            }
+            return Double(numerator) / Double(scale)
+        }
     }
 
     enum OffsetValue: Sendable, Hashable {
@@ -278,18 +283,31 @@ enum CaptureTime {
     /// OffsetTimeOriginal `+HH:MM` / `-HH:MM` (also accepted without the colon, and with a
     /// one-digit hour: `+1:00`).
     static func parseOffset(_ text: String) -> OffsetValue {
-        let trimmed = text.exifTrimmed
-        if trimmed.allSatisfy({ $0 == " " || $0 == ":" || $0 == "\0" }) { return .unknown }
-        let chars = Array(trimmed)
-        guard let sign = chars.first, sign == "+" || sign == "-" else { return .invalid }
-        var digits = Array(chars.dropFirst())
-        if digits.count == 4, digits[1] == ":" { digits.insert("0", at: 0) }  // `+1:00`
-        if digits.count == 5, digits[2] == ":" { digits.remove(at: 2) }
-        guard digits.count == 4, digits.allSatisfy({ $0.isASCII && $0.isWholeNumber }),
-              let hours = Int(String(digits[0...1])), let minutes = Int(String(digits[2...3])),
-              minutes < 60 else { return .invalid }
-        let seconds = (hours * 3_600 + minutes * 60) * (sign == "-" ? -1 : 1)
-        return offsetRange.contains(seconds) ? .seconds(seconds) : .invalid
+        var text = text
+        return text.withUTF8 { bytes -> OffsetValue in
+            let trimmed = exifTrimmed(bytes)
+            if trimmed.allSatisfy({ $0 == 0x20 || $0 == UInt8(ascii: ":") || $0 == 0 }) { return .unknown }
+            let sign = trimmed[trimmed.startIndex]
+            guard sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return .invalid }
+            // Where the four digits of HHMM are in `HH:MM`, `H:MM` (nil: a leading 0) or `HHMM`.
+            let rest = trimmed.dropFirst(), s = rest.startIndex, colon = UInt8(ascii: ":")
+            let at: (Int?, Int, Int, Int)
+            switch rest.count {
+            case 4 where rest[s + 1] == colon: at = (nil, s, s + 2, s + 3)  // `+1:00`
+            case 5 where rest[s + 2] == colon: at = (s, s + 1, s + 3, s + 4)
+            case 4: at = (s, s + 1, s + 2, s + 3)
+            default: return .invalid
+            }
+            func digit(_ i: Int?) -> Int? {
+                guard let i else { return 0 }
+                return asciiDigit(rest[i])
+            }
+            guard let h1 = digit(at.0), let h2 = digit(at.1), let m1 = digit(at.2), let m2 = digit(at.3) else { return .invalid }
+            let hours = h1 * 10 + h2, minutes = m1 * 10 + m2
+            guard minutes < 60 else { return .invalid }
+            let seconds = (hours * 3_600 + minutes * 60) * (sign == UInt8(ascii: "-") ? -1 : 1)
+            return offsetRange.contains(seconds) ? .seconds(seconds) : .invalid
+        }
     }
 
     /// GPSTimeStamp h, m, s → seconds of the day in floating point; fractions and values ≥ 60
@@ -323,23 +341,55 @@ enum CaptureTime {
         return day <= lengths[month - 1]
     }
 
-    /// Runs of ASCII digits, at most `limit` of them (each at most 10 digits kept for Int).
-    /// Works on the UTF-8 bytes: this runs for every photo.
-    private static func digitGroups(_ text: Substring, limit: Int) -> [String] {
-        var groups: [String] = []
-        var run: [UInt8] = []
-        for byte in text.utf8 {
-            if byte >= 0x30 && byte <= 0x39 {
-                run.append(byte)
-                if run.count > 10 { return [] }
-            } else if !run.isEmpty {
-                groups.append(String(decoding: run, as: UTF8.self))
-                run.removeAll(keepingCapacity: true)
-                if groups.count == limit { return groups }
+    /// The first `count` (3 or 6) runs of ASCII digits as numbers, when there are that many and
+    /// the first has 4 digits and the others 1–2 (runs after the last are ignored); else nil.
+    /// Works on the UTF-8 bytes without building strings: this runs for every photo. Trimming
+    /// NULs and spaces first would change nothing (they are not digits).
+    private static func digitGroups(_ text: String, count: Int) -> (Int, Int, Int, Int, Int, Int)? {
+        var text = text
+        return text.withUTF8 { bytes -> (Int, Int, Int, Int, Int, Int)? in
+            var values = (0, 0, 0, 0, 0, 0)
+            var found = 0, value = 0, length = 0
+            func close() -> Bool {
+                guard found == 0 ? length == 4 : length <= 2 else { return false }
+                switch found {
+                case 0: values.0 = value
+                case 1: values.1 = value
+                case 2: values.2 = value
+                case 3: values.3 = value
+                case 4: values.4 = value
+                default: values.5 = value
+                }
+                found += 1
+                value = 0
+                length = 0
+                return true
             }
+            for byte in bytes {
+                if let digit = asciiDigit(byte) {
+                    value = value &* 10 &+ digit
+                    length += 1
+                    if length > 4 { return nil }
+                } else if length > 0 {
+                    guard close() else { return nil }
+                    if found == count { return values }
+                }
+            }
+            if length > 0 { guard close() else { return nil } }
+            return found == count ? values : nil
         }
-        if !run.isEmpty { groups.append(String(decoding: run, as: UTF8.self)) }
-        return Array(groups.prefix(limit))
+    }
+
+    /// The bytes with leading and trailing NULs and spaces removed (as `String.exifTrimmed`).
+    private static func exifTrimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> Slice<UnsafeBufferPointer<UInt8>> {
+        let padding: (UInt8) -> Bool = { $0 == 0 || $0 == 0x20 }
+        guard let first = bytes.firstIndex(where: { !padding($0) }) else { return bytes[0..<0] }
+        let last = bytes.lastIndex(where: { !padding($0) })!
+        return bytes[first...last]
+    }
+
+    private static func asciiDigit(_ byte: UInt8) -> Int? {
+        byte >= 0x30 && byte <= 0x39 ? Int(byte - 0x30) : nil
     }
 
     /// A value for a one-line warning: control bytes as `\u{..}`, at most 40 characters.

@@ -251,6 +251,28 @@ final class CaptureTimeTests: XCTestCase {
         XCTAssertEqual(CaptureTime.parseOffset("-9:30"), .seconds(-34_200))
     }
 
+    /// The parsers work on UTF-8 bytes: digits are ASCII digits only, and a byte that belongs to
+    /// a multi-byte character never passes for a digit, a sign or a separator.
+    func testParsersTakeOnlyASCIIDigits() {
+        XCTAssertNil(CaptureTime.parseDateTime("٢٠١٩:07:14 10:11:12"))  // Arabic-Indic year
+        XCTAssertNil(CaptureTime.parseDateTime("２０１９:07:14 10:11:12"))  // fullwidth year
+        XCTAssertEqual(CaptureTime.parseDateTime("2019é07é14 10:11:12"),
+                       LocalDateTime(year: 2019, month: 7, day: 14, hour: 10, minute: 11, second: 12))
+        XCTAssertEqual(CaptureTime.parseOffset("+0٢:00"), .invalid)
+        XCTAssertEqual(CaptureTime.parseOffset("+1\u{301}:00"), .invalid)
+        XCTAssertEqual(CaptureTime.parseOffset("\u{301}+01:00"), .invalid)
+        XCTAssertEqual(CaptureTime.parseOffset(" +01:00 \0"), .seconds(3600))
+        XCTAssertNil(CaptureTime.parseSubSeconds("3٩"))
+        XCTAssertNil(CaptureTime.parseSubSeconds(" \0 "))
+        XCTAssertNil(CaptureTime.parseSubSeconds("3 9"))
+        XCTAssertEqual(CaptureTime.parseSubSeconds("39\0 "), 0.39)
+        XCTAssertEqual(CaptureTime.parseSubSeconds("007"), 0.007)
+        // Nine digits count; the tenth and later are dropped, not rounded.
+        XCTAssertEqual(CaptureTime.parseSubSeconds("1234567899"), 0.123456789)
+        XCTAssertTrue(CaptureTime.parseDate("2023:07:14:99")! == (2023, 7, 14))
+        XCTAssertNil(CaptureTime.parseDate("02023:07:14"))
+    }
+
     func testParseGPSDate() {
         XCTAssertTrue(CaptureTime.parseDate("2023:07:14")! == (2023, 7, 14))
         XCTAssertTrue(CaptureTime.parseDate("2023-07-14\0")! == (2023, 7, 14))
