@@ -180,7 +180,7 @@ public struct ImportPipeline {
         progress(ImportProgress(phase: .deciding, done: 0, total: items.count))
 
         // 3. Reconcile moves and touches.
-        let reconciled = try Reconciliation(items: items, root: rootPath, known: history.known, survey: survey,
+        var reconciled = try Reconciliation(items: items, root: rootPath, known: history.known, survey: survey,
                                             includeVideos: options.includeVideos, database: database)
         report.touched = reconciled.touched
         report.moved = reconciled.moves.count
@@ -195,6 +195,11 @@ public struct ImportPipeline {
         if case let .failure(error) = await outlines.value, candidates.contains(where: { $0.coordinate != nil }) {
             throw ImportError.storage("cannot load the country outlines: \(error)")
         }
+        if case let .failure(error) = await outlines.value, reconciled.corrected.contains(where: { $0.kind == .moved }) {
+            throw ImportError.storage("cannot load the country outlines: \(error)")
+        }
+        try PinCorrection.plan(&reconciled.corrected, timeZone: options.timeZone, creation: creation)
+        report.corrected = reconciled.corrected.filter { $0.kind != .same }
         if !candidates.isEmpty { try history.readRules(from: database) }
         try decide.decide(&items, candidates: consume candidates, undecided: reconciled.undecided, history: history, root: rootPath)
         report.videosLeftOut = decide.videosLeftOut

@@ -217,6 +217,11 @@ public struct ImportReport: Sendable {
     /// Known files the walk did not look at (excluded, or in a folder it could not read): kept
     /// as they were, neither read nor missing.
     public var outOfSight = 0
+    /// Pins that followed their photo because its metadata changed (a sidecar edited, added or
+    /// deleted): moved, or kept where they were when the photo lost its position.
+    public var corrected: [PinCorrection] = []
+    public var pinsMoved: Int { corrected.count { $0.kind == .moved } }
+    public var pinsKept: Int { corrected.count { $0.kind == .kept } }
     /// Every file decided in this run, in the order the rules saw them, unreadable files last.
     public var items: [ImportItem] = []
     /// Folders or files the walk could not read: the run completed, but not over everything

@@ -23,11 +23,25 @@ public enum ImportReportJSON {
             "files": report.files, "photos": report.photos, "created": report.created, "unchanged": report.unchanged,
             "read": report.read, "moved": report.moved, "touched": report.touched, "missing": report.missing,
             "videosLeftOut": report.videosLeftOut, "withLocation": report.withLocation, "skipped": report.skippedCounts,
-            "others": report.others.count,
+            "others": report.others.count, "pinsMoved": report.pinsMoved, "pinsKept": report.pinsKept,
         ]
-        sink.write("{\"counts\":" + JSONText.string(counts) + ",\"dryRun\":" + (report.dryRun ? "true" : "false") + ",\"others\":[")
-        // Every file of the run is in one list: pins, skipped (unreadable included), others.
+        sink.write("{\"counts\":" + JSONText.string(counts) + ",\"dryRun\":" + (report.dryRun ? "true" : "false") + ",\"movedPins\":[")
+        // Pins that followed their photo's corrected metadata: `to` is null for a pin kept where
+        // it was (the photo has no position any more).
         var first = true
+        for c in report.corrected {
+            func point(_ p: Coordinate?) -> Any { p.map { ["latitude": $0.latitude, "longitude": $0.longitude] as [String: Any] } ?? NSNull() }
+            let object: [String: Any] = [
+                "photo": c.photo.description, "id": c.pinID.uuidString.lowercased(), "title": c.title,
+                "newTitle": orNull(c.plan?.title), "country": c.kind == .moved ? orNull(c.plan?.country) : NSNull(),
+                "from": point(c.from), "to": point(c.to), "kept": c.kind == .kept,
+            ]
+            sink.write((first ? "\n" : ",\n") + JSONText.string(object))
+            first = false
+        }
+        sink.write("],\"others\":[")
+        // Every file of the run is in one list: pins, skipped (unreadable included), others.
+        first = true
         for item in report.others {
             sink.write((first ? "\n" : ",\n") + JSONText.string(["file": item.entry.relativePath.description, "reason": orNull(item.otherReason)]))
             first = false
@@ -83,6 +97,7 @@ public enum ImportReportText {
     /// The summary; with `verbose`, every list whole, then one line per file of the run.
     public static func write(_ report: ImportReport, catalog: CountryCatalog, verbose: Bool, to sink: TextSink) {
         writeSummary(report, catalog: catalog, to: sink)
+        writeCorrected(report, limit: verbose ? Int.max : listLimit, to: sink)
         if report.dryRun {
             writePins(report, to: sink)
             writeSkipped(report, examples: verbose ? Int.max : examplesPerReason, to: sink)
@@ -104,6 +119,12 @@ public enum ImportReportText {
         line("  files      \(report.files)" + (report.unchanged > 0 ? " (\(report.unchanged) unchanged since an earlier run, not read)" : ""))
         if report.moved > 0 { line("  moved      \(report.moved) already imported under another name or folder: not decided again") }
         if report.touched > 0 { line("  touched    \(report.touched) with a new date but the same metadata: not decided again") }
+        if !report.corrected.isEmpty {
+            let moved = report.pinsMoved, kept = report.pinsKept
+            line("  corrected  " + [moved > 0 ? "\(moved) pin\(moved == 1 ? "" : "s") \(report.dryRun ? "would be " : "")moved" : nil,
+                                   kept > 0 ? "\(kept) kept" : nil].compactMap { $0 }.joined(separator: ", ")
+                 + ": the photo's sidecar changed (listed below)")
+        }
         if report.missing > 0 { line("  missing    \(report.missing) gone since an earlier run (their pins are kept)") }
         if report.videosLeftOut > 0 { line("  videos     \(report.videosLeftOut) left out (--no-videos)") }
         if report.notMedia > 0 { line("  not media  \(report.notMedia) neither photo nor video (--verbose lists them)") }
@@ -166,6 +187,30 @@ public enum ImportReportText {
             writeTable(nil, photos.prefix(examples).map { [TerminalText.quoted($0.entry.relativePath), TerminalText.escaped($0.detail ?? "")] },
                        indent: "    ", to: sink)
             if count > examples { sink.write("    ... and \(count - examples) more\n") }
+        }
+    }
+
+    /// Pins that followed their photo's corrected metadata: title, from → to, photo; then the
+    /// pins kept where they were because their photo has no position any more.
+    static func writeCorrected(_ report: ImportReport, limit: Int, to sink: TextSink) {
+        func place(_ c: Coordinate) -> String { "\(formatDegrees(c.latitude)), \(formatDegrees(c.longitude))" }
+        let moved = report.corrected.lazy.filter { $0.kind == .moved }
+        if !moved.isEmpty {
+            sink.write("\nPins \(report.dryRun ? "that would be " : "")moved (their photo's position or time changed):\n")
+            writeTable(nil, moved.prefix(limit).map { c -> [String] in
+                let to = c.to.map(place) ?? "-"
+                let retitled = c.plan.map { $0.title == c.title ? "" : " as " + TerminalText.escaped($0.title) } ?? ""
+                return [TerminalText.escaped(c.title), place(c.from) + " → " + to + retitled, TerminalText.quoted(c.photo)]
+            }, to: sink)
+            if moved.count > limit { sink.write("  ... and \(moved.count - limit) more (see --json)\n") }
+        }
+        let kept = report.corrected.lazy.filter { $0.kind == .kept }
+        if !kept.isEmpty {
+            sink.write("\nPins kept where they are (their photo has no position any more; `pins delete ID` removes one):\n")
+            writeTable(nil, kept.prefix(limit).map { c -> [String] in
+                [TerminalText.escaped(c.title), place(c.from), c.pinID.uuidString.lowercased(), TerminalText.quoted(c.photo)]
+            }, to: sink)
+            if kept.count > limit { sink.write("  ... and \(kept.count - limit) more (see --json)\n") }
         }
     }
 

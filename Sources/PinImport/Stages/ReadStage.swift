@@ -69,18 +69,23 @@ enum SidecarLookup {
 
     /// As paths relative to the root.
     static func names(for entries: [FileEntry], all: [FileEntry]) -> [[RawPath]] {
+        names(for: entries.map(\.relativePath), sidecars: all.lazy.map(\.relativePath).filter { Sidecars.isSidecarName($0.lastComponent) })
+    }
+
+    /// The sidecars of `paths` among `sidecars` (paths relative to the root, sidecar names only).
+    static func names(for paths: [RawPath], sidecars: some Sequence<RawPath>) -> [[RawPath]] {
         func split(_ path: RawPath) -> (folder: ArraySlice<UInt8>, name: [UInt8]) {
             let bytes = path.bytes
             guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return ([], bytes) }
             return (bytes[..<slash], Array(bytes[(slash + 1)...]))
         }
         var sidecarNames: [ArraySlice<UInt8>: [[UInt8]]] = [:]
-        for entry in all {
-            let (folder, name) = split(entry.relativePath)
-            if Sidecars.isSidecarName(name) { sidecarNames[folder, default: []].append(name) }
+        for path in sidecars {
+            let (folder, name) = split(path)
+            sidecarNames[folder, default: []].append(name)
         }
-        return entries.map { entry in
-            let (folder, name) = split(entry.relativePath)
+        return paths.map { path in
+            let (folder, name) = split(path)
             guard let candidates = sidecarNames[folder], !Sidecars.isSidecarName(name) else { return [] }
             return Sidecars.match(mediaName: name, siblings: candidates).map { sidecar in
                 RawPath(bytes: folder.isEmpty ? sidecar : Array(folder) + [UInt8(ascii: "/")] + sidecar)

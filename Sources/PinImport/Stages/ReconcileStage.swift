@@ -17,10 +17,10 @@ struct Reconciliation {
     /// Paths whose fingerprint is written again (touched, or back after being missing).
     var refreshed: [(path: RawPath, fingerprint: PhotoFingerprint)]
     var moves: [PhotoMove] = []
-    /// Accepted photos whose position was corrected (a sidecar edited in Lightroom, Google
-    /// Photos): their unedited pin moves with them instead of a second pin being made.
-    /// Each record as read now (new position, time, fingerprint, digest), and where it was.
-    var repositioned: [(record: PhotoRecord, from: Coordinate)] = []
+    /// Accepted photos whose metadata changed (a sidecar edited, added or deleted in Lightroom,
+    /// Google Photos) while the pin they made is still the import's own: the pin follows them
+    /// instead of a second pin being made.
+    var corrected: [PinCorrection] = []
     /// Indices (ascending) of the items the rules still have to decide.
     var undecided: [Int] = []
     var touched = 0
@@ -40,7 +40,7 @@ struct Reconciliation {
         var undecided: [Int] = []
         var refreshed: [(path: RawPath, fingerprint: PhotoFingerprint)] = []
         var moves: [PhotoMove] = []
-        var repositioned: [(record: PhotoRecord, from: Coordinate)] = []
+        var corrected: [PinCorrection] = []
         try readingDatabase {
             try database.read { repos in
                 for (i, item) in items.enumerated() {
@@ -54,16 +54,8 @@ struct Reconciliation {
                     if let previous = known[entry.relativePath] {
                         if previous.digest == digest {
                             refreshed.append((path, entry.fingerprint))
-                        } else if var record = try Self.movablePin(previous, path: path, to: metadata.coordinate, in: repos),
-                                  let from = record.coordinate {
-                            record.fingerprint = entry.fingerprint
-                            record.digest = digest
-                            record.coordinate = metadata.coordinate
-                            record.takenAt = item.takenAt
-                            record.utcOffsetSeconds = metadata.utcOffsetSeconds
-                            record.timeSource = metadata.timeSource.rawValue
-                            record.detail = "position corrected: pin moved from \(from)"
-                            repositioned.append((record, from))
+                        } else if let correction = try PinCorrection(previous, item: item, path: path, in: repos) {
+                            corrected.append(correction)
                         } else {
                             undecided.append(i)
                         }
@@ -82,23 +74,88 @@ struct Reconciliation {
         touched = refreshed.count
         self.refreshed += refreshed
         self.moves = moves
-        self.repositioned = repositioned
+        self.corrected = corrected
+        touched += corrected.count { $0.kind == .same }
         self.undecided = undecided
         // Files that moved are not missing: their records follow them.
         let movedFrom = Set(moves.compactMap(\.from))
         missing.removeAll { movedFrom.contains($0) }
     }
+}
 
-    /// The record of an accepted photo whose position changed and whose pin it made is still
-    /// as the import made it (not edited, still naming this photo); nil otherwise (then the
-    /// rules decide the photo again, as any changed photo).
-    static func movablePin(_ previous: KnownPhoto, path: RawPath, to coordinate: Coordinate?,
-                           in repos: Repositories) throws -> PhotoRecord? {
-        guard let coordinate, let digest = previous.digest,
-              let record = try repos.photos.find(size: previous.fingerprint.size, digest: digest), record.path == path,
-              record.decision == .accepted, let old = record.coordinate, old != coordinate,
-              let id = record.locationID, let pin = try repos.locations.fetch(id: id),
+/// An accepted photo read again (its sidecar was edited, added or deleted) whose pin is still
+/// as the import made it (not edited, still naming this photo): the pin follows what the photo
+/// says now. A pin the user edited is left alone (the photo is then decided again, as any
+/// changed photo).
+public struct PinCorrection: Sendable {
+    public enum Kind: Sendable, Equatable {
+        /// The position or the capture time changed: the pin moves there, takes the new date,
+        /// and its title is made again.
+        case moved
+        /// The photo has no position any more (its only one was in a deleted sidecar): the pin
+        /// stays where it is. It is the user's record of the visit; deleting it is theirs to do.
+        case kept
+        /// Only bytes that are not position or time changed (a rating, a caption): the record
+        /// takes the new digest, the pin is untouched.
+        case same
+    }
+
+    public var kind: Kind
+    /// The photo's record as read now (fingerprint, digest, position, time), still accepted,
+    /// still naming the pin.
+    public var record: PhotoRecord
+    /// The photo, below the root.
+    public var photo: RawPath
+    public var pinID: UUID
+    /// The pin as it was: its title and position.
+    public var title: String
+    public var from: Coordinate
+    /// Where the pin goes (nil when it stays: `.kept`).
+    public var to: Coordinate? { kind == .moved ? record.coordinate : nil }
+    /// The pin's new title and country, planned once the country outlines are loaded.
+    public var plan: PinPlan?
+
+    /// Plans the new title and country of each moved pin (the country outlines must be loaded):
+    /// the title is made as for a new pin, from the capture time in the photo's offset, else
+    /// in `timeZone`.
+    static func plan(_ corrections: inout [PinCorrection], timeZone: TimeZone, creation: CreationService) throws {
+        for k in corrections.indices where corrections[k].kind == .moved {
+            let record = corrections[k].record
+            guard let coordinate = record.coordinate, let takenAt = record.takenAt else { continue }
+            corrections[k].plan = try creation.planPhotoPin(at: coordinate, takenAt: takenAt,
+                                                            utcOffsetSeconds: record.utcOffsetSeconds ?? timeZone.secondsFromGMT(for: takenAt))
+        }
+    }
+
+    /// nil when the photo's record was not accepted, or its pin was edited, deleted, or no
+    /// longer names the photo.
+    init?(_ previous: KnownPhoto, item: ImportItem, path: RawPath, in repos: Repositories) throws {
+        guard let metadata = item.metadata, let digest = previous.digest,
+              var record = try repos.photos.find(size: previous.fingerprint.size, digest: digest), record.path == path,
+              record.decision == .accepted, let id = record.locationID, let pin = try repos.locations.fetch(id: id),
               pin.editedAt == nil, pin.photoIDs.contains(path.description) else { return nil }
-        return record
+        photo = item.entry.relativePath
+        pinID = id
+        title = pin.title
+        from = pin.coordinate
+        if metadata.coordinate == nil {
+            kind = .kept
+        } else if metadata.coordinate != pin.coordinate || abs(item.takenAt.timeIntervalSince(pin.date)) > 0.0005 {
+            kind = .moved
+        } else {
+            kind = .same
+        }
+        record.fingerprint = item.entry.fingerprint
+        record.digest = metadata.metadataDigest
+        record.coordinate = metadata.coordinate
+        record.takenAt = item.takenAt
+        record.utcOffsetSeconds = metadata.utcOffsetSeconds
+        record.timeSource = metadata.timeSource.rawValue
+        switch kind {
+        case .moved: record.detail = "metadata corrected: pin moved from \(pin.coordinate)"
+        case .kept: record.detail = "no position any more: pin kept at \(pin.coordinate)"
+        case .same: break
+        }
+        self.record = record
     }
 }

@@ -17,8 +17,8 @@ struct SaveStage {
               progress: @escaping @Sendable (ImportProgress) -> Void) throws {
         do {
             try saveBookkeeping(reconciled, database: database)
-            if !reconciled.repositioned.isEmpty {
-                try database.write { repos in try saveRepositioned(reconciled, in: repos) }
+            if !reconciled.corrected.isEmpty {
+                try database.write { repos in try saveCorrections(reconciled.corrected, in: repos) }
             }
             var start = 0
             while start < items.count {
@@ -39,8 +39,7 @@ struct SaveStage {
 
     /// Missing marks, refreshed fingerprints, moves and copies.
     func saveBookkeeping(_ reconciled: Reconciliation, database: TransactionRunner) throws {
-        guard !reconciled.missing.isEmpty || !reconciled.refreshed.isEmpty || !reconciled.moves.isEmpty
-                || !reconciled.repositioned.isEmpty else { return }
+        guard !reconciled.missing.isEmpty || !reconciled.refreshed.isEmpty || !reconciled.moves.isEmpty else { return }
         try database.write { repos in
             try repos.photos.markMissing(reconciled.missing)
             for (path, fingerprint) in reconciled.refreshed { try repos.photos.refresh(path, fingerprint: fingerprint) }
@@ -62,19 +61,20 @@ struct SaveStage {
         }
     }
 
-    /// A photo whose position was corrected: its unedited pin moves there (country resolved
-    /// again, counts moved, title made again from the new country), and its record takes the
-    /// new reading, still accepted, still pointing at the pin.
-    func saveRepositioned(_ reconciled: Reconciliation, in repos: Repositories) throws {
-        for (record, _) in reconciled.repositioned {
-            guard let coordinate = record.coordinate, let id = record.locationID, let pin = try repos.locations.fetch(id: id) else { continue }
-            let takenAt = record.takenAt ?? pin.date
-            let plan = try creation.planPhotoPin(at: coordinate, takenAt: takenAt, utcOffsetSeconds: record.utcOffsetSeconds ?? 0)
-            var moved = pin
-            moved.coordinate = coordinate
-            moved.title = plan.title
-            try LocationService(creation: creation).save(moved, replacing: pin, in: repos)
-            try repos.photos.save(record, runID: runID)
+    /// Photos whose metadata was corrected: a moved one's unedited pin moves there (country
+    /// resolved again, counts moved, new date, title made again), a pin whose photo lost its
+    /// position stays; each record takes the new reading, still accepted, still naming its pin.
+    func saveCorrections(_ corrections: [PinCorrection], in repos: Repositories) throws {
+        for correction in corrections {
+            if correction.kind == .moved, let plan = correction.plan, let coordinate = correction.to,
+               let pin = try repos.locations.fetch(id: correction.pinID) {
+                var moved = pin
+                moved.coordinate = coordinate
+                moved.title = plan.title
+                if let takenAt = correction.record.takenAt { moved.date = takenAt }
+                try LocationService(creation: creation).save(moved, replacing: pin, in: repos)
+            }
+            try repos.photos.save(correction.record, runID: runID)
         }
     }
 

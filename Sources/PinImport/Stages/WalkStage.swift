@@ -86,7 +86,6 @@ struct Survey {
                 toRead.append(i)
             }
         }
-        addPhotosOfChangedSidecars(files: files, known: known)
         var knownLive = known.reduce(0) { $0 + ($1.value.missing ? 0 : 1) }
         var gone: [RawPath] = []
         if livePresent < knownLive {
@@ -96,6 +95,8 @@ struct Survey {
             }
             knownLive -= outOfSight
         }
+        addPhotos(ofSidecars: Set(toRead.lazy.map { files[$0].relativePath }.filter { Sidecars.isSidecarName($0.lastComponent) }),
+                  deleted: gone.filter { Sidecars.isSidecarName($0.lastComponent) }, files: files, known: known)
         if !allowShrink {
             if knownLive > 0, files.isEmpty || livePresent * 2 < knownLive {
                 throw ImportError.shrunk(root: root.description, known: knownLive, present: livePresent)
@@ -107,16 +108,20 @@ struct Survey {
         vanished = gone.sorted().map { root.appending($0.bytes) }
     }
 
-    /// A sidecar that is new or changed makes its photo count as changed: the person edited
-    /// where or when it was taken (the digest, which covers sidecars, then decides).
-    private mutating func addPhotosOfChangedSidecars(files: [FileEntry], known: [RawPath: KnownPhoto]) {
-        let changedSidecars = Set(toRead.lazy.map { files[$0].relativePath }.filter { Sidecars.isSidecarName($0.lastComponent) })
-        guard !changedSidecars.isEmpty else { return }
+    /// A sidecar that is new, changed or deleted makes its photo count as changed: the person
+    /// edited where or when it was taken (the digest, which covers sidecars, then decides).
+    /// `changed` are walked sidecars to read, `deleted` known sidecars the walk did not find.
+    private mutating func addPhotos(ofSidecars changed: Set<RawPath>, deleted: [RawPath], files: [FileEntry],
+                                    known: [RawPath: KnownPhoto]) {
+        guard !changed.isEmpty || !deleted.isEmpty else { return }
         let unchangedPhotos = files.indices.filter { i in
             !Sidecars.isSidecarName(files[i].relativePath.lastComponent) && known[files[i].relativePath]?.fingerprint == files[i].fingerprint
         }
-        let matched = SidecarLookup.names(for: unchangedPhotos.map { files[$0] }, all: files)
-        for (k, i) in unchangedPhotos.enumerated() where matched[k].contains(where: changedSidecars.contains) {
+        // A deleted sidecar is matched among the names its folder had: the walked ones and it.
+        let sidecars = Array(files.lazy.map(\.relativePath).filter { Sidecars.isSidecarName($0.lastComponent) }) + deleted
+        let touched = changed.union(deleted)
+        let matched = SidecarLookup.names(for: unchangedPhotos.map { files[$0].relativePath }, sidecars: sidecars)
+        for (k, i) in unchangedPhotos.enumerated() where matched[k].contains(where: touched.contains) {
             toRead.append(i)
             unchanged -= 1
         }
