@@ -26,7 +26,7 @@ struct ISOBox: Sendable, Hashable {
     static let uuid = code("uuid")
 
     /// Why a header does not fit.
-    enum Problem: Error {
+    enum Problem: Error, Equatable {
         /// The size (in bytes) is smaller than the header it needs.
         case tooSmall(size: Int, header: Int)
         /// The box ends past its parent (or the file); the box as read.
@@ -87,5 +87,113 @@ struct ISOBox: Sendable, Hashable {
             }
         }
         return out
+    }
+}
+
+/// The one box walker of HEIF/AVIF, Canon CR3, QuickTime/MP4 and JPEG XL: the children of one
+/// byte range (a file's top level, or a box's payload), one header at a time, each parsed by
+/// `ISOBox.header` and checked against the range.
+///
+/// What it finds is the same for every container; what a problem costs is each container's
+/// policy (HEIF throws, QuickTime keeps what it read before a bad box inside `moov`), so a
+/// problem is returned as a `Problem`, worded by the caller. The walk always advances: every
+/// box it returns is at least 8 bytes long, and after a problem it returns nil.
+///
+/// - size 0: "to the end of the range" at the top level; "no more boxes" inside a box
+///   (`sizeZeroEnds`), as Canon writes it and QuickTime allows in `udta` (a 32-bit zero is
+///   enough: it is read as soon as 4 bytes are left);
+/// - size 1: a 64-bit size follows;
+/// - fewer than 8 bytes left: `strayBytes` (the caller decides whether zero padding is fine);
+/// - a box past the end of the range, or a size smaller than its header: `badHeader`;
+/// - more than `limit` boxes (counted in `visited`, which a caller may share between walks):
+///   `tooManyBoxes`.
+struct ISOBoxWalker {
+    /// Offset of the next header.
+    private(set) var position: Int
+    /// End of the range walked (the parent's end, or the file's size).
+    let end: Int
+    /// Whether size 0 ends the walk (inside a box) or means "to `end`" (top level).
+    let sizeZeroEnds: Bool
+    /// A `uuid` box too small for its user type read as a plain box (`ISOBox.header`).
+    let lenientUUID: Bool
+    /// Most boxes walked (a `MetadataLimits` value).
+    let limit: Int
+    /// Boxes walked so far (by `next()` without a shared counter).
+    private(set) var visited = 0
+    private var done = false
+
+    init(from: Int, to end: Int, sizeZeroEnds: Bool, lenientUUID: Bool = false, limit: Int) {
+        self.position = from
+        self.end = end
+        self.sizeZeroEnds = sizeZeroEnds
+        self.lenientUUID = lenientUUID
+        self.limit = limit
+    }
+
+    /// Why a walk stopped before the end of its range.
+    enum Problem: Error, Equatable {
+        /// More than `limit` boxes.
+        case tooManyBoxes(limit: Int)
+        /// `count` bytes (fewer than a header) left at `at`; `allZero` when they are padding.
+        case strayBytes(at: Int, count: Int, allZero: Bool)
+        /// The header at `at` does not fit; `type` when its bytes were there.
+        case badHeader(at: Int, type: UInt32?, ISOBox.Problem)
+    }
+
+    /// One step of a walk: a box (with the bytes its header was read from, at least up to the
+    /// end of its header) or the problem that ends the walk.
+    enum Step {
+        case box(ISOBox, head: ByteReader)
+        case stop(Problem)
+    }
+
+    /// The next box of a range whose bytes are all in `r`; nil at the end.
+    mutating func next(in r: ByteReader) -> Step? {
+        var count = visited
+        defer { visited = count }
+        return next(in: r, counting: &count)
+    }
+
+    /// As `next(in:)`, counting boxes in `counter` (a budget shared by several walks).
+    mutating func next(in r: ByteReader, counting counter: inout Int) -> Step? {
+        guard !done, position < end else { return nil }
+        counter += 1
+        guard counter <= limit else { return stop(.tooManyBoxes(limit: limit)) }
+        let left = end - position
+        if sizeZeroEnds, left >= 4, (try? r.u32(at: position, .bigEndian)) == 0 {
+            done = true
+            return nil
+        }
+        if left < 8 {
+            let bytes = (try? r.bytes(at: position, count: left)) ?? []
+            return stop(.strayBytes(at: position, count: left, allZero: bytes.allSatisfy { $0 == 0 }))
+        }
+        do {
+            let box = try ISOBox.header(r, at: position, parentEnd: end, lenientUUID: lenientUUID)
+            position = box.end
+            return .box(box, head: r)
+        } catch {
+            return stop(.badHeader(at: position, type: try? r.u32(at: position + 4, .bigEndian), error))
+        }
+    }
+
+    /// The next box of a range of `source`, reading only its header (at most 32 bytes); nil at
+    /// the end. Throws only when the source cannot be read.
+    mutating func next<S: ByteSource>(in source: inout S, context: String) throws -> Step? {
+        var count = visited
+        defer { visited = count }
+        return try next(in: &source, context: context, counting: &count)
+    }
+
+    /// As `next(in:context:)`, counting boxes in `counter`.
+    mutating func next<S: ByteSource>(in source: inout S, context: String, counting counter: inout Int) throws -> Step? {
+        guard !done, position < end else { return nil }
+        let head = try source.reader(at: position, count: min(end - position, 32), context: context)
+        return next(in: head, counting: &counter)
+    }
+
+    private mutating func stop(_ problem: Problem) -> Step {
+        done = true
+        return .stop(problem)
     }
 }

@@ -44,25 +44,10 @@ enum HEIF {
     typealias Box = ISOBox
 
     static func findMetadata<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> EmbeddedMetadata {
-        let size = source.size
-        var position = 0
-        var boxes = 0
+        var walk = ISOBoxWalker(from: 0, to: source.size, sizeZeroEnds: false, limit: MetadataLimits.maxBoxes)
         var isCR3 = false
-        while position < size {
-            boxes += 1
-            guard boxes <= MetadataLimits.maxBoxes else {
-                throw MetadataError.limitExceeded(container: container, what: "top-level boxes", limit: MetadataLimits.maxBoxes)
-            }
-            guard size - position >= 8 else {
-                throw MetadataError.truncated(container: container, what: "box header at byte \(position)",
-                                              endsAt: position + 8, fileSize: size)
-            }
-            let head = try source.reader(at: position, count: min(32, size - position), context: container)
-            let box = try header(head, at: position, parentEnd: size, topLevel: true)
-            guard box.end <= size else {
-                throw MetadataError.truncated(container: container, what: "'\(box.name)' box at byte \(position)",
-                                              endsAt: box.end, fileSize: size)
-            }
+        while let step = try walk.next(in: &source, context: container) {
+            let box = try self.box(step, in: walk, boxes: "top-level boxes")
             switch box.name {
             case "ftyp":
                 let brands = try source.reader(at: box.payloadStart, count: min(box.end - box.payloadStart, 1024), context: container)
@@ -80,7 +65,6 @@ enum HEIF {
             default:
                 break
             }
-            position = box.end
         }
         warnings.append("no 'meta' box: no metadata")
         return EmbeddedMetadata()
@@ -88,54 +72,49 @@ enum HEIF {
 
     // MARK: Boxes
 
-    /// Parses the box header at `at` in `r` (`ISOBox.header`). `parentEnd` bounds size 0 at
-    /// the top level; nested, size 0 is a terminator (a box with `end == start`). A box ending
-    /// past `parentEnd` is returned: callers word that error themselves.
-    static func header(_ r: ByteReader, at: Int, parentEnd: Int, topLevel: Bool) throws -> Box {
-        // Read the fields first, so that a short reader gives its usual "truncated" error.
-        let size32 = try r.u32(at: at, .bigEndian)
-        let type = try r.u32(at: at + 4, .bigEndian)
-        if size32 == 0, !topLevel { return Box(type: type, start: at, headerSize: 8, end: at) }
-        if size32 == 1 { _ = try r.u64(at: at + 8, .bigEndian) }
-        do {
-            return try ISOBox.header(r, at: at, parentEnd: max(parentEnd, at + 8))
-        } catch {
-            switch error {
-            case .tooSmall(let size, let header):
-                throw MetadataError.malformed(container: container, offset: at,
-                                              reason: "'\(ISOBox.name(type))' box size \(size) is smaller than its \(header)-byte header")
-            case .pastParent(let box):
-                guard box.end != Int.max else {
-                    throw MetadataError.malformed(container: container, offset: at,
-                                                  reason: "'\(box.name)' box size is too large")
-                }
-                return box
-            case .truncatedHeader:
-                throw MetadataError.outOfBounds(container: container, offset: at, count: 8, end: parentEnd)
+    /// The box of a walk's step, or HEIF's error for the problem that ended the walk: every
+    /// problem is fatal. At the top level (size 0 means "to the end of the file") a box or a
+    /// header past the end is `truncated`; inside a box it is `malformed`. `boxes` names what
+    /// the box limit counts.
+    static func box(_ step: ISOBoxWalker.Step, in walk: ISOBoxWalker, boxes: String) throws -> Box {
+        let topLevel = !walk.sizeZeroEnds
+        switch step {
+        case .box(let box, _):
+            return box
+        case .stop(.tooManyBoxes(let limit)):
+            throw MetadataError.limitExceeded(container: container, what: boxes, limit: limit)
+        case .stop(.strayBytes(let at, let count, _)):
+            if topLevel {
+                throw MetadataError.truncated(container: container, what: "box header at byte \(at)", endsAt: at + 8, fileSize: walk.end)
             }
+            throw MetadataError.malformed(container: container, offset: at,
+                                          reason: "\(count) stray bytes where a box header was expected")
+        case .stop(.badHeader(let at, let type, .tooSmall(let size, let header))):
+            throw MetadataError.malformed(container: container, offset: at,
+                                          reason: "'\(ISOBox.name(type ?? 0))' box size \(size) is smaller than its \(header)-byte header")
+        case .stop(.badHeader(let at, _, .truncatedHeader)):
+            // Only a 64-bit size can be cut: the walker saw 8 bytes.
+            throw MetadataError.outOfBounds(container: container, offset: at + 8, count: 8, end: walk.end)
+        case .stop(.badHeader(let at, _, .pastParent(let box))):
+            if box.end == Int.max {
+                throw MetadataError.malformed(container: container, offset: at, reason: "'\(box.name)' box size is too large")
+            }
+            if topLevel {
+                throw MetadataError.truncated(container: container, what: "'\(box.name)' box at byte \(at)",
+                                              endsAt: box.end, fileSize: walk.end)
+            }
+            throw MetadataError.malformed(container: container, offset: at,
+                                          reason: "'\(box.name)' box (\(box.size) bytes) runs past the end of its parent at byte \(walk.end)")
         }
     }
 
-    /// The child boxes of `r` between `from` and `to`; a child running past `to` is malformed.
+    /// The child boxes of `r` between `from` and `to` (size 0 ends them); every problem is an
+    /// error (`box(_:in:boxes:)`).
     static func children(_ r: ByteReader, from: Int, to: Int) throws -> [Box] {
         var result: [Box] = []
-        var position = from
-        while position < to {
-            guard result.count < MetadataLimits.maxBoxes else {
-                throw MetadataError.limitExceeded(container: container, what: "boxes in one box", limit: MetadataLimits.maxBoxes)
-            }
-            guard to - position >= 8 else {
-                throw MetadataError.malformed(container: container, offset: position,
-                                              reason: "\(to - position) stray bytes where a box header was expected")
-            }
-            let box = try header(r, at: position, parentEnd: to, topLevel: false)
-            if box.end == box.start { break }  // size 0: terminator
-            guard box.end <= to else {
-                throw MetadataError.malformed(container: container, offset: position,
-                                              reason: "'\(box.name)' box (\(box.size) bytes) runs past the end of its parent at byte \(to)")
-            }
-            result.append(box)
-            position = box.end
+        var walk = ISOBoxWalker(from: from, to: to, sizeZeroEnds: true, limit: MetadataLimits.maxBoxes)
+        while let step = walk.next(in: r) {
+            result.append(try box(step, in: walk, boxes: "boxes in one box"))
         }
         return result
     }
@@ -472,22 +451,12 @@ enum HEIF {
     /// as one TIFF. nil when there is no Canon box.
     static func canonMetadata<S: ByteSource>(in source: inout S, moov: Box,
                                              warnings: inout [String]) throws -> EmbeddedMetadata? {
-        var position = moov.payloadStart
-        var count = 0
-        while position < moov.end {
-            count += 1
-            guard count <= MetadataLimits.maxBoxes else {
-                throw MetadataError.limitExceeded(container: container, what: "boxes in 'moov'", limit: MetadataLimits.maxBoxes)
-            }
-            guard moov.end - position >= 8 else { break }
-            let head = try source.reader(at: position, count: min(32, moov.end - position), context: container)
-            let box = try header(head, at: position, parentEnd: moov.end, topLevel: false)
-            if box.end == box.start { break }
-            guard box.end <= moov.end else {
-                throw MetadataError.malformed(container: container, offset: position,
-                                              reason: "'\(box.name)' box runs past the end of 'moov'")
-            }
-            if box.name == "uuid", head.matches(canonUUID, at: box.payloadStart - 16) {
+        var walk = ISOBoxWalker(from: moov.payloadStart, to: moov.end, sizeZeroEnds: true, limit: MetadataLimits.maxBoxes)
+        while let step = try walk.next(in: &source, context: container) {
+            // Bytes too few for a header at the end of `moov` end it, as size 0 does.
+            if case .stop(.strayBytes) = step { break }
+            let box = try self.box(step, in: walk, boxes: "boxes in 'moov'")
+            if box.name == "uuid", case .box(_, let head) = step, head.matches(canonUUID, at: box.payloadStart - 16) {
                 guard box.size <= MetadataLimits.maxMetaBox else {
                     throw MetadataError.limitExceeded(container: container, what: "Canon 'uuid' box of \(box.size) bytes",
                                                       limit: MetadataLimits.maxMetaBox)
@@ -499,7 +468,6 @@ enum HEIF {
                 }
                 return EmbeddedMetadata(exif: try canonExif(cmt2: streams["CMT2"], cmt4: streams["CMT4"], warnings: &warnings))
             }
-            position = box.end
         }
         return nil
     }

@@ -18,27 +18,22 @@ enum JXL {
         if size >= 2, try source.reader(at: 0, count: 2, context: container).matches(bareCodestream, at: 0) {
             return found
         }
-        var position = 0, boxes = 0
-        while position < size, found.exif == nil || found.xmp == nil {
-            boxes += 1
-            guard boxes <= MetadataLimits.maxBoxes else {
-                throw MetadataError.limitExceeded(container: container, what: "top-level boxes", limit: MetadataLimits.maxBoxes)
-            }
-            let head = try source.reader(at: position, count: min(size - position, 32), context: container)
+        var walk = ISOBoxWalker(from: 0, to: size, sizeZeroEnds: false, limit: MetadataLimits.maxBoxes)
+        while found.exif == nil || found.xmp == nil, let step = try walk.next(in: &source, context: container) {
             let box: ISOBox
-            do {
-                box = try ISOBox.header(head, at: position, parentEnd: size)
-            } catch {
-                switch error {
-                case .truncatedHeader:
-                    throw MetadataError.endOfFile(container: container, offset: size, expected: "a box header")
-                case .tooSmall(let n, let header):
-                    throw MetadataError.malformed(container: container, offset: position,
-                                                  reason: "box size \(n) is smaller than its \(header)-byte header")
-                case .pastParent(let b):
-                    throw MetadataError.truncated(container: container, what: "'\(b.name)' box at byte \(position)",
-                                                  endsAt: b.end, fileSize: size)
-                }
+            switch step {
+            case .box(let found, _):
+                box = found
+            case .stop(.tooManyBoxes(let limit)):
+                throw MetadataError.limitExceeded(container: container, what: "top-level boxes", limit: limit)
+            case .stop(.strayBytes), .stop(.badHeader(_, _, .truncatedHeader)):
+                throw MetadataError.endOfFile(container: container, offset: size, expected: "a box header")
+            case .stop(.badHeader(let at, _, .tooSmall(let n, let header))):
+                throw MetadataError.malformed(container: container, offset: at,
+                                              reason: "box size \(n) is smaller than its \(header)-byte header")
+            case .stop(.badHeader(let at, _, .pastParent(let b))):
+                throw MetadataError.truncated(container: container, what: "'\(b.name)' box at byte \(at)",
+                                              endsAt: b.end, fileSize: size)
             }
             var type = box.type
             var payload: [UInt8]?
@@ -64,7 +59,6 @@ enum JXL {
                     found.xmp = data
                 }
             }
-            position = box.end
         }
         return found
     }

@@ -97,41 +97,32 @@ enum QuickTime {
 
     typealias Box = ISOBox
 
-    /// A top-level header: `ISOBox.header`, lenient about a `uuid` too small for its user type.
-    static func header(_ r: ByteReader, at: Int, parentEnd: Int) throws(ISOBox.Problem) -> Box {
-        try ISOBox.header(r, at: at, parentEnd: parentEnd, lenientUUID: true)
-    }
-
     // MARK: Walking the file
 
     static func read<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> QuickTimeValues {
         var values = QuickTimeValues()
         let size = source.size
-        var offset = 0
-        var topLevel = 0
         var nested = 0
         var sawMoov = false
-        while offset < size {
-            topLevel += 1
-            if topLevel > MetadataLimits.maxMovieTopLevelBoxes {
-                if sawMoov { break }
-                throw MetadataError.limitExceeded(container: container, what: "top-level boxes before moov",
-                                                  limit: MetadataLimits.maxMovieTopLevelBoxes)
-            }
-            let available = min(size - offset, 32)
-            if available < 8 {
+        // A `uuid` too small for its user type is read as a plain box (ExifTool reads past it).
+        var walk = ISOBoxWalker(from: 0, to: size, sizeZeroEnds: false, lenientUUID: true,
+                                limit: MetadataLimits.maxMovieTopLevelBoxes)
+        walking: while let step = try walk.next(in: &source, context: container) {
+            let box: Box
+            switch step {
+            case .box(let found, _):
+                box = found
+            case .stop(.tooManyBoxes(let limit)):
+                if sawMoov { break walking }
+                throw MetadataError.limitExceeded(container: container, what: "top-level boxes before moov", limit: limit)
+            case .stop(.strayBytes(let offset, let available, _)):
                 if sawMoov {
                     warnings.append("\(available) stray byte\(available == 1 ? "" : "s") at the end of the file (byte \(offset))")
-                    break
+                    break walking
                 }
                 throw MetadataError.endOfFile(container: container, offset: offset, expected: "a box header")
-            }
-            let head = try source.reader(at: offset, count: available, context: container)
-            let box: Box
-            do {
-                box = try header(head, at: offset, parentEnd: size)
-            } catch let problem {
-                let type = (try? head.u32(at: offset + 4, .bigEndian)).map(typeName) ?? "?"
+            case .stop(.badHeader(let offset, let code, let problem)):
+                let type = code.map(typeName) ?? "?"
                 switch problem {
                 case .tooSmall(let n, _):
                     if sawMoov {
@@ -172,7 +163,6 @@ enum QuickTime {
                     warnings.append("XMP 'uuid' box at byte \(box.start) is \(box.payloadCount) bytes: over the limit, skipped")
                 }
             }
-            offset = box.end
         }
         if !sawMoov { warnings.append("no 'moov' box: the file has no movie metadata") }
         return values
@@ -181,21 +171,20 @@ enum QuickTime {
     /// Walks the children of `moov` by their headers; reads only `mvhd`, `udta` and `meta`.
     static func readMoov<S: ByteSource>(_ moovBox: Box, source: inout S, values: inout QuickTimeValues,
                                         nested: inout Int, warnings: inout [String]) throws {
-        var offset = moovBox.payloadStart
-        while offset < moovBox.end {
-            nested += 1
-            guard nested <= MetadataLimits.maxMovieNestedBoxes else {
-                throw MetadataError.limitExceeded(container: container, what: "boxes inside moov", limit: MetadataLimits.maxMovieNestedBoxes)
-            }
-            let available = min(moovBox.end - offset, 32)
-            let head = try source.reader(at: offset, count: available, context: container)
-            // Size 0 inside a box: a terminator (Canon), as in `children`.
-            if available >= 4, try head.u32(at: offset, .bigEndian) == 0 { break }
+        var walk = ISOBoxWalker(from: moovBox.payloadStart, to: moovBox.end, sizeZeroEnds: true, lenientUUID: true,
+                                limit: MetadataLimits.maxMovieNestedBoxes)
+        while let step = try walk.next(in: &source, context: container, counting: &nested) {
             let box: Box
-            do {
-                box = try header(head, at: offset, parentEnd: moovBox.end)
-            } catch let problem {
-                warnings.append(describe(problem, at: offset, head: head, parent: "moov"))
+            switch step {
+            case .box(let found, _):
+                box = found
+            case .stop(.tooManyBoxes(let limit)):
+                throw MetadataError.limitExceeded(container: container, what: "boxes inside moov", limit: limit)
+            case .stop(.strayBytes(let offset, _, _)):
+                warnings.append(describe(.truncatedHeader, at: offset, type: nil, parent: "moov"))
+                return
+            case .stop(.badHeader(let offset, let type, let problem)):
+                warnings.append(describe(problem, at: offset, type: type, parent: "moov"))
                 return
             }
             switch box.type {
@@ -218,13 +207,12 @@ enum QuickTime {
             default:
                 break  // trak (sample tables), iods, …: never read
             }
-            if box.end == moovBox.end { break }
-            offset = box.end
         }
     }
 
-    static func describe(_ problem: ISOBox.Problem, at offset: Int, head: ByteReader, parent: String) -> String {
-        let type = (try? head.u32(at: offset + 4, .bigEndian)).map(typeName) ?? "?"
+    /// The warning for a bad header inside `parent`: the rest of `parent` is skipped.
+    static func describe(_ problem: ISOBox.Problem, at offset: Int, type code: UInt32?, parent: String) -> String {
+        let type = code.map(typeName) ?? "?"
         switch problem {
         case .tooSmall(let n, _):
             return "'\(type)' box at byte \(offset) in '\(parent)' has size \(n), smaller than its header: rest of '\(parent)' skipped"
@@ -241,28 +229,19 @@ enum QuickTime {
     static func children(_ r: ByteReader, parent: String, nested: inout Int,
                          warnings: inout [String]) -> [Box] {
         var boxes: [Box] = []
-        var offset = r.range.lowerBound
-        while offset < r.endOffset {
-            nested += 1
-            guard nested <= MetadataLimits.maxMovieNestedBoxes else {
-                warnings.append("more than \(MetadataLimits.maxMovieNestedBoxes) boxes inside moov: rest skipped")
-                return boxes
-            }
-            if r.endOffset - offset < 8 {
-                // Trailing padding (QuickTime allows a 32-bit zero terminator in udta).
-                if (try? r.bytes(at: offset, count: r.endOffset - offset))?.allSatisfy({ $0 == 0 }) != true {
-                    warnings.append("'\(parent)' ends with \(r.endOffset - offset) stray bytes at byte \(offset)")
-                }
-                return boxes
-            }
-            if (try? r.u32(at: offset, .bigEndian)) == 0 { return boxes }  // size 0 inside a box: terminator
-            do {
-                let box = try header(r, at: offset, parentEnd: r.endOffset)
+        var walk = ISOBoxWalker(from: r.range.lowerBound, to: r.endOffset, sizeZeroEnds: true, lenientUUID: true,
+                                limit: MetadataLimits.maxMovieNestedBoxes)
+        while let step = walk.next(in: r, counting: &nested) {
+            switch step {
+            case .box(let box, _):
                 boxes.append(box)
-                offset = box.end
-            } catch let problem {
-                warnings.append(describe(problem, at: offset, head: r, parent: parent))
-                return boxes
+            case .stop(.tooManyBoxes(let limit)):
+                warnings.append("more than \(limit) boxes inside moov: rest skipped")
+            case .stop(.strayBytes(let offset, let count, let allZero)):
+                // Trailing padding (QuickTime allows a 32-bit zero terminator in udta).
+                if !allZero { warnings.append("'\(parent)' ends with \(count) stray bytes at byte \(offset)") }
+            case .stop(.badHeader(let offset, let type, let problem)):
+                warnings.append(describe(problem, at: offset, type: type, parent: parent))
             }
         }
         return boxes
