@@ -31,6 +31,10 @@ final class StorageFailureTests: XCTestCase {
         // Deleted while the schema is set up or while pins are saved, the message is the same.
         XCTAssertTrue(stderr.contains("cannot write to \(db): the file was deleted or replaced while pins was using it; what this run wrote is lost with it"), stderr)
         XCTAssertFalse(stdout.contains("created"), stdout)
+        // Said once: the run's end cannot be recorded in a deleted file either, and saying so
+        // again (with "its pins are saved", which is false here) only repeats it.
+        XCTAssertEqual(stderr.components(separatedBy: "the file was deleted or replaced").count - 1, 1, stderr)
+        XCTAssertFalse(stderr.contains("could not record"), stderr)
         // No -wal/-shm of the deleted file left behind to be replayed into the next one.
         XCTAssertFalse(FileManager.default.fileExists(atPath: db + "-wal"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: db + "-shm"))
