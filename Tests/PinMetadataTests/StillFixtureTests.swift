@@ -22,6 +22,9 @@ final class StillFixtureTests: XCTestCase {
         "bigtiff/bigtiff-xmp-tag700.tif":
             Expected(format: "tiff", time: .tag("XMP-xmp:CreateDate"), timeSource: .isoWithOffset,
                      timeTag: "XMP xmp:CreateDate", positionSource: "xmp"),
+        // JPEG Extended XMP: the main packet holds only xmpNote:HasExtendedXMP.
+        "jpeg/jpeg-extended-xmp.jpg": ContainerFixtureTests.xmpOnly("jpeg"),
+        "jpeg/jpeg-extended-xmp-split-reordered.jpg": ContainerFixtureTests.xmpOnly("jpeg"),
     ]
 
     static func stillsDir() -> URL { repoRoot().appendingPathComponent("Fixtures/formats/stills") }
@@ -59,5 +62,38 @@ final class StillFixtureTests: XCTestCase {
         XCTAssertEqual(Array(bytes[0..<4]), [0x49, 0x49, 0x2B, 0x00])
         let m = try XCTUnwrap(try MetadataReader.read(bytes: bytes, modificationTime: nil, options: optionsUTC))
         XCTAssertEqual(try XCTUnwrap(m.altitude), try XCTUnwrap(source["Composite:GPSAltitude"] as? Double), accuracy: 1e-9)
+    }
+
+    /// Extended XMP chunks of another GUID than the one the main packet names are left out
+    /// (ExifTool's rule): with the GUID of the fixture's chunk changed in memory, nothing of
+    /// the extension is read. A chunk missing makes it incomplete, with a warning.
+    func testExtendedXMPChunksAreCheckedAndComplete() throws {
+        let url = Self.stillsDir().appendingPathComponent("jpeg/jpeg-extended-xmp-split-reordered.jpg")
+        let bytes = try Array(Data(contentsOf: url))
+        let id = Array("http://ns.adobe.com/xmp/extension/\0".utf8)
+        var chunks: [Int] = []
+        var i = 0
+        while let at = JPEG.firstIndex(of: id, in: Array(bytes[i...])).map({ $0 + i }) {
+            chunks.append(at)
+            i = at + id.count
+        }
+        XCTAssertEqual(chunks.count, 3)
+        let whole = try XCTUnwrap(try MetadataReader.read(bytes: bytes, modificationTime: nil, options: optionsUTC))
+        XCTAssertNotNil(whole.coordinate)
+
+        var otherGUID = bytes
+        for chunk in chunks { otherGUID[chunk + id.count] ^= 0x01 }  // 'E' -> 'D'
+        let other = try XCTUnwrap(try MetadataReader.read(bytes: otherGUID, modificationTime: nil, options: optionsUTC))
+        XCTAssertNil(other.coordinate)
+        XCTAssertNil(other.takenAt)
+        XCTAssertEqual(other.warnings, [])
+
+        // The first chunk in the file (the last third) renamed to an unknown APP1.
+        var missing = bytes
+        missing[chunks[0]] = UInt8(ascii: "X")
+        let partial = try XCTUnwrap(try MetadataReader.read(bytes: missing, modificationTime: nil, options: optionsUTC))
+        XCTAssertNil(partial.coordinate)
+        XCTAssertEqual(partial.warnings.count, 1)
+        XCTAssertTrue(partial.warnings[0].hasPrefix("Extended XMP E7C87FFBE6CF8092BC5E471735EA46E4 is incomplete"), partial.warnings[0])
     }
 }
