@@ -25,6 +25,8 @@ final class StillFixtureTests: XCTestCase {
         // JPEG Extended XMP: the main packet holds only xmpNote:HasExtendedXMP.
         "jpeg/jpeg-extended-xmp.jpg": ContainerFixtureTests.xmpOnly("jpeg"),
         "jpeg/jpeg-extended-xmp-split-reordered.jpg": ContainerFixtureTests.xmpOnly("jpeg"),
+        // GIF: the XMP extension after both frames' image data.
+        "gif/gif-xmp-after-the-images.gif": ContainerFixtureTests.xmpOnly("gif"),
     ]
 
     static func stillsDir() -> URL { repoRoot().appendingPathComponent("Fixtures/formats/stills") }
@@ -95,5 +97,39 @@ final class StillFixtureTests: XCTestCase {
         XCTAssertNil(partial.coordinate)
         XCTAssertEqual(partial.warnings.count, 1)
         XCTAssertTrue(partial.warnings[0].hasPrefix("Extended XMP E7C87FFBE6CF8092BC5E471735EA46E4 is incomplete"), partial.warnings[0])
+    }
+
+    /// The GIF walk past the first image is bounded: an image of more than
+    /// `maxGIFBytesPastFirstImage` inserted before the fixture's images hides the XMP after
+    /// them; a smaller one does not. A GIF cut inside its image data gives a warning, no error.
+    func testGIFWalkPastTheFirstImageIsBounded() throws {
+        let bytes = try Array(Data(contentsOf: Self.stillsDir().appendingPathComponent("gif/gif-xmp-after-the-images.gif")))
+        // The first image: after the header, the global colour table and the extensions (GIF89a).
+        var firstImage = 13 + (bytes[10] & 0x80 != 0 ? 3 << (Int(bytes[10] & 7) + 1) : 0)
+        while bytes[firstImage] == 0x21 {
+            firstImage += 2
+            while bytes[firstImage] != 0 { firstImage += 1 + Int(bytes[firstImage]) }
+            firstImage += 1
+        }
+        XCTAssertEqual(bytes[firstImage], 0x2C)
+        func withImage(ofBytes n: Int) -> [UInt8] {
+            let blocks = n / 255
+            var image: [UInt8] = [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2]
+            image.reserveCapacity(11 + blocks * 256 + 1)
+            for _ in 0..<blocks { image += [255] + [UInt8](repeating: 0, count: 255) }
+            image.append(0)
+            return Array(bytes[..<firstImage]) + image + Array(bytes[firstImage...])
+        }
+        let near = try XCTUnwrap(try MetadataReader.read(bytes: withImage(ofBytes: 64 * 1024), modificationTime: nil, options: optionsUTC))
+        XCTAssertNotNil(near.coordinate)
+        let far = try XCTUnwrap(try MetadataReader.read(bytes: withImage(ofBytes: MetadataLimits.maxGIFBytesPastFirstImage + 1024),
+                                                        modificationTime: nil, options: optionsUTC))
+        XCTAssertNil(far.coordinate)
+        XCTAssertEqual(far.warnings, [])
+
+        let cut = Array(bytes[..<(firstImage + 20)])
+        let m = try XCTUnwrap(try MetadataReader.read(bytes: cut, modificationTime: nil, options: optionsUTC))
+        XCTAssertNil(m.coordinate)
+        XCTAssertEqual(m.warnings, ["GIF ends at byte \(cut.count) inside the image at byte \(firstImage)"])
     }
 }
