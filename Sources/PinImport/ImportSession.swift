@@ -64,7 +64,7 @@ public struct ImportSession {
             }
             // A run that stopped on its database (deleted, full disk) cannot record that either:
             // the reason is said once, by the failure.
-            if let error = finishRun(runID, in: database, status: failure.kind == .interrupted ? "interrupted" : "failed",
+            if let error = finishRun(runID, in: database, status: failure.kind == .interrupted ? .interrupted : .failed,
                                      exitCode: failure.exitCode, report: nil),
                !failure.message.contains("\(error)") {
                 warning("could not record that the run stopped: \(error)")
@@ -72,7 +72,7 @@ public struct ImportSession {
             throw failure
         }
         report.runID = runID
-        if let error = finishRun(runID, in: database, status: "completed", exitCode: report.exitCode, report: report) {
+        if let error = finishRun(runID, in: database, status: .completed, exitCode: report.exitCode, report: report) {
             warning("could not record the end of the run (its pins are saved): \(error)")
             report.runEndRecorded = false
         }
@@ -126,7 +126,7 @@ public struct ImportSession {
     }
 
     /// Records the end of a run for `pins runs`; returns why it could not.
-    private func finishRun(_ runID: Int64?, in database: PinDatabase?, status: String, exitCode: Int32,
+    private func finishRun(_ runID: Int64?, in database: PinDatabase?, status: RunStatus, exitCode: Int32,
                            report: ImportReport?) -> Error? {
         guard let database, let runID else { return nil }
         let record = ImportRunRecord(id: runID, root: report?.root ?? "", startedAt: report?.startedAt ?? Date(), finishedAt: Date(),

@@ -144,7 +144,7 @@ public enum MetadataReader {
         result.coordinate = position.coordinate
         result.altitude = position.altitude
         result.locationIssue = position.issue
-        if position.coordinate != nil { result.positionSource = MetadataMerge.PositionSource.exif }
+        if position.coordinate != nil { result.positionSource = .exif }
         result.warnings += position.warnings
         var time = CaptureTime.resolve(values, modificationTime: modificationTime,
                                        defaultTimeZone: options.defaultTimeZone)
@@ -159,7 +159,7 @@ public enum MetadataReader {
             if result.coordinate == nil, let coordinate = xmp.coordinate {
                 result.coordinate = coordinate
                 result.altitude = xmp.altitude
-                result.positionSource = MetadataMerge.PositionSource.xmp
+                result.positionSource = .xmp
                 result.locationIssue = nil
             } else if result.coordinate == nil, result.locationIssue == nil {
                 result.locationIssue = xmp.locationIssue

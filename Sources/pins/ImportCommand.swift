@@ -215,7 +215,7 @@ func runInspect(_ args: ParsedArguments) throws {
                     object["latitude"] = orNull(m.coordinate?.latitude)
                     object["longitude"] = orNull(m.coordinate?.longitude)
                     object["altitude"] = orNull(m.altitude)
-                    object["positionSource"] = orNull(m.positionSource)
+                    object["positionSource"] = orNull(m.positionSource?.rawValue)
                     object["locationIssue"] = orNull(m.locationIssue)
                     object["takenAt"] = orNull(m.takenAt.map { ISO8601.format($0, offsetSeconds: m.utcOffsetSeconds) })
                     object["timeSource"] = m.timeSource.rawValue

@@ -120,7 +120,7 @@ func runShow(_ args: ParsedArguments) throws {
         object["editedAt"] = orNull(pin.editedAt.map { ISO8601.format($0) })
         object["photos"] = photos.map { photo -> [String: Any] in
             ["path": photo.path.description, "takenAt": orNull(photo.takenAt.map { ISO8601.format($0, offsetSeconds: photo.utcOffsetSeconds) }),
-             "timeSource": orNull(photo.timeSource), "run": orNull(photo.runID), "missing": photo.missing]
+             "timeSource": orNull(photo.timeSource?.rawValue), "run": orNull(photo.runID), "missing": photo.missing]
         }
         Out.print(Out.json(object))
         return

@@ -217,7 +217,7 @@ final class ContainerFixtureTests: XCTestCase {
             let c = try XCTUnwrap(m.coordinate, "\(name): ExifTool has \(lat),\(lon); issue \(m.locationIssue ?? "-")")
             XCTAssertEqual(c.latitude, lat, accuracy: 1e-6, name)
             XCTAssertEqual(c.longitude, lon, accuracy: 1e-6, name)
-            XCTAssertEqual(m.positionSource, want.positionSource, name)
+            XCTAssertEqual(m.positionSource?.rawValue, want.positionSource, name)
         } else {
             XCTAssertNil(want.positionSource, "\(name): ExifTool has no position")
             XCTAssertNil(m.coordinate, name)

@@ -68,7 +68,7 @@ final class ImageFixtureTests: XCTestCase {
                 let c = try XCTUnwrap(m.coordinate, "\(name): ExifTool has \(lat),\(lon); issue \(m.locationIssue ?? "-")")
                 XCTAssertEqual(c.latitude, lat, accuracy: 1e-6, name)
                 XCTAssertEqual(c.longitude, lon, accuracy: 1e-6, name)
-                XCTAssertEqual(m.positionSource, xmpPositions.contains(name) ? "xmp" : "exif", name)
+                XCTAssertEqual(m.positionSource?.rawValue, xmpPositions.contains(name) ? "xmp" : "exif", name)
                 if let altitude = entry["GPSAltitude"] as? Double {
                     XCTAssertEqual(try XCTUnwrap(m.altitude, name), altitude, accuracy: 1e-6, name)
                 }
