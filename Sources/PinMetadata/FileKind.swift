@@ -17,6 +17,10 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
     case jxl
     /// GIF: XMP only, in an application extension (section 9.4).
     case gif
+    /// Minolta MRW raw: a TIFF in its `\0TTW` block.
+    case mrw
+    /// Canon CRW raw (CIFF heaps): the capture time only.
+    case crw
     /// Anything else: the pipeline counts it as a plain file.
     case notMedia
 
@@ -41,6 +45,9 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
         if at(0, ascii("FUJIFILMCCD-RAW ")) { return .raf }
         if at(0, ascii("8BPS")) && (at(4, [0, 1]) || at(4, [0, 2])) { return .psd }
         if at(0, ascii("GIF87a")) || at(0, ascii("GIF89a")) { return .gif }
+        // Minolta MRW, Canon CRW (CIFF).
+        if at(0, [0x00]) && at(1, ascii("MRM")) { return .mrw }
+        if (at(0, ascii("II")) || at(0, ascii("MM"))) && at(6, ascii("HEAPCCDR")) { return .crw }
         // JPEG XL (section 9.2).
         if at(0, [0xFF, 0x0A]) || at(0, [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
         // RIFF....WEBP (section 4.2).
@@ -74,8 +81,6 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
         }
         func ascii(_ s: String) -> [UInt8] { Array(s.utf8) }
         if at(0, ascii("FOVb")) { return "Sigma X3F" }
-        if (at(0, ascii("II")) || at(0, ascii("MM"))) && at(6, ascii("HEAPCCDR")) { return "Canon CRW" }
-        if at(0, [0x00]) && at(1, ascii("MRM")) { return "Minolta MRW" }
         if at(0, ascii("RIFF")) && at(8, ascii("AVI ")) { return "AVI" }
         if at(0, [0x1A, 0x45, 0xDF, 0xA3]) { return "Matroska/WebM" }
         // MPEG transport stream: AVCHD .MTS/.M2TS (192-byte packets) or .ts (188).

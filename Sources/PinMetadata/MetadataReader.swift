@@ -115,6 +115,10 @@ public enum MetadataReader {
             found = try JXL.findMetadata(in: &source, warnings: &warnings)
         case .gif:
             found = try GIF.findMetadata(in: &source, warnings: &warnings)
+        case .mrw:
+            found = try MRW.findMetadata(in: &source, warnings: &warnings)
+        case .crw:
+            found = try CRW.findMetadata(in: &source, warnings: &warnings)
         case .quicktime:
             let values = try QuickTime.read(in: &source, warnings: &warnings)
             return QuickTime.metadata(values, fileSize: source.size, warnings: warnings,

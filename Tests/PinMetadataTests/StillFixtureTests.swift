@@ -27,6 +27,11 @@ final class StillFixtureTests: XCTestCase {
         "jpeg/jpeg-extended-xmp-split-reordered.jpg": ContainerFixtureTests.xmpOnly("jpeg"),
         // GIF: the XMP extension after both frames' image data.
         "gif/gif-xmp-after-the-images.gif": ContainerFixtureTests.xmpOnly("gif"),
+        // Older camera raws: MRW's TTW TIFF; CRW's CIFF TimeStamp (a wall clock, no GPS).
+        "raw/minolta-ttw-exif-gps.mrw": ContainerFixtureTests.exifWithOffset("mrw"),
+        "raw/canon-ciff-timestamp.crw":
+            Expected(format: "crw", time: .tag("CanonRaw:DateTimeOriginal"), timeSource: .assumedZone,
+                     timeTag: "DateTimeOriginal", positionSource: nil),
     ]
 
     static func stillsDir() -> URL { repoRoot().appendingPathComponent("Fixtures/formats/stills") }
@@ -131,5 +136,14 @@ final class StillFixtureTests: XCTestCase {
         let m = try XCTUnwrap(try MetadataReader.read(bytes: cut, modificationTime: nil, options: optionsUTC))
         XCTAssertNil(m.coordinate)
         XCTAssertEqual(m.warnings, ["GIF ends at byte \(cut.count) inside the image at byte \(firstImage)"])
+    }
+
+    /// Sigma X3F is still named, not read: no tool here writes one (ExifTool only reads X3F), so
+    /// no fixture a real tool agrees with exists. The header is the one ExifTool checks: `FOVb`.
+    func testSigmaX3FIsNamedNotRead() {
+        let header = Array("FOVb".utf8) + [0, 0, 4, 0] + [UInt8](repeating: 0, count: 32)
+        XCTAssertThrowsError(try MetadataReader.read(bytes: header, modificationTime: nil, options: optionsUTC)) {
+            XCTAssertEqual("\($0)", "Sigma X3F is not read")
+        }
     }
 }
