@@ -143,7 +143,7 @@ func runShow(_ args: ParsedArguments) throws {
     rows.append(("source", pin.photoIDs.isEmpty ? "made by hand" : "import"))
     if let edited = pin.editedAt { rows.append(("edited", ISO8601.format(edited))) }
     for photo in photos {
-        var line = photo.path.description
+        var line = TerminalText.quoted(photo.path)
         if let run = photo.runID { line += " (run \(run))" }
         if photo.missing { line += " [missing]" }
         rows.append(("photo", line))

@@ -58,7 +58,8 @@ func pageInput(deps: AppDependencies, locations: [Location]? = nil, title: Strin
     if let db = try deps.existingDatabaseForReading() {
         (all, settings) = try db.read { (locations == nil ? try $0.locations.fetchAll(countryID: nil) : [], try $0.settings.load()) }
         places = try db.photoPlaces()
-        folders = try db.importedFolders()
+        // As text the way photo ids write paths, so the page finds each photo below its folder.
+        folders = try db.importedFolders().map { RawPath($0).description }
     }
     let locations = locations ?? all
     var pins = locations.map { location -> PagePin in
