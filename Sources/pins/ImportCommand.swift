@@ -101,8 +101,8 @@ func runImport(_ args: ParsedArguments) async throws {
     if let path = args.value("--report") {
         do {
             try writeAtomically(to: path) { sink in ImportReportJSON.write(report, to: sink) }
-        } catch {
-            throw CommandFailure("cannot write the report to \(path): \(error)")
+        } catch let error as AtomicFile.WriteError {
+            throw CommandFailure("cannot write the report to \(path): \(error.reason)")
         }
     }
     if let path = args.value("--html") {
@@ -148,25 +148,6 @@ func lowerPriority() {
     }
     if pins_set_idle_io_priority() != 0 {
         Out.error("pins import: --nice: cannot lower the I/O priority: \(String(cString: strerror(errno)))")
-    }
-}
-
-/// Writes through a temporary file in the same folder, then renames it over `path`: a reader
-/// never sees half a report, and a failure leaves no temporary file behind.
-func writeAtomically(to path: String, _ body: (BufferedSink) -> Void) throws {
-    let folder = (path as NSString).deletingLastPathComponent
-    let temporary = (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).\(getpid()).tmp"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw CommandFailure(String(cString: strerror(errno))) }
-    let sink = BufferedSink(fd: fd)
-    body(sink)
-    sink.flush()
-    let failed = sink.failed || fsync(fd) != 0
-    close(fd)
-    if failed || rename(temporary, path) != 0 {
-        let reason = String(cString: strerror(errno))
-        unlink(temporary)
-        throw CommandFailure(reason)
     }
 }
 

@@ -35,8 +35,8 @@ func runReport(_ args: ParsedArguments) throws {
     let input = try pageInput(deps: deps, locations: try filteredPins(filter, deps: deps, missingIsEmpty: true), title: args.value("--title") ?? "pins",
                               filterDescription: described.isEmpty ? nil : described, thumbnails: !args.has("--no-thumbnails"))
     do {
-        try PageFile.write(PageRenderer.render(input), to: out)
-    } catch let error as PageFile.WriteError {
+        try AtomicFile.write(PageRenderer.render(input), to: out)
+    } catch let error as AtomicFile.WriteError {
         throw CommandFailure(error.description)
     }
     Out.print("Wrote \(out): \(input.pins.count) pin\(input.pins.count == 1 ? "" : "s")")
@@ -113,8 +113,8 @@ func writeRunPage(_ report: ImportReport, to path: String, deps: AppDependencies
     let input = try pageInput(deps: deps, title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + report.root,
                               filterDescription: nil, run: overlay)
     do {
-        try PageFile.write(PageRenderer.render(input), to: path)
-    } catch let error as PageFile.WriteError {
+        try AtomicFile.write(PageRenderer.render(input), to: path)
+    } catch let error as AtomicFile.WriteError {
         throw CommandFailure(error.description)
     }
 }
