@@ -80,15 +80,7 @@ enum CRW {
         guard let seconds = try findTimeStamp(in: &source, heap: rootStart..<size, order: order, depth: 0, warnings: &warnings) else {
             return EmbeddedMetadata()
         }
-        var time = tm()
-        var t = time_t(seconds)
-        guard gmtime_r(&t, &time) != nil else { return EmbeddedMetadata() }
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let text = "\(time.tm_year + 1900):\(two(time.tm_mon + 1)):\(two(time.tm_mday)) "
-            + "\(two(time.tm_hour)):\(two(time.tm_min)):\(two(time.tm_sec))"
-        let date = TIFF.Entry(tag: 0x9003, type: 2, count: 20, value: Array(text.utf8) + [0])
-        let tiff = TIFF.assemble(order: order, ifd0: [], exif: [date], gps: nil, warnings: &warnings)
-        return EmbeddedMetadata(exif: ExifBlock(tiff: tiff, offset: 0))
+        return EmbeddedMetadata(exif: wallClockExif(seconds: Int(seconds), warnings: &warnings))
     }
 
     /// The TimeStamp's seconds (nonzero) found in `heap` or the heaps inside it, depth first.
@@ -126,6 +118,122 @@ enum CRW {
             if let seconds = try findTimeStamp(in: &source, heap: inner, order: order, depth: depth + 1, warnings: &warnings) {
                 return seconds
             }
+        }
+        return nil
+    }
+}
+
+/// A camera's wall clock given as seconds since 1970 read as if UTC (CRW TimeStamp, X3F `TIME`),
+/// as an EXIF DateTimeOriginal in a small TIFF (`TIFF.assemble`), so that the one decoder and
+/// the time rules of every other container apply; nil for a time outside years 1..9999.
+func wallClockExif(seconds: Int, warnings: inout [String]) -> ExifBlock? {
+    var time = tm()
+    var t = time_t(seconds)
+    guard gmtime_r(&t, &time) != nil, time.tm_year + 1900 >= 1, time.tm_year + 1900 <= 9999 else { return nil }
+    func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+    let year = String(time.tm_year + 1900)
+    let text = String(repeating: "0", count: 4 - year.count) + year + ":\(two(time.tm_mon + 1)):\(two(time.tm_mday)) "
+        + "\(two(time.tm_hour)):\(two(time.tm_min)):\(two(time.tm_sec))"
+    let date = TIFF.Entry(tag: 0x9003, type: 2, count: 20, value: Array(text.utf8) + [0])
+    return ExifBlock(tiff: TIFF.assemble(order: .littleEndian, ifd0: [], exif: [date], gps: nil, warnings: &warnings), offset: 0)
+}
+
+/// Sigma X3F raw files (Foveon): `FOVb`, all little-endian; the last 4 bytes of the file give
+/// the offset of the section directory `SECd` (version, count, then 12-byte entries: offset,
+/// length, type). An `IMA2`/`IMAG` section whose 28-byte `SECi` header says JPEG (version 2.0,
+/// type 2, format 18) and whose JPEG starts with its Exif APP1 is the JpgFromRaw that carries
+/// the camera's Exif (all models but the SD9 and SD10), read through a slice of the file as
+/// RAF's JPEG is. Without one, the `PROP` section's `TIME` property (decimal seconds, a wall
+/// clock as CRW's) gives the capture time. No GPS otherwise. Only the directory, the section
+/// headers, the JPEG's segments and the properties are read.
+enum X3F {
+    static let container = "X3F"
+    /// Most directory entries and properties read (cameras write a handful of sections and
+    /// about 60 properties).
+    static let maxEntries = 1_024
+    static let jpegSection: [UInt8] = Array("SECi".utf8) + [0, 0, 2, 0, 2, 0, 0, 0, 18, 0, 0, 0]
+
+    static func findMetadata<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> EmbeddedMetadata {
+        let size = source.size
+        guard size >= 44 else {
+            throw MetadataError.endOfFile(container: container, offset: size, expected: "the X3F header and directory pointer")
+        }
+        let dirAt = Int(try source.reader(at: size - 4, count: 4, context: container).u32(at: size - 4, .littleEndian))
+        guard dirAt <= size - 16,
+              try source.reader(at: dirAt, count: 12, context: container).matches(Array("SECd".utf8), at: dirAt) else {
+            throw MetadataError.malformed(container: container, offset: size - 4, reason: "no SECd directory at byte \(dirAt)")
+        }
+        let count = Int(try source.reader(at: dirAt + 8, count: 4, context: container).u32(at: dirAt + 8, .littleEndian))
+        guard count <= maxEntries, 12 + 12 * count <= size - 4 - dirAt else {
+            throw MetadataError.malformed(container: container, offset: dirAt, reason: "\(count) directory entries do not fit")
+        }
+        let directory = try source.reader(at: dirAt + 12, count: 12 * count, context: container)
+        var properties: (at: Int, length: Int)?
+        for i in 0..<count {
+            let at = dirAt + 12 + 12 * i
+            let offset = Int(try directory.u32(at: at, .littleEndian)), length = Int(try directory.u32(at: at + 4, .littleEndian))
+            guard offset <= size, length <= size - offset else {
+                warnings.append("X3F section \(i) at byte \(offset) runs past the end of the file: skipped")
+                continue
+            }
+            if directory.matches(Array("PROP".utf8), at: at + 8) {
+                properties = properties ?? (offset, length)
+            } else if directory.matches(Array("IMA2".utf8), at: at + 8) || directory.matches(Array("IMAG".utf8), at: at + 8),
+                      length >= 32,
+                      try source.reader(at: offset, count: 32, context: container).matches(jpegSection, at: offset),
+                      try source.reader(at: offset + 28, count: 4, context: container).matches([0xFF, 0xD8, 0xFF, 0xE1], at: offset + 28) {
+                var jpeg = SliceSource(base: source, start: offset + 28, size: length - 28)
+                defer { source = jpeg.base }
+                let exif = try JPEG.findExif(in: &jpeg, warnings: &warnings)
+                let xmp = JPEG.findXMP(in: &jpeg, warnings: &warnings)
+                if exif != nil || xmp != nil {
+                    return EmbeddedMetadata(exif: exif.map { ExifBlock(tiff: $0.tiff, offset: offset + 28 + $0.offset) }, xmp: xmp)
+                }
+            }
+        }
+        guard let properties, let seconds = try time(in: &source, at: properties.at, length: properties.length, warnings: &warnings) else {
+            return EmbeddedMetadata()
+        }
+        return EmbeddedMetadata(exif: wallClockExif(seconds: seconds, warnings: &warnings))
+    }
+
+    /// The `TIME` property of a `SECp` section: 24-byte header (entries, format 0 = UTF-16LE,
+    /// pool length in characters), name/value character indices, the character pool.
+    static func time<S: ByteSource>(in source: inout S, at: Int, length: Int, warnings: inout [String]) throws -> Int? {
+        guard length >= 24, length <= MetadataLimits.maxXMPPacketBytes else { return nil }
+        let section = try source.reader(at: at, count: length, context: container)
+        guard section.matches(Array("SECp".utf8), at: at) else {
+            warnings.append("X3F PROP section at byte \(at) has no SECp header: skipped")
+            return nil
+        }
+        let entries = Int(try section.u32(at: at + 8, .littleEndian)), format = try section.u32(at: at + 12, .littleEndian)
+        let chars = Int(try section.u32(at: at + 20, .littleEndian))
+        guard format == 0, entries <= maxEntries, chars <= (length - 24) / 2, 8 * entries <= length - 24 - 2 * chars else {
+            warnings.append("X3F PROP section at byte \(at) is malformed: skipped")
+            return nil
+        }
+        let pool = at + 24 + 8 * entries
+        func string(_ index: Int) throws -> String? {
+            guard index < chars else { return nil }
+            var units: [UInt16] = []
+            var i = index
+            while i < chars, units.count < 64 {
+                let unit = try section.u16(at: pool + 2 * i, .littleEndian)
+                if unit == 0 { break }
+                units.append(unit)
+                i += 1
+            }
+            return String(decoding: units, as: UTF16.self)
+        }
+        for e in 0..<entries {
+            let name = Int(try section.u32(at: at + 24 + 8 * e, .littleEndian))
+            guard try string(name) == "TIME" else { continue }
+            let value = Int(try section.u32(at: at + 28 + 8 * e, .littleEndian))
+            guard let text = try string(value), let seconds = Int(text), seconds > 0 else {
+                warnings.append("X3F TIME property is not a number of seconds: ignored")
+                return nil
+            }
+            return seconds
         }
         return nil
     }

@@ -20,7 +20,7 @@ public enum MetadataError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A resource limit (`MetadataLimits`) was reached.
     case limitExceeded(container: String, what: String, limit: Int)
     /// A photo or video format recognised from its first bytes whose metadata pins does not
-    /// read ("Sigma X3F is not read").
+    /// read ("AVI is not read").
     case notRead(format: String)
 
     public var description: String {

@@ -119,6 +119,8 @@ public enum MetadataReader {
             found = try MRW.findMetadata(in: &source, warnings: &warnings)
         case .crw:
             found = try CRW.findMetadata(in: &source, warnings: &warnings)
+        case .x3f:
+            found = try X3F.findMetadata(in: &source, warnings: &warnings)
         case .quicktime:
             let values = try QuickTime.read(in: &source, warnings: &warnings)
             return QuickTime.metadata(values, fileSize: source.size, warnings: warnings,

@@ -32,6 +32,10 @@ final class StillFixtureTests: XCTestCase {
         "raw/canon-ciff-timestamp.crw":
             Expected(format: "crw", time: .tag("CanonRaw:DateTimeOriginal"), timeSource: .assumedZone,
                      timeTag: "DateTimeOriginal", positionSource: nil),
+        "raw/sigma-jpgfromraw-exif.x3f": ContainerFixtureTests.exifWithOffset("x3f"),
+        "raw/sigma-prop-time.x3f":
+            Expected(format: "x3f", time: .tag("SigmaRaw:DateTimeOriginal"), timeSource: .assumedZone,
+                     timeTag: "DateTimeOriginal", positionSource: nil),
     ]
 
     static func stillsDir() -> URL { repoRoot().appendingPathComponent("Fixtures/formats/stills") }
@@ -138,12 +142,13 @@ final class StillFixtureTests: XCTestCase {
         XCTAssertEqual(m.warnings, ["GIF ends at byte \(cut.count) inside the image at byte \(firstImage)"])
     }
 
-    /// Sigma X3F is still named, not read: no tool here writes one (ExifTool only reads X3F), so
-    /// no fixture a real tool agrees with exists. The header is the one ExifTool checks: `FOVb`.
-    func testSigmaX3FIsNamedNotRead() {
-        let header = Array("FOVb".utf8) + [0, 0, 4, 0] + [UInt8](repeating: 0, count: 32)
-        XCTAssertThrowsError(try MetadataReader.read(bytes: header, modificationTime: nil, options: optionsUTC)) {
-            XCTAssertEqual("\($0)", "Sigma X3F is not read")
+    /// The X3F directory is found from the last 4 bytes: a pointer that misses `SECd` is a
+    /// one-line error, not a crash or a silent nothing.
+    func testX3FDirectoryPointerIsChecked() throws {
+        var bytes = try Array(Data(contentsOf: Self.stillsDir().appendingPathComponent("raw/sigma-prop-time.x3f")))
+        bytes[bytes.count - 4] ^= 0x01
+        XCTAssertThrowsError(try MetadataReader.read(bytes: bytes, modificationTime: nil, options: optionsUTC)) {
+            XCTAssertTrue("\($0)".hasPrefix("malformed X3F at byte \(bytes.count - 4): no SECd directory at byte"), "\($0)")
         }
     }
 }
