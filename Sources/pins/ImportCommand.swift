@@ -41,7 +41,7 @@ let importSpec = CommandSpec(
     --allow-shrink); 74 the run completed but some folders could not be read (named on
     stderr; what was known there keeps its state); 75 another import is using the database
     (nothing changed; try later); 130, 143 stopped by SIGINT or SIGTERM (what was saved is
-    whole; the run is recorded as interrupted).
+    whole; the run is recorded as interrupted; a second signal stops it at once).
     """)
 
 func runImport(_ args: ParsedArguments) async throws {
@@ -81,12 +81,23 @@ func runImport(_ args: ParsedArguments) async throws {
     let session = ImportSession(options: options, databasePath: deps.databasePath, creation: try deps.lazyCreationService())
     let printer = ProgressPrinter(quiet: args.has("--quiet") || args.has("--json"))
     // SIGINT and SIGTERM end the run at the next file or batch: what was saved stays whole and
-    // the run is recorded as interrupted (exit 130 or 143).
+    // the run is recorded as interrupted (exit 130 or 143). A second one while the run winds
+    // down (a batch being saved, a database held by another writer) ends the process at once:
+    // SQLite keeps only committed transactions (a batch without its commit is not replayed, as
+    // after kill -9), and the run lock goes with the process.
     let stopSignals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
         signal(number, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
         let stop = options.stop
-        source.setEventHandler { stop.stop(signal: number) }
+        let name = number == SIGINT ? "SIGINT" : "SIGTERM"
+        source.setEventHandler {
+            if stop.stop(signal: number) {
+                if isatty(2) != 0 { Out.error("pins import: stopping after the batch being saved (\(name) again stops at once)") }
+            } else {
+                Out.error("pins import: stopped at once by a second \(name): only whole batches were saved; the next run does the rest")
+                _exit(128 + number)
+            }
+        }
         source.resume()
         return source
     }
