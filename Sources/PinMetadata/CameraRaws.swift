@@ -4,9 +4,10 @@ import Glibc
 extension MetadataLimits {
     /// Most MRW header blocks walked (cameras write 4 or 5: PRD, TTW, WBG, RIF, padding).
     static let maxMRWBlocks = 64
-    /// Most CIFF records read in one heap, and deepest heap nesting followed (Canon cameras
-    /// write a few dozen records, two levels deep). Stops a crafted heap table of 65,535 entries
-    /// or a chain of nested heaps from keeping a reader busy.
+    /// Most CIFF records read in one file, and deepest heap nesting followed (Canon cameras
+    /// write a few dozen records, two levels deep). Stops a crafted heap table of 65,535 entries,
+    /// heaps that list themselves again and again, or a chain of nested heaps from keeping a
+    /// reader busy.
     static let maxCIFFRecords = 1_024
     static let maxCIFFDepth = 8
 }
@@ -77,15 +78,18 @@ enum CRW {
         guard rootStart >= 14, rootStart < size else {
             throw MetadataError.malformed(container: container, offset: 2, reason: "header length \(rootStart)")
         }
-        guard let seconds = try findTimeStamp(in: &source, heap: rootStart..<size, order: order, depth: 0, warnings: &warnings) else {
+        var budget = MetadataLimits.maxCIFFRecords
+        guard let seconds = try findTimeStamp(in: &source, heap: rootStart..<size, order: order, depth: 0,
+                                              budget: &budget, warnings: &warnings) else {
             return EmbeddedMetadata()
         }
         return EmbeddedMetadata(exif: wallClockExif(seconds: Int(seconds), warnings: &warnings))
     }
 
-    /// The TimeStamp's seconds (nonzero) found in `heap` or the heaps inside it, depth first.
+    /// The TimeStamp's seconds (nonzero) found in `heap` or the heaps inside it, depth first;
+    /// `budget` is what is left of `maxCIFFRecords` for the whole file.
     static func findTimeStamp<S: ByteSource>(in source: inout S, heap: Range<Int>, order: ByteOrder, depth: Int,
-                                             warnings: inout [String]) throws -> UInt32? {
+                                             budget: inout Int, warnings: inout [String]) throws -> UInt32? {
         guard depth < MetadataLimits.maxCIFFDepth, heap.count >= 6 else { return nil }
         let tableAt = heap.lowerBound + Int(try source.reader(at: heap.upperBound - 4, count: 4, context: container)
             .u32(at: heap.upperBound - 4, order))
@@ -94,10 +98,16 @@ enum CRW {
             return nil
         }
         let count = Int(try source.reader(at: tableAt, count: 2, context: container).u16(at: tableAt, order))
-        guard count <= MetadataLimits.maxCIFFRecords, 2 + 10 * count <= heap.upperBound - 4 - tableAt else {
+        guard 2 + 10 * count <= heap.upperBound - 4 - tableAt else {
             warnings.append("CIFF heap at byte \(heap.lowerBound): \(count) records do not fit; skipped")
             return nil
         }
+        guard count <= budget else {
+            if budget >= 0 { warnings.append("more than \(MetadataLimits.maxCIFFRecords) CIFF records: the rest skipped") }
+            budget = -1  // said once
+            return nil
+        }
+        budget -= count
         let table = try source.reader(at: tableAt + 2, count: 10 * count, context: container)
         var heaps: [Range<Int>] = []
         for i in 0..<count {
@@ -115,7 +125,8 @@ enum CRW {
             }
         }
         for inner in heaps {
-            if let seconds = try findTimeStamp(in: &source, heap: inner, order: order, depth: depth + 1, warnings: &warnings) {
+            if let seconds = try findTimeStamp(in: &source, heap: inner, order: order, depth: depth + 1,
+                                               budget: &budget, warnings: &warnings) {
                 return seconds
             }
         }

@@ -184,12 +184,16 @@ final class ContainerFixtureTests: XCTestCase {
     }
 
     func testAgainstExifTool() throws {
-        let readings = try Self.loadReadings()
+        try Self.assertEveryFileAgrees(expected, readings: Self.loadReadings(),
+                                       dir: Self.formatsDir().appendingPathComponent("containers"))
+    }
+
+    /// Every file ExifTool read (under `dir`) has an expectation and agrees with its reading.
+    static func assertEveryFileAgrees(_ expected: [String: Expected], readings: [String: [String: Any]], dir: URL) throws {
         XCTAssertEqual(Set(readings.keys), Set(expected.keys), "fixtures and expectations differ")
         for name in readings.keys.sorted() {
             let want = try XCTUnwrap(expected[name], name)
-            try Self.assertAgreesWithExifTool(name, want, readings: readings,
-                                              path: Self.formatsDir().appendingPathComponent("containers/\(name)").path)
+            try assertAgreesWithExifTool(name, want, readings: readings, path: dir.appendingPathComponent(name).path)
         }
     }
 
