@@ -40,14 +40,10 @@ public final class StopRequest: @unchecked Sendable {
 
     public init() {}
 
-    /// Asks the run to stop; false when a stop was already asked (a second Ctrl-C).
-    @discardableResult
-    public func stop(signal: Int32) -> Bool {
+    public func stop(signal: Int32) {
         lock.lock()
-        defer { lock.unlock() }
-        guard received == nil else { return false }
-        received = signal
-        return true
+        if received == nil { received = signal }
+        lock.unlock()
     }
 
     /// The signal that asked to stop, if any.
@@ -136,17 +132,32 @@ public struct ImportPipeline {
         return String(cString: resolved)
     }
 
-    /// The walk (system calls on one core) and the database read (the other core), overlapped.
-    /// In a function of its own so that the walk's task, which holds a copy of the file list,
-    /// ends here: the run can then let the list go once the files are read.
-    private func walk(root: String, rootPath: RawPath) async throws -> (ScanResult, ImportHistory) {
-        let scanOptions = options.scan
-        async let walked = Result { try Scanner.scan(root: root, options: scanOptions) }
-        let history = try ImportHistory.read(from: database, root: rootPath)
-        switch await walked {
-        case let .success(result): return (result, history)
-        case let .failure(error): throw ImportError.rootNotFound(options.root, "\(error)")
+    /// The walk merged with the known files as both come (`Survey`), inside one read of the
+    /// database. Throws `.rootNotFound` when the root cannot be walked, `.empty`/`.shrunk` from
+    /// the survey's guard, and storage errors.
+    private func survey(root: String, rootPath: RawPath) throws -> Survey {
+        let scanOptions = options.scan, allowShrink = options.allowShrink
+        func walk(_ known: KnownFileCursor) throws -> Survey {
+            var survey = try Survey(root: rootPath, known: known)
+            do {
+                try Scanner.walk(root: root, options: scanOptions, visitor: &survey)
+            } catch let error as ScanError {
+                throw ImportError.rootNotFound(options.root, "\(error)")
+            }
+            try survey.finish(allowShrink: allowShrink, walkIncomplete: !survey.problems.isEmpty)
+            return survey
         }
+        guard let database else { return try walk(KnownFileCursor()) }
+        var result: Result<Survey, Error>?
+        try readingDatabase {
+            try database.read { repos in
+                // The walk's own errors pass through the read unchanged.
+                let known = try repos.photos.knownFiles(under: rootPath)
+                result = Result { try walk(known) }
+                if case let .failure(error) = result, !(error is ImportError) { throw error }
+            }
+        }
+        return try result!.get()
     }
 
     /// Runs the import; `runID` (the session's run record) goes on every photo record and pin written.
@@ -155,15 +166,10 @@ public struct ImportPipeline {
         let rootPath = RawPath(root)
         var report = ImportReport(root: root, dryRun: options.dryRun)
         progress(ImportProgress(phase: .scanning, done: 0, total: 0))
-        var scan: ScanResult
-        var history: ImportHistory
-        (scan, history) = try await walk(root: root, rootPath: rootPath)
-        report.files = scan.files.count
-        report.problems = scan.problems
-
         // 1. Walk and known files.
-        let survey = try Survey(files: scan.files, known: history.known, root: rootPath, allowShrink: options.allowShrink,
-                                walkIncomplete: !scan.problems.isEmpty, unseen: scan.isUnseen)
+        var survey = try self.survey(root: root, rootPath: rootPath)
+        report.files = survey.files
+        report.problems = survey.problems
         report.outOfSight = survey.outOfSight
         report.unchanged = survey.unchanged
         report.read = survey.toRead.count
@@ -174,22 +180,21 @@ public struct ImportPipeline {
         let creation = self.creation, needsCountries = !survey.toRead.isEmpty
         let outlines = Task.detached { Result { if needsCountries { try creation.prepareCountries() } } }
 
-        // 2. Read. The entries to read are a temporary, and the walk's list is let go once read:
-        // the items hold what is left of each file.
-        var items = ReadStage.read(survey.toRead.map { scan.files[$0] }, root: rootPath, all: scan.files,
+        // 2. Read: the items hold what is left of each file.
+        var items = ReadStage.read(survey.toRead, sidecars: survey.sidecarsToRead, root: rootPath,
                                    options: MetadataOptions(defaultTimeZone: options.timeZone, timeZones: options.timeZones), jobs: options.jobs,
                                    stop: options.stop, progress: progress)
-        scan = ScanResult()
+        survey.toRead = []
+        survey.sidecarsToRead = []
         try options.stop.check()
         progress(ImportProgress(phase: .deciding, done: 0, total: items.count))
 
         // 3. Reconcile moves and touches.
-        var reconciled = try Reconciliation(items: items, root: rootPath, known: history.known, survey: survey,
+        var reconciled = try Reconciliation(items: items, root: rootPath, known: survey.knownToRead, survey: survey,
                                             includeVideos: options.includeVideos, database: database)
         report.touched = reconciled.touched
         report.moved = reconciled.moves.count
         report.missing = reconciled.missing.count
-        history.known = [:]
 
         // 4. Decide.
         var decide = DecideStage(minInterval: options.minInterval, threshold: options.threshold,
@@ -204,6 +209,7 @@ public struct ImportPipeline {
         }
         try PinCorrection.plan(&reconciled.corrected, timeZone: options.timeZone, creation: creation)
         report.corrected = reconciled.corrected.filter { $0.kind != .same }
+        var history = ImportHistory()
         if !candidates.isEmpty { try history.readRules(from: database) }
         try decide.decide(&items, candidates: consume candidates, undecided: reconciled.undecided, history: history, root: rootPath)
         report.videosLeftOut = decide.videosLeftOut

@@ -62,20 +62,13 @@ public struct ImportSession {
             } else {
                 failure = ImportFailure(error.isMissingInput ? .noInput : .failed, error.description)
             }
-            // A run that stopped on its database (deleted, full disk) cannot record that either:
-            // the reason is said once, by the failure.
-            if let error = finishRun(runID, in: database, status: failure.kind == .interrupted ? .interrupted : .failed,
-                                     exitCode: failure.exitCode, report: nil),
-               !failure.message.contains("\(error)") {
-                warning("could not record that the run stopped: \(error)")
-            }
+            finishRun(runID, in: database, status: failure.kind == .interrupted ? "interrupted" : "failed",
+                      exitCode: failure.exitCode, report: nil, warning: warning)
             throw failure
         }
         report.runID = runID
-        if let error = finishRun(runID, in: database, status: .completed, exitCode: report.exitCode, report: report) {
-            warning("could not record the end of the run (its pins are saved): \(error)")
-            report.runEndRecorded = false
-        }
+        report.runEndRecorded = finishRun(runID, in: database, status: "completed", exitCode: report.exitCode, report: report,
+                                          warning: warning)
         return report
     }
 
@@ -125,19 +118,22 @@ public struct ImportSession {
         }
     }
 
-    /// Records the end of a run for `pins runs`; returns why it could not.
-    private func finishRun(_ runID: Int64?, in database: PinDatabase?, status: RunStatus, exitCode: Int32,
-                           report: ImportReport?) -> Error? {
-        guard let database, let runID else { return nil }
+    /// Records the end of a run for `pins runs`; a failure to record is reported (the work is
+    /// saved by then) and returned as false.
+    @discardableResult
+    private func finishRun(_ runID: Int64?, in database: PinDatabase?, status: String, exitCode: Int32,
+                           report: ImportReport?, warning: (String) -> Void) -> Bool {
+        guard let database, let runID else { return true }
         let record = ImportRunRecord(id: runID, root: report?.root ?? "", startedAt: report?.startedAt ?? Date(), finishedAt: Date(),
                                      status: status, exitCode: Int(exitCode), files: report?.files ?? 0,
                                      photos: report?.photos ?? 0, created: report?.created ?? 0,
                                      skipped: report?.skippedCounts ?? [:])
         do {
             try database.write { try $0.runs.finish(record) }
-            return nil
+            return true
         } catch {
-            return error
+            warning("could not record the end of the run (its pins are saved): \(error)")
+            return false
         }
     }
 }

@@ -52,16 +52,26 @@ public struct ScanResult: Sendable {
     public var unseen: Set<RawPath> = []
 
     /// True when `path` (relative to the root) is at or below an entry the walk did not look into.
-    public func isUnseen(_ path: RawPath) -> Bool {
-        guard !unseen.isEmpty else { return false }
-        if unseen.contains(RawPath(bytes: [])) { return true }
+    public func isUnseen(_ path: RawPath) -> Bool { Self.isBelow(path, anyOf: unseen) }
+
+    /// True when `path` is one of `entries` or below one of them (the root, empty, holds all).
+    static func isBelow(_ path: RawPath, anyOf entries: Set<RawPath>) -> Bool {
+        guard !entries.isEmpty else { return false }
+        if entries.contains(RawPath(bytes: [])) { return true }
         var end = path.bytes.startIndex
         while end < path.bytes.endIndex {
             end = path.bytes[end...].firstIndex(of: UInt8(ascii: "/")) ?? path.bytes.endIndex
-            if unseen.contains(RawPath(bytes: Array(path.bytes[..<end]))) { return true }
+            if entries.contains(RawPath(bytes: Array(path.bytes[..<end]))) { return true }
             end += 1
         }
         return false
+    }
+
+    /// An entry the walk did not look into: excluded (`problem` nil) or unreadable.
+    mutating func record(unseen relative: [UInt8], problem: String?) {
+        let path = RawPath(bytes: relative)
+        if let problem { problems.append((path, problem)) } else { excluded += 1 }
+        unseen.insert(path)
     }
 }
 
@@ -75,22 +85,51 @@ public enum ScanError: Error, CustomStringConvertible {
     }
 }
 
+/// What the walk reports, in byte order of the paths relative to the root: the entries of a
+/// folder in the order of their names, a subfolder at the place of its name followed by '/'
+/// (so "a-b/x" < "a.jpg" < "a/x", as the bytes compare), every file of the subfolder visited
+/// there. The known files come from the database in the same order, so the two are merged
+/// without holding either.
+public protocol WalkVisitor {
+    /// A folder is entered (the root: empty); its files follow, then `leaveFolder`.
+    mutating func enterFolder(_ relative: [UInt8]) throws
+    mutating func file(_ entry: FileEntry) throws
+    mutating func leaveFolder(_ relative: [UInt8]) throws
+    /// An entry the walk did not look into: excluded (`problem` nil) or unreadable (why).
+    mutating func unseen(_ relative: [UInt8], problem: String?) throws
+}
+
 /// Walks a folder tree with openat/fdopendir/readdir/fstatat: FileManager's enumerator is slow
 /// on Linux and turns names that are not UTF-8 into something else. Regular files only; FIFOs,
 /// sockets and devices are never opened. Symlinks are followed only when asked, then with loop
-/// detection by device and inode. Entries of a folder are visited in byte order, so the walk is
-/// deterministic.
+/// detection by device and inode. Entries are visited in byte order of their paths (see
+/// `WalkVisitor`), so the walk is deterministic.
 public enum Scanner {
+    /// The whole walk as one list (`pins inspect`, tests). The import streams it instead.
     public static func scan(root: String, options: ScanOptions = ScanOptions()) throws -> ScanResult {
+        var collector = Collector()
+        try walk(root: root, options: options, visitor: &collector)
+        return collector.result
+    }
+
+    private struct Collector: WalkVisitor {
+        var result = ScanResult()
+        mutating func enterFolder(_ relative: [UInt8]) {}
+        mutating func leaveFolder(_ relative: [UInt8]) {}
+        mutating func file(_ entry: FileEntry) { result.files.append(entry) }
+        mutating func unseen(_ relative: [UInt8], problem: String?) { result.record(unseen: relative, problem: problem) }
+    }
+
+    /// Walks `root`, reporting to `visitor`; throws what the visitor throws, and
+    /// `ScanError.cannotOpenRoot` when the root cannot be opened.
+    public static func walk<V: WalkVisitor>(root: String, options: ScanOptions = ScanOptions(), visitor: inout V) throws {
         let rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard rootFD >= 0 else { throw ScanError.cannotOpenRoot(root, String(cString: strerror(errno))) }
         defer { close(rootFD) }
-        var result = ScanResult()
         var rootStat = stat()
         fstat(rootFD, &rootStat)
         var visited: Set<[UInt64]> = [[UInt64(rootStat.st_dev), UInt64(rootStat.st_ino)]]
-        walk(rootFD: rootFD, relative: [], options: options, visited: &visited, result: &result)
-        return result
+        try walk(rootFD: rootFD, relative: [], options: options, visited: &visited, visitor: &visitor)
     }
 
     private static func isExcluded(name: [UInt8], relative: [UInt8], isDirectory: Bool, options: ScanOptions) -> Bool {
@@ -109,8 +148,15 @@ public enum Scanner {
         return false
     }
 
-    private static func walk(rootFD: Int32, relative: [UInt8], options: ScanOptions,
-                             visited: inout Set<[UInt64]>, result: inout ScanResult) {
+    /// One entry of a folder, classified, at the place its path sorts.
+    private enum Child {
+        case file(FileEntry)
+        case folder([UInt8])
+        case unseen([UInt8], problem: String?)
+    }
+
+    private static func walk<V: WalkVisitor>(rootFD: Int32, relative: [UInt8], options: ScanOptions,
+                                             visited: inout Set<[UInt64]>, visitor: inout V) throws {
         // Open this folder relative to the root; read all its names; close it before descending,
         // so a deep tree holds one descriptor, not one per level.
         let path = relative.isEmpty ? [UInt8(ascii: ".")] : relative
@@ -118,16 +164,11 @@ public enum Scanner {
             openat(rootFD, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self),
                    O_RDONLY | O_DIRECTORY | O_CLOEXEC | (options.followSymlinks ? 0 : O_NOFOLLOW))
         }
-        guard fd >= 0 else {
-            result.problems.append((RawPath(bytes: relative), String(cString: strerror(errno))))
-            result.unseen.insert(RawPath(bytes: relative))
-            return
-        }
+        guard fd >= 0 else { return try visitor.unseen(relative, problem: String(cString: strerror(errno))) }
         guard let dir = fdopendir(fd) else {
+            let reason = String(cString: strerror(errno))
             close(fd)
-            result.problems.append((RawPath(bytes: relative), String(cString: strerror(errno))))
-            result.unseen.insert(RawPath(bytes: relative))
-            return
+            return try visitor.unseen(relative, problem: reason)
         }
         // Names with the stat of each, taken while the entry is at hand (fstatat on the name
         // readdir returned, NUL-terminated in place: no copy per file).
@@ -148,13 +189,14 @@ public enum Scanner {
             if !name.isEmpty { found.append((name, st, failure)) }
         }
         found.sort { $0.name.lexicographicallyPrecedes($1.name) }
-        var subfolders: [[UInt8]] = []
+        var children: [(key: [UInt8], child: Child)] = []
+        children.reserveCapacity(found.count)
+        var subfolderKeys = false
         for (name, statted, failure) in found {
             let childRelative = relative.isEmpty ? name : relative + [UInt8(ascii: "/")] + name
             var st = statted
             guard failure == 0 else {
-                result.problems.append((RawPath(bytes: childRelative), String(cString: strerror(failure))))
-                result.unseen.insert(RawPath(bytes: childRelative))
+                children.append((name, .unseen(childRelative, problem: String(cString: strerror(failure)))))
                 continue
             }
             var mode = st.st_mode & S_IFMT
@@ -164,33 +206,42 @@ public enum Scanner {
                     fstatat(dfd, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &st, 0)
                 }
                 guard target == 0 else {
-                    result.problems.append((RawPath(bytes: childRelative), "broken symlink: \(String(cString: strerror(errno)))"))
-                    result.unseen.insert(RawPath(bytes: childRelative))
+                    children.append((name, .unseen(childRelative, problem: "broken symlink: \(String(cString: strerror(errno)))")))
                     continue
                 }
                 mode = st.st_mode & S_IFMT
             }
             let isDirectory = mode == S_IFDIR
             if isExcluded(name: name, relative: childRelative, isDirectory: isDirectory, options: options) {
-                result.excluded += 1
-                result.unseen.insert(RawPath(bytes: childRelative))
+                children.append((name, .unseen(childRelative, problem: nil)))
                 continue
             }
             if isDirectory {
                 // Each folder once: a symlink loop, or two links to one folder, is walked once.
                 guard visited.insert([UInt64(st.st_dev), UInt64(st.st_ino)]).inserted else { continue }
-                subfolders.append(childRelative)
+                // Its files sort as "name/...".
+                children.append((name + [UInt8(ascii: "/")], .folder(childRelative)))
+                subfolderKeys = true
             } else if mode == S_IFREG {
-                result.files.append(FileEntry(
+                children.append((name, .file(FileEntry(
                     relativePath: RawPath(bytes: childRelative), size: Int64(st.st_size),
                     modificationNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
-                    inode: UInt64(st.st_ino), device: UInt64(st.st_dev)))
+                    inode: UInt64(st.st_ino), device: UInt64(st.st_dev)))))
             }
             // FIFOs, sockets, devices: never opened, not counted.
         }
         closedir(dir)
-        for folder in subfolders {
-            walk(rootFD: rootFD, relative: folder, options: options, visited: &visited, result: &result)
+        found = []
+        // A name followed by '/' can sort after a longer name ("a/" > "a.jpg"): sort again only then.
+        if subfolderKeys { children.sort { $0.key.lexicographicallyPrecedes($1.key) } }
+        try visitor.enterFolder(relative)
+        for (_, child) in children {
+            switch child {
+            case let .file(entry): try visitor.file(entry)
+            case let .unseen(path, problem): try visitor.unseen(path, problem: problem)
+            case let .folder(path): try walk(rootFD: rootFD, relative: path, options: options, visited: &visited, visitor: &visitor)
+            }
         }
+        try visitor.leaveFolder(relative)
     }
 }

@@ -4,24 +4,25 @@ import PinCore
 struct SQLitePhotoRepository: PhotoRepository {
     let db: Connection
 
-    func known(under root: RawPath) throws -> [RawPath: KnownPhoto] {
-        // Paths are BLOBs: compare bytes, so names that are not UTF-8 match too.
+    func knownFiles(under root: RawPath) throws -> KnownFileCursor {
+        // Paths are BLOBs: compare bytes, so names that are not UTF-8 match too. SQLite orders
+        // BLOBs as memcmp does, the walk's order; the primary key's index gives that order.
         var prefix = root.bytes
         if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
         var upper = prefix
         upper[upper.count - 1] += 1 // '/' + 1 = '0': every path below root sorts in [prefix, upper)
-        let count = try db.scalarInt("SELECT count(*) FROM photos WHERE path >= ? AND path < ?",
-                                     [SQLValue.blob(prefix), SQLValue.blob(upper)]) ?? 0
-        var out = [RawPath: KnownPhoto](minimumCapacity: Int(count))
-        let statement = try db.prepare("SELECT path, size, mtime_ns, inode, digest, missing FROM photos WHERE path >= ? AND path < ?")
+        let statement = try db.prepare("""
+            SELECT path, size, mtime_ns, inode, digest, missing FROM photos WHERE path >= ? AND path < ? ORDER BY path
+            """)
         try statement.bind([SQLValue.blob(prefix), SQLValue.blob(upper)])
-        while try statement.step() {
-            out[RawPath(bytes: Array(statement.blob(0).dropFirst(prefix.count)))] = KnownPhoto(
+        let skip = prefix.count
+        return KnownFileCursor {
+            guard try statement.step() else { return nil }
+            return (RawPath(bytes: statement.blob(0, droppingFirst: skip)), KnownPhoto(
                 fingerprint: PhotoFingerprint(size: statement.int64(1), modificationNanoseconds: statement.int64(2),
                                               inode: UInt64(bitPattern: statement.int64(3))),
-                digest: statement.optionalString(4), missing: statement.int(5) != 0)
+                digest: statement.optionalString(4), missing: statement.int(5) != 0))
         }
-        return out
     }
 
     func find(size: Int64, digest: String) throws -> PhotoRecord? {
@@ -34,10 +35,10 @@ struct SQLitePhotoRepository: PhotoRepository {
                 path: RawPath(bytes: s.blob(0)),
                 fingerprint: PhotoFingerprint(size: s.int64(1), modificationNanoseconds: s.int64(2), inode: UInt64(bitPattern: s.int64(3))),
                 digest: s.optionalString(4), format: s.optionalString(5),
-                takenAt: s.optionalDouble(6).map(Date.init(timeIntervalSince1970:)), timeSource: try s.optionalValue(7, as: TimeSource.self),
+                takenAt: s.optionalDouble(6).map(Date.init(timeIntervalSince1970:)), timeSource: s.optionalString(7),
                 utcOffsetSeconds: s.isNull(8) ? nil : s.int(8),
                 coordinate: s.isNull(9) ? nil : Coordinate(latitude: s.double(9), longitude: s.double(10)),
-                decision: try s.value(11, as: PhotoDecision.self), detail: s.optionalString(12),
+                decision: PhotoDecision(rawValue: s.string(11)) ?? .unreadable, detail: s.optionalString(12),
                 locationID: s.optionalString(13).flatMap(UUID.init(uuidString:)))
         }.first
     }
@@ -76,7 +77,7 @@ struct SQLitePhotoRepository: PhotoRepository {
                 location_id = excluded.location_id, run_id = excluded.run_id, missing = 0
             """, [SQLValue.blob(r.path.bytes), r.fingerprint.size, r.fingerprint.modificationNanoseconds,
                   Int64(bitPattern: r.fingerprint.inode), r.digest, r.format, r.takenAt?.timeIntervalSince1970,
-                  r.timeSource?.rawValue, r.utcOffsetSeconds, r.coordinate?.latitude, r.coordinate?.longitude,
+                  r.timeSource, r.utcOffsetSeconds, r.coordinate?.latitude, r.coordinate?.longitude,
                   r.decision.rawValue, r.detail, r.locationID?.uuidString.lowercased(), runID])
     }
 }
@@ -85,8 +86,7 @@ struct SQLiteRunRepository: RunRepository {
     let db: Connection
 
     func start(root: String, at date: Date) throws -> Int64 {
-        try db.run("INSERT INTO runs (root, started_at, status) VALUES (?, ?, ?)",
-                   [root, date.timeIntervalSince1970, RunStatus.running.rawValue])
+        try db.run("INSERT INTO runs (root, started_at, status) VALUES (?, ?, 'running')", [root, date.timeIntervalSince1970])
         return db.lastInsertRowID
     }
 
@@ -95,7 +95,7 @@ struct SQLiteRunRepository: RunRepository {
         try db.run("""
             UPDATE runs SET finished_at = ?, status = ?, exit_code = ?, files = ?, photos = ?, created = ?, skipped = ?
             WHERE id = ?
-            """, [run.finishedAt?.timeIntervalSince1970, run.status.rawValue, run.exitCode, run.files, run.photos, run.created, skipped, run.id])
+            """, [run.finishedAt?.timeIntervalSince1970, run.status, run.exitCode, run.files, run.photos, run.created, skipped, run.id])
     }
 
     func recent(limit: Int) throws -> [ImportRunRecord] {
@@ -105,7 +105,7 @@ struct SQLiteRunRepository: RunRepository {
             """, [limit]) { s in
             ImportRunRecord(
                 id: s.int64(0), root: s.string(1), startedAt: Date(timeIntervalSince1970: s.double(2)),
-                finishedAt: s.optionalDouble(3).map(Date.init(timeIntervalSince1970:)), status: try s.value(4, as: RunStatus.self),
+                finishedAt: s.optionalDouble(3).map(Date.init(timeIntervalSince1970:)), status: s.string(4),
                 exitCode: s.isNull(5) ? nil : s.int(5), files: s.int(6), photos: s.int(7), created: s.int(8),
                 skipped: s.optionalString(9).flatMap { try? JSONDecoder().decode([String: Int].self, from: Data($0.utf8)) } ?? [:])
         }

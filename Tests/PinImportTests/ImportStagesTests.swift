@@ -29,7 +29,7 @@ final class ImportStagesTests: XCTestCase {
         let a = entry("a.jpg"), b = entry("b.jpg", mtime: 2), c = entry("c.jpg")
         let history = Dictionary(uniqueKeysWithValues: [known(a), known(entry("b.jpg", mtime: 1))])
         let survey = try Survey(files: [a, b, c], known: history, root: root, allowShrink: false)
-        XCTAssertEqual(survey.toRead, [1, 2], "b changed (new mtime), c is new")
+        XCTAssertEqual(survey.toRead, [b, c], "b changed (new mtime), c is new")
         XCTAssertEqual(survey.unchanged, 1)
         XCTAssertTrue(survey.reappeared.isEmpty)
         XCTAssertEqual(survey.vanished, [])
@@ -64,7 +64,7 @@ final class ImportStagesTests: XCTestCase {
         let history = Dictionary(uniqueKeysWithValues: [known(a), known(b), known(c), known(d)])
         // Only a.jpg seen: without the locked folder this would be 1 of 4, a shrink.
         let survey = try Survey(files: [a], known: history, root: root, allowShrink: false,
-                                unseen: { $0.bytes.starts(with: Array("locked/".utf8)) })
+                                unseen: [RawPath("locked")])
         XCTAssertEqual(survey.outOfSight, 2)
         XCTAssertEqual(survey.vanished, [RawPath("/lib/gone.jpg")], "1 of the 2 files in sight is gone: not a shrink")
     }
@@ -93,8 +93,33 @@ final class ImportStagesTests: XCTestCase {
         let photo = entry("d/IMG_1.jpg"), sidecar = entry("d/IMG_1.jpg.xmp"), other = entry("d/IMG_2.jpg")
         let history = Dictionary(uniqueKeysWithValues: [known(photo), known(other)])
         let survey = try Survey(files: [photo, sidecar, other], known: history, root: root, allowShrink: false)
-        XCTAssertEqual(survey.toRead, [0, 1], "the photo of the new sidecar, and the sidecar itself")
+        XCTAssertEqual(survey.toRead, [photo, sidecar], "the photo of the new sidecar, and the sidecar itself")
+        XCTAssertEqual(survey.sidecarsToRead, [[RawPath("d/IMG_1.jpg.xmp")], []])
         XCTAssertEqual(survey.unchanged, 1)
+    }
+
+    /// The real walk merged with known files as they stream, folders and files interleaved in
+    /// byte order: each known file is matched once, the one gone is found, a changed one read.
+    func testTheWalkIsMergedWithTheKnownFilesInByteOrder() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-survey-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for f in ["a0.jpg", "a/x.jpg", "a.jpg", "a-b/x.jpg", "a/b/y.jpg", "new.jpg"] {
+            let path = dir + "/" + f
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try "x".write(toFile: path, atomically: false, encoding: .utf8)
+        }
+        let walked = try Scanner.scan(root: dir).files
+        var history = Dictionary(uniqueKeysWithValues: walked.filter { $0.relativePath != RawPath("new.jpg") }.map { known($0) })
+        history[RawPath("a/b/gone.jpg")] = KnownPhoto(fingerprint: entry("a/b/gone.jpg").fingerprint, digest: nil, missing: false)
+        history[RawPath("a-b/x.jpg")]!.fingerprint.size = 99
+        var survey = try Survey(root: RawPath(dir), known: KnownFileCursor(sorting: history))
+        try Scanner.walk(root: dir, visitor: &survey)
+        try survey.finish(allowShrink: false, walkIncomplete: false)
+        XCTAssertEqual(survey.files, 6)
+        XCTAssertEqual(survey.unchanged, 4)
+        XCTAssertEqual(survey.toRead.map(\.relativePath), [RawPath("a-b/x.jpg"), RawPath("new.jpg")])
+        XCTAssertEqual(Array(survey.knownToRead.keys), [RawPath("a-b/x.jpg")], "what was known of the changed file, for reconciling")
+        XCTAssertEqual(survey.vanished, [RawPath(dir + "/a/b/gone.jpg")])
     }
 
     // MARK: 3. reconcile moves and touches
@@ -105,18 +130,16 @@ final class ImportStagesTests: XCTestCase {
         return store
     }
 
-    /// The known files are read first; the accepted photos (and pins) the rules measure from
-    /// only when asked, so a nightly run with nothing new neither reads nor holds them.
+    /// The accepted photos (and pins) the rules measure from are read only when asked, so a
+    /// nightly run with nothing new neither reads nor holds them.
     func testTheRulesHistoryIsReadOnlyWhenAsked() throws {
         let db = try store(with: [PhotoRecord(path: RawPath("/lib/a.jpg"), fingerprint: entry("a.jpg").fingerprint, digest: "D1",
                                               takenAt: Date(timeIntervalSince1970: 100), decision: .accepted)])
-        var history = try ImportHistory.read(from: db, root: root)
-        XCTAssertEqual(Array(history.known.keys), [RawPath("a.jpg")])
+        var history = ImportHistory()
         XCTAssertTrue(history.earlierAccepted.isEmpty)
         try history.readRules(from: db)
         XCTAssertEqual(history.earlierAccepted.map(\.path), [RawPath("/lib/a.jpg")])
         XCTAssertEqual(history.earlierAccepted.map(\.instant), [100])
-        XCTAssertEqual(history.known.count, 1, "the known files stay as they were")
     }
 
     func testATouchedPhotoIsRefreshedNotDecided() throws {

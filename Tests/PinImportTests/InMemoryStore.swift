@@ -76,6 +76,9 @@ final class InMemoryStore: TransactionRunner {
 
     struct PhotoRepo: PhotoRepository {
         let box: Box
+        func knownFiles(under root: RawPath) throws -> KnownFileCursor {
+            KnownFileCursor(sorting: try known(under: root))
+        }
         func known(under root: RawPath) throws -> [RawPath: KnownPhoto] {
             let prefix = root.bytes + [UInt8(ascii: "/")]
             var out: [RawPath: KnownPhoto] = [:]
@@ -115,7 +118,7 @@ final class InMemoryStore: TransactionRunner {
         let box: Box
         func start(root: String, at date: Date) throws -> Int64 {
             let id = Int64(box.state.runs.count + 1)
-            box.state.runs.append(ImportRunRecord(id: id, root: root, startedAt: date, status: .running))
+            box.state.runs.append(ImportRunRecord(id: id, root: root, startedAt: date, status: "running"))
             return id
         }
         func finish(_ run: ImportRunRecord) throws { box.state.runs[Int(run.id) - 1] = run }

@@ -81,6 +81,15 @@ final class ScannerTests: XCTestCase {
         }
     }
 
+    /// The walk comes in the byte order of whole paths, the order SQLite gives the known files
+    /// in: '-' (0x2D) < '.' (0x2E) < '/' (0x2F) < '0' (0x30), so a folder's files come between
+    /// its neighbours' (folder by folder, "a.jpg" and "a0.jpg" came before "a/x.jpg").
+    func testFilesComeInByteOrderOfTheirPaths() throws {
+        for f in ["a0.jpg", "a/x.jpg", "a.jpg", "a-b/x.jpg", "a/b/y.jpg", "a/c.jpg"] { try touch(f) }
+        XCTAssertEqual(try Scanner.scan(root: root).files.map(\.relativePath.description),
+                       ["a-b/x.jpg", "a.jpg", "a/b/y.jpg", "a/c.jpg", "a/x.jpg", "a0.jpg"])
+    }
+
     func testMissingRootThrows() {
         XCTAssertThrowsError(try Scanner.scan(root: root + "/absent"))
     }

@@ -28,7 +28,7 @@ public struct PhotoRecord: Sendable {
     public var digest: String?
     public var format: String?
     public var takenAt: Date?
-    public var timeSource: TimeSource?
+    public var timeSource: String?
     public var utcOffsetSeconds: Int?
     public var coordinate: Coordinate?
     public var decision: PhotoDecision
@@ -36,7 +36,7 @@ public struct PhotoRecord: Sendable {
     public var locationID: UUID?
 
     public init(path: RawPath, fingerprint: PhotoFingerprint, digest: String? = nil, format: String? = nil,
-                takenAt: Date? = nil, timeSource: TimeSource? = nil, utcOffsetSeconds: Int? = nil,
+                takenAt: Date? = nil, timeSource: String? = nil, utcOffsetSeconds: Int? = nil,
                 coordinate: Coordinate? = nil, decision: PhotoDecision, detail: String? = nil, locationID: UUID? = nil) {
         self.path = path
         self.fingerprint = fingerprint
@@ -77,10 +77,31 @@ public struct KnownPhoto: Sendable, Hashable {
     }
 }
 
+/// The known files below a root, one at a time in byte order of their paths relative to it:
+/// what the import's walk is merged with (a nightly run over 1,000,000 files holds none of
+/// them). Valid only inside the read that made it.
+public struct KnownFileCursor {
+    private let nextFile: () throws -> (path: RawPath, known: KnownPhoto)?
+
+    /// No known file (no database yet).
+    public init() { nextFile = { nil } }
+
+    public init(_ next: @escaping () throws -> (path: RawPath, known: KnownPhoto)?) { nextFile = next }
+
+    /// Over files already in memory (stores for tests).
+    public init(sorting known: [RawPath: KnownPhoto]) {
+        var sorted = known.sorted { $0.key < $1.key }.makeIterator()
+        nextFile = { sorted.next().map { ($0.key, $0.value) } }
+    }
+
+    /// The next file; nil after the last.
+    public func next() throws -> (path: RawPath, known: KnownPhoto)? { try nextFile() }
+}
+
 public protocol PhotoRepository {
-    /// Every known file below `root` (absolute path bytes, no trailing '/'), keyed by its path
-    /// relative to `root`.
-    func known(under root: RawPath) throws -> [RawPath: KnownPhoto]
+    /// Every known file below `root` (absolute path bytes, no trailing '/'), by its path
+    /// relative to `root`, in byte order of that path, one at a time.
+    func knownFiles(under root: RawPath) throws -> KnownFileCursor
     /// Every accepted photo, in any folder, by capture instant.
     func acceptedPhotos() throws -> [AcceptedPhoto]
     /// A recorded photo with this content identity (size and metadata digest), preferring one
@@ -94,35 +115,20 @@ public protocol PhotoRepository {
     func markMissing(_ paths: [RawPath]) throws
 }
 
-/// Where an import run stands. The raw values are stored (`runs.status`) and printed by
-/// `pins runs`.
-public enum RunStatus: String, Sendable, CaseIterable, CustomStringConvertible {
-    /// Started and not finished: still going, or killed before it could record its end.
-    case running
-    case completed
-    /// Stopped by SIGINT or SIGTERM.
-    case interrupted
-    case failed
-    /// Its pins removed by `pins runs undo`.
-    case undone
-
-    public var description: String { rawValue }
-}
-
 /// One `pins import` run, as `pins runs` lists it.
 public struct ImportRunRecord: Sendable {
     public var id: Int64
     public var root: String
     public var startedAt: Date
     public var finishedAt: Date?
-    public var status: RunStatus
+    public var status: String
     public var exitCode: Int?
     public var files: Int
     public var photos: Int
     public var created: Int
     public var skipped: [String: Int]
 
-    public init(id: Int64, root: String, startedAt: Date, finishedAt: Date? = nil, status: RunStatus, exitCode: Int? = nil,
+    public init(id: Int64, root: String, startedAt: Date, finishedAt: Date? = nil, status: String, exitCode: Int? = nil,
                 files: Int = 0, photos: Int = 0, created: Int = 0, skipped: [String: Int] = [:]) {
         self.id = id
         self.root = root

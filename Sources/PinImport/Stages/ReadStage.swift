@@ -17,19 +17,18 @@ enum ReadStage {
     /// Files between two progress updates.
     static let progressEvery = 256
 
-    /// Reads `entries` (below `root`; `all` is the whole walk, where their sidecars are found).
+    /// Reads `entries` (below `root`; `sidecars`: for each, its sidecars relative to the root).
     /// Results are taken in file order straight into the items: no second array of 200,000
     /// metadata records, and at most the pool's window of results waiting.
     /// After a stop request the remaining files are not opened (the run is then abandoned).
-    static func read(_ entries: [FileEntry], root: RawPath, all: [FileEntry], options: MetadataOptions, jobs: Int,
+    static func read(_ entries: [FileEntry], sidecars: [[RawPath]], root: RawPath, options: MetadataOptions, jobs: Int,
                      stop: StopRequest = StopRequest(), progress: @escaping @Sendable (ImportProgress) -> Void) -> [ImportItem] {
         var items = entries.map { ImportItem(entry: $0, decision: .notMedia) }
-        let sidecars = SidecarLookup.paths(for: entries, root: root, all: all)
         let total = items.count
         ReadPool.run(count: total, threads: jobs, read: { i -> Outcome in
             if stop.signal != nil { return .notMedia }
             return readOne(root.appending(entries[i].relativePath.bytes), modified: entries[i].modificationDate,
-                    sidecars: sidecars[i], options: options)
+                    sidecars: sidecars[i].map { root.appending($0.bytes) }, options: options)
         }, consume: { i, outcome in
             switch outcome {
             case let .photo(metadata):
@@ -86,10 +85,16 @@ enum SidecarLookup {
         }
         return paths.map { path in
             let (folder, name) = split(path)
-            guard let candidates = sidecarNames[folder], !Sidecars.isSidecarName(name) else { return [] }
-            return Sidecars.match(mediaName: name, siblings: candidates).map { sidecar in
-                RawPath(bytes: folder.isEmpty ? sidecar : Array(folder) + [UInt8(ascii: "/")] + sidecar)
-            }
+            return matching(name, in: folder, among: sidecarNames[folder] ?? [])
+        }
+    }
+
+    /// The sidecars of the file `name` in `folder` (relative to the root), among the sidecar
+    /// names of that folder. A sidecar itself has none.
+    static func matching<Folder: Collection<UInt8>>(_ name: [UInt8], in folder: Folder, among sidecarNames: [[UInt8]]) -> [RawPath] {
+        guard !sidecarNames.isEmpty, !Sidecars.isSidecarName(name) else { return [] }
+        return Sidecars.match(mediaName: name, siblings: sidecarNames).map { sidecar in
+            RawPath(bytes: folder.isEmpty ? sidecar : Array(folder) + [UInt8(ascii: "/")] + sidecar)
         }
     }
 }

@@ -2,27 +2,13 @@ import Foundation
 import PinCore
 import PinMetadata
 
-/// What earlier runs left: the known files first, what the rules measure from only when
-/// there is something to decide.
+/// What earlier runs left that the rules measure from, read only when there is something to
+/// decide. (The known files are not here: the walk streams them, see `Survey`.)
 struct ImportHistory {
-    /// Files recorded below the root, keyed by their path relative to it.
-    var known: [RawPath: KnownPhoto] = [:]
     /// Accepted photos of every earlier run, in any folder: the interval rule measures from them.
     var earlierAccepted: [AcceptedPhoto] = []
     /// Every pin, made by import or by hand: the distance rule measures from them.
     var pins: [ImportFilters.ExistingPin] = []
-
-    /// Reads the known files of `root`; none without a database (a dry run on a fresh machine).
-    static func read(from database: TransactionRunner?, root: RawPath) throws -> ImportHistory {
-        var history = ImportHistory()
-        guard let database else { return history }
-        try readingDatabase {
-            try database.read { repos in
-                history.known = try repos.photos.known(under: root)
-            }
-        }
-        return history
-    }
 
     /// Reads the accepted photos and the pins, which the rules measure from. Only a run with
     /// photos to decide needs them: a nightly run with nothing new (on a library of 1,000,000
@@ -49,12 +35,22 @@ func readingDatabase(_ body: () throws -> Void) throws {
     }
 }
 
-/// Stage 1: the walk held against the known files. Which files must be read, which are
+/// Stage 1: the walk merged with the known files. Which files must be read, which are
 /// unchanged, which came back, which are gone; and the guard against an unmounted share.
-struct Survey {
-    /// Indices (ascending) into the walk's files of those to read: new files, changed files,
-    /// and unchanged photos whose sidecar is new or changed.
-    var toRead: [Int] = []
+///
+/// Both come in byte order of the path below the root (the walk's order, `WalkVisitor`; the
+/// database's, `KnownFileCursor`), so they are merged as they come: a nightly run over
+/// 1,000,000 files holds neither list, only the folders being walked and what is to be read.
+struct Survey: WalkVisitor {
+    /// New files, changed files, and unchanged photos whose sidecar is new or changed, in byte
+    /// order of path.
+    var toRead: [FileEntry] = []
+    /// For each of `toRead`: its sidecars among the names of its folder, relative to the root.
+    var sidecarsToRead: [[RawPath]] = []
+    /// What the database knew of the files in `toRead` that it knew (changed files).
+    var knownToRead: [RawPath: KnownPhoto] = [:]
+    /// Regular files the walk found.
+    var files = 0
     /// Known files with the same size, modification time and inode: not opened.
     var unchanged = 0
     /// Unchanged files recorded as missing by an earlier run: only marked present again.
@@ -64,18 +60,87 @@ struct Survey {
     /// Known files the walk did not look at (excluded, or in a folder it could not read): out
     /// of sight, not gone; their records keep their state.
     var outOfSight = 0
+    /// Entries the walk could not read, with why, in walk order.
+    var problems: [(path: RawPath, reason: String)] = []
 
-    /// Compares the walk with the history. Throws `.empty` for a folder without a file, and
-    /// `.shrunk` when it lost most of its live known files, unless `allowShrink`: nothing is
-    /// marked missing then. `unseen` says which paths the walk did not look at.
+    private let root: RawPath
+    private var known: KnownFileCursor
+    /// The next known file, not yet merged.
+    private var nextKnown: (path: RawPath, known: KnownPhoto)?
+    /// What the walk did not look into (relative paths).
+    private var unseen: Set<RawPath> = []
+    /// The folders being walked, innermost last: each one's files with what was known of them,
+    /// and the names of its known sidecars the walk did not find (deleted).
+    private var folders: [(path: [UInt8], files: [(entry: FileEntry, known: KnownPhoto?)], deletedSidecars: [[UInt8]])] = []
+    /// Live (not missing) known files, and those of them the walk found.
+    private var knownLive = 0, livePresent = 0
+    private var gone: [RawPath] = []
+
+    init(root: RawPath, known: KnownFileCursor = KnownFileCursor()) throws {
+        self.root = root
+        self.known = known
+        nextKnown = try known.next()
+    }
+
+    /// The same on a walk already made and known files in a dictionary (tests): `files` in any
+    /// order; `unseen` lists what the walk did not look into.
     init(files: [FileEntry], known: [RawPath: KnownPhoto], root: RawPath, allowShrink: Bool,
-         walkIncomplete: Bool = false, unseen: (RawPath) -> Bool = { _ in false }) throws {
-        // Known files are keyed by their path below the root, so the nightly case builds no
-        // absolute path for a file it does not read.
-        var livePresent = 0
-        for (i, entry) in files.enumerated() {
-            guard let record = known[entry.relativePath] else {
-                toRead.append(i)
+         walkIncomplete: Bool = false, unseen: Set<RawPath> = []) throws {
+        try self.init(root: root, known: KnownFileCursor(sorting: known))
+        self.unseen = unseen
+        var byFolder: [[UInt8]: [FileEntry]] = [:]
+        for entry in files {
+            let bytes = entry.relativePath.bytes
+            byFolder[Array(bytes[..<(bytes.lastIndex(of: UInt8(ascii: "/")) ?? 0)]), default: []].append(entry)
+        }
+        // Folders one after another, files in byte order: the merge sees paths in order when
+        // folders do not nest, which is all the tests need.
+        for folder in byFolder.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            try enterFolder(folder)
+            for entry in byFolder[folder]!.sorted(by: { $0.relativePath < $1.relativePath }) { try file(entry) }
+            try leaveFolder(folder)
+        }
+        try finish(allowShrink: allowShrink, walkIncomplete: walkIncomplete)
+    }
+
+    // MARK: the walk
+
+    mutating func enterFolder(_ relative: [UInt8]) throws {
+        folders.append((relative, [], []))
+    }
+
+    mutating func file(_ entry: FileEntry) throws {
+        files += 1
+        try passKnown(before: entry.relativePath)
+        var record: KnownPhoto?
+        if let next = nextKnown, next.path == entry.relativePath {
+            record = next.known
+            nextKnown = try known.next()
+        }
+        folders[folders.count - 1].files.append((entry, record))
+    }
+
+    mutating func unseen(_ relative: [UInt8], problem: String?) throws {
+        let path = RawPath(bytes: relative)
+        if let problem { problems.append((path, problem)) }
+        unseen.insert(path)
+    }
+
+    /// A folder's files are all known here: which to read, with the sidecars among its names.
+    /// A sidecar that is new, changed or deleted makes its photo count as changed: the person
+    /// edited where or when it was taken (the digest, which covers sidecars, then decides).
+    mutating func leaveFolder(_ relative: [UInt8]) throws {
+        // Its whole subtree is walked: the known files below it not found are gone (or out of
+        // sight). "D/..." sorts below "D0" ('/' + 1); the root holds them all.
+        try passKnown(before: relative.isEmpty ? nil : RawPath(bytes: relative + [UInt8(ascii: "0")]))
+        let (_, found, deletedSidecars) = folders.removeLast()
+        guard !found.isEmpty else { return }
+        let names = found.map { $0.entry.relativePath.lastComponent }
+        let sidecarNames = names.filter(Sidecars.isSidecarName)
+        var read = [Bool](repeating: false, count: found.count)
+        for (i, (entry, record)) in found.enumerated() {
+            guard let record else {
+                read[i] = true
                 continue
             }
             if !record.missing { livePresent += 1 }
@@ -83,48 +148,76 @@ struct Survey {
                 unchanged += 1
                 if record.missing { reappeared.append((root.appending(entry.relativePath.bytes), entry.fingerprint)) }
             } else {
-                toRead.append(i)
+                read[i] = true
             }
         }
-        var knownLive = known.reduce(0) { $0 + ($1.value.missing ? 0 : 1) }
-        var gone: [RawPath] = []
-        if livePresent < knownLive {
-            let present = Set(files.map(\.relativePath))
-            for (path, record) in known where !record.missing && !present.contains(path) {
-                if unseen(path) { outOfSight += 1 } else { gone.append(path) }
+        let changedSidecars = Set(found.indices.lazy.filter { read[$0] }.map { names[$0] }.filter(Sidecars.isSidecarName))
+            .union(deletedSidecars)
+        if !changedSidecars.isEmpty {
+            // A deleted sidecar is matched among the names the folder had: the walked ones and it.
+            let hadSidecars = sidecarNames + deletedSidecars
+            for i in found.indices where !read[i] && !Sidecars.isSidecarName(names[i])
+                && Sidecars.match(mediaName: names[i], siblings: hadSidecars).contains(where: changedSidecars.contains) {
+                read[i] = true
+                unchanged -= 1
             }
-            knownLive -= outOfSight
         }
-        addPhotos(ofSidecars: Set(toRead.lazy.map { files[$0].relativePath }.filter { Sidecars.isSidecarName($0.lastComponent) }),
-                  deleted: gone.filter { Sidecars.isSidecarName($0.lastComponent) }, files: files, known: known)
+        for i in found.indices where read[i] {
+            let entry = found[i].entry
+            toRead.append(entry)
+            sidecarsToRead.append(SidecarLookup.matching(names[i], in: relative, among: sidecarNames))
+            if let record = found[i].known { knownToRead[entry.relativePath] = record }
+        }
+    }
+
+    /// Known files before `path` that the walk did not find: gone, or out of sight.
+    private mutating func passKnown(before path: RawPath?) throws {
+        while let next = nextKnown, path.map({ next.path < $0 }) ?? true {
+            if !next.known.missing {
+                knownLive += 1
+                if ScanResult.isBelow(next.path, anyOf: unseen) {
+                    outOfSight += 1
+                } else {
+                    gone.append(next.path)
+                    noteIfSidecar(gone: next.path)
+                }
+            }
+            nextKnown = try known.next()
+        }
+    }
+
+    /// A known sidecar gone from a folder being walked: its photos there are read again.
+    private mutating func noteIfSidecar(gone path: RawPath) {
+        let name = path.lastComponent
+        guard Sidecars.isSidecarName(name) else { return }
+        let folder = path.bytes.dropLast(name.count + (name.count < path.bytes.count ? 1 : 0))
+        if let k = folders.lastIndex(where: { $0.path.elementsEqual(folder) }) { folders[k].deletedSidecars.append(name) }
+    }
+
+    /// After the walk: the known files left are gone or out of sight. Throws `.empty` for a
+    /// folder without a file, and `.shrunk` when it lost most of its live known files, unless
+    /// `allowShrink`: nothing is marked missing then.
+    mutating func finish(allowShrink: Bool, walkIncomplete: Bool) throws {
+        try passKnown(before: nil)
+        // The cursor lives no longer than the read that made it.
+        known = KnownFileCursor()
+        // Files in sight are merged in walk order; the folders' lists come in the order the
+        // folders end: sort once.
+        if !toRead.isEmpty {
+            let order = toRead.indices.sorted { toRead[$0].relativePath < toRead[$1].relativePath }
+            toRead = order.map { toRead[$0] }
+            sidecarsToRead = order.map { sidecarsToRead[$0] }
+        }
+        let live = knownLive + livePresent - outOfSight
         if !allowShrink {
-            if knownLive > 0, files.isEmpty || livePresent * 2 < knownLive {
-                throw ImportError.shrunk(root: root.description, known: knownLive, present: livePresent)
+            if live > 0, files == 0 || livePresent * 2 < live {
+                throw ImportError.shrunk(root: root.description, known: live, present: livePresent)
             }
             // A folder whose walk could not read everything is not "empty": the run goes on and
             // names what it could not read.
-            if files.isEmpty && outOfSight == 0 && !walkIncomplete { throw ImportError.empty(root: root.description) }
+            if files == 0 && outOfSight == 0 && !walkIncomplete { throw ImportError.empty(root: root.description) }
         }
-        vanished = gone.sorted().map { root.appending($0.bytes) }
-    }
-
-    /// A sidecar that is new, changed or deleted makes its photo count as changed: the person
-    /// edited where or when it was taken (the digest, which covers sidecars, then decides).
-    /// `changed` are walked sidecars to read, `deleted` known sidecars the walk did not find.
-    private mutating func addPhotos(ofSidecars changed: Set<RawPath>, deleted: [RawPath], files: [FileEntry],
-                                    known: [RawPath: KnownPhoto]) {
-        guard !changed.isEmpty || !deleted.isEmpty else { return }
-        let unchangedPhotos = files.indices.filter { i in
-            !Sidecars.isSidecarName(files[i].relativePath.lastComponent) && known[files[i].relativePath]?.fingerprint == files[i].fingerprint
-        }
-        // A deleted sidecar is matched among the names its folder had: the walked ones and it.
-        let sidecars = Array(files.lazy.map(\.relativePath).filter { Sidecars.isSidecarName($0.lastComponent) }) + deleted
-        let touched = changed.union(deleted)
-        let matched = SidecarLookup.names(for: unchangedPhotos.map { files[$0].relativePath }, sidecars: sidecars)
-        for (k, i) in unchangedPhotos.enumerated() where matched[k].contains(where: touched.contains) {
-            toRead.append(i)
-            unchanged -= 1
-        }
-        toRead.sort()
+        vanished = gone.map { root.appending($0.bytes) }
+        gone = []
     }
 }
