@@ -36,7 +36,7 @@ let package = Package(
         // The app's model and rules: no file or database I/O.
         .target(name: "PinCore", dependencies: ["CSupport"]),
         // Container readers and the one libexif wrapper.
-        .target(name: "PinMetadata", dependencies: ["PinCore", "CExif", "CZlib", "CBrotli"]),
+        .target(name: "PinMetadata", dependencies: ["PinCore", "CExif", "CZlib", "CBrotli", "CSupport"]),
         // SQLite storage: connection, migrations, repositories, run lock.
         .target(name: "PinStore", dependencies: ["PinCore", "CSQLite"]),
         // The import session end to end: lock, run record, scanner, pipeline stages, reports.

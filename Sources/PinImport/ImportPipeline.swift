@@ -40,10 +40,14 @@ public final class StopRequest: @unchecked Sendable {
 
     public init() {}
 
-    public func stop(signal: Int32) {
+    /// Asks the run to stop; false when a stop was already asked (a second Ctrl-C).
+    @discardableResult
+    public func stop(signal: Int32) -> Bool {
         lock.lock()
-        if received == nil { received = signal }
-        lock.unlock()
+        defer { lock.unlock() }
+        guard received == nil else { return false }
+        received = signal
+        return true
     }
 
     /// The signal that asked to stop, if any.

@@ -110,7 +110,7 @@ public struct ImportItem: Sendable {
 /// values and flags.
 struct KeptMetadata: Sendable {
     var format: String
-    var positionSource: String?
+    var positionSource: PositionSource?
     var locationIssue: String?
     /// A digest that is not 16 lowercase hex digits, kept as it is (tests, older records).
     var otherDigest: String?

@@ -62,13 +62,20 @@ public struct ImportSession {
             } else {
                 failure = ImportFailure(error.isMissingInput ? .noInput : .failed, error.description)
             }
-            finishRun(runID, in: database, status: failure.kind == .interrupted ? "interrupted" : "failed",
-                      exitCode: failure.exitCode, report: nil, warning: warning)
+            // A run that stopped on its database (deleted, full disk) cannot record that either:
+            // the reason is said once, by the failure.
+            if let error = finishRun(runID, in: database, status: failure.kind == .interrupted ? .interrupted : .failed,
+                                     exitCode: failure.exitCode, report: nil),
+               !failure.message.contains("\(error)") {
+                warning("could not record that the run stopped: \(error)")
+            }
             throw failure
         }
         report.runID = runID
-        report.runEndRecorded = finishRun(runID, in: database, status: "completed", exitCode: report.exitCode, report: report,
-                                          warning: warning)
+        if let error = finishRun(runID, in: database, status: .completed, exitCode: report.exitCode, report: report) {
+            warning("could not record the end of the run (its pins are saved): \(error)")
+            report.runEndRecorded = false
+        }
         return report
     }
 
@@ -118,22 +125,19 @@ public struct ImportSession {
         }
     }
 
-    /// Records the end of a run for `pins runs`; a failure to record is reported (the work is
-    /// saved by then) and returned as false.
-    @discardableResult
-    private func finishRun(_ runID: Int64?, in database: PinDatabase?, status: String, exitCode: Int32,
-                           report: ImportReport?, warning: (String) -> Void) -> Bool {
-        guard let database, let runID else { return true }
+    /// Records the end of a run for `pins runs`; returns why it could not.
+    private func finishRun(_ runID: Int64?, in database: PinDatabase?, status: RunStatus, exitCode: Int32,
+                           report: ImportReport?) -> Error? {
+        guard let database, let runID else { return nil }
         let record = ImportRunRecord(id: runID, root: report?.root ?? "", startedAt: report?.startedAt ?? Date(), finishedAt: Date(),
                                      status: status, exitCode: Int(exitCode), files: report?.files ?? 0,
                                      photos: report?.photos ?? 0, created: report?.created ?? 0,
                                      skipped: report?.skippedCounts ?? [:])
         do {
             try database.write { try $0.runs.finish(record) }
-            return true
+            return nil
         } catch {
-            warning("could not record the end of the run (its pins are saved): \(error)")
-            return false
+            return error
         }
     }
 }

@@ -1,7 +1,7 @@
 /// One ISO base media file format box header (ISO/IEC 14496-12 §4.2; metadata-formats.md 3.1),
 /// the structure shared by HEIF/AVIF, Canon CR3, QuickTime/MP4 and the JPEG XL container.
-/// Offsets are absolute. Each container walks its own boxes (what to read, what a bad size
-/// costs) but parses every header here.
+/// Offsets are absolute. Every container walks boxes with `ISOBoxWalker`, which parses each
+/// header here; what to read and what a bad size costs stay the container's.
 struct ISOBox: Sendable, Hashable {
     /// The four-character type as a big-endian integer (`©xyz` is 0xA978797A).
     var type: UInt32

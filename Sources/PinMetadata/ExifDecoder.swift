@@ -1,4 +1,5 @@
 import CExif
+import CSupport
 import Glibc
 
 extension MetadataLimits {
@@ -32,7 +33,12 @@ enum ExifDecoder {
     /// values and warnings; the caller decides what "no values" means.
     static func decode(tiff: [UInt8], gps: GPSLocation = .gpsDirectory) -> ExifValues {
         var values = ExifValues(hasGPSDirectory: false)
-        guard let data = exif_data_new() else {
+        // libexif's many small allocations come from this thread's arena (CSupport): the
+        // previous decode on this thread freed all of its blocks, so it can start over.
+        pins_exif_arena_reset()
+        let mem = exif_mem_new(pins_exif_alloc, pins_exif_realloc, pins_exif_free)
+        defer { exif_mem_unref(mem) }
+        guard let data = exif_data_new_mem(mem) else {
             values.warnings.append("libexif: out of memory")
             return values
         }
@@ -41,7 +47,7 @@ enum ExifDecoder {
         // data is released inside this block.
         withExtendedLifetime(sink) {
             defer { exif_data_unref(data) }
-            if let log = exif_log_new() {
+            if let log = exif_log_new_mem(mem) {
                 exif_log_set_func(log, { _, code, domain, format, args, user in
                     guard let user, let format, let args,
                           code == EXIF_LOG_CODE_CORRUPT_DATA || code == EXIF_LOG_CODE_NO_MEMORY

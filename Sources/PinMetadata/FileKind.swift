@@ -17,6 +17,12 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
     case jxl
     /// GIF: XMP only, in an application extension (section 9.4).
     case gif
+    /// Minolta MRW raw: a TIFF in its `\0TTW` block.
+    case mrw
+    /// Canon CRW raw (CIFF heaps): the capture time only.
+    case crw
+    /// Sigma X3F raw: the Exif of its embedded JpgFromRaw, else the `PROP` time.
+    case x3f
     /// Anything else: the pipeline counts it as a plain file.
     case notMedia
 
@@ -41,6 +47,10 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
         if at(0, ascii("FUJIFILMCCD-RAW ")) { return .raf }
         if at(0, ascii("8BPS")) && (at(4, [0, 1]) || at(4, [0, 2])) { return .psd }
         if at(0, ascii("GIF87a")) || at(0, ascii("GIF89a")) { return .gif }
+        // Minolta MRW, Canon CRW (CIFF), Sigma X3F.
+        if at(0, [0x00]) && at(1, ascii("MRM")) { return .mrw }
+        if (at(0, ascii("II")) || at(0, ascii("MM"))) && at(6, ascii("HEAPCCDR")) { return .crw }
+        if at(0, ascii("FOVb")) { return .x3f }
         // JPEG XL (section 9.2).
         if at(0, [0xFF, 0x0A]) || at(0, [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
         // RIFF....WEBP (section 4.2).
@@ -65,7 +75,7 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The name of a photo or video format recognised from its first bytes whose metadata pins
-    /// does not read yet, for a message that names it ("Sigma X3F is not read") instead of
+    /// does not read yet, for a message that names it ("AVI is not read") instead of
     /// counting the file as something that is not a photo or video. Nil for anything else.
     static func unreadFormat(_ firstBytes: [UInt8]) -> String? {
         let b = firstBytes
@@ -73,9 +83,6 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
             i + sig.count <= b.count && b[i..<(i + sig.count)].elementsEqual(sig)
         }
         func ascii(_ s: String) -> [UInt8] { Array(s.utf8) }
-        if at(0, ascii("FOVb")) { return "Sigma X3F" }
-        if (at(0, ascii("II")) || at(0, ascii("MM"))) && at(6, ascii("HEAPCCDR")) { return "Canon CRW" }
-        if at(0, [0x00]) && at(1, ascii("MRM")) { return "Minolta MRW" }
         if at(0, ascii("RIFF")) && at(8, ascii("AVI ")) { return "AVI" }
         if at(0, [0x1A, 0x45, 0xDF, 0xA3]) { return "Matroska/WebM" }
         // MPEG transport stream: AVCHD .MTS/.M2TS (192-byte packets) or .ts (188).

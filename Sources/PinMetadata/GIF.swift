@@ -4,14 +4,19 @@ extension MetadataLimits {
     /// most 255 bytes: a 50 MB GIF has about 200,000). Stops a file of millions of empty
     /// blocks from keeping a reader busy.
     static let maxGIFBlocks = 1_000_000
+    /// Furthest offset past the first image's start at which a GIF is still walked for an XMP
+    /// extension written after the image data (by Photoshop-style writers; ExifTool writes it
+    /// before). The walk reads every sub-block header, so this bounds what a large animation
+    /// without XMP costs: a still photo GIF is walked to its trailer.
+    static let maxGIFBytesPastFirstImage = 4 * 1024 * 1024
 }
 
 /// GIF (metadata-formats.md section 9.4): no Exif; XMP in an application extension
 /// `21 FF 0B "XMP DataXMP"` whose data is the raw packet followed by a 258-byte "magic
-/// trailer" that makes it walk as sub-blocks. Walks the extension blocks before the first
-/// image (headers and sub-block sizes only; an XMP extension after the image data is not
-/// looked for, so a large animation costs its header); reads the packet up to
-/// `<?xpacket end=…?>`.
+/// trailer" that makes it walk as sub-blocks. Walks the blocks (headers and sub-block sizes
+/// only) up to the XMP extension, the trailer, or `maxGIFBytesPastFirstImage` past the first
+/// image (the XMP may follow the image data: ExifTool looks there too); reads the packet up
+/// to `<?xpacket end=…?>`.
 enum GIF {
     static let container = "GIF"
     static let xmpApplication: [UInt8] = Array("XMP DataXMP".utf8)
@@ -25,6 +30,7 @@ enum GIF {
         var position = 13
         if packed & 0x80 != 0 { position += 3 << ((Int(packed) & 7) + 1) }
         var blocks = 0
+        var firstImage: Int?
         func count() throws {
             blocks += 1
             guard blocks <= MetadataLimits.maxGIFBlocks else {
@@ -51,9 +57,25 @@ enum GIF {
             case 0x3B:
                 return EmbeddedMetadata()  // trailer
             case 0x2C:
-                // The first image: ExifTool writes the XMP extension before the image data, and
-                // walking an animation's frames would read the whole file for nothing.
-                return EmbeddedMetadata()
+                // An image: descriptor (9 bytes after the introducer), local colour table, LZW
+                // code size, then its data sub-blocks, skipped by their sizes.
+                firstImage = firstImage ?? position
+                guard position - firstImage! <= MetadataLimits.maxGIFBytesPastFirstImage else {
+                    return EmbeddedMetadata()  // a long animation: no XMP before this far
+                }
+                // A GIF cut inside its image data still gives what came before (a warning, as
+                // for a missing trailer), not an error.
+                var p = position + 10
+                if position + 11 <= size {
+                    let local = try source.byte(at: position + 9, context: container)
+                    if local & 0x80 != 0 { p += 3 << ((Int(local) & 7) + 1) }
+                }
+                do {
+                    position = try skipSubBlocks(p + 1)
+                } catch MetadataError.endOfFile {
+                    warnings.append("GIF ends at byte \(size) inside the image at byte \(position)")
+                    return EmbeddedMetadata()
+                }
             case 0x21:
                 guard position + 2 <= size else {
                     throw MetadataError.endOfFile(container: container, offset: size, expected: "an extension label")

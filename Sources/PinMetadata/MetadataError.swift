@@ -20,11 +20,8 @@ public enum MetadataError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A resource limit (`MetadataLimits`) was reached.
     case limitExceeded(container: String, what: String, limit: Int)
     /// A photo or video format recognised from its first bytes whose metadata pins does not
-    /// read ("Sigma X3F is not read").
+    /// read ("AVI is not read").
     case notRead(format: String)
-    /// A known variant of a container that is refused on purpose ("BigTIFF (magic 43, 64-bit
-    /// offsets) is not supported").
-    case unsupportedVariant(container: String, what: String)
 
     public var description: String {
         switch self {
@@ -45,8 +42,6 @@ public enum MetadataError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(container) over limit: \(what) (limit \(limit))"
         case .notRead(let format):
             return "\(format) is not read"
-        case .unsupportedVariant(let container, let what):
-            return "unsupported \(container): \(what)"
         }
     }
 }

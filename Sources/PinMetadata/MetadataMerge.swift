@@ -28,15 +28,6 @@ import PinCore
 /// beats embedded XMP, XMP beats the QuickTime atoms, `mvhd` beats Takeout
 /// `photoTakenTime`.
 enum MetadataMerge {
-    /// The `PhotoMetadata.positionSource` values.
-    enum PositionSource {
-        static let xmpSidecar = "xmp-sidecar"
-        static let takeout = "takeout"
-        static let exif = "exif"
-        static let xmp = "xmp"
-        static let quickTime = "quicktime"
-    }
-
     /// Section 7's step for a time source (lower is better).
     static func step(_ source: TimeSource) -> Int {
         switch source {
@@ -61,7 +52,7 @@ enum MetadataMerge {
         if let coordinate = xmp.coordinate {
             result.coordinate = coordinate
             result.altitude = xmp.altitude
-            result.positionSource = PositionSource.xmp
+            result.positionSource = .xmp
             result.locationIssue = nil
         } else if result.coordinate == nil, result.locationIssue == nil {
             result.locationIssue = xmp.locationIssue
@@ -83,17 +74,17 @@ enum MetadataMerge {
         var result = base
 
         // Position.
-        var chosen: (Coordinate, Double?, String)?
+        var chosen: (Coordinate, Double?, PositionSource)?
         if let x = xmp.first(where: { $0.coordinate != nil }) {
-            chosen = (x.coordinate!, x.altitude, PositionSource.xmpSidecar)
+            chosen = (x.coordinate!, x.altitude, .xmpSidecar)
         } else if let t = takeout.first(where: { $0.geoData != nil }) {
-            chosen = (t.geoData!, t.geoDataAltitude, PositionSource.takeout)
+            chosen = (t.geoData!, t.geoDataAltitude, .takeout)
         } else if base.coordinate == nil, let t = takeout.first(where: { $0.geoDataExif != nil }) {
-            chosen = (t.geoDataExif!, t.geoDataExifAltitude, PositionSource.takeout)
+            chosen = (t.geoDataExif!, t.geoDataExifAltitude, .takeout)
         }
         if let (coordinate, altitude, source) = chosen {
             if let old = base.coordinate, old != coordinate {
-                result.warnings.append("position \(coordinate) from \(source) replaces \(old) from \(base.positionSource ?? "the file")")
+                result.warnings.append("position \(coordinate) from \(source) replaces \(old) from \(base.positionSource?.rawValue ?? "the file")")
             } else if base.coordinate == nil, let issue = base.locationIssue {
                 result.warnings.append("the file's GPS data is unusable (\(issue)); position from \(source)")
             }

@@ -96,9 +96,9 @@ public enum MetadataReader {
         case .jpeg:
             let exif = try JPEG.findExif(in: &source, warnings: &warnings)
             return metadata(format: kind.rawValue, exif: exif, warnings: warnings,
-                            modificationTime: modificationTime, options: options) { xmpWarnings in
-                JPEG.findXMP(in: &source, warnings: &xmpWarnings)
-            }
+                            modificationTime: modificationTime, options: options,
+                            extendedXMP: { guid, xmpWarnings in JPEG.findExtendedXMP(in: &source, guid: guid, warnings: &xmpWarnings) },
+                            embeddedXMP: { xmpWarnings in JPEG.findXMP(in: &source, warnings: &xmpWarnings) })
         case .heif:
             found = try HEIF.findMetadata(in: &source, warnings: &warnings)
         case .png:
@@ -115,6 +115,12 @@ public enum MetadataReader {
             found = try JXL.findMetadata(in: &source, warnings: &warnings)
         case .gif:
             found = try GIF.findMetadata(in: &source, warnings: &warnings)
+        case .mrw:
+            found = try MRW.findMetadata(in: &source, warnings: &warnings)
+        case .crw:
+            found = try CRW.findMetadata(in: &source, warnings: &warnings)
+        case .x3f:
+            found = try X3F.findMetadata(in: &source, warnings: &warnings)
         case .quicktime:
             let values = try QuickTime.read(in: &source, warnings: &warnings)
             return QuickTime.metadata(values, fileSize: source.size, warnings: warnings,
@@ -129,9 +135,11 @@ public enum MetadataReader {
     /// `CaptureTime.resolve`, where the EXIF date wins and XMP may only lend its offset.
     /// `embeddedXMP` gives the packet's bytes (adding its warnings); it is called only when the
     /// XMP can change the result (no Exif position, or no EXIF date with its own offset), so a
-    /// phone photo costs no XMP walk.
+    /// phone photo costs no XMP walk. `extendedXMP` gives the Extended XMP of a GUID (JPEG),
+    /// asked only when the main packet names one and lacks a position or a time.
     static func metadata(format: String, exif block: ExifBlock?, warnings: [String],
                          modificationTime: Date?, options: MetadataOptions,
+                         extendedXMP: (String, inout [String]) -> [UInt8]? = { _, _ in nil },
                          embeddedXMP: (inout [String]) -> [UInt8]?) -> PhotoMetadata {
         var result = PhotoMetadata(format: format, warnings: warnings)
         let values = block.map { ExifDecoder.decodeRecovering(tiff: $0.tiff) } ?? ExifValues(hasGPSDirectory: false)
@@ -142,18 +150,22 @@ public enum MetadataReader {
         result.coordinate = position.coordinate
         result.altitude = position.altitude
         result.locationIssue = position.issue
-        if position.coordinate != nil { result.positionSource = MetadataMerge.PositionSource.exif }
+        if position.coordinate != nil { result.positionSource = .exif }
         result.warnings += position.warnings
         var time = CaptureTime.resolve(values, modificationTime: modificationTime,
                                        defaultTimeZone: options.defaultTimeZone)
-        let xmp = position.coordinate != nil && time.source == .exifOffset
+        var xmp = position.coordinate != nil && time.source == .exifOffset
             ? nil : embeddedXMP(&result.warnings).flatMap { XMP.parse($0, options: options) }
+        if let main = xmp, let guid = XMP.extendedXMPNeeded(main),
+           let extended = extendedXMP(guid, &result.warnings).flatMap({ XMP.parse($0, options: options) }) {
+            xmp = XMP.completed(main, by: extended, options: options)
+        }
         if let xmp {
             result.warnings += xmp.warnings
             if result.coordinate == nil, let coordinate = xmp.coordinate {
                 result.coordinate = coordinate
                 result.altitude = xmp.altitude
-                result.positionSource = MetadataMerge.PositionSource.xmp
+                result.positionSource = .xmp
                 result.locationIssue = nil
             } else if result.coordinate == nil, result.locationIssue == nil {
                 result.locationIssue = xmp.locationIssue

@@ -505,7 +505,7 @@ enum QuickTime {
         if let (coordinate, altitude) = candidates.compactMap({ $0 }).first {
             result.coordinate = coordinate
             result.altitude = altitude
-            result.positionSource = MetadataMerge.PositionSource.quickTime
+            result.positionSource = .quickTime
         } else {
             result.locationIssue = issues.first
         }

@@ -31,7 +31,13 @@ extension MetadataLimits {
 ///   impossible), and values over `maxCopiedTIFFValue`.
 /// - ORF (`IIRO`, `IIRS`, `MMOR`) and RW2 (`IIU\0`) magics are accepted: the walk here does not
 ///   care about the magic, and the re-packed copy says 42.
-/// - BigTIFF (magic 43, 8-byte offsets) is refused with `unsupportedVariant`.
+/// - BigTIFF (magic 43: 8-byte offsets and counts, 20-byte entries, 8-byte value fields) is
+///   walked the same way and re-packed into the same classic TIFF, since libexif knows only the
+///   classic layout. Translating (not decoding the few tags here) keeps one decoder for every
+///   container: the same libexif rules, GPS conversion and time rules apply to BigTIFF. A value
+///   of 5–8 bytes that BigTIFF keeps in its field moves out of line in the copy; the 8-byte
+///   types (LONG8, SLONG8, IFD8) are read as pointers only, and dropped from the copied IFDs
+///   (classic TIFF has no such types, and no tag the decoder reads uses them).
 /// - A sub-IFD pointer that points at IFD0 or at the other sub-IFD is a loop: ignored with a
 ///   warning. An IFD running past the end of the file makes the file unreadable (truncated); an
 ///   out-of-line value past the end drops that entry with a warning, as libexif would.
@@ -48,10 +54,26 @@ enum TIFF {
         static let misplacedTime: Set<UInt16> = [0x9003, 0x9004, 0x9011, 0x9012, 0x9291, 0x9292]
     }
 
-    /// The TIFF variants recognised from the magic (bytes 2–3).
-    enum Variant: Equatable {
-        case classic, orf, rw2
+    /// Classic TIFF (and its ORF/RW2 magics) or BigTIFF: the sizes of an IFD's parts.
+    struct Layout: Equatable, Sendable {
+        /// Bytes of an IFD's entry count (2, BigTIFF 8), of one entry (12, 20), of an entry's
+        /// value field and of an offset (4, 8).
+        let countSize: Int, entrySize: Int, fieldSize: Int
+        static let classic = Layout(countSize: 2, entrySize: 12, fieldSize: 4)
+        static let big = Layout(countSize: 8, entrySize: 20, fieldSize: 8)
+        var isBig: Bool { fieldSize == 8 }
+
+        /// The unsigned integer of `fieldSize` bytes at `at` (an offset), nil when over 2^62
+        /// (beyond any file, and far enough from `Int.max` that offset arithmetic cannot
+        /// overflow).
+        func offset(_ reader: ByteReader, at: Int, _ order: ByteOrder) throws -> Int? {
+            let value = isBig ? try reader.u64(at: at, order) : UInt64(try reader.u32(at: at, order))
+            return value <= 1 << 62 ? Int(value) : nil
+        }
     }
+
+    /// BigTIFF's 8-byte types: LONG8, SLONG8, IFD8.
+    static let bigTypes: ClosedRange<UInt16> = 16...18
 
     /// One IFD entry with its value bytes resolved (in the file's byte order).
     struct Entry: Equatable {
@@ -64,9 +86,9 @@ enum TIFF {
         var isInline: Bool { value.count <= 4 }
     }
 
-    /// The byte order and IFD0 offset from the 8-byte header; throws for what is not a TIFF
-    /// this reader walks.
-    static func header<S: ByteSource>(in source: inout S) throws -> (ByteOrder, Int) {
+    /// The byte order, IFD0 offset and layout from the header (8 bytes, BigTIFF 16); throws for
+    /// what is not a TIFF this reader walks.
+    static func header<S: ByteSource>(in source: inout S) throws -> (ByteOrder, Int, Layout) {
         let size = source.size
         guard size >= 8 else {
             throw MetadataError.endOfFile(container: container, offset: size, expected: "an 8-byte TIFF header")
@@ -83,18 +105,31 @@ enum TIFF {
         let magic = try header.u16(at: 2, order)
         switch magic {
         case 42, 0x4F52, 0x5352, 0x55:
-            break
+            let ifd0 = Int(try header.u32(at: 4, order))
+            guard ifd0 >= 8 else {
+                throw MetadataError.malformed(container: container, offset: 4, reason: "IFD0 offset \(ifd0) overlaps the header")
+            }
+            return (order, ifd0, .classic)
         case 43:
-            throw MetadataError.unsupportedVariant(container: container,
-                                                   what: "BigTIFF (magic 43, 64-bit offsets) is not supported")
+            // BigTIFF: offset size 8, then 2 zero bytes, then IFD0's 8-byte offset.
+            guard size >= 16 else {
+                throw MetadataError.endOfFile(container: container, offset: size, expected: "a 16-byte BigTIFF header")
+            }
+            let big = try source.reader(at: 0, count: 16, context: container)
+            guard try big.u16(at: 4, order) == 8, try big.u16(at: 6, order) == 0 else {
+                throw MetadataError.malformed(container: container, offset: 4,
+                                              reason: "BigTIFF offset size is \(try big.u16(at: 4, order)), not 8")
+            }
+            guard let ifd0 = try Layout.big.offset(big, at: 8, order) else {
+                throw MetadataError.malformed(container: container, offset: 8, reason: "BigTIFF IFD0 offset is beyond any file")
+            }
+            guard ifd0 >= 16 else {
+                throw MetadataError.malformed(container: container, offset: 8, reason: "IFD0 offset \(ifd0) overlaps the header")
+            }
+            return (order, ifd0, .big)
         default:
             throw MetadataError.malformed(container: container, offset: 2, reason: "unknown TIFF magic \(magic)")
         }
-        let ifd0 = Int(try header.u32(at: 4, order))
-        guard ifd0 >= 8 else {
-            throw MetadataError.malformed(container: container, offset: 4, reason: "IFD0 offset \(ifd0) overlaps the header")
-        }
-        return (order, ifd0)
     }
 
     /// A TIFF stream re-packed as `exifBlock` does (IFD0 reduced to the pointers and time tags),
@@ -102,27 +137,31 @@ enum TIFF {
     /// libexif abandoned.
     static func repacked(_ tiff: [UInt8], warnings: inout [String]) -> [UInt8]? {
         var source = MemorySource(tiff)
-        guard let (order, ifd0) = try? header(in: &source) else { return nil }
-        return (try? exifBlock(in: &source, order: order, ifd0: ifd0, warnings: &warnings))??.tiff
+        guard let (order, ifd0, layout) = try? header(in: &source) else { return nil }
+        return (try? exifBlock(in: &source, order: order, ifd0: ifd0, layout: layout, warnings: &warnings))??.tiff
     }
 
     static func findMetadata<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> EmbeddedMetadata {
-        let (order, ifd0) = try header(in: &source)
-        let exif = try exifBlock(in: &source, order: order, ifd0: ifd0, warnings: &warnings)
-        let xmp = try xmpPacket(in: &source, order: order, ifd0: ifd0, warnings: &warnings)
+        let (order, ifd0, layout) = try header(in: &source)
+        let exif = try exifBlock(in: &source, order: order, ifd0: ifd0, layout: layout, warnings: &warnings)
+        let xmp = try xmpPacket(in: &source, order: order, ifd0: ifd0, layout: layout, warnings: &warnings)
         return EmbeddedMetadata(exif: exif, xmp: xmp)
     }
 
     /// The XMP packet of IFD0's tag 700 (section 9.13; BYTE per the spec, UNDEFINED seen: the
     /// type is not checked), or nil. The IFD is already in memory from `exifBlock`.
-    static func xmpPacket<S: ByteSource>(in source: inout S, order: ByteOrder, ifd0: Int,
+    static func xmpPacket<S: ByteSource>(in source: inout S, order: ByteOrder, ifd0: Int, layout: Layout = .classic,
                                          warnings: inout [String]) throws -> [UInt8]? {
-        let raw = try readIFD(in: &source, at: ifd0, order: order, name: "IFD0", warnings: &warnings,
+        let raw = try readIFD(in: &source, at: ifd0, order: order, name: "IFD0", layout: layout, warnings: &warnings,
                               keep: { $0 == Tag.xmp }, resolveValues: false)
         guard let entry = raw.first else { return nil }
         let reader = ByteReader(entry.value, context: container)
-        let count = Int(entry.count), at = Int(try reader.u32(at: 0, order))
-        guard count > 4 else { return nil }
+        let count = Int(entry.count)
+        guard count > layout.fieldSize else { return nil }
+        guard let at = try layout.offset(reader, at: 0, order) else {
+            warnings.append("XMP (tag 700) offset does not fit: skipped")
+            return nil
+        }
         guard count <= MetadataLimits.maxXMPPacketBytes else {
             warnings.append("XMP (tag 700) of \(count) bytes is over the limit: skipped")
             return nil
@@ -136,19 +175,23 @@ enum TIFF {
 
     /// Walks IFD0 at `ifd0` (offsets relative to byte 0 of `source`) and re-packs the Exif and
     /// GPS IFDs; nil when IFD0 points to neither and holds no time tag.
-    static func exifBlock<S: ByteSource>(in source: inout S, order: ByteOrder, ifd0: Int,
+    static func exifBlock<S: ByteSource>(in source: inout S, order: ByteOrder, ifd0: Int, layout: Layout = .classic,
                                          warnings: inout [String]) throws -> ExifBlock? {
-        let entries0 = try readIFD(in: &source, at: ifd0, order: order, name: "IFD0", warnings: &warnings,
+        let entries0 = try readIFD(in: &source, at: ifd0, order: order, name: "IFD0", layout: layout, warnings: &warnings,
                                    keep: { $0 == Tag.exifPointer || $0 == Tag.gpsPointer || Tag.misplacedTime.contains($0) })
         func pointer(_ tag: UInt16, _ name: String) -> Int? {
             guard let entry = entries0.first(where: { $0.tag == tag }) else { return nil }
-            // LONG or IFD (13), one value; some writers use SHORT for small offsets.
-            guard entry.count == 1, entry.type == 4 || entry.type == 13 || entry.type == 3 else {
+            // LONG or IFD (13), one value; some writers use SHORT for small offsets; BigTIFF
+            // writers also LONG8 or IFD8.
+            let wide = layout.isBig && (entry.type == 16 || entry.type == 18)
+            guard entry.count == 1, entry.type == 4 || entry.type == 13 || entry.type == 3 || wide else {
                 warnings.append("\(name) pointer has type \(entry.type) × \(entry.count): ignored")
                 return nil
             }
             let r = ByteReader(entry.value, context: container)
-            let offset = entry.type == 3 ? Int((try? r.u16(at: 0, order)) ?? 0) : Int((try? r.u32(at: 0, order)) ?? 0)
+            let offset = entry.type == 3 ? Int((try? r.u16(at: 0, order)) ?? 0)
+                : wide ? ((try? Layout.big.offset(r, at: 0, order)) ?? nil) ?? 0
+                : Int((try? r.u32(at: 0, order)) ?? 0)
             guard offset >= 8 else {
                 warnings.append("\(name) pointer \(offset) points into the TIFF header: ignored")
                 return nil
@@ -171,12 +214,12 @@ enum TIFF {
         let dropInSubIFD: (UInt16) -> Bool = {
             $0 == Tag.makerNote || $0 == Tag.interopPointer || $0 == Tag.exifPointer || $0 == Tag.gpsPointer
         }
-        let exif = try exifAt.map {
-            try readIFD(in: &source, at: $0, order: order, name: "Exif IFD", warnings: &warnings, keep: { !dropInSubIFD($0) })
+        func subIFD(_ at: Int, _ name: String) throws -> [Entry] {
+            try readIFD(in: &source, at: at, order: order, name: name, layout: layout, warnings: &warnings,
+                        keep: { !dropInSubIFD($0) }).filter { !bigTypes.contains($0.type) }
         }
-        let gps = try gpsAt.map {
-            try readIFD(in: &source, at: $0, order: order, name: "GPS IFD", warnings: &warnings, keep: { !dropInSubIFD($0) })
-        }
+        let exif = try exifAt.map { try subIFD($0, "Exif IFD") }
+        let gps = try gpsAt.map { try subIFD($0, "GPS IFD") }
         let tiff = assemble(order: order, ifd0: time0, exif: exif, gps: gps, warnings: &warnings)
         return ExifBlock(tiff: tiff, offset: 0)
     }
@@ -195,42 +238,57 @@ enum TIFF {
     /// Reads the IFD at absolute `offset` and resolves the values of the entries `keep` accepts.
     /// Throws when the IFD itself runs past the end of the input; drops (with a warning) an entry
     /// whose value does.
-    /// With `resolveValues` false, each entry's `value` is its raw 4-byte value field.
+    /// With `resolveValues` false, each entry's `value` is its raw value field (4 bytes, BigTIFF
+    /// 8). In a BigTIFF (`layout`), a value that fits its 8-byte field is resolved to its own
+    /// bytes (moved out of line by `assemble` when over 4); a count over 2^32 - 1 is clamped
+    /// there (no value that large is copied).
     static func readIFD<S: ByteSource>(in source: inout S, at offset: Int, order: ByteOrder, name: String,
+                                       layout: Layout = .classic,
                                        warnings: inout [String], keep: (UInt16) -> Bool,
                                        resolveValues: Bool = true) throws -> [Entry] {
         let size = source.size
-        guard offset <= size - 2 else {
+        guard offset <= size - layout.countSize else {
             throw MetadataError.truncated(container: container, what: "\(name) at byte \(offset)",
-                                          endsAt: offset + 2, fileSize: size)
+                                          endsAt: offset + layout.countSize, fileSize: size)
         }
-        let count = Int(try source.reader(at: offset, count: 2, context: container).u16(at: offset, order))
-        guard count <= MetadataLimits.maxIFDEntries else {
-            throw MetadataError.limitExceeded(container: container, what: "\(count) entries in \(name) at byte \(offset)",
+        let countField = try source.reader(at: offset, count: layout.countSize, context: container)
+        let announced = layout.isBig ? try countField.u64(at: offset, order) : UInt64(try countField.u16(at: offset, order))
+        guard announced <= UInt64(MetadataLimits.maxIFDEntries) else {
+            throw MetadataError.limitExceeded(container: container, what: "\(announced) entries in \(name) at byte \(offset)",
                                               limit: MetadataLimits.maxIFDEntries)
         }
-        let length = 2 + 12 * count
+        let count = Int(announced)
+        let length = layout.countSize + layout.entrySize * count
         guard length <= size - offset else {
             throw MetadataError.truncated(container: container, what: "\(name) at byte \(offset)",
                                           endsAt: offset + length, fileSize: size)
         }
         let ifd = try source.reader(at: offset, count: length, context: container)
-        var raw: [(tag: UInt16, type: UInt16, count: UInt32, field: [UInt8])] = []
+        var raw: [(tag: UInt16, type: UInt16, count: UInt64, field: [UInt8])] = []
         raw.reserveCapacity(count)
+        let countAt = 4, fieldAt = 4 + layout.fieldSize
         for i in 0..<count {
-            let at = offset + 2 + 12 * i
+            let at = offset + layout.countSize + layout.entrySize * i
             let tag = try ifd.u16(at: at, order)
             guard keep(tag) else { continue }
-            raw.append((tag, try ifd.u16(at: at + 2, order), try ifd.u32(at: at + 4, order), try ifd.bytes(at: at + 8, count: 4)))
+            let n = layout.isBig ? try ifd.u64(at: at + countAt, order) : UInt64(try ifd.u32(at: at + countAt, order))
+            raw.append((tag, try ifd.u16(at: at + 2, order), n, try ifd.bytes(at: at + fieldAt, count: layout.fieldSize)))
         }
-        if !resolveValues { return raw.map { Entry(tag: $0.tag, type: $0.type, count: $0.count, value: $0.field) } }
+        func clamped(_ n: UInt64) -> UInt32 { UInt32(clamping: n) }
+        if !resolveValues { return raw.map { Entry(tag: $0.tag, type: $0.type, count: clamped($0.count), value: $0.field) } }
         var entries: [Entry] = []
-        for (tag, type, n, field) in raw {
-            let unit = typeSize(type)
-            let (bytes, overflow) = Int(n).multipliedReportingOverflow(by: unit)
+        for (tag, type, n64, field) in raw {
+            let unit = layout.isBig && bigTypes.contains(type) ? 8 : typeSize(type)
+            let (bytes, overflow) = n64 > UInt64(Int.max) ? (0, true) : Int(n64).multipliedReportingOverflow(by: unit)
+            let n = clamped(n64)
             if unit == 0 || (!overflow && bytes <= 4) {
-                // Unknown types keep their raw field (libexif drops them itself).
-                entries.append(Entry(tag: tag, type: type, count: n, value: field))
+                // Unknown types keep their raw field (libexif drops them itself); BigTIFF keeps a
+                // small value at the start of its 8-byte field.
+                entries.append(Entry(tag: tag, type: type, count: n, value: Array(field.prefix(4))))
+                continue
+            }
+            if layout.isBig, !overflow, bytes <= 8 {
+                entries.append(Entry(tag: tag, type: type, count: n, value: Array(field.prefix(bytes))))
                 continue
             }
             let tagName = "tag 0x" + String(tag, radix: 16, uppercase: true) + " in \(name)"
@@ -238,9 +296,9 @@ enum TIFF {
                 warnings.append("\(tagName): value of \(overflow ? "overflowing" : String(bytes)) bytes not copied")
                 continue
             }
-            let at = Int(try ByteReader(field, context: container).u32(at: 0, order))
-            guard at <= size, bytes <= size - at else {
-                warnings.append("\(tagName): value at byte \(at) runs past the end of the file: dropped")
+            let found = try layout.offset(ByteReader(field, context: container), at: 0, order)
+            guard let at = found, at <= size, bytes <= size - at else {
+                warnings.append("\(tagName): value at byte \(found.map(String.init) ?? "2^62 or more") runs past the end of the file: dropped")
                 continue
             }
             let value = try source.reader(at: at, count: bytes, context: container).allBytes

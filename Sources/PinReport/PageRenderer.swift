@@ -65,24 +65,35 @@ public enum PageRenderer {
         html += "<script type=\"application/json\" id=\"pins-data\">["
         for (i, pin) in input.pins.enumerated() {
             if i > 0 { html += "," }
-            html += PageText.jsonIsland(pin.listJSON)
+            html += JSONText.scriptSafe(pin.listJSON)
         }
         html += "]</script>\n"
-        html += "<script type=\"application/json\" id=\"pins-extra\">" + PageText.jsonIsland(extraJSON(input.pins, folders: input.importedFolders))
-            + "</script>\n"
-        let countryObjects = stats.countries.map { CountryIsland(code: $0.code, name: $0.name, continent: $0.continent, pinCount: $0.pinCount) }
-        html += "<script type=\"application/json\" id=\"countries-data\">" + PageText.jsonIsland(PageText.encode(countryObjects)) + "</script>\n"
-        let config = PageConfig(
-            width: input.worldMap.width, pinColor: PageText.color(input.settings.defaultPinColor, fallback: Settings.defaultPinColor),
-            fillColor: PageText.color(input.settings.mapFillColor, fallback: Settings().mapFillColor), mapStyle: style,
-            stats: stats, names: input.catalog.entries.mapValues(\.name), continents: input.catalog.entries.mapValues(\.continent),
-            filter: input.filterDescription, folders: input.importedFolders)
-        html += "<script type=\"application/json\" id=\"page-data\">" + PageText.jsonIsland(PageText.encode(config)) + "</script>\n"
+        html += island("pins-extra", extraJSON(input.pins, folders: input.importedFolders))
+        // countries-data: each visited country's code, name, continent and pin count.
+        html += island("countries-data", stats.countries.map {
+            ["code": $0.code, "name": $0.name, "continent": $0.continent, "pinCount": $0.pinCount] as [String: Any]
+        })
+        var config: [String: Any] = [
+            "width": input.worldMap.width, "pinColor": PageText.color(input.settings.defaultPinColor, fallback: Settings.defaultPinColor),
+            "fillColor": PageText.color(input.settings.mapFillColor, fallback: Settings().mapFillColor), "mapStyle": style,
+            "stats": stats.json, "names": input.catalog.entries.mapValues(\.name), "continents": input.catalog.entries.mapValues(\.continent),
+            "folders": input.importedFolders,
+        ]
+        config["filter"] = input.filterDescription
+        html += island("page-data", config)
         if let run = input.run {
-            html += "<script type=\"application/json\" id=\"run-data\">" + PageText.jsonIsland(PageText.encode(RunIsland(run))) + "</script>\n"
+            html += island("run-data", [
+                "root": run.root, "dryRun": run.dryRun, "created": run.created.map(\.json), "skipped": run.skipped.map(\.json),
+                "counts": run.counts, "unreadable": run.unreadable.map(\.json),
+            ] as [String: Any])
         }
         html += "<script>\n" + PageScript.js + "\n</script>\n</body>\n</html>\n"
         return html
+    }
+
+    /// `<script type="application/json" id="ID">` holding `value`, made safe for the element.
+    static func island(_ id: String, _ value: Any) -> String {
+        "<script type=\"application/json\" id=\"\(id)\">" + JSONText.scriptSafe(JSONText.string(value)) + "</script>\n"
     }
 
     static func generatedLine(_ input: PageInput) -> String {
@@ -95,21 +106,21 @@ public enum PageRenderer {
     /// `o` an offset other than the pin's own (its photo's, for a pin stored without one), `p` the
     /// photo's path below its folder when it is not what `photoPath(of:folders:)` finds, `t` a
     /// thumbnail as a data: URI, while the page's budget lasts. Most pins need nothing.
-    static func extraJSON(_ pins: [PagePin], folders: [String] = []) -> String {
+    static func extraJSON(_ pins: [PagePin], folders: [String] = []) -> [String: Any] {
         var budget = thumbnailPageCap
-        var rows: [String: PinExtra] = [:]
+        var rows: [String: Any] = [:]
         let folders = folders.sorted { $0.utf8.count > $1.utf8.count }
         for (index, pin) in pins.enumerated() {
-            var extra = PinExtra()
+            var extra: [String: Any] = [:]
             if let jpeg = pin.thumbnailJPEG, jpeg.count <= thumbnailCap, jpeg.count <= budget {
                 budget -= jpeg.count
-                extra.t = "data:image/jpeg;base64," + Data(jpeg).base64EncodedString()
+                extra["t"] = "data:image/jpeg;base64," + Data(jpeg).base64EncodedString()
             }
-            if pin.utcOffsetSeconds != pin.location.utcOffsetSeconds { extra.o = pin.utcOffsetSeconds }
-            if pin.photoPath != photoPath(of: pin.location, folders: folders) { extra.p = pin.photoPath ?? "" }
-            if extra.t != nil || extra.o != nil || extra.p != nil { rows[String(index)] = extra }
+            if pin.utcOffsetSeconds != pin.location.utcOffsetSeconds { extra["o"] = pin.utcOffsetSeconds }
+            if pin.photoPath != photoPath(of: pin.location, folders: folders) { extra["p"] = pin.photoPath ?? "" }
+            if !extra.isEmpty { rows[String(index)] = extra }
         }
-        return PageText.encode(rows)
+        return rows
     }
 
     /// The photo path the page's script derives: the pin's first photo id (an absolute path)
@@ -125,51 +136,7 @@ public enum PageRenderer {
     }
 }
 
-/// `countries-data`: each visited country's code, name, continent and pin count.
-struct CountryIsland: Encodable {
-    var code: String
-    var name: String
-    var continent: String
-    var pinCount: Int
-}
-
-struct PinExtra: Encodable {
-    var o: Int?
-    var p: String?
-    var t: String?
-}
-
-struct PageConfig: Encodable {
-    var width: Int
-    var pinColor: String
-    var fillColor: String
-    var mapStyle: String
-    var stats: PageStatistics
-    var names: [String: String]
-    var continents: [String: String]
-    var filter: String?
-    var folders: [String]
-}
-
-struct RunIsland: Encodable {
-    var root: String
-    var dryRun: Bool
-    var created: [RunOverlay.Photo]
-    var skipped: [RunOverlay.Photo]
-    var counts: [String: Int]
-    var unreadable: [RunOverlay.Unreadable]
-
-    init(_ run: RunOverlay) {
-        root = run.root
-        dryRun = run.dryRun
-        created = run.created
-        skipped = run.skipped
-        counts = run.counts
-        unreadable = run.unreadable
-    }
-}
-
-/// Escaping for the two places text goes into the page.
+/// Escaping for HTML text (JSON is made safe for the page by `JSONText.scriptSafe`).
 public enum PageText {
     /// Text for HTML element content and quoted attribute values.
     public static func html(_ text: String) -> String {
@@ -180,23 +147,6 @@ public enum PageText {
             case ">": return "&gt;"
             case "\"": return "&quot;"
             case "'": return "&#39;"
-            default: return nil
-            }
-        }
-    }
-
-    /// JSON text made safe inside `<script type="application/json">`: `<`, `>` and `&` as
-    /// \u escapes (no `</script>` or `<!--` can end or change the element), and U+2028/U+2029
-    /// too (line terminators for older JavaScript). Outside strings JSON has none of these
-    /// characters, so replacing them everywhere keeps the JSON the same value.
-    public static func jsonIsland(_ json: String) -> String {
-        replacing(json) {
-            switch $0 {
-            case "<": return "\\u003c"
-            case ">": return "\\u003e"
-            case "&": return "\\u0026"
-            case "\u{2028}": return "\\u2028"
-            case "\u{2029}": return "\\u2029"
             default: return nil
             }
         }
@@ -217,12 +167,5 @@ public enum PageText {
     /// into a style sheet as it is).
     static func color(_ text: String, fallback: String) -> String {
         Settings.normalizedColor(text) ?? fallback
-    }
-
-    static func encode<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding plain structs of strings and numbers cannot fail.
-        return String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self)
     }
 }

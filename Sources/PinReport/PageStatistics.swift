@@ -4,7 +4,7 @@ import PinCore
 /// A run drawn over the map: what an import would create (or created), and the photos it
 /// skipped that have a position, each with its reason.
 public struct RunOverlay: Sendable {
-    public struct Photo: Sendable, Encodable {
+    public struct Photo: Sendable {
         /// Path relative to the imported folder, as text.
         public var photo: String
         public var latitude: Double
@@ -34,7 +34,7 @@ public struct RunOverlay: Sendable {
         }
     }
 
-    public struct Unreadable: Sendable, Encodable {
+    public struct Unreadable: Sendable {
         public var photo: String
         public var reason: String
         public init(photo: String, reason: String) {
@@ -68,8 +68,8 @@ public struct RunOverlay: Sendable {
 
 /// The statistics tab of the page: what `pins stats` says, and when each country was first
 /// visited. Counted from the pins the page shows (so a filtered page has its own numbers).
-public struct PageStatistics: Sendable, Equatable, Encodable {
-    public struct CountryLine: Sendable, Equatable, Encodable {
+public struct PageStatistics: Sendable, Equatable {
+    public struct CountryLine: Sendable, Equatable {
         public var code: String
         public var name: String
         public var continent: String
@@ -78,13 +78,13 @@ public struct PageStatistics: Sendable, Equatable, Encodable {
         public var firstYear: Int
     }
 
-    public struct ContinentLine: Sendable, Equatable, Encodable {
+    public struct ContinentLine: Sendable, Equatable {
         public var name: String
         public var countryCount: Int
         public var pinCount: Int
     }
 
-    public struct YearLine: Sendable, Equatable, Encodable {
+    public struct YearLine: Sendable, Equatable {
         public var year: Int
         /// Countries whose first pin is in this year.
         public var newCountries: [String]
@@ -105,46 +105,31 @@ public struct PageStatistics: Sendable, Equatable, Encodable {
     /// Oldest year first.
     public var years: [YearLine] = []
 
+    /// Totals, countries and continents as `pins stats` counts them (`StatisticsService`), over
+    /// these pins; then each country's first year and the years.
     public init(pins: [PagePin], catalog: CountryCatalog) {
         countriesInWorld = catalog.entries.count
         continentsInWorld = Set(catalog.entries.values.map(\.continent)).count
-        var perCountry: [String: (count: Int, first: Date, firstYear: Int)] = [:]
+        let values = StatisticsService(catalog: catalog).calculate(locations: pins.map(\.location))
+        totalPins = values.totalPins
+        points = values.pointCount
+        cities = values.cityCount
+        mountains = values.mountainCount
+        atSea = values.pinsWithoutCountry
+        var first: [String: (date: Date, year: Int)] = [:]
         var perYear: [Int: Int] = [:]
         for pin in pins {
             let location = pin.location
-            totalPins += 1
-            switch location.type.selection {
-            case .point: points += 1
-            case .city: cities += 1
-            case .mountain: mountains += 1
-            }
             let year = Self.year(of: location.date, offsetSeconds: pin.utcOffsetSeconds)
             perYear[year, default: 0] += 1
-            guard let code = location.countryID else {
-                atSea += 1
-                continue
-            }
-            if var entry = perCountry[code] {
-                entry.count += 1
-                if location.date < entry.first { entry.first = location.date; entry.firstYear = year }
-                perCountry[code] = entry
-            } else {
-                perCountry[code] = (1, location.date, year)
-            }
+            guard let code = location.countryID else { continue }
+            if let known = first[code], known.date <= location.date { continue }
+            first[code] = (location.date, year)
         }
-        countries = perCountry.map { code, entry in
-            let country = catalog.makeCountry(code: code)
-            return CountryLine(code: code, name: country.name, continent: country.continent, pinCount: entry.count,
-                               firstYear: entry.firstYear)
-        }.sorted { ($0.pinCount, $1.name) > ($1.pinCount, $0.name) }
-        var continentMap: [String: ContinentLine] = [:]
-        for country in countries {
-            var line = continentMap[country.continent] ?? ContinentLine(name: country.continent, countryCount: 0, pinCount: 0)
-            line.countryCount += 1
-            line.pinCount += country.pinCount
-            continentMap[country.continent] = line
+        countries = values.countries.map {
+            CountryLine(code: $0.id, name: $0.name, continent: $0.continent, pinCount: $0.pinCount, firstYear: first[$0.id]?.year ?? 0)
         }
-        continents = continentMap.values.sorted { ($0.pinCount, $1.name) > ($1.pinCount, $0.name) }
+        continents = values.continents.map { ContinentLine(name: $0.name, countryCount: $0.countryCount, pinCount: $0.pinCount) }
         var newByYear: [Int: [String]] = [:]
         for country in countries { newByYear[country.firstYear, default: []].append(country.code) }
         years = perYear.keys.sorted().map { YearLine(year: $0, newCountries: (newByYear[$0] ?? []).sorted(), pinCount: perYear[$0]!) }
@@ -158,5 +143,38 @@ public struct PageStatistics: Sendable, Equatable, Encodable {
         var parts = tm()
         gmtime_r(&t, &parts)
         return Int(parts.tm_year) + 1900
+    }
+}
+
+// The page's JSON islands, written by the project's one JSON writer (`JSONText`): keys sorted,
+// absent optional values left out.
+
+extension RunOverlay.Photo {
+    var json: [String: Any] {
+        var object: [String: Any] = ["photo": photo, "latitude": latitude, "longitude": longitude, "reason": reason]
+        object["takenAt"] = takenAt
+        object["detail"] = detail
+        object["title"] = title
+        object["country"] = country
+        object["pin"] = pin
+        return object
+    }
+}
+
+extension RunOverlay.Unreadable {
+    var json: [String: Any] { ["photo": photo, "reason": reason] }
+}
+
+extension PageStatistics {
+    var json: [String: Any] {
+        [
+            "totalPins": totalPins, "points": points, "cities": cities, "mountains": mountains, "atSea": atSea,
+            "countriesInWorld": countriesInWorld, "continentsInWorld": continentsInWorld,
+            "countries": countries.map {
+                ["code": $0.code, "name": $0.name, "continent": $0.continent, "pinCount": $0.pinCount, "firstYear": $0.firstYear] as [String: Any]
+            },
+            "continents": continents.map { ["name": $0.name, "countryCount": $0.countryCount, "pinCount": $0.pinCount] as [String: Any] },
+            "years": years.map { ["year": $0.year, "newCountries": $0.newCountries, "pinCount": $0.pinCount] as [String: Any] },
+        ]
     }
 }

@@ -124,9 +124,12 @@ public enum DatabaseCheck {
 
     /// Counts made true again after rows were lost: pin counts from the locations left,
     /// shared places and countries without pins gone, photo records of lost pins unlinked.
+    /// A file of schema version 1 (before imports) has no photos table: nothing to unlink there.
     static func recount(_ db: Connection) throws {
+        if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'photos'") ?? 0 > 0 {
+            try db.execute("UPDATE photos SET location_id = NULL WHERE location_id IS NOT NULL AND location_id NOT IN (SELECT id FROM locations)")
+        }
         try db.execute("""
-            UPDATE photos SET location_id = NULL WHERE location_id IS NOT NULL AND location_id NOT IN (SELECT id FROM locations);
             UPDATE countries SET pin_count = (SELECT count(*) FROM locations l WHERE l.country_id = countries.id);
             DELETE FROM countries WHERE pin_count = 0;
             UPDATE cities SET pin_count = (SELECT count(*) FROM locations l WHERE l.type = 'city'

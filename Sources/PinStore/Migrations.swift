@@ -1,4 +1,5 @@
 import Foundation
+import PinCore
 
 /// The schema, as numbered, append-only migrations. Each runs in its own transaction and is
 /// recorded in `schema_migrations`; a database is brought forward one step at a time.
@@ -8,6 +9,15 @@ public enum Migrations {
         public let version: Int
         public let name: String
         public let sql: String
+        /// What SQL cannot do, run after `sql` in the same transaction.
+        let step: (@Sendable (Connection) throws -> Void)?
+
+        init(version: Int, name: String, sql: String, step: (@Sendable (Connection) throws -> Void)? = nil) {
+            self.version = version
+            self.name = name
+            self.sql = sql
+            self.step = step
+        }
     }
 
     public static let all: [Migration] = [
@@ -110,7 +120,51 @@ public enum Migrations {
             UPDATE locations SET utc_offset = (SELECT p.utc_offset FROM photos p WHERE p.location_id = locations.id
                 AND p.decision = 'accepted' AND p.utc_offset IS NOT NULL ORDER BY p.path LIMIT 1);
             """),
+        // A pin's photo ids (the photos' absolute paths as text) become unambiguous: a backslash
+        // is now written twice, so a byte that is not UTF-8 (`\xFF`) and a name that really
+        // holds those four characters (`\\xFF`) differ. See `unambiguousPhotoIDs`.
+        Migration(version: 5, name: "photo ids keep their bytes", sql: "", step: unambiguousPhotoIDs),
     ]
+
+    /// Schema 5: rewrites each photo id that holds a backslash in the text of `RawPath.description`.
+    /// Before, `/p/a\xFF.jpg` could be the byte 0xFF or the four characters `\xFF`; the photos
+    /// table kept the bytes (`path` is a BLOB), so the id is read back through it: the recorded
+    /// file that pointed at this pin with that old text, else the one recorded file that had that
+    /// text. An id no recorded file had (its record was forgotten) is read as the characters it
+    /// shows. Ids without a backslash read the same before and after and are not touched.
+    @Sendable static func unambiguousPhotoIDs(_ db: Connection) throws {
+        // `\\` in the stored JSON is one backslash in an id (a JSON escape); `\/` is only a slash.
+        let pins = try db.query("SELECT id, photo_ids FROM locations WHERE instr(photo_ids, '\\\\') > 0") { ($0.string(0), $0.string(1)) }
+        guard !pins.isEmpty else { return }
+        // Recorded files whose old text had a backslash, by that text, with the pin each points at.
+        var recorded: [String: [(path: RawPath, pin: String?)]] = [:]
+        let statement = try db.prepare("SELECT path, location_id FROM photos ORDER BY missing, path")
+        while try statement.step() {
+            let path = RawPath(bytes: statement.blob(0))
+            guard path.bytes.contains(UInt8(ascii: "\\")) || String(validating: path.bytes, as: UTF8.self) == nil else { continue }
+            recorded[legacyText(path), default: []].append((path, statement.optionalString(1)))
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        for (id, text) in pins {
+            guard let ids = try? JSONDecoder().decode([String].self, from: Data(text.utf8)) else { continue }
+            let rewritten = ids.map { old -> String in
+                guard old.contains("\\") else { return old }
+                let files = recorded[old] ?? []
+                if let own = files.first(where: { $0.pin == id }) { return own.path.description }
+                if let only = files.first, files.allSatisfy({ $0.path == only.path }) { return only.path.description }
+                return RawPath(old).description
+            }
+            guard rewritten != ids else { continue }
+            try db.run("UPDATE locations SET photo_ids = ? WHERE id = ?",
+                       [String(decoding: try encoder.encode(rewritten), as: UTF8.self), id])
+        }
+    }
+
+    /// A path's text before schema 5: `description` without backslashes doubled.
+    static func legacyText(_ path: RawPath) -> String {
+        path.description.replacingOccurrences(of: "\\\\", with: "\\")
+    }
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
 
@@ -148,7 +202,8 @@ public enum Migrations {
         }
         for migration in all where migration.version > current && migration.version <= target {
             try connection.transaction {
-                try connection.execute(migration.sql)
+                if !migration.sql.isEmpty { try connection.execute(migration.sql) }
+                try migration.step?(connection)
                 try connection.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                                    [migration.version, migration.name, Date().timeIntervalSince1970])
             }

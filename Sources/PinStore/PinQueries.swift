@@ -6,7 +6,7 @@ public struct PinPhotoRecord: Sendable {
     public var path: RawPath
     public var takenAt: Date?
     public var utcOffsetSeconds: Int?
-    public var timeSource: String?
+    public var timeSource: TimeSource?
     public var coordinate: Coordinate?
     public var runID: Int64?
     public var missing: Bool
@@ -20,7 +20,7 @@ extension PinDatabase {
             WHERE location_id = ? ORDER BY path
             """, [id.uuidString.lowercased()]) { s in
             PinPhotoRecord(path: RawPath(bytes: s.blob(0)), takenAt: s.optionalDouble(1).map(Date.init(timeIntervalSince1970:)),
-                           utcOffsetSeconds: s.isNull(2) ? nil : s.int(2), timeSource: s.optionalString(3),
+                           utcOffsetSeconds: s.isNull(2) ? nil : s.int(2), timeSource: try s.optionalValue(3, as: TimeSource.self),
                            coordinate: s.isNull(4) ? nil : Coordinate(latitude: s.double(4), longitude: s.double(5)),
                            runID: s.isNull(6) ? nil : s.int64(6), missing: s.int(7) != 0)
         }
@@ -68,7 +68,7 @@ extension PinDatabase {
     public func photos(ofRun id: Int64) throws -> [RunPhotoRecord] {
         try read { _ in
             try connection.query("SELECT path, decision, detail, location_id FROM photos WHERE run_id = ? ORDER BY path", [id]) { s in
-                RunPhotoRecord(path: RawPath(bytes: s.blob(0)), decision: PhotoDecision(rawValue: s.string(1)) ?? .unreadable,
+                RunPhotoRecord(path: RawPath(bytes: s.blob(0)), decision: try s.value(1, as: PhotoDecision.self),
                                detail: s.optionalString(2), locationID: s.optionalString(3).flatMap(UUID.init(uuidString:)))
             }
         }
@@ -99,8 +99,8 @@ extension PinDatabase {
             }
             for pin in removed { try service.delete(id: pin.id, in: repos) }
             let forgotten = try connection.run("DELETE FROM photos WHERE run_id = ?\(keptClause)", [id as SQLBindable] + keptIDs)
-            run.status = "undone"
-            try connection.run("UPDATE runs SET status = 'undone' WHERE id = ?", [id])
+            run.status = .undone
+            try connection.run("UPDATE runs SET status = ? WHERE id = ?", [RunStatus.undone.rawValue, id])
             return RunUndoResult(run: run, removed: removed, kept: kept, forgottenPhotos: forgotten)
         }
         return dryRun ? try read(body) : try write(body)

@@ -53,6 +53,9 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
         case idTaken(table: String, id: String)
         /// An update of a record that is not stored.
         case notStored(table: String, id: String)
+        /// A column of a closed set (a decision, a run status, a time source) holds a value this
+        /// version does not know: a newer pins wrote it, or the file was edited by hand.
+        case unknownValue(column: String, value: String)
         /// Anything else: SQLite's own words.
         case other(String)
     }
@@ -112,6 +115,8 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
             words = "the file was deleted or replaced while pins was using it; what this run wrote is lost with it"
         case let .idTaken(table, id): words = "the new id \(id) is already used in \(table); nothing was overwritten"
         case let .notStored(table, id): words = "there is no record \(id) in \(table)"
+        case let .unknownValue(column, value):
+            words = "\(column) '\(value)' is not one this version of pins knows (written by a newer version, or edited by hand)"
         case let .other(message): words = message + (cause.map { " (SQLite code \($0.code))" } ?? "")
         }
         return "cannot \(action.rawValue) \(path): \(words)"
@@ -391,6 +396,19 @@ public final class Statement {
         return String(cString: text)
     }
     public func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
+    /// A column holding one of a closed set of values (stored as their raw values); a value
+    /// outside the set is a read error naming the column and the value.
+    public func value<T: RawRepresentable>(_ column: Int32, as type: T.Type) throws -> T where T.RawValue == String {
+        let text = string(column)
+        guard let value = T(rawValue: text) else {
+            let name = sqlite3_column_name(stmt, column).map { String(cString: $0) } ?? "column \(column)"
+            throw StorageError(.read, path: connection.path, reason: .unknownValue(column: name, value: text))
+        }
+        return value
+    }
+    public func optionalValue<T: RawRepresentable>(_ column: Int32, as type: T.Type) throws -> T? where T.RawValue == String {
+        isNull(column) ? nil : try value(column, as: type)
+    }
     /// A column as stored, whatever its type.
     public func value(_ column: Int32) -> SQLValue {
         switch sqlite3_column_type(stmt, column) {

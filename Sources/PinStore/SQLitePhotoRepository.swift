@@ -35,10 +35,10 @@ struct SQLitePhotoRepository: PhotoRepository {
                 path: RawPath(bytes: s.blob(0)),
                 fingerprint: PhotoFingerprint(size: s.int64(1), modificationNanoseconds: s.int64(2), inode: UInt64(bitPattern: s.int64(3))),
                 digest: s.optionalString(4), format: s.optionalString(5),
-                takenAt: s.optionalDouble(6).map(Date.init(timeIntervalSince1970:)), timeSource: s.optionalString(7),
+                takenAt: s.optionalDouble(6).map(Date.init(timeIntervalSince1970:)), timeSource: try s.optionalValue(7, as: TimeSource.self),
                 utcOffsetSeconds: s.isNull(8) ? nil : s.int(8),
                 coordinate: s.isNull(9) ? nil : Coordinate(latitude: s.double(9), longitude: s.double(10)),
-                decision: PhotoDecision(rawValue: s.string(11)) ?? .unreadable, detail: s.optionalString(12),
+                decision: try s.value(11, as: PhotoDecision.self), detail: s.optionalString(12),
                 locationID: s.optionalString(13).flatMap(UUID.init(uuidString:)))
         }.first
     }
@@ -77,7 +77,7 @@ struct SQLitePhotoRepository: PhotoRepository {
                 location_id = excluded.location_id, run_id = excluded.run_id, missing = 0
             """, [SQLValue.blob(r.path.bytes), r.fingerprint.size, r.fingerprint.modificationNanoseconds,
                   Int64(bitPattern: r.fingerprint.inode), r.digest, r.format, r.takenAt?.timeIntervalSince1970,
-                  r.timeSource, r.utcOffsetSeconds, r.coordinate?.latitude, r.coordinate?.longitude,
+                  r.timeSource?.rawValue, r.utcOffsetSeconds, r.coordinate?.latitude, r.coordinate?.longitude,
                   r.decision.rawValue, r.detail, r.locationID?.uuidString.lowercased(), runID])
     }
 }
@@ -86,7 +86,8 @@ struct SQLiteRunRepository: RunRepository {
     let db: Connection
 
     func start(root: String, at date: Date) throws -> Int64 {
-        try db.run("INSERT INTO runs (root, started_at, status) VALUES (?, ?, 'running')", [root, date.timeIntervalSince1970])
+        try db.run("INSERT INTO runs (root, started_at, status) VALUES (?, ?, ?)",
+                   [root, date.timeIntervalSince1970, RunStatus.running.rawValue])
         return db.lastInsertRowID
     }
 
@@ -95,7 +96,7 @@ struct SQLiteRunRepository: RunRepository {
         try db.run("""
             UPDATE runs SET finished_at = ?, status = ?, exit_code = ?, files = ?, photos = ?, created = ?, skipped = ?
             WHERE id = ?
-            """, [run.finishedAt?.timeIntervalSince1970, run.status, run.exitCode, run.files, run.photos, run.created, skipped, run.id])
+            """, [run.finishedAt?.timeIntervalSince1970, run.status.rawValue, run.exitCode, run.files, run.photos, run.created, skipped, run.id])
     }
 
     func recent(limit: Int) throws -> [ImportRunRecord] {
@@ -105,7 +106,7 @@ struct SQLiteRunRepository: RunRepository {
             """, [limit]) { s in
             ImportRunRecord(
                 id: s.int64(0), root: s.string(1), startedAt: Date(timeIntervalSince1970: s.double(2)),
-                finishedAt: s.optionalDouble(3).map(Date.init(timeIntervalSince1970:)), status: s.string(4),
+                finishedAt: s.optionalDouble(3).map(Date.init(timeIntervalSince1970:)), status: try s.value(4, as: RunStatus.self),
                 exitCode: s.isNull(5) ? nil : s.int(5), files: s.int(6), photos: s.int(7), created: s.int(8),
                 skipped: s.optionalString(9).flatMap { try? JSONDecoder().decode([String: Int].self, from: Data($0.utf8)) } ?? [:])
         }

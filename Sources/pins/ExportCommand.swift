@@ -66,13 +66,17 @@ func runExport(_ args: ParsedArguments) throws {
         let input = ExportInput(pins: chunk, countryNames: names, countries: index == 0 ? countries : [],
                                 fillColor: settings.mapFillColor)
         guard let out else {
-            let sink = DescriptorSink(fd: 1)
+            let sink = BufferedSink(fd: 1)
             Exporter.write(input, format: format, bom: args.has("--bom"), to: sink)
             sink.flush()
             return
         }
         let path = split == nil ? out : numbered(out, index + 1)
-        try writeAtomically(path) { sink in Exporter.write(input, format: format, bom: args.has("--bom"), to: sink) }
+        do {
+            try writeAtomically(to: path) { sink in Exporter.write(input, format: format, bom: args.has("--bom"), to: sink) }
+        } catch let error as AtomicFile.WriteError {
+            throw CommandFailure(error.description)
+        }
         written.append(path)
     }
     if args.has("--json") {
@@ -87,33 +91,6 @@ private func numbered(_ path: String, _ n: Int) -> String {
     let ext = (path as NSString).pathExtension
     let base = ext.isEmpty ? path : String(path.dropLast(ext.count + 1))
     return base + "-\(n)" + (ext.isEmpty ? "" : "." + ext)
-}
-
-/// An export sink over a file descriptor, in 64 KiB writes.
-final class DescriptorSink: ExportSink {
-    let buffered: BufferedSink
-    init(fd: Int32) { buffered = BufferedSink(fd: fd) }
-    func write(_ text: String) { buffered.write(text) }
-    func flush() { buffered.flush() }
-}
-
-/// Writes a file beside its final name and renames it into place: a failed or killed export
-/// never leaves a half-written file where the old one was, nor a temporary file behind.
-private func writeAtomically(_ path: String, _ body: (DescriptorSink) -> Void) throws {
-    let directory = (path as NSString).deletingLastPathComponent
-    let temporary = (directory.isEmpty ? "" : directory + "/") + ".\((path as NSString).lastPathComponent).pins-\(getpid()).tmp"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw CommandFailure("cannot write \(path): \(String(cString: strerror(errno)))") }
-    let sink = DescriptorSink(fd: fd)
-    body(sink)
-    sink.flush()
-    let synced = fsync(fd) == 0
-    close(fd)
-    guard !sink.buffered.failed, synced, rename(temporary, path) == 0 else {
-        let reason = String(cString: strerror(errno))
-        unlink(temporary)
-        throw CommandFailure("cannot write \(path): \(reason)")
-    }
 }
 
 /// The outlines of the given countries from Countries.geojson, one feature per line there: only

@@ -41,7 +41,7 @@ let importSpec = CommandSpec(
     --allow-shrink); 74 the run completed but some folders could not be read (named on
     stderr; what was known there keeps its state); 75 another import is using the database
     (nothing changed; try later); 130, 143 stopped by SIGINT or SIGTERM (what was saved is
-    whole; the run is recorded as interrupted).
+    whole; the run is recorded as interrupted; a second signal stops it at once).
     """)
 
 func runImport(_ args: ParsedArguments) async throws {
@@ -81,12 +81,23 @@ func runImport(_ args: ParsedArguments) async throws {
     let session = ImportSession(options: options, databasePath: deps.databasePath, creation: try deps.lazyCreationService())
     let printer = ProgressPrinter(quiet: args.has("--quiet") || args.has("--json"))
     // SIGINT and SIGTERM end the run at the next file or batch: what was saved stays whole and
-    // the run is recorded as interrupted (exit 130 or 143).
+    // the run is recorded as interrupted (exit 130 or 143). A second one while the run winds
+    // down (a batch being saved, a database held by another writer) ends the process at once:
+    // SQLite keeps only committed transactions (a batch without its commit is not replayed, as
+    // after kill -9), and the run lock goes with the process.
     let stopSignals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
         signal(number, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
         let stop = options.stop
-        source.setEventHandler { stop.stop(signal: number) }
+        let name = number == SIGINT ? "SIGINT" : "SIGTERM"
+        source.setEventHandler {
+            if stop.stop(signal: number) {
+                if isatty(2) != 0 { Out.error("pins import: stopping after the batch being saved (\(name) again stops at once)") }
+            } else {
+                Out.error("pins import: stopped at once by a second \(name): only whole batches were saved; the next run does the rest")
+                _exit(128 + number)
+            }
+        }
         source.resume()
         return source
     }
@@ -101,8 +112,8 @@ func runImport(_ args: ParsedArguments) async throws {
     if let path = args.value("--report") {
         do {
             try writeAtomically(to: path) { sink in ImportReportJSON.write(report, to: sink) }
-        } catch {
-            throw CommandFailure("cannot write the report to \(path): \(error)")
+        } catch let error as AtomicFile.WriteError {
+            throw CommandFailure("cannot write the report to \(path): \(error.reason)")
         }
     }
     if let path = args.value("--html") {
@@ -151,25 +162,6 @@ func lowerPriority() {
     }
 }
 
-/// Writes through a temporary file in the same folder, then renames it over `path`: a reader
-/// never sees half a report, and a failure leaves no temporary file behind.
-func writeAtomically(to path: String, _ body: (BufferedSink) -> Void) throws {
-    let folder = (path as NSString).deletingLastPathComponent
-    let temporary = (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).\(getpid()).tmp"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw CommandFailure(String(cString: strerror(errno))) }
-    let sink = BufferedSink(fd: fd)
-    body(sink)
-    sink.flush()
-    let failed = sink.failed || fsync(fd) != 0
-    close(fd)
-    if failed || rename(temporary, path) != 0 {
-        let reason = String(cString: strerror(errno))
-        unlink(temporary)
-        throw CommandFailure(reason)
-    }
-}
-
 // MARK: inspect
 
 let inspectSpec = CommandSpec(
@@ -215,7 +207,7 @@ func runInspect(_ args: ParsedArguments) throws {
                     object["latitude"] = orNull(m.coordinate?.latitude)
                     object["longitude"] = orNull(m.coordinate?.longitude)
                     object["altitude"] = orNull(m.altitude)
-                    object["positionSource"] = orNull(m.positionSource)
+                    object["positionSource"] = orNull(m.positionSource?.rawValue)
                     object["locationIssue"] = orNull(m.locationIssue)
                     object["takenAt"] = orNull(m.takenAt.map { ISO8601.format($0, offsetSeconds: m.utcOffsetSeconds) })
                     object["timeSource"] = m.timeSource.rawValue

@@ -14,7 +14,7 @@ let editSpec = CommandSpec(
         OptionSpec(name: "--tag", value: "T", help: "Add a tag; repeat for more.", repeatable: true),
         OptionSpec(name: "--untag", value: "T", help: "Remove a tag; repeat for more.", repeatable: true),
         OptionSpec(name: "--color", value: "HEX", help: "Pin color #RRGGBB."),
-        OptionSpec(name: "--date", value: "ISO8601", help: "Date of the visit, e.g. 2024-05-01T10:00:00+02:00 (the offset becomes the pin's)."),
+        OptionSpec(name: "--date", value: "ISO8601", help: "Date of the visit, e.g. 2024-05-01T10:00:00+02:00 (the offset becomes the pin's); without an offset, the local time where the pin is."),
         OptionSpec(name: "--lat", value: "LAT", help: "New latitude (with --lon): the country is resolved again."),
         OptionSpec(name: "--lon", value: "LON", help: "New longitude (with --lat)."),
         OptionSpec(name: "--type", value: "TYPE", help: "point, city or mountain (city and mountain need --name)."),
@@ -46,9 +46,8 @@ func runEdit(_ args: ParsedArguments) throws {
         guard let color = Settings.normalizedColor(text) else { throw UsageError("--color expects #RRGGBB, got '\(text)'", command: "edit") }
         edit.color = color
     }
-    if let (date, offset) = try dateOption(args) {
-        edit.date = (date, offset ?? TimeZone.current.secondsFromGMT(for: date))
-    }
+    // Checked now (a usage error before the database is opened); read at the pin's position below.
+    _ = try dateOption(args)
     let lat = try args.double("--lat", range: -90...90), lon = try args.double("--lon", range: -180...180)
     switch (lat, lon) {
     case let (lat?, lon?): edit.coordinate = Coordinate(latitude: lat, longitude: lon)
@@ -67,7 +66,7 @@ func runEdit(_ args: ParsedArguments) throws {
     }
     edit.height = try args.double("--height", range: -500...9000)
     edit.visitCount = try args.int("--visits", range: 1...1_000_000)
-    guard !edit.isEmpty else { throw UsageError("nothing to change: give at least one option", command: "edit") }
+    guard !edit.isEmpty || args.value("--date") != nil else { throw UsageError("nothing to change: give at least one option", command: "edit") }
 
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     guard FileManager.default.fileExists(atPath: deps.databasePath) else {
@@ -75,6 +74,11 @@ func runEdit(_ args: ParsedArguments) throws {
     }
     let db = try deps.database()
     let id = try resolvePinID(args.positionals[0], in: db)
+    if args.value("--date") != nil {
+        // Without an offset, the wall clock where the pin is (or goes).
+        let at = try edit.coordinate ?? db.read { try $0.locations.fetch(id: id) }?.coordinate ?? Coordinate(latitude: 0, longitude: 0)
+        edit.date = try dateOption(args, at: at).map { ($0.date, $0.offsetSeconds) }
+    }
     // The outlines are loaded only when the pin moves.
     let creation = edit.coordinate != nil ? try deps.creationService() : try deps.lazyCreationService()
     let pin: Location
@@ -116,7 +120,7 @@ func runShow(_ args: ParsedArguments) throws {
         object["editedAt"] = orNull(pin.editedAt.map { ISO8601.format($0) })
         object["photos"] = photos.map { photo -> [String: Any] in
             ["path": photo.path.description, "takenAt": orNull(photo.takenAt.map { ISO8601.format($0, offsetSeconds: photo.utcOffsetSeconds) }),
-             "timeSource": orNull(photo.timeSource), "run": orNull(photo.runID), "missing": photo.missing]
+             "timeSource": orNull(photo.timeSource?.rawValue), "run": orNull(photo.runID), "missing": photo.missing]
         }
         Out.print(Out.json(object))
         return
@@ -139,7 +143,7 @@ func runShow(_ args: ParsedArguments) throws {
     rows.append(("source", pin.photoIDs.isEmpty ? "made by hand" : "import"))
     if let edited = pin.editedAt { rows.append(("edited", ISO8601.format(edited))) }
     for photo in photos {
-        var line = photo.path.description
+        var line = TerminalText.quoted(photo.path)
         if let run = photo.runID { line += " (run \(run))" }
         if photo.missing { line += " [missing]" }
         rows.append(("photo", line))

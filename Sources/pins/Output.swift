@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 import PinImport
+import PinReport
 
 /// Writes to stdout/stderr without buffering surprises between the two.
 enum Out {
@@ -17,17 +18,7 @@ enum Out {
     /// of stdout has gone, stop quietly, as a program killed by SIGPIPE would; a closed stderr is
     /// ignored.
     static func raw(_ text: String, to fd: Int32) {
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n >= 0 { offset += n; continue }
-                if errno == EINTR { continue }
-                if errno == EPIPE && fd == 1 { exit(ExitCode.success) }
-                return
-            }
-        }
+        if !AtomicFile.writeAll(fd, text), errno == EPIPE, fd == 1 { exit(ExitCode.success) }
     }
 
     /// JSON with sorted keys: stable for diffs and tests.
@@ -63,20 +54,24 @@ final class BufferedSink: TextSink {
     }
 
     func flush() {
-        buffer.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count, !failed {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    // The reader of stdout has gone (`pins import --json | head`): stop quietly.
-                    if errno == EPIPE && fd == 1 { exit(ExitCode.success) }
-                    failed = true
-                } else {
-                    offset += n
-                }
-            }
+        if !failed, !buffer.withUnsafeBytes({ AtomicFile.writeAll(fd, $0) }) {
+            // The reader of stdout has gone (`pins import --json | head`): stop quietly.
+            if errno == EPIPE && fd == 1 { exit(ExitCode.success) }
+            failed = true
         }
         buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+extension BufferedSink: ExportSink {}
+
+/// Writes `path` through `AtomicFile` (a reader never sees half of it, a failure leaves no
+/// temporary file) with a `BufferedSink` over the temporary file.
+func writeAtomically(to path: String, _ body: (BufferedSink) -> Void) throws {
+    try AtomicFile.write(to: path) { fd in
+        let sink = BufferedSink(fd: fd)
+        body(sink)
+        sink.flush()
+        return !sink.failed
     }
 }

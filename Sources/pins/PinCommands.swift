@@ -15,7 +15,7 @@ let addSpec = CommandSpec(
         OptionSpec(name: "--lat", value: "LAT", help: "Latitude in decimal degrees, -90 to 90."),
         OptionSpec(name: "--lon", value: "LON", help: "Longitude in decimal degrees, -180 to 180."),
         OptionSpec(name: "--title", value: "T", help: "Title (default: the country's name, or the coordinate)."),
-        OptionSpec(name: "--date", value: "ISO8601", help: "Date of the visit, e.g. 2024-05-01 or 2024-05-01T10:00:00+02:00 (default: now)."),
+        OptionSpec(name: "--date", value: "ISO8601", help: "Date of the visit, e.g. 2024-05-01, 2024-05-01T10:00 (local time there) or 2024-05-01T10:00:00+02:00 (default: now)."),
         OptionSpec(name: "--color", value: "HEX", help: "Pin color #RRGGBB (default: the settings' pin color)."),
         OptionSpec(name: "--note", value: "N", help: "A note."),
         OptionSpec(name: "--tag", value: "T", help: "A tag; repeat for more.", repeatable: true),
@@ -24,7 +24,16 @@ let addSpec = CommandSpec(
         OptionSpec(name: "--height", value: "M", help: "Mountain height in metres (for --type mountain)."),
         dbOption, jsonOption,
     ],
-    details: "Prints the new pin's id. The country is resolved offline from the coordinate.")
+    details: """
+        Prints the new pin's id. The country is resolved offline from the coordinate.
+
+        A --date without an offset is the time a clock at the pin's position showed: it is read
+        in the time zone there on that date (summer time included), not in this machine's zone.
+        In Tokyo, --date 2024-05-01T12:00 is 2024-05-01T12:00:00+09:00 (03:00 UTC).
+
+        Example:
+          pins add --lat 35.6586 --lon 139.7454 --title "Tokyo Tower" --date 2024-05-01T12:00
+        """)
 
 func runAdd(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "add") }
@@ -32,7 +41,7 @@ func runAdd(_ args: ParsedArguments) throws {
         throw UsageError("--lat and --lon are required", command: "add")
     }
     let coordinate = Coordinate(latitude: lat, longitude: lon)
-    let (date, offset) = try dateOption(args) ?? (Date(), nil)
+    let (date, offset) = try dateOption(args, at: coordinate) ?? (Date(), TimeZone.current.secondsFromGMT())
     if let color = args.value("--color"), Settings.normalizedColor(color) == nil {
         throw UsageError("--color expects #RRGGBB, got '\(color)'", command: "add")
     }
@@ -59,8 +68,8 @@ func runAdd(_ args: ParsedArguments) throws {
     }()
     var draft = LocationDraft(title: title, coordinate: coordinate, type: type, date: date, color: args.value("--color"),
                               note: args.value("--note"), tags: args.all("--tag").isEmpty ? nil : args.all("--tag"))
-    // The visit's own offset: the one written with --date, else the machine's zone at that date.
-    draft.utcOffsetSeconds = offset ?? TimeZone.current.secondsFromGMT(for: date)
+    // The visit's own offset: the one written with --date, else the position's zone at that date.
+    draft.utcOffsetSeconds = offset
     let location = try creation.create(draft, using: try deps.database())
     if args.has("--json") {
         Out.print(Out.json(locationJSON(location)))
@@ -69,7 +78,25 @@ func runAdd(_ args: ParsedArguments) throws {
     }
 }
 
-/// `--date`: the instant and the offset it was written with (nil when it had none).
+/// `--date` for a pin at `coordinate`: the instant and its offset. A date written without an
+/// offset is the wall clock of the position's time zone on that date (what someone there meant);
+/// when the zone outlines cannot be read, the machine's zone, with a warning on stderr.
+func dateOption(_ args: ParsedArguments, at coordinate: Coordinate) throws -> (date: Date, offsetSeconds: Int)? {
+    guard let (date, offset) = try dateOption(args) else { return nil }
+    if let offset { return (date, offset) }
+    let zone: TimeZone
+    do {
+        zone = try LazyTimeZones().timeZone(at: coordinate)
+    } catch {
+        Out.error("pins \(args.command): warning: \(error): --date is read in this machine's zone \(TimeZone.current.identifier)")
+        return (date, TimeZone.current.secondsFromGMT(for: date))
+    }
+    guard let text = args.value("--date"), let local = ISO8601.parse(text, defaultZone: zone) else { return nil }
+    return (local.date, zone.secondsFromGMT(for: local.date))
+}
+
+/// `--date`: the instant (read in the machine's zone when it has no offset) and the offset it
+/// was written with (nil when it had none); a usage error when it is not ISO 8601.
 func dateOption(_ args: ParsedArguments) throws -> (Date, Int?)? {
     guard let text = args.value("--date") else { return nil }
     guard let parsed = ISO8601.parse(text, defaultZone: .current) else {

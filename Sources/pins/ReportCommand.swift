@@ -35,8 +35,8 @@ func runReport(_ args: ParsedArguments) throws {
     let input = try pageInput(deps: deps, locations: try filteredPins(filter, deps: deps, missingIsEmpty: true), title: args.value("--title") ?? "pins",
                               filterDescription: described.isEmpty ? nil : described, thumbnails: !args.has("--no-thumbnails"))
     do {
-        try PageFile.write(PageRenderer.render(input), to: out)
-    } catch let error as PageFile.WriteError {
+        try AtomicFile.write(PageRenderer.render(input), to: out)
+    } catch let error as AtomicFile.WriteError {
         throw CommandFailure(error.description)
     }
     Out.print("Wrote \(out): \(input.pins.count) pin\(input.pins.count == 1 ? "" : "s")")
@@ -58,7 +58,8 @@ func pageInput(deps: AppDependencies, locations: [Location]? = nil, title: Strin
     if let db = try deps.existingDatabaseForReading() {
         (all, settings) = try db.read { (locations == nil ? try $0.locations.fetchAll(countryID: nil) : [], try $0.settings.load()) }
         places = try db.photoPlaces()
-        folders = try db.importedFolders()
+        // As text the way photo ids write paths, so the page finds each photo below its folder.
+        folders = try db.importedFolders().map { RawPath($0).description }
     }
     let locations = locations ?? all
     var pins = locations.map { location -> PagePin in
@@ -112,8 +113,8 @@ func writeRunPage(_ report: ImportReport, to path: String, deps: AppDependencies
     let input = try pageInput(deps: deps, title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + report.root,
                               filterDescription: nil, run: overlay)
     do {
-        try PageFile.write(PageRenderer.render(input), to: path)
-    } catch let error as PageFile.WriteError {
+        try AtomicFile.write(PageRenderer.render(input), to: path)
+    } catch let error as AtomicFile.WriteError {
         throw CommandFailure(error.description)
     }
 }

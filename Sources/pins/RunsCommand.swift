@@ -42,7 +42,7 @@ func runRuns(_ args: ParsedArguments) throws {
     let lockHeld = RunLock.isHeld(databasePath: deps.databasePath)
     func status(_ run: ImportRunRecord) -> String {
         // 'running' in the table but nobody holds the lock: the process is gone.
-        run.status == "running" && !lockHeld ? "interrupted" : run.status
+        (run.status == .running && !lockHeld ? RunStatus.interrupted : run.status).rawValue
     }
     if args.has("--json") {
         Out.print(Out.json(runs.map { run -> [String: Any] in
@@ -78,7 +78,7 @@ private func runsShow(_ id: Int64, _ args: ParsedArguments) throws {
     let skipped = try db.photos(ofRun: id).filter { $0.decision != .accepted }
     if args.has("--json") {
         Out.print(Out.json([
-            "id": run.id, "root": run.root, "status": run.status, "startedAt": ISO8601.format(run.startedAt),
+            "id": run.id, "root": run.root, "status": run.status.rawValue, "startedAt": ISO8601.format(run.startedAt),
             "created": pins.map(locationJSON),
             "skipped": skipped.map { ["photo": $0.path.description, "reason": $0.decision.rawValue, "detail": orNull($0.detail)] as [String: Any] },
         ] as [String: Any]))
@@ -94,7 +94,7 @@ private func runsShow(_ id: Int64, _ args: ParsedArguments) throws {
     }
     text += "\nSkipped \(skipped.count) file\(skipped.count == 1 ? "" : "s")"
     if !skipped.isEmpty {
-        text += ":\n" + Out.table(["REASON", "FILE", "DETAIL"], skipped.map { [$0.decision.rawValue, $0.path.description, $0.detail ?? ""] })
+        text += ":\n" + Out.table(["REASON", "FILE", "DETAIL"], skipped.map { [$0.decision.rawValue, TerminalText.quoted($0.path), TerminalText.escaped($0.detail ?? "")] })
             .split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
     }
     Out.print(text)

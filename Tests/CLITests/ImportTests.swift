@@ -194,6 +194,7 @@ final class AwkwardNameTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         let report = try XCTUnwrap(CLI.json(run.stdout) as? [String: Any], run.stdout)
         let photos = Set(((report["pins"] as? [[String: Any]]) ?? []).compactMap { $0["photo"] as? String })
-        XCTAssertEqual(photos, ["we\"ird\nna\tme\\.jpg", "caf\\xE9.jpg"])
+        // A backslash is written twice, a byte that is not UTF-8 as \xNN (RawPath.description).
+        XCTAssertEqual(photos, ["we\"ird\nna\tme\\\\.jpg", "caf\\xE9.jpg"])
     }
 }

@@ -12,7 +12,7 @@ final class ImportItemTests: XCTestCase {
         // 2023-07-14T10:11:12.39+02:00; a coordinate with all its digits; a 16-hex digest.
         let taken = Date(timeIntervalSince1970: 1_689_322_272.39)
         let m = PhotoMetadata(format: "heif", coordinate: Coordinate(latitude: 48.858370000000001, longitude: -2.2944810000000002),
-                              altitude: 35, locationIssue: nil, positionSource: "xmp-sidecar", takenAt: taken,
+                              altitude: 35, locationIssue: nil, positionSource: .xmpSidecar, takenAt: taken,
                               utcOffsetSeconds: 7200, timeSource: .exifOffset, timeTag: "DateTimeOriginal",
                               warnings: ["a warning"], metadataDigest: "00f0e1d2c3b4a596")
         let item = ImportItem(entry: entry, metadata: m, decision: .noLocation)
@@ -20,7 +20,7 @@ final class ImportItemTests: XCTestCase {
         XCTAssertEqual(back.format, "heif")
         XCTAssertEqual(back.coordinate, Coordinate(latitude: 48.858370000000001, longitude: -2.2944810000000002))
         XCTAssertEqual(item.coordinate, back.coordinate)
-        XCTAssertEqual(back.positionSource, "xmp-sidecar")
+        XCTAssertEqual(back.positionSource, .xmpSidecar)
         XCTAssertNil(back.locationIssue)
         XCTAssertEqual(back.takenAt, taken)
         XCTAssertEqual(back.takenAt?.timeIntervalSinceReferenceDate.bitPattern, taken.timeIntervalSinceReferenceDate.bitPattern)

@@ -118,7 +118,7 @@ final class InMemoryStore: TransactionRunner {
         let box: Box
         func start(root: String, at date: Date) throws -> Int64 {
             let id = Int64(box.state.runs.count + 1)
-            box.state.runs.append(ImportRunRecord(id: id, root: root, startedAt: date, status: "running"))
+            box.state.runs.append(ImportRunRecord(id: id, root: root, startedAt: date, status: .running))
             return id
         }
         func finish(_ run: ImportRunRecord) throws { box.state.runs[Int(run.id) - 1] = run }

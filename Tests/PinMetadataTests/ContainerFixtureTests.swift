@@ -184,72 +184,92 @@ final class ContainerFixtureTests: XCTestCase {
     }
 
     func testAgainstExifTool() throws {
-        let readings = try Self.loadReadings()
+        try Self.assertEveryFileAgrees(expected, readings: Self.loadReadings(),
+                                       dir: Self.formatsDir().appendingPathComponent("containers"))
+    }
+
+    /// Every file ExifTool read (under `dir`) has an expectation and agrees with its reading.
+    static func assertEveryFileAgrees(_ expected: [String: Expected], readings: [String: [String: Any]], dir: URL) throws {
         XCTAssertEqual(Set(readings.keys), Set(expected.keys), "fixtures and expectations differ")
         for name in readings.keys.sorted() {
             let want = try XCTUnwrap(expected[name], name)
-            let entry = try XCTUnwrap(readings[want.sameAs ?? name])
-            let path = Self.formatsDir().appendingPathComponent("containers/\(name)").path
-            if let error = want.error {
-                XCTAssertThrowsError(try MetadataReader.read(path: RawPath(path), modificationTime: mtime, options: optionsUTC)) {
-                    XCTAssertEqual("\($0)", error, name)
-                }
-                continue
-            }
-            let m = try XCTUnwrap(try MetadataReader.read(path: RawPath(path), modificationTime: mtime, options: optionsUTC),
-                                  "\(name): read as not media")
-            XCTAssertEqual(m.format, want.format, name)
-            XCTAssertEqual(m.warnings, want.warnings, name)
+            try assertAgreesWithExifTool(name, want, readings: readings, path: dir.appendingPathComponent(name).path)
+        }
+    }
 
-            // Position: ExifTool's (signed, -n), from EXIF GPS (Composite) or XMP.
-            let lat = (entry["Composite:GPSLatitude"] ?? entry["XMP-exif:GPSLatitude"]) as? Double
-            let lon = (entry["Composite:GPSLongitude"] ?? entry["XMP-exif:GPSLongitude"]) as? Double
-            if let lat, let lon {
-                let c = try XCTUnwrap(m.coordinate, "\(name): ExifTool has \(lat),\(lon); issue \(m.locationIssue ?? "-")")
-                XCTAssertEqual(c.latitude, lat, accuracy: 1e-6, name)
-                XCTAssertEqual(c.longitude, lon, accuracy: 1e-6, name)
-                XCTAssertEqual(m.positionSource, want.positionSource, name)
-            } else {
-                XCTAssertNil(want.positionSource, "\(name): ExifTool has no position")
-                XCTAssertNil(m.coordinate, name)
+    /// Reads the file at `path` and compares it with ExifTool's reading `readings[name]` (or of
+    /// `want.sameAs`): format, warnings, position and its source, time and its source.
+    static func assertAgreesWithExifTool(_ name: String, _ want: Expected, readings: [String: [String: Any]],
+                                         path: String) throws {
+        let mtime = epoch(1_735_646_400)  // what the fixture scripts set
+        let entry = try XCTUnwrap(readings[want.sameAs ?? name])
+        if let error = want.error {
+            XCTAssertThrowsError(try MetadataReader.read(path: RawPath(path), modificationTime: mtime, options: optionsUTC)) {
+                XCTAssertEqual("\($0)", error, name)
             }
+            return
+        }
+        let m = try XCTUnwrap(try MetadataReader.read(path: RawPath(path), modificationTime: mtime, options: optionsUTC),
+                              "\(name): read as not media")
+        XCTAssertEqual(m.format, want.format, name)
+        XCTAssertEqual(m.warnings, want.warnings, name)
 
-            // Time.
-            XCTAssertEqual(m.timeSource, want.timeSource, name)
-            XCTAssertEqual(m.timeTag, want.timeTag, name)
-            switch want.time {
-            case .modificationTime:
-                XCTAssertEqual(m.takenAt, mtime, name)
-            case .tag(let tag):
-                let text = try XCTUnwrap(entry[tag] as? String, "\(name): ExifTool has no \(tag)")
-                let (wall, offset) = try XCTUnwrap(Self.parseExifToolDate(text), "\(name): \(text)")
-                XCTAssertEqual(try XCTUnwrap(m.takenAt, name).timeIntervalSince1970, wall - Double(offset ?? 0),
-                               accuracy: 1e-3, name)
-                // A UTC value (mvhd) carries no offset of the wall clock.
-                XCTAssertEqual(m.utcOffsetSeconds, want.timeSource == .containerUTC ? nil : offset ?? 0, name)
-            case .wallWithOffsetOf(let wallTag, let offsetTag):
-                let wallText = try XCTUnwrap(entry[wallTag] as? String, "\(name): ExifTool has no \(wallTag)")
-                let offsetText = try XCTUnwrap(entry[offsetTag] as? String, "\(name): ExifTool has no \(offsetTag)")
-                let wall = try XCTUnwrap(Self.parseExifToolDate(wallText)).wall
-                let offset = try XCTUnwrap(Self.parseExifToolDate(offsetText)?.offset, "\(name): \(offsetText)")
-                XCTAssertEqual(try XCTUnwrap(m.takenAt, name).timeIntervalSince1970, wall - Double(offset),
-                               accuracy: 1e-3, name)
-                XCTAssertEqual(m.utcOffsetSeconds, offset, name)
-            }
+        // Position: ExifTool's (signed, -n), from EXIF GPS (Composite) or XMP.
+        let lat = (entry["Composite:GPSLatitude"] ?? entry["XMP-exif:GPSLatitude"]) as? Double
+        let lon = (entry["Composite:GPSLongitude"] ?? entry["XMP-exif:GPSLongitude"]) as? Double
+        if let lat, let lon {
+            let c = try XCTUnwrap(m.coordinate, "\(name): ExifTool has \(lat),\(lon); issue \(m.locationIssue ?? "-")")
+            XCTAssertEqual(c.latitude, lat, accuracy: 1e-6, name)
+            XCTAssertEqual(c.longitude, lon, accuracy: 1e-6, name)
+            XCTAssertEqual(m.positionSource?.rawValue, want.positionSource, name)
+        } else {
+            XCTAssertNil(want.positionSource, "\(name): ExifTool has no position")
+            XCTAssertNil(m.coordinate, name)
+        }
+
+        // Time.
+        XCTAssertEqual(m.timeSource, want.timeSource, name)
+        XCTAssertEqual(m.timeTag, want.timeTag, name)
+        switch want.time {
+        case .modificationTime:
+            XCTAssertEqual(m.takenAt, mtime, name)
+        case .tag(let tag):
+            let text = try XCTUnwrap(entry[tag] as? String, "\(name): ExifTool has no \(tag)")
+            let (wall, offset) = try XCTUnwrap(Self.parseExifToolDate(text), "\(name): \(text)")
+            XCTAssertEqual(try XCTUnwrap(m.takenAt, name).timeIntervalSince1970, wall - Double(offset ?? 0),
+                           accuracy: 1e-3, name)
+            // A UTC value (mvhd) carries no offset of the wall clock.
+            XCTAssertEqual(m.utcOffsetSeconds, want.timeSource == .containerUTC ? nil : offset ?? 0, name)
+        case .wallWithOffsetOf(let wallTag, let offsetTag):
+            let wallText = try XCTUnwrap(entry[wallTag] as? String, "\(name): ExifTool has no \(wallTag)")
+            let offsetText = try XCTUnwrap(entry[offsetTag] as? String, "\(name): ExifTool has no \(offsetTag)")
+            let wall = try XCTUnwrap(Self.parseExifToolDate(wallText)).wall
+            let offset = try XCTUnwrap(Self.parseExifToolDate(offsetText)?.offset, "\(name): \(offsetText)")
+            XCTAssertEqual(try XCTUnwrap(m.takenAt, name).timeIntervalSince1970, wall - Double(offset),
+                           accuracy: 1e-3, name)
+            XCTAssertEqual(m.utcOffsetSeconds, offset, name)
         }
     }
 
     /// Every prefix of every fixture and deterministic byte flips: a result or a
     /// `MetadataError`, never a crash, and never a position the whole file does not have.
     func testPrefixesAndFlipsFailCleanly() throws {
+        let outcomes = try Self.assertPrefixesAndFlipsFailCleanly(
+            Self.formatsDir().appendingPathComponent("containers"), names: Self.loadReadings().keys.sorted())
+        XCTAssertGreaterThan(outcomes, 1_000)
+    }
+
+    /// The files `names` under `dir`, each cut at 200 prefixes and with 100 deterministic byte
+    /// flips; returns how many readings ended in a result or a `MetadataError`.
+    static func assertPrefixesAndFlipsFailCleanly(_ dir: URL, names: [String]) throws -> Int {
         var state: UInt64 = 0x2545_F491_4F6C_DD1D
         func next() -> Int {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int(state >> 33)
         }
         var outcomes = 0
-        for name in try Self.loadReadings().keys.sorted() {
-            let bytes = try Array(Data(contentsOf: Self.formatsDir().appendingPathComponent("containers/\(name)")))
+        for name in names {
+            let bytes = try Array(Data(contentsOf: dir.appendingPathComponent(name)))
             let full = (try? MetadataReader.read(bytes: bytes, modificationTime: nil, options: optionsUTC)) ?? nil
             var variants: [[UInt8]] = stride(from: 0, to: bytes.count, by: max(1, bytes.count / 200)).map { Array(bytes[0..<$0]) }
             for _ in 0..<100 {
@@ -271,6 +291,6 @@ final class ContainerFixtureTests: XCTestCase {
                 }
             }
         }
-        XCTAssertGreaterThan(outcomes, 1_000)
+        return outcomes
     }
 }

@@ -113,6 +113,30 @@ final class ExifDecoderTests: XCTestCase {
         }
     }
 
+    /// libexif allocates from a 64 KiB per-thread arena (CSupport) and from the heap beyond it:
+    /// a block of some 60 KB (libexif reads at most 65,534 bytes: 140 text tags of 400 bytes and
+    /// their directory, the Exif and GPS directories after them) overflows the arena part-way
+    /// (the copied values, the entries and the directory's growing entry list), and every value
+    /// still comes out intact, several times in a row on the same thread and after a small block.
+    func testBlocksLargerThanTheAllocatorArenaDecodeWhole() {
+        var t = Samples.eiffel()
+        for k in 0..<140 {
+            t.ifd0.append((UInt16(0xC100 + k), .ascii(String(repeating: Character(UnicodeScalar(65 + k % 26)!), count: 400))))
+        }
+        for order in [ByteOrder.bigEndian, .littleEndian, .bigEndian] {
+            let small = ExifDecoder.decode(tiff: Samples.eiffel().bytes(order))
+            XCTAssertEqual(small.dateTimeOriginal?.exifTrimmed, "2023:07:14 10:11:12")
+            let v = ExifDecoder.decode(tiff: t.bytes(order))
+            XCTAssertTrue((56_000...65_000).contains(t.bytes(order).count))
+            XCTAssertEqual(v.latitude, [r(48, 1), r(51, 1), r(2999, 100)])
+            XCTAssertEqual(v.longitude, [r(2, 1), r(17, 1), r(4020, 100)])
+            XCTAssertEqual(v.gpsDateStamp?.exifTrimmed, "2023:07:14")
+            XCTAssertEqual(v.dateTimeOriginal?.exifTrimmed, "2023:07:14 10:11:12")
+            XCTAssertEqual(v.offsetTimeOriginal?.exifTrimmed, "+02:00")
+            XCTAssertEqual(v.subSecTimeOriginal?.exifTrimmed, "39")
+        }
+    }
+
     func testConcurrentDecodingMatchesSerial() async {
         // 50 different streams: latitude seconds and dates vary with the index.
         let streams: [[UInt8]] = (0..<50).map { i in

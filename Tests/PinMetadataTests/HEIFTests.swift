@@ -141,7 +141,7 @@ final class HEIFTests: XCTestCase {
         XCTAssertEqual(c.latitude, 48.858330555555, accuracy: 1e-9, file: file, line: line)
         XCTAssertEqual(c.longitude, 2.2945, accuracy: 1e-9, file: file, line: line)
         XCTAssertEqual(m?.format, "heif", file: file, line: line)
-        XCTAssertEqual(m?.positionSource, "exif", file: file, line: line)
+        XCTAssertEqual(m?.positionSource?.rawValue, "exif", file: file, line: line)
         XCTAssertEqual(m?.timeSource, .exifOffset, file: file, line: line)
     }
 
@@ -367,7 +367,7 @@ final class HEIFTests: XCTestCase {
         let c = try XCTUnwrap(m.coordinate)
         XCTAssertEqual(c.latitude, 35 + 39.5149 / 60, accuracy: 1e-9)
         XCTAssertEqual(c.longitude, 139 + 44.7260 / 60, accuracy: 1e-9)
-        XCTAssertEqual(m.positionSource, "xmp")
+        XCTAssertEqual(m.positionSource?.rawValue, "xmp")
         XCTAssertEqual(m.takenAt, epoch(1_712_275_200))  // 2024-04-05T00:00:00Z
         XCTAssertEqual(m.timeSource, .isoWithOffset)
         // With the Exif as well: the Exif wins for both.

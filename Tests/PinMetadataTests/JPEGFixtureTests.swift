@@ -69,7 +69,7 @@ final class JPEGFixtureTests: XCTestCase {
                 let c = try XCTUnwrap(m.coordinate, "\(label): ExifTool has \(lat),\(lon); issue \(m.locationIssue ?? "-")")
                 XCTAssertEqual(c.latitude, lat, accuracy: 1e-6, label)
                 XCTAssertEqual(c.longitude, lon, accuracy: 1e-6, label)
-                XCTAssertEqual(m.positionSource, "exif", label)
+                XCTAssertEqual(m.positionSource, .exif, label)
                 if let altitude = entry["GPSAltitude"] as? Double {
                     XCTAssertEqual(try XCTUnwrap(m.altitude, label), altitude, accuracy: 1e-6, label)
                 }

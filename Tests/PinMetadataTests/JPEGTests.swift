@@ -24,7 +24,7 @@ final class JPEGTests: XCTestCase {
         let c = try XCTUnwrap(m.coordinate, file: file, line: line)
         XCTAssertEqual(c.latitude, 48.858330555555, accuracy: 1e-9, file: file, line: line)
         XCTAssertEqual(c.longitude, 2.2945, accuracy: 1e-9, file: file, line: line)
-        XCTAssertEqual(m.positionSource, "exif", file: file, line: line)
+        XCTAssertEqual(m.positionSource, .exif, file: file, line: line)
     }
 
     // MARK: A real file (ImageMagick + ExifTool)
@@ -36,7 +36,7 @@ final class JPEGTests: XCTestCase {
         XCTAssertEqual(c.latitude, -48.85833, accuracy: 1e-6)
         XCTAssertEqual(c.longitude, -2.2945, accuracy: 1e-6)
         XCTAssertEqual(m.altitude, 35)  // ExifTool stored ref 0 (see Samples) and reads 35
-        XCTAssertEqual(m.positionSource, "exif")
+        XCTAssertEqual(m.positionSource, .exif)
         XCTAssertNil(m.locationIssue)
         // 2023:07:14 10:11:12.25 at −03:30 = 13:41:12.25Z
         XCTAssertEqual(try XCTUnwrap(m.takenAt).timeIntervalSince1970, 1_689_342_072.25, accuracy: 1e-6)

@@ -36,7 +36,7 @@ final class MediaFixtureTests: XCTestCase {
     struct Case {
         var media: String
         var position: Position
-        var source: String?
+        var source: PositionSource?
         var time: Time
         var sidecars: [String] = []
     }
@@ -64,7 +64,7 @@ final class MediaFixtureTests: XCTestCase {
         func keys(_ f: String) -> Position { .coordinates(file: v + f, tag: "Keys:GPSCoordinates") }
         func creation(_ f: String, _ s: TimeSource = .isoWithOffset) -> Time { .text(file: v + f, tag: "Keys:CreationDate", s) }
         func mvhd(_ f: String) -> Time { .text(file: v + f, tag: "QuickTime:CreateDate", .containerUTC) }
-        let qt = MetadataMerge.PositionSource.quickTime
+        let qt = PositionSource.quickTime
         return [
             Case(media: "keys-and-xyz.mov", position: keys("keys-and-xyz.mov"), source: qt, time: .mtime),
             Case(media: "keys-apple-meta.mov", position: keys("keys-apple-meta.mov"), source: qt,
@@ -105,10 +105,10 @@ final class MediaFixtureTests: XCTestCase {
             Case(media: "size0-last-moov.mov", position: .value(37.4219, -122.084), source: qt, time: .mtime),
             Case(media: "xmp-udta-and-xyz.mov", position: .tags(file: v + "xmp-udta-and-xyz.mov", lat: "XMP-exif:GPSLatitude",
                                                                  lon: "XMP-exif:GPSLongitude", alt: nil, accuracy: 1e-6),
-                 source: MetadataMerge.PositionSource.xmp, time: .mtime),
+                 source: PositionSource.xmp, time: .mtime),
             Case(media: "xmp-uuid.mp4", position: .tags(file: v + "xmp-uuid.mp4", lat: "XMP-exif:GPSLatitude",
                                                          lon: "XMP-exif:GPSLongitude", alt: nil, accuracy: 1e-6),
-                 source: MetadataMerge.PositionSource.xmp,
+                 source: PositionSource.xmp,
                  time: .text(file: v + "xmp-uuid.mp4", tag: "XMP-exif:DateTimeOriginal", .isoWithOffset)),
             Case(media: "xyz-android.mov", position: .coordinates(file: v + "xyz-android.mov", tag: "UserData:GPSCoordinates"),
                  source: qt, time: mvhd("xyz-android.mov")),
@@ -129,7 +129,7 @@ final class MediaFixtureTests: XCTestCase {
             return .tags(file: t + f, lat: prefix + "Latitude", lon: prefix + "Longitude", alt: nil, accuracy: 1e-9)
         }
         func taken(_ f: String) -> Time { .seconds(file: t + f, tag: "JSON:PhotoTakenTimeTimestamp") }
-        let sidecar = MetadataMerge.PositionSource.xmpSidecar, takeoutSource = MetadataMerge.PositionSource.takeout
+        let sidecar = PositionSource.xmpSidecar, takeoutSource = PositionSource.takeout
         let n30 = "PXL_20230714_081112000.MP1.jpg"
         let n43 = "PXL_20230714_081112000.NIGHT.PORTRAIT-1.jpg"
         let n47 = "PXL_20230714_081112000.NIGHT.PORTRAIT-01234.jpg"
@@ -149,11 +149,11 @@ final class MediaFixtureTests: XCTestCase {
                  time: .text(file: x + "IMG_0006.xmp", tag: "XMP-photoshop:DateCreated", .assumedZone),
                  sidecars: ["IMG_0006.xmp"]),
             Case(media: x + "embedded-xmp-gps.jpg", position: xmpPos("embedded-xmp-gps.jpg"),
-                 source: MetadataMerge.PositionSource.xmp, time: .exif(file: x + "embedded-xmp-gps.jpg")),
+                 source: PositionSource.xmp, time: .exif(file: x + "embedded-xmp-gps.jpg")),
             Case(media: x + "embedded-xmp-and-exif.jpg",
                  position: .tags(file: x + "embedded-xmp-and-exif.jpg", lat: "Composite:GPSLatitude",
                                  lon: "Composite:GPSLongitude", alt: nil, accuracy: 1e-6),
-                 source: MetadataMerge.PositionSource.exif, time: .exif(file: x + "embedded-xmp-and-exif.jpg")),
+                 source: PositionSource.exif, time: .exif(file: x + "embedded-xmp-and-exif.jpg")),
             Case(media: x + "embedded-xmp-date.jpg", position: .none, source: nil,
                  time: .text(file: x + "embedded-xmp-date.jpg", tag: "XMP-xmp:CreateDate", .isoWithOffset)),
 
@@ -185,7 +185,7 @@ final class MediaFixtureTests: XCTestCase {
             Case(media: t + "IMG_1011.jpg",
                  position: .tags(file: t + "IMG_1011.jpg", lat: "Composite:GPSLatitude", lon: "Composite:GPSLongitude",
                                  alt: nil, accuracy: 1e-6),
-                 source: MetadataMerge.PositionSource.exif, time: .exif(file: t + "IMG_1011.jpg"),
+                 source: PositionSource.exif, time: .exif(file: t + "IMG_1011.jpg"),
                  sidecars: ["IMG_1011.jpg.supplemental-metadata.json"]),
             // IMG_1009.json is a candidate (extension-less name) but its title names the MP4.
             Case(media: t + "IMG_1009.jpg", position: .none, source: nil, time: .mtime, sidecars: ["IMG_1009.json"]),

@@ -112,7 +112,7 @@ final class QuickTimeTests: XCTestCase {
             let m = try read(B.movie(children, moovFirst: first))
             XCTAssertEqual(m.format, "quicktime")
             XCTAssertEqual(m.coordinate, Coordinate(latitude: 48.8577, longitude: 2.295))
-            XCTAssertEqual(m.positionSource, "quicktime")
+            XCTAssertEqual(m.positionSource, .quickTime)
             XCTAssertEqual(m.timeSource, .none)
         }
     }
@@ -381,11 +381,11 @@ final class QuickTimeTests: XCTestCase {
                               version: false)
         let a = try read(B.ftyp("isom") + B.box("moov", [B.mvhd(0), keys]) + uuid + B.box("mdat", [1]))
         XCTAssertEqual(try XCTUnwrap(a.coordinate).latitude, 48.8583, accuracy: 1e-9)
-        XCTAssertEqual(a.positionSource, "xmp")
+        XCTAssertEqual(a.positionSource, .xmp)
         XCTAssertEqual(a.takenAt, epoch(1_689_322_272))
         XCTAssertEqual(a.utcOffsetSeconds, 7200)
         let b = try read(B.movie([B.box("udta", [B.box("XMP_", packet), B.xyz("+10.0+020.0/")])]))
-        XCTAssertEqual(b.positionSource, "xmp")
+        XCTAssertEqual(b.positionSource, .xmp)
         XCTAssertEqual(try XCTUnwrap(b.coordinate).longitude, 2.2945, accuracy: 1e-9)
         // A uuid of another kind is not XMP.
         let other = B.u32(UInt32(24 + packet.count)) + Array("uuid".utf8) + [UInt8](repeating: 7, count: 16) + packet

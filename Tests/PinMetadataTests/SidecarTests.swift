@@ -108,7 +108,8 @@ final class SidecarTests: XCTestCase {
 
     private func base(_ coordinate: Coordinate?, _ source: String?, time: TimeSource = .exifOffset,
                       format: String = "jpeg") -> PhotoMetadata {
-        PhotoMetadata(format: format, coordinate: coordinate, positionSource: source,
+        // The source by its stored text: an unknown one fails here.
+        PhotoMetadata(format: format, coordinate: coordinate, positionSource: source.map { PositionSource(rawValue: $0)! },
                       takenAt: time == .none ? nil : epoch(1_000), utcOffsetSeconds: time == .exifOffset ? 3600 : nil,
                       timeSource: time)
     }
@@ -119,7 +120,7 @@ final class SidecarTests: XCTestCase {
         let exifCopy = TakeoutValues(geoDataExif: tokyo)
         func merge(_ b: PhotoMetadata, xmp: [XMPValues] = [], takeout: [TakeoutValues] = []) -> (Coordinate?, String?) {
             let m = MetadataMerge.applySidecars(xmp: xmp, takeout: takeout, to: b, modificationTime: nil)
-            return (m.coordinate, m.positionSource)
+            return (m.coordinate, m.positionSource?.rawValue)
         }
         // 1 XMP sidecar over everything.
         XCTAssertTrue(merge(base(paris, "exif"), xmp: [sidecar], takeout: [edited]) == (london, "xmp-sidecar"))
@@ -158,7 +159,7 @@ final class SidecarTests: XCTestCase {
         // XMP over the QuickTime atoms, also on a tie.
         let c = MetadataMerge.applyEmbeddedXMP(xmp, toMovie: base(paris, "quicktime", time: .isoWithOffset, format: "quicktime"))
         XCTAssertEqual(c.coordinate, london)
-        XCTAssertEqual(c.positionSource, "xmp")
+        XCTAssertEqual(c.positionSource?.rawValue, "xmp")
         XCTAssertEqual(c.takenAt, epoch(2_000))
         XCTAssertEqual(c.timeTag, "XMP xmp:CreateDate")
         // A better step of the atoms stays.
@@ -229,11 +230,11 @@ final class SidecarTests: XCTestCase {
         let mtime = epoch(1_735_646_400)
         let m = try XCTUnwrap(MetadataReader.read(path: photo, modificationTime: mtime, options: optionsUTC, sidecars: [xmp, json]))
         XCTAssertEqual(m.coordinate, Coordinate(latitude: 10.5, longitude: -20.25))
-        XCTAssertEqual(m.positionSource, "xmp-sidecar")
+        XCTAssertEqual(m.positionSource?.rawValue, "xmp-sidecar")
         XCTAssertEqual(m.timeSource, .exifOffset)
         let n = try XCTUnwrap(MetadataReader.read(path: photo, modificationTime: mtime, options: optionsUTC, sidecars: [json]))
         XCTAssertEqual(n.coordinate, Coordinate(latitude: 1, longitude: 2))
-        XCTAssertEqual(n.positionSource, "takeout")
+        XCTAssertEqual(n.positionSource?.rawValue, "takeout")
         // No sidecars: exactly the plain overload.
         XCTAssertEqual(try MetadataReader.read(path: photo, modificationTime: mtime, options: optionsUTC, sidecars: []),
                        try MetadataReader.read(path: photo, modificationTime: mtime, options: optionsUTC))
@@ -247,7 +248,7 @@ final class SidecarTests: XCTestCase {
         let wrongTitle = try write(TakeoutTests.sidecar(title: "IMG_1234.mp4", geo: (1, 2)), "IMG_1234.json")
         let m = try XCTUnwrap(MetadataReader.read(path: photo, modificationTime: epoch(5), options: optionsUTC,
                                                   sidecars: [garbage, notJSON, missing, wrongTitle]))
-        XCTAssertEqual(m.positionSource, "exif")
+        XCTAssertEqual(m.positionSource?.rawValue, "exif")
         XCTAssertEqual(try XCTUnwrap(m.coordinate).latitude, -48.85833, accuracy: 1e-6)
         XCTAssertEqual(m.warnings.filter { $0.hasPrefix("sidecar ") }.count, 4, "\(m.warnings)")
         XCTAssertTrue(m.warnings.contains { $0.contains("does not name this file") })

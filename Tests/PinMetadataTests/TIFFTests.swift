@@ -197,10 +197,59 @@ final class TIFFTests: XCTestCase {
         try assertEiffel(read(bytes))
     }
 
-    func testBigTIFFIsRefusedClearly() {
-        let bytes: [UInt8] = [0x49, 0x49, 0x2B, 0x00, 8, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0]
-        XCTAssertThrowsError(try read(bytes)) { error in
-            XCTAssertEqual("\(error)", "unsupported TIFF: BigTIFF (magic 43, 64-bit offsets) is not supported")
+    /// A big-endian BigTIFF laid out by hand (the fixtures are little-endian, from Pillow):
+    /// IFD0 at 16 with an IFD8 (type 18) Exif pointer and a LONG GPS pointer; the Exif IFD holds
+    /// DateTimeOriginal (20 bytes, out of line) and OffsetTimeOriginal (7 bytes: inside BigTIFF's
+    /// 8-byte field); the GPS IFD the refs inline and the rationals out of line. Hand-worked:
+    /// 48 + 51/60 + 30.24/3600 = 48.8584, 2 + 17/60 + 40.2/3600 = 2.2945; 10:11:12+02:00 on
+    /// 2023-07-14 is 1689322272 (`date -u -d '2023-07-14 08:11:12' +%s`).
+    func testBigEndianBigTIFFByHand() throws {
+        func be(_ v: UInt64, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64(n - 1 - $0))) } }
+        func entry(_ tag: UInt16, _ type: UInt16, _ count: UInt64, _ field: [UInt8]) -> [UInt8] {
+            be(UInt64(tag), 2) + be(UInt64(type), 2) + be(count, 8) + field + [UInt8](repeating: 0, count: 8 - field.count)
+        }
+        func ifdSize(_ n: Int) -> Int { 8 + 20 * n + 8 }
+        let exifAt = 16 + ifdSize(2), gpsAt = exifAt + ifdSize(2), dataAt = gpsAt + ifdSize(4)
+        let date = Array("2023:07:14 10:11:12".utf8) + [0]
+        let lat = [48, 1, 51, 1, 3024, 100].flatMap { be(UInt64($0), 4) }
+        let lon = [2, 1, 17, 1, 402, 10].flatMap { be(UInt64($0), 4) }
+        var bytes: [UInt8] = [0x4D, 0x4D, 0x00, 0x2B] + be(8, 2) + be(0, 2) + be(16, 8)
+        bytes += be(2, 8) + entry(0x8769, 18, 1, be(UInt64(exifAt), 8)) + entry(0x8825, 4, 1, be(UInt64(gpsAt), 4)) + be(0, 8)
+        bytes += be(2, 8) + entry(0x9003, 2, 20, be(UInt64(dataAt), 8))
+            + entry(0x9011, 2, 7, Array("+02:00".utf8) + [0]) + be(0, 8)
+        bytes += be(4, 8) + entry(1, 2, 2, [0x4E, 0]) + entry(2, 5, 3, be(UInt64(dataAt + 20), 8))
+            + entry(3, 2, 2, [0x45, 0]) + entry(4, 5, 3, be(UInt64(dataAt + 44), 8)) + be(0, 8)
+        XCTAssertEqual(bytes.count, dataAt)
+        bytes += date + lat + lon
+        let m = try XCTUnwrap(try read(bytes))
+        XCTAssertEqual(m.format, "tiff")
+        XCTAssertEqual(m.warnings, [])
+        let c = try XCTUnwrap(m.coordinate)
+        XCTAssertEqual(c.latitude, 48.8584, accuracy: 1e-9)
+        XCTAssertEqual(c.longitude, 2.2945, accuracy: 1e-9)
+        XCTAssertEqual(m.takenAt, epoch(1_689_322_272))
+        XCTAssertEqual(m.utcOffsetSeconds, 7_200)
+        XCTAssertEqual(m.timeSource, .exifOffset)
+        assertEveryPrefixReadsCleanly(bytes, latitude: 48.8584) { try self.read($0) }
+    }
+
+    func testBigTIFFHeaderErrors() {
+        XCTAssertThrowsError(try read([0x49, 0x49, 0x2B, 0x00, 8, 0, 0, 0, 16, 0])) { error in
+            XCTAssertEqual("\(error)", "truncated TIFF: file ends at byte 10 where a 16-byte BigTIFF header was expected")
+        }
+        XCTAssertThrowsError(try read([0x49, 0x49, 0x2B, 0x00, 4, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0])) { error in
+            XCTAssertEqual("\(error)", "malformed TIFF at byte 4: BigTIFF offset size is 4, not 8")
+        }
+        XCTAssertThrowsError(try read([0x49, 0x49, 0x2B, 0x00, 8, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0x80])) { error in
+            XCTAssertEqual("\(error)", "malformed TIFF at byte 8: BigTIFF IFD0 offset is beyond any file")
+        }
+        XCTAssertThrowsError(try read([0x49, 0x49, 0x2B, 0x00, 8, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0])) { error in
+            XCTAssertEqual("\(error)", "malformed TIFF at byte 8: IFD0 offset 8 overlaps the header")
+        }
+        // An entry count of 2^40: over the limit, not an allocation.
+        XCTAssertThrowsError(try read([0x49, 0x49, 0x2B, 0x00, 8, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0,
+                                       0, 0, 0, 0, 0, 1, 0, 0])) { error in
+            XCTAssertEqual("\(error)", "TIFF over limit: 1099511627776 entries in IFD0 at byte 16 (limit 1024)")
         }
     }
 

@@ -295,7 +295,7 @@ final class XMPTests: XCTestCase {
         let xmpOnly = TestJPEG.file(Self.xmpAPP1(Self.packet(attributes: "exif:GPSLatitude='10,30N' exif:GPSLongitude='20,15W' xmp:CreateDate='2023-07-14T10:11:12+02:00'")))
         let a = try XCTUnwrap(MetadataReader.read(bytes: xmpOnly, modificationTime: epoch(5), options: optionsUTC))
         XCTAssertEqual(a.coordinate, Coordinate(latitude: 10.5, longitude: -20.25))
-        XCTAssertEqual(a.positionSource, "xmp")
+        XCTAssertEqual(a.positionSource?.rawValue, "xmp")
         XCTAssertEqual(a.takenAt, epoch(1_689_322_272))
         XCTAssertEqual(a.timeSource, .isoWithOffset)
 
@@ -303,7 +303,7 @@ final class XMPTests: XCTestCase {
         let both = TestJPEG.file(TestJPEG.exifAPP1(Samples.eiffel().bytes(.littleEndian)),
                                  Self.xmpAPP1(Self.packet(attributes: "exif:GPSLatitude='10,30N' exif:GPSLongitude='20,15W'")))
         let b = try XCTUnwrap(MetadataReader.read(bytes: both, modificationTime: nil, options: optionsUTC))
-        XCTAssertEqual(b.positionSource, "exif")
+        XCTAssertEqual(b.positionSource?.rawValue, "exif")
         XCTAssertEqual(try XCTUnwrap(b.coordinate).latitude, 48.858330, accuracy: 1e-5)
         XCTAssertEqual(b.timeSource, .exifOffset)
 

@@ -116,7 +116,7 @@ final class ZoneOfPositionTests: XCTestCase {
         let options = MetadataOptions(defaultTimeZone: TimeZone(identifier: "America/New_York")!, timeZones: try zones())
         let m = try XCTUnwrap(MetadataReader.read(path: RawPath(photo.path), modificationTime: Date(timeIntervalSince1970: 0),
                                                   options: options, sidecars: [RawPath(sidecar.path)]))
-        XCTAssertEqual(m.positionSource, "xmp-sidecar")
+        XCTAssertEqual(m.positionSource?.rawValue, "xmp-sidecar")
         XCTAssertEqual(m.takenAt, Date(timeIntervalSince1970: 1_720_994_400), "12:00 HST")
         XCTAssertEqual(m.timeSource, .localTimeZoneOfPosition)
     }

@@ -6,9 +6,9 @@ import XCTest
 final class PageTextTests: XCTestCase {
     func testJSONIslandEscapesEverythingThatCouldEndTheScriptElement() {
         // Hand-written: each of < > & U+2028 U+2029 becomes its \u escape; nothing else changes.
-        XCTAssertEqual(PageText.jsonIsland(#"{"t":"</script><!--&\#u{2028}\#u{2029}é"}"#),
+        XCTAssertEqual(JSONText.scriptSafe(#"{"t":"</script><!--&\#u{2028}\#u{2029}é"}"#),
                        #"{"t":"\u003c/script\u003e\u003c!--\u0026\u2028\u2029é"}"#)
-        XCTAssertEqual(PageText.jsonIsland(#"{"a":1}"#), #"{"a":1}"#)
+        XCTAssertEqual(JSONText.scriptSafe(#"{"a":1}"#), #"{"a":1}"#)
     }
 
     func testHTMLTextEscapesMarkupAndQuotes() {
@@ -121,14 +121,14 @@ final class PageRendererTests: XCTestCase {
         small.thumbnailJPEG = [0xFF, 0xD8, 0xFF, 0xD9]
         var large = small
         large.thumbnailJPEG = [UInt8](repeating: 0, count: PageRenderer.thumbnailCap + 1)
-        let rows = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(PageRenderer.extraJSON([small, large]).utf8)) as? [String: [String: Any]])
+        let rows = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(JSONText.string(PageRenderer.extraJSON([small, large])).utf8)) as? [String: [String: Any]])
         XCTAssertEqual(rows["0"]?["t"] as? String, "data:image/jpeg;base64,/9j/2Q==")
         XCTAssertNil(rows["1"], "a thumbnail over the cap is left out, and the pin needs nothing else")
         // The page budget: as many full-size thumbnails as fit, then none.
         var full = small
         full.thumbnailJPEG = [UInt8](repeating: 1, count: PageRenderer.thumbnailCap)
         let many = Array(repeating: full, count: PageRenderer.thumbnailPageCap / PageRenderer.thumbnailCap + 3)
-        let budgeted = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(PageRenderer.extraJSON(many).utf8)) as? [String: Any])
+        let budgeted = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(JSONText.string(PageRenderer.extraJSON(many)).utf8)) as? [String: Any])
         XCTAssertEqual(budgeted.count, PageRenderer.thumbnailPageCap / PageRenderer.thumbnailCap)
     }
 
@@ -141,7 +141,7 @@ final class PageRendererTests: XCTestCase {
         var deeper = derived
         deeper.photoPath = "a.jpg"  // imported again from /photos/2024: the deepest folder wins
         let rows = try XCTUnwrap(try JSONSerialization.jsonObject(
-            with: Data(PageRenderer.extraJSON([derived, moved], folders: ["/photos"]).utf8)) as? [String: [String: Any]])
+            with: Data(JSONText.string(PageRenderer.extraJSON([derived, moved], folders: ["/photos"])).utf8)) as? [String: [String: Any]])
         XCTAssertNil(rows["0"])
         XCTAssertEqual(rows["1"]?["p"] as? String, "2025/a.jpg")
         XCTAssertEqual(PageRenderer.photoPath(of: deeper.location, folders: ["/photos/2024", "/photos"]), "a.jpg")
@@ -166,36 +166,5 @@ final class WorldMapTests: XCTestCase {
         let codes = Set(geojson.components(separatedBy: "\"iso_a2\":\"").dropFirst().map { String($0.prefix(2)) })
         XCTAssertEqual(Set(map.countries.map(\.id)), codes)
         XCTAssertLessThan(try Data(contentsOf: resources.appendingPathComponent("WorldMap.json")).count, 400_000)
-    }
-}
-
-final class PageFileTests: XCTestCase {
-    func folder() throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-page-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
-        return dir.path
-    }
-
-    func testReplacesThePageAndLeavesNothingElse() throws {
-        let dir = try folder()
-        try PageFile.write("one", to: dir + "/map.html")
-        try PageFile.write("two", to: dir + "/map.html")
-        XCTAssertEqual(try String(contentsOfFile: dir + "/map.html", encoding: .utf8), "two")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["map.html"])
-        let mode = try FileManager.default.attributesOfItem(atPath: dir + "/map.html")[.posixPermissions] as? Int
-        let mask = umask(0)
-        umask(mask)
-        XCTAssertEqual(mode, 0o666 & ~Int(mask))
-    }
-
-    func testAFailureKeepsTheOldPageAndNamesTheFile() throws {
-        let dir = try folder()
-        XCTAssertThrowsError(try PageFile.write("x", to: dir + "/missing/map.html")) { error in
-            XCTAssertTrue("\(error)".contains(dir + "/missing/map.html"), "\(error)")
-        }
-        try FileManager.default.createDirectory(atPath: dir + "/page.html", withIntermediateDirectories: false)
-        XCTAssertThrowsError(try PageFile.write("x", to: dir + "/page.html"))
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["page.html"])
     }
 }

@@ -56,4 +56,28 @@ final class DatabaseCheckTests: XCTestCase {
         XCTAssertEqual(try db.read { try $0.countries.fetchAll().map { "\($0.id) \($0.pinCount)" } }, ["FR \(60 - lost)"])
         XCTAssertEqual(try db.countMismatches(), [])
     }
+
+    /// A file of every earlier schema version (a pins upgraded since) is repaired too, and comes
+    /// out at the latest version with its pin. Version 1 has no photos table: the repair failed
+    /// there with "no such table: photos".
+    func testRepairOfAnEarlierSchemaKeepsItsPinsAndBringsItForward() throws {
+        for stop in 1..<Migrations.latestVersion {
+            let path = try temporaryDatabasePath(self)
+            do {
+                let old = try PinDatabase(path: path, migrateUpTo: stop)
+                try old.connection.run("INSERT INTO countries (id, name, continent, pin_count) VALUES ('FR', 'France', 'Europe', 1)")
+                try old.connection.run("""
+                    INSERT INTO locations (id, title, latitude, longitude, country_id, type, date, color, visit_count, photo_ids, created_at)
+                    VALUES ('00000000-0000-0000-0000-000000000001', 'Paris', 48.85, 2.35, 'FR', 'point', 0, '#E53935', 1, '[]', 0)
+                    """)
+            }
+            let repair = try DatabaseCheck.repair(path: path, now: Date(timeIntervalSince1970: 1_800_000_000))
+            XCTAssertEqual(repair.tables.first { $0.table == "locations" }?.rows, 1, "from version \(stop)")
+            XCTAssertEqual(repair.remaining, [], "from version \(stop)")
+            let db = try PinDatabase(readOnlyPath: path)
+            XCTAssertEqual(db.schemaVersion, Migrations.latestVersion)
+            XCTAssertEqual(try db.read { try $0.locations.fetchAll(countryID: nil).map(\.title) }, ["Paris"], "from version \(stop)")
+            XCTAssertEqual(try db.read { try $0.countries.fetchAll().map { "\($0.id) \($0.pinCount)" } }, ["FR 1"])
+        }
+    }
 }

@@ -98,3 +98,81 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(try db.read { try $0.countries.fetchAll() }, [])
     }
 }
+
+/// Issue 15 item 7: schema 5 makes photo ids unambiguous without losing or misattributing one.
+final class PhotoIDMigrationTests: XCTestCase {
+    /// A database as schema 4 left it: two files, `a<FF>.jpg` (the byte 0xFF) and one really
+    /// named `a\xFF.jpg`, made two pins whose photo ids were the same text. Each id must come
+    /// back as the text of its own file's bytes.
+    func testIdsThatCollidedAreToldApartByTheirRecordedFiles() throws {
+        let path = try temporaryDatabasePath(self)
+        let byteFF: [UInt8] = Array("/lib/a".utf8) + [0xFF] + Array(".jpg".utf8)
+        let literalFF = Array(#"/lib/a\xFF.jpg"#.utf8)
+        let literalFE = Array(#"/lib/c\xFE.jpg"#.utf8)
+        // pin id -> (stored photo ids as schema 4 wrote them, expected ids after the migration)
+        let pins: [(id: String, old: [String], new: [String])] = [
+            ("00000000-0000-4000-8000-00000000000a", [#"/lib/a\xFF.jpg"#], [#"/lib/a\xFF.jpg"#]),   // its file is the byte
+            ("00000000-0000-4000-8000-00000000000b", [#"/lib/a\xFF.jpg"#], [#"/lib/a\\xFF.jpg"#]),  // its file is the characters
+            ("00000000-0000-4000-8000-00000000000c", [#"/lib/c\xFE.jpg"#], [#"/lib/c\\xFE.jpg"#]),  // its file was decided again
+            ("00000000-0000-4000-8000-00000000000d", [#"/gone/d\xFD.jpg"#], [#"/gone/d\\xFD.jpg"#]), // no file recorded: as shown
+            ("00000000-0000-4000-8000-00000000000e", ["/lib/x.jpg"], ["/lib/x.jpg"]),
+            ("00000000-0000-4000-8000-00000000000f", [], []),                                         // made by hand
+        ]
+        let photos: [(path: [UInt8], pin: String?)] = [
+            (byteFF, pins[0].id), (literalFF, pins[1].id), (literalFE, nil), (Array("/lib/x.jpg".utf8), pins[4].id),
+        ]
+        do {
+            let old = try PinDatabase(path: path, migrateUpTo: 4)
+            try old.connection.run("INSERT INTO countries (id, name, continent, pin_count) VALUES ('FR', 'France', 'Europe', ?)", [pins.count])
+            for (i, pin) in pins.enumerated() {
+                let ids = String(decoding: try JSONEncoder().encode(pin.old), as: UTF8.self)
+                try old.connection.run("""
+                    INSERT INTO locations (id, title, latitude, longitude, country_id, type, date, color, visit_count, photo_ids, created_at)
+                    VALUES (?, ?, 48.85, 2.35, 'FR', 'point', 0, '#E53935', 1, ?, 0)
+                    """, [pin.id, "pin \(i)", ids])
+            }
+            for (i, photo) in photos.enumerated() {
+                try old.connection.run("""
+                    INSERT INTO photos (path, size, mtime_ns, inode, decision, location_id) VALUES (?, ?, 0, ?, ?, ?)
+                    """, [SQLValue.blob(photo.path), 100 + i, i, photo.pin == nil ? "interval" : "accepted", photo.pin])
+            }
+        }
+        let db = try PinDatabase(path: path)
+        XCTAssertEqual(db.schemaVersion, 5)
+        for pin in pins {
+            let stored = try XCTUnwrap(try db.read { try $0.locations.fetch(id: UUID(uuidString: pin.id)!) })
+            XCTAssertEqual(stored.photoIDs, pin.new, pin.id)
+        }
+        // Each imported pin's id names the bytes of the very file that points at it.
+        for photo in photos {
+            guard let pin = photo.pin else { continue }
+            let stored = try XCTUnwrap(try db.read { try $0.locations.fetch(id: UUID(uuidString: pin)!) })
+            XCTAssertEqual(stored.photoIDs.compactMap { RawPath(escaped: $0)?.bytes }, [photo.path])
+        }
+        // No row lost or changed: the four files, as bytes, each with its pin.
+        let rows = try db.connection.query("SELECT path, location_id FROM photos ORDER BY size") { ($0.blob(0), $0.optionalString(1)) }
+        XCTAssertEqual(rows.map(\.0), photos.map(\.path))
+        XCTAssertEqual(rows.map(\.1), photos.map(\.pin))
+        XCTAssertEqual(try db.connection.scalarInt("SELECT count(*) FROM locations"), Int64(pins.count))
+        XCTAssertEqual(try db.countMismatches(), [])
+    }
+
+    /// A read-only open (a dry run) of a schema-4 file migrates a copy in memory: same ids, file untouched.
+    func testReadOnlyOpenSeesTheSameIds() throws {
+        let path = try temporaryDatabasePath(self)
+        do {
+            let old = try PinDatabase(path: path, migrateUpTo: 4)
+            try old.connection.run("""
+                INSERT INTO locations (id, title, latitude, longitude, type, date, color, visit_count, photo_ids, created_at)
+                VALUES ('00000000-0000-4000-8000-000000000001', 'x', 1, 1, 'point', 0, '#E53935', 1, ?, 0)
+                """, [#"["\/p\/a\\xFF.jpg"]"#])
+            try old.connection.run("INSERT INTO photos (path, size, mtime_ns, inode, decision, location_id) VALUES (?, 1, 0, 0, 'accepted', ?)",
+                                   [SQLValue.blob(Array(#"/p/a\xFF.jpg"#.utf8)), "00000000-0000-4000-8000-000000000001"])
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let db = try PinDatabase(readOnlyPath: path)
+        let pin = try db.read { try $0.locations.fetch(id: UUID(uuidString: "00000000-0000-4000-8000-000000000001")!) }
+        XCTAssertEqual(pin?.photoIDs, [#"/p/a\\xFF.jpg"#])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
+    }
+}

@@ -1,6 +1,8 @@
 #ifndef PINS_CSUPPORT_H
 #define PINS_CSUPPORT_H
 
+#include <stdint.h>
+
 /// Puts the calling process in the idle I/O scheduling class (ioprio_set has no glibc wrapper
 /// and Swift cannot call the variadic syscall()). Returns 0 or -1 with errno set.
 int pins_set_idle_io_priority(void);
@@ -9,5 +11,17 @@ int pins_set_idle_io_priority(void);
 /// until the pool is initialised and never reads a file). Returns 0, or -1 with errno set when no
 /// randomness can be had (ENOSYS on a kernel without it, EPERM under a seccomp filter).
 int pins_fill_random(unsigned char *buffer, unsigned long count);
+
+/// A bump allocator for libexif, one per thread (libexif's allocation callbacks take no context):
+/// a 64 KiB block, taken once per thread and freed when the thread ends, from which
+/// `pins_exif_alloc` hands out zeroed memory (as libexif's default calloc) and into which
+/// `pins_exif_free` gives nothing back; a request that does not fit goes to the heap. An ExifData
+/// makes some 25 allocations per photo, each a malloc and a free otherwise.
+/// `pins_exif_arena_reset` starts the arena over: call it only when no block of it is in use on
+/// this thread (before creating an ExifData, after the previous one was freed).
+void pins_exif_arena_reset(void);
+void *pins_exif_alloc(uint32_t size);
+void *pins_exif_realloc(void *pointer, uint32_t size);
+void pins_exif_free(void *pointer);
 
 #endif

@@ -12,8 +12,8 @@ public struct PhotoMetadata: Sendable, Hashable {
     /// Why there is no coordinate although the file has GPS tags ("zero denominator",
     /// "latitude out of range", "0,0 (no fix)", ...); nil when there is simply no GPS data.
     public var locationIssue: String?
-    /// Where the position came from ("exif", "xmp", ...).
-    public var positionSource: String?
+    /// Where the position came from.
+    public var positionSource: PositionSource?
     /// The capture instant (absolute); nil only when nothing usable was found (the pipeline then
     /// falls back to the file's modification time and sets `timeSource = .fileModification`).
     public var takenAt: Date?
@@ -31,7 +31,7 @@ public struct PhotoMetadata: Sendable, Hashable {
     public var metadataDigest: String?
 
     public init(format: String, coordinate: Coordinate? = nil, altitude: Double? = nil,
-                locationIssue: String? = nil, positionSource: String? = nil, takenAt: Date? = nil,
+                locationIssue: String? = nil, positionSource: PositionSource? = nil, takenAt: Date? = nil,
                 utcOffsetSeconds: Int? = nil, timeSource: TimeSource = .none, timeTag: String? = nil,
                 warnings: [String] = [], metadataDigest: String? = nil) {
         self.format = format
@@ -48,8 +48,27 @@ public struct PhotoMetadata: Sendable, Hashable {
     }
 }
 
-/// Which step of the time rules (metadata-formats.md section 7) produced `takenAt`.
-public enum TimeSource: String, Codable, Sendable, CaseIterable {
+/// Where a photo's position came from (metadata-formats.md section 8, MetadataMerge's ranks).
+/// The raw values are what `inspect --json` and the import report print.
+public enum PositionSource: String, Codable, Sendable, CaseIterable, CustomStringConvertible {
+    /// The file's Exif GPS directory.
+    case exif
+    /// XMP embedded in the file (exif:GPSLatitude, ...).
+    case xmp
+    /// A QuickTime/MP4 location (ISO 6709 text, `loci`).
+    case quickTime = "quicktime"
+    /// An XMP sidecar beside the file.
+    case xmpSidecar = "xmp-sidecar"
+    /// A Google Takeout JSON sidecar.
+    case takeout
+
+    /// The raw value, so that interpolation prints what is stored and printed.
+    public var description: String { rawValue }
+}
+
+/// Which step of the time rules (metadata-formats.md section 7) produced `takenAt`. The raw
+/// values are stored (`photos.time_source`) and printed.
+public enum TimeSource: String, Codable, Sendable, CaseIterable, CustomStringConvertible {
     /// DateTimeOriginal (+SubSec) with OffsetTimeOriginal.
     case exifOffset
     /// An ISO 8601 value carrying its own offset (XMP with zone, QuickTime creationdate).
@@ -67,4 +86,6 @@ public enum TimeSource: String, Codable, Sendable, CaseIterable {
     case fileModification
     /// Nothing at all (before the pipeline's fallback).
     case none
+
+    public var description: String { rawValue }
 }

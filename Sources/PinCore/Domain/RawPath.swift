@@ -12,9 +12,23 @@ public struct RawPath: Hashable, Sendable, Comparable, CustomStringConvertible {
     public init(bytes: [UInt8]) { self.bytes = bytes }
     public init(_ string: String) { self.bytes = Array(string.utf8) }
 
-    /// For people and JSON: valid UTF-8 as is; each invalid byte as `\xNN`.
+    /// The path as text, for JSON, the database (`locations.photo_ids`), exports and the map
+    /// page: valid UTF-8 as it is, except that a backslash is written twice (`\\`), and each
+    /// byte that is not part of valid UTF-8 as `\xNN` (two upper-case hex digits). So the byte
+    /// 0xFF in `a<FF>.jpg` gives `a\xFF.jpg`, and a file really named `a\xFF.jpg` gives
+    /// `a\\xFF.jpg`: two different files never share a text, and `init(escaped:)` gives the
+    /// bytes back. (Before schema 5 backslashes were not doubled, so those two collided.)
+    /// Terminal output quotes paths with `TerminalText.quoted` instead, as git does.
     public var description: String {
-        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        let backslash = UInt8(ascii: "\\")
+        if let text = String(validating: bytes, as: UTF8.self) {
+            guard bytes.contains(backslash) else { return text }
+            var out = ""
+            for scalar in text.unicodeScalars {
+                if scalar == "\\" { out += "\\\\" } else { out.unicodeScalars.append(scalar) }
+            }
+            return out
+        }
         var out = ""
         var i = 0
         while i < bytes.count {
@@ -22,7 +36,7 @@ public struct RawPath: Hashable, Sendable, Comparable, CustomStringConvertible {
             var decoded = false
             for length in (1...4).reversed() where i + length <= bytes.count {
                 if let s = String(validating: bytes[i..<(i + length)], as: UTF8.self), s.unicodeScalars.count == 1 {
-                    out += s
+                    out += bytes[i] == backslash ? "\\\\" : s
                     i += length
                     decoded = true
                     break
@@ -34,6 +48,38 @@ public struct RawPath: Hashable, Sendable, Comparable, CustomStringConvertible {
             }
         }
         return out
+    }
+
+    /// The bytes of a path written as `description` writes it; nil for text it cannot have
+    /// written (a lone backslash, `\x` without two hex digits, a backslash before anything else).
+    public init?(escaped text: String) {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        var utf8 = text.utf8.makeIterator()
+        while let byte = utf8.next() {
+            guard byte == UInt8(ascii: "\\") else {
+                out.append(byte)
+                continue
+            }
+            switch utf8.next() {
+            case UInt8(ascii: "\\"):
+                out.append(byte)
+            case UInt8(ascii: "x"):
+                guard let high = utf8.next().flatMap(Self.hexValue), let low = utf8.next().flatMap(Self.hexValue) else { return nil }
+                out.append(high << 4 | low)
+            default:
+                return nil
+            }
+        }
+        self.bytes = out
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
+        default: return nil
+        }
     }
 
     /// The bytes after the last `/` (the whole path when there is none).

@@ -12,6 +12,21 @@ public struct StatisticsService: Sendable {
         }
     }
 
+    /// The statistics of `locations` alone (a filtered set, the pins of a page): each country's
+    /// pins are counted from them, not taken from the stored counts.
+    public func calculate(locations: [Location]) -> StatisticsValues {
+        var counts: [String: Int] = [:]
+        for location in locations {
+            if let code = location.countryID { counts[code, default: 0] += 1 }
+        }
+        let countries = counts.map { code, count in
+            var country = catalog.makeCountry(code: code)
+            country.pinCount = count
+            return country
+        }
+        return calculate(countries: countries, locations: locations)
+    }
+
     public func calculate(countries: [Country], locations: [Location]) -> StatisticsValues {
         var stats = StatisticsValues()
         for location in locations {

@@ -28,7 +28,7 @@ public struct PhotoRecord: Sendable {
     public var digest: String?
     public var format: String?
     public var takenAt: Date?
-    public var timeSource: String?
+    public var timeSource: TimeSource?
     public var utcOffsetSeconds: Int?
     public var coordinate: Coordinate?
     public var decision: PhotoDecision
@@ -36,7 +36,7 @@ public struct PhotoRecord: Sendable {
     public var locationID: UUID?
 
     public init(path: RawPath, fingerprint: PhotoFingerprint, digest: String? = nil, format: String? = nil,
-                takenAt: Date? = nil, timeSource: String? = nil, utcOffsetSeconds: Int? = nil,
+                takenAt: Date? = nil, timeSource: TimeSource? = nil, utcOffsetSeconds: Int? = nil,
                 coordinate: Coordinate? = nil, decision: PhotoDecision, detail: String? = nil, locationID: UUID? = nil) {
         self.path = path
         self.fingerprint = fingerprint
@@ -115,20 +115,35 @@ public protocol PhotoRepository {
     func markMissing(_ paths: [RawPath]) throws
 }
 
+/// Where an import run stands. The raw values are stored (`runs.status`) and printed by
+/// `pins runs`.
+public enum RunStatus: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// Started and not finished: still going, or killed before it could record its end.
+    case running
+    case completed
+    /// Stopped by SIGINT or SIGTERM.
+    case interrupted
+    case failed
+    /// Its pins removed by `pins runs undo`.
+    case undone
+
+    public var description: String { rawValue }
+}
+
 /// One `pins import` run, as `pins runs` lists it.
 public struct ImportRunRecord: Sendable {
     public var id: Int64
     public var root: String
     public var startedAt: Date
     public var finishedAt: Date?
-    public var status: String
+    public var status: RunStatus
     public var exitCode: Int?
     public var files: Int
     public var photos: Int
     public var created: Int
     public var skipped: [String: Int]
 
-    public init(id: Int64, root: String, startedAt: Date, finishedAt: Date? = nil, status: String, exitCode: Int? = nil,
+    public init(id: Int64, root: String, startedAt: Date, finishedAt: Date? = nil, status: RunStatus, exitCode: Int? = nil,
                 files: Int = 0, photos: Int = 0, created: Int = 0, skipped: [String: Int] = [:]) {
         self.id = id
         self.root = root

@@ -18,6 +18,27 @@ public struct JSONText {
         return out.text
     }
 
+    /// JSON text made safe inside an HTML `<script type="application/json">` element: `<`, `>`
+    /// and `&` as \\u escapes (no `</script>` or `<!--` can end or change the element), and
+    /// U+2028/U+2029 too (line terminators for older JavaScript). Outside strings JSON has none
+    /// of these characters, so replacing them everywhere keeps the JSON the same value.
+    public static func scriptSafe(_ json: String) -> String {
+        guard json.unicodeScalars.contains(where: { "<>&\u{2028}\u{2029}".unicodeScalars.contains($0) }) else { return json }
+        var out = ""
+        out.reserveCapacity(json.utf8.count + 16)
+        for scalar in json.unicodeScalars {
+            switch scalar {
+            case "<": out += "\\u003c"
+            case ">": out += "\\u003e"
+            case "&": out += "\\u0026"
+            case "\u{2028}": out += "\\u2028"
+            case "\u{2029}": out += "\\u2029"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     public mutating func write(_ value: Any?) {
         // Swift types first: testing `is NSNull` (a class) on a Swift dictionary bridges it to
         // NSDictionary first, which cost more than everything else here.

@@ -150,7 +150,7 @@ public struct PinCorrection: Sendable {
         record.coordinate = metadata.coordinate
         record.takenAt = item.takenAt
         record.utcOffsetSeconds = metadata.utcOffsetSeconds
-        record.timeSource = metadata.timeSource.rawValue
+        record.timeSource = metadata.timeSource
         switch kind {
         case .moved: record.detail = "metadata corrected: pin moved from \(pin.coordinate)"
         case .kept: record.detail = "no position any more: pin kept at \(pin.coordinate)"

@@ -90,7 +90,7 @@ struct SaveStage {
         try repos.photos.save(PhotoRecord(
             path: path, fingerprint: item.entry.fingerprint, digest: item.metadata?.metadataDigest,
             format: item.metadata?.format, takenAt: item.metadata.map { _ in item.takenAt },
-            timeSource: item.metadata?.timeSource.rawValue, utcOffsetSeconds: item.metadata?.utcOffsetSeconds,
+            timeSource: item.metadata?.timeSource, utcOffsetSeconds: item.metadata?.utcOffsetSeconds,
             coordinate: item.metadata?.coordinate, decision: item.decision, detail: item.detail,
             locationID: locationID), runID: runID)
     }

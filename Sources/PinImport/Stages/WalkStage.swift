@@ -88,18 +88,27 @@ struct Survey: WalkVisitor {
          walkIncomplete: Bool = false, unseen: Set<RawPath> = []) throws {
         try self.init(root: root, known: KnownFileCursor(sorting: known))
         self.unseen = unseen
-        var byFolder: [[UInt8]: [FileEntry]] = [:]
-        for entry in files {
+        // As the walk would: files in byte order of path, folders entered and left around them.
+        var open: [[UInt8]] = []
+        func isBelow(_ folder: [UInt8], _ ancestor: [UInt8]) -> Bool {
+            ancestor.isEmpty || folder == ancestor || folder.starts(with: ancestor + [UInt8(ascii: "/")])
+        }
+        try enterFolder([])
+        open.append([])
+        for entry in files.sorted(by: { $0.relativePath < $1.relativePath }) {
             let bytes = entry.relativePath.bytes
-            byFolder[Array(bytes[..<(bytes.lastIndex(of: UInt8(ascii: "/")) ?? 0)]), default: []].append(entry)
+            let folder = Array(bytes[..<(bytes.lastIndex(of: UInt8(ascii: "/")) ?? 0)])
+            while !isBelow(folder, open.last!) { try leaveFolder(open.removeLast()) }
+            var k = open.last!.isEmpty ? 0 : open.last!.count + 1
+            while open.last! != folder {
+                k = folder[k...].firstIndex(of: UInt8(ascii: "/")) ?? folder.count
+                try enterFolder(Array(folder[..<k]))
+                open.append(Array(folder[..<k]))
+                k += 1
+            }
+            try file(entry)
         }
-        // Folders one after another, files in byte order: the merge sees paths in order when
-        // folders do not nest, which is all the tests need.
-        for folder in byFolder.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            try enterFolder(folder)
-            for entry in byFolder[folder]!.sorted(by: { $0.relativePath < $1.relativePath }) { try file(entry) }
-            try leaveFolder(folder)
-        }
+        while let folder = open.popLast() { try leaveFolder(folder) }
         try finish(allowShrink: allowShrink, walkIncomplete: walkIncomplete)
     }
 

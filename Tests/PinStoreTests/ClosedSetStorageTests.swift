@@ -1,0 +1,68 @@
+import Foundation
+@testable import PinStore
+import PinCore
+import XCTest
+
+/// Closed sets (run status, time source, decision) are stored as the texts below, written out
+/// by hand: the database, `pins runs --json` and the reports print them, so a renamed case must
+/// not change a stored byte. A stored text outside the set is a read error naming it.
+final class ClosedSetStorageTests: XCTestCase {
+    func testStoredTextsAreTheOnesEarlierVersionsWrote() {
+        XCTAssertEqual(RunStatus.allCases.map(\.rawValue), ["running", "completed", "interrupted", "failed", "undone"])
+        XCTAssertEqual(TimeSource.allCases.map(\.rawValue),
+                       ["exifOffset", "isoWithOffset", "gpsInferredOffset", "containerUTC", "assumedZone",
+                        "localTimeZoneOfPosition", "fileModification", "none"])
+        XCTAssertEqual(PositionSource.allCases.map(\.rawValue), ["exif", "xmp", "quicktime", "xmp-sidecar", "takeout"])
+        XCTAssertEqual(PhotoDecision.allCases.map(\.rawValue),
+                       ["accepted", "noLocation", "interval", "distance", "unreadable", "notMedia"])
+        // Interpolation prints the stored text, not the case name.
+        XCTAssertEqual("\(PositionSource.xmpSidecar) \(PositionSource.quickTime) \(RunStatus.undone)", "xmp-sidecar quicktime undone")
+    }
+
+    func testARunIsStoredWithItsStatusText() throws {
+        let db = try PinDatabase(path: try temporaryDatabasePath(self))
+        let id = try db.write { try $0.runs.start(root: "/photos", at: Date(timeIntervalSince1970: 1_700_000_000)) }
+        XCTAssertEqual(try db.connection.query("SELECT status FROM runs WHERE id = ?", [id]) { $0.string(0) }, ["running"])
+        XCTAssertEqual(try db.run(id: id)?.status, .running)
+        try db.write {
+            try $0.runs.finish(ImportRunRecord(id: id, root: "/photos", startedAt: Date(timeIntervalSince1970: 1_700_000_000),
+                                               finishedAt: Date(timeIntervalSince1970: 1_700_000_060), status: .interrupted,
+                                               exitCode: 130))
+        }
+        XCTAssertEqual(try db.connection.query("SELECT status FROM runs WHERE id = ?", [id]) { $0.string(0) }, ["interrupted"])
+        XCTAssertEqual(try db.run(id: id)?.status, .interrupted)
+    }
+
+    func testAnUnknownRunStatusIsAReadErrorNamingIt() throws {
+        let db = try PinDatabase(path: try temporaryDatabasePath(self))
+        let id = try db.write { try $0.runs.start(root: "/photos", at: Date(timeIntervalSince1970: 1_700_000_000)) }
+        _ = try db.connection.run("UPDATE runs SET status = 'paused' WHERE id = ?", [id])
+        XCTAssertThrowsError(try db.run(id: id)) { error in
+            XCTAssertEqual((error as? StorageError)?.reason, .unknownValue(column: "status", value: "paused"))
+            XCTAssertEqual("\(error)", "cannot read \(db.connection.path): status 'paused' is not one this version of pins knows "
+                                       + "(written by a newer version, or edited by hand)")
+        }
+    }
+
+    func testAPhotoKeepsItsTimeSourceAndAnUnknownOneIsAReadError() throws {
+        let db = try PinDatabase(path: try temporaryDatabasePath(self))
+        let record = PhotoRecord(path: RawPath("/photos/a.jpg"), fingerprint: PhotoFingerprint(size: 10, modificationNanoseconds: 1, inode: 2),
+                                 digest: "0123456789abcdef", format: "jpeg", takenAt: Date(timeIntervalSince1970: 1_700_000_000),
+                                 timeSource: .gpsInferredOffset, utcOffsetSeconds: 3600, decision: .noLocation)
+        try db.write { try $0.photos.save(record, runID: nil) }
+        XCTAssertEqual(try db.connection.query("SELECT time_source, decision FROM photos") { [$0.string(0), $0.string(1)] },
+                       [["gpsInferredOffset", "noLocation"]])
+        XCTAssertEqual(try db.read { try $0.photos.find(size: 10, digest: "0123456789abcdef") }?.timeSource, .gpsInferredOffset)
+
+        _ = try db.connection.run("UPDATE photos SET time_source = 'sundial'")
+        XCTAssertThrowsError(try db.read { try $0.photos.find(size: 10, digest: "0123456789abcdef") }) { error in
+            XCTAssertEqual((error as? StorageError)?.reason, .unknownValue(column: "time_source", value: "sundial"))
+        }
+        // The schema's CHECK lists today's decisions; a newer version's file may hold another.
+        try db.connection.execute("PRAGMA ignore_check_constraints = ON")
+        _ = try db.connection.run("UPDATE photos SET time_source = NULL, decision = 'maybe'")
+        XCTAssertThrowsError(try db.read { try $0.photos.find(size: 10, digest: "0123456789abcdef") }) { error in
+            XCTAssertEqual((error as? StorageError)?.reason, .unknownValue(column: "decision", value: "maybe"))
+        }
+    }
+}
