@@ -581,7 +581,7 @@ enum ISO6709 {
     }
 
     static func parse(_ text: String) -> Result {
-        let s = Array(text.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n\0")).utf8)
+        let s = text.utf8TrimmingPadding
         var i = 0
         /// A signed number: sign, the integer digits and the fraction digits as written.
         func number() -> (negative: Bool, integer: [UInt8], fraction: [UInt8])? {

@@ -305,6 +305,19 @@ enum XMP {
 /// `YYYY-MM-DD`, `YYYY-MM-DDThh:mm[:ss[.s+]][TZD]`, TZD `Z`, `±hh:mm`, `±h:mm`, `±hhmm` or `±hh`.
 /// Also accepted, as ExifTool does: `:` between the date parts and a space for `T`
 /// (`2023:07:14 10:11:12`). `YYYY` and `YYYY-MM` alone are not a capture time (nil).
+extension String {
+    /// The UTF-8 bytes without leading and trailing spaces, tabs, CR, LF and NULs: what
+    /// `trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n\0"))` keeps (those are
+    /// one-byte scalars, never part of a longer one), without building a character set per call.
+    var utf8TrimmingPadding: [UInt8] {
+        let bytes = Array(utf8)
+        func padding(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A || b == 0 }
+        guard let first = bytes.firstIndex(where: { !padding($0) }) else { return [] }
+        let last = bytes.lastIndex(where: { !padding($0) })!
+        return first == 0 && last == bytes.count - 1 ? bytes : Array(bytes[first...last])
+    }
+}
+
 struct ISODateTime: Sendable, Hashable {
     var local: LocalDateTime
     var hasTime: Bool
@@ -312,7 +325,7 @@ struct ISODateTime: Sendable, Hashable {
     var offset: Int?
 
     static func parse(_ text: String) -> ISODateTime? {
-        let s = Array(text.trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n\0")).utf8)
+        let s = text.utf8TrimmingPadding
         var i = 0
         func number(_ minDigits: Int, _ maxDigits: Int) -> Int? {
             let start = i

@@ -89,5 +89,17 @@ final class ByteReaderTests: XCTestCase {
         XCTAssertEqual(FNV1a64.hexDigest([UInt8]()), "cbf29ce484222325")
         XCTAssertEqual(FNV1a64.hexDigest(Array("a".utf8)), "af63dc4c8601ec8c")
         XCTAssertEqual(FNV1a64.hexDigest(Array("foobar".utf8)), "85944171f73967e8")
+        XCTAssertEqual(FNV1a64.hexDigest(ArraySlice(Array("foobar".utf8))), "85944171f73967e8")
+        // Leading zero digits are kept (value worked out with Python's integers).
+        XCTAssertEqual(FNV1a64.hexDigest(Array("13900".utf8)), "00f5898e9456454c")
+    }
+
+    /// The ISO text values (QuickTime ISO 6709, XMP dates) lose only ASCII padding, at both ends.
+    func testUTF8TrimmingPadding() {
+        XCTAssertEqual("\0 \t2019-07-14\r\n".utf8TrimmingPadding, Array("2019-07-14".utf8))
+        XCTAssertEqual(" +48.8584+002.2945/".utf8TrimmingPadding, Array("+48.8584+002.2945/".utf8))
+        XCTAssertEqual("é \u{A0}".utf8TrimmingPadding, [0xC3, 0xA9, 0x20, 0xC2, 0xA0])  // NBSP is not padding
+        XCTAssertEqual(" \0\r\n\t".utf8TrimmingPadding, [])
+        XCTAssertEqual("".utf8TrimmingPadding, [])
     }
 }
