@@ -23,11 +23,26 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
     case crw
     /// Sigma X3F raw: the Exif of its embedded JpgFromRaw, else the `PROP` time.
     case x3f
+    /// MPEG transport stream: AVCHD .MTS/.M2TS (192-byte packets) and .ts; time and GPS in the
+    /// H.264 SEI's MDPM block (section 9.11).
+    case mpegts
+    /// AVI (RIFF `AVI `): `IDIT`, `LIST INFO`, `strd` Exif (section 9.9).
+    case avi
+    /// Matroska and WebM (EBML): Info `DateUTC`, Tags (section 9.10).
+    case matroska
     /// Anything else: the pipeline counts it as a plain file.
     case notMedia
 
+    /// Video containers (`--no-videos` leaves them out).
+    public var isVideo: Bool {
+        switch self {
+        case .quicktime, .mpegts, .avi, .matroska: return true
+        default: return false
+        }
+    }
+
     /// Bytes `sniff` needs to decide for every kind (an ISOBMFF `ftyp` box with its brands);
-    /// `unreadFormat` needs two MPEG-TS packets.
+    /// the MPEG-TS test needs two packets.
     static let sniffLength = 400
 
     /// Decides from the first bytes of a file (`sniffLength` are enough; fewer are fine for a
@@ -55,6 +70,10 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
         if at(0, [0xFF, 0x0A]) || at(0, [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
         // RIFF....WEBP (section 4.2).
         if at(0, ascii("RIFF")) && at(8, ascii("WEBP")) { return .webp }
+        if at(0, ascii("RIFF")) && at(8, ascii("AVI ")) { return .avi }
+        if at(0, [0x1A, 0x45, 0xDF, 0xA3]) { return .matroska }
+        // MPEG transport stream: AVCHD .MTS/.M2TS (192-byte packets) or .ts (188), two syncs.
+        if TransportStream.packetLayout(b) != nil { return .mpegts }
         // TIFF and TIFF-like raws (section 4.3): classic 42, BigTIFF 43, ORF "RO"/"RS", RW2 "U".
         for magic in [[0x49, 0x49, 0x2A, 0x00], [0x4D, 0x4D, 0x00, 0x2A], [0x49, 0x49, 0x2B, 0x00],
                       [0x4D, 0x4D, 0x00, 0x2B], ascii("IIRO"), ascii("IIRS"), ascii("MMOR"),
@@ -83,11 +102,6 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable {
             i + sig.count <= b.count && b[i..<(i + sig.count)].elementsEqual(sig)
         }
         func ascii(_ s: String) -> [UInt8] { Array(s.utf8) }
-        if at(0, ascii("RIFF")) && at(8, ascii("AVI ")) { return "AVI" }
-        if at(0, [0x1A, 0x45, 0xDF, 0xA3]) { return "Matroska/WebM" }
-        // MPEG transport stream: AVCHD .MTS/.M2TS (192-byte packets) or .ts (188).
-        if b.count >= 4 + 192 + 1, b[4] == 0x47, b[4 + 192] == 0x47 { return "AVCHD/MPEG-TS video" }
-        if b.count >= 188 + 1, b[0] == 0x47, b[188] == 0x47 { return "MPEG-TS video" }
         return nil
     }
 

@@ -121,6 +121,11 @@ public enum MetadataReader {
             found = try CRW.findMetadata(in: &source, warnings: &warnings)
         case .x3f:
             found = try X3F.findMetadata(in: &source, warnings: &warnings)
+        case .mpegts:
+            return try TransportStream.metadata(in: &source, warnings: warnings, modificationTime: modificationTime,
+                                                options: options)
+        case .avi, .matroska:
+            throw MetadataError.notRead(format: kind == .avi ? "AVI" : "Matroska/WebM")
         case .quicktime:
             let values = try QuickTime.read(in: &source, warnings: &warnings)
             return QuickTime.metadata(values, fileSize: source.size, warnings: warnings,
@@ -141,9 +146,20 @@ public enum MetadataReader {
                          modificationTime: Date?, options: MetadataOptions,
                          extendedXMP: (String, inout [String]) -> [UInt8]? = { _, _ in nil },
                          embeddedXMP: (inout [String]) -> [UInt8]?) -> PhotoMetadata {
-        var result = PhotoMetadata(format: format, warnings: warnings)
         let values = block.map { ExifDecoder.decodeRecovering(tiff: $0.tiff) } ?? ExifValues(hasGPSDirectory: false)
-        if let block { result.metadataDigest = FNV1a64.hexDigest(block.tiff) }
+        return metadata(format: format, values: values, digest: block.map { FNV1a64.hexDigest($0.tiff) },
+                        warnings: warnings, modificationTime: modificationTime, options: options,
+                        extendedXMP: extendedXMP, embeddedXMP: embeddedXMP)
+    }
+
+    /// Same from values already decoded (or read from a container's own EXIF-like records, as
+    /// AVCHD's MDPM); `digest` identifies the metadata block.
+    static func metadata(format: String, values: ExifValues, digest: String?, warnings: [String],
+                         modificationTime: Date?, options: MetadataOptions,
+                         extendedXMP: (String, inout [String]) -> [UInt8]? = { _, _ in nil },
+                         embeddedXMP: (inout [String]) -> [UInt8]?) -> PhotoMetadata {
+        var result = PhotoMetadata(format: format, warnings: warnings)
+        result.metadataDigest = digest
         result.warnings += values.warnings
 
         let position = GPSConversion.position(from: values)

@@ -268,6 +268,19 @@ final class ImportStagesTests: XCTestCase {
         XCTAssertEqual(stage.videosLeftOut, 1)
     }
 
+    /// `--no-videos` leaves out every video container, not only QuickTime (issue 14: AVCHD,
+    /// AVI and Matroska are read now).
+    func testNoVideosLeavesOutEveryVideoContainer() throws {
+        let items = [photo(entry("a.jpg"), at: 100, lat: 10),
+                     photo(entry("b.mts"), at: 200, lat: 20, format: "mpegts"),
+                     photo(entry("c.avi"), at: 300, lat: 30, format: "avi"),
+                     photo(entry("d.mkv"), at: 400, lat: 40, format: "matroska"),
+                     photo(entry("e.mov"), at: 500, lat: 50, format: "quicktime")]
+        let (decided, stage) = try decided(items, stage: decider(includeVideos: false))
+        XCTAssertEqual(decided.map(\.decision), [.accepted, .notMedia, .notMedia, .notMedia, .notMedia])
+        XCTAssertEqual(stage.videosLeftOut, 4)
+    }
+
     func testTheTitleDateUsesThePhotosOffsetElseTheZone() throws {
         var stage = decider()
         stage.timeZone = TimeZone(identifier: "Asia/Tokyo")!

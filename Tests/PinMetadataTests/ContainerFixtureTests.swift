@@ -122,7 +122,6 @@ final class ContainerFixtureTests: XCTestCase {
         "other/gif-xmp-extension.gif": xmpOnly("gif"),
         "other/not-read.avi": notRead("AVI"),
         "other/not-read.mkv": notRead("Matroska/WebM"),
-        "other/not-read.m2ts": notRead("AVCHD/MPEG-TS video"),
     ]
 
     /// EXIF DateTimeOriginal with its own offset, EXIF GPS.

@@ -27,7 +27,17 @@ final class MetadataReaderTests: XCTestCase {
         XCTAssertEqual(MetadataReader.sniff([0xFF, 0xD8, 0xFF, 0xE0]), .jpeg)
         XCTAssertEqual(MetadataReader.sniff([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), .png)
         XCTAssertEqual(MetadataReader.sniff(Array("RIFF\u{10}\0\0\0WEBPVP8X".utf8)), .webp)
-        XCTAssertEqual(MetadataReader.sniff(Array("RIFF\u{10}\0\0\0AVI LIST".utf8)), .notMedia)
+        XCTAssertEqual(MetadataReader.sniff(Array("RIFF\u{10}\0\0\0AVI LIST".utf8)), .avi)
+        XCTAssertEqual(MetadataReader.sniff([0x1A, 0x45, 0xDF, 0xA3, 0x9F]), .matroska)
+        // MPEG-TS: two packet syncs, 192 bytes apart after a 4-byte header (.M2TS) or 188 apart.
+        var m2ts = [UInt8](repeating: 0, count: 400)
+        (m2ts[4], m2ts[196]) = (0x47, 0x47)
+        XCTAssertEqual(MetadataReader.sniff(m2ts), .mpegts)
+        var ts = [UInt8](repeating: 0, count: 400)
+        (ts[0], ts[188]) = (0x47, 0x47)
+        XCTAssertEqual(MetadataReader.sniff(ts), .mpegts)
+        ts[188] = 0
+        XCTAssertEqual(MetadataReader.sniff(ts), .notMedia)
         XCTAssertEqual(MetadataReader.sniff([0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0]), .tiff)
         XCTAssertEqual(MetadataReader.sniff([0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8]), .tiff)
         XCTAssertEqual(MetadataReader.sniff(Array("IIRO".utf8) + [8, 0, 0, 0]), .tiff)

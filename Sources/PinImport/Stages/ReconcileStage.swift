@@ -46,7 +46,7 @@ struct Reconciliation {
                 for (i, item) in items.enumerated() {
                     let entry = item.entry
                     guard let metadata = item.metadata, let digest = metadata.metadataDigest,
-                          includeVideos || metadata.format != FileKind.quicktime.rawValue else {
+                          includeVideos || FileKind(rawValue: metadata.format)?.isVideo != true else {
                         undecided.append(i)
                         continue
                     }

@@ -1,0 +1,185 @@
+import Foundation
+import PinCore
+@testable import PinMetadata
+import XCTest
+
+/// The video containers of issue 14 (AVCHD/MPEG-TS MDPM, AVI, Matroska/WebM): every file
+/// `scripts/fixtures-video` wrote, read by us and compared with ExifTool's reading
+/// (`Fixtures/formats/exiftool-video-containers.json`, `exiftool -j -n -G1 -a -ee`). Fails,
+/// never skips, when the fixtures are missing.
+final class VideoContainerTests: XCTestCase {
+    let mtime = epoch(1_735_646_400)  // 2024-12-31 12:00:00Z, what the script sets
+
+    struct Expected {
+        var format: String
+        /// ExifTool's tag holding the capture time; nil: the file's mtime.
+        var timeTag: String?
+        var timeSource: TimeSource
+        var ourTimeTag: String?
+        /// A UTC value: no wall-clock offset is reported.
+        var utc = false
+        /// Position: ExifTool's Composite GPS when it decodes one; for an ISO 6709 text
+        /// (Matroska LOCATION, which ExifTool shows as text) the tag and the hand-worked degrees.
+        var locationText: (tag: String, latitude: Double, longitude: Double)?
+        var positionSource: String?
+        var error: String?
+    }
+
+    static func mdpm(_ position: Bool = true) -> Expected {
+        Expected(format: "mpegts", timeTag: "H264:DateTimeOriginal", timeSource: .exifOffset,
+                 ourTimeTag: "MDPM DateTimeOriginal", positionSource: position ? "exif" : nil)
+    }
+
+    static func notRead(_ name: String) -> Expected {
+        Expected(format: "", timeTag: nil, timeSource: .none, error: "\(name) is not read")
+    }
+
+    let expected: [String: Expected] = [
+        "avchd-mdpm-offset-and-gps.m2ts": mdpm(),
+        "avchd-mdpm-half-hour-zone-south.m2ts": mdpm(),
+        "mpegts-188-mdpm-negative-half-hour-zone-west.ts": mdpm(),
+        "avchd-h264-without-mdpm.m2ts": Expected(format: "mpegts", timeTag: nil, timeSource: .fileModification),
+        "mpegts-mpeg2-video-no-h264.m2ts": Expected(format: "mpegts", timeTag: nil, timeSource: .fileModification),
+        "avi-idit-local-time.avi": notRead("AVI"),
+        "avi-info-icrd-date-time.avi": notRead("AVI"),
+        "avi-strd-exif-gps-and-offset.avi": notRead("AVI"),
+        "avi-without-metadata.avi": notRead("AVI"),
+        "mkv-dateutc.mkv": notRead("Matroska/WebM"),
+        "mkv-location-tag-and-dateutc.mkv": notRead("Matroska/WebM"),
+        "mkv-date-recorded-with-offset.mkv": notRead("Matroska/WebM"),
+        "mkv-tags-after-clusters-via-seekhead.mkv": notRead("Matroska/WebM"),
+        "webm-dateutc.webm": notRead("Matroska/WebM"),
+    ]
+
+    static func directory() -> URL { repoRoot().appendingPathComponent("Fixtures/formats/video-containers") }
+
+    static func loadReadings() throws -> [String: [String: Any]] {
+        try exifToolReadings("exiftool-video-containers.json", madeBy: "scripts/fixtures-video",
+                             droppingPrefix: "Fixtures/formats/video-containers/")
+    }
+
+    func testAgainstExifTool() throws {
+        let readings = try Self.loadReadings()
+        XCTAssertEqual(Set(readings.keys), Set(expected.keys), "fixtures and expectations differ")
+        for name in readings.keys.sorted() {
+            let want = try XCTUnwrap(expected[name], name)
+            let entry = try XCTUnwrap(readings[name])
+            let path = RawPath(Self.directory().appendingPathComponent(name).path)
+            if let error = want.error {
+                XCTAssertThrowsError(try MetadataReader.read(path: path, modificationTime: mtime, options: optionsUTC)) {
+                    XCTAssertEqual("\($0)", error, name)
+                }
+                continue
+            }
+            let m = try XCTUnwrap(try MetadataReader.read(path: path, modificationTime: mtime, options: optionsUTC),
+                                  "\(name): read as not media")
+            XCTAssertEqual(m.format, want.format, name)
+            XCTAssertEqual(m.warnings, [], name)
+
+            if let lat = entry["Composite:GPSLatitude"] as? Double, let lon = entry["Composite:GPSLongitude"] as? Double {
+                let c = try XCTUnwrap(m.coordinate, "\(name): ExifTool has \(lat),\(lon)")
+                XCTAssertEqual(c.latitude, lat, accuracy: 1e-6, name)
+                XCTAssertEqual(c.longitude, lon, accuracy: 1e-6, name)
+                XCTAssertEqual(m.positionSource?.rawValue, want.positionSource, name)
+            } else if let text = want.locationText {
+                XCTAssertNotNil(entry[text.tag] as? String, "\(name): ExifTool shows no \(text.tag)")
+                let c = try XCTUnwrap(m.coordinate, "\(name): \(entry[text.tag] ?? "-")")
+                XCTAssertEqual(c.latitude, text.latitude, accuracy: 1e-9, name)
+                XCTAssertEqual(c.longitude, text.longitude, accuracy: 1e-9, name)
+                XCTAssertEqual(m.positionSource?.rawValue, want.positionSource, name)
+            } else {
+                XCTAssertNil(want.positionSource, "\(name): ExifTool has no position")
+                XCTAssertNil(m.coordinate, name)
+            }
+
+            XCTAssertEqual(m.timeSource, want.timeSource, name)
+            XCTAssertEqual(m.timeTag, want.ourTimeTag, name)
+            guard let tag = want.timeTag else {
+                XCTAssertEqual(m.takenAt, mtime, name)
+                continue
+            }
+            // ExifTool keeps a Matroska tag's `T` ("2021:06:01T12:34:56+02:00").
+            let text = try XCTUnwrap(entry[tag] as? String, "\(name): ExifTool has no \(tag)")
+                .replacingOccurrences(of: "T", with: " ")
+            let (wall, offset) = try XCTUnwrap(ContainerFixtureTests.parseExifToolDate(text), "\(name): \(text)")
+            XCTAssertEqual(try XCTUnwrap(m.takenAt, name).timeIntervalSince1970, wall - Double(offset ?? 0),
+                           accuracy: 1e-3, name)
+            XCTAssertEqual(m.utcOffsetSeconds, want.utc ? nil : offset ?? 0, name)
+        }
+    }
+
+    /// Hand-worked instants for the MDPM zone byte (ExifTool's reading above agrees): 0x04 is
+    /// +02:00, 0x27 is −03:30, 0x13 is +09:30.
+    func testMDPMInstantsHandWorked() throws {
+        let cases: [(String, Double, Int)] = [
+            // date -u -d '2021-06-01 10:34:56' +%s
+            ("avchd-mdpm-offset-and-gps.m2ts", 1_622_543_696, 7_200),
+            // date -u -d '2023-01-01 03:29:58' +%s
+            ("mpegts-188-mdpm-negative-half-hour-zone-west.ts", 1_672_543_798, -12_600),
+            // date -u -d '2020-02-28 20:37:08' +%s
+            ("avchd-mdpm-half-hour-zone-south.m2ts", 1_582_922_228, 34_200),
+        ]
+        for (name, instant, offset) in cases {
+            let path = RawPath(Self.directory().appendingPathComponent(name).path)
+            let m = try XCTUnwrap(try MetadataReader.read(path: path, modificationTime: mtime, options: optionsUTC))
+            XCTAssertEqual(m.takenAt, epoch(instant), name)
+            XCTAssertEqual(m.utcOffsetSeconds, offset, name)
+        }
+    }
+
+    /// A zone byte with its unused top bit set (0xFF is seen on cameras whose zone was never
+    /// set) carries no offset: the wall clock is read as any local time without one.
+    func testMDPMUnknownZoneIsAWallClock() throws {
+        var warnings: [String] = []
+        let values = TransportStream.exifValues(.init(records: [0x18: [0xFF, 0x20, 0x21, 0x06],
+                                                                0x19: [0x01, 0x12, 0x34, 0x56]]), warnings: &warnings)
+        XCTAssertEqual(values.dateTimeOriginal, "2021:06:01 12:34:56")
+        XCTAssertNil(values.offsetTimeOriginal)
+        XCTAssertEqual(warnings, [])
+    }
+
+    /// The MDPM is found only in the head of the stream: a file of 4 GiB costs what its first
+    /// frames weigh. Reads are counted by the file source.
+    func testMDPMReadsOnlyTheHead() throws {
+        let path = Self.directory().appendingPathComponent("avchd-mdpm-offset-and-gps.m2ts").path
+        let bytesRead = try withOpenFile(RawPath(path)) { fd, size -> Int in
+            var source = try FileSource(fd: fd, size: size)
+            var warnings: [String] = []
+            XCTAssertNotNil(try TransportStream.findMDPM(in: &source, warnings: &warnings))
+            return source.bytesRead
+        }
+        // The first frame's SEI lies in the first packets of the video PES (hand-checked layout:
+        // PAT, PMT, then the video); with 4 KiB reads that is at most a few reads.
+        XCTAssertLessThanOrEqual(bytesRead, 3 * MetadataLimits.laterReadSize)
+    }
+
+    /// Every prefix of every fixture and deterministic byte flips: a result or a
+    /// `MetadataError`, never a crash, never a position the whole file does not have.
+    func testPrefixesAndFlipsFailCleanly() throws {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33)
+        }
+        for name in try Self.loadReadings().keys.sorted() {
+            let bytes = try Array(Data(contentsOf: Self.directory().appendingPathComponent(name)))
+            let full = (try? MetadataReader.read(bytes: bytes, modificationTime: nil, options: optionsUTC)) ?? nil
+            var variants: [[UInt8]] = stride(from: 0, to: bytes.count, by: max(1, bytes.count / 300)).map { Array(bytes[0..<$0]) }
+            for _ in 0..<150 {
+                var copy = bytes
+                copy[next() % copy.count] = UInt8(truncatingIfNeeded: next())
+                variants.append(copy)
+            }
+            for variant in variants {
+                do {
+                    let m = try MetadataReader.read(bytes: variant, modificationTime: nil, options: optionsUTC)
+                    if let c = m?.coordinate, variant.count < bytes.count {
+                        XCTAssertEqual(c, full?.coordinate, "\(name) prefix \(variant.count)")
+                    }
+                } catch let error as MetadataError {
+                    XCTAssertFalse("\(error)".isEmpty || "\(error)".contains("\n"), name)
+                }
+            }
+        }
+    }
+}
