@@ -124,8 +124,10 @@ public enum MetadataReader {
         case .mpegts:
             return try TransportStream.metadata(in: &source, warnings: warnings, modificationTime: modificationTime,
                                                 options: options)
-        case .avi, .matroska:
-            throw MetadataError.notRead(format: kind == .avi ? "AVI" : "Matroska/WebM")
+        case .avi:
+            return try AVI.metadata(in: &source, warnings: warnings, modificationTime: modificationTime, options: options)
+        case .matroska:
+            throw MetadataError.notRead(format: "Matroska/WebM")
         case .quicktime:
             let values = try QuickTime.read(in: &source, warnings: &warnings)
             return QuickTime.metadata(values, fileSize: source.size, warnings: warnings,

@@ -40,10 +40,15 @@ final class VideoContainerTests: XCTestCase {
         "mpegts-188-mdpm-negative-half-hour-zone-west.ts": mdpm(),
         "avchd-h264-without-mdpm.m2ts": Expected(format: "mpegts", timeTag: nil, timeSource: .fileModification),
         "mpegts-mpeg2-video-no-h264.m2ts": Expected(format: "mpegts", timeTag: nil, timeSource: .fileModification),
-        "avi-idit-local-time.avi": notRead("AVI"),
-        "avi-info-icrd-date-time.avi": notRead("AVI"),
-        "avi-strd-exif-gps-and-offset.avi": notRead("AVI"),
-        "avi-without-metadata.avi": notRead("AVI"),
+        // IDIT and ICRD are local wall clocks: read in the default zone (UTC in these tests).
+        "avi-idit-local-time.avi": Expected(format: "avi", timeTag: "RIFF:DateTimeOriginal", timeSource: .assumedZone,
+                                            ourTimeTag: "AVI IDIT"),
+        "avi-info-icrd-date-time.avi": Expected(format: "avi", timeTag: "RIFF:DateCreated", timeSource: .assumedZone,
+                                                ourTimeTag: "AVI ICRD"),
+        "avi-strd-exif-gps-and-offset.avi": Expected(format: "avi", timeTag: "Composite:SubSecDateTimeOriginal",
+                                                     timeSource: .exifOffset, ourTimeTag: "DateTimeOriginal",
+                                                     positionSource: "exif"),
+        "avi-without-metadata.avi": Expected(format: "avi", timeTag: nil, timeSource: .fileModification),
         "mkv-dateutc.mkv": notRead("Matroska/WebM"),
         "mkv-location-tag-and-dateutc.mkv": notRead("Matroska/WebM"),
         "mkv-date-recorded-with-offset.mkv": notRead("Matroska/WebM"),
@@ -151,6 +156,15 @@ final class VideoContainerTests: XCTestCase {
         // The first frame's SEI lies in the first packets of the video PES (hand-checked layout:
         // PAT, PMT, then the video); with 4 KiB reads that is at most a few reads.
         XCTAssertLessThanOrEqual(bytesRead, 3 * MetadataLimits.laterReadSize)
+    }
+
+    /// IDIT forms ExifTool's ConvertRIFFDate knows: ctime (with its newline), Konica's numeric
+    /// form; junk gives nil.
+    func testIDITForms() {
+        XCTAssertEqual(AVI.parseIDIT("Mon Mar 10 15:04:43 2003"), LocalDateTime(year: 2003, month: 3, day: 10, hour: 15, minute: 4, second: 43))
+        XCTAssertEqual(AVI.parseIDIT("2002-12-16  15:35:01"), LocalDateTime(year: 2002, month: 12, day: 16, hour: 15, minute: 35, second: 1))
+        XCTAssertNil(AVI.parseIDIT("Mon Feb 30 15:04:43 2003"))
+        XCTAssertNil(AVI.parseIDIT("not a date"))
     }
 
     /// Every prefix of every fixture and deterministic byte flips: a result or a
