@@ -86,8 +86,12 @@ final class AppDependencies {
 
     /// The country outlines read and indexed now, with no database: `pins locate`.
     static func loadResolver() throws -> CountryResolver {
+        CountryResolver(polygons: try loadPolygons())
+    }
+
+    static func loadPolygons() throws -> CountryPolygons {
         do {
-            return CountryResolver(polygons: try CountryGeoJSONParser.parse(try ResourceLocator.read("Countries.geojson")))
+            return try CountryGeoJSONParser.parse(try ResourceLocator.read("Countries.geojson"))
         } catch let error as GeoJSONError {
             throw CommandFailure(error.description)
         }
@@ -158,6 +162,14 @@ final class AppDependencies {
     func creationService() throws -> CreationService {
         try locator.prepare()
         return try lazyCreationService()
+    }
+
+    /// For a command that resolves one position (`add`, `edit --lat --lon`): only the outlines
+    /// near its latitude are indexed, with the same answer there (`PointCountryLocator`).
+    func creationService(near coordinate: Coordinate) throws -> CreationService {
+        _ = try ResourceLocator.directory()
+        let point = PointCountryLocator(polygons: try Self.loadPolygons(), latitude: coordinate.latitude, fallback: locator)
+        return CreationService(locator: point, countries: CountryService(catalog: try catalog()))
     }
 
     /// For the importer and delete: the outlines are loaded only if something needs a country.

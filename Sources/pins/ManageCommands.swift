@@ -80,7 +80,7 @@ func runEdit(_ args: ParsedArguments) throws {
         edit.date = try dateOption(args, at: at).map { ($0.date, $0.offsetSeconds) }
     }
     // The outlines are loaded only when the pin moves.
-    let creation = edit.coordinate != nil ? try deps.creationService() : try deps.lazyCreationService()
+    let creation = try edit.coordinate.map { try deps.creationService(near: $0) } ?? deps.lazyCreationService()
     let pin: Location
     do {
         pin = try LocationService(creation: creation).edit(id: id, edit, using: db)

@@ -59,7 +59,7 @@ func runAdd(_ args: ParsedArguments) throws {
         throw UsageError("--type must be point, city or mountain, got '\(other)'", command: "add")
     }
     let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let creation = try deps.creationService()
+    let creation = try deps.creationService(near: coordinate)
     let catalog = try deps.catalog()
     let title = args.value("--title") ?? {
         if let name = args.value("--name"), type != .point { return name }
@@ -86,7 +86,7 @@ func dateOption(_ args: ParsedArguments, at coordinate: Coordinate) throws -> (d
     if let offset { return (date, offset) }
     let zone: TimeZone
     do {
-        zone = try LazyTimeZones().timeZone(at: coordinate)
+        zone = try LazyTimeZones(onlyAtLatitude: coordinate.latitude).timeZone(at: coordinate)
     } catch {
         Out.error("pins \(args.command): warning: \(error): --date is read in this machine's zone \(TimeZone.current.identifier)")
         return (date, TimeZone.current.secondsFromGMT(for: date))

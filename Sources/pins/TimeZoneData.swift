@@ -8,6 +8,13 @@ final class LazyTimeZones: TimeZoneLocating, @unchecked Sendable {
     // The state is guarded by `lock`.
     private let lock = NSLock()
     private var loaded: Result<TimeZoneResolver, TimeZoneUnavailable>?
+    /// Set for one position (`pins add`, `pins edit`): only the zones near its latitude are
+    /// indexed, and only points at that latitude may be asked.
+    private let latitude: Double?
+
+    init(onlyAtLatitude latitude: Double? = nil) {
+        self.latitude = latitude
+    }
 
     private func resolver() -> Result<TimeZoneResolver, TimeZoneUnavailable> {
         lock.lock()
@@ -15,7 +22,8 @@ final class LazyTimeZones: TimeZoneLocating, @unchecked Sendable {
         if let loaded { return loaded }
         let made: Result<TimeZoneResolver, TimeZoneUnavailable>
         do {
-            made = .success(try TimeZoneResolver(data: try ResourceLocator.read("TimeZones.bin")))
+            let data = try ResourceLocator.read("TimeZones.bin")
+            made = .success(try latitude.map { try TimeZoneResolver(data: data, onlyAtLatitude: $0) } ?? TimeZoneResolver(data: data))
         } catch {
             var reason = (error as? CommandFailure)?.message ?? "\(error)"
             if reason.hasSuffix(".") { reason.removeLast() }
@@ -26,6 +34,7 @@ final class LazyTimeZones: TimeZoneLocating, @unchecked Sendable {
     }
 
     func timeZone(at point: Coordinate) throws -> TimeZone {
-        try resolver().get().timeZone(at: point)
+        precondition(latitude == nil || latitude == point.latitude, "a zone index made for one latitude")
+        return try resolver().get().timeZone(at: point)
     }
 }

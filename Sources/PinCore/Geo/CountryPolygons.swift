@@ -348,3 +348,36 @@ public struct CountryGeoJSONParser {
         try expect(UInt8(ascii: "]"), "']'")
     }
 }
+
+extension CountryPolygons {
+    /// Only the rings that reach the latitudes `band`, each whole (even-odd parity needs every
+    /// edge of a ring); countries keep their indices, so codes and names are unchanged.
+    public func reaching(latitudes band: ClosedRange<Double>) -> CountryPolygons {
+        var kept = CountryPolygons()
+        kept.codes = codes
+        kept.names = names
+        for ring in rings {
+            let lats = ys[ring.start..<(ring.start + ring.count)]
+            guard let low = lats.min(), let high = lats.max(), high >= band.lowerBound, low <= band.upperBound else { continue }
+            let start = kept.xs.count
+            kept.xs += xs[ring.start..<(ring.start + ring.count)]
+            kept.ys += lats
+            kept.rings.append(Ring(country: ring.country, start: start, count: ring.count))
+        }
+        return kept
+    }
+}
+
+extension CountryResolver {
+    /// The latitudes whose rings decide every answer of a resolver at `latitude`: the point's
+    /// cell and its grid row (whose centre line is swept for the cell's centre country), the
+    /// coastal reach and the cells it ends in, and a whole degree to spare. A resolver built
+    /// from `polygons.reaching(latitudes:)` of this band answers at that latitude exactly as one
+    /// built from all of them (PointCountryLocatorTests).
+    public static func decidingLatitudes(around latitude: Double, cellDegrees: Double = 0.25,
+                                         coastalKilometres: Double = defaultCoastalKilometres) -> ClosedRange<Double> {
+        let kmPerDegree = AngularDistance.earthRadiusKm * .pi / 180
+        let reach = coastalKilometres / kmPerDegree + 4 * cellDegrees + 1
+        return (latitude - reach)...(latitude + reach)
+    }
+}

@@ -21,6 +21,13 @@ public final class TimeZoneResolver: Sendable {
         self.init(polygons: try TimeZonePolygons.parse(data))
     }
 
+    /// For points at `latitude` only (`pins add --date`): indexes only the zones near it, and
+    /// answers there as the whole index does (see `CountryResolver.decidingLatitudes`).
+    public convenience init(data: [UInt8], onlyAtLatitude latitude: Double) throws {
+        let band = CountryResolver.decidingLatitudes(around: latitude, coastalKilometres: Self.borderKilometres)
+        self.init(polygons: try TimeZonePolygons.parse(data).reaching(latitudes: band))
+    }
+
     /// The zone identifiers the outlines know (sorted, without the nautical ones).
     public var identifiers: [String] { index.codes }
 
