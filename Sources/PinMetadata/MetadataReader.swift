@@ -127,7 +127,8 @@ public enum MetadataReader {
         case .avi:
             return try AVI.metadata(in: &source, warnings: warnings, modificationTime: modificationTime, options: options)
         case .matroska:
-            throw MetadataError.notRead(format: "Matroska/WebM")
+            return try Matroska.metadata(in: &source, warnings: warnings, modificationTime: modificationTime,
+                                         options: options)
         case .quicktime:
             let values = try QuickTime.read(in: &source, warnings: &warnings)
             return QuickTime.metadata(values, fileSize: source.size, warnings: warnings,

@@ -120,7 +120,6 @@ final class ContainerFixtureTests: XCTestCase {
         "other/gif-no-metadata.gif":
             Expected(format: "gif", time: .modificationTime, timeSource: .fileModification, timeTag: nil, positionSource: nil),
         "other/gif-xmp-extension.gif": xmpOnly("gif"),
-        "other/not-read.mkv": notRead("Matroska/WebM"),
     ]
 
     /// EXIF DateTimeOriginal with its own offset, EXIF GPS.

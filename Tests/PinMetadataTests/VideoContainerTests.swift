@@ -30,10 +30,6 @@ final class VideoContainerTests: XCTestCase {
                  ourTimeTag: "MDPM DateTimeOriginal", positionSource: position ? "exif" : nil)
     }
 
-    static func notRead(_ name: String) -> Expected {
-        Expected(format: "", timeTag: nil, timeSource: .none, error: "\(name) is not read")
-    }
-
     let expected: [String: Expected] = [
         "avchd-mdpm-offset-and-gps.m2ts": mdpm(),
         "avchd-mdpm-half-hour-zone-south.m2ts": mdpm(),
@@ -49,11 +45,24 @@ final class VideoContainerTests: XCTestCase {
                                                      timeSource: .exifOffset, ourTimeTag: "DateTimeOriginal",
                                                      positionSource: "exif"),
         "avi-without-metadata.avi": Expected(format: "avi", timeTag: nil, timeSource: .fileModification),
-        "mkv-dateutc.mkv": notRead("Matroska/WebM"),
-        "mkv-location-tag-and-dateutc.mkv": notRead("Matroska/WebM"),
-        "mkv-date-recorded-with-offset.mkv": notRead("Matroska/WebM"),
-        "mkv-tags-after-clusters-via-seekhead.mkv": notRead("Matroska/WebM"),
-        "webm-dateutc.webm": notRead("Matroska/WebM"),
+        // DateUTC is UTC: no wall-clock offset. LOCATION is ISO 6709 text, ExifTool shows it as is.
+        "mkv-dateutc.mkv": Expected(format: "matroska", timeTag: "Matroska:DateTimeOriginal", timeSource: .containerUTC,
+                                    ourTimeTag: "Matroska DateUTC", utc: true),
+        "webm-dateutc.webm": Expected(format: "matroska", timeTag: "Matroska:DateTimeOriginal", timeSource: .containerUTC,
+                                      ourTimeTag: "Matroska DateUTC", utc: true),
+        "mkv-location-tag-and-dateutc.mkv": Expected(format: "matroska", timeTag: "Matroska:DateTimeOriginal",
+                                                     timeSource: .containerUTC, ourTimeTag: "Matroska DateUTC", utc: true,
+                                                     locationText: ("Matroska:Location", 48.8584, 2.2945),
+                                                     positionSource: "matroska"),
+        "mkv-date-recorded-with-offset.mkv": Expected(format: "matroska", timeTag: "Matroska:DateTimeOriginal",
+                                                      timeSource: .isoWithOffset, ourTimeTag: "Matroska DATE_RECORDED",
+                                                      locationText: ("Matroska:Location", -33.8568, 151.2153),
+                                                      positionSource: "matroska"),
+        // Tags moved after the Clusters, found through the SeekHead; a wall clock (UTC here).
+        "mkv-tags-after-clusters-via-seekhead.mkv": Expected(format: "matroska", timeTag: "Matroska:DateTimeOriginal",
+                                                             timeSource: .assumedZone, ourTimeTag: "Matroska DATE_RECORDED",
+                                                             locationText: ("Matroska:Location", 35.6586, 139.7454),
+                                                             positionSource: "matroska"),
     ]
 
     static func directory() -> URL { repoRoot().appendingPathComponent("Fixtures/formats/video-containers") }

@@ -57,6 +57,8 @@ public enum PositionSource: String, Codable, Sendable, CaseIterable, CustomStrin
     case xmp
     /// A QuickTime/MP4 location (ISO 6709 text, `loci`).
     case quickTime = "quicktime"
+    /// A Matroska/WebM `LOCATION` tag (ISO 6709 text).
+    case matroska
     /// An XMP sidecar beside the file.
     case xmpSidecar = "xmp-sidecar"
     /// A Google Takeout JSON sidecar.
