@@ -172,20 +172,28 @@ final class DatabaseFileStateTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
     }
 
-    func testADamagedFileIsRefusedBeforeAnyWrite() throws {
-        let path = try temporaryDatabasePath(self)
+    /// A database at `path` with what `fill` writes, then the root page of `table` damaged: its
+    /// type byte (0x0D, a table leaf) becomes 0xFF, no kind of b-tree page. Returns the page.
+    func damagedDatabase(at path: String, table: String, fill: (Repositories) throws -> Void) throws -> Int64 {
         let page: Int64, size: Int64
         do {
             let db = try PinDatabase(path: path)
-            try db.write { try $0.countries.save(Country(id: "FR", name: "France", continent: "Europe", pinCount: 1)) }
-            page = try XCTUnwrap(try db.connection.scalarInt("SELECT rootpage FROM sqlite_master WHERE name = 'countries'"))
+            try db.write(fill)
+            page = try XCTUnwrap(try db.connection.scalarInt("SELECT rootpage FROM sqlite_master WHERE name = ?", [table]))
             size = try XCTUnwrap(try db.connection.scalarInt("PRAGMA page_size"))
         }
-        // The page's type byte (0x0D, a table leaf) becomes 0xFF: no kind of b-tree page.
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
         try handle.seek(toOffset: UInt64((page - 1) * size))
         try handle.write(contentsOf: Data([0xFF]))
         try handle.close()
+        return page
+    }
+
+    func testADamagedFileIsRefusedBeforeAnyWrite() throws {
+        let path = try temporaryDatabasePath(self)
+        let page = try damagedDatabase(at: path, table: "countries") {
+            try $0.countries.save(Country(id: "FR", name: "France", continent: "Europe", pinCount: 1))
+        }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         XCTAssertThrowsError(try PinDatabase(path: path)) { error in
             guard case .damaged(let detail)? = (error as? StorageError)?.reason else { return XCTFail("\(error)") }
@@ -199,18 +207,10 @@ final class DatabaseFileStateTests: XCTestCase {
     /// read that needs it, and said in the same words.
     func testADamagedPhotosPageIsFoundByTheReadNotOnOpen() throws {
         let path = try temporaryDatabasePath(self)
-        let page: Int64, size: Int64
-        do {
-            let db = try PinDatabase(path: path)
-            try db.write { try $0.photos.save(PhotoRecord(path: RawPath("/lib/a.jpg"), fingerprint: PhotoFingerprint(
-                size: 1, modificationNanoseconds: 2, inode: 3), decision: .noLocation), runID: nil) }
-            page = try XCTUnwrap(try db.connection.scalarInt("SELECT rootpage FROM sqlite_master WHERE name = 'photos'"))
-            size = try XCTUnwrap(try db.connection.scalarInt("PRAGMA page_size"))
+        _ = try damagedDatabase(at: path, table: "photos") {
+            try $0.photos.save(PhotoRecord(path: RawPath("/lib/a.jpg"), fingerprint: PhotoFingerprint(
+                size: 1, modificationNanoseconds: 2, inode: 3), decision: .noLocation), runID: nil)
         }
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
-        try handle.seek(toOffset: UInt64((page - 1) * size))
-        try handle.write(contentsOf: Data([0xFF]))
-        try handle.close()
         let db = try PinDatabase(path: path)
         XCTAssertThrowsError(try db.read { try $0.photos.knownFiles(under: RawPath("/lib")).next() }) { error in
             guard case .damaged? = (error as? StorageError)?.reason else { return XCTFail("\(error)") }
