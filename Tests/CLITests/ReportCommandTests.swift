@@ -112,6 +112,26 @@ final class ReportCommandTests: XCTestCase {
         XCTAssertEqual(try thumbnails([]), [nil])
     }
 
+    func testTheThumbnailOfATIFFPhotoIsInThePage() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let fixtures = CLI.repo.appendingPathComponent("Fixtures/thumbnail")
+        let library = dir.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: fixtures.appendingPathComponent("exif-thumbnail-ii.tif"), to: library.appendingPathComponent("scan.tif"))
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        let imported = try CLI.run(["import", library.path, "--quiet", "--db", db])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let page = dir.appendingPathComponent("map.html").path
+        let run = try CLI.run(["report", "--db", db, "--out", page])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        XCTAssertEqual(try islandObjects(html).count, 1)
+        let rows = try XCTUnwrap(try island(html, "pins-extra") as? [String: [String: Any]])
+        // ExifTool's `-b -ThumbnailImage` of the TIFF (scripts/fixtures-thumbnail checks it is this file).
+        let expected = "data:image/jpeg;base64," + (try Data(contentsOf: fixtures.appendingPathComponent("exiftool-thumbnail.jpg"))).base64EncodedString()
+        XCTAssertEqual(rows["0"]?["t"] as? String, expected)
+    }
+
     private func island(_ html: String, _ id: String) throws -> Any {
         let start = try XCTUnwrap(html.range(of: "<script type=\"application/json\" id=\"\(id)\">"))
         let end = try XCTUnwrap(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
