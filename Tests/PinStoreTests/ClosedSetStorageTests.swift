@@ -12,7 +12,7 @@ final class ClosedSetStorageTests: XCTestCase {
         XCTAssertEqual(TimeSource.allCases.map(\.rawValue),
                        ["exifOffset", "isoWithOffset", "gpsInferredOffset", "containerUTC", "assumedZone",
                         "localTimeZoneOfPosition", "fileModification", "none"])
-        XCTAssertEqual(PositionSource.allCases.map(\.rawValue), ["exif", "xmp", "quicktime", "xmp-sidecar", "takeout"])
+        XCTAssertEqual(PositionSource.allCases.map(\.rawValue), ["exif", "xmp", "quicktime", "matroska", "xmp-sidecar", "takeout"])
         XCTAssertEqual(PhotoDecision.allCases.map(\.rawValue),
                        ["accepted", "noLocation", "interval", "distance", "unreadable", "notMedia"])
         // Interpolation prints the stored text, not the case name.
