@@ -9,14 +9,13 @@ extension MetadataLimits {
     /// Largest `hdrl` or `INFO` list read into memory (bytes). Stops a crafted list claiming
     /// hundreds of megabytes; ffmpeg's hdrl with its reserved JUNK is under 8 KiB.
     static let maxAVIListPayload = 1024 * 1024
-    /// Most IFD entries relocated in a `strd` Exif block (all directories together).
-    static let maxAVIExifEntries = 2_048
 }
 
 /// AVI (RIFF `AVI `, metadata-formats.md section 9.9): the capture time in `IDIT` (in `hdrl`
 /// or at the top level; a local wall clock), `LIST INFO` `ICRD` (DateCreated), and Exif with GPS
 /// in a stream's `strd` chunk starting `AVIF` (a little-endian IFD0 at byte 8, no TIFF header,
-/// offsets counted from the IFD: rebased here behind a TIFF header for libexif).
+/// offsets counted from the IFD: `TIFF.exifBlock` walks it from offset 0 of the payload and
+/// re-packs it behind a TIFF header for libexif).
 ///
 /// Reads the chunk headers of the first RIFF list, and only the payloads of `hdrl`, `INFO` and
 /// top-level `IDIT`; never `movi` or `idx1`. Later `RIFF AVIX` lists (files over 1 GiB) hold
@@ -93,11 +92,14 @@ enum AVI {
             case "ICRD" where values.icrd == nil:
                 values.icrd = (try? r.bytes(at: payload, count: min(length, 256))).flatMap(text)
             case "strd" where values.exif == nil && length > 8 && r.matches(Array("AVIF".utf8), at: payload):
+                // The TIFF walker re-packs it behind a TIFF header, as it does for TIFF files.
                 if let ifd = try? r.bytes(at: payload + 8, count: length - 8) {
-                    if let tiff = tiffFromIFD(ifd) {
-                        values.exif = ExifBlock(tiff: tiff, offset: payload + 8)
-                    } else {
-                        warnings.append("AVI strd Exif at byte \(payload + 8) is malformed: ignored")
+                    var source = MemorySource(ifd)
+                    do {
+                        values.exif = try TIFF.exifBlock(in: &source, order: .littleEndian, ifd0: 0, warnings: &warnings)
+                            .map { ExifBlock(tiff: $0.tiff, offset: payload + 8) }
+                    } catch {
+                        warnings.append("AVI strd Exif at byte \(payload + 8): \(error)")
                     }
                 }
             default:
@@ -105,45 +107,6 @@ enum AVI {
             }
             offset = payload + length + (length & 1)
         }
-    }
-
-    /// A TIFF stream for libexif from an IFD0 whose offsets count from the IFD itself: a TIFF
-    /// header in front and every offset moved by its 8 bytes (IFD1 dropped). Nil when an entry
-    /// or pointer lies outside the block.
-    static func tiffFromIFD(_ ifd: [UInt8]) -> [UInt8]? {
-        var out = Array("II".utf8) + [0x2A, 0, 8, 0, 0, 0] + ifd
-        let shift = 8
-        func u16(_ at: Int) -> Int? { at >= 0 && at + 2 <= ifd.count ? Int(ifd[at]) | Int(ifd[at + 1]) << 8 : nil }
-        func u32(_ at: Int) -> Int? {
-            guard at >= 0, at + 4 <= ifd.count else { return nil }
-            return Int(ifd[at]) | Int(ifd[at + 1]) << 8 | Int(ifd[at + 2]) << 16 | Int(ifd[at + 3]) << 24
-        }
-        func put(_ value: Int, at: Int) {
-            for k in 0..<4 { out[shift + at + k] = UInt8(truncatingIfNeeded: value >> (8 * k)) }
-        }
-        let unit: [Int: Int] = [1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8]
-        var visited = Set<Int>()
-        var entries = 0
-        func relocate(_ at: Int) -> Bool {
-            guard visited.insert(at).inserted, let count = u16(at) else { return false }
-            entries += count
-            guard entries <= MetadataLimits.maxAVIExifEntries, at + 2 + 12 * count + 4 <= ifd.count else { return false }
-            for k in 0..<count {
-                let e = at + 2 + 12 * k
-                guard let tag = u16(e), let type = u16(e + 2), let n = u32(e + 4), let value = u32(e + 8) else { return false }
-                if tag == 0x8769 || tag == 0x8825 || tag == 0xA005 {
-                    guard relocate(value) else { return false }
-                    put(value + shift, at: e + 8)
-                } else if (unit[type] ?? 1) * n > 4 {
-                    put(value + shift, at: e + 8)
-                }
-            }
-            return true
-        }
-        guard relocate(0) else { return nil }
-        // IFD0's next-IFD pointer: none.
-        if let count = u16(0) { for k in 0..<4 { out[shift + 2 + 12 * count + k] = 0 } }
-        return out
     }
 
     static func text(_ bytes: [UInt8]) -> String? {
