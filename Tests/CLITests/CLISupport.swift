@@ -109,3 +109,22 @@ func damageLocationsTable(_ path: String) throws {
     probe.waitUntilExit()
     XCTAssertEqual(probe.terminationStatus, 0)
 }
+
+/// Another process (Python's sqlite3) holding the write lock of the database at `path` for up
+/// to `seconds`; returns once the lock is held. Terminate it to let go.
+func holdDatabase(_ path: String, seconds: Int) throws -> Process {
+    let holder = Process()
+    holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    holder.arguments = ["python3", "-c", """
+        import sqlite3, sys, time
+        c = sqlite3.connect(sys.argv[1], isolation_level=None)
+        c.execute('BEGIN EXCLUSIVE')
+        print('held', flush=True)
+        time.sleep(\(seconds))
+        """, path]
+    let out = Pipe()
+    holder.standardOutput = out
+    try holder.run()
+    XCTAssertTrue(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("held"))
+    return holder
+}

@@ -151,20 +151,8 @@ final class NightlyTests: XCTestCase {
         let lib = try library(files: 40, seed: 21)
         let db = lib.dir.appendingPathComponent("pins.sqlite").path
         XCTAssertEqual(try importJSON(lib.root, db: db).status, 0)
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["python3", "-c", """
-            import sqlite3, sys, time
-            c = sqlite3.connect(sys.argv[1], isolation_level=None)
-            c.execute('BEGIN EXCLUSIVE')
-            print('held', flush=True)
-            time.sleep(12)
-            """, db]
-        let out = Pipe()
-        holder.standardOutput = out
-        try holder.run()
+        let holder = try holdDatabase(db, seconds: 12)
         defer { holder.terminate(); holder.waitUntilExit() }
-        XCTAssertTrue(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("held"))
         let run = try importJSON(lib.root, db: db)
         XCTAssertEqual(run.status, 75, run.stderr)
         XCTAssertTrue(run.stderr.contains("nothing was changed"), run.stderr)

@@ -15,20 +15,8 @@ final class SecondSignalTests: XCTestCase {
         try CLI.generateLibrary(at: root, files: 40)
         XCTAssertEqual(try CLI.run(["import", root, "--quiet", "--timezone", "UTC", "--db", db]).status, 0)
 
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["python3", "-c", """
-            import sqlite3, sys, time
-            c = sqlite3.connect(sys.argv[1], isolation_level=None)
-            c.execute('BEGIN EXCLUSIVE')
-            print('held', flush=True)
-            time.sleep(20)
-            """, db]
-        let held = Pipe()
-        holder.standardOutput = held
-        try holder.run()
+        let holder = try holdDatabase(db, seconds: 20)
         defer { holder.terminate(); holder.waitUntilExit() }
-        XCTAssertTrue(String(decoding: held.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("held"))
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLI.binary)

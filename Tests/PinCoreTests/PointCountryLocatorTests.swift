@@ -13,6 +13,20 @@ final class PointCountryLocatorTests: XCTestCase {
         func prepare() throws {}
     }
 
+    /// Along the parallel at `latitude` (step 0.05 degrees): the longitudes where `near` and
+    /// `whole` disagree, and the answers met.
+    static func sweep(_ latitude: Double, near: (Coordinate) -> String?, whole: (Coordinate) -> String?) -> ([Double], Set<String>) {
+        var differing: [Double] = []
+        var met = Set<String>()
+        for step in 0..<7_200 {
+            let point = Coordinate(latitude: latitude, longitude: -180 + Double(step) * 0.05)
+            let answer = near(point)
+            if answer != whole(point) { differing.append(point.longitude) }
+            if let answer { met.insert(answer) }
+        }
+        return (differing, met)
+    }
+
     /// Whole parallels through an enclave, a hole, coasts and borders (step 0.05 degrees of
     /// longitude, 7,200 points each): every answer equals the whole index's, and the
     /// hand-checked places on them are right.
@@ -27,14 +41,7 @@ final class PointCountryLocatorTests: XCTestCase {
         for (latitude, longitude, expected) in places {
             let locator = PointCountryLocator(polygons: polygons, latitude: latitude, fallback: Unexpected())
             XCTAssertEqual(locator.countryCode(at: Coordinate(latitude: latitude, longitude: longitude)), expected)
-            var differing: [Double] = []
-            var countries = Set<String>()
-            for step in 0..<7_200 {
-                let point = Coordinate(latitude: latitude, longitude: -180 + Double(step) * 0.05)
-                let answer = locator.countryCode(at: point)
-                if answer != full.countryCode(at: point) { differing.append(point.longitude) }
-                if let answer { countries.insert(answer) }
-            }
+            let (differing, countries) = Self.sweep(latitude, near: locator.countryCode, whole: full.countryCode)
             XCTAssertEqual(differing, [], "latitude \(latitude)")
             if latitude == 41.9033 { XCTAssertGreaterThan(countries.count, 15, "the parallel crosses many countries: \(countries)") }
         }
@@ -51,14 +58,7 @@ final class PointCountryLocatorTests: XCTestCase {
         for (latitude, longitude, expected) in [(35.6586, 139.7454, "Asia/Tokyo"), (48.8584, 2.2945, "Europe/Paris")] {
             let near = try TimeZoneResolver(data: data, onlyAtLatitude: latitude)
             XCTAssertEqual(near.identifier(at: Coordinate(latitude: latitude, longitude: longitude)), expected)
-            var differing: [Double] = []
-            var zones = Set<String>()
-            for step in 0..<7_200 {
-                let point = Coordinate(latitude: latitude, longitude: -180 + Double(step) * 0.05)
-                let answer = near.identifier(at: point)
-                if answer != full.identifier(at: point) { differing.append(point.longitude) }
-                if let answer { zones.insert(answer) }
-            }
+            let (differing, zones) = Self.sweep(latitude, near: near.identifier, whole: full.identifier)
             XCTAssertEqual(differing, [], "latitude \(latitude)")
             XCTAssertGreaterThan(zones.count, 10, "\(zones)")
         }
