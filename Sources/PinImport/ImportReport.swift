@@ -109,7 +109,7 @@ public struct ImportItem: Sendable {
 /// two or three heap strings: the digest's 16 hex digits as a number, optional numbers as
 /// values and flags.
 struct KeptMetadata: Sendable {
-    var format: String
+    var format: FileKind
     var positionSource: PositionSource?
     var locationIssue: String?
     /// A digest that is not 16 lowercase hex digits, kept as it is (tests, older records).

@@ -53,7 +53,7 @@ public enum ImportReportJSON {
             let pin: [String: Any] = [
                 "photo": item.entry.relativePath.description, "latitude": m.coordinate!.latitude, "longitude": m.coordinate!.longitude,
                 "takenAt": item.takenAtText, "timeSource": m.timeSource.rawValue, "country": orNull(item.country),
-                "format": m.format, "positionSource": orNull(m.positionSource?.rawValue),
+                "format": m.format.rawValue, "positionSource": orNull(m.positionSource?.rawValue),
                 "title": orNull(item.title),
                 // A dry run creates no pin, so there is no id to show.
                 "id": report.dryRun ? NSNull() : orNull(item.locationID?.uuidString.lowercased()),

@@ -138,7 +138,7 @@ enum AVI {
                                         options: MetadataOptions) throws -> PhotoMetadata {
         var warnings = warnings
         let values = try read(in: &source, warnings: &warnings)
-        var result = MetadataReader.metadata(format: FileKind.avi.rawValue, exif: values.exif, warnings: warnings,
+        var result = MetadataReader.metadata(format: .avi, exif: values.exif, warnings: warnings,
                                              modificationTime: nil, options: options) { _ in nil }
         if result.takenAt == nil {
             // IDIT, then ICRD: local wall clocks without a zone (section 7 step 5).

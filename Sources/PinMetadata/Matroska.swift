@@ -214,7 +214,7 @@ enum Matroska {
                                         options: MetadataOptions) throws -> PhotoMetadata {
         var warnings = warnings
         let values = try read(in: &source, warnings: &warnings)
-        var result = PhotoMetadata(format: FileKind.matroska.rawValue, warnings: warnings)
+        var result = PhotoMetadata(format: .matroska, warnings: warnings)
         if !values.digestInput.isEmpty { result.metadataDigest = FNV1a64.hexDigest(values.digestInput) }
         if let text = values.location {
             switch ISO6709.parse(text) {

@@ -95,7 +95,7 @@ public enum MetadataReader {
             return nil
         case .jpeg:
             let exif = try JPEG.findExif(in: &source, warnings: &warnings)
-            return metadata(format: kind.rawValue, exif: exif, warnings: warnings,
+            return metadata(format: kind, exif: exif, warnings: warnings,
                             modificationTime: modificationTime, options: options,
                             extendedXMP: { guid, xmpWarnings in JPEG.findExtendedXMP(in: &source, guid: guid, warnings: &xmpWarnings) },
                             embeddedXMP: { xmpWarnings in JPEG.findXMP(in: &source, warnings: &xmpWarnings) })
@@ -134,7 +134,7 @@ public enum MetadataReader {
             return QuickTime.metadata(values, fileSize: source.size, warnings: warnings,
                                       modificationTime: modificationTime, options: options)
         }
-        return metadata(format: kind.rawValue, exif: found.exif, warnings: warnings,
+        return metadata(format: kind, exif: found.exif, warnings: warnings,
                         modificationTime: modificationTime, options: options) { _ in found.xmp }
     }
 
@@ -145,7 +145,7 @@ public enum MetadataReader {
     /// XMP can change the result (no Exif position, or no EXIF date with its own offset), so a
     /// phone photo costs no XMP walk. `extendedXMP` gives the Extended XMP of a GUID (JPEG),
     /// asked only when the main packet names one and lacks a position or a time.
-    static func metadata(format: String, exif block: ExifBlock?, warnings: [String],
+    static func metadata(format: FileKind, exif block: ExifBlock?, warnings: [String],
                          modificationTime: Date?, options: MetadataOptions,
                          extendedXMP: (String, inout [String]) -> [UInt8]? = { _, _ in nil },
                          embeddedXMP: (inout [String]) -> [UInt8]?) -> PhotoMetadata {
@@ -157,7 +157,7 @@ public enum MetadataReader {
 
     /// Same from values already decoded (or read from a container's own EXIF-like records, as
     /// AVCHD's MDPM); `digest` identifies the metadata block.
-    static func metadata(format: String, values: ExifValues, digest: String?, warnings: [String],
+    static func metadata(format: FileKind, values: ExifValues, digest: String?, warnings: [String],
                          modificationTime: Date?, options: MetadataOptions,
                          extendedXMP: (String, inout [String]) -> [UInt8]? = { _, _ in nil },
                          embeddedXMP: (inout [String]) -> [UInt8]?) -> PhotoMetadata {

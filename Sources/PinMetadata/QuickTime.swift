@@ -472,7 +472,7 @@ enum QuickTime {
     /// `creationdate` and `©day` (with zone: step 2; without: step 5) and `mvhd` (step 4).
     static func metadata(_ values: QuickTimeValues, fileSize: Int, warnings: [String],
                          modificationTime: Date?, options: MetadataOptions) -> PhotoMetadata {
-        var result = PhotoMetadata(format: FileKind.quicktime.rawValue, warnings: warnings)
+        var result = PhotoMetadata(format: .quicktime, warnings: warnings)
         if !values.digestInput.isEmpty {
             result.metadataDigest = FNV1a64.hexDigest(values.digestInput + Array(String(fileSize).utf8))
         }

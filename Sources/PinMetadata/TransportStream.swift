@@ -312,7 +312,7 @@ enum TransportStream {
                                         options: MetadataOptions) throws -> PhotoMetadata {
         var warnings = warnings
         guard let mdpm = try findMDPM(in: &source, warnings: &warnings) else {
-            var result = PhotoMetadata(format: FileKind.mpegts.rawValue, warnings: warnings)
+            var result = PhotoMetadata(format: .mpegts, warnings: warnings)
             if let modificationTime {
                 result.takenAt = modificationTime
                 result.timeSource = .fileModification
@@ -322,7 +322,7 @@ enum TransportStream {
         let values = exifValues(mdpm, warnings: &warnings)
         var digestInput: [UInt8] = []
         for tag in mdpm.records.keys.sorted() { digestInput += [tag] + mdpm.records[tag]! }
-        var result = MetadataReader.metadata(format: FileKind.mpegts.rawValue, values: values,
+        var result = MetadataReader.metadata(format: .mpegts, values: values,
                                              digest: FNV1a64.hexDigest(digestInput), warnings: warnings,
                                              modificationTime: modificationTime, options: options) { _ in nil }
         if let tag = result.timeTag { result.timeTag = "MDPM \(tag)" }

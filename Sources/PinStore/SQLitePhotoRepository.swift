@@ -34,7 +34,7 @@ struct SQLitePhotoRepository: PhotoRepository {
             PhotoRecord(
                 path: RawPath(bytes: s.blob(0)),
                 fingerprint: PhotoFingerprint(size: s.int64(1), modificationNanoseconds: s.int64(2), inode: UInt64(bitPattern: s.int64(3))),
-                digest: s.optionalString(4), format: s.optionalString(5),
+                digest: s.optionalString(4), format: try s.optionalValue(5, as: FileKind.self),
                 takenAt: s.optionalDouble(6).map(Date.init(timeIntervalSince1970:)), timeSource: try s.optionalValue(7, as: TimeSource.self),
                 utcOffsetSeconds: s.isNull(8) ? nil : s.int(8),
                 coordinate: s.isNull(9) ? nil : Coordinate(latitude: s.double(9), longitude: s.double(10)),
@@ -76,7 +76,7 @@ struct SQLitePhotoRepository: PhotoRepository {
                 longitude = excluded.longitude, decision = excluded.decision, detail = excluded.detail,
                 location_id = excluded.location_id, run_id = excluded.run_id, missing = 0
             """, [SQLValue.blob(r.path.bytes), r.fingerprint.size, r.fingerprint.modificationNanoseconds,
-                  Int64(bitPattern: r.fingerprint.inode), r.digest, r.format, r.takenAt?.timeIntervalSince1970,
+                  Int64(bitPattern: r.fingerprint.inode), r.digest, r.format?.rawValue, r.takenAt?.timeIntervalSince1970,
                   r.timeSource?.rawValue, r.utcOffsetSeconds, r.coordinate?.latitude, r.coordinate?.longitude,
                   r.decision.rawValue, r.detail, r.locationID?.uuidString.lowercased(), runID])
     }

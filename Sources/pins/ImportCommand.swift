@@ -203,7 +203,7 @@ func runInspect(_ args: ParsedArguments) throws {
             }
             do {
                 if let m = try MetadataReader.read(path: path, modificationTime: modified, options: options, sidecars: sidecarPaths) {
-                    object["format"] = m.format
+                    object["format"] = m.format.rawValue
                     object["latitude"] = orNull(m.coordinate?.latitude)
                     object["longitude"] = orNull(m.coordinate?.longitude)
                     object["altitude"] = orNull(m.altitude)

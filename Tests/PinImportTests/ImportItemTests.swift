@@ -11,13 +11,13 @@ final class ImportItemTests: XCTestCase {
     func testEveryFieldTheImportUsesComesBackExactly() {
         // 2023-07-14T10:11:12.39+02:00; a coordinate with all its digits; a 16-hex digest.
         let taken = Date(timeIntervalSince1970: 1_689_322_272.39)
-        let m = PhotoMetadata(format: "heif", coordinate: Coordinate(latitude: 48.858370000000001, longitude: -2.2944810000000002),
+        let m = PhotoMetadata(format: .heif, coordinate: Coordinate(latitude: 48.858370000000001, longitude: -2.2944810000000002),
                               altitude: 35, locationIssue: nil, positionSource: .xmpSidecar, takenAt: taken,
                               utcOffsetSeconds: 7200, timeSource: .exifOffset, timeTag: "DateTimeOriginal",
                               warnings: ["a warning"], metadataDigest: "00f0e1d2c3b4a596")
         let item = ImportItem(entry: entry, metadata: m, decision: .noLocation)
         let back = item.metadata!
-        XCTAssertEqual(back.format, "heif")
+        XCTAssertEqual(back.format.rawValue, "heif")
         XCTAssertEqual(back.coordinate, Coordinate(latitude: 48.858370000000001, longitude: -2.2944810000000002))
         XCTAssertEqual(item.coordinate, back.coordinate)
         XCTAssertEqual(back.positionSource, .xmpSidecar)
@@ -35,7 +35,7 @@ final class ImportItemTests: XCTestCase {
     }
 
     func testAbsentValuesStayAbsent() {
-        let m = PhotoMetadata(format: "png", locationIssue: "0,0 (no fix)", timeSource: .none)
+        let m = PhotoMetadata(format: .png, locationIssue: "0,0 (no fix)", timeSource: .none)
         let item = ImportItem(entry: entry, metadata: m, decision: .noLocation)
         let back = item.metadata!
         XCTAssertNil(back.coordinate)
@@ -55,7 +55,7 @@ final class ImportItemTests: XCTestCase {
     /// Only 16 lowercase hex digits become a number; anything else comes back as it was.
     func testDigestsThatAreNotSixteenLowercaseHexDigitsAreKeptAsText() {
         for digest in ["d1", "ABCDEF0123456789", "0123456789abcdef0", "0123456789abcdeg", ""] {
-            let m = PhotoMetadata(format: "jpeg", metadataDigest: digest)
+            let m = PhotoMetadata(format: .jpeg, metadataDigest: digest)
             XCTAssertEqual(ImportItem(entry: entry, metadata: m, decision: .noLocation).metadata?.metadataDigest, digest)
         }
         XCTAssertEqual(KeptMetadata.hexValue("ffffffffffffffff"), UInt64.max)

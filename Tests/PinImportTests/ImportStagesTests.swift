@@ -16,7 +16,7 @@ final class ImportStagesTests: XCTestCase {
     }
 
     func photo(_ e: FileEntry, at instant: Double, lat: Double? = nil, lon: Double = 7, digest: String? = nil,
-               format: String = "jpeg", offset: Int? = 0) -> ImportItem {
+               format: FileKind = .jpeg, offset: Int? = 0) -> ImportItem {
         ImportItem(entry: e, metadata: PhotoMetadata(format: format, coordinate: lat.map { Coordinate(latitude: $0, longitude: lon) },
                                                      takenAt: Date(timeIntervalSince1970: instant), utcOffsetSeconds: offset,
                                                      timeSource: .exifOffset, metadataDigest: digest),
@@ -259,7 +259,7 @@ final class ImportStagesTests: XCTestCase {
                      photo(entry("late.jpg"), at: 500, lat: 10),
                      ImportItem(entry: entry("a-notes.txt"), decision: .notMedia),
                      photo(entry("early.jpg"), at: 100, lat: 20),
-                     photo(entry("clip.mov"), at: 300, lat: 30, format: FileKind.quicktime.rawValue)]
+                     photo(entry("clip.mov"), at: 300, lat: 30, format: .quicktime)]
         let (all, _) = try decided(items)
         XCTAssertEqual(all.map(\.entry.relativePath.description), ["early.jpg", "clip.mov", "late.jpg", "a-notes.txt", "b-broken.jpg"])
         let (noVideos, stage) = try decided(items, stage: decider(includeVideos: false))
@@ -272,10 +272,10 @@ final class ImportStagesTests: XCTestCase {
     /// AVI and Matroska are read now).
     func testNoVideosLeavesOutEveryVideoContainer() throws {
         let items = [photo(entry("a.jpg"), at: 100, lat: 10),
-                     photo(entry("b.mts"), at: 200, lat: 20, format: "mpegts"),
-                     photo(entry("c.avi"), at: 300, lat: 30, format: "avi"),
-                     photo(entry("d.mkv"), at: 400, lat: 40, format: "matroska"),
-                     photo(entry("e.mov"), at: 500, lat: 50, format: "quicktime")]
+                     photo(entry("b.mts"), at: 200, lat: 20, format: .mpegts),
+                     photo(entry("c.avi"), at: 300, lat: 30, format: .avi),
+                     photo(entry("d.mkv"), at: 400, lat: 40, format: .matroska),
+                     photo(entry("e.mov"), at: 500, lat: 50, format: .quicktime)]
         let (decided, stage) = try decided(items, stage: decider(includeVideos: false))
         XCTAssertEqual(decided.map(\.decision), [.accepted, .notMedia, .notMedia, .notMedia, .notMedia])
         XCTAssertEqual(stage.videosLeftOut, 4)

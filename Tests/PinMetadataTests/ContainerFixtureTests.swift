@@ -208,7 +208,7 @@ final class ContainerFixtureTests: XCTestCase {
         }
         let m = try XCTUnwrap(try MetadataReader.read(path: RawPath(path), modificationTime: mtime, options: optionsUTC),
                               "\(name): read as not media")
-        XCTAssertEqual(m.format, want.format, name)
+        XCTAssertEqual(m.format.rawValue, want.format, name)
         XCTAssertEqual(m.warnings, want.warnings, name)
 
         // Position: ExifTool's (signed, -n), from EXIF GPS (Composite) or XMP.

@@ -140,7 +140,7 @@ final class HEIFTests: XCTestCase {
         let c = try XCTUnwrap(m?.coordinate, "\(m?.warnings ?? [])", file: file, line: line)
         XCTAssertEqual(c.latitude, 48.858330555555, accuracy: 1e-9, file: file, line: line)
         XCTAssertEqual(c.longitude, 2.2945, accuracy: 1e-9, file: file, line: line)
-        XCTAssertEqual(m?.format, "heif", file: file, line: line)
+        XCTAssertEqual(m?.format.rawValue, "heif", file: file, line: line)
         XCTAssertEqual(m?.positionSource?.rawValue, "exif", file: file, line: line)
         XCTAssertEqual(m?.timeSource, .exifOffset, file: file, line: line)
     }

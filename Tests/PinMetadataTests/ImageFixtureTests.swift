@@ -60,7 +60,7 @@ final class ImageFixtureTests: XCTestCase {
             XCTAssertNil(expectedErrors[name], "\(name) should be refused")
             let m = try XCTUnwrap(result, "\(name): read as not media")
             let fileType = try XCTUnwrap(readings[name]?["FileType"] as? String)
-            XCTAssertEqual(m.format, Self.format(ofFileType: fileType), name)
+            XCTAssertEqual(m.format.rawValue, Self.format(ofFileType: fileType), name)
             XCTAssertEqual(m.warnings, expectedWarnings[name] ?? [], name)
 
             // Position: within 1e-6° of ExifTool's, or none where ExifTool has none.

@@ -57,7 +57,7 @@ final class JPEGFixtureTests: XCTestCase {
                 continue
             }
             let m = try XCTUnwrap(result, "\(label): a JPEG read as not media")
-            XCTAssertEqual(m.format, "jpeg", label)
+            XCTAssertEqual(m.format.rawValue, "jpeg", label)
 
             // Position.
             let lat = entry["GPSLatitude"] as? Double, lon = entry["GPSLongitude"] as? Double

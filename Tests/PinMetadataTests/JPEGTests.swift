@@ -31,7 +31,7 @@ final class JPEGTests: XCTestCase {
 
     func testExiftoolWrittenJPEG() throws {
         let m = try XCTUnwrap(read(Samples.exiftoolJPEG))
-        XCTAssertEqual(m.format, "jpeg")
+        XCTAssertEqual(m.format.rawValue, "jpeg")
         let c = try XCTUnwrap(m.coordinate)
         XCTAssertEqual(c.latitude, -48.85833, accuracy: 1e-6)
         XCTAssertEqual(c.longitude, -2.2945, accuracy: 1e-6)

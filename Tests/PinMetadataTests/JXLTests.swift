@@ -14,7 +14,7 @@ final class JXLTests: XCTestCase {
         let at = try XCTUnwrap((0..<(bytes.count - 4)).first { bytes[$0..<($0 + 4)].elementsEqual(brob) }) - 4
         for i in (at + 12)..<(at + 20) { bytes[i] = 0xFF }
         let m = try XCTUnwrap(MetadataReader.read(bytes: bytes, modificationTime: nil, options: optionsUTC))
-        XCTAssertEqual(m.format, "jxl")
+        XCTAssertEqual(m.format.rawValue, "jxl")
         XCTAssertNil(m.coordinate, "the Exif was in the damaged box")
         XCTAssertTrue(m.warnings.contains("'brob' box at byte \(at): the Brotli stream is cut or corrupt: ignored"), "\(m.warnings)")
         // The XMP box after it is still read: its date with its offset.

@@ -213,7 +213,7 @@ final class MediaFixtureTests: XCTestCase {
         for c in videoCases {
             let m = try XCTUnwrap(MetadataReader.read(path: RawPath(dir + "/" + c.media), modificationTime: mtime,
                                                       options: optionsUTC), c.media)
-            XCTAssertEqual(m.format, "quicktime", c.media)
+            XCTAssertEqual(m.format.rawValue, "quicktime", c.media)
             try check(m, c, label: c.media)
             XCTAssertNotNil(m.metadataDigest, c.media)
         }

@@ -179,7 +179,7 @@ final class MetadataReaderTests: XCTestCase {
     func testWarningsAreCapped() {
         var values: [String] = []
         for i in 0..<100 { values.append("w\(i)") }
-        let m = MetadataReader.metadata(format: "jpeg", exif: nil, warnings: values, modificationTime: nil,
+        let m = MetadataReader.metadata(format: .jpeg, exif: nil, warnings: values, modificationTime: nil,
                                                options: optionsUTC) { _ in nil }
         XCTAssertEqual(m.warnings.count, MetadataLimits.maxWarnings)
         XCTAssertEqual(m.warnings.last, "(more warnings not shown)")

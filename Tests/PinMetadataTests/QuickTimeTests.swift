@@ -110,7 +110,7 @@ final class QuickTimeTests: XCTestCase {
         let children = [B.mvhd(0), B.box("udta", [B.xyz("+48.8577+002.2950/")])]
         for first in [true, false] {
             let m = try read(B.movie(children, moovFirst: first))
-            XCTAssertEqual(m.format, "quicktime")
+            XCTAssertEqual(m.format.rawValue, "quicktime")
             XCTAssertEqual(m.coordinate, Coordinate(latitude: 48.8577, longitude: 2.295))
             XCTAssertEqual(m.positionSource, .quickTime)
             XCTAssertEqual(m.timeSource, .none)

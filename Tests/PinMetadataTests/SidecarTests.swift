@@ -107,7 +107,7 @@ final class SidecarTests: XCTestCase {
     let tokyo = Coordinate(latitude: 35.6586, longitude: 139.7454)
 
     private func base(_ coordinate: Coordinate?, _ source: String?, time: TimeSource = .exifOffset,
-                      format: String = "jpeg") -> PhotoMetadata {
+                      format: FileKind = .jpeg) -> PhotoMetadata {
         // The source by its stored text: an unknown one fails here.
         PhotoMetadata(format: format, coordinate: coordinate, positionSource: source.map { PositionSource(rawValue: $0)! },
                       takenAt: time == .none ? nil : epoch(1_000), utcOffsetSeconds: time == .exifOffset ? 3600 : nil,
@@ -157,18 +157,18 @@ final class SidecarTests: XCTestCase {
         let xmp = XMPValues(coordinate: london, takenAt: epoch(2_000), utcOffsetSeconds: 0, timeSource: .isoWithOffset,
                             timeProperty: "xmp:CreateDate")
         // XMP over the QuickTime atoms, also on a tie.
-        let c = MetadataMerge.applyEmbeddedXMP(xmp, toMovie: base(paris, "quicktime", time: .isoWithOffset, format: "quicktime"))
+        let c = MetadataMerge.applyEmbeddedXMP(xmp, toMovie: base(paris, "quicktime", time: .isoWithOffset, format: .quicktime))
         XCTAssertEqual(c.coordinate, london)
         XCTAssertEqual(c.positionSource?.rawValue, "xmp")
         XCTAssertEqual(c.takenAt, epoch(2_000))
         XCTAssertEqual(c.timeTag, "XMP xmp:CreateDate")
         // A better step of the atoms stays.
         let d = MetadataMerge.applyEmbeddedXMP(XMPValues(takenAt: epoch(3), timeSource: .assumedZone),
-                                               toMovie: base(nil, nil, time: .containerUTC, format: "quicktime"))
+                                               toMovie: base(nil, nil, time: .containerUTC, format: .quicktime))
         XCTAssertEqual(d.takenAt, epoch(1_000))
         // Any XMP date beats the file's mtime.
         let e = MetadataMerge.applyEmbeddedXMP(XMPValues(takenAt: epoch(3), timeSource: .assumedZone),
-                                               toMovie: base(nil, nil, time: .fileModification, format: "quicktime"))
+                                               toMovie: base(nil, nil, time: .fileModification, format: .quicktime))
         XCTAssertEqual(e.timeSource, .assumedZone)
     }
 

@@ -125,7 +125,7 @@ final class TIFFTests: XCTestCase {
         let c = try XCTUnwrap(m?.coordinate, file: file, line: line)
         XCTAssertEqual(c.latitude, 48.858330555555, accuracy: 1e-9, file: file, line: line)
         XCTAssertEqual(c.longitude, 2.2945, accuracy: 1e-9, file: file, line: line)
-        XCTAssertEqual(m?.format, "tiff", file: file, line: line)
+        XCTAssertEqual(m?.format.rawValue, "tiff", file: file, line: line)
         XCTAssertEqual(m?.timeSource, .exifOffset, file: file, line: line)
     }
 
@@ -222,7 +222,7 @@ final class TIFFTests: XCTestCase {
         XCTAssertEqual(bytes.count, dataAt)
         bytes += date + lat + lon
         let m = try XCTUnwrap(try read(bytes))
-        XCTAssertEqual(m.format, "tiff")
+        XCTAssertEqual(m.format.rawValue, "tiff")
         XCTAssertEqual(m.warnings, [])
         let c = try XCTUnwrap(m.coordinate)
         XCTAssertEqual(c.latitude, 48.8584, accuracy: 1e-9)

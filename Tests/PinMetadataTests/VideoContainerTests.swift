@@ -87,7 +87,7 @@ final class VideoContainerTests: XCTestCase {
             }
             let m = try XCTUnwrap(try MetadataReader.read(path: path, modificationTime: mtime, options: optionsUTC),
                                   "\(name): read as not media")
-            XCTAssertEqual(m.format, want.format, name)
+            XCTAssertEqual(m.format.rawValue, want.format, name)
             XCTAssertEqual(m.warnings, [], name)
 
             if let lat = entry["Composite:GPSLatitude"] as? Double, let lon = entry["Composite:GPSLongitude"] as? Double {

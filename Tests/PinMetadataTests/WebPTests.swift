@@ -32,7 +32,7 @@ final class WebPTests: XCTestCase {
     private func assertEiffel(_ m: PhotoMetadata?, warnings: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
         let c = try XCTUnwrap(m?.coordinate, "\(m?.warnings ?? [])", file: file, line: line)
         XCTAssertEqual(c.latitude, 48.858330555555, accuracy: 1e-9, file: file, line: line)
-        XCTAssertEqual(m?.format, "webp", file: file, line: line)
+        XCTAssertEqual(m?.format.rawValue, "webp", file: file, line: line)
         XCTAssertEqual(m?.timeSource, .exifOffset, file: file, line: line)
         XCTAssertEqual(m?.warnings, warnings, file: file, line: line)
     }

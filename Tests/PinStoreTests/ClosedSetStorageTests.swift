@@ -3,7 +3,7 @@ import Foundation
 import PinCore
 import XCTest
 
-/// Closed sets (run status, time source, decision) are stored as the texts below, written out
+/// Closed sets (run status, format, time source, decision) are stored as the texts below, written out
 /// by hand: the database, `pins runs --json` and the reports print them, so a renamed case must
 /// not change a stored byte. A stored text outside the set is a read error naming it.
 final class ClosedSetStorageTests: XCTestCase {
@@ -15,6 +15,8 @@ final class ClosedSetStorageTests: XCTestCase {
         XCTAssertEqual(PositionSource.allCases.map(\.rawValue), ["exif", "xmp", "quicktime", "matroska", "xmp-sidecar", "takeout"])
         XCTAssertEqual(PhotoDecision.allCases.map(\.rawValue),
                        ["accepted", "noLocation", "interval", "distance", "unreadable", "notMedia"])
+        XCTAssertEqual(FileKind.allCases.map(\.rawValue),
+                       ["jpeg", "heif", "png", "webp", "tiff", "quicktime", "raf", "psd", "jxl", "gif", "mrw", "crw", "x3f", "mpegts", "avi", "matroska", "notMedia"])
         // Interpolation prints the stored text, not the case name.
         XCTAssertEqual("\(PositionSource.xmpSidecar) \(PositionSource.quickTime) \(RunStatus.undone)", "xmp-sidecar quicktime undone")
     }
@@ -47,11 +49,11 @@ final class ClosedSetStorageTests: XCTestCase {
     func testAPhotoKeepsItsTimeSourceAndAnUnknownOneIsAReadError() throws {
         let db = try PinDatabase(path: try temporaryDatabasePath(self))
         let record = PhotoRecord(path: RawPath("/photos/a.jpg"), fingerprint: PhotoFingerprint(size: 10, modificationNanoseconds: 1, inode: 2),
-                                 digest: "0123456789abcdef", format: "jpeg", takenAt: Date(timeIntervalSince1970: 1_700_000_000),
+                                 digest: "0123456789abcdef", format: .jpeg, takenAt: Date(timeIntervalSince1970: 1_700_000_000),
                                  timeSource: .gpsInferredOffset, utcOffsetSeconds: 3600, decision: .noLocation)
         try db.write { try $0.photos.save(record, runID: nil) }
-        XCTAssertEqual(try db.connection.query("SELECT time_source, decision FROM photos") { [$0.string(0), $0.string(1)] },
-                       [["gpsInferredOffset", "noLocation"]])
+        XCTAssertEqual(try db.connection.query("SELECT format, time_source, decision FROM photos") { [$0.string(0), $0.string(1), $0.string(2)] },
+                       [["jpeg", "gpsInferredOffset", "noLocation"]])
         XCTAssertEqual(try db.read { try $0.photos.find(size: 10, digest: "0123456789abcdef") }?.timeSource, .gpsInferredOffset)
 
         _ = try db.connection.run("UPDATE photos SET time_source = 'sundial'")
@@ -60,7 +62,11 @@ final class ClosedSetStorageTests: XCTestCase {
         }
         // The schema's CHECK lists today's decisions; a newer version's file may hold another.
         try db.connection.execute("PRAGMA ignore_check_constraints = ON")
-        _ = try db.connection.run("UPDATE photos SET time_source = NULL, decision = 'maybe'")
+        _ = try db.connection.run("UPDATE photos SET time_source = NULL, format = 'bmp'")
+        XCTAssertThrowsError(try db.read { try $0.photos.find(size: 10, digest: "0123456789abcdef") }) { error in
+            XCTAssertEqual((error as? StorageError)?.reason, .unknownValue(column: "format", value: "bmp"))
+        }
+        _ = try db.connection.run("UPDATE photos SET format = 'jpeg', decision = 'maybe'")
         XCTAssertThrowsError(try db.read { try $0.photos.find(size: 10, digest: "0123456789abcdef") }) { error in
             XCTAssertEqual((error as? StorageError)?.reason, .unknownValue(column: "decision", value: "maybe"))
         }

@@ -3,8 +3,8 @@ import Foundation
 /// What the importer learns about one file: where and when it was taken, and where each came from.
 /// Filled by PinMetadata; read by the import rules, reports and `pins inspect`.
 public struct PhotoMetadata: Sendable, Hashable {
-    /// Container format recognised from the first bytes ("jpeg", "heif", "png", ...).
-    public var format: String
+    /// Container format recognised from the first bytes.
+    public var format: FileKind
     /// Signed decimal degrees; nil when the file has no usable position (see `locationIssue`).
     public var coordinate: Coordinate?
     /// Metres above sea level (negative below), when recorded.
@@ -30,7 +30,7 @@ public struct PhotoMetadata: Sendable, Hashable {
     /// to recognise a moved or renamed photo; nil when the file has no metadata block.
     public var metadataDigest: String?
 
-    public init(format: String, coordinate: Coordinate? = nil, altitude: Double? = nil,
+    public init(format: FileKind, coordinate: Coordinate? = nil, altitude: Double? = nil,
                 locationIssue: String? = nil, positionSource: PositionSource? = nil, takenAt: Date? = nil,
                 utcOffsetSeconds: Int? = nil, timeSource: TimeSource = .none, timeTag: String? = nil,
                 warnings: [String] = [], metadataDigest: String? = nil) {

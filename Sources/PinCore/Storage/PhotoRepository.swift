@@ -26,7 +26,7 @@ public struct PhotoRecord: Sendable {
     public var path: RawPath
     public var fingerprint: PhotoFingerprint
     public var digest: String?
-    public var format: String?
+    public var format: FileKind?
     public var takenAt: Date?
     public var timeSource: TimeSource?
     public var utcOffsetSeconds: Int?
@@ -35,7 +35,7 @@ public struct PhotoRecord: Sendable {
     public var detail: String?
     public var locationID: UUID?
 
-    public init(path: RawPath, fingerprint: PhotoFingerprint, digest: String? = nil, format: String? = nil,
+    public init(path: RawPath, fingerprint: PhotoFingerprint, digest: String? = nil, format: FileKind? = nil,
                 takenAt: Date? = nil, timeSource: TimeSource? = nil, utcOffsetSeconds: Int? = nil,
                 coordinate: Coordinate? = nil, decision: PhotoDecision, detail: String? = nil, locationID: UUID? = nil) {
         self.path = path

@@ -22,7 +22,7 @@ struct DecideStage {
         var candidates: [ImportFilters.Candidate] = []
         for i in undecided {
             guard let metadata = items[i].metadata else { continue }
-            if !includeVideos, FileKind(rawValue: metadata.format)?.isVideo == true {
+            if !includeVideos, metadata.format.isVideo {
                 items[i].decision = .notMedia
                 videosLeftOut += 1
                 continue

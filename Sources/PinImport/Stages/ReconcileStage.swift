@@ -46,7 +46,7 @@ struct Reconciliation {
                 for (i, item) in items.enumerated() {
                     let entry = item.entry
                     guard let metadata = item.metadata, let digest = metadata.metadataDigest,
-                          includeVideos || FileKind(rawValue: metadata.format)?.isVideo != true else {
+                          includeVideos || !metadata.format.isVideo else {
                         undecided.append(i)
                         continue
                     }
