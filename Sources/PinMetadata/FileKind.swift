@@ -54,18 +54,6 @@ extension FileKind {
         return .notMedia
     }
 
-    /// The name of a photo or video format recognised from its first bytes whose metadata pins
-    /// does not read yet, for a message that names it ("AVI is not read") instead of
-    /// counting the file as something that is not a photo or video. Nil for anything else.
-    static func unreadFormat(_ firstBytes: [UInt8]) -> String? {
-        let b = firstBytes
-        func at(_ i: Int, _ sig: [UInt8]) -> Bool {
-            i + sig.count <= b.count && b[i..<(i + sig.count)].elementsEqual(sig)
-        }
-        func ascii(_ s: String) -> [UInt8] { Array(s.utf8) }
-        return nil
-    }
-
     /// Same, on a raw buffer.
     static func sniff(_ firstBytes: UnsafeRawBufferPointer) -> FileKind {
         sniff(Array(firstBytes.prefix(sniffLength)))

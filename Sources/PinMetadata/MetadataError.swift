@@ -19,9 +19,6 @@ public enum MetadataError: Error, Sendable, Hashable, CustomStringConvertible {
     case malformed(container: String, offset: Int?, reason: String)
     /// A resource limit (`MetadataLimits`) was reached.
     case limitExceeded(container: String, what: String, limit: Int)
-    /// A photo or video format recognised from its first bytes whose metadata pins does not
-    /// read ("AVI is not read").
-    case notRead(format: String)
 
     public var description: String {
         switch self {
@@ -40,8 +37,6 @@ public enum MetadataError: Error, Sendable, Hashable, CustomStringConvertible {
             return "malformed \(container): \(reason)"
         case .limitExceeded(let container, let what, let limit):
             return "\(container) over limit: \(what) (limit \(limit))"
-        case .notRead(let format):
-            return "\(format) is not read"
         }
     }
 }

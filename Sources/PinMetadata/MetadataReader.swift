@@ -91,7 +91,6 @@ public enum MetadataReader {
         let found: EmbeddedMetadata
         switch kind {
         case .notMedia:
-            if let name = FileKind.unreadFormat(head.allBytes) { throw MetadataError.notRead(format: name) }
             return nil
         case .jpeg:
             let exif = try JPEG.findExif(in: &source, warnings: &warnings)

@@ -128,11 +128,6 @@ final class ContainerFixtureTests: XCTestCase {
                  timeTag: "DateTimeOriginal", positionSource: "exif")
     }
 
-    static func notRead(_ name: String) -> Expected {
-        Expected(format: "", time: .modificationTime, timeSource: .none, timeTag: nil, positionSource: nil,
-                 error: "\(name) is not read")
-    }
-
     static func movieDay(_ tag: String, _ timeTag: String, position: Bool) -> Expected {
         Expected(format: "quicktime", time: .tag(tag), timeSource: .isoWithOffset, timeTag: timeTag,
                  positionSource: position ? "quicktime" : nil)
