@@ -106,7 +106,7 @@ public enum ImportReportText {
         if verbose {
             for item in report.items {
                 let detail = item.detail ?? item.otherReason
-                sink.write("\(item.decision.rawValue)\t\(TerminalText.quoted(item.entry.relativePath))"
+                sink.write("\(item.decision.words)\t\(TerminalText.quoted(item.entry.relativePath))"
                            + (detail.map { "\t" + TerminalText.escaped($0) } ?? "") + "\n")
             }
         }
@@ -130,7 +130,7 @@ public enum ImportReportText {
         if report.notMedia > 0 { line("  not media  \(report.notMedia) neither photo nor video (--verbose lists them)") }
         line("  photos     \(report.photos), \(report.withLocation) with a position")
         line("  pins       \(report.created) \(verb)")
-        line("  skipped    no location \(report.count(.noLocation)), interval \(report.count(.interval)), distance \(report.count(.distance)), unreadable \(report.count(.unreadable))")
+        line("  skipped    " + ImportReport.skipReasons.map { "\($0.words) \(report.count($0))" }.joined(separator: ", "))
         var countries: [String: Int] = [:]
         var atSea = 0
         for item in report.accepted {
@@ -183,7 +183,7 @@ public enum ImportReportText {
             let photos = report.items.lazy.filter { $0.decision == reason }
             let count = photos.count
             guard count > 0 else { continue }
-            sink.write("  \(reason.rawValue) (\(count) photo\(count == 1 ? "" : "s"))\n")
+            sink.write("  \(reason.words) (\(count) photo\(count == 1 ? "" : "s"))\n")
             writeTable(nil, photos.prefix(examples).map { [TerminalText.quoted($0.entry.relativePath), TerminalText.escaped($0.detail ?? "")] },
                        indent: "    ", to: sink)
             if count > examples { sink.write("    ... and \(count - examples) more\n") }

@@ -94,7 +94,7 @@ private func runsShow(_ id: Int64, _ args: ParsedArguments) throws {
     }
     text += "\nSkipped \(skipped.count) file\(skipped.count == 1 ? "" : "s")"
     if !skipped.isEmpty {
-        text += ":\n" + Out.table(["REASON", "FILE", "DETAIL"], skipped.map { [$0.decision.rawValue, TerminalText.quoted($0.path), TerminalText.escaped($0.detail ?? "")] })
+        text += ":\n" + Out.table(["REASON", "FILE", "DETAIL"], skipped.map { [$0.decision.words, TerminalText.quoted($0.path), TerminalText.escaped($0.detail ?? "")] })
             .split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
     }
     Out.print(text)

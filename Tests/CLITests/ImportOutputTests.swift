@@ -9,7 +9,8 @@ final class ImportOutputTests: XCTestCase {
     /// Tests/CLITests/golden/import-dry-run.txt was checked by hand against the previous output
     /// (one line per skipped photo) and Fixtures/library-expected.json: the same pins; the
     /// skipped photos grouped by reason, the first three of each in capture order; notes.txt and
-    /// fake.jpg counted as not media; the countries wrapped at 80 columns.
+    /// fake.jpg counted as not media; the countries wrapped at 80 columns. The reason headings are
+    /// the summary's words ("no location", not the JSON's "noLocation"), checked by hand.
     func testDryRunTextMatchesTheGoldenFile() throws {
         let db = try CLI.temporaryDirectory(self).appendingPathComponent("none.sqlite").path
         let run = try CLI.run(["import", library, "--dry-run", "--timezone", "UTC", "--db", db])
@@ -23,11 +24,12 @@ final class ImportOutputTests: XCTestCase {
         let run = try CLI.run(["import", library, "--dry-run", "--verbose", "--timezone", "UTC", "--db", db])
         XCTAssertEqual(run.status, 0, run.stderr)
         let lines = run.stdout.split(separator: "\n").filter { $0.contains("\t") }
-        // 36 files: 22 accepted, 4 noLocation, 5 interval, 2 distance, 1 unreadable, 2 not media.
+        // 36 files: 22 accepted, 4 no location, 5 interval, 2 distance, 1 unreadable, 2 not media; the
+        // decision in the words of the summary (the JSON keeps noLocation and notMedia).
         XCTAssertEqual(lines.count, 36)
         let decisions = Dictionary(grouping: lines.map { String($0.split(separator: "\t")[0]) }, by: { $0 }).mapValues(\.count)
-        XCTAssertEqual(decisions, ["accepted": 22, "noLocation": 4, "interval": 5, "distance": 2, "unreadable": 1, "notMedia": 2])
-        XCTAssertTrue(run.stdout.contains("notMedia\t2023/07-paris/notes.txt\tnot a photo or video (unrecognised content)\n"))
+        XCTAssertEqual(decisions, ["accepted": 22, "no location": 4, "interval": 5, "distance": 2, "unreadable": 1, "not media": 2])
+        XCTAssertTrue(run.stdout.contains("not media\t2023/07-paris/notes.txt\tnot a photo or video (unrecognised content)\n"))
         // Every skipped photo is listed in the grouped section too: no "... and N more".
         XCTAssertFalse(run.stdout.contains("more\n"))
     }
@@ -67,8 +69,8 @@ final class ImportOutputTests: XCTestCase {
         XCTAssertEqual(lines.map { String($0) }, [
             "accepted\t\"a\\nb.jpg\"",
             "interval\t\"\\033[31mred.jpg\"\t20 s after a\\nb.jpg (accepted)",
-            "noLocation\t\"tab\\there.jpg\"\tno GPS position",
-            "notMedia\t\"caf\\351.txt\"\tempty file",
+            "no location\t\"tab\\there.jpg\"\tno GPS position",
+            "not media\t\"caf\\351.txt\"\tempty file",
         ])
         XCTAssertTrue(run.stdout.contains("    \"\\033[31mred.jpg\"  20 s after a\\nb.jpg (accepted)\n"), run.stdout)
     }

@@ -126,7 +126,7 @@ final class ImportEndToEndTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("22 would be created"), run.stdout)
         XCTAssertTrue(run.stdout.contains("Pins that would be created:"), run.stdout)
         // ...and why every other photo would not make one.
-        XCTAssertTrue(run.stdout.contains("Photos that would be skipped (a few of each reason; --verbose lists all):\n  noLocation (4 photos)\n"),
+        XCTAssertTrue(run.stdout.contains("Photos that would be skipped (a few of each reason; --verbose lists all):\n  no location (4 photos)\n"),
                       run.stdout)
         let line = run.stdout.split(separator: "\n").first { $0.contains("2023/07-paris/IMG_0002.jpg") } ?? ""
         XCTAssertEqual(line, "    2023/07-paris/IMG_0002.jpg   20 s after 2023/07-paris/IMG_0001.jpg (accepted)")

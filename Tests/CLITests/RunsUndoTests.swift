@@ -23,7 +23,16 @@ final class RunsUndoTests: XCTestCase {
         }
         XCTAssertEqual(reasons, ["noLocation": 4, "interval": 5, "distance": 2, "unreadable": 1])
         XCTAssertEqual((try CLI.json(try pins(["list", "--run", "1", "--json"])) as! [Any]).count, 22)
-        XCTAssertTrue(try pins(["runs", "show", "1"]).contains("Created 22 pins"))
+        let showText = try pins(["runs", "show", "1"])
+        XCTAssertTrue(showText.contains("Created 22 pins"))
+        // The REASON column in words, as the import's summary says them (the JSON keeps its values):
+        // 4 without a position and the 2 files of the library that are not media (hand-counted).
+        let reasonColumn = showText.split(separator: "\n").compactMap { line -> String? in
+            ["no location", "not media", "interval", "distance", "unreadable"].first { line.hasPrefix("  \($0)  ") }
+        }
+        XCTAssertEqual(Dictionary(grouping: reasonColumn, by: { $0 }).mapValues(\.count),
+                       ["no location": 4, "not media": 2, "interval": 5, "distance": 2, "unreadable": 1], showText)
+        XCTAssertFalse(showText.contains("noLocation") || showText.contains("notMedia"), showText)
 
         // Edit the pin of IMG_0001 (the Eiffel Tower): an undo keeps it.
         let eiffel = (try CLI.json(try pins(["list", "--json", "--near", "48.85837,2.294481", "--within", "0.1"])) as! [[String: Any]])

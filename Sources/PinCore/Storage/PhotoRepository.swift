@@ -18,6 +18,16 @@ public enum PhotoDecision: String, Sendable, Codable, CaseIterable {
     case accepted, noLocation, interval, distance, unreadable
     /// Not a photo or video by its first bytes: counted as a file, never as a photo.
     case notMedia
+
+    /// The decision in words, as every text output shows it (the summary's "no location",
+    /// headings, `--verbose` lines, `pins runs show`); JSON and the database keep `rawValue`.
+    public var words: String {
+        switch self {
+        case .noLocation: "no location"
+        case .notMedia: "not media"
+        case .accepted, .interval, .distance, .unreadable: rawValue
+        }
+    }
 }
 
 /// The record of one considered file: what it was, what was decided and the pin it made.
