@@ -14,6 +14,14 @@ public enum DatabaseCheck {
     /// What is wrong with the file at `path`: integrity_check's findings (at most `limit`),
     /// else the counts that disagree with the locations table; empty when all is well.
     public static func problems(path: String, limit: Int = 20) throws -> [String] {
+        let found = try damage(path: path, limit: limit)
+        guard found.isEmpty else { return found }
+        return try countMismatches(path: path)
+    }
+
+    /// integrity_check's findings on the file at `path` (at most `limit`); empty when the file
+    /// is sound. Writes nothing.
+    public static func damage(path: String, limit: Int = 20) throws -> [String] {
         let connection = try PinDatabase.openForReading(path)
         // SQLite may list problems and then fail on the page it cannot read: keep both.
         var lines: [String] = []
@@ -23,9 +31,24 @@ public enum DatabaseCheck {
         } catch let error as StorageError where error.reason.isDamage {
             lines.append(error.cause?.message ?? "the file is damaged")
         }
-        let found = lines == ["ok"] ? [] : lines.flatMap { $0.split(separator: "\n").map(String.init) }.filter { !$0.hasPrefix("*** ") }
-        guard found.isEmpty else { return found }
-        return try PinDatabase(readOnlyPath: path).countMismatches()
+        return lines == ["ok"] ? [] : lines.flatMap { $0.split(separator: "\n").map(String.init) }.filter { !$0.hasPrefix("*** ") }
+    }
+
+    /// The counts of countries, cities and mountains that disagree with the locations table.
+    /// Writes nothing.
+    public static func countMismatches(path: String) throws -> [String] {
+        try PinDatabase(readOnlyPath: path).countMismatches()
+    }
+
+    /// On a sound file whose counts disagree: the counts made true in place, in one transaction
+    /// (the same recount as `repair`), with no copy kept, since nothing is damaged. Returns what
+    /// still disagrees (e.g. a pin whose country has no row). The caller holds the run lock.
+    public static func recountInPlace(path: String) throws -> [String] {
+        do {
+            let connection = try Connection(path: path, readOnly: false, create: false)
+            try connection.transaction { try recount(connection) }
+        }
+        return try countMismatches(path: path)
     }
 
     public struct TableCopy: Equatable, Sendable {

@@ -5,14 +5,16 @@ let checkSpec = CommandSpec(
     name: "check", summary: "Check the database file for damage and wrong counts; --repair saves what can be read.",
     usage: "check [--repair] [--db FILE]",
     options: [
-        OptionSpec(name: "--repair", value: nil, help: "Copy every row that can still be read into a new file, recount, and put it in place; the damaged file is kept beside it."),
+        OptionSpec(name: "--repair", value: nil, help: "A damaged file: save what can be read into a new one, keep the old beside it. A sound one: fix wrong counts in place."),
         dbOption,
     ],
     details: """
     Without --repair nothing is written. The check is SQLite's integrity_check, then a recount
-    of every country, city and mountain from the pins. The repair reads each table row by row
-    (rows on damaged pages are lost), rebuilds the indexes, makes the counts true again and
-    keeps the damaged file as FILE.damaged-DATE.
+    of every country, city and mountain from the pins. The repair of a damaged file reads each
+    table row by row (rows on damaged pages are lost), rebuilds the indexes, makes the counts
+    true again and keeps the damaged file as FILE.damaged-DATE. On a sound file --repair only
+    makes wrong counts true, in one transaction, and keeps no copy; a sound file whose counts
+    agree is left as it is: nothing is written.
 
     Exit codes: 0 the file is sound (or was repaired); 1 it is damaged or its counts disagree
     (or the repair failed); 75 an import is using the database.
@@ -25,28 +27,57 @@ func runCheck(_ args: ParsedArguments) throws {
     guard FileManager.default.fileExists(atPath: path) else {
         throw CommandFailure("there is no database at \(path): check --db or PINS_DB")
     }
+    // integrity_check first, then (on a sound file) the counts. A file the check cannot even
+    // read counts as damaged for --repair, as before.
+    let damage: [String]?
+    do {
+        damage = try DatabaseCheck.damage(path: path)
+    } catch let error as StorageError {
+        if !args.has("--repair") { throw CommandFailure(error.description) }
+        damage = nil
+    }
+    let mismatches: [String]
+    do {
+        mismatches = damage == [] ? try DatabaseCheck.countMismatches(path: path) : []
+    } catch let error as StorageError {
+        throw CommandFailure(error.description)
+    }
     if !args.has("--repair") {
-        let problems: [String]
-        do {
-            problems = try DatabaseCheck.problems(path: path)
-        } catch let error as StorageError {
-            throw CommandFailure(error.description)
-        }
+        let problems = (damage ?? []) + mismatches
         guard !problems.isEmpty else {
             Out.print("\(path): ok")
             return
         }
         Out.print("\(path): \(problems.count) problem\(problems.count == 1 ? "" : "s")")
         for problem in problems { Out.print("  " + problem) }
-        throw CommandFailure("'pins check --repair --db \(path)' saves what can be read into a new file and keeps this one")
+        throw CommandFailure(damage == [] ? "'pins check --repair --db \(path)' makes the counts true again (the file itself is sound)"
+                             : "'pins check --repair --db \(path)' saves what can be read into a new file and keeps this one")
     }
-    // No import may write while the file is copied and swapped.
+    // A sound file with true counts: nothing to repair, so nothing is written (not even the
+    // lock file).
+    if damage == [], mismatches.isEmpty {
+        Out.print("\(path): ok, the file is sound and its counts agree: nothing to repair, nothing written")
+        return
+    }
+    // No import may write while the file is recounted, or copied and swapped.
     let lock: RunLock
     do {
         lock = try RunLock(databasePath: path)
     } catch let failure as RunLock.Failure {
         if case .busy = failure { throw CommandFailure(failure.description, code: ExitCode.busy) }
         throw CommandFailure(failure.description)
+    }
+    if damage == [] {
+        let remaining: [String]
+        do {
+            remaining = try withExtendedLifetime(lock) { try DatabaseCheck.recountInPlace(path: path) }
+        } catch let error as StorageError {
+            throw CommandFailure("the recount failed, nothing was changed: \(error)")
+        }
+        Out.print("Recounted \(path) in place (the file is sound: no copy kept)")
+        for problem in mismatches where !remaining.contains(problem) { Out.print("  recounted: " + problem) }
+        printRemaining(remaining)
+        return
     }
     let repair: DatabaseCheck.Repair
     do {
@@ -58,8 +89,11 @@ func runCheck(_ args: ParsedArguments) throws {
     for table in repair.tables {
         Out.print("  \(table.table): \(table.rows) row\(table.rows == 1 ? "" : "s")\(table.complete ? "" : " (a damaged part could not be read: rows on it are lost)")")
     }
-    if !repair.remaining.isEmpty {
-        Out.print("Still disagreeing:")
-        for problem in repair.remaining { Out.print("  " + problem) }
-    }
+    printRemaining(repair.remaining)
+}
+
+private func printRemaining(_ remaining: [String]) {
+    guard !remaining.isEmpty else { return }
+    Out.print("Still disagreeing:")
+    for problem in remaining { Out.print("  " + problem) }
 }
