@@ -6,7 +6,7 @@ import XCTest
 /// Every file `scripts/fixtures-stills` wrote (issue 14's remaining still-image containers: BigTIFF,
 /// JPEG Extended XMP, GIF XMP after the first image, camera raws), read by us and compared with
 /// ExifTool's own reading (`Fixtures/formats/exiftool-stills.json`, `exiftool -j -n -G1 -a`), by
-/// the rules of `ContainerFixtureTests`. Fails, never skips, when the fixtures are missing.
+/// the rules of `ExifToolComparison`. Fails, never skips, when the fixtures are missing.
 final class StillFixtureTests: XCTestCase {
     typealias Expected = ContainerFixtureTests.Expected
 
@@ -46,7 +46,7 @@ final class StillFixtureTests: XCTestCase {
     }
 
     func testAgainstExifTool() throws {
-        try ContainerFixtureTests.assertEveryFileAgrees(expected, readings: Self.loadReadings(), dir: Self.stillsDir())
+        try ExifToolComparison.assertEveryFileAgrees(expected, readings: Self.loadReadings(), dir: Self.stillsDir())
     }
 
     func testPrefixesAndFlipsFailCleanly() throws {

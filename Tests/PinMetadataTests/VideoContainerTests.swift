@@ -8,59 +8,46 @@ import XCTest
 /// (`Fixtures/formats/exiftool-video-containers.json`, `exiftool -j -n -G1 -a -ee`). Fails,
 /// never skips, when the fixtures are missing.
 final class VideoContainerTests: XCTestCase {
-    let mtime = epoch(1_735_646_400)  // 2024-12-31 12:00:00Z, what the script sets
+    let mtime = ExifToolComparison.mtime
 
-    struct Expected {
-        var format: String
-        /// ExifTool's tag holding the capture time; nil: the file's mtime.
-        var timeTag: String?
-        var timeSource: TimeSource
-        var ourTimeTag: String?
-        /// A UTC value: no wall-clock offset is reported.
-        var utc = false
-        /// Position: ExifTool's Composite GPS when it decodes one; for an ISO 6709 text
-        /// (Matroska LOCATION, which ExifTool shows as text) the tag and the hand-worked degrees.
-        var locationText: (tag: String, latitude: Double, longitude: Double)?
-        var positionSource: String?
-        var error: String?
-    }
+    typealias Expected = ExifToolComparison.Expected
 
     static func mdpm(_ position: Bool = true) -> Expected {
-        Expected(format: "mpegts", timeTag: "H264:DateTimeOriginal", timeSource: .exifOffset,
-                 ourTimeTag: "MDPM DateTimeOriginal", positionSource: position ? "exif" : nil)
+        Expected(format: "mpegts", time: .tag("H264:DateTimeOriginal"), timeSource: .exifOffset,
+                 timeTag: "MDPM DateTimeOriginal", positionSource: position ? "exif" : nil)
     }
 
     let expected: [String: Expected] = [
         "avchd-mdpm-offset-and-gps.m2ts": mdpm(),
         "avchd-mdpm-half-hour-zone-south.m2ts": mdpm(),
         "mpegts-188-mdpm-negative-half-hour-zone-west.ts": mdpm(),
-        "avchd-h264-without-mdpm.m2ts": Expected(format: "mpegts", timeTag: nil, timeSource: .fileModification),
-        "mpegts-mpeg2-video-no-h264.m2ts": Expected(format: "mpegts", timeTag: nil, timeSource: .fileModification),
+        "avchd-h264-without-mdpm.m2ts": Expected(format: "mpegts", time: .modificationTime, timeSource: .fileModification),
+        "mpegts-mpeg2-video-no-h264.m2ts": Expected(format: "mpegts", time: .modificationTime, timeSource: .fileModification),
         // IDIT and ICRD are local wall clocks: read in the default zone (UTC in these tests).
-        "avi-idit-local-time.avi": Expected(format: "avi", timeTag: "RIFF:DateTimeOriginal", timeSource: .assumedZone,
-                                            ourTimeTag: "AVI IDIT"),
-        "avi-info-icrd-date-time.avi": Expected(format: "avi", timeTag: "RIFF:DateCreated", timeSource: .assumedZone,
-                                                ourTimeTag: "AVI ICRD"),
-        "avi-strd-exif-gps-and-offset.avi": Expected(format: "avi", timeTag: "Composite:SubSecDateTimeOriginal",
-                                                     timeSource: .exifOffset, ourTimeTag: "DateTimeOriginal",
+        "avi-idit-local-time.avi": Expected(format: "avi", time: .tag("RIFF:DateTimeOriginal"), timeSource: .assumedZone,
+                                            timeTag: "AVI IDIT"),
+        "avi-info-icrd-date-time.avi": Expected(format: "avi", time: .tag("RIFF:DateCreated"), timeSource: .assumedZone,
+                                                timeTag: "AVI ICRD"),
+        "avi-strd-exif-gps-and-offset.avi": Expected(format: "avi", time: .tag("Composite:SubSecDateTimeOriginal"),
+                                                     timeSource: .exifOffset, timeTag: "DateTimeOriginal",
                                                      positionSource: "exif"),
-        "avi-without-metadata.avi": Expected(format: "avi", timeTag: nil, timeSource: .fileModification),
+        "avi-without-metadata.avi": Expected(format: "avi", time: .modificationTime, timeSource: .fileModification),
         // DateUTC is UTC: no wall-clock offset. LOCATION is ISO 6709 text, ExifTool shows it as is.
-        "mkv-dateutc.mkv": Expected(format: "matroska", timeTag: "Matroska:DateTimeOriginal", timeSource: .containerUTC,
-                                    ourTimeTag: "Matroska DateUTC", utc: true),
-        "webm-dateutc.webm": Expected(format: "matroska", timeTag: "Matroska:DateTimeOriginal", timeSource: .containerUTC,
-                                      ourTimeTag: "Matroska DateUTC", utc: true),
-        "mkv-location-tag-and-dateutc.mkv": Expected(format: "matroska", timeTag: "Matroska:DateTimeOriginal",
-                                                     timeSource: .containerUTC, ourTimeTag: "Matroska DateUTC", utc: true,
+        "mkv-dateutc.mkv": Expected(format: "matroska", time: .tag("Matroska:DateTimeOriginal"), timeSource: .containerUTC,
+                                    timeTag: "Matroska DateUTC"),
+        "webm-dateutc.webm": Expected(format: "matroska", time: .tag("Matroska:DateTimeOriginal"), timeSource: .containerUTC,
+                                      timeTag: "Matroska DateUTC"),
+        "mkv-location-tag-and-dateutc.mkv": Expected(format: "matroska", time: .tag("Matroska:DateTimeOriginal"),
+                                                     timeSource: .containerUTC, timeTag: "Matroska DateUTC",
                                                      locationText: ("Matroska:Location", 48.8584, 2.2945),
                                                      positionSource: "matroska"),
-        "mkv-date-recorded-with-offset.mkv": Expected(format: "matroska", timeTag: "Matroska:DateTimeOriginal",
-                                                      timeSource: .isoWithOffset, ourTimeTag: "Matroska DATE_RECORDED",
+        "mkv-date-recorded-with-offset.mkv": Expected(format: "matroska", time: .tag("Matroska:DateTimeOriginal"),
+                                                      timeSource: .isoWithOffset, timeTag: "Matroska DATE_RECORDED",
                                                       locationText: ("Matroska:Location", -33.8568, 151.2153),
                                                       positionSource: "matroska"),
         // Tags moved after the Clusters, found through the SeekHead; a wall clock (UTC here).
-        "mkv-tags-after-clusters-via-seekhead.mkv": Expected(format: "matroska", timeTag: "Matroska:DateTimeOriginal",
-                                                             timeSource: .assumedZone, ourTimeTag: "Matroska DATE_RECORDED",
+        "mkv-tags-after-clusters-via-seekhead.mkv": Expected(format: "matroska", time: .tag("Matroska:DateTimeOriginal"),
+                                                             timeSource: .assumedZone, timeTag: "Matroska DATE_RECORDED",
                                                              locationText: ("Matroska:Location", 35.6586, 139.7454),
                                                              positionSource: "matroska"),
     ]
@@ -73,53 +60,7 @@ final class VideoContainerTests: XCTestCase {
     }
 
     func testAgainstExifTool() throws {
-        let readings = try Self.loadReadings()
-        XCTAssertEqual(Set(readings.keys), Set(expected.keys), "fixtures and expectations differ")
-        for name in readings.keys.sorted() {
-            let want = try XCTUnwrap(expected[name], name)
-            let entry = try XCTUnwrap(readings[name])
-            let path = RawPath(Self.directory().appendingPathComponent(name).path)
-            if let error = want.error {
-                XCTAssertThrowsError(try MetadataReader.read(path: path, modificationTime: mtime, options: optionsUTC)) {
-                    XCTAssertEqual("\($0)", error, name)
-                }
-                continue
-            }
-            let m = try XCTUnwrap(try MetadataReader.read(path: path, modificationTime: mtime, options: optionsUTC),
-                                  "\(name): read as not media")
-            XCTAssertEqual(m.format.rawValue, want.format, name)
-            XCTAssertEqual(m.warnings, [], name)
-
-            if let lat = entry["Composite:GPSLatitude"] as? Double, let lon = entry["Composite:GPSLongitude"] as? Double {
-                let c = try XCTUnwrap(m.coordinate, "\(name): ExifTool has \(lat),\(lon)")
-                XCTAssertEqual(c.latitude, lat, accuracy: 1e-6, name)
-                XCTAssertEqual(c.longitude, lon, accuracy: 1e-6, name)
-                XCTAssertEqual(m.positionSource?.rawValue, want.positionSource, name)
-            } else if let text = want.locationText {
-                XCTAssertNotNil(entry[text.tag] as? String, "\(name): ExifTool shows no \(text.tag)")
-                let c = try XCTUnwrap(m.coordinate, "\(name): \(entry[text.tag] ?? "-")")
-                XCTAssertEqual(c.latitude, text.latitude, accuracy: 1e-9, name)
-                XCTAssertEqual(c.longitude, text.longitude, accuracy: 1e-9, name)
-                XCTAssertEqual(m.positionSource?.rawValue, want.positionSource, name)
-            } else {
-                XCTAssertNil(want.positionSource, "\(name): ExifTool has no position")
-                XCTAssertNil(m.coordinate, name)
-            }
-
-            XCTAssertEqual(m.timeSource, want.timeSource, name)
-            XCTAssertEqual(m.timeTag, want.ourTimeTag, name)
-            guard let tag = want.timeTag else {
-                XCTAssertEqual(m.takenAt, mtime, name)
-                continue
-            }
-            // ExifTool keeps a Matroska tag's `T` ("2021:06:01T12:34:56+02:00").
-            let text = try XCTUnwrap(entry[tag] as? String, "\(name): ExifTool has no \(tag)")
-                .replacingOccurrences(of: "T", with: " ")
-            let (wall, offset) = try XCTUnwrap(ContainerFixtureTests.parseExifToolDate(text), "\(name): \(text)")
-            XCTAssertEqual(try XCTUnwrap(m.takenAt, name).timeIntervalSince1970, wall - Double(offset ?? 0),
-                           accuracy: 1e-3, name)
-            XCTAssertEqual(m.utcOffsetSeconds, want.utc ? nil : offset ?? 0, name)
-        }
+        try ExifToolComparison.assertEveryFileAgrees(expected, readings: Self.loadReadings(), dir: Self.directory())
     }
 
     /// Hand-worked instants for the MDPM zone byte (ExifTool's reading above agrees): 0x04 is
