@@ -61,7 +61,10 @@ enum GIF {
                 // code size, then its data sub-blocks, skipped by their sizes.
                 firstImage = firstImage ?? position
                 guard position - firstImage! <= MetadataLimits.maxGIFBytesPastFirstImage else {
-                    return EmbeddedMetadata()  // a long animation: no XMP before this far
+                    // A long animation with no XMP this far: not walked further, and said so.
+                    let limit = MetadataLimits.maxGIFBytesPastFirstImage / (1024 * 1024)
+                    warnings.append("GIF walked to byte \(position) only (\(limit) MiB past its first image): an XMP packet after that is not read")
+                    return EmbeddedMetadata(unreadPart: "no position in the first \(limit) MiB past the GIF's first image (an XMP packet after that is not read)")
                 }
                 // A GIF cut inside its image data still gives what came before (a warning, as
                 // for a missing trailer), not an error.

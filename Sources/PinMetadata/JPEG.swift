@@ -11,6 +11,10 @@ struct ExifBlock: Sendable, Hashable {
 struct EmbeddedMetadata: Sendable, Hashable {
     var exif: ExifBlock?
     var xmp: [UInt8]?
+    /// Set when a bound stopped the walk before the end of the file, so a position further on
+    /// went unseen: the file's `locationIssue` when no position was found (the import's skip
+    /// detail says why, not just "no GPS position").
+    var unreadPart: String?
 }
 
 /// Finds the Exif APP1 of a JPEG (metadata-formats.md section 1.1). Reads only marker headers

@@ -133,8 +133,10 @@ public enum MetadataReader {
             return QuickTime.metadata(values, fileSize: source.size, warnings: warnings,
                                       modificationTime: modificationTime, options: options)
         }
-        return metadata(format: kind, exif: found.exif, warnings: warnings,
-                        modificationTime: modificationTime, options: options) { _ in found.xmp }
+        var result = metadata(format: kind, exif: found.exif, warnings: warnings,
+                              modificationTime: modificationTime, options: options) { _ in found.xmp }
+        if result.coordinate == nil, result.locationIssue == nil { result.locationIssue = found.unreadPart }
+        return result
     }
 
     /// Builds the result from an Exif block and an embedded XMP packet (shared by every

@@ -104,7 +104,8 @@ final class StillFixtureTests: XCTestCase {
 
     /// The GIF walk past the first image is bounded: an image of more than
     /// `maxGIFBytesPastFirstImage` inserted before the fixture's images hides the XMP after
-    /// them; a smaller one does not. A GIF cut inside its image data gives a warning, no error.
+    /// them, and says so; a smaller one does not. A GIF cut inside its image data gives a
+    /// warning, no error.
     func testGIFWalkPastTheFirstImageIsBounded() throws {
         let bytes = try Array(Data(contentsOf: Self.stillsDir().appendingPathComponent("gif/gif-xmp-after-the-images.gif")))
         // The first image: after the header, the global colour table and the extensions (GIF89a).
@@ -128,7 +129,14 @@ final class StillFixtureTests: XCTestCase {
         let far = try XCTUnwrap(try MetadataReader.read(bytes: withImage(ofBytes: MetadataLimits.maxGIFBytesPastFirstImage + 1024),
                                                         modificationTime: nil, options: optionsUTC))
         XCTAssertNil(far.coordinate)
-        XCTAssertEqual(far.warnings, [])
+        // Not silent: a warning (pins inspect) and the reason the import's skip detail gives.
+        // The walk stops at the first block more than 4 MiB past the first image: the
+        // fixture's own first image, right after the inserted one (11 bytes, its 256-byte
+        // sub-blocks, the 0 terminator).
+        let stop = firstImage + 11 + (MetadataLimits.maxGIFBytesPastFirstImage + 1024) / 255 * 256 + 1
+        XCTAssertEqual(far.warnings, ["GIF walked to byte \(stop) only (4 MiB past its first image): an XMP packet after that is not read"])
+        XCTAssertEqual(far.locationIssue, "no position in the first 4 MiB past the GIF's first image (an XMP packet after that is not read)")
+        XCTAssertNil(near.locationIssue)
 
         let cut = Array(bytes[..<(firstImage + 20)])
         let m = try XCTUnwrap(try MetadataReader.read(bytes: cut, modificationTime: nil, options: optionsUTC))
