@@ -132,7 +132,9 @@ public struct ImportSession {
         let record = ImportRunRecord(id: runID, root: report?.root ?? "", startedAt: report?.startedAt ?? Date(), finishedAt: Date(),
                                      status: status, exitCode: Int(exitCode), files: report?.files ?? 0,
                                      photos: report?.photos ?? 0, created: report?.created ?? 0,
-                                     skipped: report?.skippedCounts ?? [:])
+                                     skipped: report.map { report in
+                                         Dictionary(uniqueKeysWithValues: ImportReport.skipReasons.map { ($0, report.count($0)) })
+                                     } ?? [:])
         do {
             try database.write { try $0.runs.finish(record) }
             return nil

@@ -92,7 +92,10 @@ struct SQLiteRunRepository: RunRepository {
     }
 
     func finish(_ run: ImportRunRecord) throws {
-        let skipped = String(decoding: try JSONEncoder.sorted.encode(run.skipped), as: UTF8.self)
+        // A JSON object keyed by the reasons' raw values (an enum-keyed dictionary would encode
+        // as an array): the text earlier versions stored.
+        let counts = Dictionary(uniqueKeysWithValues: run.skipped.map { ($0.key.rawValue, $0.value) })
+        let skipped = String(decoding: try JSONEncoder.sorted.encode(counts), as: UTF8.self)
         try db.run("""
             UPDATE runs SET finished_at = ?, status = ?, exit_code = ?, files = ?, photos = ?, created = ?, skipped = ?
             WHERE id = ?
@@ -108,8 +111,22 @@ struct SQLiteRunRepository: RunRepository {
                 id: s.int64(0), root: s.string(1), startedAt: Date(timeIntervalSince1970: s.double(2)),
                 finishedAt: s.optionalDouble(3).map(Date.init(timeIntervalSince1970:)), status: try s.value(4, as: RunStatus.self),
                 exitCode: s.isNull(5) ? nil : s.int(5), files: s.int(6), photos: s.int(7), created: s.int(8),
-                skipped: s.optionalString(9).flatMap { try? JSONDecoder().decode([String: Int].self, from: Data($0.utf8)) } ?? [:])
+                skipped: try skippedCounts(s.optionalString(9)))
         }
+    }
+
+    /// The stored `skipped` object: a reason outside `PhotoDecision` is a read error naming the
+    /// column, as for the other closed sets.
+    private func skippedCounts(_ text: String?) throws -> [PhotoDecision: Int] {
+        guard let counts = text.flatMap({ try? JSONDecoder().decode([String: Int].self, from: Data($0.utf8)) }) else { return [:] }
+        var result: [PhotoDecision: Int] = [:]
+        for (key, count) in counts {
+            guard let reason = PhotoDecision(rawValue: key) else {
+                throw StorageError(.read, path: db.path, reason: .unknownValue(column: "skipped", value: key))
+            }
+            result[reason] = count
+        }
+        return result
     }
 }
 

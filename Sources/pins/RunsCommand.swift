@@ -49,7 +49,7 @@ func runRuns(_ args: ParsedArguments) throws {
             ["id": run.id, "root": run.root, "startedAt": ISO8601.format(run.startedAt),
              "finishedAt": orNull(run.finishedAt.map { ISO8601.format($0) }), "status": status(run),
              "exitCode": orNull(run.exitCode), "files": run.files, "photos": run.photos, "created": run.created,
-             "skipped": run.skipped]
+             "skipped": Dictionary(uniqueKeysWithValues: run.skipped.map { ($0.key.rawValue, $0.value) })]
         }))
         return
     }

@@ -22,6 +22,9 @@ final class RunsUndoTests: XCTestCase {
             reasons[row["reason"] as! String, default: 0] += 1
         }
         XCTAssertEqual(reasons, ["noLocation": 4, "interval": 5, "distance": 2, "unreadable": 1])
+        // The run's counts in `pins runs --json`, keyed by the same texts.
+        let listed = try CLI.json(try pins(["runs", "--json"])) as! [[String: Any]]
+        XCTAssertEqual(listed.first?["skipped"] as? [String: Int], reasons)
         XCTAssertEqual((try CLI.json(try pins(["list", "--run", "1", "--json"])) as! [Any]).count, 22)
         let showText = try pins(["runs", "show", "1"])
         XCTAssertTrue(showText.contains("Created 22 pins"))

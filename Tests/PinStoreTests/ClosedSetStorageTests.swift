@@ -3,7 +3,7 @@ import Foundation
 import PinCore
 import XCTest
 
-/// Closed sets (run status, format, time source, decision) are stored as the texts below, written out
+/// Closed sets (run status, format, time source, decision, a run's skip reasons) are stored as the texts below, written out
 /// by hand: the database, `pins runs --json` and the reports print them, so a renamed case must
 /// not change a stored byte. A stored text outside the set is a read error naming it.
 final class ClosedSetStorageTests: XCTestCase {
@@ -33,6 +33,27 @@ final class ClosedSetStorageTests: XCTestCase {
         }
         XCTAssertEqual(try db.connection.query("SELECT status FROM runs WHERE id = ?", [id]) { $0.string(0) }, ["interrupted"])
         XCTAssertEqual(try db.run(id: id)?.status, .interrupted)
+    }
+
+    /// A run's skip counts are keyed by `PhotoDecision` in the model and stored as the JSON
+    /// object earlier versions wrote (written out by hand); an unknown reason is a read error.
+    func testARunsSkipCountsKeepTheirStoredTextAndAnUnknownReasonIsAReadError() throws {
+        let db = try PinDatabase(path: try temporaryDatabasePath(self))
+        let id = try db.write { try $0.runs.start(root: "/photos", at: Date(timeIntervalSince1970: 1_700_000_000)) }
+        let skipped: [PhotoDecision: Int] = [.noLocation: 4, .interval: 5, .distance: 2, .unreadable: 1]
+        try db.write {
+            try $0.runs.finish(ImportRunRecord(id: id, root: "/photos", startedAt: Date(timeIntervalSince1970: 1_700_000_000),
+                                               finishedAt: Date(timeIntervalSince1970: 1_700_000_060), status: .completed,
+                                               exitCode: 0, skipped: skipped))
+        }
+        XCTAssertEqual(try db.connection.query("SELECT skipped FROM runs WHERE id = ?", [id]) { $0.string(0) },
+                       [#"{"distance":2,"interval":5,"noLocation":4,"unreadable":1}"#])
+        XCTAssertEqual(try db.run(id: id)?.skipped, skipped)
+
+        _ = try db.connection.run(#"UPDATE runs SET skipped = '{"interval":1,"tooDark":2}' WHERE id = ?"#, [id])
+        XCTAssertThrowsError(try db.run(id: id)) { error in
+            XCTAssertEqual((error as? StorageError)?.reason, .unknownValue(column: "skipped", value: "tooDark"))
+        }
     }
 
     func testAnUnknownRunStatusIsAReadErrorNamingIt() throws {

@@ -151,10 +151,11 @@ public struct ImportRunRecord: Sendable {
     public var files: Int
     public var photos: Int
     public var created: Int
-    public var skipped: [String: Int]
+    /// Photos per skip reason; stored (and printed in JSON) keyed by the reason's raw value.
+    public var skipped: [PhotoDecision: Int]
 
     public init(id: Int64, root: String, startedAt: Date, finishedAt: Date? = nil, status: RunStatus, exitCode: Int? = nil,
-                files: Int = 0, photos: Int = 0, created: Int = 0, skipped: [String: Int] = [:]) {
+                files: Int = 0, photos: Int = 0, created: Int = 0, skipped: [PhotoDecision: Int] = [:]) {
         self.id = id
         self.root = root
         self.startedAt = startedAt
