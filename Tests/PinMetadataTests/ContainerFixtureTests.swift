@@ -134,10 +134,12 @@ final class ContainerFixtureTests: XCTestCase {
         XCTAssertGreaterThan(outcomes, 1_000)
     }
 
-    /// The files `names` under `dir`, each cut at 200 prefixes and with 100 deterministic byte
-    /// flips; returns how many readings ended in a result or a `MetadataError`.
-    static func assertPrefixesAndFlipsFailCleanly(_ dir: URL, names: [String]) throws -> Int {
-        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+    /// The files `names` under `dir`, each cut at `prefixes` prefixes and with `flips`
+    /// deterministic byte flips (from `seed`) in its first `flipWithin` bytes; returns how many
+    /// readings ended in a result or a `MetadataError` (of one non-empty line).
+    static func assertPrefixesAndFlipsFailCleanly(_ dir: URL, names: [String], seed: UInt64 = 0x2545_F491_4F6C_DD1D,
+                                                  prefixes: Int = 200, flips: Int = 100, flipWithin: Int = 4_096) throws -> Int {
+        var state = seed
         func next() -> Int {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int(state >> 33)
@@ -146,10 +148,10 @@ final class ContainerFixtureTests: XCTestCase {
         for name in names {
             let bytes = try Array(Data(contentsOf: dir.appendingPathComponent(name)))
             let full = (try? MetadataReader.read(bytes: bytes, modificationTime: nil, options: optionsUTC)) ?? nil
-            var variants: [[UInt8]] = stride(from: 0, to: bytes.count, by: max(1, bytes.count / 200)).map { Array(bytes[0..<$0]) }
-            for _ in 0..<100 {
+            var variants: [[UInt8]] = stride(from: 0, to: bytes.count, by: max(1, bytes.count / prefixes)).map { Array(bytes[0..<$0]) }
+            for _ in 0..<flips {
                 var copy = bytes
-                let at = next() % min(copy.count, 4_096)
+                let at = next() % min(copy.count, flipWithin)
                 copy[at] = UInt8(truncatingIfNeeded: next())
                 variants.append(copy)
             }
@@ -161,7 +163,7 @@ final class ContainerFixtureTests: XCTestCase {
                     }
                     outcomes += 1
                 } catch let error as MetadataError {
-                    XCTAssertFalse("\(error)".isEmpty)
+                    XCTAssertFalse("\(error)".isEmpty || "\(error)".contains("\n"), "\(name): '\(error)'")
                     outcomes += 1
                 }
             }
