@@ -30,7 +30,7 @@ let importSpec = CommandSpec(
     ],
     details: """
     The rules are the iOS app's, in order, over photos sorted by capture time: a photo without
-    a position is skipped (noLocation); one taken less than 60 s after the last accepted photo
+    a position is skipped (no location); one taken less than 60 s after the last accepted photo
     is skipped (interval); one closer than 5 km to any pin, including pins made earlier in the
     same run, is skipped (distance); every other photo becomes a pin with its country. Files
     that cannot be decoded are listed as unreadable and the run goes on. Files decided in an
