@@ -31,7 +31,8 @@ let package = Package(
             pkgConfig: "libbrotlidec",
             providers: [.apt(["libbrotli-dev"])]
         ),
-        // The syscalls Swift cannot make: ioprio_set (for --nice), getrandom (for pin ids).
+        // The syscalls Swift cannot make: ioprio_set (for --nice), getrandom (for pin ids), O_TMPFILE
+        // (the import's scratch file).
         .target(name: "CSupport"),
         // The app's model and rules: no file or database I/O.
         .target(name: "PinCore", dependencies: ["CSupport"]),
@@ -40,7 +41,7 @@ let package = Package(
         // SQLite storage: connection, migrations, repositories, run lock.
         .target(name: "PinStore", dependencies: ["PinCore", "CSQLite"]),
         // The import session end to end: lock, run record, scanner, pipeline stages, reports.
-        .target(name: "PinImport", dependencies: ["PinCore", "PinMetadata", "PinStore"]),
+        .target(name: "PinImport", dependencies: ["PinCore", "PinMetadata", "PinStore", "CSupport"]),
         // The offline HTML map page, and exports: plain values in, files out.
         .target(name: "PinReport", dependencies: ["PinCore"]),
         .executableTarget(

@@ -123,6 +123,9 @@ public struct ImportPipeline {
         self.database = database
     }
 
+    /// Files read between two reconciliations (one database read each).
+    static let reconcileBatch = 512
+
     /// The root as an absolute, symlink-free path: photo records are keyed by it.
     public static func canonicalRoot(_ path: String) throws -> String {
         guard let resolved = realpath(path, nil) else {
@@ -184,41 +187,71 @@ public struct ImportPipeline {
         let creation = self.creation, needsCountries = !survey.toRead.isEmpty
         let outlines = Task.detached { Result { if needsCountries { try creation.prepareCountries() } } }
 
-        // 2. Read: the items hold what is left of each file.
-        var items = ReadStage.read(survey.toRead, sidecars: survey.sidecarsToRead, root: rootPath,
-                                   options: MetadataOptions(defaultTimeZone: options.timeZone, timeZones: options.timeZones), jobs: options.jobs,
-                                   stop: options.stop, progress: progress)
-        survey.toRead = []
-        survey.sidecarsToRead = []
-        try options.stop.check()
-        progress(ImportProgress(phase: .deciding, done: 0, total: items.count))
-
-        // 3. Reconcile moves and touches.
-        var reconciled = try Reconciliation(items: items, root: rootPath, known: survey.knownToRead, survey: survey,
-                                            includeVideos: options.includeVideos, database: database)
-        report.touched = reconciled.touched
-        report.moved = reconciled.moves.count
-        report.missing = reconciled.missing.count
-
-        // 4. Decide.
+        // 2-3. Read, and reconcile moves and touches batch by batch as the files come; what is
+        // left to the rules goes into the sorter (`ItemSorter`: on disk, in sorted runs).
+        var reconciled = Reconciliation(survey: survey)
         var decide = DecideStage(minInterval: options.minInterval, threshold: options.threshold,
                                  includeVideos: options.includeVideos, timeZone: options.timeZone,
                                  plan: { try creation.planPhotoPin(at: $0, takenAt: $1, utcOffsetSeconds: $2) })
-        let candidates = decide.candidates(&items, undecided: reconciled.undecided)
-        if case let .failure(error) = await outlines.value, candidates.contains(where: { $0.coordinate != nil }) {
-            throw ImportError.storage("cannot load the country outlines: \(error)")
+        var sorter = ItemSorter(isCandidate: DecideStage.isCandidate)
+        // The rules' history, read at the first photo to decide (a night with only touched or
+        // moved files does not read it); and the photos an earlier run accepted that are
+        // decided again (their content changed): they do not count as their own previous photo.
+        var history = ImportHistory()
+        var historyRead = false
+        var acceptedHere: Set<RawPath> = []
+        var redecided: Set<RawPath> = []
+        var withCoordinate = false
+        let known = survey.knownToRead, includeVideos = options.includeVideos, database = self.database
+        var batch: [ImportItem] = []
+        var failure: Error?
+        func pass(_ batch: [ImportItem]) throws {
+            for i in try reconciled.reconcile(batch, root: rootPath, known: known, includeVideos: includeVideos, database: database) {
+                var item = batch[i]
+                if decide.admit(&item) {
+                    if !historyRead {
+                        try history.readRules(from: database)
+                        historyRead = true
+                        acceptedHere = DecideStage.relativePaths(of: history.earlierAccepted, below: rootPath)
+                    }
+                    if acceptedHere.contains(item.entry.relativePath) { redecided.insert(item.entry.relativePath) }
+                    if item.coordinate != nil { withCoordinate = true }
+                }
+                try sorter.add(item)
+            }
         }
-        if case let .failure(error) = await outlines.value, reconciled.corrected.contains(where: { $0.kind == .moved }) {
+        ReadStage.read(survey.toRead, sidecars: survey.sidecarsToRead, root: rootPath,
+                       options: MetadataOptions(defaultTimeZone: options.timeZone, timeZones: options.timeZones), jobs: options.jobs,
+                       stop: options.stop, progress: progress) { item in
+            guard failure == nil else { return }
+            batch.append(item)
+            guard batch.count >= Self.reconcileBatch else { return }
+            do { try pass(batch) } catch { failure = error }
+            batch.removeAll(keepingCapacity: true)
+        }
+        survey.toRead = []
+        survey.sidecarsToRead = []
+        if failure == nil { try pass(batch) }
+        batch = []
+        if let failure { throw failure }
+        try options.stop.check()
+        reconciled.finish()
+        report.touched = reconciled.touched
+        report.moved = reconciled.moves.count
+        report.missing = reconciled.missing.count
+        progress(ImportProgress(phase: .deciding, done: 0, total: report.read))
+
+        // 4. Decide, in report order; each file goes to the report's records as it is decided.
+        if case let .failure(error) = await outlines.value, withCoordinate || reconciled.corrected.contains(where: { $0.kind == .moved }) {
             throw ImportError.storage("cannot load the country outlines: \(error)")
         }
         try PinCorrection.plan(&reconciled.corrected, timeZone: options.timeZone, creation: creation)
         report.corrected = reconciled.corrected.filter { $0.kind != .same }
-        var history = ImportHistory()
-        if !candidates.isEmpty { try history.readRules(from: database) }
-        try decide.decide(&items, candidates: consume candidates, undecided: reconciled.undecided, history: history, root: rootPath)
+        var sorted = try sorter.sorted()
+        var decided = try DecidedFiles.Writer()
+        try decide.decide(&sorted, history: history, redecided: redecided, root: rootPath, into: &decided)
         report.videosLeftOut = decide.videosLeftOut
-        report.items = items
-        items = []
+        report.items = try decided.finish()
 
         // 5. Save.
         if !options.dryRun, let database {

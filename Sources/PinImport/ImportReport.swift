@@ -88,6 +88,19 @@ public struct ImportItem: Sendable {
         self.verdict = verdict
     }
 
+    /// From its parts (`ItemCodec`).
+    init(entry: FileEntry, kept: KeptMetadata?, error: String?, pin: PinPlan?, decision: PhotoDecision,
+         verdict: ImportFilters.Verdict?) {
+        self.entry = entry
+        self.kept = kept
+        self.extra = Extra.make(error: error, pin: pin)
+        self.decision = decision
+        self.verdict = verdict
+    }
+
+    /// The kept metadata as it is stored (`ItemCodec`).
+    var keptMetadata: KeptMetadata? { kept }
+
     /// What few items have, behind one reference: the error of an unreadable file, the pin of
     /// an accepted photo.
     private final class Extra: Sendable {
@@ -122,6 +135,12 @@ struct KeptMetadata: Sendable {
     var flags: UInt8 = 0
 
     static let hasCoordinate: UInt8 = 1, hasTakenAt: UInt8 = 2, hasOffset: UInt8 = 4, hasHexDigest: UInt8 = 8
+
+    /// The rest unset (`ItemCodec` fills it in).
+    init(format: FileKind, timeSource: TimeSource) {
+        self.format = format
+        self.timeSource = timeSource
+    }
 
     init(_ m: PhotoMetadata) {
         format = m.format
@@ -190,8 +209,8 @@ struct KeptMetadata: Sendable {
 }
 
 /// The report of one import session: counts, every decided file, what the walk could not read.
-/// Writers (text, JSON, the map page) read it through the accessors below; it never holds a
-/// second copy of the items.
+/// Writers (text, JSON, the map page) read it through the accessors below. The decided files
+/// are on disk (`DecidedFiles`): a report of 1,000,000 files is read back as it is written out.
 public struct ImportReport: Sendable {
     public var root: String
     public var dryRun: Bool
@@ -222,8 +241,9 @@ public struct ImportReport: Sendable {
     public var corrected: [PinCorrection] = []
     public var pinsMoved: Int { corrected.count { $0.kind == .moved } }
     public var pinsKept: Int { corrected.count { $0.kind == .kept } }
-    /// Every file decided in this run, in the order the rules saw them, unreadable files last.
-    public var items: [ImportItem] = []
+    /// Every file decided in this run, in the order the rules saw them, then unreadable files
+    /// and other files by path.
+    public var items = DecidedFiles()
     /// Folders or files the walk could not read: the run completed, but not over everything
     /// (`pins import` then exits with its own code).
     public var problems: [(path: RawPath, reason: String)] = []
@@ -246,34 +266,27 @@ public struct ImportReport: Sendable {
     /// The reasons a photo makes no pin, in the order reports list them.
     public static let skipReasons: [PhotoDecision] = [.noLocation, .interval, .distance, .unreadable]
 
-    // Counted without filter(): a filtered copy of 200,000 items was the run's peak memory.
-    public var photos: Int { items.reduce(0) { $0 + ($1.decision != .notMedia ? 1 : 0) } }
+    // Counted as the files were written (`DecidedFiles.Tally`): no pass over the files.
+    public var photos: Int { items.count - count(.notMedia) }
     public var created: Int { count(.accepted) }
-    public func count(_ decision: PhotoDecision) -> Int { items.reduce(0) { $0 + ($1.decision == decision ? 1 : 0) } }
-    public var withLocation: Int { items.reduce(0) { $0 + ($1.coordinate != nil ? 1 : 0) } }
+    public func count(_ decision: PhotoDecision) -> Int { items.tally.byDecision[decision] ?? 0 }
+    public var withLocation: Int { items.tally.withLocation }
 
     /// How many photos each skip reason (unreadable included) took, keyed by the reason's name.
     public var skippedCounts: [String: Int] {
-        var counts: [String: Int] = [:]
-        for item in items { counts[item.decision.rawValue, default: 0] += 1 }
-        return Dictionary(uniqueKeysWithValues: Self.skipReasons.map { ($0.rawValue, counts[$0.rawValue] ?? 0) })
+        Dictionary(uniqueKeysWithValues: Self.skipReasons.map { ($0.rawValue, count($0)) })
     }
 
     /// The photos that make (or would make) a pin, in capture order.
-    public var accepted: LazyFilterSequence<[ImportItem]> { items.lazy.filter { $0.decision == .accepted } }
+    public var accepted: DecidedFiles.Filtered { items.only([.accepted]) }
     /// The photos the rules skipped (no location, interval, distance), in capture order.
-    public var skipped: LazyFilterSequence<[ImportItem]> {
-        items.lazy.filter { $0.decision == .noLocation || $0.decision == .interval || $0.decision == .distance }
-    }
+    public var skipped: DecidedFiles.Filtered { items.only([.noLocation, .interval, .distance]) }
     /// The files that are neither photos nor unreadable (sidecars, videos left out, empty files,
     /// other content), by path: see `ImportItem.otherReason`.
-    public var others: LazyFilterSequence<[ImportItem]> { items.lazy.filter { $0.decision == .notMedia } }
+    public var others: DecidedFiles.Filtered { items.only([.notMedia]) }
     /// Files whose content is not a photo or video at all (empty ones included): not sidecars,
     /// not videos left out.
-    public var notMedia: Int {
-        items.reduce(0) { $0 + ($1.decision == .notMedia && $1.metadata == nil
-                                && !Sidecars.isSidecarName($1.entry.relativePath.lastComponent) ? 1 : 0) }
-    }
+    public var notMedia: Int { items.tally.notMedia }
     /// The files that could not be decoded, by path.
-    public var unreadable: LazyFilterSequence<[ImportItem]> { items.lazy.filter { $0.decision == .unreadable } }
+    public var unreadable: DecidedFiles.Filtered { items.only([.unreadable]) }
 }

@@ -64,7 +64,7 @@ public enum ImportReportJSON {
         sink.write("],\"problems\":" + JSONText.string(report.problems.map { ["path": $0.path.description, "reason": $0.reason] })
                    + ",\"root\":" + JSONText.string(report.root) + ",\"skipped\":[")
         first = true
-        for item in report.items where item.decision != .accepted && item.decision != .notMedia {
+        for item in report.items.only([.noLocation, .interval, .distance, .unreadable]) {
             var object: [String: Any] = ["photo": item.entry.relativePath.description, "reason": item.decision.rawValue,
                                          "detail": orNull(item.detail)]
             if let m = item.metadata {
@@ -180,7 +180,7 @@ public enum ImportReportText {
         guard !report.skipped.isEmpty else { return }
         sink.write("\nPhotos that would be skipped" + (examples == Int.max ? ":\n" : " (a few of each reason; --verbose lists all):\n"))
         for reason in ImportReport.skipReasons where reason != .unreadable {
-            let photos = report.items.lazy.filter { $0.decision == reason }
+            let photos = report.items.only([reason])
             let count = photos.count
             guard count > 0 else { continue }
             sink.write("  \(reason.words) (\(count) photo\(count == 1 ? "" : "s"))\n")

@@ -104,17 +104,3 @@ final class ImportFiltersTests: XCTestCase {
                        ["accepted", "distance", "accepted"])
     }
 }
-
-final class PermuteTests: XCTestCase {
-    func testPermuteInPlaceMatchesAMappedCopy() {
-        var generator = SystemRandomNumberGenerator()
-        for n in [0, 1, 2, 7, 100] {
-            let original = (0..<n).map { "e\($0)" }
-            let order = Array((0..<n).shuffled(using: &generator).prefix(n - n / 3))
-            var permuted = original
-            permuted.permute(to: order)
-            XCTAssertEqual(Array(permuted.prefix(order.count)), order.map { original[$0] })
-            XCTAssertEqual(Set(permuted), Set(original))
-        }
-    }
-}

@@ -211,12 +211,20 @@ final class ImportStagesTests: XCTestCase {
     }
 
     func decided(_ items: [ImportItem], history: ImportHistory = ImportHistory(), stage: DecideStage? = nil) throws -> (items: [ImportItem], stage: DecideStage) {
-        var items = items
         var stage = stage ?? decider()
-        let undecided = Array(items.indices)
-        let candidates = stage.candidates(&items, undecided: undecided)
-        try stage.decide(&items, candidates: candidates, undecided: undecided, history: history, root: root)
-        return (items, stage)
+        // As the pipeline does: each item admitted (or not), sorted on disk in runs of 2, decided
+        // into the report's records, read back.
+        var sorter = ItemSorter(runLength: 2, fanIn: 2, isCandidate: DecideStage.isCandidate)
+        var redecided: Set<RawPath> = []
+        let accepted = DecideStage.relativePaths(of: history.earlierAccepted, below: root)
+        for var item in items {
+            if stage.admit(&item), accepted.contains(item.entry.relativePath) { redecided.insert(item.entry.relativePath) }
+            try sorter.add(item)
+        }
+        var sorted = try sorter.sorted()
+        var out = try DecidedFiles.Writer()
+        try stage.decide(&sorted, history: history, redecided: redecided, root: root, into: &out)
+        return (Array(try out.finish()), stage)
     }
 
     func testIntervalCountsFromAPhotoAcceptedInAnEarlierRun() throws {
@@ -308,7 +316,7 @@ final class ImportStagesTests: XCTestCase {
         items[1].decision = .interval
         let survey = try Survey(files: [], known: [:], root: root, allowShrink: true)
         let reconciled = try Reconciliation(items: [], root: root, known: [:], survey: survey, includeVideos: true, database: nil)
-        try SaveStage(root: root, runID: 7, batchSize: 2, creation: creation()).save(items, reconciled: reconciled, database: db,
+        try SaveStage(root: root, runID: 7, batchSize: 2, creation: creation()).save(DecidedFiles(items), reconciled: reconciled, database: db,
                                                                                     progress: { _ in })
         XCTAssertEqual(db.commits, 3, "5 decisions, 2 per transaction")
         XCTAssertEqual(db.state.photos.count, 5)

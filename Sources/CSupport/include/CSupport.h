@@ -24,4 +24,9 @@ void *pins_exif_alloc(uint32_t size);
 void *pins_exif_realloc(void *pointer, uint32_t size);
 void pins_exif_free(void *pointer);
 
+/// A scratch file in `folder` that has no name: O_TMPFILE, else a new file unlinked at once (a
+/// file system without O_TMPFILE). Either way nothing is left behind when the process ends,
+/// killed or not. Returns the descriptor (read-write, close-on-exec), or -1 with errno set.
+int pins_open_scratch(const char *folder);
+
 #endif

@@ -3,8 +3,9 @@ import PinCore
 import PinMetadata
 
 /// Stage 4: the app's rules over the undecided photos, in capture order; each accepted photo
-/// gets its pin planned (id, country, title) by CreationService. The items end up in report
-/// order: decided photos as the rules saw them, then unreadable files and non-media by path.
+/// gets its pin planned (id, country, title) by CreationService. The items come sorted into
+/// report order (`ItemSorter`: decided photos as the rules see them, then unreadable files and
+/// non-media by path) and go on to the report's records (`DecidedFiles`) one by one.
 struct DecideStage {
     var minInterval: Double
     var threshold: Double
@@ -17,91 +18,63 @@ struct DecideStage {
     /// Videos left out by `--no-videos` (they become `.notMedia`).
     private(set) var videosLeftOut = 0
 
-    /// The photos the rules will see, in index order; videos are left out here when asked.
-    mutating func candidates(_ items: inout [ImportItem], undecided: [Int]) -> [ImportFilters.Candidate] {
-        var candidates: [ImportFilters.Candidate] = []
-        for i in undecided {
-            guard let metadata = items[i].metadata else { continue }
-            if !includeVideos, metadata.format.isVideo {
-                items[i].decision = .notMedia
-                videosLeftOut += 1
-                continue
-            }
-            candidates.append(.init(index: i, instant: items[i].takenAt.timeIntervalSince1970, path: items[i].entry.relativePath,
-                                    coordinate: metadata.coordinate, locationIssue: metadata.locationIssue))
+    /// Whether the rules decide `item` (a photo); a video is left out here when asked (it
+    /// becomes `.notMedia`). Unreadable files and other files are not decided.
+    mutating func admit(_ item: inout ImportItem) -> Bool {
+        guard Self.isCandidate(item), let kept = item.keptMetadata else { return false }
+        if !includeVideos, kept.format.isVideo {
+            item.decision = .notMedia
+            videosLeftOut += 1
+            return false
         }
-        return candidates
+        return true
     }
 
-    /// Decides `candidates` against the history and reorders `items` in place into report
-    /// order, dropping the items that were not to be decided (touched and moved files).
-    /// `candidates` is sorted in place: pass it with `consume` and no second copy is made.
-    func decide(_ items: inout [ImportItem], candidates: consuming [ImportFilters.Candidate], undecided: [Int],
-                history: ImportHistory, root: RawPath) throws {
+    /// A photo the rules decide: read as a photo, not left out (see `admit`).
+    static func isCandidate(_ item: ImportItem) -> Bool { item.keptMetadata != nil && item.decision != .notMedia }
+
+    /// Decides the photos of `sorted` (report order: the photos the rules see by capture instant
+    /// then path, then the rest by path) against the history, and writes every item, decided or
+    /// not, to `out` as it goes: nothing of the run is held but the rules' own state.
+    /// `redecided`: the photos (relative to `root`) among them that an earlier run accepted.
+    func decide(_ sorted: inout ItemSorter.Merge, history: ImportHistory, redecided: Set<RawPath>, root: RawPath,
+                into out: inout DecidedFiles.Writer) throws {
         var filters = ImportFilters(minInterval: minInterval, threshold: threshold, existingPins: history.pins,
-                                    earlierAccepted: Self.earlierAccepted(history.earlierAccepted, redeciding: candidates, root: root))
-        var order: [Int] = []
-        order.reserveCapacity(candidates.count)
-        ImportFilters.order(&candidates)
-        for candidate in candidates {
-            let i = candidate.index
-            let verdict = filters.decide(candidate, label: items[i].entry.relativePath.description)
-            items[i].verdict = verdict
-            items[i].decision = verdict.decision
-            if verdict == .accepted, let coordinate = candidate.coordinate {
-                let takenAt = Date(timeIntervalSince1970: candidate.instant)
-                let offset = items[i].metadata?.utcOffsetSeconds ?? timeZone.secondsFromGMT(for: takenAt)
-                items[i].pin = try plan(coordinate, takenAt, offset)
+                                    earlierAccepted: Self.earlierAccepted(history.earlierAccepted, redeciding: redecided, root: root))
+        while let (candidate, item) = sorted.next() {
+            guard candidate else {
+                try out.append(item)
+                continue
             }
-            order.append(i)
+            var decided = item
+            let kept = item.keptMetadata!
+            let instant = item.takenAt.timeIntervalSince1970
+            let verdict = filters.decide(.init(index: 0, instant: instant, path: item.entry.relativePath, coordinate: kept.coordinate,
+                                               locationIssue: kept.locationIssue),
+                                         label: item.entry.relativePath.description)
+            decided.verdict = verdict
+            decided.decision = verdict.decision
+            if verdict == .accepted, let coordinate = kept.coordinate {
+                let takenAt = Date(timeIntervalSince1970: instant)
+                decided.pin = try plan(coordinate, takenAt, kept.utcOffsetSeconds ?? timeZone.secondsFromGMT(for: takenAt))
+            }
+            try out.append(decided)
         }
-        // Unreadable files and non-media last, by path.
-        let rest = undecided.filter { items[$0].verdict == nil }.sorted { items[$0].entry.relativePath < items[$1].entry.relativePath }
-        // In place: a second copy of 200,000 items would double the run's memory.
-        let reportOrder = order + rest
-        items.permute(to: reportOrder)
-        items.removeLast(items.count - reportOrder.count)
+    }
+
+    /// The paths of `accepted` below `root`, relative to it.
+    static func relativePaths(of accepted: [AcceptedPhoto], below root: RawPath) -> Set<RawPath> {
+        let prefix = root.bytes + [UInt8(ascii: "/")]
+        return Set(accepted.lazy.filter { $0.path.bytes.starts(with: prefix) }.map { RawPath(bytes: Array($0.path.bytes.dropFirst(prefix.count))) })
     }
 
     /// A photo decided again (its content changed) is not "previously accepted" to itself.
-    static func earlierAccepted(_ earlier: [AcceptedPhoto], redeciding candidates: [ImportFilters.Candidate],
-                                root: RawPath) -> [AcceptedPhoto] {
-        guard !candidates.isEmpty, !earlier.isEmpty else { return earlier }
-        let redecided = Set(candidates.map(\.path))
+    static func earlierAccepted(_ earlier: [AcceptedPhoto], redeciding redecided: Set<RawPath>, root: RawPath) -> [AcceptedPhoto] {
+        guard !redecided.isEmpty, !earlier.isEmpty else { return earlier }
         let prefix = root.bytes + [UInt8(ascii: "/")]
         return earlier.filter { accepted in
             !(accepted.path.bytes.starts(with: prefix)
               && redecided.contains(RawPath(bytes: Array(accepted.path.bytes.dropFirst(prefix.count)))))
-        }
-    }
-}
-
-extension Array {
-    /// Reorders the array in place so that element k becomes the old element `order[k]`;
-    /// indices not in `order` end up after `order.count`. O(n) swaps, no second array of
-    /// elements.
-    mutating func permute(to order: [Int]) {
-        precondition(Set(order).count == order.count && order.allSatisfy { indices.contains($0) }, "not a partial permutation")
-        // Complete the order with the indices it leaves out, then follow cycles.
-        var target = order
-        var used = [Bool](repeating: false, count: count)
-        for i in order { used[i] = true }
-        for i in indices where !used[i] { target.append(i) }
-        var done = [Bool](repeating: false, count: count)
-        for start in indices where !done[start] {
-            // Position p receives old element target[p]; walk the cycle from `start`.
-            var p = start
-            let saved = self[start]
-            while true {
-                done[p] = true
-                let source = target[p]
-                if source == start {
-                    self[p] = saved
-                    break
-                }
-                self[p] = self[source]
-                p = source
-            }
         }
     }
 }

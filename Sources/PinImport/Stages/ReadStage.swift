@@ -18,33 +18,34 @@ enum ReadStage {
     static let progressEvery = 256
 
     /// Reads `entries` (below `root`; `sidecars`: for each, its sidecars relative to the root).
-    /// Results are taken in file order straight into the items: no second array of 200,000
-    /// metadata records, and at most the pool's window of results waiting.
+    /// Each file's item goes to `consume` in file order as soon as it is read: nothing is
+    /// kept here, and at most the pool's window of results waits.
     /// After a stop request the remaining files are not opened (the run is then abandoned).
     static func read(_ entries: [FileEntry], sidecars: [[RawPath]], root: RawPath, options: MetadataOptions, jobs: Int,
-                     stop: StopRequest = StopRequest(), progress: @escaping @Sendable (ImportProgress) -> Void) -> [ImportItem] {
-        var items = entries.map { ImportItem(entry: $0, decision: .notMedia) }
-        let total = items.count
+                     stop: StopRequest = StopRequest(), progress: @escaping @Sendable (ImportProgress) -> Void,
+                     consume: (ImportItem) -> Void) {
+        let total = entries.count
         ReadPool.run(count: total, threads: jobs, read: { i -> Outcome in
             if stop.signal != nil { return .notMedia }
             return readOne(root.appending(entries[i].relativePath.bytes), modified: entries[i].modificationDate,
                     sidecars: sidecars[i].map { root.appending($0.bytes) }, options: options)
         }, consume: { i, outcome in
+            var item = ImportItem(entry: entries[i], decision: .notMedia)
             switch outcome {
             case let .photo(metadata):
-                items[i].metadata = metadata
-                items[i].decision = .noLocation
+                item.metadata = metadata
+                item.decision = .noLocation
             case let .unreadable(reason):
-                items[i].error = reason
-                items[i].decision = .unreadable
+                item.error = reason
+                item.decision = .unreadable
             case .notMedia:
                 break
             }
+            consume(item)
             if (i + 1) % progressEvery == 0 || i + 1 == total {
                 progress(ImportProgress(phase: .reading, done: i + 1, total: total))
             }
         })
-        return items
     }
 
     static func readOne(_ path: RawPath, modified: Date, sidecars: [RawPath], options: MetadataOptions) -> Outcome {

@@ -21,29 +21,47 @@ struct Reconciliation {
     /// Google Photos) while the pin they made is still the import's own: the pin follows them
     /// instead of a second pin being made.
     var corrected: [PinCorrection] = []
-    /// Indices (ascending) of the items the rules still have to decide.
+    /// With `init(items:...)`: indices (ascending) of the items the rules still have to decide.
     var undecided: [Int] = []
     var touched = 0
     /// Known files gone for good: the vanished ones that did not move.
     var missing: [RawPath]
 
-    /// `exists` says whether a recorded file is still there (a test passes its own).
-    init(items: [ImportItem], root: RawPath, known: [RawPath: KnownPhoto], survey: Survey, includeVideos: Bool,
-         database: TransactionRunner?, exists: (RawPath) -> Bool = { path in path.withCString { access($0, F_OK) } == 0 }) throws {
+    /// Known files that vanished from where they were recorded.
+    private let vanished: Set<RawPath>
+
+    /// Nothing reconciled yet: the survey's reappeared and vanished files.
+    init(survey: Survey) {
         refreshed = survey.reappeared
         missing = survey.vanished
-        guard let database else {
-            undecided = Array(items.indices)
-            return
-        }
-        let vanished = Set(survey.vanished)
+        vanished = Set(survey.vanished)
+    }
+
+    /// All of `items` at once (tests): `undecided` holds the indices left to the rules.
+    init(items: [ImportItem], root: RawPath, known: [RawPath: KnownPhoto], survey: Survey, includeVideos: Bool,
+         database: TransactionRunner?, exists: (RawPath) -> Bool = Reconciliation.exists) throws {
+        self.init(survey: survey)
+        undecided = try reconcile(items, root: root, known: known, includeVideos: includeVideos, database: database, exists: exists)
+        finish()
+    }
+
+    /// Whether a recorded file is still there.
+    static func exists(_ path: RawPath) -> Bool { path.withCString { access($0, F_OK) } == 0 }
+
+    /// Sets aside the items of `batch` that need no decision (touched, moved, copied, corrected)
+    /// and returns the indices of the others, ascending: they are left to the rules. The run
+    /// calls it on each batch of files as they are read, then `finish`es.
+    mutating func reconcile(_ batch: [ImportItem], root: RawPath, known: [RawPath: KnownPhoto], includeVideos: Bool,
+                            database: TransactionRunner?, exists: (RawPath) -> Bool = Reconciliation.exists) throws -> [Int] {
+        guard let database else { return Array(batch.indices) }
         var undecided: [Int] = []
         var refreshed: [(path: RawPath, fingerprint: PhotoFingerprint)] = []
         var moves: [PhotoMove] = []
         var corrected: [PinCorrection] = []
+        let vanished = self.vanished
         try readingDatabase {
             try database.read { repos in
-                for (i, item) in items.enumerated() {
+                for (i, item) in batch.enumerated() {
                     let entry = item.entry
                     guard let metadata = item.metadata, let digest = metadata.metadataDigest,
                           includeVideos || !metadata.format.isVideo else {
@@ -71,13 +89,15 @@ struct Reconciliation {
                 }
             }
         }
-        touched = refreshed.count
+        touched += refreshed.count + corrected.count { $0.kind == .same }
         self.refreshed += refreshed
-        self.moves = moves
-        self.corrected = corrected
-        touched += corrected.count { $0.kind == .same }
-        self.undecided = undecided
-        // Files that moved are not missing: their records follow them.
+        self.moves += moves
+        self.corrected += corrected
+        return undecided
+    }
+
+    /// After the last batch: files that moved are not missing (their records follow them).
+    mutating func finish() {
         let movedFrom = Set(moves.compactMap(\.from))
         missing.removeAll { movedFrom.contains($0) }
     }

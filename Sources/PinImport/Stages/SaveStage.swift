@@ -13,22 +13,27 @@ struct SaveStage {
     /// Checked between batches: a stop request ends the run after the batch being written.
     var stop = StopRequest()
 
-    func save(_ items: [ImportItem], reconciled: Reconciliation, database: TransactionRunner,
+    /// `items`: the decided files, read back from their records one batch at a time.
+    func save(_ items: DecidedFiles, reconciled: Reconciliation, database: TransactionRunner,
               progress: @escaping @Sendable (ImportProgress) -> Void) throws {
         do {
             try saveBookkeeping(reconciled, database: database)
             if !reconciled.corrected.isEmpty {
                 try database.write { repos in try saveCorrections(reconciled.corrected, in: repos) }
             }
-            var start = 0
-            while start < items.count {
+            var files = items.makeIterator()
+            var batch: [ImportItem] = []
+            var done = 0
+            while true {
+                batch.removeAll(keepingCapacity: true)
+                while batch.count < max(1, batchSize), let item = files.next() { batch.append(item) }
+                guard !batch.isEmpty else { break }
                 try stop.check()
-                let range = start..<min(items.count, start + max(1, batchSize))
                 try database.write { repos in
-                    for item in items[range] { try saveDecision(item, in: repos) }
+                    for item in batch { try saveDecision(item, in: repos) }
                 }
-                start = range.upperBound
-                progress(ImportProgress(phase: .saving, done: start, total: items.count))
+                done += batch.count
+                progress(ImportProgress(phase: .saving, done: done, total: items.count))
             }
         } catch let error as ImportError {
             throw error

@@ -1,0 +1,383 @@
+import Foundation
+import PinCore
+import PinMetadata
+
+/// The files of a run in report order, kept on disk (`ScratchFile`) as compact records, not in
+/// memory: a first import of 1,000,000 photos holds none of them at once. Read as a sequence,
+/// as many times as the writers need (the text report goes over the pins twice: widths, then
+/// rows); the counts the reports print are kept as the records are written.
+public struct DecidedFiles: Sequence, Sendable {
+    private let file: ScratchFile?
+    private let start: Int64, end: Int64
+    /// Counts, kept as the records were written.
+    public private(set) var tally = Tally()
+
+    public struct Tally: Sendable, Equatable {
+        /// Files per decision.
+        public var byDecision: [PhotoDecision: Int] = [:]
+        /// Photos with a position, whatever their decision.
+        public var withLocation = 0
+        /// `.notMedia` files that are neither a sidecar nor a video left out (see
+        /// `ImportReport.notMedia`).
+        public var notMedia = 0
+        public var total = 0
+
+        mutating func count(_ item: ImportItem) {
+            total += 1
+            byDecision[item.decision, default: 0] += 1
+            if item.coordinate != nil { withLocation += 1 }
+            if item.decision == .notMedia && item.keptMetadata == nil
+                && !Sidecars.isSidecarName(item.entry.relativePath.lastComponent) { notMedia += 1 }
+        }
+    }
+
+    /// No file.
+    public init() {
+        file = nil
+        start = 0
+        end = 0
+    }
+
+    /// `items`, in this order (tests, and runs small enough to say so).
+    public init(_ items: [ImportItem]) throws {
+        var writer = try Writer()
+        for item in items { try writer.append(item) }
+        self = try writer.finish()
+    }
+
+    private init(file: ScratchFile, start: Int64, end: Int64, tally: Tally) {
+        self.file = file
+        self.start = start
+        self.end = end
+        self.tally = tally
+    }
+
+    public var count: Int { tally.total }
+    public var isEmpty: Bool { tally.total == 0 }
+    public var first: ImportItem? {
+        var files = makeIterator()
+        return files.next()
+    }
+
+    public func makeIterator() -> Iterator { Iterator(self, only: nil) }
+
+    /// The files with one of `decisions`, in report order; the others are skipped without being
+    /// decoded.
+    public func only(_ decisions: Set<PhotoDecision>) -> Filtered { Filtered(files: self, decisions: decisions) }
+
+    public struct Filtered: Sequence, Sendable {
+        let files: DecidedFiles
+        let decisions: Set<PhotoDecision>
+        public func makeIterator() -> Iterator { Iterator(files, only: decisions) }
+        public var count: Int { decisions.reduce(0) { $0 + (files.tally.byDecision[$1] ?? 0) } }
+        public var isEmpty: Bool { count == 0 }
+    }
+
+    public struct Iterator: IteratorProtocol {
+        private var reader: RecordReader?
+        /// Decision codes to keep; nil keeps all.
+        private let keep: [Bool]?
+
+        init(_ files: DecidedFiles, only decisions: Set<PhotoDecision>?) {
+            reader = files.file.map { RecordReader($0, from: files.start, to: files.end) }
+            keep = decisions.map { set in ItemCodec.decisions.map { set.contains($0) } }
+        }
+
+        public mutating func next() -> ImportItem? {
+            guard reader != nil else { return nil }
+            while true {
+                let keep = self.keep
+                guard let item = reader!.next({ body -> ImportItem? in
+                    if let keep, !keep[Int(body[0])] { return nil }
+                    return ItemCodec.decode(body)
+                }) else { return nil }
+                if let item { return item }
+            }
+        }
+    }
+
+    /// Appends items in report order, then `finish`es.
+    struct Writer {
+        let file: ScratchFile
+        let start: Int64
+        var tally = Tally()
+
+        init(file: ScratchFile? = nil) throws {
+            self.file = try file ?? ScratchFile()
+            start = self.file.end
+        }
+
+        mutating func append(_ item: ImportItem) throws {
+            try file.appendRecord(ItemCodec.encode(item))
+            tally.count(item)
+        }
+
+        func finish() throws -> DecidedFiles {
+            try file.flush()
+            return DecidedFiles(file: file, start: start, end: file.end, tally: tally)
+        }
+    }
+}
+
+/// One `ImportItem` as bytes: its decision code first (so a filter reads one byte), then the
+/// file, the metadata the import keeps, the error, the pin plan and the verdict.
+enum ItemCodec {
+    static let decisions = PhotoDecision.allCases
+    private static let decisionCodes = Dictionary(uniqueKeysWithValues: decisions.enumerated().map { ($1, UInt8($0)) })
+    private static let formats = FileKind.allCases
+    private static let formatCodes = Dictionary(uniqueKeysWithValues: formats.enumerated().map { ($1, UInt8($0)) })
+    private static let positionSources = PositionSource.allCases
+    private static let timeSources = TimeSource.allCases
+
+    static func encode(_ item: ImportItem) -> [UInt8] {
+        var w = ByteWriter()
+        w.bytes.reserveCapacity(128 + item.entry.relativePath.bytes.count)
+        w.u8(decisionCodes[item.decision]!)
+        let e = item.entry
+        w.data(e.relativePath.bytes)
+        w.i64(e.size)
+        w.i64(e.modificationNanoseconds)
+        w.u64(e.inode)
+        w.u64(e.device)
+        if let k = item.keptMetadata {
+            w.u8(1)
+            w.u8(formatCodes[k.format]!)
+            w.u8(k.positionSource.map { UInt8(positionSources.firstIndex(of: $0)! + 1) } ?? 0)
+            w.u8(UInt8(timeSources.firstIndex(of: k.timeSource)!))
+            w.u8(k.flags)
+            w.optionalString(k.locationIssue)
+            w.optionalString(k.otherDigest)
+            w.f64(k.latitude)
+            w.f64(k.longitude)
+            w.f64(k.takenAtSeconds)
+            w.i64(Int64(k.offset))
+            w.u64(k.digest)
+        } else {
+            w.u8(0)
+        }
+        w.optionalString(item.error)
+        if let pin = item.pin {
+            w.u8(1)
+            withUnsafeBytes(of: pin.id.uuid) { w.bytes.append(contentsOf: $0) }
+            w.optionalString(pin.country)
+            w.string(pin.title)
+        } else {
+            w.u8(0)
+        }
+        switch item.verdict {
+        case nil: w.u8(0)
+        case .accepted?: w.u8(1)
+        case let .noLocation(reason)?:
+            w.u8(2)
+            w.string(reason)
+        case let .interval(seconds, previous)?:
+            w.u8(3)
+            w.f64(seconds)
+            w.string(previous)
+        case let .distance(km, radians, pin, at)?:
+            w.u8(4)
+            w.f64(km)
+            w.f64(radians)
+            w.string(pin)
+            w.f64(at.latitude)
+            w.f64(at.longitude)
+        }
+        return w.bytes
+    }
+
+    static func decode(_ body: UnsafeRawBufferPointer) -> ImportItem {
+        var r = ByteCursor(body)
+        let decision = decisions[Int(r.u8())]
+        let path = RawPath(bytes: r.data())
+        let entry = FileEntry(relativePath: path, size: r.i64(), modificationNanoseconds: r.i64(), inode: r.u64(), device: r.u64())
+        var kept: KeptMetadata?
+        if r.u8() == 1 {
+            let format = formats[Int(r.u8())]
+            let source = Int(r.u8())
+            var k = KeptMetadata(format: format, timeSource: timeSources[Int(r.u8())])
+            k.positionSource = source == 0 ? nil : positionSources[source - 1]
+            k.flags = r.u8()
+            k.locationIssue = r.optionalString()
+            k.otherDigest = r.optionalString()
+            k.latitude = r.f64()
+            k.longitude = r.f64()
+            k.takenAtSeconds = r.f64()
+            k.offset = Int(r.i64())
+            k.digest = r.u64()
+            kept = k
+        }
+        let error = r.optionalString()
+        var pin: PinPlan?
+        if r.u8() == 1 {
+            var id = UUID().uuid
+            withUnsafeMutableBytes(of: &id) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: body[r.at..<(r.at + 16)])) }
+            r.at += 16
+            let country = r.optionalString()
+            pin = PinPlan(id: UUID(uuid: id), country: country, title: r.string())
+        }
+        var verdict: ImportFilters.Verdict?
+        switch r.u8() {
+        case 1: verdict = .accepted
+        case 2: verdict = .noLocation(reason: r.string())
+        case 3:
+            let seconds = r.f64()
+            verdict = .interval(seconds: seconds, previous: r.string())
+        case 4:
+            let km = r.f64(), radians = r.f64(), pin = r.string()
+            verdict = .distance(kilometres: km, radians: radians, pin: pin,
+                                pinCoordinate: Coordinate(latitude: r.f64(), longitude: r.f64()))
+        default: verdict = nil
+        }
+        return ImportItem(entry: entry, kept: kept, error: error, pin: pin, decision: decision, verdict: verdict)
+    }
+}
+
+/// The items of a run sorted into report order without holding them: the photos the rules
+/// decide by capture instant then path (the rules' order), then the rest (unreadable files, not
+/// media) by path. Items are kept in memory `runLength` at a time; each full batch is sorted and
+/// written to a scratch file as a run, and the runs are merged as they are read back (at most
+/// `fanIn` at once, each through a 32 KiB buffer; more runs are first merged into longer ones).
+/// Memory stays the same at 100,000 and 1,000,000 files.
+struct ItemSorter {
+    /// Whether the rules decide this item (else it goes after them, by path).
+    let isCandidate: (ImportItem) -> Bool
+    let runLength: Int
+    let fanIn: Int
+    private var batch: [(candidate: Bool, instant: Double, item: ImportItem)] = []
+    private var file: ScratchFile?
+    private var runs: [(start: Int64, end: Int64)] = []
+
+    init(runLength: Int = 16384, fanIn: Int = 64, isCandidate: @escaping (ImportItem) -> Bool) {
+        self.runLength = max(1, runLength)
+        self.fanIn = max(2, fanIn)
+        self.isCandidate = isCandidate
+    }
+
+    /// Report order: candidates first, by (instant, path bytes); then the rest by path bytes.
+    static func precedes(_ a: (candidate: Bool, instant: Double, item: ImportItem),
+                         _ b: (candidate: Bool, instant: Double, item: ImportItem)) -> Bool {
+        if a.candidate != b.candidate { return a.candidate }
+        if a.candidate, a.instant != b.instant { return a.instant < b.instant }
+        return a.item.entry.relativePath < b.item.entry.relativePath
+    }
+
+    static func key(_ item: ImportItem, candidate: Bool) -> (candidate: Bool, instant: Double, item: ImportItem) {
+        (candidate, candidate ? item.takenAt.timeIntervalSince1970 : 0, item)
+    }
+
+    mutating func add(_ item: ImportItem) throws {
+        batch.append(Self.key(item, candidate: isCandidate(item)))
+        if batch.count >= runLength { try spill() }
+    }
+
+    private mutating func spill() throws {
+        guard !batch.isEmpty else { return }
+        batch.sort(by: Self.precedes)
+        if file == nil { file = try ScratchFile() }
+        let start = file!.end
+        for entry in batch { try file!.appendRecord(ItemCodec.encode(entry.item)) }
+        runs.append((start, file!.end))
+        batch.removeAll(keepingCapacity: true)
+    }
+
+    /// The items in report order, each with whether it is a candidate.
+    mutating func sorted() throws -> Merge {
+        guard file != nil else {
+            batch.sort(by: Self.precedes)
+            defer { batch = [] }
+            return Merge(memory: batch, file: nil, runs: [], isCandidate: isCandidate)
+        }
+        try spill()
+        batch = []
+        // Longer runs until at most fanIn remain: each pass reads and writes every item once.
+        while runs.count > fanIn {
+            var longer: [(start: Int64, end: Int64)] = []
+            for group in stride(from: 0, to: runs.count, by: fanIn) {
+                let part = Array(runs[group..<min(runs.count, group + fanIn)])
+                try file!.flush()
+                var merge = Merge(memory: [], file: file, runs: part, isCandidate: isCandidate)
+                let start = file!.end
+                while let entry = merge.nextEntry() { try file!.appendRecord(ItemCodec.encode(entry.item)) }
+                longer.append((start, file!.end))
+            }
+            runs = longer
+        }
+        try file!.flush()
+        defer { runs = [] }
+        return Merge(memory: [], file: file, runs: runs, isCandidate: isCandidate)
+    }
+
+    /// The k-way merge of sorted runs (or one sorted batch in memory).
+    struct Merge: Sequence, IteratorProtocol {
+        private var memory: [(candidate: Bool, instant: Double, item: ImportItem)]
+        private var memoryAt = 0
+        private var readers: [RecordReader] = []
+        private var heads: [(candidate: Bool, instant: Double, item: ImportItem)?] = []
+        /// Run indices ordered as a binary min-heap of their heads.
+        private var heap: [Int] = []
+        private let isCandidate: (ImportItem) -> Bool
+
+        init(memory: [(candidate: Bool, instant: Double, item: ImportItem)], file: ScratchFile?,
+             runs: [(start: Int64, end: Int64)], isCandidate: @escaping (ImportItem) -> Bool) {
+            self.memory = memory
+            self.isCandidate = isCandidate
+            guard let file else { return }
+            for run in runs {
+                var reader = RecordReader(file, from: run.start, to: run.end)
+                let head = reader.next(ItemCodec.decode).map { ItemSorter.key($0, candidate: isCandidate($0)) }
+                readers.append(reader)
+                heads.append(head)
+                if head != nil { push(readers.count - 1) }
+            }
+        }
+
+        private func less(_ i: Int, _ j: Int) -> Bool { ItemSorter.precedes(heads[heap[i]]!, heads[heap[j]]!) }
+
+        private mutating func push(_ run: Int) {
+            heap.append(run)
+            var k = heap.count - 1
+            while k > 0, less(k, (k - 1) / 2) {
+                heap.swapAt(k, (k - 1) / 2)
+                k = (k - 1) / 2
+            }
+        }
+
+        private mutating func siftDown() {
+            var k = 0
+            while true {
+                let l = 2 * k + 1, r = l + 1
+                var m = k
+                if l < heap.count, less(l, m) { m = l }
+                if r < heap.count, less(r, m) { m = r }
+                if m == k { return }
+                heap.swapAt(k, m)
+                k = m
+            }
+        }
+
+        mutating func nextEntry() -> (candidate: Bool, instant: Double, item: ImportItem)? {
+            if readers.isEmpty {
+                guard memoryAt < memory.count else {
+                    memory = []
+                    return nil
+                }
+                defer { memoryAt += 1 }
+                return memory[memoryAt]
+            }
+            guard let run = heap.first else { return nil }
+            let entry = heads[run]!
+            let isCandidate = self.isCandidate
+            heads[run] = readers[run].next(ItemCodec.decode).map { ItemSorter.key($0, candidate: isCandidate($0)) }
+            if heads[run] == nil {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+            }
+            if !heap.isEmpty { siftDown() }
+            return entry
+        }
+
+        mutating func next() -> (candidate: Bool, item: ImportItem)? {
+            nextEntry().map { ($0.candidate, $0.item) }
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import CSupport
+import Foundation
+import PinCore
+
+/// Where a large run keeps what it decided: a file with no name (O_TMPFILE, or unlinked as soon
+/// as it is made), so a run killed at any point leaves nothing behind, and its pages go back to
+/// the system when the run ends. Written by appending, read back with `pread` from any offset
+/// (any number of passes: the report writers go over the decided files more than once).
+///
+/// The folder is `$TMPDIR`, else `/tmp`, as for sort(1): not beside the database, which a dry
+/// run must not touch (and whose folder may not exist), and not the photo share, which may be
+/// read-only or slow. A NAS whose `/tmp` is small RAM-backed tmpfs points TMPDIR at a volume.
+/// A run of 1,000,000 files needs about 250 MB there at its peak (the sorted runs and the report).
+final class ScratchFile: @unchecked Sendable {
+    // Appends happen on one thread (the pipeline's); reads (pread) only once writing is done.
+    let fd: Int32
+    let folder: String
+    /// Bytes already in the file (not counting `pending`).
+    private var written: Int64 = 0
+    private var pending: [UInt8] = []
+    private static let flushAt = 256 << 10
+
+    static var defaultFolder: String {
+        if let folder = ProcessInfo.processInfo.environment["TMPDIR"], !folder.isEmpty { return folder }
+        return "/tmp"
+    }
+
+    init(folder: String = ScratchFile.defaultFolder) throws {
+        let fd = pins_open_scratch(folder)
+        guard fd >= 0 else {
+            throw ImportError.storage("cannot make a scratch file in \(folder): \(String(cString: strerror(errno))) "
+                                      + "(TMPDIR chooses the folder)")
+        }
+        self.fd = fd
+        self.folder = folder
+        pending.reserveCapacity(Self.flushAt + 4096)
+    }
+
+    deinit { close(fd) }
+
+    /// The offset the next appended byte gets.
+    var end: Int64 { written + Int64(pending.count) }
+
+    /// Appends one record: its length (4 bytes), then its bytes.
+    func appendRecord(_ body: [UInt8]) throws {
+        var length = UInt32(body.count).littleEndian
+        withUnsafeBytes(of: &length) { pending.append(contentsOf: $0) }
+        pending.append(contentsOf: body)
+        if pending.count >= Self.flushAt { try flush() }
+    }
+
+    /// Writes what is pending: call before reading back.
+    func flush() throws {
+        var done = 0
+        while done < pending.count {
+            let n = pending.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ImportError.storage("cannot write the run's scratch file in \(folder): \(String(cString: strerror(errno))) "
+                                          + "(TMPDIR chooses the folder)")
+            }
+            done += n
+        }
+        written += Int64(pending.count)
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Reads up to `count` bytes at `offset` into `buffer`; returns how many (0 at the end).
+    func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
+        while true {
+            let n = pread(fd, buffer, count, off_t(offset))
+            if n >= 0 { return n }
+            if errno == EINTR { continue }
+            // The run's own file, written moments ago: failing to read it back is the system's
+            // failure (an I/O error on TMPDIR), not something the run can work around.
+            let message = "pins: cannot read back the scratch file in \(folder): \(String(cString: strerror(errno)))\n"
+            FileHandle.standardError.write(Data(message.utf8))
+            exit(1)
+        }
+    }
+}
+
+/// Reads the records of `file` between two offsets, in order, through a small buffer.
+struct RecordReader {
+    let file: ScratchFile
+    private var offset: Int64
+    private let end: Int64
+    private var buffer: [UInt8]
+    private var start = 0, count = 0
+
+    init(_ file: ScratchFile, from offset: Int64, to end: Int64, bufferSize: Int = 32 << 10) {
+        self.file = file
+        self.offset = offset
+        self.end = end
+        buffer = [UInt8](repeating: 0, count: bufferSize)
+    }
+
+    /// Makes sure `need` bytes are in the buffer from `start`; false at the end of the range.
+    private mutating func fill(_ need: Int) -> Bool {
+        if count >= need { return true }
+        if start > 0 {
+            buffer.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: count) }
+            start = 0
+        }
+        if buffer.count < need { buffer += [UInt8](repeating: 0, count: need - buffer.count) }
+        while count < need && offset < end {
+            let want = Int(min(Int64(buffer.count - count), end - offset))
+            let n = buffer.withUnsafeMutableBytes { file.read(at: offset, into: $0.baseAddress! + count, count: want) }
+            if n == 0 { break }
+            count += n
+            offset += Int64(n)
+        }
+        return count >= need
+    }
+
+    /// The next record's bytes, to `body` (valid only inside it); nil at the end.
+    mutating func next<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T? {
+        guard fill(4) else { return nil }
+        let length = Int(buffer.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: start, as: UInt32.self)) })
+        guard fill(4 + length) else { return nil }
+        let result = try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[(start + 4)..<(start + 4 + length)])) }
+        start += 4 + length
+        count -= 4 + length
+        return result
+    }
+}
+
+// MARK: bytes
+
+/// Little-endian values and length-prefixed bytes, appended.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    mutating func u8(_ v: UInt8) { bytes.append(v) }
+    mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
+    mutating func f64(_ v: Double) { u64(v.bitPattern) }
+    mutating func data(_ v: [UInt8]) {
+        withUnsafeBytes(of: UInt32(v.count).littleEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: v)
+    }
+    mutating func string(_ v: String) {
+        var v = v
+        v.withUTF8 { utf8 in
+            withUnsafeBytes(of: UInt32(utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: utf8)
+        }
+    }
+    mutating func optionalString(_ v: String?) {
+        if let v {
+            u8(1)
+            string(v)
+        } else {
+            u8(0)
+        }
+    }
+}
+
+/// Reads what `ByteWriter` wrote.
+struct ByteCursor {
+    let base: UnsafeRawBufferPointer
+    var at = 0
+
+    init(_ base: UnsafeRawBufferPointer) { self.base = base }
+
+    mutating func u8() -> UInt8 {
+        defer { at += 1 }
+        return base[at]
+    }
+    mutating func u32() -> UInt32 {
+        defer { at += 4 }
+        return UInt32(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+    }
+    mutating func u64() -> UInt64 {
+        defer { at += 8 }
+        return UInt64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+    }
+    mutating func i64() -> Int64 { Int64(bitPattern: u64()) }
+    mutating func f64() -> Double { Double(bitPattern: u64()) }
+    mutating func data() -> [UInt8] {
+        let n = Int(u32())
+        defer { at += n }
+        return Array(UnsafeRawBufferPointer(rebasing: base[at..<(at + n)]))
+    }
+    mutating func string() -> String {
+        let n = Int(u32())
+        defer { at += n }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: base[at..<(at + n)]), as: UTF8.self)
+    }
+    mutating func optionalString() -> String? { u8() == 0 ? nil : string() }
+}
