@@ -220,7 +220,7 @@ public struct ImportPipeline {
                 try sorter.add(item)
             }
         }
-        ReadStage.read(survey.toRead, sidecars: survey.sidecarsToRead, root: rootPath,
+        ReadStage.read(survey.toRead, root: rootPath,
                        options: MetadataOptions(defaultTimeZone: options.timeZone, timeZones: options.timeZones), jobs: options.jobs,
                        stop: options.stop, progress: progress) { item in
             guard failure == nil else { return }
@@ -229,8 +229,7 @@ public struct ImportPipeline {
             do { try pass(batch) } catch { failure = error }
             batch.removeAll(keepingCapacity: true)
         }
-        survey.toRead = []
-        survey.sidecarsToRead = []
+        survey.toRead = FilesToRead()
         if failure == nil { try pass(batch) }
         batch = []
         if let failure { throw failure }

@@ -29,7 +29,7 @@ final class ImportStagesTests: XCTestCase {
         let a = entry("a.jpg"), b = entry("b.jpg", mtime: 2), c = entry("c.jpg")
         let history = Dictionary(uniqueKeysWithValues: [known(a), known(entry("b.jpg", mtime: 1))])
         let survey = try Survey(files: [a, b, c], known: history, root: root, allowShrink: false)
-        XCTAssertEqual(survey.toRead, [b, c], "b changed (new mtime), c is new")
+        XCTAssertEqual(survey.toRead.entries, [b, c], "b changed (new mtime), c is new")
         XCTAssertEqual(survey.unchanged, 1)
         XCTAssertTrue(survey.reappeared.isEmpty)
         XCTAssertEqual(survey.vanished, [])
@@ -40,7 +40,7 @@ final class ImportStagesTests: XCTestCase {
         let history = Dictionary(uniqueKeysWithValues: [known(a, missing: true), known(b), known(c), known(d)])
         // b and c present, d gone: 2 of 3 live known files is not a shrink.
         let survey = try Survey(files: [a, b, c], known: history, root: root, allowShrink: false)
-        XCTAssertEqual(survey.toRead, [])
+        XCTAssertEqual(survey.toRead.entries, [])
         XCTAssertEqual(survey.unchanged, 3)
         XCTAssertEqual(survey.reappeared.map(\.path), [RawPath("/lib/a.jpg")])
         XCTAssertEqual(survey.vanished, [RawPath("/lib/d.jpg")])
@@ -93,8 +93,8 @@ final class ImportStagesTests: XCTestCase {
         let photo = entry("d/IMG_1.jpg"), sidecar = entry("d/IMG_1.jpg.xmp"), other = entry("d/IMG_2.jpg")
         let history = Dictionary(uniqueKeysWithValues: [known(photo), known(other)])
         let survey = try Survey(files: [photo, sidecar, other], known: history, root: root, allowShrink: false)
-        XCTAssertEqual(survey.toRead, [photo, sidecar], "the photo of the new sidecar, and the sidecar itself")
-        XCTAssertEqual(survey.sidecarsToRead, [[RawPath("d/IMG_1.jpg.xmp")], []])
+        XCTAssertEqual(survey.toRead.entries, [photo, sidecar], "the photo of the new sidecar, and the sidecar itself")
+        XCTAssertEqual(survey.toRead.sidecars, [[RawPath("d/IMG_1.jpg.xmp")], []])
         XCTAssertEqual(survey.unchanged, 1)
     }
 
@@ -117,7 +117,7 @@ final class ImportStagesTests: XCTestCase {
         try survey.finish(allowShrink: false, walkIncomplete: false)
         XCTAssertEqual(survey.files, 6)
         XCTAssertEqual(survey.unchanged, 4)
-        XCTAssertEqual(survey.toRead.map(\.relativePath), [RawPath("a-b/x.jpg"), RawPath("new.jpg")])
+        XCTAssertEqual(survey.toRead.entries.map(\.relativePath), [RawPath("a-b/x.jpg"), RawPath("new.jpg")])
         XCTAssertEqual(Array(survey.knownToRead.keys), [RawPath("a-b/x.jpg")], "what was known of the changed file, for reconciling")
         XCTAssertEqual(survey.vanished, [RawPath(dir + "/a/b/gone.jpg")])
     }

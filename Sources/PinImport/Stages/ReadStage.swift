@@ -17,15 +17,33 @@ enum ReadStage {
     /// Files between two progress updates.
     static let progressEvery = 256
 
-    /// Reads `entries` (below `root`; `sidecars`: for each, its sidecars relative to the root).
-    /// Each file's item goes to `consume` in file order as soon as it is read: nothing is
+    /// Files taken from the list at once (it is on disk): a few MB of entries.
+    static let chunk = 16384
+
+    /// Reads `files` (below `root`, each with its sidecars relative to the root), `chunk` at a
+    /// time. Each file's item goes to `consume` in file order as soon as it is read: nothing is
     /// kept here, and at most the pool's window of results waits.
     /// After a stop request the remaining files are not opened (the run is then abandoned).
-    static func read(_ entries: [FileEntry], sidecars: [[RawPath]], root: RawPath, options: MetadataOptions, jobs: Int,
+    static func read(_ files: FilesToRead, root: RawPath, options: MetadataOptions, jobs: Int,
                      stop: StopRequest = StopRequest(), progress: @escaping @Sendable (ImportProgress) -> Void,
                      consume: (ImportItem) -> Void) {
-        let total = entries.count
-        ReadPool.run(count: total, threads: jobs, read: { i -> Outcome in
+        var done = 0
+        for (entries, sidecars) in files.chunks(of: chunk) {
+            read(entries, sidecars: sidecars, root: root, options: options, jobs: jobs, stop: stop) { i, item in
+                consume(item)
+                if (done + i + 1) % progressEvery == 0 || done + i + 1 == files.count {
+                    progress(ImportProgress(phase: .reading, done: done + i + 1, total: files.count))
+                }
+            }
+            done += entries.count
+        }
+    }
+
+    /// Reads `entries` (`sidecars`: for each, its sidecars relative to the root) on the pool;
+    /// `consume` gets each index and item in order.
+    static func read(_ entries: [FileEntry], sidecars: [[RawPath]], root: RawPath, options: MetadataOptions, jobs: Int,
+                     stop: StopRequest, consume: (Int, ImportItem) -> Void) {
+        ReadPool.run(count: entries.count, threads: jobs, read: { i -> Outcome in
             if stop.signal != nil { return .notMedia }
             return readOne(root.appending(entries[i].relativePath.bytes), modified: entries[i].modificationDate,
                     sidecars: sidecars[i].map { root.appending($0.bytes) }, options: options)
@@ -41,10 +59,7 @@ enum ReadStage {
             case .notMedia:
                 break
             }
-            consume(item)
-            if (i + 1) % progressEvery == 0 || i + 1 == total {
-                progress(ImportProgress(phase: .reading, done: i + 1, total: total))
-            }
+            consume(i, item)
         })
     }
 

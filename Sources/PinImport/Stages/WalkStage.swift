@@ -44,9 +44,8 @@ func readingDatabase(_ body: () throws -> Void) throws {
 struct Survey: WalkVisitor {
     /// New files, changed files, and unchanged photos whose sidecar is new or changed, in byte
     /// order of path.
-    var toRead: [FileEntry] = []
-    /// For each of `toRead`: its sidecars among the names of its folder, relative to the root.
-    var sidecarsToRead: [[RawPath]] = []
+    /// Each with its sidecars among the names of its folder, relative to the root; on disk.
+    var toRead = FilesToRead()
     /// What the database knew of the files in `toRead` that it knew (changed files).
     var knownToRead: [RawPath: KnownPhoto] = [:]
     /// Regular files the walk found.
@@ -173,8 +172,7 @@ struct Survey: WalkVisitor {
         }
         for i in found.indices where read[i] {
             let entry = found[i].entry
-            toRead.append(entry)
-            sidecarsToRead.append(SidecarLookup.matching(names[i], in: relative, among: sidecarNames))
+            try toRead.append(entry, sidecars: SidecarLookup.matching(names[i], in: relative, among: sidecarNames))
             if let record = found[i].known { knownToRead[entry.relativePath] = record }
         }
     }
@@ -210,13 +208,9 @@ struct Survey: WalkVisitor {
         try passKnown(before: nil)
         // The cursor lives no longer than the read that made it.
         known = KnownFileCursor()
-        // Files in sight are merged in walk order; the folders' lists come in the order the
-        // folders end: sort once.
-        if !toRead.isEmpty {
-            let order = toRead.indices.sorted { toRead[$0].relativePath < toRead[$1].relativePath }
-            toRead = order.map { toRead[$0] }
-            sidecarsToRead = order.map { sidecarsToRead[$0] }
-        }
+        // The files to read come in the order the folders end, not sorted: the rules' order is
+        // made after reading (`ItemSorter`).
+        try toRead.finish()
         let live = knownLive + livePresent - outOfSight
         if !allowShrink {
             if live > 0, files == 0 || livePresent * 2 < live {
