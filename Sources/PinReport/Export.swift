@@ -43,22 +43,56 @@ public struct ExportInput: Sendable {
     }
 }
 
-/// The fields of one pin, as `pins list --json` prints them (and GeoJSON's properties).
+/// The fields of one pin, as `pins list --json` prints them (and GeoJSON's properties, and the map
+/// page's `pins-data` island): compact, because a page of 10,000 pins holds 10,000 of them.
+/// Always present: `id`, `title`, `latitude`, `longitude` (at most 7 decimals, about 1 cm),
+/// `date` (in the pin's own offset), `color`. Present only when set: `country` (absent at sea),
+/// `type` with its `city` or `mountain` object (absent for a point), `visitCount` (absent: 1),
+/// `edited` (true), `note`, `tags` and `photoIDs` (absent when empty), and `utcOffset` when the
+/// date cannot show it (see `dateShowsOffset`). Nothing is lost: an absent key has one meaning,
+/// documented in the README ("The fields of a pin").
 public func pinProperties(_ l: Location) -> [String: Any] {
     var object: [String: Any] = [
-        "id": l.id.uuidString.lowercased(), "title": l.title, "latitude": l.coordinate.latitude,
-        "longitude": l.coordinate.longitude, "country": orNull(l.countryID), "type": l.type.selection.rawValue,
-        "date": pinDateText(l), "utcOffset": orNull(l.utcOffsetSeconds), "edited": l.editedAt != nil, "color": l.color,
-        "visitCount": l.visitCount, "note": orNull(l.note), "tags": orNull(l.tags), "photoIDs": l.photoIDs,
+        "id": l.id.uuidString.lowercased(), "title": l.title, "latitude": jsonDegrees(l.coordinate.latitude),
+        "longitude": jsonDegrees(l.coordinate.longitude), "date": pinDateText(l), "color": l.color,
     ]
+    object["country"] = l.countryID
+    if let offset = l.utcOffsetSeconds, !dateShowsOffset(offset) { object["utcOffset"] = offset }
+    if l.visitCount != 1 { object["visitCount"] = l.visitCount }
+    if l.editedAt != nil { object["edited"] = true }
+    object["note"] = l.note
+    if let tags = l.tags, !tags.isEmpty { object["tags"] = tags }
+    if !l.photoIDs.isEmpty { object["photoIDs"] = l.photoIDs }
     switch l.type {
     case .point: break
     case let .city(visit):
-        object["city"] = ["name": visit.cityName, "address": orNull(visit.address)]
+        object["type"] = "city"
+        var city: [String: Any] = ["name": visit.cityName]
+        city["address"] = visit.address
+        object["city"] = city
     case let .mountain(visit):
-        object["mountain"] = ["name": visit.mountainName, "height": orNull(visit.height), "achievedHeight": orNull(visit.achievedHeight)]
+        object["type"] = "mountain"
+        var mountain: [String: Any] = ["name": visit.mountainName]
+        mountain["height"] = visit.height
+        mountain["achievedHeight"] = visit.achievedHeight
+        object["mountain"] = mountain
     }
     return object
+}
+
+/// True when a pin's date (`pinDateText`) already says its offset: `±hh:mm` for a whole number
+/// of minutes other than 0. A date of offset 0 ends in `Z`, as a date whose offset is unknown
+/// does, so `utcOffset` then says which it is (and keeps an offset of odd seconds whole).
+public func dateShowsOffset(_ offsetSeconds: Int) -> Bool {
+    offsetSeconds != 0 && offsetSeconds % 60 == 0
+}
+
+/// Degrees rounded to 7 decimals (about 1 cm) as a number: the shortest text of the nearest
+/// double is then at most those 7 decimals ("48.8583701", not "48.858370100000003").
+public func jsonDegrees(_ value: Double) -> Double {
+    guard value.isFinite else { return value }
+    let rounded = (value * 10_000_000).rounded() / 10_000_000
+    return rounded == 0 ? 0 : rounded
 }
 
 /// A pin's date in its own offset (UTC when unknown).

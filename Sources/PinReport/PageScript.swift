@@ -53,11 +53,18 @@ enum PageScript {
         }
         return id;
       }
+      // A pin's own offset: utcOffset when given, else the date's ±hh:mm (Z: 0, or unknown).
+      function ownOffset(p) {
+        if (typeof p.utcOffset === "number") return p.utcOffset;
+        const m = /([+-])(\d\d):(\d\d)$/.exec(p.date || "");
+        return m ? (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 3600 + Number(m[3]) * 60) : 0;
+      }
       function offsetOf(i) {
         const x = extra[i];
-        if (x && typeof x.o === "number") return x.o;
-        return typeof pins[i].utcOffset === "number" ? pins[i].utcOffset : 0;
+        return x && typeof x.o === "number" ? x.o : ownOffset(pins[i]);
       }
+      // pins-data leaves out what is not set (Export.swift pinProperties): a point, one visit.
+      const typeOf = (p) => p.type || "point";
       function pathOf(i) { const x = extra[i]; return x && typeof x.p === "string" ? x.p : photoPath(pins[i]); }
       function yearOf(i) {
         const t = Date.parse(pins[i].date), off = offsetOf(i);
@@ -274,14 +281,14 @@ enum PageScript {
           body.appendChild(el("h2", "", p.title));
           if (typeof x.t === "string" && x.t.startsWith("data:image/jpeg;base64,")) { const img = el("img"); img.alt = ""; img.src = x.t; body.appendChild(img); }
           row(dl, "Date", formatDate(p.date, offsetOf(it.i)));
-          let type = p.type;
+          let type = typeOf(p);
           if (p.city) type = "City: " + p.city.name;
           if (p.mountain) type = "Mountain: " + p.mountain.name + (typeof p.mountain.height === "number" ? " (" + Math.round(p.mountain.height) + " m)" : "");
           row(dl, "Type", type);
           row(dl, "Country", p.country ? countryName(p.country) + " (" + p.country + ")" : "at sea");
           row(dl, "Note", p.note);
           if (p.tags && p.tags.length) { const tags = el("span", "tags"); p.tags.forEach((t) => tags.appendChild(el("span", "", t))); row(dl, "Tags", tags); }
-          row(dl, "Visits", p.visitCount);
+          row(dl, "Visits", p.visitCount || 1);
           row(dl, "Photo", pathOf(it.i));
           row(dl, "Position", p.latitude.toFixed(5) + ", " + p.longitude.toFixed(5));
         } else {
@@ -348,7 +355,7 @@ enum PageScript {
           let ok = true;
           if (fc && p.country !== fc) ok = false;
           else if (fk && page.continents[p.country] !== fk) ok = false;
-          else if (ft && p.type !== ft) ok = false;
+          else if (ft && typeOf(p) !== ft) ok = false;
           else if (fg && !(p.tags || []).includes(fg)) ok = false;
           else if (fy && String(years[it.i]) !== fy) ok = false;
           else for (const w of words) if (!searchText[it.i].includes(w)) { ok = false; break; }

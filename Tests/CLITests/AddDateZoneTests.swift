@@ -22,7 +22,7 @@ final class AddDateZoneTests: XCTestCase {
         // Tokyo Tower, added from a machine in UTC: noon in Tokyo is 03:00 UTC.
         let tokyo = try pin(["add", "--lat", "35.6586", "--lon", "139.7454", "--date", "2024-05-01T12:00"], machineZone: "UTC", db: db)
         XCTAssertEqual(tokyo["date"] as? String, "2024-05-01T12:00:00+09:00")
-        XCTAssertEqual(tokyo["utcOffset"] as? Int, 32_400)
+        XCTAssertNil(tokyo["utcOffset"], "the date says +09:00: not written twice")
         XCTAssertEqual(instant(tokyo), 1_714_532_400)
         // The Statue of Liberty in July: summer time, -04:00; noon is 16:00 UTC.
         let liberty = try pin(["add", "--lat", "40.6892", "--lon", "-74.0445", "--date", "2024-07-01T12:00"], machineZone: "UTC", db: db)

@@ -83,7 +83,8 @@ final class ImportEndToEndTests: XCTestCase {
         for photo in want.decisions.filter({ $0.decision == "accepted" }).map(\.photo) {
             XCTAssertEqual(madeFrom.filter { $0.hasSuffix("/Fixtures/library/" + photo) }.count, 1, photo)
         }
-        XCTAssertTrue(list.allSatisfy { $0["type"] as? String == "point" && $0["color"] as? String == Settings.defaultPinColor })
+        // Points (no type key: README "A pin as JSON") in the default colour.
+        XCTAssertTrue(list.allSatisfy { $0["type"] == nil && $0["color"] as? String == Settings.defaultPinColor })
 
         var perCountry: [String: Int] = [:]
         for d in want.decisions where d.decision == "accepted" { if let c = d.country { perCountry[c, default: 0] += 1 } }
