@@ -84,7 +84,8 @@ public enum PageRenderer {
         if let run = input.run {
             html += island("run-data", [
                 "root": run.root, "dryRun": run.dryRun, "created": run.created.map(\.json), "skipped": run.skipped.map(\.json),
-                "counts": run.counts, "unreadable": run.unreadable.map(\.json),
+                "counts": run.counts, "unreadable": run.unreadable.map(\.json), "corrected": run.corrected.map(\.json),
+                "moved": run.movedCount, "kept": run.keptCount,
             ] as [String: Any])
         }
         html += "<script>\n" + PageScript.js + "\n</script>\n</body>\n</html>\n"

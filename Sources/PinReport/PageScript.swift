@@ -72,17 +72,26 @@ enum PageScript {
       }
       function placeName(p) { return p.city ? p.city.name : p.mountain ? p.mountain.name : ""; }
 
-      // --- items on the map: pins (kind 0), this run's new pins (1), its skipped photos (2) ---
+      // --- items on the map: pins (kind 0), this run's new pins (1), its skipped photos (2), the
+      // pins it moved (4, at their new place, a line from the old one) or kept without a position (5) ---
       const items = [];
       pins.forEach((p, i) => { const [x, y] = project(p.longitude, p.latitude); items.push({ kind: 0, i, x, y }); });
+      const corrected = run && run.corrected ? run.corrected : [];
       if (run) {
         run.created.forEach((p, i) => { const [x, y] = project(p.longitude, p.latitude); items.push({ kind: 1, i, x, y }); });
         run.skipped.forEach((p, i) => { const [x, y] = project(p.longitude, p.latitude); items.push({ kind: 2, i, x, y }); });
+        corrected.forEach((c, i) => {
+          const [fx, fy] = project(c.from.longitude, c.from.latitude), at = c.to || c.from;
+          const [x, y] = project(at.longitude, at.latitude);
+          items.push({ kind: c.to ? 4 : 5, i, x, y, fx, fy });
+        });
       }
       const n = items.length, xs = new Float64Array(n), ys = new Float64Array(n), kinds = new Uint8Array(n);
       items.forEach((it, j) => { xs[j] = it.x; ys[j] = it.y; kinds[j] = it.kind; });
-      // A pin a real run made is in pins-data too: draw it once, as this run's (kind 3: not drawn).
-      const ofRun = new Set(run ? run.created.map((p) => p.pin).filter(Boolean) : []);
+      const movedItems = items.filter((it) => it.kind === 4);
+      // A pin a real run made, moved or kept is in pins-data too: draw it once, as this run's
+      // (kind 3: not drawn). A dry run's moved pin is in pins-data at its old place: the line starts there.
+      const ofRun = new Set(run ? run.created.map((p) => p.pin).concat(corrected.map((c) => c.pin)).filter(Boolean) : []);
       pins.forEach((p, i) => { if (ofRun.has(p.id)) kinds[i] = 3; });
       const match = new Uint8Array(n).fill(1);
       let filtering = false, selected = -1;
@@ -133,7 +142,7 @@ enum PageScript {
           const sx = (xs[j] - x0) * k, sy = (ys[j] - y0) * k;
           if (kinds[j] === 3 || sx < -m || sy < -m || sx > w + m || sy > h + m) continue;
           const dim = filtering && !match[j] ? 1 : 0;
-          const key = ((Math.floor(sx / m) + 2) * 4096 + Math.floor(sy / m) + 2) * 8 + kinds[j] * 2 + dim;
+          const key = ((Math.floor(sx / m) + 2) * 4096 + Math.floor(sy / m) + 2) * 16 + kinds[j] * 2 + dim;
           let c = cells.get(key);
           if (!c) { c = { count: 0, sx: 0, sy: 0, first: j, kind: kinds[j], dim }; cells.set(key, c); }
           c.count++; c.sx += sx; c.sy += sy;
@@ -149,12 +158,20 @@ enum PageScript {
           if (into) { into.count += c.count; into.sx += c.sx; into.sy += c.sy; } else joined.push(c);
         }
         const frag = document.createDocumentFragment();
+        // A moved pin's way: a line from where it was to where it goes (the first 2,000 in view).
+        let lines = 0;
+        for (const it of movedItems) {
+          const ax = (it.fx - x0) * k, ay = (it.fy - y0) * k, bx = (it.x - x0) * k, by = (it.y - y0) * k;
+          if (Math.max(ax, bx) < 0 || Math.min(ax, bx) > w || Math.max(ay, by) < 0 || Math.min(ay, by) > h) continue;
+          if (++lines > 2000) break;
+          frag.appendChild(svg("line", { class: "way" + (filtering ? " dim" : ""), x1: ax.toFixed(1), y1: ay.toFixed(1), x2: bx.toFixed(1), y2: by.toFixed(1) }));
+        }
         const ordered = joined.sort((a, b) => (b.dim - a.dim) || (b.kind - a.kind));
         let shownPins = 0, groups = 0;
         for (const c of ordered) {
           const g = svg("g", {});
           const px = c.sx / c.count, py = c.sy / c.count;
-          const cls = ["", " created", " skipped"][c.kind] + (c.dim ? " dim" : "");
+          const cls = ["", " created", " skipped", "", " moved", " kept"][c.kind] + (c.dim ? " dim" : "");
           if (c.count === 1) {
             const j = c.first, it = items[j];
             g.setAttribute("class", "pin" + cls + (j === selected ? " sel" : ""));
@@ -291,6 +308,21 @@ enum PageScript {
           row(dl, "Visits", p.visitCount || 1);
           row(dl, "Photo", pathOf(it.i));
           row(dl, "Position", p.latitude.toFixed(5) + ", " + p.longitude.toFixed(5));
+        } else if (it.kind >= 4) {
+          const c = corrected[it.i], where = (q) => q.latitude.toFixed(5) + ", " + q.longitude.toFixed(5);
+          body.appendChild(el("h2", "", c.title));
+          if (it.kind === 4) {
+            row(dl, run.dryRun ? "Would move" : "Moved", "its photo's sidecar changed");
+            row(dl, "From", where(c.from));
+            row(dl, "To", where(c.to));
+            row(dl, "New title", c.newTitle);
+            row(dl, "Country", c.country ? countryName(c.country) : "at sea");
+          } else {
+            row(dl, "Kept", "its photo has no position any more; pins delete " + c.pin + " removes it");
+            row(dl, "Position", where(c.from));
+          }
+          row(dl, "Photo", c.photo);
+          row(dl, "Pin", c.pin);
         } else {
           const p = it.kind === 1 ? run.created[it.i] : run.skipped[it.i];
           body.appendChild(el("h2", "", it.kind === 1 ? (p.title || "New pin") : "Skipped: " + p.reason));
@@ -431,7 +463,23 @@ enum PageScript {
         const skippedTotal = ["interval", "distance"].reduce((a, r) => a + (run.counts[r] || 0), 0);
         kpi(k4, skippedTotal, "skipped photos with a position");
         box.appendChild(k4);
+        if (run.moved) kpi(k4, run.moved, run.dryRun ? "pins that would move" : "pins moved");
+        if (run.kept) kpi(k4, run.kept, "pins kept without a position");
         if (run.skipped.length < skippedTotal) box.appendChild(el("p", "muted", "The map shows " + run.skipped.length + " of them."));
+        // Pins that followed their photo's sidecar (the report's movedPins), as the text report lists them.
+        const where = (q) => q.latitude.toFixed(5) + ", " + q.longitude.toFixed(5);
+        const listed = (title, rows, total) => {
+          if (!rows.length) return;
+          box.appendChild(el("h3", "", title));
+          const ol = el("ol", "corrected");
+          rows.slice(0, 500).forEach((r) => ol.appendChild(el("li", "", r)));
+          if (total > Math.min(rows.length, 500)) ol.appendChild(el("li", "muted", (total - Math.min(rows.length, 500)) + " more"));
+          box.appendChild(ol);
+        };
+        listed(run.dryRun ? "Pins that would move" : "Pins moved", corrected.filter((c) => c.to).map((c) =>
+          c.title + ": " + where(c.from) + " \u2192 " + where(c.to) + (c.newTitle ? " as " + c.newTitle : "") + " (" + c.photo + ")"), run.moved || 0);
+        listed("Pins kept where they are", corrected.filter((c) => !c.to).map((c) =>
+          c.title + ": " + where(c.from) + ", pin " + c.pin + " (" + c.photo + ")"), run.kept || 0);
         box.appendChild(el("h3", "", "Photos per reason"));
         table(box, ["Reason", "Photos"], Object.keys(run.counts).sort().map((r) => [r, run.counts[r]]), [1]);
         if (run.unreadable.length) {
@@ -442,7 +490,10 @@ enum PageScript {
           box.appendChild(ol);
         }
         const legend = $("legend");
-        [["var(--pin)", "pins"], ["var(--created)", run.dryRun ? "would be created" : "created by this run"], ["var(--skipped)", "skipped"]].forEach(([c, t]) => {
+        const keys = [["var(--pin)", "pins"], ["var(--created)", run.dryRun ? "would be created" : "created by this run"], ["var(--skipped)", "skipped"]];
+        if (run.moved) keys.push(["var(--moved)", run.dryRun ? "would move" : "moved"]);
+        if (run.kept) keys.push(["var(--kept)", "kept, no position"]);
+        keys.forEach(([c, t]) => {
           const span = el("span"), dot = el("i"); dot.style.background = c; span.append(dot, document.createTextNode(t)); legend.appendChild(span);
         });
       }

@@ -43,6 +43,35 @@ public struct RunOverlay: Sendable {
         }
     }
 
+    /// A pin that followed its photo because the photo's sidecar changed (edited, added or
+    /// deleted): moved to the photo's new position, or kept where it was when the photo has no
+    /// position any more (`ImportReport.corrected`, the report's `movedPins`).
+    public struct Correction: Sendable {
+        /// The pin's id.
+        public var pin: String
+        /// The pin's title before the run, and the one it takes (nil: kept, or unchanged).
+        public var title: String
+        public var newTitle: String?
+        /// The photo, below the imported folder, as text.
+        public var photo: String
+        public var from: Coordinate
+        /// Where the pin goes; nil for a pin kept where it is.
+        public var to: Coordinate?
+        /// The country at `to` (nil at sea, or kept).
+        public var country: String?
+
+        public init(pin: String, title: String, newTitle: String? = nil, photo: String, from: Coordinate, to: Coordinate?,
+                    country: String? = nil) {
+            self.pin = pin
+            self.title = title
+            self.newTitle = newTitle
+            self.photo = photo
+            self.from = from
+            self.to = to
+            self.country = country
+        }
+    }
+
     /// Skipped photos drawn at most (the counts still count them all): a run over 200,000
     /// photos must not make a page of 40 MB.
     public static let skippedDrawnCap = 20_000
@@ -55,14 +84,23 @@ public struct RunOverlay: Sendable {
     /// Counts per reason, as the run's report gives them (including photos without a position).
     public var counts: [String: Int]
     public var unreadable: [Unreadable]
+    /// Pins moved or kept by this run, at most `skippedDrawnCap` (the counts count them all).
+    public var corrected: [Correction]
+    /// How many pins the run moved and kept (`pinsMoved`, `pinsKept` of the report).
+    public var movedCount: Int
+    public var keptCount: Int
 
-    public init(root: String, dryRun: Bool, created: [Photo], skipped: [Photo], counts: [String: Int], unreadable: [Unreadable]) {
+    public init(root: String, dryRun: Bool, created: [Photo], skipped: [Photo], counts: [String: Int], unreadable: [Unreadable],
+                corrected: [Correction] = [], movedCount: Int? = nil, keptCount: Int? = nil) {
         self.root = root
         self.dryRun = dryRun
         self.created = created
         self.skipped = skipped
         self.counts = counts
         self.unreadable = unreadable
+        self.corrected = corrected
+        self.movedCount = movedCount ?? corrected.count { $0.to != nil }
+        self.keptCount = keptCount ?? corrected.count { $0.to == nil }
     }
 }
 
@@ -157,6 +195,17 @@ extension RunOverlay.Photo {
         object["title"] = title
         object["country"] = country
         object["pin"] = pin
+        return object
+    }
+}
+
+extension RunOverlay.Correction {
+    var json: [String: Any] {
+        func point(_ c: Coordinate) -> [String: Any] { ["latitude": jsonDegrees(c.latitude), "longitude": jsonDegrees(c.longitude)] }
+        var object: [String: Any] = ["pin": pin, "title": title, "photo": photo, "from": point(from)]
+        object["to"] = to.map(point)
+        object["newTitle"] = newTitle
+        object["country"] = country
         return object
     }
 }

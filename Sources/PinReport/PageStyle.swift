@@ -8,7 +8,7 @@ enum PageStyle {
     body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: #1d2630;
       background: #fff; display: flex; flex-direction: column; overflow: hidden;
       --ocean: #cfe0ee; --land: #f6f3ec; --border: #b9b1a2; --ink: #1d2630; --muted: #66707a; --panel: #fff;
-      --line: #e3e6ea; --created: #1565c0; --skipped: #7a828a; }
+      --line: #e3e6ea; --created: #1565c0; --skipped: #7a828a; --moved: #ef6c00; --kept: #6d4c41; }
     body.style-dark { --ocean: #0f2233; --land: #2c3631; --border: #9aa79f; }
     body.style-print { --ocean: #ffffff; --land: #ffffff; --border: #000000; }
     header { display: flex; align-items: baseline; gap: 16px; padding: 10px 18px; background: #1f2a36; color: #fff; }
@@ -53,6 +53,12 @@ enum PageStyle {
     .skipped circle { fill: var(--skipped); fill-opacity: .55; stroke: #fff; stroke-opacity: .7; stroke-width: 1; }
     .skipped.cluster circle { fill: var(--skipped); fill-opacity: .6; stroke: #fff; stroke-opacity: .7; stroke-width: 1.5; }
     .skipped.cluster text { fill: #fff; font-size: 10px; }
+    .moved circle { fill: #fff; stroke: var(--moved); stroke-width: 3; }
+    .moved.cluster circle, .kept.cluster circle { fill: var(--moved); stroke: #fff; }
+    .kept circle { fill: var(--kept); stroke: #fff; stroke-width: 2; stroke-dasharray: 3 2; }
+    .kept.cluster circle { fill: var(--kept); }
+    line.way { stroke: var(--moved); stroke-width: 2; stroke-dasharray: 5 4; pointer-events: none; }
+    ol.corrected { padding-left: 18px; font-size: 12.5px; overflow-wrap: anywhere; }
     #zoom { position: absolute; right: 14px; top: 14px; display: flex; flex-direction: column; box-shadow: 0 1px 4px rgba(0,0,0,.25); border-radius: 8px; overflow: hidden; }
     #zoom button { width: 36px; height: 36px; border: 0; border-bottom: 1px solid var(--line); background: #fff; font-size: 19px; line-height: 1; cursor: pointer; color: #333; }
     #zoom button:last-child { border-bottom: 0; font-size: 15px; }

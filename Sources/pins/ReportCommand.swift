@@ -108,8 +108,15 @@ func writeRunPage(_ report: ImportReport, to path: String, deps: AppDependencies
     }
     let unreadable = report.unreadable.map { RunOverlay.Unreadable(photo: $0.entry.relativePath.description, reason: $0.detail ?? "unreadable") }
         + report.problems.map { RunOverlay.Unreadable(photo: $0.path.description, reason: $0.reason) }
+    // Pins that followed their photo's sidecar: moved, or kept where they were.
+    let corrected = report.corrected.prefix(RunOverlay.skippedDrawnCap).map { c in
+        RunOverlay.Correction(pin: c.pinID.uuidString.lowercased(), title: c.title,
+                              newTitle: c.plan.flatMap { $0.title == c.title ? nil : $0.title }, photo: c.photo.description,
+                              from: c.from, to: c.to, country: c.to == nil ? nil : c.plan?.country)
+    }
     let overlay = RunOverlay(root: report.root, dryRun: report.dryRun, created: created, skipped: skipped,
-                             counts: report.skippedCounts, unreadable: unreadable)
+                             counts: report.skippedCounts, unreadable: unreadable, corrected: Array(corrected),
+                             movedCount: report.pinsMoved, keptCount: report.pinsKept)
     let input = try pageInput(deps: deps, title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + report.root,
                               filterDescription: nil, run: overlay)
     do {
