@@ -65,6 +65,8 @@ enum PageScript {
       }
       // pins-data leaves out what is not set (Export.swift pinProperties): a point, one visit.
       const typeOf = (p) => p.type || "point";
+      // A skip reason in words, as the text reports write it ("no location"); JSON keeps the key.
+      const reasonText = (r) => (run && run.reasonWords && run.reasonWords[r]) || r;
       function pathOf(i) { const x = extra[i]; return x && typeof x.p === "string" ? x.p : photoPath(pins[i]); }
       function yearOf(i) {
         const t = Date.parse(pins[i].date), off = offsetOf(i);
@@ -325,8 +327,8 @@ enum PageScript {
           row(dl, "Pin", c.pin);
         } else {
           const p = it.kind === 1 ? run.created[it.i] : run.skipped[it.i];
-          body.appendChild(el("h2", "", it.kind === 1 ? (p.title || "New pin") : "Skipped: " + p.reason));
-          row(dl, it.kind === 1 ? (run.dryRun ? "Would create" : "Created") : "Reason", it.kind === 1 ? "a pin from this photo" : p.reason);
+          body.appendChild(el("h2", "", it.kind === 1 ? (p.title || "New pin") : "Skipped: " + reasonText(p.reason)));
+          row(dl, it.kind === 1 ? (run.dryRun ? "Would create" : "Created") : "Reason", it.kind === 1 ? "a pin from this photo" : reasonText(p.reason));
           row(dl, it.kind === 2 && p.reason === "distance" ? "Blocked by" : "Detail", p.detail);
           row(dl, "Photo", p.photo);
           row(dl, "Taken", p.takenAt);
@@ -481,7 +483,7 @@ enum PageScript {
         listed("Pins kept where they are", corrected.filter((c) => !c.to).map((c) =>
           c.title + ": " + where(c.from) + ", pin " + c.pin + " (" + c.photo + ")"), run.kept || 0);
         box.appendChild(el("h3", "", "Photos per reason"));
-        table(box, ["Reason", "Photos"], Object.keys(run.counts).sort().map((r) => [r, run.counts[r]]), [1]);
+        table(box, ["Reason", "Photos"], Object.keys(run.counts).sort().map((r) => [reasonText(r), run.counts[r]]), [1]);
         if (run.unreadable.length) {
           box.appendChild(el("h3", "", "Unreadable files"));
           const ol = el("ol", "muted");
