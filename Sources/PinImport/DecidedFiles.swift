@@ -40,7 +40,7 @@ public struct DecidedFiles: Sequence, Sendable {
 
     /// `items`, in this order (tests, and runs small enough to say so).
     public init(_ items: [ImportItem]) throws {
-        var writer = try Writer()
+        var writer = Writer()
         for item in items { try writer.append(item) }
         self = try writer.finish()
     }
@@ -96,25 +96,24 @@ public struct DecidedFiles: Sequence, Sendable {
         }
     }
 
-    /// Appends items in report order, then `finish`es.
+    /// Appends items in report order, then `finish`es. The scratch file is made at the first
+    /// item: a night with nothing to decide makes none.
     struct Writer {
-        let file: ScratchFile
-        let start: Int64
+        private var file: ScratchFile?
         var tally = Tally()
 
-        init(file: ScratchFile? = nil) throws {
-            self.file = try file ?? ScratchFile()
-            start = self.file.end
-        }
+        init() {}
 
         mutating func append(_ item: ImportItem) throws {
-            try file.appendRecord(ItemCodec.encode(item))
+            if file == nil { file = try ScratchFile() }
+            try file!.appendRecord(ItemCodec.encode(item))
             tally.count(item)
         }
 
         func finish() throws -> DecidedFiles {
+            guard let file else { return DecidedFiles() }
             try file.flush()
-            return DecidedFiles(file: file, start: start, end: file.end, tally: tally)
+            return DecidedFiles(file: file, start: 0, end: file.end, tally: tally)
         }
     }
 }

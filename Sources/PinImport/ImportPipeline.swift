@@ -247,7 +247,7 @@ public struct ImportPipeline {
         try PinCorrection.plan(&reconciled.corrected, timeZone: options.timeZone, creation: creation)
         report.corrected = reconciled.corrected.filter { $0.kind != .same }
         var sorted = try sorter.sorted()
-        var decided = try DecidedFiles.Writer()
+        var decided = DecidedFiles.Writer()
         try decide.decide(&sorted, history: history, redecided: redecided, root: rootPath, into: &decided)
         report.videosLeftOut = decide.videosLeftOut
         report.items = try decided.finish()

@@ -118,6 +118,25 @@ final class ImportEndToEndTests: XCTestCase {
         XCTAssertEqual(first["reason"] as? String, "distance")
     }
 
+    /// The run's files go through a scratch file in TMPDIR that has no name: nothing is left
+    /// there, and a TMPDIR that cannot hold one stops the run with a message naming it.
+    func testTheScratchFileIsInTMPDIRAndLeavesNothing() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let scratch = dir.appendingPathComponent("scratch").path
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false)
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        let run = try CLI.run(["import", library, "--timezone", "UTC", "--db", db, "--quiet"], environment: ["TMPDIR": scratch])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch), [])
+        let missing = dir.appendingPathComponent("absent").path
+        // (On a fresh database: the one above has nothing new to read, and needs no scratch file.)
+        let fresh = dir.appendingPathComponent("absent.sqlite").path
+        let refused = try CLI.run(["import", library, "--dry-run", "--db", fresh], environment: ["TMPDIR": missing])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("cannot make a scratch file in \(missing): No such file or directory (TMPDIR chooses the folder)"),
+                      refused.stderr)
+    }
+
     func testHumanSummaryAndReportFile() throws {
         let dir = try CLI.temporaryDirectory(self)
         let reportPath = dir.appendingPathComponent("report.json").path

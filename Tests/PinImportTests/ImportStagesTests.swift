@@ -222,7 +222,7 @@ final class ImportStagesTests: XCTestCase {
             try sorter.add(item)
         }
         var sorted = try sorter.sorted()
-        var out = try DecidedFiles.Writer()
+        var out = DecidedFiles.Writer()
         try stage.decide(&sorted, history: history, redecided: redecided, root: root, into: &out)
         return (Array(try out.finish()), stage)
     }
