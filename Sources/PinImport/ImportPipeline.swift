@@ -142,10 +142,11 @@ public struct ImportPipeline {
     /// The walk merged with the known files as both come (`Survey`), inside one read of the
     /// database. Throws `.rootNotFound` when the root cannot be walked, `.empty`/`.shrunk` from
     /// the survey's guard, and storage errors.
-    private func survey(root: String, rootPath: RawPath) throws -> Survey {
+    private func survey(root: String, rootPath: RawPath, reader: ReadStage) throws -> Survey {
         let scanOptions = options.scan, allowShrink = options.allowShrink
         func walk(_ known: KnownFileCursor) throws -> Survey {
             var survey = try Survey(root: rootPath, known: known)
+            survey.reader = reader
             do {
                 try Scanner.walk(root: root, options: scanOptions, visitor: &survey)
             } catch let error as ScanError {
@@ -173,19 +174,29 @@ public struct ImportPipeline {
         let rootPath = RawPath(root)
         var report = ImportReport(root: root, dryRun: options.dryRun)
         progress(ImportProgress(phase: .scanning, done: 0, total: 0))
-        // 1. Walk and known files.
-        var survey = try self.survey(root: root, rootPath: rootPath)
+        // 1. Walk and known files; the first files to read are read as the walk goes (`ReadStage`).
+        let reader = ReadStage(root: rootPath, options: MetadataOptions(defaultTimeZone: options.timeZone, timeZones: options.timeZones),
+                               jobs: options.jobs, stop: options.stop, progress: progress)
+        // New files may need countries: load the outlines on the other core while reading, from
+        // the first file to read on. (The task captures the service, not the entries: it lives
+        // until the rules need the outlines.) Not a child task: a stopped run must not wait for
+        // the load to finish.
+        let creation = self.creation
+        var outlines: Task<Result<Void, Error>, Never>?
+        reader.willRead = { outlines = Task.detached { Result { try creation.prepareCountries() } } }
+        var survey: Survey
+        do {
+            survey = try self.survey(root: root, rootPath: rootPath, reader: reader)
+            try options.stop.check()
+        } catch {
+            reader.abandon()
+            throw error
+        }
         report.files = survey.files
         report.problems = survey.problems
         report.outOfSight = survey.outOfSight
         report.unchanged = survey.unchanged
-        report.read = survey.toRead.count
-        try options.stop.check()
-        // New files may need countries: load the outlines on the other core while reading.
-        // (The task captures a flag, not the entries: it lives until the rules need the outlines.)
-        // Not a child task: a stopped run must not wait for the load to finish.
-        let creation = self.creation, needsCountries = !survey.toRead.isEmpty
-        let outlines = Task.detached { Result { if needsCountries { try creation.prepareCountries() } } }
+        report.read = reader.submitted + survey.toRead.count
 
         // 2-3. Read, and reconcile moves and touches batch by batch as the files come; what is
         // left to the rules goes into the sorter (`ItemSorter`: on disk, in sorted runs).
@@ -220,9 +231,7 @@ public struct ImportPipeline {
                 try sorter.add(item)
             }
         }
-        ReadStage.read(survey.toRead, root: rootPath,
-                       options: MetadataOptions(defaultTimeZone: options.timeZone, timeZones: options.timeZones), jobs: options.jobs,
-                       stop: options.stop, progress: progress) { item in
+        reader.read(rest: survey.toRead) { item in
             guard failure == nil else { return }
             batch.append(item)
             guard batch.count >= Self.reconcileBatch else { return }
@@ -241,7 +250,7 @@ public struct ImportPipeline {
         progress(ImportProgress(phase: .deciding, done: 0, total: report.read))
 
         // 4. Decide, in report order; each file goes to the report's records as it is decided.
-        if case let .failure(error) = await outlines.value, withCoordinate || reconciled.corrected.contains(where: { $0.kind == .moved }) {
+        if case let .failure(error) = await outlines?.value ?? .success(()), withCoordinate || reconciled.corrected.contains(where: { $0.kind == .moved }) {
             throw ImportError.storage("cannot load the country outlines: \(error)")
         }
         try PinCorrection.plan(&reconciled.corrected, timeZone: options.timeZone, creation: creation)

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Reads in flight, apart from the cores: `threads` threads of their own, each taking the next
-/// file and running a blocking read on it, while the caller consumes the results in file order.
+/// batch of inputs and running a blocking read on each, while the caller consumes the results
+/// in the order it submitted the inputs.
 ///
 /// Why threads and not Swift's cooperative pool: that pool has one thread per core, so blocking
 /// reads on it made reads in flight equal to the cores (2 here), whatever `--jobs` said; a cold
@@ -13,11 +14,15 @@ import Foundation
 /// resident stack each. On a warm cache the threads are runnable, not waiting, and the kernel
 /// runs as many as there are cores.
 ///
-/// Memory stays bounded: a thread does not start a batch of files until the caller has taken
-/// the batch `window` places before it, so at most `4 x threads` batches of results wait at
-/// once however large the run.
+/// Inputs can be submitted while earlier ones are read (`ReadFeed`): the import's walk feeds the
+/// pool folder by folder, so reading starts with the first folder instead of after the last.
+///
+/// Memory stays bounded by the consumer: a thread does not start a batch until the caller has
+/// taken the batch `window` places before it, so at most `4 x threads` batches of results wait
+/// at once however large the run (inputs submitted and not yet read wait too: the caller holds
+/// those anyway).
 public enum ReadPool {
-    /// Files a thread claims at once: one file per claim made the hand-over (a mutex, a wake-up)
+    /// Inputs a thread claims at once: one file per claim made the hand-over (a mutex, a wake-up)
     /// cost more than a warm read itself. Reads in flight stay one per thread.
     static let batch = 16
 
@@ -26,79 +31,182 @@ public enum ReadPool {
     public static func run<Result>(count: Int, threads: Int, read: @escaping @Sendable (Int) -> Result,
                                    consume: (Int, Result) -> Void) {
         guard count > 0 else { return }
-        let batches = (count + batch - 1) / batch
-        let threads = max(1, min(threads, batches))
-        let state = State<Result>(window: threads * 4, count: count)
+        let feed = ReadFeed<Int, Result>(threads: min(threads, (count + batch - 1) / batch), read: read)
+        for i in 0..<count { feed.submit(i) }
+        feed.finish(consume)
+    }
+}
+
+/// A `ReadPool` fed as the inputs come: `submit` from one producer thread, `takeReady` (without
+/// waiting) and `finish` (waiting for the rest) on that same thread, results in submission
+/// order. The threads start at the first `submit`: a run with nothing to read starts none.
+/// `abandon` ends it early (the walk failed, or a stop was asked): inputs not yet claimed are
+/// never read.
+public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
+    // Everything below `read` is guarded by `mutex`; threads wait on `work` (a batch to claim,
+    // or room in the window), the consumer on `ready` (the next batch's results, or the threads
+    // leaving). Two conditions, so that a new batch wakes one thread, not all of them.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let work = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let ready = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let threads: Int
+    private let window: Int
+    private let read: @Sendable (Input) -> Result
+    /// Submitted inputs not yet claimed: `pending[head...]`.
+    private var pending: [Input] = []
+    private var head = 0
+    private var closed = false, cancelled = false, started = false
+    /// The next batch a thread claims; the next the consumer takes.
+    private var next = 0, consumed = 0
+    /// Results of claimed batches, at `b % window`, until the consumer takes them.
+    private var slots: [[(Input, Result)]?]
+    private var running = 0
+    /// Inputs submitted, and results handed to the consumer.
+    private var submitted = 0, taken = 0
+
+    /// `window`: batches that may be read ahead of the consumer (default 4 per thread).
+    public init(threads: Int, window: Int? = nil, read: @escaping @Sendable (Input) -> Result) {
+        self.threads = max(1, threads)
+        self.read = read
+        self.window = max(1, window ?? max(1, threads) * 4)
+        slots = Array(repeating: nil, count: self.window)
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(work, nil)
+        pthread_cond_init(ready, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(work)
+        pthread_cond_destroy(ready)
+        pthread_mutex_destroy(mutex)
+        work.deallocate()
+        ready.deallocate()
+        mutex.deallocate()
+    }
+
+    private var unclaimed: Int { pending.count - head }
+
+    /// A thread may claim the next batch: it is whole (or the last one), and within the window.
+    private var claimable: Bool {
+        next < consumed + window && (unclaimed >= ReadPool.batch || closed && unclaimed > 0)
+    }
+
+    public func submit(_ input: Input) {
+        pthread_mutex_lock(mutex)
+        if !started { start() }
+        pending.append(input)
+        submitted += 1
+        if unclaimed % ReadPool.batch == 0 { pthread_cond_signal(work) }
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Consumes the results ready now, in order, without waiting.
+    public func takeReady(_ consume: (Input, Result) -> Void) {
+        while let results = take(wait: false) { for (input, result) in results { consume(input, result) } }
+    }
+
+    /// Consumes results in order, waiting for them, until at most `keeping` submitted inputs are
+    /// left without their result taken (`keeping` at least a batch: a partial batch is read
+    /// only once the feed is finished).
+    public func drain(keeping: Int, _ consume: (Input, Result) -> Void) {
+        precondition(keeping >= ReadPool.batch)
+        while outstanding > keeping, let results = take(wait: true) { for (input, result) in results { consume(input, result) } }
+    }
+
+    private var outstanding: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return submitted - taken
+    }
+
+    /// No more inputs: consumes every result left, in order, and returns once the threads left.
+    public func finish(_ consume: (Input, Result) -> Void) {
+        pthread_mutex_lock(mutex)
+        closed = true
+        pthread_cond_broadcast(work)
+        pthread_mutex_unlock(mutex)
+        while let results = take(wait: true) { for (input, result) in results { consume(input, result) } }
+        join()
+    }
+
+    /// Stops early: inputs not claimed are dropped, reads under way end, results are dropped.
+    public func abandon() {
+        pthread_mutex_lock(mutex)
+        closed = true
+        cancelled = true
+        pending = []
+        head = 0
+        pthread_cond_broadcast(work)
+        pthread_mutex_unlock(mutex)
+        join()
+        pthread_mutex_lock(mutex)
+        slots = Array(repeating: nil, count: window)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Called with the mutex held.
+    private func start() {
+        started = true
+        running = threads
         for _ in 0..<threads {
-            let thread = Thread { state.work(read) }
+            let thread = Thread { [self] in serve() }
             // Readers go a few frames deep into the container parsers: 256 KiB is plenty and
             // keeps 64 threads' stacks at 16 MiB of address space.
             thread.stackSize = 256 * 1024
             thread.start()
         }
-        for b in 0..<batches {
-            for (k, result) in state.take(b).enumerated() { consume(b * batch + k, result) }
-        }
-        state.finish()
     }
 
-    /// The shared ring of batches of results, behind one mutex and its condition.
-    private final class State<Result>: @unchecked Sendable {
-        private let condition = NSCondition()
-        /// Batches that may be read ahead of the consumer.
-        private let window: Int
-        private let count: Int
-        private var slots: [[Result]?]
-        /// The next batch a thread may claim.
-        private var next = 0
-        /// The next batch the consumer takes: batches at or beyond `consumed + window` wait.
-        private var consumed = 0
-        private var running = 0
-        private var batches: Int { (count + ReadPool.batch - 1) / ReadPool.batch }
-
-        init(window: Int, count: Int) {
-            self.window = window
-            self.count = count
-            slots = Array(repeating: nil, count: window)
-        }
-
-        func work(_ read: @Sendable (Int) -> Result) {
-            condition.lock()
-            running += 1
-            while true {
-                while next < batches && next >= consumed + window { condition.wait() }
-                guard next < batches else { break }
-                let b = next
-                next += 1
-                condition.unlock()
-                let start = b * ReadPool.batch
-                let results = (start..<min(count, start + ReadPool.batch)).map(read)
-                condition.lock()
-                slots[b % window] = results
-                if b == consumed { condition.broadcast() }
+    private func serve() {
+        pthread_mutex_lock(mutex)
+        while true {
+            while !cancelled && !claimable && !(closed && unclaimed == 0) { pthread_cond_wait(work, mutex) }
+            guard !cancelled, claimable else { break }
+            let b = next
+            next += 1
+            let end = min(pending.count, head + ReadPool.batch)
+            let inputs = Array(pending[head..<end])
+            head = end
+            // The last inputs are claimed: threads waiting for more may leave.
+            if closed && head == pending.count { pthread_cond_broadcast(work) }
+            // Claimed inputs leave the queue: compact it now and then.
+            if head >= 4096 && head * 2 >= pending.count {
+                pending.removeFirst(head)
+                head = 0
             }
-            running -= 1
-            condition.broadcast()
-            condition.unlock()
+            pthread_mutex_unlock(mutex)
+            let results = inputs.map { ($0, read($0)) }
+            pthread_mutex_lock(mutex)
+            slots[b % window] = results
+            if b == consumed { pthread_cond_signal(ready) }
         }
+        running -= 1
+        if running == 0 { pthread_cond_signal(ready) }
+        pthread_mutex_unlock(mutex)
+    }
 
-        func take(_ b: Int) -> [Result] {
-            condition.lock()
-            defer { condition.unlock() }
-            while slots[b % window] == nil { condition.wait() }
-            let results = slots[b % window]!
-            slots[b % window] = nil
-            consumed = b + 1
-            // Threads held back by the window may go on.
-            if next >= consumed - 1 + window { condition.broadcast() }
-            return results
+    /// The next batch's results in order; nil when none is ready (`wait` false) or none is left.
+    private func take(wait: Bool) -> [(Input, Result)]? {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while true {
+            if let results = slots[consumed % window] {
+                slots[consumed % window] = nil
+                consumed += 1
+                taken += results.count
+                // A thread held back by the window may go on.
+                if claimable { pthread_cond_signal(work) }
+                return results
+            }
+            // Every claimed batch was taken and nothing is left to claim (or it was abandoned).
+            if !wait || cancelled || closed && unclaimed == 0 && consumed == next { return nil }
+            pthread_cond_wait(ready, mutex)
         }
+    }
 
-        /// Waits until every thread has left (they leave once no batch is left to claim).
-        func finish() {
-            condition.lock()
-            defer { condition.unlock() }
-            while running > 0 { condition.wait() }
-        }
+    private func join() {
+        pthread_mutex_lock(mutex)
+        while running > 0 { pthread_cond_wait(ready, mutex) }
+        pthread_mutex_unlock(mutex)
     }
 }

@@ -122,6 +122,35 @@ final class ImportStagesTests: XCTestCase {
         XCTAssertEqual(survey.vanished, [RawPath(dir + "/a/b/gone.jpg")])
     }
 
+    /// The walk hands its first files to read straight to the reader (read while the walk goes
+    /// on), the rest to its list on disk; the items come back in the walk's order, each once,
+    /// whichever way it went.
+    func testTheFirstFilesAreReadDuringTheWalkTheRestAfterInWalkOrder() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-lead-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let names = ["2020/b.jpg", "2020/a.jpg", "2021/x/c.jpg", "2021/d.txt", "e.jpg"]
+        for f in names {
+            let path = dir + "/" + f
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try "not a photo".write(toFile: path, atomically: false, encoding: .utf8)
+        }
+        let reader = ReadStage(root: RawPath(dir), options: MetadataOptions(defaultTimeZone: TimeZone(identifier: "UTC")!),
+                               jobs: 3, lead: 2)
+        var started = 0
+        reader.willRead = { started += 1 }
+        var survey = try Survey(root: RawPath(dir))
+        survey.reader = reader
+        try Scanner.walk(root: dir, visitor: &survey)
+        try survey.finish(allowShrink: false, walkIncomplete: false)
+        XCTAssertEqual(reader.submitted, 2, "the first two files went to the reader during the walk")
+        XCTAssertEqual(survey.toRead.entries.map(\.relativePath), [RawPath("2021/x/c.jpg"), RawPath("2021/d.txt"), RawPath("e.jpg")])
+        var read: [RawPath] = []
+        reader.read(rest: survey.toRead) { read.append($0.entry.relativePath) }
+        // Folders end after their subfolders: "2021/x" before the rest of "2021".
+        XCTAssertEqual(read, ["2020/a.jpg", "2020/b.jpg", "2021/x/c.jpg", "2021/d.txt", "e.jpg"].map(RawPath.init))
+        XCTAssertEqual(started, 1)
+    }
+
     // MARK: 3. reconcile moves and touches
 
     func store(with records: [PhotoRecord]) throws -> InMemoryStore {

@@ -71,4 +71,62 @@ final class ReadPoolTests: XCTestCase {
         XCTAssertLessThanOrEqual(meter.mostWaiting, (threads * 4 + 1) * ReadPool.batch)
         XCTAssertGreaterThan(meter.mostWaiting, ReadPool.batch)
     }
+
+    /// Fed as a walk goes: reads begin while inputs are still being submitted (the walk and the
+    /// reads overlap), and every result comes back once, in submission order.
+    func testFeedReadsWhileInputsStillCome() {
+        let meter = InFlight()
+        let feed = ReadFeed<Int, Int>(threads: 4) { i in
+            meter.begin()
+            meter.end()
+            return i * 3
+        }
+        for i in 0..<(4 * ReadPool.batch) { feed.submit(i) }
+        // Nothing is closed yet: the threads still read the whole batches submitted.
+        let deadline = Date().addingTimeInterval(5)
+        var seen: [Int] = []
+        while seen.count < 4 * ReadPool.batch && Date() < deadline {
+            feed.takeReady { i, result in
+                XCTAssertEqual(result, i * 3)
+                seen.append(i)
+            }
+            usleep(1_000)
+        }
+        XCTAssertEqual(seen, Array(0..<(4 * ReadPool.batch)), "read before the feed was finished")
+        // A last, partial batch is read once the feed is finished.
+        for i in seen.count..<(seen.count + 5) { feed.submit(i) }
+        feed.finish { i, result in
+            XCTAssertEqual(result, i * 3)
+            seen.append(i)
+        }
+        XCTAssertEqual(seen, Array(0..<(4 * ReadPool.batch + 5)))
+        XCTAssertLessThanOrEqual(meter.most, 4)
+    }
+
+    /// Abandoned (the walk failed): inputs not yet claimed are never read, and it returns once
+    /// the reads under way ended.
+    func testAbandonedFeedReadsNoMore() {
+        let reads = InFlight()
+        let feed = ReadFeed<Int, Int>(threads: 2) { i in
+            reads.begin()
+            usleep(20_000)
+            reads.end()
+            return i
+        }
+        for i in 0..<(100 * ReadPool.batch) { feed.submit(i) }
+        usleep(30_000)
+        let started = Date()
+        feed.abandon()
+        // Two threads, a batch each under way: 16 reads of 20 ms at most, not 1,600.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.5)
+        XCTAssertLessThanOrEqual(reads.mostWaiting, 4 * ReadPool.batch)
+    }
+
+    /// A feed given nothing starts no thread and finishes at once.
+    func testEmptyFeed() {
+        let feed = ReadFeed<Int, Int>(threads: 8) { $0 }
+        var seen = 0
+        feed.finish { _, _ in seen += 1 }
+        XCTAssertEqual(seen, 0)
+    }
 }

@@ -6,12 +6,24 @@ import PinMetadata
 /// (`ReadPool`: threads of their own, apart from Swift's one-per-core cooperative threads).
 /// Each file becomes an item: a photo (decision `.noLocation` until the rules say otherwise),
 /// an unreadable file with its reason, or not media.
-enum ReadStage {
+///
+/// The walk feeds it: the first `lead` files to read go straight to the pool as their folders
+/// are walked (`submit`, from `Survey`), so reading starts with the first folder and goes on
+/// on the other core while the walk does; the files after them go to the walk's list on disk
+/// (`FilesToRead`) and are read after the walk (`read(rest:)`), in the same order. Which files
+/// go where depends only on their count, never on timing: the order of the items is the walk's.
+final class ReadStage {
     /// What a thread hands back for one file.
     enum Outcome: Sendable {
         case photo(PhotoMetadata)
         case unreadable(String)
         case notMedia
+    }
+
+    struct Job: Sendable {
+        let entry: FileEntry
+        /// Its sidecars, relative to the root.
+        let sidecars: [RawPath]
     }
 
     /// Files between two progress updates.
@@ -20,47 +32,86 @@ enum ReadStage {
     /// Files taken from the list at once (it is on disk): a few MB of entries.
     static let chunk = 16384
 
-    /// Reads `files` (below `root`, each with its sidecars relative to the root), `chunk` at a
-    /// time. Each file's item goes to `consume` in file order as soon as it is read: nothing is
-    /// kept here, and at most the pool's window of results waits.
+    /// Files read while the walk goes on, at most: their results wait for the walk to end (the
+    /// reconciliation reads the database, which the walk is reading), a few MB.
+    static let lead = 32768
+    private let lead: Int
+
+    private let feed: ReadFeed<Job, Outcome>
+    private let progress: @Sendable (ImportProgress) -> Void
+    /// Set by `abandon`: reads not begun return at once.
+    private let abandoned = StopRequest()
+    /// Files submitted during the walk.
+    private(set) var submitted = 0
+    /// Called before the first file is submitted (to load what the results will need meanwhile).
+    var willRead: (() -> Void)?
+
     /// After a stop request the remaining files are not opened (the run is then abandoned).
-    static func read(_ files: FilesToRead, root: RawPath, options: MetadataOptions, jobs: Int,
-                     stop: StopRequest = StopRequest(), progress: @escaping @Sendable (ImportProgress) -> Void,
-                     consume: (ImportItem) -> Void) {
-        var done = 0
-        for (entries, sidecars) in files.chunks(of: chunk) {
-            read(entries, sidecars: sidecars, root: root, options: options, jobs: jobs, stop: stop) { i, item in
-                consume(item)
-                if (done + i + 1) % progressEvery == 0 || done + i + 1 == files.count {
-                    progress(ImportProgress(phase: .reading, done: done + i + 1, total: files.count))
-                }
-            }
-            done += entries.count
+    init(root: RawPath, options: MetadataOptions, jobs: Int, stop: StopRequest = StopRequest(), lead: Int = ReadStage.lead,
+         progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) {
+        self.progress = progress
+        self.lead = lead
+        let abandoned = self.abandoned
+        // Room for every file read during the walk to wait, or for 4 batches per thread.
+        feed = ReadFeed(threads: jobs, window: max(jobs * 4, lead / ReadPool.batch)) { job in
+            if stop.signal != nil || abandoned.signal != nil { return .notMedia }
+            return ReadStage.readOne(root.appending(job.entry.relativePath.bytes), modified: job.entry.modificationDate,
+                                     sidecars: job.sidecars.map { root.appending($0.bytes) }, options: options)
         }
     }
 
-    /// Reads `entries` (`sidecars`: for each, its sidecars relative to the root) on the pool;
-    /// `consume` gets each index and item in order.
-    static func read(_ entries: [FileEntry], sidecars: [[RawPath]], root: RawPath, options: MetadataOptions, jobs: Int,
-                     stop: StopRequest, consume: (Int, ImportItem) -> Void) {
-        ReadPool.run(count: entries.count, threads: jobs, read: { i -> Outcome in
-            if stop.signal != nil { return .notMedia }
-            return readOne(root.appending(entries[i].relativePath.bytes), modified: entries[i].modificationDate,
-                    sidecars: sidecars[i].map { root.appending($0.bytes) }, options: options)
-        }, consume: { i, outcome in
-            var item = ImportItem(entry: entries[i], decision: .notMedia)
-            switch outcome {
-            case let .photo(metadata):
-                item.metadata = metadata
-                item.decision = .noLocation
-            case let .unreadable(reason):
-                item.error = reason
-                item.decision = .unreadable
-            case .notMedia:
-                break
+    /// True while the walk may hand files straight to the pool (`submit`); after `lead` of them,
+    /// the walk lists the rest on disk.
+    var takesMore: Bool { submitted < lead }
+
+    /// A file to read, during the walk.
+    func submit(_ entry: FileEntry, sidecars: [RawPath]) {
+        if submitted == 0 { willRead?() }
+        submitted += 1
+        feed.submit(Job(entry: entry, sidecars: sidecars))
+    }
+
+    /// After the walk: the files submitted, then `rest` (below `root`, each with its sidecars
+    /// relative to the root) `chunk` at a time. Each file's item goes to `consume` in that
+    /// order as soon as it is read: nothing is kept here, and at most the pool's window of
+    /// results waits.
+    func read(rest: FilesToRead, consume: (ImportItem) -> Void) {
+        let total = submitted + rest.count
+        var done = 0
+        func take(_ job: Job, _ outcome: Outcome) {
+            consume(Self.item(job.entry, outcome))
+            done += 1
+            if done % Self.progressEvery == 0 || done == total {
+                progress(ImportProgress(phase: .reading, done: done, total: total))
             }
-            consume(i, item)
-        })
+        }
+        if rest.count > 0 && submitted == 0 { willRead?() }
+        for (entries, sidecars) in rest.chunks(of: Self.chunk) {
+            for (entry, sidecars) in zip(entries, sidecars) { feed.submit(Job(entry: entry, sidecars: sidecars)) }
+            feed.drain(keeping: Self.chunk, take)
+        }
+        feed.finish(take)
+    }
+
+    /// The run stops (the walk failed, or a stop was asked): reads not begun are not made.
+    func abandon() {
+        abandoned.stop(signal: 0)
+        feed.abandon()
+    }
+
+    private static func item(_ entry: FileEntry, _ outcome: Outcome) -> ImportItem {
+        var item = ImportItem(entry: entry, decision: .notMedia)
+        switch outcome {
+        case let .photo(metadata):
+            item.metadata = metadata
+            item.decision = .noLocation
+        case let .unreadable(reason):
+            item.error = reason
+            item.decision = .unreadable
+        case .notMedia:
+            break
+        }
+        return item
     }
 
     static func readOne(_ path: RawPath, modified: Date, sidecars: [RawPath], options: MetadataOptions) -> Outcome {

@@ -45,7 +45,9 @@ struct Survey: WalkVisitor {
     /// New files, changed files, and unchanged photos whose sidecar is new or changed, in byte
     /// order of path.
     /// Each with its sidecars among the names of its folder, relative to the root; on disk.
+    /// With a `reader`, the first files go to it instead, to be read while the walk goes on.
     var toRead = FilesToRead()
+    var reader: ReadStage?
     /// What the database knew of the files in `toRead` that it knew (changed files).
     var knownToRead: [RawPath: KnownPhoto] = [:]
     /// Regular files the walk found.
@@ -172,7 +174,12 @@ struct Survey: WalkVisitor {
         }
         for i in found.indices where read[i] {
             let entry = found[i].entry
-            try toRead.append(entry, sidecars: SidecarLookup.matching(names[i], in: relative, among: sidecarNames))
+            let sidecars = SidecarLookup.matching(names[i], in: relative, among: sidecarNames)
+            if let reader, reader.takesMore {
+                reader.submit(entry, sidecars: sidecars)
+            } else {
+                try toRead.append(entry, sidecars: sidecars)
+            }
             if let record = found[i].known { knownToRead[entry.relativePath] = record }
         }
     }
