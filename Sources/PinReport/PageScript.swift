@@ -168,7 +168,10 @@ enum PageScript {
           if (++lines > 2000) break;
           frag.appendChild(svg("line", { class: "way" + (filtering ? " dim" : ""), x1: ax.toFixed(1), y1: ay.toFixed(1), x2: bx.toFixed(1), y2: by.toFixed(1) }));
         }
-        const ordered = joined.sort((a, b) => (b.dim - a.dim) || (b.kind - a.kind));
+        // Bottom to top: dimmed ones, a run's skipped photos, the pins, then what the run changes
+        // (kept, moved, created), so a run's new pins are never hidden under an existing one.
+        const LAYER = [1, 4, 0, 0, 3, 2];
+        const ordered = joined.sort((a, b) => (b.dim - a.dim) || (LAYER[a.kind] - LAYER[b.kind]));
         let shownPins = 0, groups = 0;
         for (const c of ordered) {
           const g = svg("g", {});
