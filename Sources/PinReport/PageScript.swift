@@ -110,11 +110,15 @@ enum PageScript {
         cx = hw * 2 >= W ? W / 2 : Math.max(hw, Math.min(W - hw, cx));
         cy = hh * 2 >= W ? W / 2 : Math.max(hh, Math.min(W - hh, cy));
       }
-      function apply() {
+      // The view set, and the pins drawn at the next frame (or at once: `now` is true).
+      function apply(now) {
         limits();
         const [w, h] = size();
         base.setAttribute("viewBox", (cx - w / 2 / k) + " " + (cy - h / 2 / k) + " " + (w / k) + " " + (h / k));
-        if (!frame) frame = requestAnimationFrame(() => { frame = 0; draw(); });
+        if (now === true) {
+          if (frame) { cancelAnimationFrame(frame); frame = 0; }
+          draw();
+        } else if (!frame) frame = requestAnimationFrame(() => { frame = 0; draw(); });
       }
       function toScreen(x, y) { const [w, h] = size(); return [(x - cx) * k + w / 2, (y - cy) * k + h / 2]; }
       function zoomAt(factor, sx, sy) {
@@ -272,6 +276,12 @@ enum PageScript {
       $("zoom-out").addEventListener("click", () => zoomAt(0.5));
       $("zoom-fit").addEventListener("click", () => fit(visibleIndices()));
       window.addEventListener("resize", apply);
+      // Printing lays the map out at another size (PageStyle's @media print): the pins are in
+      // screen pixels, so they are drawn again at once for it, and again after.
+      const redrawNow = () => apply(true);
+      window.addEventListener("beforeprint", redrawNow);
+      window.addEventListener("afterprint", redrawNow);
+      window.matchMedia("print").addEventListener("change", redrawNow);
       const hover = $("hover");
       let hovered = null;
       function hoverCountry(e) {
