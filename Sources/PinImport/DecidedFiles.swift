@@ -106,7 +106,7 @@ public struct DecidedFiles: Sequence, Sendable {
 
         mutating func append(_ item: ImportItem) throws {
             if file == nil { file = try ScratchFile() }
-            try file!.appendRecord(ItemCodec.encode(item))
+            try file!.appendRecord { ItemCodec.encode(item, into: &$0) }
             tally.count(item)
         }
 
@@ -128,9 +128,7 @@ enum ItemCodec {
     private static let positionSources = PositionSource.allCases
     private static let timeSources = TimeSource.allCases
 
-    static func encode(_ item: ImportItem) -> [UInt8] {
-        var w = ByteWriter()
-        w.bytes.reserveCapacity(128 + item.entry.relativePath.bytes.count)
+    static func encode(_ item: ImportItem, into w: inout ByteWriter) {
         w.u8(decisionCodes[item.decision]!)
         let e = item.entry
         w.data(e.relativePath.bytes)
@@ -181,7 +179,6 @@ enum ItemCodec {
             w.f64(at.latitude)
             w.f64(at.longitude)
         }
-        return w.bytes
     }
 
     static func decode(_ body: UnsafeRawBufferPointer) -> ImportItem {
@@ -242,7 +239,9 @@ struct ItemSorter {
     let isCandidate: (ImportItem) -> Bool
     let runLength: Int
     let fanIn: Int
-    private var batch: [(candidate: Bool, instant: Double, item: ImportItem)] = []
+    private var batch: [ImportItem] = []
+    /// For each of `batch`: its sort key and index (sorted instead of the items themselves).
+    private var keys: [(candidate: Bool, instant: Double, index: Int32)] = []
     private var file: ScratchFile?
     private var runs: [(start: Int64, end: Int64)] = []
 
@@ -265,29 +264,47 @@ struct ItemSorter {
     }
 
     mutating func add(_ item: ImportItem) throws {
-        batch.append(Self.key(item, candidate: isCandidate(item)))
+        let candidate = isCandidate(item)
+        keys.append((candidate, candidate ? item.takenAt.timeIntervalSince1970 : 0, Int32(batch.count)))
+        batch.append(item)
         if batch.count >= runLength { try spill() }
+    }
+
+    /// Sorts the keys of the batch into report order (as `precedes` does).
+    private mutating func sortKeys() {
+        let batch = self.batch
+        keys.sort { a, b in
+            if a.candidate != b.candidate { return a.candidate }
+            if a.candidate, a.instant != b.instant { return a.instant < b.instant }
+            return batch[Int(a.index)].entry.relativePath < batch[Int(b.index)].entry.relativePath
+        }
     }
 
     private mutating func spill() throws {
         guard !batch.isEmpty else { return }
-        batch.sort(by: Self.precedes)
         if file == nil { file = try ScratchFile() }
         let start = file!.end
-        for entry in batch { try file!.appendRecord(ItemCodec.encode(entry.item)) }
+        sortKeys()
+        let batch = self.batch
+        for key in keys { try file!.appendRecord { ItemCodec.encode(batch[Int(key.index)], into: &$0) } }
         runs.append((start, file!.end))
-        batch.removeAll(keepingCapacity: true)
+        self.batch.removeAll(keepingCapacity: true)
+        keys.removeAll(keepingCapacity: true)
     }
 
     /// The items in report order, each with whether it is a candidate.
     mutating func sorted() throws -> Merge {
         guard file != nil else {
-            batch.sort(by: Self.precedes)
-            defer { batch = [] }
-            return Merge(memory: batch, file: nil, runs: [], isCandidate: isCandidate)
+            sortKeys()
+            let batch = self.batch
+            let sorted = keys.map { ($0.candidate, $0.instant, batch[Int($0.index)]) }
+            self.batch = []
+            keys = []
+            return Merge(memory: sorted, file: nil, runs: [], isCandidate: isCandidate)
         }
         try spill()
         batch = []
+        keys = []
         // Longer runs until at most fanIn remain: each pass reads and writes every item once.
         while runs.count > fanIn {
             var longer: [(start: Int64, end: Int64)] = []
@@ -296,7 +313,7 @@ struct ItemSorter {
                 try file!.flush()
                 var merge = Merge(memory: [], file: file, runs: part, isCandidate: isCandidate)
                 let start = file!.end
-                while let entry = merge.nextEntry() { try file!.appendRecord(ItemCodec.encode(entry.item)) }
+                while let entry = merge.nextEntry() { try file!.appendRecord { ItemCodec.encode(entry.item, into: &$0) } }
                 longer.append((start, file!.end))
             }
             runs = longer

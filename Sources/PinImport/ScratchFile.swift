@@ -41,11 +41,17 @@ final class ScratchFile: @unchecked Sendable {
     /// The offset the next appended byte gets.
     var end: Int64 { written + Int64(pending.count) }
 
-    /// Appends one record: its length (4 bytes), then its bytes.
-    func appendRecord(_ body: [UInt8]) throws {
-        var length = UInt32(body.count).littleEndian
-        withUnsafeBytes(of: &length) { pending.append(contentsOf: $0) }
-        pending.append(contentsOf: body)
+    /// Appends one record: its length (4 bytes), then the bytes `encode` writes (straight into
+    /// the buffer: no array per record).
+    func appendRecord(_ encode: (inout ByteWriter) -> Void) throws {
+        var w = ByteWriter()
+        swap(&w.bytes, &pending)
+        let at = w.bytes.count
+        w.bytes.append(contentsOf: [0, 0, 0, 0])
+        encode(&w)
+        let length = UInt32(w.bytes.count - at - 4).littleEndian
+        w.bytes.withUnsafeMutableBytes { $0.storeBytes(of: length, toByteOffset: at, as: UInt32.self) }
+        swap(&w.bytes, &pending)
         if pending.count >= Self.flushAt { try flush() }
     }
 
@@ -200,15 +206,15 @@ struct FilesToRead {
 
     mutating func append(_ entry: FileEntry, sidecars: [RawPath]) throws {
         if file == nil { file = try ScratchFile() }
-        var w = ByteWriter()
-        w.data(entry.relativePath.bytes)
-        w.i64(entry.size)
-        w.i64(entry.modificationNanoseconds)
-        w.u64(entry.inode)
-        w.u64(entry.device)
-        w.u64(UInt64(sidecars.count))
-        for sidecar in sidecars { w.data(sidecar.bytes) }
-        try file!.appendRecord(w.bytes)
+        try file!.appendRecord { w in
+            w.data(entry.relativePath.bytes)
+            w.i64(entry.size)
+            w.i64(entry.modificationNanoseconds)
+            w.u64(entry.inode)
+            w.u64(entry.device)
+            w.u64(UInt64(sidecars.count))
+            for sidecar in sidecars { w.data(sidecar.bytes) }
+        }
         count += 1
     }
 
