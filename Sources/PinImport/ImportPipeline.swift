@@ -148,7 +148,7 @@ public struct ImportPipeline {
             var survey = try Survey(root: rootPath, known: known)
             survey.reader = reader
             do {
-                try Scanner.walk(root: root, options: scanOptions, visitor: &survey)
+                try Scanner.walkAside(root: root, options: scanOptions, visitor: &survey)
             } catch let error as ScanError {
                 throw ImportError.rootNotFound(options.root, "\(error)")
             }

@@ -271,3 +271,132 @@ public enum Scanner {
         try visitor.leaveFolder(relative)
     }
 }
+
+extension Scanner {
+    /// The same walk, its system calls (getdents, fstatat) and sorting on a thread of its own
+    /// while the calling thread gives its events to `visitor`: a nightly run over a large share
+    /// merges the walk with the known files (SQLite, `Survey`) on one core while the other
+    /// walks, instead of one after the other. At most `queued` batches of events wait, so
+    /// memory stays small however large the tree. An error thrown by `visitor` stops the walk;
+    /// the walk's own errors are rethrown here.
+    public static func walkAside<V: WalkVisitor>(root: String, options: ScanOptions = ScanOptions(), visitor: inout V) throws {
+        let queue = WalkQueue()
+        let thread = Thread {
+            var forward = WalkForwarder(queue: queue)
+            do {
+                try walk(root: root, options: options, visitor: &forward)
+                forward.flush()
+                queue.close(error: nil)
+            } catch {
+                queue.close(error: error)
+            }
+        }
+        // One frame per folder level: deep trees need more than a secondary thread's default.
+        thread.stackSize = 8 << 20
+        thread.start()
+        defer { queue.cancelAndWait() }
+        while let batch = try queue.next() {
+            for event in batch {
+                switch event {
+                case let .enter(relative): try visitor.enterFolder(relative)
+                case let .file(entry): try visitor.file(entry)
+                case let .leave(relative): try visitor.leaveFolder(relative)
+                case let .unseen(relative, problem): try visitor.unseen(relative, problem: problem)
+                }
+            }
+        }
+    }
+}
+
+private enum WalkEvent: Sendable {
+    case enter([UInt8])
+    case file(FileEntry)
+    case leave([UInt8])
+    case unseen([UInt8], String?)
+}
+
+/// The walk's events, in batches, from the walking thread to the visiting one.
+private final class WalkQueue: @unchecked Sendable {
+    /// Events handed over at once, and batches that may wait.
+    static let batch = 512, queued = 64
+    // Guarded by `condition`.
+    private let condition = NSCondition()
+    private var batches: [[WalkEvent]] = []
+    private var closed = false, cancelled = false, finished = false
+    private var error: Error?
+
+    /// From the walking thread; false once the visitor gave up (the walk then stops).
+    func put(_ batch: [WalkEvent]) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.count >= Self.queued && !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        batches.append(batch)
+        condition.broadcast()
+        return true
+    }
+
+    /// From the walking thread, at its end.
+    func close(error: Error?) {
+        condition.lock()
+        closed = true
+        finished = true
+        self.error = error
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next batch; nil at the end of the walk; throws the walk's error.
+    func next() throws -> [WalkEvent]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.isEmpty && !closed { condition.wait() }
+        if !batches.isEmpty {
+            condition.broadcast()
+            return batches.removeFirst()
+        }
+        if let error { throw error }
+        return nil
+    }
+
+    /// The visitor is done (or gave up): the walk stops at its next batch; returns once the
+    /// walking thread has left.
+    func cancelAndWait() {
+        condition.lock()
+        cancelled = true
+        batches = []
+        condition.broadcast()
+        while !finished { condition.wait() }
+        condition.unlock()
+    }
+}
+
+/// The visitor on the walking thread: events go to the queue a batch at a time.
+private struct WalkForwarder: WalkVisitor {
+    struct Stopped: Error {}
+    let queue: WalkQueue
+    var pending: [WalkEvent] = []
+
+    init(queue: WalkQueue) {
+        self.queue = queue
+        pending.reserveCapacity(WalkQueue.batch)
+    }
+
+    private mutating func add(_ event: WalkEvent) throws {
+        pending.append(event)
+        if pending.count >= WalkQueue.batch {
+            guard queue.put(pending) else { throw Stopped() }
+            pending.removeAll(keepingCapacity: true)
+        }
+    }
+
+    mutating func flush() {
+        if !pending.isEmpty { _ = queue.put(pending) }
+        pending = []
+    }
+
+    mutating func enterFolder(_ relative: [UInt8]) throws { try add(.enter(relative)) }
+    mutating func file(_ entry: FileEntry) throws { try add(.file(entry)) }
+    mutating func leaveFolder(_ relative: [UInt8]) throws { try add(.leave(relative)) }
+    mutating func unseen(_ relative: [UInt8], problem: String?) throws { try add(.unseen(relative, problem)) }
+}

@@ -93,4 +93,48 @@ final class ScannerTests: XCTestCase {
     func testMissingRootThrows() {
         XCTAssertThrowsError(try Scanner.scan(root: root + "/absent"))
     }
+
+    /// Records every event, in order; throws at the `failAt`-th file when set.
+    struct Recorder: WalkVisitor {
+        var events: [String] = []
+        var failAt: Int?
+        struct Failed: Error {}
+        mutating func enterFolder(_ relative: [UInt8]) { events.append("enter " + String(decoding: relative, as: UTF8.self)) }
+        mutating func leaveFolder(_ relative: [UInt8]) { events.append("leave " + String(decoding: relative, as: UTF8.self)) }
+        mutating func file(_ entry: FileEntry) throws {
+            if let failAt, events.filter({ $0.hasPrefix("file") }).count == failAt { throw Failed() }
+            events.append("file \(entry.relativePath) \(entry.size)")
+        }
+        mutating func unseen(_ relative: [UInt8], problem: String?) {
+            events.append("unseen " + String(decoding: relative, as: UTF8.self) + " " + (problem ?? "-"))
+        }
+    }
+
+    /// The walk on a thread of its own gives the visitor the very events, in the same order, as
+    /// the walk on the caller's thread: hundreds of them (more than one batch of events).
+    func testTheWalkAsideGivesTheSameEventsInTheSameOrder() throws {
+        for folder in 0..<40 {
+            for file in 0..<15 { try touch("f\(folder)/\(folder % 3 == 0 ? "sub/" : "")\(file).jpg", String(repeating: "x", count: file)) }
+        }
+        try touch(".hidden/a.jpg")
+        var here = Recorder(), aside = Recorder()
+        try Scanner.walk(root: root, visitor: &here)
+        try Scanner.walkAside(root: root, visitor: &aside)
+        XCTAssertEqual(here.events.filter { $0.hasPrefix("file") }.count, 600)
+        XCTAssertTrue(here.events.contains("unseen .hidden -"))
+        XCTAssertEqual(aside.events, here.events)
+    }
+
+    /// A visitor that gives up stops the walk aside and its error comes back; a root that
+    /// cannot be opened throws as the plain walk does.
+    func testTheWalkAsideStopsWithTheVisitorAndRethrows() throws {
+        for file in 0..<300 { try touch("d\(file % 7)/\(file).jpg") }
+        var failing = Recorder(failAt: 10)
+        XCTAssertThrowsError(try Scanner.walkAside(root: root, visitor: &failing)) { XCTAssertTrue($0 is Recorder.Failed) }
+        XCTAssertEqual(failing.events.filter { $0.hasPrefix("file") }.count, 10)
+        var recorder = Recorder()
+        XCTAssertThrowsError(try Scanner.walkAside(root: root + "/missing", visitor: &recorder)) {
+            guard case ScanError.cannotOpenRoot = $0 else { return XCTFail("\($0)") }
+        }
+    }
 }
