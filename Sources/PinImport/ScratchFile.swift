@@ -10,7 +10,8 @@ import PinCore
 /// The folder is `$TMPDIR`, else `/tmp`, as for sort(1): not beside the database, which a dry
 /// run must not touch (and whose folder may not exist), and not the photo share, which may be
 /// read-only or slow. A NAS whose `/tmp` is small RAM-backed tmpfs points TMPDIR at a volume.
-/// A run of 1,000,000 files needs about 250 MB there at its peak (the sorted runs and the report).
+/// A run of 1,000,000 --small files needed 272 MB there at its peak (the sorted runs and the
+/// report's records, while the rules decide).
 final class ScratchFile: @unchecked Sendable {
     // Appends happen on one thread (the pipeline's); reads (pread) only once writing is done.
     let fd: Int32
