@@ -524,6 +524,7 @@ enum PageScript {
       renderRun();
       refilter();
       fit(visibleIndices());
+      apply(true); // the pins drawn before the page says it is ready (not at a later frame)
       document.body.dataset.readyMs = String(Math.round(performance.now()));
       document.body.dataset.ready = "1";
     })();
