@@ -114,6 +114,10 @@ let listSpec = CommandSpec(
     details: """
         Every filter given must hold. DATE is the pin's own local date (the photo's offset, or the one given to add).
 
+        --json prints one object per pin: id, title, latitude, longitude, date and color always; country,
+        type (city or mountain), visitCount (more than 1), edited, note, tags, photoIDs and utcOffset only
+        when set (a point with one visit has no type or visitCount key; README: "A pin as JSON").
+
         Examples:
           pins list --search zurich             # finds "Zürich" in a title, note, tag or city name
           pins list --country FR --since 2023-01-01 --until 2023-12-31
