@@ -206,7 +206,15 @@ public enum Scanner {
         children.reserveCapacity(found.count)
         var subfolderKeys = false
         for (name, statted, failure) in found {
-            let childRelative = relative.isEmpty ? name : relative + [UInt8(ascii: "/")] + name
+            // One array for the path below the root, not the three of `relative + "/" + name`.
+            var childRelative = name
+            if !relative.isEmpty {
+                childRelative = []
+                childRelative.reserveCapacity(relative.count + 1 + name.count)
+                childRelative += relative
+                childRelative.append(UInt8(ascii: "/"))
+                childRelative += name
+            }
             var st = statted
             guard failure == 0 else {
                 children.append((name, .unseen(childRelative, problem: String(cString: strerror(failure)))))

@@ -83,21 +83,21 @@ enum CaptureTime {
     static func resolve(_ values: ExifValues, xmp: XMPValues? = nil, modificationTime: Date?,
                                defaultTimeZone: TimeZone) -> CaptureTimeResult {
         var warnings: [String] = []
-        let tags: [(name: String, date: String?, subSec: String?, offset: String?)] = [
-            ("DateTimeOriginal", values.dateTimeOriginal, values.subSecTimeOriginal, values.offsetTimeOriginal),
-            ("DateTimeDigitized", values.dateTimeDigitized, values.subSecTimeDigitized, values.offsetTimeDigitized),
-        ]
         var chosen: (name: String, local: LocalDateTime, subSec: String?, offset: String?)?
-        for tag in tags {
-            guard let text = tag.date else { continue }
+        // The first tag with a valid date wins (no array of tags: this runs once per photo).
+        func consider(_ name: String, _ date: String?, _ subSec: String?, _ offset: String?) -> Bool {
+            guard let text = date else { return false }
             guard let local = parseDateTime(text) else {
                 if text.contains(where: { ("1"..."9").contains($0) }) {
-                    warnings.append("\(tag.name) '\(printable(text))' is not a valid date: ignored")
+                    warnings.append("\(name) '\(printable(text))' is not a valid date: ignored")
                 }
-                continue
+                return false
             }
-            chosen = (tag.name, local, tag.subSec, tag.offset)
-            break
+            chosen = (name, local, subSec, offset)
+            return true
+        }
+        if !consider("DateTimeOriginal", values.dateTimeOriginal, values.subSecTimeOriginal, values.offsetTimeOriginal) {
+            _ = consider("DateTimeDigitized", values.dateTimeDigitized, values.subSecTimeDigitized, values.offsetTimeDigitized)
         }
         guard let chosen else {
             if let xmp, let takenAt = xmp.takenAt {

@@ -145,8 +145,17 @@ struct Survey: WalkVisitor {
         try passKnown(before: relative.isEmpty ? nil : RawPath(bytes: relative + [UInt8(ascii: "0")]))
         let (_, found, deletedSidecars) = folders.removeLast()
         guard !found.isEmpty else { return }
-        let names = found.map { $0.entry.relativePath.lastComponent }
-        let sidecarNames = names.filter(Sidecars.isSidecarName)
+        // Only names that may be a sidecar's (".xmp", ".json": the last byte is p or n, any
+        // case) are taken out of their paths up front; the others when a file is to be read,
+        // so a nightly run makes no small array per file here.
+        func name(_ i: Int) -> [UInt8] { found[i].entry.relativePath.lastComponent }
+        func maybeSidecar(_ i: Int) -> Bool {
+            switch found[i].entry.relativePath.bytes.last {
+            case UInt8(ascii: "p"), UInt8(ascii: "P"), UInt8(ascii: "n"), UInt8(ascii: "N"): return true
+            default: return false
+            }
+        }
+        let sidecarNames = found.indices.filter(maybeSidecar).map(name).filter(Sidecars.isSidecarName)
         var read = [Bool](repeating: false, count: found.count)
         for (i, (entry, record)) in found.enumerated() {
             guard let record else {
@@ -161,20 +170,20 @@ struct Survey: WalkVisitor {
                 read[i] = true
             }
         }
-        let changedSidecars = Set(found.indices.lazy.filter { read[$0] }.map { names[$0] }.filter(Sidecars.isSidecarName))
+        let changedSidecars = Set(found.indices.lazy.filter { read[$0] && maybeSidecar($0) }.map(name).filter(Sidecars.isSidecarName))
             .union(deletedSidecars)
         if !changedSidecars.isEmpty {
             // A deleted sidecar is matched among the names the folder had: the walked ones and it.
             let hadSidecars = sidecarNames + deletedSidecars
-            for i in found.indices where !read[i] && !Sidecars.isSidecarName(names[i])
-                && Sidecars.match(mediaName: names[i], siblings: hadSidecars).contains(where: changedSidecars.contains) {
+            for i in found.indices where !read[i] && !Sidecars.isSidecarName(name(i))
+                && Sidecars.match(mediaName: name(i), siblings: hadSidecars).contains(where: changedSidecars.contains) {
                 read[i] = true
                 unchanged -= 1
             }
         }
         for i in found.indices where read[i] {
             let entry = found[i].entry
-            let sidecars = SidecarLookup.matching(names[i], in: relative, among: sidecarNames)
+            let sidecars = SidecarLookup.matching(name(i), in: relative, among: sidecarNames)
             if let reader, reader.takesMore {
                 reader.submit(entry, sidecars: sidecars)
             } else {
