@@ -37,7 +37,9 @@ final class ReadStage {
     static let lead = 32768
     private let lead: Int
 
-    private let feed: ReadFeed<Job, Outcome>
+    /// The pool's threads make each file's item (its compact form: what waits for the walk
+    /// to end is a few hundred bytes a file, not the decoder's full metadata).
+    private let feed: ReadFeed<Job, ImportItem>
     private let progress: @Sendable (ImportProgress) -> Void
     /// Set by `abandon`: reads not begun return at once.
     private let abandoned = StopRequest()
@@ -54,9 +56,9 @@ final class ReadStage {
         let abandoned = self.abandoned
         // Room for every file read during the walk to wait, or for 4 batches per thread.
         feed = ReadFeed(threads: jobs, window: max(jobs * 4, lead / ReadPool.batch)) { job in
-            if stop.signal != nil || abandoned.signal != nil { return .notMedia }
-            return ReadStage.readOne(root.appending(job.entry.relativePath.bytes), modified: job.entry.modificationDate,
-                                     sidecars: job.sidecars.map { root.appending($0.bytes) }, options: options)
+            if stop.signal != nil || abandoned.signal != nil { return ReadStage.item(job.entry, .notMedia) }
+            return ReadStage.item(job.entry, ReadStage.readOne(root.appending(job.entry.relativePath.bytes), modified: job.entry.modificationDate,
+                                                               sidecars: job.sidecars.map { root.appending($0.bytes) }, options: options))
         }
     }
 
@@ -78,8 +80,8 @@ final class ReadStage {
     func read(rest: FilesToRead, consume: (ImportItem) -> Void) {
         let total = submitted + rest.count
         var done = 0
-        func take(_ job: Job, _ outcome: Outcome) {
-            consume(Self.item(job.entry, outcome))
+        func take(_ job: Job, _ item: ImportItem) {
+            consume(item)
             done += 1
             if done % Self.progressEvery == 0 || done == total {
                 progress(ImportProgress(phase: .reading, done: done, total: total))
