@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 int pins_open_scratch(const char *folder) {
@@ -27,4 +28,8 @@ int pins_open_scratch(const char *folder) {
     }
     free(name);
     return fd;
+}
+
+int pins_open_memory_scratch(void) {
+    return memfd_create("pins-scratch", MFD_CLOEXEC);
 }

@@ -7,7 +7,7 @@ import PinCore
 /// the system when the run ends. Written by appending, read back with `pread` from any offset
 /// (any number of passes: the report writers go over the decided files more than once).
 ///
-/// The folder is `$TMPDIR`, else `/tmp`, as for sort(1): not beside the database, which a dry
+/// The folder is `$TMPDIR`, else `/tmp`, as for sort(1) (see `init()`): not beside the database, which a dry
 /// run must not touch (and whose folder may not exist), and not the photo share, which may be
 /// read-only or slow. A NAS whose `/tmp` is small RAM-backed tmpfs points TMPDIR at a volume.
 /// A run of 1,000,000 --small files needed 272 MB there at its peak (the sorted runs and the
@@ -21,17 +21,38 @@ final class ScratchFile: @unchecked Sendable {
     private var pending: [UInt8] = []
     private static let flushAt = 256 << 10
 
-    static var defaultFolder: String {
-        if let folder = ProcessInfo.processInfo.environment["TMPDIR"], !folder.isEmpty { return folder }
-        return "/tmp"
+    /// In `$TMPDIR` when it is set (and only there: a folder the person chose); else in
+    /// `/tmp`, else `/var/tmp`, else in memory (a system without a temporary folder, such as
+    /// an empty chroot: the run works, but its records count as its memory).
+    convenience init() throws {
+        if let folder = ProcessInfo.processInfo.environment["TMPDIR"], !folder.isEmpty {
+            try self.init(folder: folder)
+            return
+        }
+        var firstError: Error?
+        for folder in ["/tmp", "/var/tmp"] {
+            do {
+                try self.init(folder: folder)
+                return
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        let fd = pins_open_memory_scratch()
+        guard fd >= 0 else { throw firstError! }
+        self.init(fd: fd, folder: "memory")
     }
 
-    init(folder: String = ScratchFile.defaultFolder) throws {
+    convenience init(folder: String) throws {
         let fd = pins_open_scratch(folder)
         guard fd >= 0 else {
             throw ImportError.storage("cannot make a scratch file in \(folder): \(String(cString: strerror(errno))) "
                                       + "(TMPDIR chooses the folder)")
         }
+        self.init(fd: fd, folder: folder)
+    }
+
+    private init(fd: Int32, folder: String) {
         self.fd = fd
         self.folder = folder
         pending.reserveCapacity(Self.flushAt + 4096)

@@ -29,4 +29,8 @@ void pins_exif_free(void *pointer);
 /// killed or not. Returns the descriptor (read-write, close-on-exec), or -1 with errno set.
 int pins_open_scratch(const char *folder);
 
+/// A scratch file in memory (memfd_create): for a system with no temporary folder at all.
+/// Returns the descriptor, or -1 with errno set.
+int pins_open_memory_scratch(void);
+
 #endif
