@@ -51,6 +51,8 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
     private let ready = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private let threads: Int
     private let window: Int
+    /// Inputs a thread claims at once (`ReadPool.batch`).
+    private let batch: Int
     private let read: @Sendable (Input) -> Result
     /// Submitted inputs not yet claimed: `pending[head...]`.
     private var pending: [Input] = []
@@ -65,8 +67,9 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
     private var submitted = 0, taken = 0
 
     /// `window`: batches that may be read ahead of the consumer (default 4 per thread).
-    public init(threads: Int, window: Int? = nil, read: @escaping @Sendable (Input) -> Result) {
+    public init(threads: Int, window: Int? = nil, batch: Int? = nil, read: @escaping @Sendable (Input) -> Result) {
         self.threads = max(1, threads)
+        self.batch = max(1, batch ?? ReadPool.batch)
         self.read = read
         self.window = max(1, window ?? max(1, threads) * 4)
         slots = Array(repeating: nil, count: self.window)
@@ -88,7 +91,7 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
 
     /// A thread may claim the next batch: it is whole (or the last one), and within the window.
     private var claimable: Bool {
-        next < consumed + window && (unclaimed >= ReadPool.batch || closed && unclaimed > 0)
+        next < consumed + window && (unclaimed >= batch || closed && unclaimed > 0)
     }
 
     public func submit(_ input: Input) {
@@ -96,7 +99,7 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
         if !started { start() }
         pending.append(input)
         submitted += 1
-        if unclaimed % ReadPool.batch == 0 { pthread_cond_signal(work) }
+        if unclaimed % batch == 0 { pthread_cond_signal(work) }
         pthread_mutex_unlock(mutex)
     }
 
@@ -106,10 +109,10 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
     }
 
     /// Consumes results in order, waiting for them, until at most `keeping` submitted inputs are
-    /// left without their result taken (`keeping` at least a batch: a partial batch is read
-    /// only once the feed is finished).
+    /// left without their result taken (`keeping` at least a batch less one: a partial batch
+    /// is read only once the feed is finished).
     public func drain(keeping: Int, _ consume: (Input, Result) -> Void) {
-        precondition(keeping >= ReadPool.batch)
+        precondition(keeping >= batch - 1)
         while outstanding > keeping, let results = take(wait: true) { for (input, result) in results { consume(input, result) } }
     }
 
@@ -164,7 +167,7 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
             guard !cancelled, claimable else { break }
             let b = next
             next += 1
-            let end = min(pending.count, head + ReadPool.batch)
+            let end = min(pending.count, head + batch)
             let inputs = Array(pending[head..<end])
             head = end
             // The last inputs are claimed: threads waiting for more may leave.

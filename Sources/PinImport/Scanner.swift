@@ -129,7 +129,9 @@ public enum Scanner {
         var rootStat = stat()
         fstat(rootFD, &rootStat)
         var visited: Set<FolderID> = [FolderID(rootStat)]
-        try walk(rootFD: rootFD, relative: [], options: options, visited: &visited, visitor: &visitor)
+        let stats = ColdStats()
+        defer { stats.finish() }
+        try walk(rootFD: rootFD, relative: [], options: options, visited: &visited, stats: stats, visitor: &visitor)
     }
 
     /// A folder's device and inode: the walk's loop guard. Following symlinks, every folder
@@ -169,7 +171,7 @@ public enum Scanner {
     }
 
     private static func walk<V: WalkVisitor>(rootFD: Int32, relative: [UInt8], options: ScanOptions,
-                                             visited: inout Set<FolderID>, visitor: inout V) throws {
+                                             visited: inout Set<FolderID>, stats: ColdStats, visitor: inout V) throws {
         // Open this folder relative to the root; read all its names; close it before descending,
         // so a deep tree holds one descriptor, not one per level.
         let path = relative.isEmpty ? [UInt8(ascii: ".")] : relative
@@ -184,9 +186,13 @@ public enum Scanner {
             return try visitor.unseen(relative, problem: reason)
         }
         // Names with the stat of each, taken while the entry is at hand (fstatat on the name
-        // readdir returned, NUL-terminated in place: no copy per file).
+        // readdir returned, NUL-terminated in place: no copy per file). Once one stat waits for
+        // the disk (a cold cache: its inode is not in memory), the folder's other names are
+        // statted side by side on `ColdStats`' threads instead, many inode reads in flight.
         var found: [(name: [UInt8], st: stat, error: Int32)] = []
         let dfd = dirfd(dir)
+        var cold = false
+        var unstatted: [Int] = []
         while let entry = readdir(dir) {
             var st = stat()
             var failure: Int32 = 0
@@ -196,10 +202,25 @@ public enum Scanner {
                 if length == 1 && bytes[0] == UInt8(ascii: ".") || length == 2 && bytes[0] == UInt8(ascii: ".") && bytes[1] == UInt8(ascii: ".") {
                     return []
                 }
-                if fstatat(dfd, raw.baseAddress!.assumingMemoryBound(to: CChar.self), &st, AT_SYMLINK_NOFOLLOW) != 0 { failure = errno }
+                if !cold {
+                    let started = ColdStats.now()
+                    if fstatat(dfd, raw.baseAddress!.assumingMemoryBound(to: CChar.self), &st, AT_SYMLINK_NOFOLLOW) != 0 { failure = errno }
+                    cold = ColdStats.now() - started > ColdStats.slowNanoseconds
+                } else {
+                    failure = -1
+                }
                 return Array(bytes[0..<length])
             }
-            if !name.isEmpty { found.append((name, st, failure)) }
+            if !name.isEmpty {
+                if failure == -1 { unstatted.append(found.count) }
+                found.append((name, st, failure))
+            }
+        }
+        if !unstatted.isEmpty {
+            for (k, outcome) in stats.stat(unstatted.map { ColdStats.Job(folder: dfd, name: found[$0].name) }).enumerated() {
+                found[unstatted[k]].st = outcome.st
+                found[unstatted[k]].error = outcome.error
+            }
         }
         found.sort { $0.name.lexicographicallyPrecedes($1.name) }
         var children: [(key: [UInt8], child: Child)] = []
@@ -267,12 +288,12 @@ public enum Scanner {
             case let .unseen(path, problem): try visitor.unseen(path, problem: problem)
             case let .folder(path, id):
                 if options.followSymlinks {
-                    try walk(rootFD: rootFD, relative: path, options: options, visited: &visited, visitor: &visitor)
+                    try walk(rootFD: rootFD, relative: path, options: options, visited: &visited, stats: stats, visitor: &visitor)
                 } else {
                     // An ancestor while it is walked, then forgotten.
                     visited.insert(id)
                     defer { visited.remove(id) }
-                    try walk(rootFD: rootFD, relative: path, options: options, visited: &visited, visitor: &visitor)
+                    try walk(rootFD: rootFD, relative: path, options: options, visited: &visited, stats: stats, visitor: &visitor)
                 }
             }
         }
@@ -407,4 +428,57 @@ private struct WalkForwarder: WalkVisitor {
     mutating func file(_ entry: FileEntry) throws { try add(.file(entry)) }
     mutating func leaveFolder(_ relative: [UInt8]) throws { try add(.leave(relative)) }
     mutating func unseen(_ relative: [UInt8], problem: String?) throws { try add(.unseen(relative, problem)) }
+}
+
+/// The walk's stats on a cold cache: a folder whose stats wait for the disk has the rest statted
+/// by `threads` threads at once (each fstatat a blocking inode read), the way the read pool
+/// keeps many reads in flight. Started at the first cold folder: a warm walk (a nightly run)
+/// never starts its threads, and pays two clock reads per stat to find out.
+final class ColdStats {
+    struct Job: Sendable {
+        let folder: Int32
+        let name: [UInt8]
+    }
+
+    struct Outcome: @unchecked Sendable {
+        var st: stat
+        var error: Int32
+    }
+
+    /// A stat slower than this waited for the disk (a warm one takes a microsecond or two).
+    /// Tests set it to -1 to take the cold path everywhere.
+    nonisolated(unsafe) static var slowNanoseconds: Int64 = 200_000
+    static let threads = 16
+
+    static func now() -> Int64 {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec)
+    }
+
+    private var feed: ReadFeed<Job, Outcome>?
+
+    /// The stats of `jobs` (symlinks not followed), in order.
+    func stat(_ jobs: [Job]) -> [Outcome] {
+        if feed == nil {
+            feed = ReadFeed(threads: Self.threads, window: Self.threads * 8, batch: 1) { job in
+                var st = Glibc.stat()
+                let failed = (job.name + [0]).withUnsafeBufferPointer {
+                    fstatat(job.folder, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &st, AT_SYMLINK_NOFOLLOW) != 0
+                }
+                return Outcome(st: st, error: failed ? errno : 0)
+            }
+        }
+        var outcomes: [Outcome] = []
+        outcomes.reserveCapacity(jobs.count)
+        for job in jobs { feed!.submit(job) }
+        feed!.drain(keeping: 0) { _, outcome in outcomes.append(outcome) }
+        return outcomes
+    }
+
+    /// Ends the threads, if any were started.
+    func finish() {
+        feed?.finish { _, _ in }
+        feed = nil
+    }
 }

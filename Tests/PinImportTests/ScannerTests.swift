@@ -137,4 +137,28 @@ final class ScannerTests: XCTestCase {
             guard case ScanError.cannotOpenRoot = $0 else { return XCTFail("\($0)") }
         }
     }
+
+    /// On a cold cache a folder's names are statted side by side (`ColdStats`): the walk finds
+    /// the very files, sizes, times and inodes, problems and folders it finds statting them one
+    /// by one.
+    func testTheColdWalkStatsSideBySideAndFindsTheSame() throws {
+        for folder in 0..<6 {
+            for file in 0..<40 { try touch("f\(folder)/\(file).jpg", String(repeating: "x", count: file)) }
+        }
+        try touch("f1/sub/deep.jpg")
+        try FileManager.default.createSymbolicLink(atPath: root + "/f2/link.jpg", withDestinationPath: root + "/f2/1.jpg")
+        var warm = Recorder()
+        try Scanner.walk(root: root, visitor: &warm)
+        let warmFiles = try Scanner.scan(root: root).files
+        let saved = ColdStats.slowNanoseconds
+        ColdStats.slowNanoseconds = -1
+        defer { ColdStats.slowNanoseconds = saved }
+        var cold = Recorder()
+        try Scanner.walk(root: root, visitor: &cold)
+        let coldFiles = try Scanner.scan(root: root).files
+        XCTAssertEqual(warm.events.filter { $0.hasPrefix("file") }.count, 241)
+        XCTAssertEqual(cold.events, warm.events)
+        XCTAssertEqual(coldFiles.map(\.fingerprint), warmFiles.map(\.fingerprint))
+        XCTAssertEqual(coldFiles.map(\.relativePath), warmFiles.map(\.relativePath))
+    }
 }
