@@ -99,22 +99,26 @@ public struct ImportFilters {
     }
 
     /// Decides one photo; candidates must arrive in `ordered` order. `label` names the photo
-    /// in later verdicts ("48 s after <label>", "4.9 km from <label>").
-    public mutating func decide(_ candidate: Candidate, label: String) -> Verdict {
+    /// in later verdicts ("48 s after <label>", "4.9 km from <label>"): it is made only for a
+    /// photo that is accepted (most are not, and a label is a new string), as the label of an
+    /// earlier run's photo is made only when a verdict names it.
+    public mutating func decide(_ candidate: Candidate, label: @autoclosure () -> String) -> Verdict {
         guard let coordinate = candidate.coordinate, coordinate.isValid else {
             return .noLocation(reason: candidate.locationIssue ?? "no GPS position")
         }
-        var previous = lastAccepted
-        if let older = earlierAccepted(atOrBefore: candidate.instant), older.instant > (previous?.instant ?? -.infinity) {
-            previous = (older.instant, older.path.description)
+        // The previous accepted photo: this run's last one, or an earlier run's when later.
+        var older: AcceptedPhoto?
+        if let photo = earlierAccepted(atOrBefore: candidate.instant), photo.instant > (lastAccepted?.instant ?? -.infinity) {
+            older = photo
         }
-        if let previous, candidate.instant - previous.instant < minInterval {
-            return .interval(seconds: candidate.instant - previous.instant, previous: previous.label)
+        if let previousInstant = older?.instant ?? lastAccepted?.instant, candidate.instant - previousInstant < minInterval {
+            return .interval(seconds: candidate.instant - previousInstant, previous: older?.path.description ?? lastAccepted!.label)
         }
         if let match = index.nearest(to: coordinate) {
             return .distance(kilometres: AngularDistance.kilometres(coordinate, match.entry.coordinate),
                              radians: match.radians, pin: pinLabels[match.entry.tag], pinCoordinate: match.entry.coordinate)
         }
+        let label = label()
         index.insert(coordinate, tag: pinLabels.count)
         pinLabels.append(label)
         lastAccepted = (candidate.instant, label)

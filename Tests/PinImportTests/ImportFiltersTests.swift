@@ -103,4 +103,23 @@ final class ImportFiltersTests: XCTestCase {
         XCTAssertEqual(decide([candidate(0, 0, 45), candidate(1, 1, 45 + d), candidate(2, 2, 45 - e)], filters: filters),
                        ["accepted", "distance", "accepted"])
     }
+
+    func testLabelsAreMadeOnlyForAcceptedPhotosAndNamedInLaterVerdicts() {
+        // Four photos: accepted, then no location, interval (30 s) and distance (1 km): only the
+        // accepted one's label is asked for, and the later verdicts name it.
+        var f = ImportFilters()
+        var asked: [String] = []
+        func label(_ c: ImportFilters.Candidate) -> String {
+            asked.append(c.path.description)
+            return "label of " + c.path.description
+        }
+        let photos = ImportFilters.ordered([candidate(0, 0, 45), candidate(1, 10, nil), candidate(2, 30, 46),
+                                            candidate(3, 100, 45 + 1.0 / 111.195)])
+        let verdicts = photos.map { c in f.decide(c, label: label(c)) }
+        XCTAssertEqual(asked, ["p000.jpg"])
+        guard case let .interval(_, previous) = verdicts[2], case let .distance(_, _, pin, _) = verdicts[3]
+        else { return XCTFail("\(verdicts)") }
+        XCTAssertEqual(previous, "label of p000.jpg")
+        XCTAssertEqual(pin, "label of p000.jpg")
+    }
 }

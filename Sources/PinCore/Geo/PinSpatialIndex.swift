@@ -62,22 +62,18 @@ public struct PinSpatialIndex: Sendable {
         let lowRow = row(max(-90, point.latitude - thresholdDegrees))
         let highRow = row(min(90, point.latitude + thresholdDegrees))
         let phi = point.latitude * .pi / 180
-        var columns: [Int]
-        if abs(point.latitude) + thresholdDegrees >= 90 {
-            columns = Array(0..<lonCells)
-        } else {
+        // The columns to look at, west to east (no array made: this runs once per photo).
+        var first = 0, last = lonCells - 1
+        if abs(point.latitude) + thresholdDegrees < 90 {
             let halfWidth = asin(min(1, sin(threshold) / cos(phi))) * 180 / .pi
-            let first = Int(((point.longitude - halfWidth + 180) / cellDegrees).rounded(.down))
-            let last = Int(((point.longitude + halfWidth + 180) / cellDegrees).rounded(.down))
-            if last - first + 1 >= lonCells {
-                columns = Array(0..<lonCells)
-            } else {
-                columns = (first...last).map { (($0 % lonCells) + lonCells) % lonCells }
-            }
+            let west = Int(((point.longitude - halfWidth + 180) / cellDegrees).rounded(.down))
+            let east = Int(((point.longitude + halfWidth + 180) / cellDegrees).rounded(.down))
+            if east - west + 1 < lonCells { (first, last) = (west, east) }
         }
         var best: Match?
         for r in lowRow...highRow {
-            for c in columns {
+            for raw in first...last {
+                let c = ((raw % lonCells) + lonCells) % lonCells
                 guard let bucket = cells[key(r, c)] else { continue }
                 for i in bucket {
                     let entry = entries[Int(i)]
