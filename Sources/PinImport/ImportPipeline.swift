@@ -139,10 +139,10 @@ public struct ImportPipeline {
         return String(cString: resolved)
     }
 
-    /// The walk merged with the known files as both come (`Survey`), inside one read of the
-    /// database. Throws `.rootNotFound` when the root cannot be walked, `.empty`/`.shrunk` from
-    /// the survey's guard, and storage errors.
-    private func survey(root: String, rootPath: RawPath, reader: ReadStage) throws -> Survey {
+    /// The walk merged with the known files as both come (`Survey`), in the run's read of the
+    /// database (`repos`, nil without one). Throws `.rootNotFound` when the root cannot be
+    /// walked, `.empty`/`.shrunk` from the survey's guard, and storage errors.
+    private func survey(root: String, rootPath: RawPath, reader: ReadStage, in repos: Repositories?) throws -> Survey {
         let scanOptions = options.scan, allowShrink = options.allowShrink
         func walk(_ known: KnownFileCursor) throws -> Survey {
             var survey = try Survey(root: rootPath, known: known)
@@ -155,17 +155,26 @@ public struct ImportPipeline {
             try survey.finish(allowShrink: allowShrink, walkIncomplete: !survey.problems.isEmpty)
             return survey
         }
-        guard let database else { return try walk(KnownFileCursor()) }
-        var result: Result<Survey, Error>?
+        guard let repos else { return try walk(KnownFileCursor()) }
+        var survey: Survey?
+        // The walk's own errors pass through unchanged; the known files' are the database's.
+        try readingDatabase { survey = try walk(try repos.photos.knownFiles(under: rootPath)) }
+        return survey!
+    }
+
+    /// Runs `body` in one read of the database (nil without one): the walk, the reads and the
+    /// reconciliation see one state of it, and the reconciliation of the files read during the
+    /// walk needs no read of its own (SQLite's reads do not nest). The body's errors pass
+    /// through unchanged.
+    private func readingSnapshot(_ body: (Repositories?) throws -> Void) throws {
+        guard let database else { return try body(nil) }
+        var failure: Error?
         try readingDatabase {
             try database.read { repos in
-                // The walk's own errors pass through the read unchanged.
-                let known = try repos.photos.knownFiles(under: rootPath)
-                result = Result { try walk(known) }
-                if case let .failure(error) = result, !(error is ImportError) { throw error }
+                do { try body(repos) } catch { failure = error }
             }
         }
-        return try result!.get()
+        if let failure { throw failure }
     }
 
     /// Runs the import; `runID` (the session's run record) goes on every photo record and pin written.
@@ -184,23 +193,11 @@ public struct ImportPipeline {
         let creation = self.creation
         var outlines: Task<Result<Void, Error>, Never>?
         reader.willRead = { outlines = Task.detached { Result { try creation.prepareCountries() } } }
-        var survey: Survey
-        do {
-            survey = try self.survey(root: root, rootPath: rootPath, reader: reader)
-            try options.stop.check()
-        } catch {
-            reader.abandon()
-            throw error
-        }
-        report.files = survey.files
-        report.problems = survey.problems
-        report.outOfSight = survey.outOfSight
-        report.unchanged = survey.unchanged
-        report.read = reader.submitted + survey.toRead.count
-
-        // 2-3. Read, and reconcile moves and touches batch by batch as the files come; what is
-        // left to the rules goes into the sorter (`ItemSorter`: on disk, in sorted runs).
-        var reconciled = Reconciliation(survey: survey)
+        // 2-3. Read, and reconcile moves and touches batch by batch as the files come, from the
+        // first files the walk finds on: the walk hands them to the reader, which hands the items
+        // back as they are read (the walk waits when it is too far ahead). What is left to the
+        // rules goes into the sorter (`ItemSorter`: on disk, in sorted runs).
+        var reconciled = Reconciliation()
         var decide = DecideStage(minInterval: options.minInterval, threshold: options.threshold,
                                  includeVideos: options.includeVideos, timeZone: options.timeZone,
                                  plan: { try creation.planPhotoPin(at: $0, takenAt: $1, utcOffsetSeconds: $2) })
@@ -213,35 +210,57 @@ public struct ImportPipeline {
         var acceptedHere: Set<RawPath> = []
         var redecided: Set<RawPath> = []
         var withCoordinate = false
-        let known = survey.knownToRead, includeVideos = options.includeVideos, database = self.database
-        var batch: [ImportItem] = []
-        var failure: Error?
-        func pass(_ batch: [ImportItem]) throws {
-            for i in try reconciled.reconcile(batch, root: rootPath, known: known, includeVideos: includeVideos, database: database) {
-                var item = batch[i]
-                if decide.admit(&item) {
-                    if !historyRead {
-                        try history.readRules(from: database)
-                        historyRead = true
-                        acceptedHere = DecideStage.relativePaths(of: history.earlierAccepted, below: rootPath)
+        let includeVideos = options.includeVideos
+        try readingSnapshot { repos in
+            var batch: [ImportItem] = []
+            var batchKnown: [RawPath: KnownPhoto] = [:]
+            var failure: Error?
+            func pass() throws {
+                for i in try reconciled.reconcile(batch, root: rootPath, known: batchKnown, includeVideos: includeVideos, in: repos) {
+                    var item = batch[i]
+                    if decide.admit(&item) {
+                        if !historyRead {
+                            try history.readRules(in: repos)
+                            historyRead = true
+                            acceptedHere = DecideStage.relativePaths(of: history.earlierAccepted, below: rootPath)
+                        }
+                        if acceptedHere.contains(item.entry.relativePath) { redecided.insert(item.entry.relativePath) }
+                        if item.coordinate != nil { withCoordinate = true }
                     }
-                    if acceptedHere.contains(item.entry.relativePath) { redecided.insert(item.entry.relativePath) }
-                    if item.coordinate != nil { withCoordinate = true }
+                    try sorter.add(item)
                 }
-                try sorter.add(item)
+                batch.removeAll(keepingCapacity: true)
+                batchKnown.removeAll(keepingCapacity: true)
             }
+            let consume: ReadStage.Consumer = { item, known in
+                guard failure == nil else { return }
+                batch.append(item)
+                if let known { batchKnown[item.entry.relativePath] = known }
+                guard batch.count >= Self.reconcileBatch else { return }
+                do { try pass() } catch { failure = error }
+            }
+            reader.consumer = consume
+            defer { reader.consumer = nil }
+            var survey: Survey
+            do {
+                survey = try self.survey(root: root, rootPath: rootPath, reader: reader, in: repos)
+                if let failure { throw failure }
+                try options.stop.check()
+            } catch {
+                reader.abandon()
+                throw error
+            }
+            report.files = survey.files
+            report.problems = survey.problems
+            report.outOfSight = survey.outOfSight
+            report.unchanged = survey.unchanged
+            report.read = reader.submitted + survey.toRead.count
+            reconciled.surveyed(survey)
+            reader.read(rest: survey.toRead, known: survey.knownToRead, consume: consume)
+            survey.toRead = FilesToRead()
+            if let failure { throw failure }
+            try pass()
         }
-        reader.read(rest: survey.toRead) { item in
-            guard failure == nil else { return }
-            batch.append(item)
-            guard batch.count >= Self.reconcileBatch else { return }
-            do { try pass(batch) } catch { failure = error }
-            batch.removeAll(keepingCapacity: true)
-        }
-        survey.toRead = FilesToRead()
-        if failure == nil { try pass(batch) }
-        batch = []
-        if let failure { throw failure }
         try options.stop.check()
         reconciled.finish()
         report.touched = reconciled.touched

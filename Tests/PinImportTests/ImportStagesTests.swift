@@ -145,10 +145,45 @@ final class ImportStagesTests: XCTestCase {
         XCTAssertEqual(reader.submitted, 2, "the first two files went to the reader during the walk")
         XCTAssertEqual(survey.toRead.entries.map(\.relativePath), [RawPath("2021/x/c.jpg"), RawPath("2021/d.txt"), RawPath("e.jpg")])
         var read: [RawPath] = []
-        reader.read(rest: survey.toRead) { read.append($0.entry.relativePath) }
+        reader.read(rest: survey.toRead) { item, _ in read.append(item.entry.relativePath) }
         // Folders end after their subfolders: "2021/x" before the rest of "2021".
         XCTAssertEqual(read, ["2020/a.jpg", "2020/b.jpg", "2021/x/c.jpg", "2021/d.txt", "e.jpg"].map(RawPath.init))
         XCTAssertEqual(started, 1)
+    }
+
+    /// With a consumer (the import's), every file to read goes to the reader during the walk,
+    /// none to the list, and the items come back while the walk goes on: the walk waits when
+    /// `lead` files are read ahead of the consumer. In the walk's order, each once.
+    func testWithAConsumerEveryFileIsReadAndConsumedDuringTheWalk() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-consumer-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // 70 files in 7 folders: folder k holds f00 to f09.
+        var names: [String] = []
+        for folder in 0..<7 {
+            try FileManager.default.createDirectory(atPath: dir + "/d\(folder)", withIntermediateDirectories: true)
+            for file in 0..<10 {
+                let name = "d\(folder)/f\(file < 10 ? "0" : "")\(file).txt"
+                try "not a photo".write(toFile: dir + "/" + name, atomically: false, encoding: .utf8)
+                names.append(name)
+            }
+        }
+        let reader = ReadStage(root: RawPath(dir), options: MetadataOptions(defaultTimeZone: TimeZone(identifier: "UTC")!),
+                               jobs: 3, lead: 16)
+        var read: [RawPath] = []
+        reader.consumer = { item, known in
+            XCTAssertNil(known)
+            read.append(item.entry.relativePath)
+        }
+        var survey = try Survey(root: RawPath(dir))
+        survey.reader = reader
+        try Scanner.walk(root: dir, visitor: &survey)
+        try survey.finish(allowShrink: false, walkIncomplete: false)
+        XCTAssertEqual(reader.submitted, 70, "every file went to the reader during the walk")
+        XCTAssertEqual(survey.toRead.count, 0, "none to the list")
+        // After the 64th file (4 batches of 16) at most 16 were left unconsumed.
+        XCTAssertGreaterThanOrEqual(read.count, 64 - 16, "consumed while the walk went on")
+        reader.read(rest: survey.toRead) { item, _ in read.append(item.entry.relativePath) }
+        XCTAssertEqual(read, names.map(RawPath.init))
     }
 
     // MARK: 3. reconcile moves and touches
@@ -406,6 +441,27 @@ final class ImportStagesTests: XCTestCase {
         XCTAssertEqual(db.state.locations[pin.id]?.runID, 1, "the pin stays the first run's")
         XCTAssertEqual(db.state.photos[RawPath("\(canonical)/paris/IMG_0001.jpg")]?.runID, 3)
         XCTAssertNil(db.state.photos[RawPath("\(canonical)/IMG_0001.jpg")])
+    }
+
+    /// The walk, the reads, the reconciliation (a move) and the rules' history (a new photo)
+    /// are one read of the database: the files read during the walk are reconciled as they
+    /// come, without a read of their own (SQLite's reads do not nest in the walk's).
+    func testOneReadOfTheDatabaseCoversTheWalkTheReadsAndTheReconciliation() async throws {
+        let dir = try library(["IMG_0001.jpg": "2023/07-paris/IMG_0001.jpg", "fake.jpg": "phone/fake.jpg"])
+        let canonical = try ImportPipeline.canonicalRoot(dir)
+        let db = InMemoryStore()
+        _ = try await run(dir, db, runID: 1)
+        try FileManager.default.createDirectory(atPath: dir + "/paris", withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: dir + "/IMG_0001.jpg", toPath: dir + "/paris/IMG_0001.jpg")
+        try FileManager.default.copyItem(atPath: try library(["b.jpg": "2023/07-paris/IMG_0002.jpg"]) + "/b.jpg",
+                                         toPath: dir + "/IMG_0002.jpg")
+        let reads = db.reads
+        let second = try await run(dir, db, runID: 2)
+        XCTAssertEqual(db.reads - reads, 1, "one read for the walk, the reads, the reconciliation and the history")
+        XCTAssertEqual([second.moved, second.missing, second.items.count], [1, 0, 1])
+        XCTAssertEqual(second.items.first?.decision, .interval, "IMG_0002 is 20 s after IMG_0001, accepted and moved")
+        XCTAssertEqual(second.items.first?.detail, "20 s after \(canonical)/IMG_0001.jpg (accepted)")
+        XCTAssertNotNil(db.state.photos[RawPath("\(canonical)/paris/IMG_0001.jpg")])
     }
 }
 

@@ -15,6 +15,8 @@ final class InMemoryStore: TransactionRunner {
     private(set) var state = State()
     /// Write transactions committed, for tests of batching.
     private(set) var commits = 0
+    /// Read transactions begun.
+    private(set) var reads = 0
 
     func write<T>(_ body: (Repositories) throws -> T) throws -> T {
         let box = Box(state)
@@ -25,7 +27,8 @@ final class InMemoryStore: TransactionRunner {
     }
 
     func read<T>(_ body: (Repositories) throws -> T) throws -> T {
-        try body(Repos(box: Box(state)))
+        reads += 1
+        return try body(Repos(box: Box(state)))
     }
 
     final class Box {

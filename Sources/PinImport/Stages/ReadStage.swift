@@ -7,11 +7,15 @@ import PinMetadata
 /// Each file becomes an item: a photo (decision `.noLocation` until the rules say otherwise),
 /// an unreadable file with its reason, or not media.
 ///
-/// The walk feeds it: the first `lead` files to read go straight to the pool as their folders
-/// are walked (`submit`, from `Survey`), so reading starts with the first folder and goes on
-/// on the other core while the walk does; the files after them go to the walk's list on disk
-/// (`FilesToRead`) and are read after the walk (`read(rest:)`), in the same order. Which files
-/// go where depends only on their count, never on timing: the order of the items is the walk's.
+/// The walk feeds it: files to read go straight to the pool as their folders are walked
+/// (`submit`, from `Survey`), so reading starts with the first folder and goes on while the
+/// walk does. With a `consumer` (the import's: its reconciliation runs in the walk's read of
+/// the database), every file goes to the pool and each item goes to the consumer during the
+/// walk as soon as it is read, in the walk's order; the walk waits when `lead` files are read
+/// ahead of it or waiting to be read, so memory stays bounded and reads never idle while the
+/// walk goes on. Without one, the first `lead` files go to the pool and the rest to the walk's
+/// list on disk (`FilesToRead`), read after the walk (`read(rest:)`), in the same order. Which
+/// files go where depends only on their count, never on timing: the order of the items is the walk's.
 final class ReadStage {
     /// What a thread hands back for one file.
     enum Outcome: Sendable {
@@ -24,7 +28,12 @@ final class ReadStage {
         let entry: FileEntry
         /// Its sidecars, relative to the root.
         let sidecars: [RawPath]
+        /// What the database knew of it (a changed file), for the reconciliation.
+        var known: KnownPhoto?
     }
+
+    /// Takes each file's item, with what the database knew of the file, in the walk's order.
+    typealias Consumer = (ImportItem, KnownPhoto?) -> Void
 
     /// Files between two progress updates.
     static let progressEvery = 256
@@ -32,8 +41,9 @@ final class ReadStage {
     /// Files taken from the list at once (it is on disk): a few MB of entries.
     static let chunk = 16384
 
-    /// Files read while the walk goes on, at most: their results wait for the walk to end (the
-    /// reconciliation reads the database, which the walk is reading), a few MB.
+    /// Files handed to the pool and not yet consumed, at most: without a consumer, the files
+    /// read while the walk goes on (their results wait for the walk to end); with one, how far
+    /// the walk may go ahead of the items consumed. A few MB.
     static let lead = 32768
     private let lead: Int
 
@@ -45,8 +55,12 @@ final class ReadStage {
     private let abandoned = StopRequest()
     /// Files submitted during the walk.
     private(set) var submitted = 0
+    /// Items handed to the consumer so far.
+    private(set) var consumed = 0
     /// Called before the first file is submitted (to load what the results will need meanwhile).
     var willRead: (() -> Void)?
+    /// Set before the walk: takes the items as they are read, during the walk too (`submit`).
+    var consumer: Consumer?
 
     /// After a stop request the remaining files are not opened (the run is then abandoned).
     init(root: RawPath, options: MetadataOptions, jobs: Int, stop: StopRequest = StopRequest(), lead: Int = ReadStage.lead,
@@ -62,34 +76,49 @@ final class ReadStage {
         }
     }
 
-    /// True while the walk may hand files straight to the pool (`submit`); after `lead` of them,
-    /// the walk lists the rest on disk.
-    var takesMore: Bool { submitted < lead }
+    /// True while the walk may hand files straight to the pool (`submit`): always with a
+    /// consumer; without one, until `lead` of them, then the walk lists the rest on disk.
+    var takesMore: Bool { consumer != nil || submitted < lead }
 
-    /// A file to read, during the walk.
-    func submit(_ entry: FileEntry, sidecars: [RawPath]) {
+    /// A file to read, during the walk. With a consumer, the items read so far go to it, and
+    /// the walk waits here while `lead` files are submitted and not consumed.
+    func submit(_ entry: FileEntry, sidecars: [RawPath], known: KnownPhoto? = nil) {
         if submitted == 0 { willRead?() }
         submitted += 1
-        feed.submit(Job(entry: entry, sidecars: sidecars))
+        feed.submit(Job(entry: entry, sidecars: sidecars, known: known))
+        // Once a batch: a whole batch is what a thread claims.
+        guard let consumer, submitted % ReadPool.batch == 0 else { return }
+        func take(_ job: Job, _ item: ImportItem) {
+            consumer(item, job.known)
+            consumed += 1
+        }
+        // (A partial batch is not read before the walk ends: `drain` keeps at least one.)
+        let keeping = max(lead, ReadPool.batch - 1)
+        if submitted - consumed > keeping {
+            feed.drain(keeping: keeping, take)
+        } else {
+            feed.takeReady(take)
+        }
     }
 
-    /// After the walk: the files submitted, then `rest` (below `root`, each with its sidecars
-    /// relative to the root) `chunk` at a time. Each file's item goes to `consume` in that
-    /// order as soon as it is read: nothing is kept here, and at most the pool's window of
-    /// results waits.
-    func read(rest: FilesToRead, consume: (ImportItem) -> Void) {
+    /// After the walk: the files submitted and not consumed yet, then `rest` (below `root`,
+    /// each with its sidecars relative to the root; `known`: what the database knew of those
+    /// it knew) `chunk` at a time. Each file's item goes to `consume` in that order as soon as
+    /// it is read: nothing is kept here, and at most the pool's window of results waits.
+    func read(rest: FilesToRead, known: [RawPath: KnownPhoto] = [:], consume: Consumer) {
         let total = submitted + rest.count
-        var done = 0
         func take(_ job: Job, _ item: ImportItem) {
-            consume(item)
-            done += 1
-            if done % Self.progressEvery == 0 || done == total {
-                progress(ImportProgress(phase: .reading, done: done, total: total))
+            consume(item, job.known)
+            consumed += 1
+            if consumed % Self.progressEvery == 0 || consumed == total {
+                progress(ImportProgress(phase: .reading, done: consumed, total: total))
             }
         }
         if rest.count > 0 && submitted == 0 { willRead?() }
         for (entries, sidecars) in rest.chunks(of: Self.chunk) {
-            for (entry, sidecars) in zip(entries, sidecars) { feed.submit(Job(entry: entry, sidecars: sidecars)) }
+            for (entry, sidecars) in zip(entries, sidecars) {
+                feed.submit(Job(entry: entry, sidecars: sidecars, known: known[entry.relativePath]))
+            }
             feed.drain(keeping: Self.chunk, take)
         }
         feed.finish(take)

@@ -5,7 +5,8 @@ import PinMetadata
 /// A photo already decided under another path: its record (and pin) follow it.
 struct PhotoMove {
     /// The old path when the old file is gone (a move); nil when it is still there (a copy,
-    /// which gets a record of its own with the same decision and pin).
+    /// which gets a record of its own with the same decision and pin). Until
+    /// `Reconciliation.finish`, the old path either way.
     var from: RawPath?
     var to: PhotoRecord
 }
@@ -28,7 +29,7 @@ struct Reconciliation {
     var missing: [RawPath]
 
     /// Known files that vanished from where they were recorded.
-    private let vanished: Set<RawPath>
+    private var vanished: Set<RawPath>
 
     /// Nothing reconciled yet: the survey's reappeared and vanished files.
     init(survey: Survey) {
@@ -37,12 +38,38 @@ struct Reconciliation {
         vanished = Set(survey.vanished)
     }
 
+    /// Nothing reconciled and nothing surveyed yet: the run reconciles the files read during
+    /// the walk, then gives the survey (`surveyed`).
+    init() {
+        refreshed = []
+        missing = []
+        vanished = []
+    }
+
+    /// After the walk: its reappeared files (first, as with `init(survey:)`) and vanished ones.
+    mutating func surveyed(_ survey: Survey) {
+        refreshed = survey.reappeared + refreshed
+        missing = survey.vanished
+        vanished = Set(survey.vanished)
+    }
+
     /// All of `items` at once (tests): `undecided` holds the indices left to the rules.
     init(items: [ImportItem], root: RawPath, known: [RawPath: KnownPhoto], survey: Survey, includeVideos: Bool,
          database: TransactionRunner?, exists: (RawPath) -> Bool = Reconciliation.exists) throws {
         self.init(survey: survey)
-        undecided = try reconcile(items, root: root, known: known, includeVideos: includeVideos, database: database, exists: exists)
-        finish()
+        guard let database else {
+            undecided = Array(items.indices)
+            finish(exists: exists)
+            return
+        }
+        var reconciled = self
+        try readingDatabase {
+            try database.read { repos in
+                reconciled.undecided = try reconciled.reconcile(items, root: root, known: known, includeVideos: includeVideos, in: repos)
+            }
+        }
+        self = reconciled
+        finish(exists: exists)
     }
 
     /// Whether a recorded file is still there.
@@ -50,42 +77,40 @@ struct Reconciliation {
 
     /// Sets aside the items of `batch` that need no decision (touched, moved, copied, corrected)
     /// and returns the indices of the others, ascending: they are left to the rules. The run
-    /// calls it on each batch of files as they are read, then `finish`es.
+    /// calls it on each batch of files as they are read (during the walk too), then `finish`es.
+    /// `repos`: the run's read of the database (the walk's); nil when there is no database.
     mutating func reconcile(_ batch: [ImportItem], root: RawPath, known: [RawPath: KnownPhoto], includeVideos: Bool,
-                            database: TransactionRunner?, exists: (RawPath) -> Bool = Reconciliation.exists) throws -> [Int] {
-        guard let database else { return Array(batch.indices) }
+                            in repos: Repositories?) throws -> [Int] {
+        guard let repos else { return Array(batch.indices) }
         var undecided: [Int] = []
         var refreshed: [(path: RawPath, fingerprint: PhotoFingerprint)] = []
         var moves: [PhotoMove] = []
         var corrected: [PinCorrection] = []
-        let vanished = self.vanished
         try readingDatabase {
-            try database.read { repos in
-                for (i, item) in batch.enumerated() {
-                    let entry = item.entry
-                    guard let metadata = item.metadata, let digest = metadata.metadataDigest,
-                          includeVideos || !metadata.format.isVideo else {
-                        undecided.append(i)
-                        continue
-                    }
-                    let path = root.appending(entry.relativePath.bytes)
-                    if let previous = known[entry.relativePath] {
-                        if previous.digest == digest {
-                            refreshed.append((path, entry.fingerprint))
-                        } else if let correction = try PinCorrection(previous, item: item, path: path, in: repos) {
-                            corrected.append(correction)
-                        } else {
-                            undecided.append(i)
-                        }
-                    } else if var record = try repos.photos.find(size: entry.size, digest: digest), record.path != path {
-                        let old = record.path
-                        record.path = path
-                        record.fingerprint = entry.fingerprint
-                        let gone = vanished.contains(old) || !exists(old)
-                        moves.append(PhotoMove(from: gone ? old : nil, to: record))
+            for (i, item) in batch.enumerated() {
+                let entry = item.entry
+                guard let metadata = item.metadata, let digest = metadata.metadataDigest,
+                      includeVideos || !metadata.format.isVideo else {
+                    undecided.append(i)
+                    continue
+                }
+                let path = root.appending(entry.relativePath.bytes)
+                if let previous = known[entry.relativePath] {
+                    if previous.digest == digest {
+                        refreshed.append((path, entry.fingerprint))
+                    } else if let correction = try PinCorrection(previous, item: item, path: path, in: repos) {
+                        corrected.append(correction)
                     } else {
                         undecided.append(i)
                     }
+                } else if var record = try repos.photos.find(size: entry.size, digest: digest), record.path != path {
+                    // A move or a copy: `finish` tells, once the walk has said what vanished.
+                    let old = record.path
+                    record.path = path
+                    record.fingerprint = entry.fingerprint
+                    moves.append(PhotoMove(from: old, to: record))
+                } else {
+                    undecided.append(i)
                 }
             }
         }
@@ -96,8 +121,12 @@ struct Reconciliation {
         return undecided
     }
 
-    /// After the last batch: files that moved are not missing (their records follow them).
-    mutating func finish() {
+    /// After the last batch and the walk: a photo whose old file vanished or is gone moved (its
+    /// record follows it, and it is not missing), one whose old file is still there was copied.
+    mutating func finish(exists: (RawPath) -> Bool = Reconciliation.exists) {
+        for k in moves.indices {
+            if let old = moves[k].from, !vanished.contains(old) && exists(old) { moves[k].from = nil }
+        }
         let movedFrom = Set(moves.compactMap(\.from))
         missing.removeAll { movedFrom.contains($0) }
     }

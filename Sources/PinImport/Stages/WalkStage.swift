@@ -16,20 +16,29 @@ struct ImportHistory {
     mutating func readRules(from database: TransactionRunner?) throws {
         guard let database else { return }
         var history = self
+        try readingDatabase { try database.read { try history.readRules(in: $0) } }
+        self = history
+    }
+
+    /// The same within a read of the database under way (the run's); nothing when `repos` is nil.
+    mutating func readRules(in repos: Repositories?) throws {
+        guard let repos else { return }
+        var history = self
         try readingDatabase {
-            try database.read { repos in
-                history.earlierAccepted = try repos.photos.acceptedPhotos()
-                history.pins = try repos.locations.fetchCoordinates().map { .init(title: $0.title, coordinate: $0.coordinate) }
-            }
+            history.earlierAccepted = try repos.photos.acceptedPhotos()
+            history.pins = try repos.locations.fetchCoordinates().map { .init(title: $0.title, coordinate: $0.coordinate) }
         }
         self = history
     }
 }
 
-/// Runs a database read, reporting any failure as a storage error of the import.
+/// Runs a database read, reporting any failure as a storage error of the import (an error of
+/// the import's own passes through as it is).
 func readingDatabase(_ body: () throws -> Void) throws {
     do {
         try body()
+    } catch let error as ImportError {
+        throw error
     } catch {
         throw ImportError.storage("cannot read the database: \(error)")
     }
@@ -48,7 +57,8 @@ struct Survey: WalkVisitor {
     /// With a `reader`, the first files go to it instead, to be read while the walk goes on.
     var toRead = FilesToRead()
     var reader: ReadStage?
-    /// What the database knew of the files in `toRead` that it knew (changed files).
+    /// What the database knew of the files in `toRead` that it knew (changed files); those
+    /// handed to the `reader` carry it with them.
     var knownToRead: [RawPath: KnownPhoto] = [:]
     /// Regular files the walk found.
     var files = 0
@@ -185,11 +195,11 @@ struct Survey: WalkVisitor {
             let entry = found[i].entry
             let sidecars = SidecarLookup.matching(name(i), in: relative, among: sidecarNames)
             if let reader, reader.takesMore {
-                reader.submit(entry, sidecars: sidecars)
+                reader.submit(entry, sidecars: sidecars, known: found[i].known)
             } else {
                 try toRead.append(entry, sidecars: sidecars)
+                if let record = found[i].known { knownToRead[entry.relativePath] = record }
             }
-            if let record = found[i].known { knownToRead[entry.relativePath] = record }
         }
     }
 
