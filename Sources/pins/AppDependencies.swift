@@ -68,10 +68,28 @@ enum ResourceLocator {
         return nil
     }
 
+    /// The whole file, read straight into the array (the outlines are 12 MB: no Data first
+    /// and a copy after).
     static func read(_ name: String) throws -> [UInt8] {
         let path = try directory() + "/" + name
-        guard let data = FileManager.default.contents(atPath: path) else { throw CommandFailure("cannot read \(path)") }
-        return [UInt8](data)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CommandFailure("cannot read \(path)") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw CommandFailure("cannot read \(path)") }
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: max(0, Int(info.st_size))) { buffer, count in
+            count = 0
+            while count < buffer.count {
+                let n = Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
+                if n < 0, errno == EINTR { continue }
+                if n < 0 { failure = errno }
+                if n <= 0 { break }
+                count += n
+            }
+        }
+        guard failure == 0 else { throw CommandFailure("cannot read \(path)") }
+        return bytes
     }
 }
 

@@ -111,4 +111,70 @@ final class CountryResolverTests: XCTestCase {
             XCTAssertThrowsError(try CountryGeoJSONParser.parse(Array(bad.utf8)), bad)
         }
     }
+
+    /// The outlines as flat lists, to compare with hand-worked ones.
+    private func rings(_ polygons: CountryPolygons) -> [(country: String, vertices: [[Double]])] {
+        polygons.rings.map { ring in
+            (polygons.codes[ring.country], (ring.start..<(ring.start + ring.count)).map { [polygons.xs[$0], polygons.ys[$0]] })
+        }
+    }
+
+    func testParserGivesTheHandWorkedPolygons() throws {
+        // A Polygon with a hole (open exterior ring: closed on load), whitespace of every kind,
+        // exponents in both cases and signs, negative numbers, an altitude, a ring of two
+        // positions (not an outline: dropped), the geometry before the properties and the
+        // coordinates before the type; a MultiPolygon of two polygons; a second feature of the
+        // same code adds to that country; a feature without iso_a2 or with a Point is refused or
+        // left out as the old parser did.
+        let json = "{ \"type\" : \"FeatureCollection\" ,\n\t\"features\" : [\r\n"
+            + "{\"geometry\": {\"coordinates\": [ [ [-1.5e1, -2.5E+0], [ 1.5e1 ,-25E-1 ], [15, 1.25e1, 300], [-15.0, 12.5] ],\n"
+            + "  [[-1,0],[1,0],[0,1],[-1,0]], [[0, 0], [1, 1]] ], \"type\": \"Polygon\"},\n"
+            + " \"type\": \"Feature\", \"properties\": {\"name\": \"Hole\", \"iso_a2\": \"HO\"}},\n"
+            + "{\"type\":\"Feature\",\"properties\":{\"iso_a2\":\"MP\",\"name\":\"Multi\"},\"geometry\":{\"type\":\"MultiPolygon\","
+            + "\"coordinates\":[[[[100,-0.5],[101,-0.5],[101,0.5],[100,-0.5]]],[[[-179.999999,-89.5],[-179,-89.5],[-179,-89],[-179.999999,-89.5]]]]}},\n"
+            + "{\"type\":\"Feature\",\"properties\":{\"iso_a2\":null,\"name\":\"No code\"},\"geometry\":{\"type\":\"Polygon\","
+            + "\"coordinates\":[[[0,0],[1,0],[1,1],[0,0]]]}},\n"
+            + "{\"type\":\"Feature\",\"properties\":{\"name\":\"Hole again\",\"iso_a2\":\"HO\"},\"geometry\":{\"type\":\"Polygon\","
+            + "\"coordinates\":[[[50,50],[51,50],[51,51]]]}}\n"
+            + "]}\n"
+        let polygons = try CountryGeoJSONParser.parse(Array(json.utf8))
+        XCTAssertEqual(polygons.codes, ["HO", "MP"])
+        XCTAssertEqual(polygons.names, ["Hole", "Multi"])
+        let got = rings(polygons)
+        let expected: [(String, [[Double]])] = [
+            ("HO", [[-15, -2.5], [15, -2.5], [15, 12.5], [-15, 12.5], [-15, -2.5]]),
+            ("HO", [[-1, 0], [1, 0], [0, 1], [-1, 0]]),
+            ("MP", [[100, -0.5], [101, -0.5], [101, 0.5], [100, -0.5]]),
+            ("MP", [[-179.999999, -89.5], [-179, -89.5], [-179, -89], [-179.999999, -89.5]]),
+            ("HO", [[50, 50], [51, 50], [51, 51], [50, 50]]),
+        ]
+        XCTAssertEqual(got.count, expected.count)
+        for (g, e) in zip(got, expected) {
+            XCTAssertEqual(g.country, e.0)
+            XCTAssertEqual(g.vertices, e.1)
+        }
+        // Each number exactly as strtod reads it (the fast path is correctly rounded).
+        XCTAssertEqual(polygons.xs[polygons.rings[3].start], -179.999999)
+        XCTAssertEqual(polygons.ys[polygons.rings[2].start], -0.5)
+    }
+
+    func testParserIsTheSameWhateverTheKeyOrderAndSpacing() throws {
+        // One country written four ways: the same outlines each time.
+        let texts = [
+            #"{"features":[{"properties":{"iso_a2":"AA","name":"A"},"geometry":{"type":"Polygon","coordinates":[[[0,0],[2,0],[2,2],[0,0]]]}}]}"#,
+            #"{"features":[{"geometry":{"coordinates":[[[0,0],[2,0],[2,2],[0,0]]],"type":"Polygon"},"properties":{"name":"A","iso_a2":"AA"}}]}"#,
+            "{\n  \"features\": [\n    {\n      \"geometry\": {\n        \"type\": \"Polygon\",\n        \"coordinates\": [\n"
+                + "          [ [ 0.0, 0e0 ], [ 2, 0 ], [ 0.2e1, 20E-1 ], [ 0, -0 ] ]\n        ]\n      },\n"
+                + "      \"properties\": { \"iso_a2\": \"AA\", \"name\": \"A\", \"pop\": 1.5e6 }\n    }\n  ]\n}\n",
+            #"{"features":[{"geometry":{"type":"MultiPolygon","coordinates":[[[[0,0],[2,0],[2,2]]]]},"properties":{"iso_a2":"AA","name":"A"}}]}"#,
+        ]
+        for text in texts {
+            let polygons = try CountryGeoJSONParser.parse(Array(text.utf8))
+            XCTAssertEqual(polygons.codes, ["AA"], text)
+            XCTAssertEqual(polygons.xs, [0, 2, 2, 0], text)
+            XCTAssertEqual(polygons.ys, [0, 0, 2, 0], text)
+            XCTAssertEqual(polygons.rings.map(\.count), [4], text)
+        }
+    }
 }
+

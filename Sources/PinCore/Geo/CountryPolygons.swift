@@ -44,6 +44,32 @@ public struct CountryPolygons: Sendable {
             rings.append(Ring(country: country, start: start, count: xs.count - start))
         }
     }
+
+    /// The same as `add(code:name:rings:)` for rings given flat, as the parser collects them:
+    /// ring k's vertices are `ringXs[ringEnds[k - 1] ..< ringEnds[k]]` (from 0 for the first).
+    mutating func add(code: String, name: String, ringXs: [Double], ringYs: [Double], ringEnds: [Int]) {
+        let country: Int
+        if let existing = codes.firstIndex(of: code) {
+            country = existing
+        } else {
+            country = codes.count
+            codes.append(code)
+            names.append(name)
+        }
+        var first = 0
+        for end in ringEnds {
+            defer { first = end }
+            guard end - first >= 3 else { continue }
+            let start = xs.count
+            xs.append(contentsOf: ringXs[first..<end])
+            ys.append(contentsOf: ringYs[first..<end])
+            if ringXs[first] != ringXs[end - 1] || ringYs[first] != ringYs[end - 1] {
+                xs.append(ringXs[first])
+                ys.append(ringYs[first])
+            }
+            rings.append(Ring(country: country, start: start, count: xs.count - start))
+        }
+    }
 }
 
 public enum GeoJSONError: Error, CustomStringConvertible {
@@ -62,10 +88,16 @@ public enum GeoJSONError: Error, CustomStringConvertible {
 /// of Polygon/MultiPolygon features with `iso_a2` and `name` properties. It is a real JSON
 /// parser (any key order, any whitespace), only limited to what a country file holds, and it
 /// parses the ~1 M coordinates without building a JSON object tree (start-up matters: `pins
-/// locate` must answer within half a second).
+/// locate` must answer within half a second, and every import that reads files loads them).
+/// A feature's positions go straight into flat arrays kept from feature to feature, and from
+/// there into the outlines' own: no array per ring or per position.
 public struct CountryGeoJSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var i = 0
+    /// The rings of the feature being read: vertices, and where each ring ends.
+    private var ringXs: [Double] = []
+    private var ringYs: [Double] = []
+    private var ringEnds: [Int] = []
 
     public static func parse(_ data: [UInt8]) throws -> CountryPolygons {
         try data.withUnsafeBufferPointer { buffer in
@@ -142,19 +174,18 @@ public struct CountryGeoJSONParser {
         var mantissa: UInt64 = 0
         var digits = 0
         var fraction = 0
-        var sawDot = false
-        while i < bytes.count {
-            let b = bytes[i]
-            if b >= 0x30 && b <= 0x39 {
-                mantissa = mantissa &* 10 &+ UInt64(b - 0x30)
+        while i < bytes.count, bytes[i] &- 0x30 < 10 {
+            mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- 0x30)
+            digits += 1
+            i += 1
+        }
+        if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            while i < bytes.count, bytes[i] &- 0x30 < 10 {
+                mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- 0x30)
                 digits += 1
-                if sawDot { fraction += 1 }
+                fraction += 1
                 i += 1
-            } else if b == UInt8(ascii: "."), !sawDot {
-                sawDot = true
-                i += 1
-            } else {
-                break
             }
         }
         if digits == 0 { throw GeoJSONError.syntax(offset: start, expected: "a number") }
@@ -237,7 +268,7 @@ public struct CountryGeoJSONParser {
     private mutating func parseFeature(into polygons: inout CountryPolygons) throws {
         var code: String?
         var name = ""
-        var rings: [[(Double, Double)]] = []
+        clearRings()
         try expect(UInt8(ascii: "{"), "'{' (a feature)")
         repeat {
             let key = try parseString()
@@ -258,23 +289,31 @@ public struct CountryGeoJSONParser {
                     try expect(UInt8(ascii: "}"), "'}'")
                 }
             case "geometry":
-                rings = try parseGeometry()
+                try parseGeometry()
             default:
                 try skipValue()
             }
         } while take(UInt8(ascii: ","))
         try expect(UInt8(ascii: "}"), "'}'")
-        if let code, !rings.isEmpty {
-            polygons.add(code: code, name: name, rings: rings)
+        if let code, !ringEnds.isEmpty {
+            polygons.add(code: code, name: name, ringXs: ringXs, ringYs: ringYs, ringEnds: ringEnds)
         }
     }
 
-    /// Returns every ring of a Polygon or MultiPolygon; other geometry types are refused.
-    private mutating func parseGeometry() throws -> [[(Double, Double)]] {
+    /// Forgets the rings read so far (a feature's rings are those of its last geometry).
+    private mutating func clearRings() {
+        ringXs.removeAll(keepingCapacity: true)
+        ringYs.removeAll(keepingCapacity: true)
+        ringEnds.removeAll(keepingCapacity: true)
+    }
+
+    /// Reads every ring of a Polygon or MultiPolygon into the feature's rings; other geometry
+    /// types are refused.
+    private mutating func parseGeometry() throws {
         var type: String?
-        var rings: [[(Double, Double)]] = []
         var coordinatesStart: Int?
         var parsedInPlace = false
+        clearRings()
         try expect(UInt8(ascii: "{"), "'{' (geometry)")
         repeat {
             let key = try parseString()
@@ -283,7 +322,7 @@ public struct CountryGeoJSONParser {
                 type = try parseString()
             } else if key == "coordinates", let known = type {
                 // The type came first (scripts/build-countries writes it so): parse at once.
-                rings = try parseCoordinates(type: known, at: i)
+                try parseCoordinates(type: known, at: i)
                 parsedInPlace = true
             } else if key == "coordinates" {
                 skipSpace()
@@ -294,39 +333,36 @@ public struct CountryGeoJSONParser {
             }
         } while take(UInt8(ascii: ","))
         try expect(UInt8(ascii: "}"), "'}'")
-        if parsedInPlace { return rings }
-        guard let start = coordinatesStart else { return [] }
+        if parsedInPlace { return }
+        guard let start = coordinatesStart else { return }
         // The type came after the coordinates: go back and parse them now.
         let end = i
-        rings = try parseCoordinates(type: type, at: start)
+        try parseCoordinates(type: type, at: start)
         i = end
-        return rings
     }
 
-    /// Parses a Polygon's or MultiPolygon's coordinates starting at byte `start`, leaving `i`
-    /// after them.
-    private mutating func parseCoordinates(type: String?, at start: Int) throws -> [[(Double, Double)]] {
-        var rings: [[(Double, Double)]] = []
+    /// Parses a Polygon's or MultiPolygon's coordinates starting at byte `start` into the
+    /// feature's rings (replacing any read before), leaving `i` after them.
+    private mutating func parseCoordinates(type: String?, at start: Int) throws {
+        clearRings()
         i = start
         switch type {
-        case "Polygon": try parsePolygon(into: &rings)
+        case "Polygon": try parsePolygon()
         case "MultiPolygon":
             try expect(UInt8(ascii: "["), "'['")
             if !take(UInt8(ascii: "]")) {
-                repeat { try parsePolygon(into: &rings) } while take(UInt8(ascii: ","))
+                repeat { try parsePolygon() } while take(UInt8(ascii: ","))
                 try expect(UInt8(ascii: "]"), "']'")
             }
         default:
             throw GeoJSONError.unsupported("geometry type \(type ?? "missing") at byte \(start)")
         }
-        return rings
     }
 
-    private mutating func parsePolygon(into rings: inout [[(Double, Double)]]) throws {
+    private mutating func parsePolygon() throws {
         try expect(UInt8(ascii: "["), "'[' (polygon)")
         if take(UInt8(ascii: "]")) { return }
         repeat {
-            var ring: [(Double, Double)] = []
             try expect(UInt8(ascii: "["), "'[' (ring)")
             if !take(UInt8(ascii: "]")) {
                 repeat {
@@ -339,11 +375,12 @@ public struct CountryGeoJSONParser {
                     guard x.isFinite, y.isFinite, abs(x) <= 180, abs(y) <= 90 else {
                         throw GeoJSONError.unsupported("position out of range near byte \(i)")
                     }
-                    ring.append((x, y))
+                    ringXs.append(x)
+                    ringYs.append(y)
                 } while take(UInt8(ascii: ","))
                 try expect(UInt8(ascii: "]"), "']'")
             }
-            rings.append(ring)
+            ringEnds.append(ringXs.count)
         } while take(UInt8(ascii: ","))
         try expect(UInt8(ascii: "]"), "']'")
     }

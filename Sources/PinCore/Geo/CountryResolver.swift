@@ -58,9 +58,17 @@ public final class CountryResolver: Sendable {
         let xs = polygons.xs, ys = polygons.ys
         var vertexCountry = [UInt16](repeating: 0, count: xs.count)
         var counts = [UInt32](repeating: 0, count: cellCount + 1)
+        // Each vertex's cell, computed once for both passes (column and row are monotonic, so
+        // the cell of the smaller coordinate is the smaller cell).
+        var vertexColumn = [Int32](repeating: 0, count: xs.count)
+        var vertexRow = [Int32](repeating: 0, count: xs.count)
+        for v in 0..<xs.count {
+            vertexColumn[v] = Int32(column(xs[v]))
+            vertexRow[v] = Int32(row(ys[v]))
+        }
         func cover(_ v: Int, _ visit: (Int) -> Void) {
-            let c0 = column(min(xs[v], xs[v + 1])), c1 = column(max(xs[v], xs[v + 1]))
-            let r0 = row(min(ys[v], ys[v + 1])), r1 = row(max(ys[v], ys[v + 1]))
+            let c0 = Int(min(vertexColumn[v], vertexColumn[v + 1])), c1 = Int(max(vertexColumn[v], vertexColumn[v + 1]))
+            let r0 = Int(min(vertexRow[v], vertexRow[v + 1])), r1 = Int(max(vertexRow[v], vertexRow[v + 1]))
             for r in r0...r1 { for c in c0...c1 { visit(r * columns + c) } }
         }
         for ring in polygons.rings {
@@ -90,13 +98,22 @@ public final class CountryResolver: Sendable {
             }
         }
         fill = []
+        vertexColumn = []
+        vertexRow = []
         // Endpoints as Float offsets from the cell's centre, the only copy of the geometry the
         // index keeps; the build below uses the same rounded values as the queries will.
         var relative = [Float](repeating: 0, count: Int(running) * 4)
         var owner = [UInt16](repeating: 0, count: Int(running))
         for k in 0..<cellCount where start[k + 1] > start[k] {
             let lo = Int(start[k]), hi = Int(start[k + 1])
-            slot[lo..<hi].sort { vertexCountry[Int($0)] < vertexCountry[Int($1)] }
+            // Rings come country by country, so a cell's slots mostly are in order already;
+            // the sort (stable) would leave such a cell as it is.
+            var ordered = true
+            for s in lo..<(hi - 1) where vertexCountry[Int(slot[s])] > vertexCountry[Int(slot[s + 1])] {
+                ordered = false
+                break
+            }
+            if !ordered { slot[lo..<hi].sort { vertexCountry[Int($0)] < vertexCountry[Int($1)] } }
             let cx = -180 + (Double(k % columns) + 0.5) * cellDegrees
             let cy = -90 + (Double(k / columns) + 0.5) * cellDegrees
             for s in lo..<hi {
