@@ -26,7 +26,7 @@ public struct DecidedFiles: Sequence, Sendable {
             total += 1
             byDecision[item.decision, default: 0] += 1
             if item.coordinate != nil { withLocation += 1 }
-            if item.decision == .notMedia && item.keptMetadata == nil
+            if item.decision == .notMedia && !item.isMedia
                 && !Sidecars.isSidecarName(item.entry.relativePath.lastComponent) { notMedia += 1 }
         }
     }
@@ -251,26 +251,14 @@ struct ItemSorter {
         self.isCandidate = isCandidate
     }
 
-    /// Report order: candidates first, by (instant, path bytes); then the rest by path bytes.
-    static func precedes(_ a: (candidate: Bool, instant: Double, item: ImportItem),
-                         _ b: (candidate: Bool, instant: Double, item: ImportItem)) -> Bool {
-        if a.candidate != b.candidate { return a.candidate }
-        if a.candidate, a.instant != b.instant { return a.instant < b.instant }
-        return a.item.entry.relativePath < b.item.entry.relativePath
-    }
-
-    static func key(_ item: ImportItem, candidate: Bool) -> (candidate: Bool, instant: Double, item: ImportItem) {
-        (candidate, candidate ? item.takenAt.timeIntervalSince1970 : 0, item)
-    }
-
-    mutating func add(_ item: ImportItem) throws {
+    mutating func add(_ item: consuming ImportItem) throws {
         let candidate = isCandidate(item)
         keys.append((candidate, candidate ? item.takenAt.timeIntervalSince1970 : 0, Int32(batch.count)))
         batch.append(item)
         if batch.count >= runLength { try spill() }
     }
 
-    /// Sorts the keys of the batch into report order (as `precedes` does).
+    /// Sorts the keys of the batch into report order.
     private mutating func sortKeys() {
         let batch = self.batch
         keys.sort { a, b in
@@ -285,8 +273,10 @@ struct ItemSorter {
         if file == nil { file = try ScratchFile() }
         let start = file!.end
         sortKeys()
-        let batch = self.batch
-        for key in keys { try file!.appendRecord { ItemCodec.encode(batch[Int(key.index)], into: &$0) } }
+        // Through a buffer pointer: each item is encoded where it is, not copied out first.
+        try batch.withUnsafeBufferPointer { batch in
+            for key in keys { try file!.appendRecord { ItemCodec.encode(batch[Int(key.index)], into: &$0) } }
+        }
         runs.append((start, file!.end))
         self.batch.removeAll(keepingCapacity: true)
         keys.removeAll(keepingCapacity: true)
@@ -328,7 +318,10 @@ struct ItemSorter {
         private var memory: [(candidate: Bool, instant: Double, item: ImportItem)]
         private var memoryAt = 0
         private var readers: [RecordReader] = []
-        private var heads: [(candidate: Bool, instant: Double, item: ImportItem)?] = []
+        /// Each run's next item and its sort key (apart, so that comparing two heads copies
+        /// neither item).
+        private var heads: [ImportItem?] = []
+        private var keys: [(candidate: Bool, instant: Double)] = []
         /// Run indices ordered as a binary min-heap of their heads.
         private var heap: [Int] = []
         private let isCandidate: (ImportItem) -> Bool
@@ -339,15 +332,33 @@ struct ItemSorter {
             self.isCandidate = isCandidate
             guard let file else { return }
             for run in runs {
-                var reader = RecordReader(file, from: run.start, to: run.end)
-                let head = reader.next(ItemCodec.decode).map { ItemSorter.key($0, candidate: isCandidate($0)) }
-                readers.append(reader)
-                heads.append(head)
-                if head != nil { push(readers.count - 1) }
+                readers.append(RecordReader(file, from: run.start, to: run.end))
+                heads.append(nil)
+                keys.append((false, 0))
+                if advance(readers.count - 1) { push(readers.count - 1) }
             }
         }
 
-        private func less(_ i: Int, _ j: Int) -> Bool { ItemSorter.precedes(heads[heap[i]]!, heads[heap[j]]!) }
+        /// Reads run `run`'s next item into its head; false at the run's end.
+        private mutating func advance(_ run: Int) -> Bool {
+            guard let item = readers[run].next(ItemCodec.decode) else {
+                heads[run] = nil
+                return false
+            }
+            let candidate = isCandidate(item)
+            keys[run] = (candidate, candidate ? item.takenAt.timeIntervalSince1970 : 0)
+            heads[run] = item
+            return true
+        }
+
+        /// Report order: candidates first, by (instant, path bytes); then the rest by path bytes.
+        private func less(_ i: Int, _ j: Int) -> Bool {
+            let a = heap[i], b = heap[j]
+            let ka = keys[a], kb = keys[b]
+            if ka.candidate != kb.candidate { return ka.candidate }
+            if ka.candidate, ka.instant != kb.instant { return ka.instant < kb.instant }
+            return heads[a]!.entry.relativePath < heads[b]!.entry.relativePath
+        }
 
         private mutating func push(_ run: Int) {
             heap.append(run)
@@ -381,15 +392,15 @@ struct ItemSorter {
                 return memory[memoryAt]
             }
             guard let run = heap.first else { return nil }
-            let entry = heads[run]!
-            let isCandidate = self.isCandidate
-            heads[run] = readers[run].next(ItemCodec.decode).map { ItemSorter.key($0, candidate: isCandidate($0)) }
-            if heads[run] == nil {
+            // The head is moved out, not copied.
+            let item = heads[run].take()!
+            let key = keys[run]
+            if !advance(run) {
                 heap[0] = heap[heap.count - 1]
                 heap.removeLast()
             }
             if !heap.isEmpty { siftDown() }
-            return entry
+            return (key.candidate, key.instant, item)
         }
 
         mutating func next() -> (candidate: Bool, item: ImportItem)? {

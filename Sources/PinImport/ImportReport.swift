@@ -101,6 +101,18 @@ public struct ImportItem: Sendable {
     /// The kept metadata as it is stored (`ItemCodec`).
     var keptMetadata: KeptMetadata? { kept }
 
+    // What the rules and the sorter ask of every item, without copying the kept metadata
+    // (a copy retains its strings: these run several times per file).
+
+    /// Whether the file was read as a photo or video.
+    var isMedia: Bool { kept != nil }
+    /// A video read as such (`--no-videos` leaves it out).
+    var isVideo: Bool { kept?.format.isVideo ?? false }
+    /// Why the file has no position, when it said something about it.
+    var locationIssue: String? { kept?.locationIssue }
+    /// The photo's own UTC offset, if it has one.
+    var utcOffsetSeconds: Int? { kept?.utcOffsetSeconds }
+
     /// What few items have, behind one reference: the error of an unreadable file, the pin of
     /// an accepted photo.
     private final class Extra: Sendable {

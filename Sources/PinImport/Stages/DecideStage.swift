@@ -21,8 +21,8 @@ struct DecideStage {
     /// Whether the rules decide `item` (a photo); a video is left out here when asked (it
     /// becomes `.notMedia`). Unreadable files and other files are not decided.
     mutating func admit(_ item: inout ImportItem) -> Bool {
-        guard Self.isCandidate(item), let kept = item.keptMetadata else { return false }
-        if !includeVideos, kept.format.isVideo {
+        guard Self.isCandidate(item) else { return false }
+        if !includeVideos, item.isVideo {
             item.decision = .notMedia
             videosLeftOut += 1
             return false
@@ -31,7 +31,7 @@ struct DecideStage {
     }
 
     /// A photo the rules decide: read as a photo, not left out (see `admit`).
-    static func isCandidate(_ item: ImportItem) -> Bool { item.keptMetadata != nil && item.decision != .notMedia }
+    static func isCandidate(_ item: ImportItem) -> Bool { item.isMedia && item.decision != .notMedia }
 
     /// Decides the photos of `sorted` (report order: the photos the rules see by capture instant
     /// then path, then the rest by path) against the history, and writes every item, decided or
@@ -41,24 +41,24 @@ struct DecideStage {
                 into out: inout DecidedFiles.Writer) throws {
         var filters = ImportFilters(minInterval: minInterval, threshold: threshold, existingPins: history.pins,
                                     earlierAccepted: Self.earlierAccepted(history.earlierAccepted, redeciding: redecided, root: root))
-        while let (candidate, item) = sorted.next() {
-            guard candidate else {
-                try out.append(item)
+        // Each item is decided in place: no copy of it (a copy retains every reference it holds).
+        while var next = sorted.next() {
+            guard next.candidate else {
+                try out.append(next.item)
                 continue
             }
-            var decided = item
-            let kept = item.keptMetadata!
-            let instant = item.takenAt.timeIntervalSince1970
-            let verdict = filters.decide(.init(index: 0, instant: instant, path: item.entry.relativePath, coordinate: kept.coordinate,
-                                               locationIssue: kept.locationIssue),
-                                         label: item.entry.relativePath.description)
-            decided.verdict = verdict
-            decided.decision = verdict.decision
-            if verdict == .accepted, let coordinate = kept.coordinate {
+            let instant = next.item.takenAt.timeIntervalSince1970
+            let coordinate = next.item.coordinate
+            let verdict = filters.decide(.init(index: 0, instant: instant, path: next.item.entry.relativePath, coordinate: coordinate,
+                                               locationIssue: next.item.locationIssue),
+                                         label: next.item.entry.relativePath.description)
+            next.item.verdict = verdict
+            next.item.decision = verdict.decision
+            if verdict.decision == .accepted, let coordinate {
                 let takenAt = Date(timeIntervalSince1970: instant)
-                decided.pin = try plan(coordinate, takenAt, kept.utcOffsetSeconds ?? timeZone.secondsFromGMT(for: takenAt))
+                next.item.pin = try plan(coordinate, takenAt, next.item.utcOffsetSeconds ?? timeZone.secondsFromGMT(for: takenAt))
             }
-            try out.append(decided)
+            try out.append(next.item)
         }
     }
 
