@@ -42,24 +42,23 @@ enum ExifDecoder {
             values.warnings.append("libexif: out of memory")
             return values
         }
-        let sink = LogSink()
-        // The sink must outlive the ExifData (which holds the log that points at it), so the
-        // data is released inside this block.
-        withExtendedLifetime(sink) {
+        // The log's messages go to this array, through a pointer to it (no object per call);
+        // the data, which holds the log, is released before the pointer goes out of scope.
+        var messages: [String] = []
+        withUnsafeMutablePointer(to: &messages) { sink in
             defer { exif_data_unref(data) }
             if let log = exif_log_new_mem(mem) {
                 exif_log_set_func(log, { _, code, domain, format, args, user in
                     guard let user, let format, let args,
                           code == EXIF_LOG_CODE_CORRUPT_DATA || code == EXIF_LOG_CODE_NO_MEMORY
                     else { return }
-                    let sink = Unmanaged<LogSink>.fromOpaque(user).takeUnretainedValue()
                     var buffer = [CChar](repeating: 0, count: MetadataLimits.maxWarningLength)
                     _ = vsnprintf(&buffer, buffer.count, format, args)
                     let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) },
                                       as: UTF8.self)
                     let origin = domain.map { String(cString: $0) } ?? "libexif"
-                    sink.add("libexif \(origin): \(text)")
-                }, Unmanaged.passUnretained(sink).toOpaque())
+                    LogSink.add("libexif \(origin): \(text)", to: &user.assumingMemoryBound(to: [String].self).pointee)
+                }, UnsafeMutableRawPointer(sink))
                 exif_data_log(data, log)
                 exif_log_unref(log)  // the ExifData holds its own reference
             }
@@ -68,14 +67,15 @@ enum ExifDecoder {
             exif_data_unset_option(data, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION)
 
             // Hand libexif `Exif\0\0` + TIFF: it parses that directly, with no JPEG guessing.
-            var buffer = exifHeader
-            buffer.append(contentsOf: tiff)
-            buffer.withUnsafeBufferPointer { raw in
-                exif_data_load_data(data, raw.baseAddress, UInt32(clamping: raw.count))
+            // Assembled in a temporary buffer (on the stack when small: no allocation per file).
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: exifHeader.count + tiff.count) { buffer in
+                _ = buffer.initialize(fromContentsOf: exifHeader)
+                _ = buffer[exifHeader.count...].initialize(fromContentsOf: tiff)
+                exif_data_load_data(data, buffer.baseAddress, UInt32(clamping: buffer.count))
             }
             read(data, gps: gps, into: &values)
         }
-        values.warnings = sink.messages + values.warnings
+        values.warnings = messages + values.warnings
         return values
     }
 
@@ -282,12 +282,9 @@ enum ExifDecoder {
     }
 }
 
-/// Collects libexif's log messages for one decode. Reached from the C callback through an
-/// unretained pointer; lives on the stack of `decode`, used by one thread only.
-private final class LogSink {
-    private(set) var messages: [String] = []
-
-    func add(_ message: String) {
+/// The libexif messages of one decode: the first `maxWarnings`, without repeats in a row.
+private enum LogSink {
+    static func add(_ message: String, to messages: inout [String]) {
         guard messages.count < MetadataLimits.maxWarnings, messages.last != message else { return }
         messages.append(message)
     }

@@ -9,11 +9,24 @@ extension FileKind {
     /// Decides from the first bytes of a file (`sniffLength` are enough; fewer are fine for a
     /// short file).
     static func sniff(_ firstBytes: [UInt8]) -> FileKind {
-        let b = firstBytes
-        func at(_ i: Int, _ sig: [UInt8]) -> Bool {
+        firstBytes.withUnsafeBytes { sniff($0) }
+    }
+
+    /// Same, on a raw buffer (the reader's window: no copy for the common kinds).
+    static func sniff(_ firstBytes: UnsafeRawBufferPointer) -> FileKind {
+        let b = UnsafeRawBufferPointer(rebasing: firstBytes.prefix(sniffLength))
+        func at<Signature: Collection<UInt8>>(_ i: Int, _ sig: Signature) -> Bool {
             i + sig.count <= b.count && b[i..<(i + sig.count)].elementsEqual(sig)
         }
-        func ascii(_ s: String) -> [UInt8] { Array(s.utf8) }
+        func ascii(_ s: StaticString) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)
+        }
+        // The tests that need an array get one copy, made only when reached.
+        var copy: [UInt8]?
+        func array() -> [UInt8] {
+            if copy == nil { copy = Array(b) }
+            return copy!
+        }
 
         // JPEG: SOI followed by a marker (section 1.1).
         if at(0, [0xFF, 0xD8, 0xFF]) { return .jpeg }
@@ -34,29 +47,24 @@ extension FileKind {
         if at(0, ascii("RIFF")) && at(8, ascii("AVI ")) { return .avi }
         if at(0, [0x1A, 0x45, 0xDF, 0xA3]) { return .matroska }
         // MPEG transport stream: AVCHD .MTS/.M2TS (192-byte packets) or .ts (188), two syncs.
-        if TransportStream.packetLayout(b) != nil { return .mpegts }
+        if TransportStream.packetLayout(array()) != nil { return .mpegts }
         // TIFF and TIFF-like raws (section 4.3): classic 42, BigTIFF 43, ORF "RO"/"RS", RW2 "U".
         for magic in [[0x49, 0x49, 0x2A, 0x00], [0x4D, 0x4D, 0x00, 0x2A], [0x49, 0x49, 0x2B, 0x00],
-                      [0x4D, 0x4D, 0x00, 0x2B], ascii("IIRO"), ascii("IIRS"), ascii("MMOR"),
+                      [0x4D, 0x4D, 0x00, 0x2B], [0x49, 0x49, 0x52, 0x4F], [0x49, 0x49, 0x52, 0x53], [0x4D, 0x4D, 0x4F, 0x52], // IIRO IIRS MMOR
                       [0x49, 0x49, 0x55, 0x00]] as [[UInt8]] where at(0, magic) {
             return .tiff
         }
         // ISOBMFF (sections 3.2, 5.1).
-        if at(4, ascii("ftyp")) { return isoKind(b) }
+        if at(4, ascii("ftyp")) { return isoKind(array()) }
         // Old QuickTime files start with another top-level atom; camera and editor files with
         // padding (`free`, `skip`, `junk`, `wide`) or a `uuid` box (ExifTool's list, section
         // 9.12). The box size must at least hold its header.
         let firstSize = b.count >= 4 ? Int(b[0]) << 24 | Int(b[1]) << 16 | Int(b[2]) << 8 | Int(b[3]) : 0
-        for atom in ["moov", "mdat", "wide", "pnot", "free", "skip", "junk", "uuid", "PICT", "pict"]
+        for atom: StaticString in ["moov", "mdat", "wide", "pnot", "free", "skip", "junk", "uuid", "PICT", "pict"]
         where at(4, ascii(atom)) && (firstSize == 0 || firstSize == 1 || firstSize >= 8) {
             return .quicktime
         }
         return .notMedia
-    }
-
-    /// Same, on a raw buffer.
-    static func sniff(_ firstBytes: UnsafeRawBufferPointer) -> FileKind {
-        sniff(Array(firstBytes.prefix(sniffLength)))
     }
 
     /// HEIF image brands (section 3.2): a still or sequence of HEVC/AV1 images, or CR3.

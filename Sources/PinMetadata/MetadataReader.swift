@@ -86,7 +86,7 @@ public enum MetadataReader {
     static func read<S: ByteSource>(source: inout S, modificationTime: Date?,
                                     options: MetadataOptions) throws -> PhotoMetadata? {
         let head = try source.reader(at: 0, count: min(FileKind.sniffLength, source.size), context: "file")
-        let kind = FileKind.sniff(head.allBytes)
+        let kind = head.withUnsafeBytes { FileKind.sniff($0) }
         var warnings: [String] = []
         let found: EmbeddedMetadata
         switch kind {

@@ -51,4 +51,22 @@ final class RawPathTests: XCTestCase {
             XCTAssertNil(RawPath(escaped: text), text)
         }
     }
+
+    func testCStringHasTheBytesAndOneNUL() {
+        // Short (stack buffer), empty, and 5,000 bytes (longer than any stack buffer), with a
+        // byte that is not UTF-8.
+        for bytes in [Array("2019/01/12/IMG_0001.jpg".utf8) + [0xFF], [], [UInt8](repeating: 0x61, count: 5_000)] {
+            let copied = RawPath(bytes: bytes).withCString { c -> [UInt8] in
+                XCTAssertEqual(strlen(c), bytes.count)
+                return (0...bytes.count).map { UInt8(bitPattern: c[$0]) }
+            }
+            XCTAssertEqual(copied, bytes + [0])
+        }
+    }
+
+    func testAppendingPutsOneSlash() {
+        XCTAssertEqual(RawPath("/lib").appending(Array("a/b.jpg".utf8)).bytes, Array("/lib/a/b.jpg".utf8))
+        XCTAssertEqual(RawPath("/").appending(Array("b.jpg".utf8)).bytes, Array("/b.jpg".utf8))
+        XCTAssertEqual(RawPath("").appending(Array("b.jpg".utf8)).bytes, Array("b.jpg".utf8))
+    }
 }

@@ -90,17 +90,25 @@ public struct RawPath: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     /// Appends a path component with a single `/` between.
     public func appending(_ component: [UInt8]) -> RawPath {
-        var result = bytes
+        // One allocation, of the final size (this runs for every file read).
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count + 1 + component.count)
+        result.append(contentsOf: bytes)
         if let last = result.last, last != UInt8(ascii: "/") { result.append(UInt8(ascii: "/")) }
         result.append(contentsOf: component)
         return RawPath(bytes: result)
     }
 
-    /// Calls `body` with a NUL-terminated C string of the path.
+    /// Calls `body` with a NUL-terminated C string of the path (in a temporary buffer, on the
+    /// stack when it is small enough: every file opened goes through here).
     public func withCString<T>(_ body: (UnsafePointer<CChar>) throws -> T) rethrows -> T {
-        var buffer = bytes.map { CChar(bitPattern: $0) }
-        buffer.append(0)
-        return try buffer.withUnsafeBufferPointer { try body($0.baseAddress!) }
+        try withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { buffer in
+            bytes.withUnsafeBytes { raw in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw)
+            }
+            buffer[bytes.count] = 0
+            return try body(UnsafePointer(buffer.baseAddress!))
+        }
     }
 
     /// Byte-wise order: stable, locale-free, the tie-breaker after capture time.
