@@ -91,6 +91,18 @@ extension String {
     /// The text with trailing (and leading) NULs and spaces removed: how Exif ASCII values are
     /// padded (section 1.4).
     var exifTrimmed: Substring {
+        // ASCII text (every value a camera writes) is trimmed on its bytes: each Character is
+        // one byte there (CR LF is one Character of two, neither of them padding), so the
+        // bounds are the same as by Characters, without breaking the text into graphemes.
+        let ascii: Substring?? = utf8.withContiguousStorageIfAvailable { bytes -> Substring? in
+            for byte in bytes where byte >= 0x80 { return nil }
+            var first = 0, end = bytes.count
+            while first < end, bytes[first] == 0 || bytes[first] == 0x20 { first += 1 }
+            while end > first, bytes[end - 1] == 0 || bytes[end - 1] == 0x20 { end -= 1 }
+            let start = utf8.startIndex
+            return self[utf8.index(start, offsetBy: first)..<utf8.index(start, offsetBy: end)]
+        }
+        if let ascii, let ascii { return ascii }
         let padding: (Character) -> Bool = { $0 == "\0" || $0 == " " }
         guard let first = firstIndex(where: { !padding($0) }) else { return "" }
         let last = lastIndex(where: { !padding($0) })!

@@ -157,6 +157,22 @@ final class ExifDecoderTests: XCTestCase {
         for list in concurrent { XCTAssertEqual(list, serial) }
         XCTAssertEqual(serial[7].latitude?.first, r(7, 1))
     }
+
+    func testExifTrimmedRemovesNULsAndSpacesAtBothEnds() {
+        // Exif ASCII padding (section 1.4), worked by hand; ASCII texts take the byte path,
+        // the others the Character one, with the same rule.
+        let cases: [(String, String)] = [
+            ("N\0", "N"), ("  N \0\0", "N"), ("\0\0", ""), ("", ""), ("   ", ""),
+            ("2023:07:14 10:11:12\0", "2023:07:14 10:11:12"), ("a b", "a b"),
+            ("a\r\n \0", "a\r\n"), ("\0\r\n", "\r\n"),
+            ("é \0", "é"), ("\0 Zürich\0", "Zürich"),
+            // A space carrying a combining accent is one Character that is not padding.
+            (" \u{301}N ", " \u{301}N"),
+        ]
+        for (text, trimmed) in cases {
+            XCTAssertEqual(String(text.exifTrimmed), trimmed, text.debugDescription)
+        }
+    }
 }
 
 /// Decodes a TIFF stream, or the Exif of a JPEG.
