@@ -12,6 +12,10 @@ public enum ISO8601 {
         var whole = shifted.rounded(.down)
         var millis = Int(((shifted - whole) * 1000).rounded())
         if millis == 1000 { whole += 1; millis = 0 }
+        // Years 1 to 9999 (every capture time): the calendar by arithmetic, the text in one
+        // buffer. This runs for every pin and, in --json reports, for every file; gmtime_r
+        // takes glibc's time-zone lock and the padded pieces were a dozen strings.
+        if whole >= -62_135_596_800 { return fast(seconds: Int(whole), millis: millis, offset: offsetSeconds) }
         var t = time_t(whole)
         var parts = tm()
         gmtime_r(&t, &parts)
@@ -25,6 +29,71 @@ public enum ISO8601 {
         let sign = offset < 0 ? "-" : "+"
         let magnitude = abs(offset)
         return text + sign + pad(magnitude / 3600, 2) + ":" + pad((magnitude % 3600) / 60, 2)
+    }
+
+    /// `format` for an instant of years 1 to 9999: whole seconds since 1970 (already shifted
+    /// by the offset) and milliseconds. The date by H. Hinnant's civil_from_days (proleptic
+    /// Gregorian, as gmtime), the same digits and padding as the general path.
+    private static func fast(seconds: Int, millis: Int, offset offsetSeconds: Int?) -> String {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        let offset = offsetSeconds ?? 0
+        let magnitude = abs(offset)
+        // 19 bytes of date and time, 4 of fraction, then the zone: its hours have more than 2
+        // digits only for absurd offsets, and at most 9 (a larger one made the date invalid).
+        return String(unsafeUninitializedCapacity: 48) { buffer in
+            var i = 0
+            func put(_ byte: UInt8) {
+                buffer[i] = byte
+                i += 1
+            }
+            /// `v` in decimal, zero-padded to `width` digits (`String(v).leftPadded(to:)`).
+            func number(_ v: Int, _ width: Int) {
+                var digits = 1, rest = v / 10
+                while rest > 0 { digits += 1; rest /= 10 }
+                for _ in digits..<max(digits, width) { put(UInt8(ascii: "0")) }
+                var k = i + digits - 1, value = v
+                for _ in 0..<digits {
+                    buffer[k] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                    k -= 1
+                }
+                i += digits
+            }
+            number(year, 4)
+            put(UInt8(ascii: "-"))
+            number(month, 2)
+            put(UInt8(ascii: "-"))
+            number(day, 2)
+            put(UInt8(ascii: "T"))
+            number(secondOfDay / 3_600, 2)
+            put(UInt8(ascii: ":"))
+            number(secondOfDay % 3_600 / 60, 2)
+            put(UInt8(ascii: ":"))
+            number(secondOfDay % 60, 2)
+            if millis != 0 {
+                put(UInt8(ascii: "."))
+                number(millis, 3)
+            }
+            if offsetSeconds == nil || offset == 0 {
+                put(UInt8(ascii: "Z"))
+            } else {
+                put(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+                number(magnitude / 3_600, 2)
+                put(UInt8(ascii: ":"))
+                number(magnitude % 3_600 / 60, 2)
+            }
+            return i
+        }
     }
 
     /// Parses `YYYY-MM-DD`, `YYYY-MM-DDThh:mm[:ss[.fff]]` with `Z`, `±hh:mm`, `±hhmm` or no zone
