@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Reads in flight, apart from the cores: `threads` threads of their own, each taking the next
 /// batch of inputs and running a blocking read on each, while the caller consumes the results
@@ -54,6 +55,8 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
     /// Inputs a thread claims at once (`ReadPool.batch`).
     private let batch: Int
     private let read: @Sendable (Input) -> Result
+    /// How much nicer the threads make themselves once a walk met a cold cache (`ColdStats`).
+    private let coldNice: Int32
     /// Submitted inputs not yet claimed: `pending[head...]`.
     private var pending: [Input] = []
     private var head = 0
@@ -67,7 +70,10 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
     private var submitted = 0, taken = 0
 
     /// `window`: batches that may be read ahead of the consumer (default 4 per thread).
-    public init(threads: Int, window: Int? = nil, batch: Int? = nil, read: @escaping @Sendable (Input) -> Result) {
+    /// `coldNice`: once a walk of this process met a cold cache, each thread raises its nice
+    /// value by this much (see `ReadStage.coldNice`); 0 leaves it.
+    public init(threads: Int, window: Int? = nil, batch: Int? = nil, coldNice: Int32 = 0, read: @escaping @Sendable (Input) -> Result) {
+        self.coldNice = coldNice
         self.threads = max(1, threads)
         self.batch = max(1, batch ?? ReadPool.batch)
         self.read = read
@@ -161,6 +167,7 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
     }
 
     private func serve() {
+        var niced = false
         pthread_mutex_lock(mutex)
         while true {
             while !cancelled && !claimable && !(closed && unclaimed == 0) { pthread_cond_wait(work, mutex) }
@@ -178,6 +185,15 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
                 head = 0
             }
             pthread_mutex_unlock(mutex)
+            if coldNice > 0 && !niced && ColdStats.metColdCache.load(ordering: .relaxed) {
+                // This thread only (Linux: the nice value is per thread); once, as an unprivileged
+                // process cannot lower it again.
+                niced = true
+                let which = __priority_which_t(PRIO_PROCESS.rawValue)
+                errno = 0
+                let current = getpriority(which, 0)
+                if errno == 0 { setpriority(which, 0, min(19, current + coldNice)) }
+            }
             let results = inputs.map { ($0, read($0)) }
             pthread_mutex_lock(mutex)
             slots[b % window] = results

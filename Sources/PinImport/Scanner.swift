@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import Synchronization
 
 /// One regular file found under the import root.
 public struct FileEntry: Sendable, Hashable {
@@ -206,6 +207,7 @@ public enum Scanner {
                     let started = ColdStats.now()
                     if fstatat(dfd, raw.baseAddress!.assumingMemoryBound(to: CChar.self), &st, AT_SYMLINK_NOFOLLOW) != 0 { failure = errno }
                     cold = ColdStats.now() - started > ColdStats.slowNanoseconds
+                    if cold { ColdStats.noteSlowStat() }
                 } else {
                     failure = -1
                 }
@@ -454,6 +456,27 @@ final class ColdStats {
         var t = timespec()
         clock_gettime(CLOCK_MONOTONIC, &t)
         return Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec)
+    }
+
+    /// Set once a walk of this process met a cold cache (a stat that waited for the disk): the
+    /// read pool's threads then give way to the walk (`ReadStage.coldNice`).
+    static let metColdCache = Atomic<Bool>(false)
+
+    /// A stat took longer than `slowNanoseconds`, on the walking thread. On a busy machine a
+    /// warm stat is slow too when the thread is preempted in it (at a load average of 20, a
+    /// warm dry run met a dozen such stats): the cache counts as cold only once the thread has
+    /// read at least `coldBlocks` from a disk (`ru_inblock`, 512-byte units: 1 MiB, a hundred
+    /// folders or so of a cold walk, more than the few blocks a warm run's walk may find
+    /// evicted; one getrusage per slow stat, until then).
+    static let coldBlocks = 2048
+
+    static func noteSlowStat() {
+        guard !metColdCache.load(ordering: .relaxed) else { return }
+        var usage = rusage()
+        // RUSAGE_THREAD (1): the calling thread's own counts; Glibc's module does not export it.
+        if slowNanoseconds < 0 || getrusage(__rusage_who_t(1), &usage) == 0 && usage.ru_inblock >= coldBlocks {
+            metColdCache.store(true, ordering: .relaxed)
+        }
     }
 
     private var feed: ReadFeed<Job, Outcome>?

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import PinImport
 
@@ -128,5 +129,37 @@ final class ReadPoolTests: XCTestCase {
         var seen = 0
         feed.finish { _, _ in seen += 1 }
         XCTAssertEqual(seen, 0)
+    }
+
+    /// The read pool's threads give way to the walk once it met a cold cache: each raises its
+    /// own nice value by `coldNice` (a per-thread value on Linux), and only then; the thread
+    /// that made the feed keeps its own.
+    func testThreadsGiveWayOnceTheWalkMetAColdCache() throws {
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        let base = getpriority(which, 0)
+        func nices() -> Set<Int32> {
+            let feed = ReadFeed<Int, Int32>(threads: 3, batch: 1, coldNice: 10) { _ in getpriority(which, 0) }
+            var seen: Set<Int32> = []
+            for i in 0..<12 { feed.submit(i) }
+            feed.finish { _, nice in seen.insert(nice) }
+            return seen
+        }
+        let saved = ColdStats.metColdCache.load(ordering: .relaxed)
+        defer { ColdStats.metColdCache.store(saved, ordering: .relaxed) }
+        ColdStats.metColdCache.store(false, ordering: .relaxed)
+        XCTAssertEqual(nices(), [base], "a warm walk: the threads keep the caller's priority")
+
+        // A walk whose stats wait for the disk (the cold path forced) sets it.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-cold-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/a", withIntermediateDirectories: true)
+        try "x".write(toFile: dir + "/a/1.jpg", atomically: false, encoding: .utf8)
+        let slow = ColdStats.slowNanoseconds
+        ColdStats.slowNanoseconds = -1
+        defer { ColdStats.slowNanoseconds = slow }
+        _ = try Scanner.scan(root: dir)
+        XCTAssertTrue(ColdStats.metColdCache.load(ordering: .relaxed))
+        XCTAssertEqual(nices(), [min(19, base + 10)], "after a cold walk: 10 nicer")
+        XCTAssertEqual(getpriority(which, 0), base, "the caller's own thread is left as it was")
     }
 }

@@ -41,6 +41,15 @@ final class ReadStage {
     /// Files taken from the list at once (it is on disk): a few MB of entries.
     static let chunk = 16384
 
+    /// How much nicer the pool's threads make themselves once the walk met a cold cache
+    /// (`ColdStats.metColdCache`). The walk is then the run's critical path: one thread waiting
+    /// for one folder after the other, whose files the readers wait for. Among 32 runnable
+    /// readers decoding on 2 cores it got a small share of the CPU: in a cold dry run of
+    /// 100,000 files it ended at 4.0 s of 4.3 s (a cold walk alone takes 1.5-2.4 s); with the
+    /// readers at +10 it ended at 2.9 s of 3.4 s. A warm run never meets a cold cache: its
+    /// readers keep the caller's priority.
+    static let coldNice: Int32 = 10
+
     /// Files handed to the pool and not yet consumed, at most: without a consumer, the files
     /// read while the walk goes on (their results wait for the walk to end); with one, how far
     /// the walk may go ahead of the items consumed. A few MB.
@@ -69,7 +78,7 @@ final class ReadStage {
         self.lead = lead
         let abandoned = self.abandoned
         // Room for every file read during the walk to wait, or for 4 batches per thread.
-        feed = ReadFeed(threads: jobs, window: max(jobs * 4, lead / ReadPool.batch)) { job in
+        feed = ReadFeed(threads: jobs, window: max(jobs * 4, lead / ReadPool.batch), coldNice: Self.coldNice) { job in
             if stop.signal != nil || abandoned.signal != nil { return ReadStage.item(job.entry, .notMedia) }
             return ReadStage.item(job.entry, ReadStage.readOne(root.appending(job.entry.relativePath.bytes), modified: job.entry.modificationDate,
                                                                sidecars: job.sidecars.map { root.appending($0.bytes) }, options: options))
