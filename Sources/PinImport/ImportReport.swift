@@ -174,7 +174,7 @@ struct KeptMetadata: Sendable {
             flags |= Self.hasOffset
         }
         if let d = m.metadataDigest {
-            if let value = Self.hexValue(d) {
+            if let value = StoredDigest.hexValue(d.utf8) {
                 digest = value
                 flags |= Self.hasHexDigest
             } else {
@@ -193,30 +193,12 @@ struct KeptMetadata: Sendable {
 
     var metadataDigest: String? {
         guard flags & Self.hasHexDigest != 0 else { return otherDigest }
-        let text = String(digest, radix: 16)
-        return String(repeating: "0", count: 16 - text.count) + text
+        return StoredDigest.hexText(digest)
     }
 
     var metadata: PhotoMetadata {
         PhotoMetadata(format: format, coordinate: coordinate, locationIssue: locationIssue, positionSource: positionSource,
                       takenAt: takenAt, utcOffsetSeconds: utcOffsetSeconds, timeSource: timeSource, metadataDigest: metadataDigest)
-    }
-
-    /// The value of exactly 16 lowercase hex digits (what `FNV1a64.hexDigest` writes), else nil:
-    /// only a text that comes back the same from `metadataDigest` is kept as a number.
-    static func hexValue(_ text: String) -> UInt64? {
-        var value: UInt64 = 0
-        var count = 0
-        for byte in text.utf8 {
-            count += 1
-            guard count <= 16 else { return nil }
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = value << 4 | UInt64(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = value << 4 | UInt64(byte - UInt8(ascii: "a") + 10)
-            default: return nil
-            }
-        }
-        return count == 16 ? value : nil
     }
 }
 

@@ -396,6 +396,11 @@ public final class Statement {
         return String(cString: text)
     }
     public func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
+    /// A TEXT column's bytes as `string` reads them (up to a NUL), without making a string.
+    public func withText<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        guard let text = sqlite3_column_text(stmt, column) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeRawBufferPointer(start: text, count: strlen(text)))
+    }
     /// A column holding one of a closed set of values (stored as their raw values); a value
     /// outside the set is a read error naming the column and the value.
     public func value<T: RawRepresentable>(_ column: Int32, as type: T.Type) throws -> T where T.RawValue == String {

@@ -21,7 +21,8 @@ struct SQLitePhotoRepository: PhotoRepository {
             return (RawPath(bytes: statement.blob(0, droppingFirst: skip)), KnownPhoto(
                 fingerprint: PhotoFingerprint(size: statement.int64(1), modificationNanoseconds: statement.int64(2),
                                               inode: UInt64(bitPattern: statement.int64(3))),
-                digest: statement.optionalString(4), missing: statement.int(5) != 0))
+                storedDigest: statement.isNull(4) ? nil : statement.withText(4) { StoredDigest(utf8: $0) },
+                missing: statement.int(5) != 0))
         }
     }
 

@@ -58,9 +58,19 @@ final class ImportItemTests: XCTestCase {
             let m = PhotoMetadata(format: .jpeg, metadataDigest: digest)
             XCTAssertEqual(ImportItem(entry: entry, metadata: m, decision: .noLocation).metadata?.metadataDigest, digest)
         }
-        XCTAssertEqual(KeptMetadata.hexValue("ffffffffffffffff"), UInt64.max)
-        XCTAssertEqual(KeptMetadata.hexValue("0000000000000010"), 16)
-        XCTAssertNil(KeptMetadata.hexValue("ABCDEF0123456789"))
+        XCTAssertEqual(StoredDigest.hexValue("ffffffffffffffff".utf8), UInt64.max)
+        XCTAssertEqual(StoredDigest.hexValue("0000000000000010".utf8), 16)
+        XCTAssertNil(StoredDigest.hexValue("ABCDEF0123456789".utf8))
+        // A known file's digest (read from the database as bytes) comes back the same way.
+        for digest in ["d1", "ABCDEF0123456789", "0123456789abcdef0", "0123456789abcdeg", "", "0000000000000010", "é"] {
+            let known = KnownPhoto(fingerprint: entry.fingerprint, digest: digest, missing: false)
+            XCTAssertEqual(known.digest, digest)
+            let fromBytes = Array(digest.utf8).withUnsafeBytes { StoredDigest(utf8: $0) }
+            XCTAssertEqual(fromBytes.text, digest)
+            XCTAssertEqual(fromBytes, known.storedDigest)
+        }
+        XCTAssertEqual(StoredDigest("0000000000000010"), .value(16))
+        XCTAssertEqual(StoredDigest("0000000000000010 "), .text("0000000000000010 "))
     }
 
     func testErrorAndPinAreKeptApartAndTogether() {

@@ -76,13 +76,23 @@ public struct AcceptedPhoto: Sendable {
 /// What the database knows of a file below the import root.
 public struct KnownPhoto: Sendable, Hashable {
     public var fingerprint: PhotoFingerprint
-    public var digest: String?
+    /// Kept as a value, not a string: a nightly run reads one per known file.
+    public var storedDigest: StoredDigest?
     /// The file was not there on a later run (its record and pin are kept).
     public var missing: Bool
 
+    public var digest: String? {
+        get { storedDigest?.text }
+        set { storedDigest = newValue.map(StoredDigest.init) }
+    }
+
     public init(fingerprint: PhotoFingerprint, digest: String?, missing: Bool) {
+        self.init(fingerprint: fingerprint, storedDigest: digest.map(StoredDigest.init), missing: missing)
+    }
+
+    public init(fingerprint: PhotoFingerprint, storedDigest: StoredDigest?, missing: Bool) {
         self.fingerprint = fingerprint
-        self.digest = digest
+        self.storedDigest = storedDigest
         self.missing = missing
     }
 }

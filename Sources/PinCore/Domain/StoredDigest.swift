@@ -1,0 +1,48 @@
+/// A photo's metadata digest as the import keeps it in bulk (the known files of a nightly run,
+/// the records of a run): the 16 lowercase hex digits `FNV1a64.hexDigest` writes, as their
+/// 64-bit value, so that no string is made per file; any other text (tests, older records) as
+/// it is. `text` gives the digest back exactly.
+public enum StoredDigest: Sendable, Hashable {
+    case value(UInt64)
+    case text(String)
+
+    public init(_ text: String) {
+        if let value = Self.hexValue(text.utf8) { self = .value(value) } else { self = .text(text) }
+    }
+
+    /// From the UTF-8 bytes of the text (a database column), without a string when they are
+    /// 16 lowercase hex digits.
+    public init(utf8 bytes: UnsafeRawBufferPointer) {
+        if let value = Self.hexValue(bytes) { self = .value(value) } else { self = .text(String(decoding: bytes, as: UTF8.self)) }
+    }
+
+    public var text: String {
+        switch self {
+        case let .value(value): return Self.hexText(value)
+        case let .text(text): return text
+        }
+    }
+
+    /// The value of exactly 16 lowercase hex digits, else nil: only a text that comes back the
+    /// same from `hexText` is kept as a number.
+    public static func hexValue<Bytes: Sequence<UInt8>>(_ utf8: Bytes) -> UInt64? {
+        var value: UInt64 = 0
+        var count = 0
+        for byte in utf8 {
+            count += 1
+            guard count <= 16 else { return nil }
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = value << 4 | UInt64(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = value << 4 | UInt64(byte - UInt8(ascii: "a") + 10)
+            default: return nil
+            }
+        }
+        return count == 16 ? value : nil
+    }
+
+    /// 16 lowercase hex digits, zero-padded.
+    public static func hexText(_ value: UInt64) -> String {
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - text.count) + text
+    }
+}
