@@ -122,14 +122,12 @@ public struct DecidedFiles: Sequence, Sendable {
 /// file, the metadata the import keeps, the error, the pin plan and the verdict.
 enum ItemCodec {
     static let decisions = PhotoDecision.allCases
-    private static let decisionCodes = Dictionary(uniqueKeysWithValues: decisions.enumerated().map { ($1, UInt8($0)) })
     private static let formats = FileKind.allCases
-    private static let formatCodes = Dictionary(uniqueKeysWithValues: formats.enumerated().map { ($1, UInt8($0)) })
     private static let positionSources = PositionSource.allCases
     private static let timeSources = TimeSource.allCases
 
     static func encode(_ item: ImportItem, into w: inout ByteWriter) {
-        w.u8(decisionCodes[item.decision]!)
+        w.u8(UInt8(decisions.firstIndex(of: item.decision)!))
         let e = item.entry
         w.data(e.relativePath.bytes)
         w.i64(e.size)
@@ -138,7 +136,7 @@ enum ItemCodec {
         w.u64(e.device)
         if let k = item.keptMetadata {
             w.u8(1)
-            w.u8(formatCodes[k.format]!)
+            w.u8(UInt8(formats.firstIndex(of: k.format)!))
             w.u8(k.positionSource.map { UInt8(positionSources.firstIndex(of: $0)! + 1) } ?? 0)
             w.u8(UInt8(timeSources.firstIndex(of: k.timeSource)!))
             w.u8(k.flags)

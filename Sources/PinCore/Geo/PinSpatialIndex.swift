@@ -21,6 +21,10 @@ public struct PinSpatialIndex: Sendable {
     private let lonCells: Int
     private var cells: [Int: [Int32]] = [:]
     public private(set) var entries: [Entry] = []
+    /// cos φ and sin φ of each entry's latitude, computed once at insertion: the terms of
+    /// `AngularDistance.cosine` that do not depend on the query.
+    private var entryCos: [Double] = []
+    private var entrySin: [Double] = []
 
     /// `threshold` in radians (the app's 0.0007848 by default). Cells are one threshold wide,
     /// so a query looks at about 3 × 3 cells away from the poles.
@@ -52,6 +56,9 @@ public struct PinSpatialIndex: Sendable {
         precondition(coordinate.isValid, "invalid coordinate \(coordinate)")
         let index = Int32(entries.count)
         entries.append(Entry(coordinate: coordinate, tag: tag))
+        let phi = coordinate.latitude * .pi / 180
+        entryCos.append(cos(phi))
+        entrySin.append(sin(phi))
         cells[key(row(coordinate.latitude), column(coordinate.longitude)), default: []].append(index)
     }
 
@@ -70,6 +77,9 @@ public struct PinSpatialIndex: Sendable {
             let east = Int(((point.longitude + halfWidth + 180) / cellDegrees).rounded(.down))
             if east - west + 1 < lonCells { (first, last) = (west, east) }
         }
+        // `AngularDistance.radians(point, entry)` term by term, with the query's and the
+        // entries' latitude terms computed once: the same operations on the same values.
+        let cosPhi = cos(phi), sinPhi = sin(phi)
         var best: Match?
         for r in lowRow...highRow {
             for raw in first...last {
@@ -77,7 +87,9 @@ public struct PinSpatialIndex: Sendable {
                 guard let bucket = cells[key(r, c)] else { continue }
                 for i in bucket {
                     let entry = entries[Int(i)]
-                    let angle = AngularDistance.radians(point, entry.coordinate)
+                    let dLambda = (point.longitude - entry.coordinate.longitude) * .pi / 180
+                    let sum = cosPhi * entryCos[Int(i)] * cos(dLambda) + sinPhi * entrySin[Int(i)]
+                    let angle = acos(min(1, max(-1, sum)))
                     if angle < threshold, angle < (best?.radians ?? .infinity) {
                         best = Match(entry: entry, radians: angle)
                     }
