@@ -36,21 +36,11 @@ extension MetadataMerge {
 
 extension LocalDateTime {
     /// The wall-clock reading of `seconds` since 1970 read as UTC (the inverse of `secondsIfUTC`;
-    /// H. Hinnant's civil_from_days).
+    /// `ISO8601.civil`).
     init(secondsIfUTC seconds: Double) {
         let whole = seconds.rounded(.down)
-        let s = Int(whole)
-        let days = s >= 0 ? s / 86_400 : (s - 86_399) / 86_400
-        let secondOfDay = s - days * 86_400
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        self.init(year: yoe + era * 400 + (month <= 2 ? 1 : 0), month: month, day: day,
+        let (year, month, day, secondOfDay) = ISO8601.civil(seconds: Int(whole))
+        self.init(year: year, month: month, day: day,
                   hour: secondOfDay / 3_600, minute: secondOfDay % 3_600 / 60, second: secondOfDay % 60,
                   fraction: seconds - whole)
     }

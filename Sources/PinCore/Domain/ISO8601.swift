@@ -32,20 +32,10 @@ public enum ISO8601 {
     }
 
     /// `format` for an instant of years 1 to 9999: whole seconds since 1970 (already shifted
-    /// by the offset) and milliseconds. The date by H. Hinnant's civil_from_days (proleptic
-    /// Gregorian, as gmtime), the same digits and padding as the general path.
+    /// by the offset) and milliseconds. The date by `civil` (proleptic Gregorian, as gmtime),
+    /// the same digits and padding as the general path.
     private static func fast(seconds: Int, millis: Int, offset offsetSeconds: Int?) -> String {
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day, secondOfDay) = civil(seconds: seconds)
         let offset = offsetSeconds ?? 0
         let magnitude = abs(offset)
         // 19 bytes of date and time, 4 of fraction, then the zone: its hours have more than 2
@@ -94,6 +84,22 @@ public enum ISO8601 {
             }
             return i
         }
+    }
+
+    /// The proleptic Gregorian date and the second of the day of `seconds` since 1970 read as
+    /// UTC, as gmtime gives them (H. Hinnant's civil_from_days).
+    public static func civil(seconds: Int) -> (year: Int, month: Int, day: Int, secondOfDay: Int) {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day, secondOfDay)
     }
 
     /// Parses `YYYY-MM-DD`, `YYYY-MM-DDThh:mm[:ss[.fff]]` with `Z`, `±hh:mm`, `±hhmm` or no zone

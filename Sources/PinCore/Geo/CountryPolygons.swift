@@ -23,14 +23,7 @@ public struct CountryPolygons: Sendable {
 
     /// Adds one country's rings; vertices are (longitude, latitude). Open rings are closed.
     public mutating func add(code: String, name: String, rings newRings: [[(Double, Double)]]) {
-        let country: Int
-        if let existing = codes.firstIndex(of: code) {
-            country = existing
-        } else {
-            country = codes.count
-            codes.append(code)
-            names.append(name)
-        }
+        let country = index(code: code, name: name)
         for ring in newRings where ring.count >= 3 {
             let start = xs.count
             for (x, y) in ring {
@@ -45,17 +38,18 @@ public struct CountryPolygons: Sendable {
         }
     }
 
+    /// The index of the country `code`, added (with `name`) if it is new.
+    private mutating func index(code: String, name: String) -> Int {
+        if let existing = codes.firstIndex(of: code) { return existing }
+        codes.append(code)
+        names.append(name)
+        return codes.count - 1
+    }
+
     /// The same as `add(code:name:rings:)` for rings given flat, as the parser collects them:
     /// ring k's vertices are `ringXs[ringEnds[k - 1] ..< ringEnds[k]]` (from 0 for the first).
     mutating func add(code: String, name: String, ringXs: [Double], ringYs: [Double], ringEnds: [Int]) {
-        let country: Int
-        if let existing = codes.firstIndex(of: code) {
-            country = existing
-        } else {
-            country = codes.count
-            codes.append(code)
-            names.append(name)
-        }
+        let country = index(code: code, name: name)
         var first = 0
         for end in ringEnds {
             defer { first = end }
