@@ -173,13 +173,14 @@ struct KeptMetadata: Sendable {
             offset = o
             flags |= Self.hasOffset
         }
-        if let d = m.metadataDigest {
-            if let value = StoredDigest.hexValue(d.utf8) {
-                digest = value
-                flags |= Self.hasHexDigest
-            } else {
-                otherDigest = d
-            }
+        switch m.storedDigest {
+        case let .value(value)?:
+            digest = value
+            flags |= Self.hasHexDigest
+        case let .text(text)?:
+            otherDigest = text
+        case nil:
+            break
         }
     }
 

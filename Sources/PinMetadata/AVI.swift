@@ -161,7 +161,7 @@ enum AVI {
             result.timeSource = .fileModification
         }
         if result.metadataDigest == nil, values.idit != nil || values.icrd != nil {
-            result.metadataDigest = FNV1a64.hexDigest(Array(((values.idit ?? "") + "\0" + (values.icrd ?? "")).utf8))
+            result.storedDigest = .value(FNV1a64.hash(Array(((values.idit ?? "") + "\0" + (values.icrd ?? "")).utf8)))
         }
         return result
     }

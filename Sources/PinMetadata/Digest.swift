@@ -1,3 +1,5 @@
+import PinCore
+
 /// FNV-1a, 64 bits: a fast, dependency-free fingerprint of a metadata block, used to recognise a
 /// moved or renamed photo (not a cryptographic hash).
 enum FNV1a64 {
@@ -24,15 +26,8 @@ enum FNV1a64 {
         return h
     }
 
-    /// 16 lowercase hex digits, written in place (one allocation, no padding strings).
+    /// As text: 16 lowercase hex digits (`StoredDigest.text` of the value).
     static func hexDigest<C: Sequence>(_ bytes: C) -> String where C.Element == UInt8 {
-        let value = hash(bytes)
-        return String(unsafeUninitializedCapacity: 16) { out in
-            for i in 0..<16 {
-                let digit = UInt8(truncatingIfNeeded: value >> (60 - 4 * UInt64(i))) & 0xF
-                out[i] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
-            }
-            return 16
-        }
+        StoredDigest.hexText(hash(bytes))
     }
 }

@@ -215,7 +215,7 @@ enum Matroska {
         var warnings = warnings
         let values = try read(in: &source, warnings: &warnings)
         var result = PhotoMetadata(format: .matroska, warnings: warnings)
-        if !values.digestInput.isEmpty { result.metadataDigest = FNV1a64.hexDigest(values.digestInput) }
+        if !values.digestInput.isEmpty { result.storedDigest = .value(FNV1a64.hash(values.digestInput)) }
         if let text = values.location {
             switch ISO6709.parse(text) {
             case .position(let coordinate, let altitude):

@@ -68,7 +68,7 @@ public enum MetadataReader {
         // The sidecars are part of what the photo says: an edited sidecar changes the digest, so
         // a later import decides the photo again (and a moved pair keeps its identity).
         if !contents.bytes.isEmpty {
-            merged.metadataDigest = FNV1a64.hexDigest(Array((base.metadataDigest ?? "").utf8) + contents.bytes)
+            merged.storedDigest = .value(FNV1a64.hash(Array((base.metadataDigest ?? "").utf8) + contents.bytes))
         }
         return MetadataMerge.placeInZoneOfPosition(MetadataMerge.capped(merged), options: options)
     }
@@ -151,19 +151,19 @@ public enum MetadataReader {
                          extendedXMP: (String, inout [String]) -> [UInt8]? = { _, _ in nil },
                          embeddedXMP: (inout [String]) -> [UInt8]?) -> PhotoMetadata {
         let values = block.map { ExifDecoder.decodeRecovering(tiff: $0.tiff) } ?? ExifValues(hasGPSDirectory: false)
-        return metadata(format: format, values: values, digest: block.map { FNV1a64.hexDigest($0.tiff) },
+        return metadata(format: format, values: values, digest: block.map { .value(FNV1a64.hash($0.tiff)) },
                         warnings: warnings, modificationTime: modificationTime, options: options,
                         extendedXMP: extendedXMP, embeddedXMP: embeddedXMP)
     }
 
     /// Same from values already decoded (or read from a container's own EXIF-like records, as
     /// AVCHD's MDPM); `digest` identifies the metadata block.
-    static func metadata(format: FileKind, values: ExifValues, digest: String?, warnings: [String],
+    static func metadata(format: FileKind, values: ExifValues, digest: StoredDigest?, warnings: [String],
                          modificationTime: Date?, options: MetadataOptions,
                          extendedXMP: (String, inout [String]) -> [UInt8]? = { _, _ in nil },
                          embeddedXMP: (inout [String]) -> [UInt8]?) -> PhotoMetadata {
         var result = PhotoMetadata(format: format, warnings: warnings)
-        result.metadataDigest = digest
+        result.storedDigest = digest
         result.warnings += values.warnings
 
         let position = GPSConversion.position(from: values)

@@ -474,7 +474,7 @@ enum QuickTime {
                          modificationTime: Date?, options: MetadataOptions) -> PhotoMetadata {
         var result = PhotoMetadata(format: .quicktime, warnings: warnings)
         if !values.digestInput.isEmpty {
-            result.metadataDigest = FNV1a64.hexDigest(values.digestInput + Array(String(fileSize).utf8))
+            result.storedDigest = .value(FNV1a64.hash(values.digestInput + Array(String(fileSize).utf8)))
         }
 
         var issues: [String] = []

@@ -323,7 +323,7 @@ enum TransportStream {
         var digestInput: [UInt8] = []
         for tag in mdpm.records.keys.sorted() { digestInput += [tag] + mdpm.records[tag]! }
         var result = MetadataReader.metadata(format: .mpegts, values: values,
-                                             digest: FNV1a64.hexDigest(digestInput), warnings: warnings,
+                                             digest: .value(FNV1a64.hash(digestInput)), warnings: warnings,
                                              modificationTime: modificationTime, options: options) { _ in nil }
         if let tag = result.timeTag { result.timeTag = "MDPM \(tag)" }
         return result

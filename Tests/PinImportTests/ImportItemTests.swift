@@ -58,9 +58,9 @@ final class ImportItemTests: XCTestCase {
             let m = PhotoMetadata(format: .jpeg, metadataDigest: digest)
             XCTAssertEqual(ImportItem(entry: entry, metadata: m, decision: .noLocation).metadata?.metadataDigest, digest)
         }
-        XCTAssertEqual(StoredDigest.hexValue("ffffffffffffffff".utf8), UInt64.max)
-        XCTAssertEqual(StoredDigest.hexValue("0000000000000010".utf8), 16)
-        XCTAssertNil(StoredDigest.hexValue("ABCDEF0123456789".utf8))
+        XCTAssertEqual(StoredDigest.hexValue("ffffffffffffffff"), UInt64.max)
+        XCTAssertEqual(StoredDigest.hexValue("0000000000000010"), 16)
+        XCTAssertNil(StoredDigest.hexValue("ABCDEF0123456789"))
         // A known file's digest (read from the database as bytes) comes back the same way.
         for digest in ["d1", "ABCDEF0123456789", "0123456789abcdef0", "0123456789abcdeg", "", "0000000000000010", "é"] {
             let known = KnownPhoto(fingerprint: entry.fingerprint, digest: digest, missing: false)

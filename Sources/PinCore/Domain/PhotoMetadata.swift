@@ -28,7 +28,12 @@ public struct PhotoMetadata: Sendable, Hashable {
     public var warnings: [String]
     /// A digest (16 hex digits, FNV-1a 64) of the raw metadata block (the Exif TIFF bytes), used
     /// to recognise a moved or renamed photo; nil when the file has no metadata block.
-    public var metadataDigest: String?
+    public var metadataDigest: String? {
+        get { storedDigest?.text }
+        set { storedDigest = newValue.map(StoredDigest.init) }
+    }
+    /// The same, as kept: the readers set the digest's value, with no text made per file.
+    public var storedDigest: StoredDigest?
 
     public init(format: FileKind, coordinate: Coordinate? = nil, altitude: Double? = nil,
                 locationIssue: String? = nil, positionSource: PositionSource? = nil, takenAt: Date? = nil,
@@ -44,7 +49,7 @@ public struct PhotoMetadata: Sendable, Hashable {
         self.timeSource = timeSource
         self.timeTag = timeTag
         self.warnings = warnings
-        self.metadataDigest = metadataDigest
+        self.storedDigest = metadataDigest.map(StoredDigest.init)
     }
 }
 

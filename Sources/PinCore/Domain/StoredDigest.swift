@@ -7,7 +7,7 @@ public enum StoredDigest: Sendable, Hashable {
     case text(String)
 
     public init(_ text: String) {
-        if let value = Self.hexValue(text.utf8) { self = .value(value) } else { self = .text(text) }
+        if let value = Self.hexValue(text) { self = .value(value) } else { self = .text(text) }
     }
 
     /// From the UTF-8 bytes of the text (a database column), without a string when they are
@@ -25,19 +25,24 @@ public enum StoredDigest: Sendable, Hashable {
 
     /// The value of exactly 16 lowercase hex digits, else nil: only a text that comes back the
     /// same from `hexText` is kept as a number.
-    public static func hexValue<Bytes: Sequence<UInt8>>(_ utf8: Bytes) -> UInt64? {
+    public static func hexValue(_ text: String) -> UInt64? {
+        var text = text
+        return text.withUTF8 { hexValue(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Same on UTF-8 bytes. (Not generic: this runs once per file read, and a generic function
+    /// of another module runs unspecialized, through protocol witnesses.)
+    public static func hexValue(_ utf8: UnsafeRawBufferPointer) -> UInt64? {
+        guard utf8.count == 16 else { return nil }
         var value: UInt64 = 0
-        var count = 0
         for byte in utf8 {
-            count += 1
-            guard count <= 16 else { return nil }
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): value = value << 4 | UInt64(byte - UInt8(ascii: "0"))
             case UInt8(ascii: "a")...UInt8(ascii: "f"): value = value << 4 | UInt64(byte - UInt8(ascii: "a") + 10)
             default: return nil
             }
         }
-        return count == 16 ? value : nil
+        return value
     }
 
     /// 16 lowercase hex digits, zero-padded.
