@@ -13,8 +13,19 @@ public struct DecidedFiles: Sequence, Sendable {
     public private(set) var tally = Tally()
 
     public struct Tally: Sendable, Equatable {
-        /// Files per decision.
-        public var byDecision: [PhotoDecision: Int] = [:]
+        /// Files per decision (the decisions counted at least once).
+        public var byDecision: [PhotoDecision: Int] {
+            var counts: [PhotoDecision: Int] = [:]
+            for (decision, count) in zip(ItemCodec.decisions, perDecision) where count > 0 { counts[decision] = count }
+            return counts
+        }
+        /// Files with `decision`.
+        public func count(of decision: PhotoDecision) -> Int {
+            perDecision[ItemCodec.decisions.firstIndex(of: decision)!]
+        }
+        /// The same by the decision's place in `ItemCodec.decisions`: counted per record written,
+        /// so without hashing a decision each time.
+        private var perDecision = [Int](repeating: 0, count: ItemCodec.decisions.count)
         /// Photos with a position, whatever their decision.
         public var withLocation = 0
         /// `.notMedia` files that are neither a sidecar nor a video left out (see
@@ -24,7 +35,7 @@ public struct DecidedFiles: Sequence, Sendable {
 
         mutating func count(_ item: ImportItem) {
             total += 1
-            byDecision[item.decision, default: 0] += 1
+            perDecision[ItemCodec.decisions.firstIndex(of: item.decision)!] += 1
             if item.coordinate != nil { withLocation += 1 }
             if item.decision == .notMedia && !item.isMedia
                 && !Sidecars.isSidecarName(item.entry.relativePath.lastComponent) { notMedia += 1 }
@@ -69,7 +80,7 @@ public struct DecidedFiles: Sequence, Sendable {
         let files: DecidedFiles
         let decisions: Set<PhotoDecision>
         public func makeIterator() -> Iterator { Iterator(files, only: decisions) }
-        public var count: Int { decisions.reduce(0) { $0 + (files.tally.byDecision[$1] ?? 0) } }
+        public var count: Int { decisions.reduce(0) { $0 + files.tally.count(of: $1) } }
         public var isEmpty: Bool { count == 0 }
     }
 

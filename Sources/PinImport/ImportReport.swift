@@ -264,7 +264,7 @@ public struct ImportReport: Sendable {
     // Counted as the files were written (`DecidedFiles.Tally`): no pass over the files.
     public var photos: Int { items.count - count(.notMedia) }
     public var created: Int { count(.accepted) }
-    public func count(_ decision: PhotoDecision) -> Int { items.tally.byDecision[decision] ?? 0 }
+    public func count(_ decision: PhotoDecision) -> Int { items.tally.count(of: decision) }
     public var withLocation: Int { items.tally.withLocation }
 
     /// How many photos each skip reason (unreadable included) took, keyed by the reason's name.
