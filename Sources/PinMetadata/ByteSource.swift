@@ -96,9 +96,7 @@ func systemError(_ code: Int32) -> String {
 
 /// An open, read-only descriptor for `path`, closed by `body`'s end whatever happens.
 func withOpenFile<T>(_ path: RawPath, _ body: (Int32, Int) throws -> T) throws -> T {
-    // O_NONBLOCK: opening a FIFO that slipped past the scanner must not hang; it has no effect
-    // on regular files. O_CLOEXEC: never leak the descriptor into a child process.
-    let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+    let fd = FolderCache.open(path)
     guard fd >= 0 else { throw MetadataError.cannotOpen(reason: systemError(errno)) }
     defer { close(fd) }
     var info = stat()
@@ -107,4 +105,62 @@ func withOpenFile<T>(_ path: RawPath, _ body: (Int32, Int) throws -> T) throws -
         throw MetadataError.cannotOpen(reason: "not a regular file")
     }
     return try body(fd, Int(info.st_size))
+}
+
+/// Per thread, the folder of the last file opened, held open (O_PATH), so that the next file of
+/// the same folder is opened relative to it: the kernel then looks up one name instead of every
+/// component of the absolute path (the import reads files folder by folder, and its opens were
+/// about 9 % of a warm run's CPU, mostly path walking). Released when the thread ends.
+/// One difference with opening the absolute path: a folder renamed (or replaced) while its
+/// files are being read is still the held one, so the files the walk listed in it are read
+/// there rather than not found; a file removed, or a folder removed, fails as before.
+private final class FolderCache {
+    private var folder: [UInt8] = []
+    private var fd: Int32 = -1
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// O_NONBLOCK: opening a FIFO that slipped past the scanner must not hang; it has no effect
+    /// on regular files. O_CLOEXEC: never leak the descriptor into a child process.
+    static let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK
+    /// Linux's O_PATH (octal 010000000 on every architecture Debian builds for but alpha,
+    /// hppa and sparc): a handle for lookups only, no read permission needed. Glibc's module
+    /// does not export it (it is a _GNU_SOURCE name).
+    private static let pathOnly: Int32 = 0o10_000_000
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<FolderCache>.fromOpaque(pointer).release() }
+        }
+        return key
+    }()
+
+    private static var current: FolderCache {
+        if let pointer = pthread_getspecific(key) { return Unmanaged<FolderCache>.fromOpaque(pointer).takeUnretainedValue() }
+        let cache = FolderCache()
+        pthread_setspecific(key, Unmanaged.passRetained(cache).toOpaque())
+        return cache
+    }
+
+    /// open(2) of `path` with `flags`: relative to its folder when that folder can be held
+    /// open; on any failure, the absolute path itself again, so errors (and errno) are those
+    /// of opening the path.
+    static func open(_ path: RawPath) -> Int32 {
+        let bytes = path.bytes
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")), slash > 0, slash < bytes.count - 1 else {
+            return path.withCString { Glibc.open($0, flags) }
+        }
+        let cache = current
+        if cache.fd < 0 || !cache.folder.elementsEqual(bytes[..<slash]) {
+            if cache.fd >= 0 { close(cache.fd) }
+            cache.folder = Array(bytes[..<slash])
+            cache.fd = RawPath(bytes: cache.folder).withCString { Glibc.open($0, pathOnly | O_DIRECTORY | O_CLOEXEC) }
+        }
+        if cache.fd >= 0 {
+            let fd = RawPath(bytes: Array(bytes[(slash + 1)...])).withCString { openat(cache.fd, $0, flags) }
+            if fd >= 0 { return fd }
+        }
+        return path.withCString { Glibc.open($0, flags) }
+    }
 }

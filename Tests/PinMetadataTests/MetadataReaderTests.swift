@@ -63,6 +63,38 @@ final class MetadataReaderTests: XCTestCase {
         XCTAssertEqual(m.metadataDigest, "ded9d2c217e6054f")
     }
 
+    func testFilesOfSeveralFoldersAreOpenedAsTheirPathsSay() throws {
+        // The reader keeps the last file's folder open and opens the next file of that folder
+        // relative to it: files of two folders in turn, a file removed since its folder was
+        // held, a folder that went away and a file given without a folder all open (or fail)
+        // as opening their absolute path does.
+        for folder in ["a", "b", "c"] {
+            try FileManager.default.createDirectory(at: tempDir.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        let a = try write(Samples.exiftoolJPEG, "a/photo.jpg"), b = try write(Array("just text\n".utf8), "b/note.jpg")
+        let c = try write(Samples.exiftoolJPEG, "c/photo.jpg")
+        for path in [a, b, a, a, b, c] {
+            let expected = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path.description)[.size] as? Int)
+            XCTAssertEqual(try withOpenFile(path) { _, size in size }, expected, path.description)
+        }
+        func failure(_ path: RawPath) -> String {
+            do {
+                _ = try withOpenFile(path) { _, size in size }
+                return "opened"
+            } catch {
+                return "\(error)"
+            }
+        }
+        try FileManager.default.removeItem(atPath: c.description)
+        XCTAssertEqual(failure(c), "\(MetadataError.cannotOpen(reason: systemError(ENOENT)))")
+        try FileManager.default.removeItem(at: tempDir.appendingPathComponent("c"))
+        XCTAssertEqual(failure(c), "\(MetadataError.cannotOpen(reason: systemError(ENOENT)))")
+        XCTAssertEqual(failure(RawPath(bytes: Array(tempDir.path.utf8) + Array("/a/".utf8))),
+                       "\(MetadataError.cannotOpen(reason: "not a regular file"))")
+        XCTAssertEqual(failure(RawPath("no-folder-\(UUID().uuidString).jpg")), "\(MetadataError.cannotOpen(reason: systemError(ENOENT)))")
+        XCTAssertEqual(try MetadataReader.read(path: a, modificationTime: mtime, options: optionsUTC)?.metadataDigest, "ded9d2c217e6054f")
+    }
+
     func testNonUTF8PathIsOpenedByItsBytes() throws {
         // "caf\xE9.jpg" in Latin-1: not valid UTF-8.
         var name = Array(tempDir.path.utf8) + Array("/caf".utf8)
