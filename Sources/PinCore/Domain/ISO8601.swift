@@ -6,35 +6,19 @@ public enum ISO8601 {
     public static func format(_ date: Date, offsetSeconds: Int? = nil) -> String {
         let offset = offsetSeconds ?? 0
         let shifted = date.timeIntervalSince1970 + Double(offset)
-        // time_t conversion traps beyond Int64: readers keep dates within years 1-9999, and a
-        // date outside that is shown, not converted.
+        // Readers keep dates within years 1-9999; an instant beyond year ±9999 (or not finite)
+        // is shown as seconds, not converted.
         guard shifted.isFinite, abs(shifted) < 253_402_300_800 else { return "invalid date (\(date.timeIntervalSince1970) s)" }
         var whole = shifted.rounded(.down)
         var millis = Int(((shifted - whole) * 1000).rounded())
         if millis == 1000 { whole += 1; millis = 0 }
-        // Years 1 to 9999 (every capture time): the calendar by arithmetic, the text in one
-        // buffer. This runs for every pin and, in --json reports, for every file; gmtime_r
-        // takes glibc's time-zone lock and the padded pieces were a dozen strings.
-        if whole >= -62_135_596_800 { return fast(seconds: Int(whole), millis: millis, offset: offsetSeconds) }
-        var t = time_t(whole)
-        var parts = tm()
-        gmtime_r(&t, &parts)
-        // Hand-padded: String(format:) goes through Foundation's formatter and is slow in reports
-        // of many thousand photos.
-        func pad(_ v: Int, _ width: Int) -> String { String(v).leftPadded(to: width) }
-        var text = pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-" + pad(Int(parts.tm_mday), 2)
-            + "T" + pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2)
-        if millis != 0 { text += "." + pad(millis, 3) }
-        if offsetSeconds == nil || offset == 0 { return text + "Z" }
-        let sign = offset < 0 ? "-" : "+"
-        let magnitude = abs(offset)
-        return text + sign + pad(magnitude / 3600, 2) + ":" + pad((magnitude % 3600) / 60, 2)
+        return text(seconds: Int(whole), millis: millis, offset: offsetSeconds)
     }
 
-    /// `format` for an instant of years 1 to 9999: whole seconds since 1970 (already shifted
-    /// by the offset) and milliseconds. The date by `civil` (proleptic Gregorian, as gmtime),
-    /// the same digits and padding as the general path.
-    private static func fast(seconds: Int, millis: Int, offset offsetSeconds: Int?) -> String {
+    /// `format`'s text: whole seconds since 1970 (already shifted by the offset) and
+    /// milliseconds. The date by `civil` (proleptic Gregorian, as gmtime), written by arithmetic
+    /// into one buffer: this runs for every pin and, in --json reports, for every file.
+    private static func text(seconds: Int, millis: Int, offset offsetSeconds: Int?) -> String {
         let (year, month, day, secondOfDay) = civil(seconds: seconds)
         let offset = offsetSeconds ?? 0
         let magnitude = abs(offset)
@@ -46,8 +30,13 @@ public enum ISO8601 {
                 buffer[i] = byte
                 i += 1
             }
-            /// `v` in decimal, zero-padded to `width` digits (`String(v).leftPadded(to:)`).
+            /// `v` in decimal, zero-padded to `width` digits (`String(v).leftPadded(to:)`, which
+            /// a year before 1 goes through as it is).
             func number(_ v: Int, _ width: Int) {
+                if v < 0 {
+                    for byte in String(v).leftPadded(to: width).utf8 { put(byte) }
+                    return
+                }
                 var digits = 1, rest = v / 10
                 while rest > 0 { digits += 1; rest /= 10 }
                 for _ in digits..<max(digits, width) { put(UInt8(ascii: "0")) }
