@@ -56,7 +56,15 @@ public struct ImportFilters {
     public let minInterval: Double
     public let threshold: Double
     private var index: PinSpatialIndex
-    private var pinLabels: [String] = []
+    /// The pins' labels (titles of existing pins, paths of this run's), one after another as
+    /// UTF-8 in one buffer, not a String each: a run can make tens of thousands of pins and a
+    /// label is made back into a String only when a verdict names its pin.
+    private var labelBytes: [UInt8] = []
+    /// Where each pin's label ends in `labelBytes` (it starts where the previous one ends).
+    private var labelEnds: [UInt32] = []
+    /// The label last made back into a String (consecutive photos are mostly blocked by the
+    /// same pin: one String for all of them).
+    private var lastNamed: (tag: Int, label: String)?
     /// Accepted photos of earlier runs, by instant.
     private let earlier: [AcceptedPhoto]
     private var lastAccepted: (instant: Double, label: String)?
@@ -68,9 +76,24 @@ public struct ImportFilters {
         self.index = PinSpatialIndex(threshold: threshold)
         self.earlier = earlierAccepted.sorted { $0.instant < $1.instant }
         for pin in existingPins where pin.coordinate.isValid {
-            index.insert(pin.coordinate, tag: pinLabels.count)
-            pinLabels.append(pin.title)
+            index.insert(pin.coordinate, tag: labelEnds.count)
+            keepLabel(pin.title)
         }
+    }
+
+    private mutating func keepLabel(_ label: String) {
+        labelBytes.append(contentsOf: label.utf8)
+        precondition(labelBytes.count <= Int(UInt32.max), "pin labels beyond 4 GiB")
+        labelEnds.append(UInt32(labelBytes.count))
+    }
+
+    /// The label of pin `tag`, as it was given (a String's UTF-8 decodes back to the same String).
+    private mutating func pinLabel(_ tag: Int) -> String {
+        if let lastNamed, lastNamed.tag == tag { return lastNamed.label }
+        let start = tag == 0 ? 0 : Int(labelEnds[tag - 1])
+        let label = String(decoding: labelBytes[start..<Int(labelEnds[tag])], as: UTF8.self)
+        lastNamed = (tag, label)
+        return label
     }
 
     /// Sorts by (instant, path bytes): the order the rules see the photos in.
@@ -116,11 +139,11 @@ public struct ImportFilters {
         }
         if let match = index.nearest(to: coordinate) {
             return .distance(kilometres: AngularDistance.kilometres(coordinate, match.entry.coordinate),
-                             radians: match.radians, pin: pinLabels[match.entry.tag], pinCoordinate: match.entry.coordinate)
+                             radians: match.radians, pin: pinLabel(match.entry.tag), pinCoordinate: match.entry.coordinate)
         }
         let label = label()
-        index.insert(coordinate, tag: pinLabels.count)
-        pinLabels.append(label)
+        index.insert(coordinate, tag: labelEnds.count)
+        keepLabel(label)
         lastAccepted = (candidate.instant, label)
         return .accepted
     }

@@ -122,4 +122,26 @@ final class ImportFiltersTests: XCTestCase {
         XCTAssertEqual(previous, "label of p000.jpg")
         XCTAssertEqual(pin, "label of p000.jpg")
     }
+
+    func testDistanceVerdictsNameTheRightPinAmongMany() {
+        // 300 pins of earlier imports along a meridian, one degree apart, titles of different
+        // lengths and scripts; then photos of this run: each is named by the pin it is near.
+        let titles = (0..<300).map { i in i % 3 == 0 ? "Zürich, \(i)" : i % 3 == 1 ? "東京 \(i)" : "p\(i)" }
+        let pins = titles.enumerated().map { i, title in
+            ImportFilters.ExistingPin(title: title, coordinate: Coordinate(latitude: -80 + Double(i) * 0.5, longitude: 7))
+        }
+        var filters = ImportFilters(existingPins: pins)
+        func named(_ verdict: ImportFilters.Verdict) -> String? {
+            if case let .distance(_, _, pin, _) = verdict { return pin }
+            return nil
+        }
+        XCTAssertEqual(named(filters.decide(candidate(0, 0, -80 + 0.01), label: "a")), "Zürich, 0")
+        XCTAssertEqual(named(filters.decide(candidate(1, 100, -80 + 0.5 * 271 + 0.01), label: "b")), "東京 271")
+        XCTAssertEqual(named(filters.decide(candidate(2, 200, -80 + 0.5 * 271 - 0.01), label: "c")), "東京 271")
+        XCTAssertEqual(named(filters.decide(candidate(3, 300, -80 + 0.5 * 299), label: "d")), "p299")
+        // A pin of this run, labelled with a path that is not ASCII, between two earlier pins.
+        XCTAssertEqual(filters.decide(candidate(4, 400, -80 + 0.25, 7), label: "été/ß.jpg"), .accepted)
+        XCTAssertEqual(named(filters.decide(candidate(5, 500, -80 + 0.26, 7), label: "e")), "été/ß.jpg")
+        XCTAssertEqual(named(filters.decide(candidate(6, 600, -80 + 0.01, 7), label: "f")), "Zürich, 0")
+    }
 }
