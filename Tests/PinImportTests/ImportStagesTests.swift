@@ -291,6 +291,58 @@ final class ImportStagesTests: XCTestCase {
         return (Array(try out.finish()), stage)
     }
 
+    /// Counts the plans asked for, from the writer's thread.
+    final class PlanLog: @unchecked Sendable {
+        private let lock = NSLock()
+        private var calls = 0
+        func next() -> Int {
+            lock.lock()
+            defer { lock.unlock() }
+            calls += 1
+            return calls
+        }
+    }
+
+    func testPinsArePlannedInTheRulesOrderAcrossManyChunks() throws {
+        // 3,000 photos (more than the writer's queue holds: 8 chunks of 256), each 100 s and a
+        // degree of longitude after the previous one: all accepted, and each plan is asked in
+        // capture order, so the n-th photo gets the n-th plan.
+        let log = PlanLog()
+        let stage = DecideStage(minInterval: 60, threshold: AngularDistance.appThreshold, includeVideos: true,
+                                timeZone: TimeZone(identifier: "UTC")!,
+                                plan: { _, date, _ in PinPlan(id: UUID(), country: nil, title: "\(log.next()) \(Int(date.timeIntervalSince1970))") })
+        // Given in reverse path order, so that the sort matters.
+        let items = (0..<3000).reversed().map { i in
+            photo(entry(String(format: "%04d.jpg", i)), at: Double(i) * 100, lat: 10, lon: -150 + Double(i) * 0.1)
+        }
+        let (decided, _) = try decided(items, stage: stage)
+        XCTAssertEqual(decided.count, 3000)
+        XCTAssertEqual(decided.filter { $0.decision == .accepted }.count, 3000)
+        XCTAssertEqual(decided[0].title, "1 0")
+        XCTAssertEqual(decided[1234].title, "1235 123400")
+        XCTAssertEqual(decided[2999].title, "3000 299900")
+        XCTAssertEqual(decided[2999].entry.relativePath, RawPath("2999.jpg"))
+    }
+
+    struct PlanFailure: Error, Equatable { let at: Int }
+
+    func testAPlanThatFailsStopsTheStageWithItsError() throws {
+        // The 700th accepted photo cannot be planned: the stage throws that error (it does not
+        // hang, nor lose it while the rules go on with the other photos).
+        let log = PlanLog()
+        let stage = DecideStage(minInterval: 60, threshold: AngularDistance.appThreshold, includeVideos: true,
+                                timeZone: TimeZone(identifier: "UTC")!,
+                                plan: { _, _, _ in
+                                    let n = log.next()
+                                    if n == 700 { throw PlanFailure(at: n) }
+                                    return PinPlan(id: UUID(), country: nil, title: "\(n)")
+                                })
+        let items = (0..<3000).map { i in photo(entry(String(format: "%04d.jpg", i)), at: Double(i) * 100, lat: 10, lon: Double(i) * 0.05) }
+        XCTAssertThrowsError(try decided(items, stage: stage)) { error in
+            XCTAssertEqual(error as? PlanFailure, PlanFailure(at: 700))
+        }
+    }
+
     func testIntervalCountsFromAPhotoAcceptedInAnEarlierRun() throws {
         // An earlier run accepted /lib/2023/a.jpg at t = 1000 s; b is 30 s later, 1 degree away.
         var history = ImportHistory()
