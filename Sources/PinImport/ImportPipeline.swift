@@ -143,10 +143,12 @@ public struct ImportPipeline {
     /// database (`repos`, nil without one). Throws `.rootNotFound` when the root cannot be
     /// walked, `.empty`/`.shrunk` from the survey's guard, and storage errors.
     private func survey(root: String, rootPath: RawPath, reader: ReadStage, in repos: Repositories?) throws -> Survey {
-        let scanOptions = options.scan, allowShrink = options.allowShrink
+        let allowShrink = options.allowShrink
         func walk(_ known: KnownFileCursor) throws -> Survey {
             var survey = try Survey(root: rootPath, known: known)
             survey.reader = reader
+            var scanOptions = options.scan
+            scanOptions.statFiles = !survey.knowsNoFile
             do {
                 try Scanner.walkAside(root: root, options: scanOptions, visitor: &survey)
             } catch let error as ScanError {

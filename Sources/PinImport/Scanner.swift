@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinMetadata
 import Synchronization
 
 /// One regular file found under the import root.
@@ -18,6 +19,21 @@ public struct FileEntry: Sendable, Hashable {
     public var modificationDate: Date {
         Date(timeIntervalSince1970: Double(modificationNanoseconds) / 1e9)
     }
+
+    /// False for a file the walk did not stat (`ScanOptions.statFiles` off): its size is -1,
+    /// its modification time, inode and device 0, until its reader fills them in (`statted`).
+    public var isStatted: Bool { size >= 0 }
+
+    /// A regular file found by name and type alone (getdents' d_type), not statted.
+    static func unstatted(_ relativePath: RawPath) -> FileEntry {
+        FileEntry(relativePath: relativePath, size: -1, modificationNanoseconds: 0, inode: 0, device: 0)
+    }
+
+    /// The same path with what fstat(2) said of the file.
+    func statted(_ status: FileStatus) -> FileEntry {
+        FileEntry(relativePath: relativePath, size: status.size, modificationNanoseconds: status.modificationNanoseconds,
+                  inode: status.inode, device: status.device)
+    }
 }
 
 public struct ScanOptions: Sendable {
@@ -28,6 +44,13 @@ public struct ScanOptions: Sendable {
     public var includeSystemFolders = false
     /// Extra shell globs (fnmatch) matched against each entry's name and its path relative to the root.
     public var excludes: [String] = []
+    /// Stat every regular file (size, modification time, inode). Off, regular files whose type
+    /// getdents gives are listed without a stat (`FileEntry.isStatted` false): for an import
+    /// whose database knows no file under the root, whose readers open and fstat every file
+    /// anyway. A cold cache then reads the inodes in the readers, many in flight, instead of
+    /// one after the other in the walk. Folders, symlinks and entries of unknown type are
+    /// statted either way.
+    public var statFiles = true
 
     public init(followSymlinks: Bool = false, includeHidden: Bool = false, includeSystemFolders: Bool = false, excludes: [String] = []) {
         self.followSymlinks = followSymlinks
@@ -148,6 +171,20 @@ public enum Scanner {
         }
     }
 
+    /// The mode of an entry of getdents type `type` that needs no stat when files are not
+    /// statted: a regular file, a FIFO, a socket, a device. Nil for a folder (its device and
+    /// inode guard against loops), a symlink and an unknown type: those are statted.
+    private static func mode(ofType type: UInt8) -> mode_t? {
+        switch Int(type) {
+        case Int(DT_REG): return S_IFREG
+        case Int(DT_FIFO): return S_IFIFO
+        case Int(DT_SOCK): return S_IFSOCK
+        case Int(DT_CHR): return S_IFCHR
+        case Int(DT_BLK): return S_IFBLK
+        default: return nil
+        }
+    }
+
     private static func isExcluded(name: [UInt8], relative: [UInt8], isDirectory: Bool, options: ScanOptions) -> Bool {
         if !options.includeHidden, name.first == UInt8(ascii: ".") { return true }
         if !options.includeSystemFolders, isDirectory, ScanOptions.systemFolders.contains(name) { return true }
@@ -190,20 +227,26 @@ public enum Scanner {
         // readdir returned, NUL-terminated in place: no copy per file). Once one stat waits for
         // the disk (a cold cache: its inode is not in memory), the folder's other names are
         // statted side by side on `ColdStats`' threads instead, many inode reads in flight.
-        var found: [(name: [UInt8], st: stat, error: Int32)] = []
+        // Without `statFiles`, an entry whose type getdents gives (other than a folder or a
+        // symlink) is not statted: its mode is that type, and a regular file's entry carries no
+        // size, time or inode (`FileEntry.unstatted`).
+        var found: [(name: [UInt8], st: stat, error: Int32, typedOnly: Bool)] = []
         let dfd = dirfd(dir)
         var cold = false
         var unstatted: [Int] = []
         while let entry = readdir(dir) {
             var st = stat()
             var failure: Int32 = 0
+            let typeMode = options.statFiles ? nil : Self.mode(ofType: entry.pointee.d_type)
             let name: [UInt8] = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
                 let bytes = raw.bindMemory(to: UInt8.self)
                 let length = bytes.firstIndex(of: 0) ?? bytes.count
                 if length == 1 && bytes[0] == UInt8(ascii: ".") || length == 2 && bytes[0] == UInt8(ascii: ".") && bytes[1] == UInt8(ascii: ".") {
                     return []
                 }
-                if !cold {
+                if let typeMode {
+                    st.st_mode = typeMode
+                } else if !cold {
                     let started = ColdStats.now()
                     if fstatat(dfd, raw.baseAddress!.assumingMemoryBound(to: CChar.self), &st, AT_SYMLINK_NOFOLLOW) != 0 { failure = errno }
                     cold = ColdStats.now() - started > ColdStats.slowNanoseconds
@@ -215,7 +258,7 @@ public enum Scanner {
             }
             if !name.isEmpty {
                 if failure == -1 { unstatted.append(found.count) }
-                found.append((name, st, failure))
+                found.append((name, st, failure, typeMode != nil))
             }
         }
         if !unstatted.isEmpty {
@@ -228,7 +271,7 @@ public enum Scanner {
         var children: [(key: [UInt8], child: Child)] = []
         children.reserveCapacity(found.count)
         var subfolderKeys = false
-        for (name, statted, failure) in found {
+        for (name, statted, failure, typedOnly) in found {
             // One array for the path below the root, not the three of `relative + "/" + name`.
             var childRelative = name
             if !relative.isEmpty {
@@ -271,6 +314,8 @@ public enum Scanner {
                 // Its files sort as "name/...".
                 children.append((name + [UInt8(ascii: "/")], .folder(childRelative, id)))
                 subfolderKeys = true
+            } else if mode == S_IFREG && typedOnly {
+                children.append((name, .file(FileEntry.unstatted(RawPath(bytes: childRelative)))))
             } else if mode == S_IFREG {
                 children.append((name, .file(FileEntry(
                     relativePath: RawPath(bytes: childRelative), size: Int64(st.st_size),

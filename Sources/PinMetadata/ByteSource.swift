@@ -94,17 +94,53 @@ func systemError(_ code: Int32) -> String {
     String(cString: strerror(code))
 }
 
+/// What fstat(2) says of a file a reader opened, for a caller that did not stat it before (the
+/// import's walk leaves the files the database does not know to the readers' own fstat).
+public struct FileStatus: Sendable, Equatable {
+    public var size: Int64
+    public var modificationNanoseconds: Int64
+    public var inode: UInt64
+    public var device: UInt64
+
+    public init(size: Int64, modificationNanoseconds: Int64, inode: UInt64, device: UInt64) {
+        self.size = size
+        self.modificationNanoseconds = modificationNanoseconds
+        self.inode = inode
+        self.device = device
+    }
+
+    public init(_ st: stat) {
+        self.init(size: Int64(st.st_size), modificationNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
+                  inode: UInt64(st.st_ino), device: UInt64(st.st_dev))
+    }
+
+    /// lstat(2) of `path`; nil when it fails.
+    public static func of(_ path: RawPath) -> FileStatus? {
+        var st = stat()
+        return path.withCString { lstat($0, &st) } == 0 ? FileStatus(st) : nil
+    }
+}
+
 /// An open, read-only descriptor for `path`, closed by `body`'s end whatever happens.
 func withOpenFile<T>(_ path: RawPath, _ body: (Int32, Int) throws -> T) throws -> T {
+    var status: FileStatus?
+    return try withOpenFile(path, status: &status) { fd, status in try body(fd, Int(status.size)) }
+}
+
+/// The same, the body given what the descriptor's fstat(2) said; `status` is set to it as
+/// soon as it succeeds (before the body runs, whatever it then throws).
+func withOpenFile<T>(_ path: RawPath, status: inout FileStatus?, _ body: (Int32, FileStatus) throws -> T) throws -> T {
     let fd = FolderCache.open(path)
     guard fd >= 0 else { throw MetadataError.cannotOpen(reason: systemError(errno)) }
     defer { close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw MetadataError.cannotOpen(reason: systemError(errno)) }
+    let found = FileStatus(info)
+    status = found
     guard (info.st_mode & S_IFMT) == S_IFREG else {
         throw MetadataError.cannotOpen(reason: "not a regular file")
     }
-    return try body(fd, Int(info.st_size))
+    return try body(fd, found)
 }
 
 /// Per thread, the folder of the last file opened, held open (O_PATH), so that the next file of

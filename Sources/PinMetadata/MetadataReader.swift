@@ -52,6 +52,16 @@ public enum MetadataReader {
         }
     }
 
+    /// The same for a file the caller did not stat: its modification time comes from the fstat
+    /// of the descriptor opened here, which `status` receives (nil when the file could not be
+    /// opened; set whatever the read then throws).
+    private static func readFile(path: RawPath, status: inout FileStatus?, options: MetadataOptions) throws -> PhotoMetadata? {
+        try withOpenFile(path, status: &status) { fd, status in
+            var source = try FileSource(fd: fd, size: Int(status.size))
+            return try read(source: &source, modificationTime: status.modificationDate, options: options)
+        }
+    }
+
     /// Same, then merges the sidecars found next to the file (`Sidecars.match`: XMP files and
     /// Google Takeout JSON) by the precedence of `MetadataMerge`. A sidecar that cannot be read
     /// or parsed, or a truncated Takeout name whose JSON `title` names another file, gives a
@@ -60,6 +70,20 @@ public enum MetadataReader {
     public static func read(path: RawPath, modificationTime: Date, options: MetadataOptions,
                             sidecars: [RawPath]) throws -> PhotoMetadata? {
         guard let base = try readFile(path: path, modificationTime: modificationTime, options: options) else { return nil }
+        return merge(base, path: path, modificationTime: modificationTime, options: options, sidecars: sidecars)
+    }
+
+    /// The same for a file the caller did not stat (`status` nil on the way in): `status`
+    /// receives what fstat(2) said of it once opened, and its modification time is the one
+    /// used. It stays nil when the file could not be opened (the error says why).
+    public static func read(path: RawPath, options: MetadataOptions, sidecars: [RawPath],
+                            status: inout FileStatus?) throws -> PhotoMetadata? {
+        guard let base = try readFile(path: path, status: &status, options: options) else { return nil }
+        return merge(base, path: path, modificationTime: status!.modificationDate, options: options, sidecars: sidecars)
+    }
+
+    private static func merge(_ base: PhotoMetadata, path: RawPath, modificationTime: Date, options: MetadataOptions,
+                              sidecars: [RawPath]) -> PhotoMetadata {
         guard !sidecars.isEmpty else { return MetadataMerge.placeInZoneOfPosition(base, options: options) }
         let contents = SidecarLoader.load(sidecars, mediaName: SidecarLoader.lastComponent(path.bytes), options: options)
         var merged = MetadataMerge.applySidecars(xmp: contents.xmp, takeout: contents.takeout, to: base,
@@ -207,4 +231,9 @@ public enum MetadataReader {
         }
         return result
     }
+}
+
+extension FileStatus {
+    /// The modification time as a date (what the walk's `FileEntry.modificationDate` gives).
+    public var modificationDate: Date { Date(timeIntervalSince1970: Double(modificationNanoseconds) / 1e9) }
 }

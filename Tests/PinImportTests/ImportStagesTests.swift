@@ -515,6 +515,77 @@ final class ImportStagesTests: XCTestCase {
         XCTAssertEqual(second.items.first?.detail, "20 s after \(canonical)/IMG_0001.jpg (accepted)")
         XCTAssertNotNil(db.state.photos[RawPath("\(canonical)/paris/IMG_0001.jpg")])
     }
+
+    // MARK: files the walk did not stat
+
+    /// Sets a file's modification time to `seconds` + `nanoseconds` (a hand-chosen instant).
+    func setModified(_ path: String, _ seconds: Int, _ nanoseconds: Int) throws {
+        var times = [timespec(tv_sec: seconds, tv_nsec: nanoseconds), timespec(tv_sec: seconds, tv_nsec: nanoseconds)]
+        XCTAssertEqual(utimensat(AT_FDCWD, path, &times, 0), 0)
+    }
+
+    /// A first import (the database knows no file there) does not stat in the walk: the records
+    /// get the size, time and inode of each file from its reader, the values stat(1) shows; an
+    /// empty file is still "empty", a photo without a capture time takes the file's time.
+    func testAFirstImportRecordsEachFilesSizeTimeAndInodeFromItsReader() async throws {
+        let dir = try library(["a/IMG_0001.jpg": "2023/07-paris/IMG_0001.jpg"])
+        try "".write(toFile: dir + "/a/empty.jpg", atomically: false, encoding: .utf8)
+        try "hello".write(toFile: dir + "/a/note.txt", atomically: false, encoding: .utf8)
+        try setModified(dir + "/a/IMG_0001.jpg", 1_600_000_000, 123_456_789)
+        try setModified(dir + "/a/note.txt", 1_500_000_000, 5)
+        let canonical = try ImportPipeline.canonicalRoot(dir)
+        let db = InMemoryStore()
+        let report = try await run(dir, db, runID: 1)
+        XCTAssertEqual(report.files, 3)
+        for (name, size, nanoseconds) in [("IMG_0001.jpg", Int64(1_272), Int64(1_600_000_000_123_456_789)), ("note.txt", 5, 1_500_000_000_000_000_005)] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: dir + "/a/" + name)
+            let record = try XCTUnwrap(db.state.photos[RawPath("\(canonical)/a/\(name)")]?.record, name)
+            XCTAssertEqual(record.fingerprint.size, size, name)
+            XCTAssertEqual(record.fingerprint.modificationNanoseconds, nanoseconds, name)
+            XCTAssertEqual(record.fingerprint.inode, (attributes[.systemFileNumber] as! NSNumber).uint64Value, name)
+        }
+        let reasons = Dictionary(uniqueKeysWithValues: report.items.map { ($0.entry.relativePath.description, $0.otherReason) })
+        XCTAssertEqual(reasons["a/empty.jpg"], "empty file")
+        XCTAssertEqual(reasons["a/note.txt"], "not a photo or video (unrecognised content)")
+
+        // The next run (the database knows the files) stats them in the walk: nothing changed,
+        // nothing is opened, even a file whose bytes changed in place with its time kept.
+        try "HELLO".write(toFile: dir + "/a/note.txt", atomically: false, encoding: .utf8)
+        try setModified(dir + "/a/note.txt", 1_500_000_000, 5)
+        let second = try await run(dir, db, runID: 2)
+        XCTAssertEqual([second.files, second.unchanged, second.read, second.touched], [3, 3, 0, 0])
+    }
+
+    /// A file that vanishes between the walk and its read is unreadable with the same reason
+    /// whether the walk statted it or not; not statted, it keeps no size or time.
+    func testAFileGoneBetweenTheWalkAndItsReadIsUnreadableAsWhenStatted() throws {
+        let dir = try library(["IMG_0001.jpg": "2023/07-paris/IMG_0001.jpg", "IMG_0002.jpg": "2023/07-paris/IMG_0002.jpg"])
+        var outcomes: [[String]] = []
+        for statFiles in [true, false] {
+            // lead 0, no consumer: the walk lists every file, nothing is read before `read(rest:)`.
+            let reader = ReadStage(root: RawPath(dir), options: MetadataOptions(defaultTimeZone: TimeZone(identifier: "UTC")!),
+                                   jobs: 2, lead: 0)
+            var survey = try Survey(root: RawPath(dir))
+            survey.reader = reader
+            XCTAssertTrue(survey.knowsNoFile)
+            var options = ScanOptions()
+            options.statFiles = statFiles
+            try Scanner.walk(root: dir, options: options, visitor: &survey)
+            try survey.finish(allowShrink: false, walkIncomplete: false)
+            XCTAssertEqual(survey.toRead.entries.map(\.isStatted), [statFiles, statFiles])
+            try FileManager.default.moveItem(atPath: dir + "/IMG_0002.jpg", toPath: dir + "/away.jpg")
+            var items: [ImportItem] = []
+            reader.read(rest: survey.toRead) { item, _ in items.append(item) }
+            try FileManager.default.moveItem(atPath: dir + "/away.jpg", toPath: dir + "/IMG_0002.jpg")
+            XCTAssertEqual(items.map(\.decision), [.noLocation, .unreadable])
+            XCTAssertTrue(items[0].entry.isStatted)
+            XCTAssertEqual(items[1].entry.size, statFiles ? 1_259 : 0)
+            XCTAssertEqual(items[1].entry.modificationNanoseconds == 0, !statFiles)
+            outcomes.append(items.map { "\($0.entry.relativePath) \($0.decision) \($0.error ?? "-")" })
+        }
+        XCTAssertEqual(outcomes[0], outcomes[1])
+        XCTAssertEqual(outcomes[0][1], "IMG_0002.jpg unreadable cannot open: No such file or directory")
+    }
 }
 
 /// Every coordinate is in France: the stages' tests are about rules, not borders.

@@ -161,4 +161,41 @@ final class ScannerTests: XCTestCase {
         XCTAssertEqual(coldFiles.map(\.fingerprint), warmFiles.map(\.fingerprint))
         XCTAssertEqual(coldFiles.map(\.relativePath), warmFiles.map(\.relativePath))
     }
+
+    /// Without `statFiles` (an import whose database knows no file there) the walk lists the
+    /// regular files by getdents' type alone: the same files, folders, problems and exclusions,
+    /// in the same order, each file with no size, time or inode (size -1: it was not statted).
+    /// A FIFO is still left out, a symlink still followed only when asked.
+    func testWithoutStatFilesTheWalkListsTheSameFilesUnstatted() throws {
+        for folder in 0..<3 {
+            for file in 0..<5 { try touch("f\(folder)/\(file).jpg", String(repeating: "x", count: file + 1)) }
+        }
+        try touch("f1/sub/deep.jpg")
+        try touch(".hidden/a.jpg")
+        try touch("@eaDir/t.jpg")
+        try touch("skip/me.jpg")
+        XCTAssertEqual(mkfifo(root + "/f0/pipe.jpg", 0o644), 0)
+        try FileManager.default.createSymbolicLink(atPath: root + "/f2/link.jpg", withDestinationPath: root + "/f2/1.jpg")
+        try FileManager.default.createSymbolicLink(atPath: root + "/linked", withDestinationPath: root + "/f1/sub")
+        for follow in [false, true] {
+            var statted = Recorder(), unstatted = Recorder()
+            var options = ScanOptions(followSymlinks: follow, excludes: ["skip"])
+            try Scanner.walk(root: root, options: options, visitor: &statted)
+            options.statFiles = false
+            try Scanner.walk(root: root, options: options, visitor: &unstatted)
+            // "file PATH SIZE": the sizes are the files' own (1 to 5 bytes) statted, -1 not.
+            XCTAssertTrue(statted.events.contains("file f0/4.jpg 5"))
+            XCTAssertTrue(unstatted.events.contains("file f0/4.jpg -1"))
+            // Only a symlink followed to a file is statted (getdents gives the link's type).
+            XCTAssertEqual(unstatted.events.filter { $0.hasPrefix("file") && !$0.hasSuffix(" -1") },
+                           follow ? ["file f2/link.jpg 2"] : [])
+            XCTAssertEqual(unstatted.events.map { $0.hasPrefix("file") ? String($0[..<$0.lastIndex(of: " ")!]) : $0 },
+                           statted.events.map { $0.hasPrefix("file") ? String($0[..<$0.lastIndex(of: " ")!]) : $0 })
+            XCTAssertTrue(statted.events.contains("unseen .hidden -"))
+            XCTAssertTrue(statted.events.contains("unseen skip -"))
+            XCTAssertFalse(statted.events.contains { $0.hasPrefix("file f0/pipe") })
+            XCTAssertEqual(statted.events.contains("file f2/link.jpg 2"), follow)
+            XCTAssertEqual(statted.events.contains("file linked/deep.jpg 1"), follow)
+        }
+    }
 }

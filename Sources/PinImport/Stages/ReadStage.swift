@@ -80,8 +80,12 @@ final class ReadStage {
         // Room for every file read during the walk to wait, or for 4 batches per thread.
         feed = ReadFeed(threads: jobs, window: max(jobs * 4, lead / ReadPool.batch), coldNice: Self.coldNice) { job in
             if stop.signal != nil || abandoned.signal != nil { return ReadStage.item(job.entry, .notMedia) }
-            return ReadStage.item(job.entry, ReadStage.readOne(root.appending(job.entry.relativePath.bytes), modified: job.entry.modificationDate,
-                                                               sidecars: job.sidecars.map { root.appending($0.bytes) }, options: options))
+            let path = root.appending(job.entry.relativePath.bytes), sidecars = job.sidecars.map { root.appending($0.bytes) }
+            guard job.entry.isStatted else {
+                let (entry, outcome) = ReadStage.readUnstatted(job.entry, path: path, sidecars: sidecars, options: options)
+                return ReadStage.item(entry, outcome)
+            }
+            return ReadStage.item(job.entry, ReadStage.readOne(path, modified: job.entry.modificationDate, sidecars: sidecars, options: options))
         }
     }
 
@@ -152,6 +156,23 @@ final class ReadStage {
             break
         }
         return item
+    }
+
+    /// A file the walk did not stat (`FileEntry.isStatted`): its entry gets the size, time and
+    /// inode of the descriptor its reader opened; when it cannot be opened, of an lstat of its
+    /// path (a file without read permission is recorded as the walk's stat would have had it);
+    /// when that fails too (the file vanished since the walk), size, time and inode 0. The
+    /// outcome is the one a statted file gets.
+    static func readUnstatted(_ entry: FileEntry, path: RawPath, sidecars: [RawPath], options: MetadataOptions) -> (FileEntry, Outcome) {
+        var status: FileStatus?
+        let outcome: Outcome
+        do {
+            outcome = try MetadataReader.read(path: path, options: options, sidecars: sidecars, status: &status).map { .photo($0) } ?? .notMedia
+        } catch {
+            outcome = .unreadable("\(error)")
+        }
+        let found = status ?? FileStatus.of(path) ?? FileStatus(size: 0, modificationNanoseconds: 0, inode: 0, device: 0)
+        return (entry.statted(found), outcome)
     }
 
     static func readOne(_ path: RawPath, modified: Date, sidecars: [RawPath], options: MetadataOptions) -> Outcome {

@@ -93,6 +93,11 @@ struct Survey: WalkVisitor {
         nextKnown = try known.next()
     }
 
+    /// The database knows no file under the root (a first import, a dry run without a
+    /// database): every file the walk finds is read, so it need not stat them
+    /// (`ScanOptions.statFiles`); the readers' fstat gives what their records need.
+    var knowsNoFile: Bool { nextKnown == nil }
+
     /// The same on a walk already made and known files in a dictionary (tests): `files` in any
     /// order; `unseen` lists what the walk did not look into.
     init(files: [FileEntry], known: [RawPath: KnownPhoto], root: RawPath, allowShrink: Bool,
@@ -173,7 +178,9 @@ struct Survey: WalkVisitor {
                 continue
             }
             if !record.missing { livePresent += 1 }
-            if record.fingerprint == entry.fingerprint {
+            // (The walk stats every file when the database knows some: this one, not statted,
+            // cannot be compared; its reader tells.)
+            if entry.isStatted && record.fingerprint == entry.fingerprint {
                 unchanged += 1
                 if record.missing { reappeared.append((root.appending(entry.relativePath.bytes), entry.fingerprint)) }
             } else {
