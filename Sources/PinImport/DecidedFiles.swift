@@ -214,8 +214,9 @@ enum ItemCodec {
         let error = r.optionalString()
         var pin: PinPlan?
         if r.u8() == 1 {
-            var id = UUID().uuid
-            withUnsafeMutableBytes(of: &id) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: body[r.at..<(r.at + 16)])) }
+            // The 16 bytes as they were written (not `UUID().uuid` overwritten: on Linux each
+            // `UUID()` opens and reads /dev/urandom, once per pin per pass of a report).
+            let id = body.loadUnaligned(fromByteOffset: r.at, as: uuid_t.self)
             r.at += 16
             let country = r.optionalString()
             pin = PinPlan(id: UUID(uuid: id), country: country, title: r.string())
