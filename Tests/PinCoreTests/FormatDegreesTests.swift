@@ -29,4 +29,33 @@ final class FormatDegreesTests: XCTestCase {
         XCTAssertEqual(formatDegrees(.infinity), "inf")
         XCTAssertEqual(formatDegrees(.nan), "nan")
     }
+
+    func testExactHalvesRoundToEvenAsPrintfDoes() {
+        // 2^-7 = 0.0078125 exactly: 7812.5 millionths, a true tie (Python: 0.007812, 0.023438).
+        XCTAssertEqual(formatDegrees(0.0078125), "0.007812")
+        XCTAssertEqual(formatDegrees(0.0234375), "0.023438")
+        XCTAssertEqual(formatDegrees(-0.0078125), "-0.007812")
+        XCTAssertEqual(formatDegrees(179.9999999), "180.000000")
+        XCTAssertEqual(formatDegrees(1e-300), "0.000000")
+        XCTAssertEqual(formatDegrees(5e-324), "0.000000", "the smallest subnormal")
+        XCTAssertEqual(formatDegrees(8_589_934_591.999999), "8589934591.999999", "just under 2^33")
+        XCTAssertEqual(formatDegrees(1e9 + 0.5), "1000000000.500000")
+        XCTAssertEqual(formatDegrees(1.0 / 3), "0.333333")
+    }
+
+    func testTheIntegerPathWritesWhatPrintfWrites() {
+        // Against glibc's printf itself over random doubles of every scale up to 2^33, random
+        // coordinates, and exact multiples of 2^-7 (ties).
+        var generator = SplitMix(seed: 99)
+        var values: [Double] = []
+        for _ in 0..<20_000 { values.append(generator.uniform(-180, 180)) }
+        for _ in 0..<20_000 {
+            let scale = Double(sign: .plus, exponent: Int(generator.next() % 70) - 40, significand: 1)
+            values.append(generator.uniform(-scale, scale))
+        }
+        for i in 0..<5_000 { values.append(Double(i) * 0.0078125 - 19.5) }
+        for value in values {
+            XCTAssertEqual(fixedSixDecimals(value), printfSixDecimals(value), "\(value)")
+        }
+    }
 }
