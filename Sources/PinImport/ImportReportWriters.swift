@@ -228,20 +228,36 @@ public enum ImportReportText {
     /// line when `header` is nil.
     static func writeTable<Rows: Sequence>(_ header: [String]?, _ rows: Rows, indent: String = "  ", to sink: TextSink)
     where Rows.Element == [String] {
-        var widths = header?.map(\.count) ?? []
+        var widths = header?.map(columns) ?? []
         for row in rows {
             if widths.isEmpty { widths = row.map { _ in 0 } }
-            for (c, cell) in row.enumerated() { widths[c] = max(widths[c], cell.count) }
+            // The last column is not padded: its width is not needed.
+            for (c, cell) in row.enumerated() where c < row.count - 1 { widths[c] = max(widths[c], columns(cell)) }
         }
         func write(_ row: [String]) {
             var text = indent
             for (c, cell) in row.enumerated() {
                 text += cell
-                if c < row.count - 1 { text += String(repeating: " ", count: widths[c] - cell.count + 2) }
+                if c < row.count - 1 { text += String(repeating: " ", count: widths[c] - columns(cell) + 2) }
             }
             sink.write(text + "\n")
         }
         if let header { write(header) }
         for row in rows { write(row) }
+    }
+
+    /// The width of `cell` as the tables count it: its Characters. For ASCII without CR LF (a
+    /// table's cells nearly always) that is its byte count, found without breaking it into
+    /// graphemes.
+    static func columns(_ cell: String) -> Int {
+        let ascii = cell.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if byte >= 0x80 || (byte == 0x0A && previous == 0x0D) { return false }
+                previous = byte
+            }
+            return true
+        }
+        return ascii == true ? cell.utf8.count : cell.count
     }
 }
