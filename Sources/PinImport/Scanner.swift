@@ -48,8 +48,9 @@ public struct ScanOptions: Sendable {
     /// getdents gives are listed without a stat (`FileEntry.isStatted` false): for an import
     /// whose database knows no file under the root, whose readers open and fstat every file
     /// anyway. A cold cache then reads the inodes in the readers, many in flight, instead of
-    /// one after the other in the walk. Folders, symlinks and entries of unknown type are
-    /// statted either way.
+    /// one after the other in the walk. Folders are not statted either unless symlinks are
+    /// followed (their loop guard is taken from the descriptor that opens them); symlinks and
+    /// entries of unknown type are statted either way.
     public var statFiles = true
 
     public init(followSymlinks: Bool = false, includeHidden: Bool = false, includeSystemFolders: Bool = false, excludes: [String] = []) {
@@ -172,10 +173,12 @@ public enum Scanner {
     }
 
     /// The mode of an entry of getdents type `type` that needs no stat when files are not
-    /// statted: a regular file, a FIFO, a socket, a device. Nil for a folder (its device and
-    /// inode guard against loops), a symlink and an unknown type: those are statted.
-    private static func mode(ofType type: UInt8) -> mode_t? {
+    /// statted: a regular file, a FIFO, a socket, a device; a folder when not following
+    /// symlinks (its device and inode, the loop guard, are then taken when it is opened). Nil
+    /// for a symlink, an unknown type and, following symlinks, a folder: those are statted.
+    private static func mode(ofType type: UInt8, followingSymlinks: Bool) -> mode_t? {
         switch Int(type) {
+        case Int(DT_DIR): return followingSymlinks ? nil : S_IFDIR
         case Int(DT_REG): return S_IFREG
         case Int(DT_FIFO): return S_IFIFO
         case Int(DT_SOCK): return S_IFSOCK
@@ -204,20 +207,42 @@ public enum Scanner {
     /// One entry of a folder, classified, at the place its path sorts.
     private enum Child {
         case file(FileEntry)
-        case folder([UInt8], FolderID)
+        /// Its device and inode; nil when it was not statted (found by its type, not following
+        /// symlinks): they are then taken from its descriptor when it is opened.
+        case folder([UInt8], FolderID?)
         case unseen([UInt8], problem: String?)
     }
 
-    private static func walk<V: WalkVisitor>(rootFD: Int32, relative: [UInt8], options: ScanOptions,
+    private static func walk<V: WalkVisitor>(rootFD: Int32, relative: [UInt8], unstattedFolder: Bool = false, options: ScanOptions,
                                              visited: inout Set<FolderID>, stats: ColdStats, visitor: inout V) throws {
         // Open this folder relative to the root; read all its names; close it before descending,
         // so a deep tree holds one descriptor, not one per level.
         let path = relative.isEmpty ? [UInt8(ascii: ".")] : relative
+        let started = unstattedFolder ? ColdStats.now() : 0
         let fd = (path + [0]).withUnsafeBufferPointer {
             openat(rootFD, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self),
                    O_RDONLY | O_DIRECTORY | O_CLOEXEC | (options.followSymlinks ? 0 : O_NOFOLLOW))
         }
         guard fd >= 0 else { return try visitor.unseen(relative, problem: String(cString: strerror(errno))) }
+        // A folder not statted when listed (not following symlinks, so `visited` holds its
+        // ancestors only): the loop guard here, on its descriptor; an ancestor while walked.
+        // A bind mount of an ancestor is left out, as when listed. The open's time tells a
+        // cold cache (its inode read from the disk) instead of the stat's.
+        var ownID: FolderID?
+        defer { if let ownID { visited.remove(ownID) } }
+        if unstattedFolder {
+            var st = stat()
+            if fstat(fd, &st) == 0 {
+                if ColdStats.now() - started > ColdStats.slowNanoseconds { ColdStats.noteSlowStat() }
+                let id = FolderID(st)
+                guard !visited.contains(id) else {
+                    close(fd)
+                    return
+                }
+                visited.insert(id)
+                ownID = id
+            }
+        }
         guard let dir = fdopendir(fd) else {
             let reason = String(cString: strerror(errno))
             close(fd)
@@ -227,9 +252,9 @@ public enum Scanner {
         // readdir returned, NUL-terminated in place: no copy per file). Once one stat waits for
         // the disk (a cold cache: its inode is not in memory), the folder's other names are
         // statted side by side on `ColdStats`' threads instead, many inode reads in flight.
-        // Without `statFiles`, an entry whose type getdents gives (other than a folder or a
-        // symlink) is not statted: its mode is that type, and a regular file's entry carries no
-        // size, time or inode (`FileEntry.unstatted`).
+        // Without `statFiles`, an entry whose type getdents gives (other than a symlink, or a
+        // folder when following symlinks) is not statted: its mode is that type, and a regular
+        // file's entry carries no size, time or inode (`FileEntry.unstatted`).
         var found: [(name: [UInt8], st: stat, error: Int32, typedOnly: Bool)] = []
         let dfd = dirfd(dir)
         var cold = false
@@ -237,7 +262,7 @@ public enum Scanner {
         while let entry = readdir(dir) {
             var st = stat()
             var failure: Int32 = 0
-            let typeMode = options.statFiles ? nil : Self.mode(ofType: entry.pointee.d_type)
+            let typeMode = options.statFiles ? nil : Self.mode(ofType: entry.pointee.d_type, followingSymlinks: options.followSymlinks)
             let name: [UInt8] = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
                 let bytes = raw.bindMemory(to: UInt8.self)
                 let length = bytes.firstIndex(of: 0) ?? bytes.count
@@ -303,7 +328,10 @@ public enum Scanner {
                 children.append((name, .unseen(childRelative, problem: nil)))
                 continue
             }
-            if isDirectory {
+            if isDirectory && typedOnly {
+                children.append((name + [UInt8(ascii: "/")], .folder(childRelative, nil)))
+                subfolderKeys = true
+            } else if isDirectory {
                 // Each folder once: a symlink loop, or two links to one folder, is walked once.
                 let id = FolderID(st)
                 if options.followSymlinks {
@@ -333,7 +361,9 @@ public enum Scanner {
             switch child {
             case let .file(entry): try visitor.file(entry)
             case let .unseen(path, problem): try visitor.unseen(path, problem: problem)
-            case let .folder(path, id):
+            case let .folder(path, nil):
+                try walk(rootFD: rootFD, relative: path, unstattedFolder: true, options: options, visited: &visited, stats: stats, visitor: &visitor)
+            case let .folder(path, id?):
                 if options.followSymlinks {
                     try walk(rootFD: rootFD, relative: path, options: options, visited: &visited, stats: stats, visitor: &visitor)
                 } else {

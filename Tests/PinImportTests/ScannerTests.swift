@@ -171,6 +171,8 @@ final class ScannerTests: XCTestCase {
             for file in 0..<5 { try touch("f\(folder)/\(file).jpg", String(repeating: "x", count: file + 1)) }
         }
         try touch("f1/sub/deep.jpg")
+        try touch("f1.jpg")
+        try touch("f1-x/a.jpg")
         try touch(".hidden/a.jpg")
         try touch("@eaDir/t.jpg")
         try touch("skip/me.jpg")
@@ -196,6 +198,27 @@ final class ScannerTests: XCTestCase {
             XCTAssertFalse(statted.events.contains { $0.hasPrefix("file f0/pipe") })
             XCTAssertEqual(statted.events.contains("file f2/link.jpg 2"), follow)
             XCTAssertEqual(statted.events.contains("file linked/deep.jpg 1"), follow)
+            // Subfolders at the place of "name/": "f1-x/a.jpg" < "f1.jpg" < "f1/0.jpg".
+            let order = unstatted.events.filter { $0.hasPrefix("file f1") }.prefix(3)
+            XCTAssertEqual(Array(order), ["file f1-x/a.jpg -1", "file f1.jpg -1", "file f1/0.jpg -1"])
+        }
+    }
+
+    /// Not following symlinks, a folder not statted when listed gets its loop guard when it is
+    /// opened: a bind mount of an ancestor (root only) is left out, as when statted.
+    func testWithoutStatFilesABindMountOfAnAncestorIsNotWalkedAgain() throws {
+        try touch("a/b/x.jpg")
+        try FileManager.default.createDirectory(atPath: root + "/a/b/again", withIntermediateDirectories: true)
+        guard getuid() == 0, mount(root + "/a", root + "/a/b/again", nil, UInt(MS_BIND), nil) == 0 else {
+            throw XCTSkip("bind mounts need root")
+        }
+        defer { umount(root + "/a/b/again") }
+        for statFiles in [true, false] {
+            var options = ScanOptions()
+            options.statFiles = statFiles
+            var recorder = Recorder()
+            try Scanner.walk(root: root, options: options, visitor: &recorder)
+            XCTAssertEqual(recorder.events, ["enter ", "enter a", "enter a/b", "file a/b/x.jpg \(statFiles ? 1 : -1)", "leave a/b", "leave a", "leave "])
         }
     }
 }
