@@ -170,9 +170,16 @@ public struct PinSpatialIndex: Sendable {
         // outside the reach in latitude or longitude, or whose cosine sum is below the bound,
         // are beyond the threshold and skipped before the cosine or `acos` is computed.
         var best: (index: Int, radians: Double)?
+        // The first column wrapped into 0..<lonCells once, then stepped with the wrap (no
+        // division per cell).
+        let firstColumn = ((first % lonCells) + lonCells) % lonCells
         for r in lowRow...highRow {
-            for raw in first...last {
-                let c = ((raw % lonCells) + lonCells) % lonCells
+            var c = firstColumn
+            for _ in first...last {
+                defer {
+                    c += 1
+                    if c == lonCells { c = 0 }
+                }
                 let s = slot(of: key(r, c))
                 guard cellKeys[s] != -1 else { continue }
                 var i = Int(cellFirst[s])
