@@ -32,6 +32,13 @@ public struct DecidedFiles: Sequence, Sendable {
         /// `ImportReport.notMedia`).
         public var notMedia = 0
         public var total = 0
+        /// For the text report, kept as the accepted photos are written, so that it goes over
+        /// them once (the rows), not three times (countries, widths, rows): pins per country
+        /// code, pins at sea, and the widths of the pin table's columns but the last
+        /// (`ImportReportText.pinCells`).
+        public var pinCountries: [String: Int] = [:]
+        public var pinsAtSea = 0
+        public var pinTableWidths: [Int] = []
 
         mutating func count(_ item: ImportItem) {
             total += 1
@@ -39,6 +46,13 @@ public struct DecidedFiles: Sequence, Sendable {
             if item.coordinate != nil { withLocation += 1 }
             if item.decision == .notMedia && !item.isMedia
                 && !Sidecars.isSidecarName(item.entry.relativePath.lastComponent) { notMedia += 1 }
+            if item.decision == .accepted {
+                if let country = item.country { pinCountries[country, default: 0] += 1 } else { pinsAtSea += 1 }
+                if let cells = ImportReportText.pinCells(item) {
+                    if pinTableWidths.isEmpty { pinTableWidths = Array(repeating: 0, count: cells.count - 1) }
+                    for c in pinTableWidths.indices { pinTableWidths[c] = Swift.max(pinTableWidths[c], ImportReportText.columns(cells[c])) }
+                }
+            }
         }
     }
 

@@ -131,11 +131,9 @@ public enum ImportReportText {
         line("  photos     \(report.photos), \(report.withLocation) with a position")
         line("  pins       \(report.created) \(verb)")
         line("  skipped    " + ImportReport.skipReasons.map { "\($0.words) \(report.count($0))" }.joined(separator: ", "))
-        var countries: [String: Int] = [:]
-        var atSea = 0
-        for item in report.accepted {
-            if let c = item.country { countries[c, default: 0] += 1 } else { atSea += 1 }
-        }
+        // Counted as the records were written (`DecidedFiles.Tally`).
+        let countries = report.items.tally.pinCountries
+        let atSea = report.items.tally.pinsAtSea
         if !countries.isEmpty || atSea > 0 {
             let parts = countries.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\(catalog[$0.key]?.name ?? $0.key) \($0.value)" }
             for text in wrapped(parts + (atSea > 0 ? ["at sea \(atSea)"] : []), first: "  countries  ", rest: "             ") {
@@ -167,11 +165,18 @@ public enum ImportReportText {
     static func writePins(_ report: ImportReport, to sink: TextSink) {
         guard !report.accepted.isEmpty else { return }
         sink.write("\nPins that would be created:\n")
-        writeTable(["TAKEN AT", "CC", "LATITUDE", "LONGITUDE", "PHOTO"], report.accepted.map { item -> [String] in
-            let c = item.metadata!.coordinate!
-            return [item.takenAtText, item.country ?? "-", formatDegrees(c.latitude), formatDegrees(c.longitude),
-                    TerminalText.quoted(item.entry.relativePath)]
-        }, to: sink)
+        // The widths of the rows were kept as the records were written (`DecidedFiles.Tally`):
+        // one pass over the pins, for the rows.
+        writeTable(["TAKEN AT", "CC", "LATITUDE", "LONGITUDE", "PHOTO"], report.accepted.lazy.map { pinCells($0)! },
+                   widths: report.items.tally.pinTableWidths, to: sink)
+    }
+
+    /// The cells of an accepted photo's row in the pins table (nil without a position, which an
+    /// accepted photo always has).
+    static func pinCells(_ item: ImportItem) -> [String]? {
+        guard let c = item.coordinate else { return nil }
+        return [item.takenAtText, item.country ?? "-", formatDegrees(c.latitude), formatDegrees(c.longitude),
+                TerminalText.quoted(item.entry.relativePath)]
     }
 
     /// The other half of a dry run's answer: why photos make no pin, by reason, with the first
@@ -226,13 +231,21 @@ public enum ImportReportText {
 
     /// An indented text table over rows made on demand (twice: widths, then text); no header
     /// line when `header` is nil.
-    static func writeTable<Rows: Sequence>(_ header: [String]?, _ rows: Rows, indent: String = "  ", to sink: TextSink)
+    /// `widths`: the widths of the rows' columns (but the last), when they are known already:
+    /// then the rows are made once.
+    static func writeTable<Rows: Sequence>(_ header: [String]?, _ rows: Rows, widths known: [Int]? = nil, indent: String = "  ",
+                                           to sink: TextSink)
     where Rows.Element == [String] {
         var widths = header?.map(columns) ?? []
-        for row in rows {
-            if widths.isEmpty { widths = row.map { _ in 0 } }
-            // The last column is not padded: its width is not needed.
-            for (c, cell) in row.enumerated() where c < row.count - 1 { widths[c] = max(widths[c], columns(cell)) }
+        if let known {
+            if widths.isEmpty { widths = known + [0] }
+            for (c, width) in known.enumerated() { widths[c] = max(widths[c], width) }
+        } else {
+            for row in rows {
+                if widths.isEmpty { widths = row.map { _ in 0 } }
+                // The last column is not padded: its width is not needed.
+                for (c, cell) in row.enumerated() where c < row.count - 1 { widths[c] = max(widths[c], columns(cell)) }
+            }
         }
         func write(_ row: [String]) {
             var text = indent
