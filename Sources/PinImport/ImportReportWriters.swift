@@ -48,34 +48,63 @@ public enum ImportReportJSON {
         }
         sink.write("],\"pins\":[")
         first = true
+        // The pins and the skipped photos (most of a report) are written key by key, in the
+        // sorted order `JSONText.write` gives a dictionary, without building one per line.
+        var line = JSONText()
         for item in report.accepted {
-            let m = item.metadata!
-            let pin: [String: Any] = [
-                "photo": item.entry.relativePath.description, "latitude": m.coordinate!.latitude, "longitude": m.coordinate!.longitude,
-                "takenAt": item.takenAtText, "timeSource": m.timeSource.rawValue, "country": orNull(item.country),
-                "format": m.format.rawValue, "positionSource": orNull(m.positionSource?.rawValue),
-                "title": orNull(item.title),
-                // A dry run creates no pin, so there is no id to show.
-                "id": report.dryRun ? NSNull() : orNull(item.locationID?.uuidString.lowercased()),
-            ]
-            sink.write((first ? "\n" : ",\n") + JSONText.string(pin))
+            let k = item.keptMetadata!, c = item.coordinate!
+            line.removeAll()
+            line.writeRaw(first ? "\n{\"country\":" : ",\n{\"country\":")
+            line.writeString(item.country)
+            line.writeRaw(",\"format\":")
+            line.writeString(k.format.rawValue)
+            line.writeRaw(",\"id\":")
+            // A dry run creates no pin, so there is no id to show.
+            line.writeString(report.dryRun ? nil : item.locationID?.uuidString.lowercased())
+            line.writeRaw(",\"latitude\":")
+            line.writeNumber(c.latitude)
+            line.writeRaw(",\"longitude\":")
+            line.writeNumber(c.longitude)
+            line.writeRaw(",\"photo\":")
+            line.writeString(item.entry.relativePath.description)
+            line.writeRaw(",\"positionSource\":")
+            line.writeString(k.positionSource?.rawValue)
+            line.writeRaw(",\"takenAt\":")
+            line.writeString(item.takenAtText)
+            line.writeRaw(",\"timeSource\":")
+            line.writeString(k.timeSource.rawValue)
+            line.writeRaw(",\"title\":")
+            line.writeString(item.title)
+            line.writeRaw("}")
+            sink.write(line.text)
             first = false
         }
         sink.write("],\"problems\":" + JSONText.string(report.problems.map { ["path": $0.path.description, "reason": $0.reason] })
                    + ",\"root\":" + JSONText.string(report.root) + ",\"skipped\":[")
         first = true
         for item in report.items.only([.noLocation, .interval, .distance, .unreadable]) {
-            var object: [String: Any] = ["photo": item.entry.relativePath.description, "reason": item.decision.rawValue,
-                                         "detail": orNull(item.detail)]
-            if let m = item.metadata {
-                object["takenAt"] = item.takenAtText
-                object["timeSource"] = m.timeSource.rawValue
-                if let c = m.coordinate {
-                    object["latitude"] = c.latitude
-                    object["longitude"] = c.longitude
-                }
+            line.removeAll()
+            line.writeRaw(first ? "\n{\"detail\":" : ",\n{\"detail\":")
+            line.writeString(item.detail)
+            let kept = item.keptMetadata
+            if let c = kept?.coordinate {
+                line.writeRaw(",\"latitude\":")
+                line.writeNumber(c.latitude)
+                line.writeRaw(",\"longitude\":")
+                line.writeNumber(c.longitude)
             }
-            sink.write((first ? "\n" : ",\n") + JSONText.string(object))
+            line.writeRaw(",\"photo\":")
+            line.writeString(item.entry.relativePath.description)
+            line.writeRaw(",\"reason\":")
+            line.writeString(item.decision.rawValue)
+            if let kept {
+                line.writeRaw(",\"takenAt\":")
+                line.writeString(item.takenAtText)
+                line.writeRaw(",\"timeSource\":")
+                line.writeString(kept.timeSource.rawValue)
+            }
+            line.writeRaw("}")
+            sink.write(line.text)
             first = false
         }
         sink.write("]}\n")

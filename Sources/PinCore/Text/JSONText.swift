@@ -48,7 +48,7 @@ public struct JSONText {
         case let v as Bool: text += v ? "true" : "false"
         case let v as Int: text += String(v)
         case let v as Int64: text += String(v)
-        case let v as Double: text += v.isFinite ? (v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : "\(v)") : "null"
+        case let v as Double: writeNumber(v)
         case let v as [String: Any]:
             if v.isEmpty { text += "{}"; return }
             text += "{"
@@ -73,7 +73,26 @@ public struct JSONText {
         }
     }
 
-    private mutating func writeString(_ s: String) {
+    /// JSON text written piece by piece, for writers of many objects of one shape (the import
+    /// report's lines): no [String: Any] to build, cast and sort per object. The caller writes
+    /// keys in sorted order, as `write` does.
+    public mutating func writeRaw(_ s: String) { text += s }
+
+    /// A number as `write` writes a Double: integral values below 10^15 without a fraction,
+    /// others by Swift's shortest round-trip description, non-finite as null.
+    public mutating func writeNumber(_ v: Double) {
+        text += v.isFinite ? (v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : "\(v)") : "null"
+    }
+
+    /// A string, or null.
+    public mutating func writeString(_ s: String?) {
+        if let s { writeString(s) } else { text += "null" }
+    }
+
+    /// Empties the text, keeping its storage (one writer for many lines).
+    public mutating func removeAll() { text.removeAll(keepingCapacity: true) }
+
+    public mutating func writeString(_ s: String) {
         // Most strings (paths, codes, dates) need no escape: append them whole.
         if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
             text += "\""
