@@ -55,6 +55,9 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
     /// Inputs a thread claims at once (`ReadPool.batch`).
     private let batch: Int
     private let read: @Sendable (Input) -> Result
+    /// Called on a thread with each batch it claimed, before its reads (`ReadStage`: opens the
+    /// files ahead on a cold cache).
+    private let prefetch: (@Sendable ([Input]) -> Void)?
     /// How much nicer the threads make themselves once a walk met a cold cache (`ColdStats`).
     private let coldNice: Int32
     /// Submitted inputs not yet claimed: `pending[head...]`.
@@ -72,8 +75,10 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
     /// `window`: batches that may be read ahead of the consumer (default 4 per thread).
     /// `coldNice`: once a walk of this process met a cold cache, each thread raises its nice
     /// value by this much (see `ReadStage.coldNice`); 0 leaves it.
-    public init(threads: Int, window: Int? = nil, batch: Int? = nil, coldNice: Int32 = 0, read: @escaping @Sendable (Input) -> Result) {
+    public init(threads: Int, window: Int? = nil, batch: Int? = nil, coldNice: Int32 = 0,
+                prefetch: (@Sendable ([Input]) -> Void)? = nil, read: @escaping @Sendable (Input) -> Result) {
         self.coldNice = coldNice
+        self.prefetch = prefetch
         self.threads = max(1, threads)
         self.batch = max(1, batch ?? ReadPool.batch)
         self.read = read
@@ -194,6 +199,7 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
                 let current = getpriority(which, 0)
                 if errno == 0 { setpriority(which, 0, min(19, current + coldNice)) }
             }
+            prefetch?(inputs)
             let results = inputs.map { ($0, read($0)) }
             pthread_mutex_lock(mutex)
             slots[b % window] = results

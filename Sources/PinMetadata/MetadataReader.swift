@@ -73,6 +73,20 @@ public enum MetadataReader {
         return merge(base, path: path, modificationTime: modificationTime, options: options, sidecars: sidecars)
     }
 
+    /// Bytes `prefetch` asks the kernel to read ahead of each file: a JPEG's Exif is in its
+    /// first 64 KiB.
+    public static let prefetchBytes = 64 * 1024
+
+    /// Opens `paths` ahead of their reads on this thread and starts the reads of their first
+    /// `prefetchBytes` without waiting (posix_fadvise WILLNEED); `read(path:...)` of one of
+    /// them on this thread then uses the descriptor opened here. For a cold cache: the thread
+    /// waits for the disk once for the lot, not once per file. A file changed after this call
+    /// is read as it is then (the descriptor is the same file); one not read is closed at the
+    /// next call, or when the thread ends.
+    public static func prefetch(_ paths: [RawPath]) {
+        FolderCache.prefetch(paths, bytes: prefetchBytes)
+    }
+
     /// The same for a file the caller did not stat (`status` nil on the way in): `status`
     /// receives what fstat(2) said of it once opened, and its modification time is the one
     /// used. It stays nil when the file could not be opened (the error says why).

@@ -556,6 +556,27 @@ final class ImportStagesTests: XCTestCase {
         XCTAssertEqual([second.files, second.unchanged, second.read, second.touched], [3, 3, 0, 0])
     }
 
+    /// On a cold cache the readers open each batch ahead (`MetadataReader.prefetch`) and read
+    /// through those descriptors: the same items as on a warm one, over the sample library.
+    func testOnAColdCacheTheReadersOpenAheadAndReadTheSame() async throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/library").path
+        let saved = ColdStats.metColdCache.load(ordering: .relaxed)
+        defer { ColdStats.metColdCache.store(saved, ordering: .relaxed) }
+        var seen: [[String]] = []
+        for cold in [false, true] {
+            ColdStats.metColdCache.store(cold, ordering: .relaxed)
+            var options = ImportOptions(root: fixtures)
+            options.dryRun = true
+            options.timeZone = TimeZone(identifier: "UTC")!
+            options.jobs = 3
+            let report = try await ImportPipeline(options: options, creation: creation(), database: nil).run()
+            seen.append(report.items.map { "\($0.entry.relativePath) \($0.entry.fingerprint) \($0.decision) \($0.metadata?.metadataDigest ?? "-")" })
+        }
+        XCTAssertGreaterThan(seen[0].count, 20)
+        XCTAssertEqual(seen[1], seen[0])
+    }
+
     /// A file that vanishes between the walk and its read is unreadable with the same reason
     /// whether the walk statted it or not; not statted, it keeps no size or time.
     func testAFileGoneBetweenTheWalkAndItsReadIsUnreadableAsWhenStatted() throws {

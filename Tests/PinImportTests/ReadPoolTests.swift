@@ -162,4 +162,44 @@ final class ReadPoolTests: XCTestCase {
         XCTAssertEqual(nices(), [min(19, base + 10)], "after a cold walk: 10 nicer")
         XCTAssertEqual(getpriority(which, 0), base, "the caller's own thread is left as it was")
     }
+
+    /// Each batch a thread claims goes to `prefetch` on that thread before its reads, whole.
+    func testEachBatchIsPrefetchedByItsThreadBeforeItIsRead() {
+        final class Seen: @unchecked Sendable {
+            let lock = NSLock()
+            var prefetched: [Int: pthread_t] = [:]
+            var batches: [[Int]] = []
+            var wrong: [Int] = []
+        }
+        let seen = Seen()
+        let feed = ReadFeed<Int, Int>(threads: 3, batch: 4, prefetch: { inputs in
+            seen.lock.lock()
+            seen.batches.append(inputs)
+            for i in inputs { seen.prefetched[i] = pthread_self() }
+            seen.lock.unlock()
+        }) { i in
+            seen.lock.lock()
+            if seen.prefetched[i].map({ pthread_equal($0, pthread_self()) == 0 }) ?? true { seen.wrong.append(i) }
+            seen.lock.unlock()
+            return i * 2
+        }
+        for i in 0..<30 { feed.submit(i) }
+        var results: [Int] = []
+        feed.finish { _, r in results.append(r) }
+        XCTAssertEqual(results, (0..<30).map { $0 * 2 })
+        XCTAssertEqual(seen.wrong, [], "every input prefetched on the thread that read it, before")
+        XCTAssertEqual(seen.batches.map(\.count).sorted(), [2] + Array(repeating: 4, count: 7))
+        XCTAssertEqual(seen.batches.flatMap { $0 }.sorted(), Array(0..<30))
+    }
+
+    /// Files held open ahead: a whole batch per thread, fewer when all the threads' would pass
+    /// half the soft limit of open files, none past it.
+    func testFilesPrefetchedPerThreadStayWithinHalfTheOpenFilesLimit() {
+        XCTAssertEqual(ReadStage.prefetchedPerThread(jobs: 32, limit: 1024), 16)
+        XCTAssertEqual(ReadStage.prefetchedPerThread(jobs: 64, limit: 1024), 8)
+        XCTAssertEqual(ReadStage.prefetchedPerThread(jobs: 100, limit: 1024), 5)
+        XCTAssertEqual(ReadStage.prefetchedPerThread(jobs: 600, limit: 1024), 0)
+        XCTAssertEqual(ReadStage.prefetchedPerThread(jobs: 64, limit: 1_048_576), 16)
+        XCTAssertGreaterThan(ReadStage.prefetchedPerThread(jobs: 32), 0)
+    }
 }

@@ -95,6 +95,34 @@ final class MetadataReaderTests: XCTestCase {
         XCTAssertEqual(try MetadataReader.read(path: a, modificationTime: mtime, options: optionsUTC)?.metadataDigest, "ded9d2c217e6054f")
     }
 
+    /// Files prefetched on a thread are read there through the descriptors opened then (a file
+    /// renamed since is still read, as it was opened), once: a second read opens the path
+    /// again. A file that could not be prefetched fails as it would have; the next prefetch
+    /// closes the descriptors nobody asked for.
+    func testPrefetchedFilesAreReadThroughTheDescriptorsOpenedAhead() throws {
+        try FileManager.default.createDirectory(at: tempDir.appendingPathComponent("p"), withIntermediateDirectories: true)
+        let a = try write(Samples.exiftoolJPEG, "p/a.jpg"), b = try write(Samples.exiftoolJPEG, "p/b.jpg")
+        let missing = RawPath(bytes: Array(tempDir.path.utf8) + Array("/p/missing.jpg".utf8))
+        func openFiles() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+        let before = try openFiles()
+        MetadataReader.prefetch([a, missing, b])
+        XCTAssertEqual(try openFiles(), before + 2, "a and b held open")
+        try FileManager.default.moveItem(atPath: a.description, toPath: a.description + ".moved")
+        XCTAssertEqual(try MetadataReader.read(path: a, modificationTime: mtime, options: optionsUTC)?.metadataDigest, "ded9d2c217e6054f",
+                       "read through the descriptor opened ahead")
+        XCTAssertThrowsError(try MetadataReader.read(path: a, modificationTime: mtime, options: optionsUTC), "once only") {
+            XCTAssertEqual("\($0)", "\(MetadataError.cannotOpen(reason: systemError(ENOENT)))")
+        }
+        XCTAssertThrowsError(try MetadataReader.read(path: missing, modificationTime: mtime, options: optionsUTC)) {
+            XCTAssertEqual("\($0)", "\(MetadataError.cannotOpen(reason: systemError(ENOENT)))")
+        }
+        XCTAssertEqual(try openFiles(), before + 1, "b still held")
+        MetadataReader.prefetch([])
+        XCTAssertEqual(try openFiles(), before, "b closed by the next prefetch")
+        XCTAssertEqual(try MetadataReader.read(path: b, modificationTime: mtime, options: optionsUTC)?.metadataDigest, "ded9d2c217e6054f")
+        XCTAssertEqual(try openFiles(), before)
+    }
+
     func testNonUTF8PathIsOpenedByItsBytes() throws {
         // "caf\xE9.jpg" in Latin-1: not valid UTF-8.
         var name = Array(tempDir.path.utf8) + Array("/caf".utf8)
