@@ -356,6 +356,15 @@ public enum Scanner {
         found = []
         // A name followed by '/' can sort after a longer name ("a/" > "a.jpg"): sort again only then.
         if subfolderKeys { children.sort { $0.key.lexicographicallyPrecedes($1.key) } }
+        // On a cold cache the subfolders after the first are read ahead on other threads while
+        // the walk goes down the first (`ColdStats.readAhead`).
+        if subfolderKeys, ColdStats.metColdCache.load(ordering: .relaxed) {
+            var later: [[UInt8]] = []
+            for (_, child) in children {
+                if case let .folder(path, _) = child { later.append(path) }
+            }
+            if later.count > 1 { stats.readAhead(rootFD: rootFD, folders: later.dropFirst(), followSymlinks: options.followSymlinks) }
+        }
         try visitor.enterFolder(relative)
         for (_, child) in children {
             switch child {
@@ -574,9 +583,48 @@ final class ColdStats {
         return outcomes
     }
 
-    /// Ends the threads, if any were started.
+    /// Threads that read folders ahead of the walk.
+    static let folderThreads = 8
+
+    private var folderFeed: ReadFeed<FolderJob, Void>?
+
+    struct FolderJob: Sendable {
+        let root: Int32
+        let path: [UInt8]
+        let flags: Int32
+    }
+
+    /// Reads `folders` (relative to `rootFD`) ahead of the walk, on threads of their own: each
+    /// opened and its names read (getdents), then closed, so that their inodes and blocks are
+    /// in memory when the walk gets there instead of one cold read after the other on the
+    /// walking thread. Nothing waits for them; those not read when the walk ends are dropped.
+    func readAhead(rootFD: Int32, folders: ArraySlice<[UInt8]>, followSymlinks: Bool) {
+        if folderFeed == nil {
+            // The walk never waits for these; their (empty) results are taken at each call, and
+            // at most a window of them wait.
+            folderFeed = ReadFeed(threads: Self.folderThreads, window: 1 << 14, batch: 1) { job in
+                let fd = (job.path + [0]).withUnsafeBufferPointer {
+                    openat(job.root, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), job.flags)
+                }
+                guard fd >= 0 else { return }
+                guard let dir = fdopendir(fd) else {
+                    close(fd)
+                    return
+                }
+                while readdir(dir) != nil {}
+                closedir(dir)
+            }
+        }
+        let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followSymlinks ? 0 : O_NOFOLLOW)
+        for path in folders { folderFeed!.submit(FolderJob(root: rootFD, path: path, flags: flags)) }
+        folderFeed!.takeReady { _, _ in }
+    }
+
+    /// Ends the threads, if any were started (folders not yet read ahead are dropped).
     func finish() {
         feed?.finish { _, _ in }
         feed = nil
+        folderFeed?.abandon()
+        folderFeed = nil
     }
 }

@@ -221,4 +221,30 @@ final class ScannerTests: XCTestCase {
             XCTAssertEqual(recorder.events, ["enter ", "enter a", "enter a/b", "file a/b/x.jpg \(statFiles ? 1 : -1)", "leave a/b", "leave a", "leave "])
         }
     }
+
+    /// On a cold cache the walk reads subfolders ahead on threads of its own: the same events in
+    /// the same order, with and without stats, and no descriptor left open once it ends.
+    func testOnAColdCacheFoldersAreReadAheadAndTheWalkFindsTheSame() throws {
+        for year in 0..<3 {
+            for day in 0..<12 { try touch("y\(year)/d\(day)/\(day).jpg", String(repeating: "x", count: day)) }
+        }
+        try touch("y1/d3/sub/deep.jpg")
+        let saved = ColdStats.metColdCache.load(ordering: .relaxed)
+        defer { ColdStats.metColdCache.store(saved, ordering: .relaxed) }
+        func openFiles() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+        for statFiles in [true, false] {
+            var options = ScanOptions()
+            options.statFiles = statFiles
+            ColdStats.metColdCache.store(false, ordering: .relaxed)
+            var warm = Recorder()
+            try Scanner.walk(root: root, options: options, visitor: &warm)
+            ColdStats.metColdCache.store(true, ordering: .relaxed)
+            let before = try openFiles()
+            var cold = Recorder()
+            try Scanner.walk(root: root, options: options, visitor: &cold)
+            XCTAssertEqual(try openFiles(), before)
+            XCTAssertEqual(warm.events.filter { $0.hasPrefix("file") }.count, 37)
+            XCTAssertEqual(cold.events, warm.events)
+        }
+    }
 }
