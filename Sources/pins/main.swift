@@ -1,4 +1,5 @@
 import Foundation
+import PinImport
 
 /// `pins`: one file per subcommand; this file only dispatches and maps errors to exit codes.
 let version = "0.1.0"
@@ -48,6 +49,8 @@ let topHelp: String = {
 func main() async -> Int32 {
     // A closed stdout (`pins list | head`) must not kill us with SIGPIPE mid-write.
     signal(SIGPIPE, SIG_IGN)
+    // Large buffers in mmap for the whole run, so that memory does not grow with the files.
+    MallocTuning.fixMmapThreshold()
     var args = Array(CommandLine.arguments.dropFirst())
     // Options before the command (`pins --db FILE list`, `pins -q import DIR`) go to the command.
     var leading: [String] = []

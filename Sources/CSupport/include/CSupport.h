@@ -33,4 +33,8 @@ int pins_open_scratch(const char *folder);
 /// Returns the descriptor, or -1 with errno set.
 int pins_open_memory_scratch(void);
 
+/// mallopt(M_MMAP_THRESHOLD, bytes): blocks of at least `bytes` come from their own mmap, and
+/// the threshold no longer rises as glibc's default does. Returns 1 on success, 0 on error.
+int pins_set_mmap_threshold(int bytes);
+
 #endif

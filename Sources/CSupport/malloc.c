@@ -1,0 +1,6 @@
+#include "CSupport.h"
+#include <malloc.h>
+
+int pins_set_mmap_threshold(int bytes) {
+    return mallopt(M_MMAP_THRESHOLD, bytes);
+}
