@@ -1,3 +1,4 @@
+import CSupport
 import Glibc
 import XCTest
 @testable import PinImport
@@ -9,18 +10,20 @@ final class MallocTuningTests: XCTestCase {
         (pointer - MemoryLayout<Int>.size).load(as: Int.self) & 2 != 0
     }
 
-    /// Freeing a 16 MiB block raises glibc's default threshold to 16 MiB, so an 8 MiB block then
-    /// comes from the heap. With the threshold fixed at 128 KiB it has its own mmap. (A request
-    /// that the heap's free top can hold is served from there whatever the threshold: 8 MiB is
-    /// far more than a test process keeps free at its top, whose trimming starts at 128 KiB.)
+    /// Freeing a 30 MiB block raises glibc's default threshold to 30 MiB, so a 20 MiB block then
+    /// comes from the heap. With the threshold fixed at 128 KiB it has its own mmap. A request
+    /// that the heap's free top can hold is served from there whatever the threshold, and a test
+    /// process that ran other tests first may keep megabytes free at its top: malloc_trim gives
+    /// them back first.
     func testLargeBlocksStayMmappedAfterALargerOneWasFreed() throws {
         XCTAssertTrue(MallocTuning.fixMmapThreshold(environment: [:]))
-        let large = try XCTUnwrap(malloc(16 << 20))
+        let large = try XCTUnwrap(malloc(30 << 20))
         XCTAssertTrue(isMmapped(large))
         free(large)
-        let medium = try XCTUnwrap(malloc(8 << 20))
+        _ = pins_malloc_trim()
+        let medium = try XCTUnwrap(malloc(20 << 20))
         defer { free(medium) }
-        XCTAssertTrue(isMmapped(medium), "an 8 MiB block came from the heap: the threshold rose")
+        XCTAssertTrue(isMmapped(medium), "a 20 MiB block came from the heap: the threshold rose")
     }
 
     func testTheEnvironmentsOwnSettingWins() {

@@ -37,4 +37,7 @@ int pins_open_memory_scratch(void);
 /// the threshold no longer rises as glibc's default does. Returns 1 on success, 0 on error.
 int pins_set_mmap_threshold(int bytes);
 
+/// malloc_trim(0): gives the free memory at the top of every arena back to the system.
+int pins_malloc_trim(void);
+
 #endif
