@@ -51,6 +51,19 @@ public enum ImportReportJSON {
         // The pins and the skipped photos (most of a report) are written key by key, in the
         // sorted order `JSONText.write` gives a dictionary, without building one per line.
         var line = JSONText()
+        // The keys both lists share, in their sorted places.
+        func writeCoordinate(_ c: Coordinate) {
+            line.writeRaw(",\"latitude\":")
+            line.writeNumber(c.latitude)
+            line.writeRaw(",\"longitude\":")
+            line.writeNumber(c.longitude)
+        }
+        func writeTime(of item: ImportItem, source: TimeSource) {
+            line.writeRaw(",\"takenAt\":")
+            line.writeString(item.takenAtText)
+            line.writeRaw(",\"timeSource\":")
+            line.writeString(source.rawValue)
+        }
         for item in report.accepted {
             let k = item.keptMetadata!, c = item.coordinate!
             line.removeAll()
@@ -61,18 +74,12 @@ public enum ImportReportJSON {
             line.writeRaw(",\"id\":")
             // A dry run creates no pin, so there is no id to show.
             line.writeString(report.dryRun ? nil : item.locationID?.uuidString.lowercased())
-            line.writeRaw(",\"latitude\":")
-            line.writeNumber(c.latitude)
-            line.writeRaw(",\"longitude\":")
-            line.writeNumber(c.longitude)
+            writeCoordinate(c)
             line.writeRaw(",\"photo\":")
             line.writeString(item.entry.relativePath.description)
             line.writeRaw(",\"positionSource\":")
             line.writeString(k.positionSource?.rawValue)
-            line.writeRaw(",\"takenAt\":")
-            line.writeString(item.takenAtText)
-            line.writeRaw(",\"timeSource\":")
-            line.writeString(k.timeSource.rawValue)
+            writeTime(of: item, source: k.timeSource)
             line.writeRaw(",\"title\":")
             line.writeString(item.title)
             line.writeRaw("}")
@@ -88,20 +95,14 @@ public enum ImportReportJSON {
             line.writeString(item.detail)
             let kept = item.keptMetadata
             if let c = kept?.coordinate {
-                line.writeRaw(",\"latitude\":")
-                line.writeNumber(c.latitude)
-                line.writeRaw(",\"longitude\":")
-                line.writeNumber(c.longitude)
+                writeCoordinate(c)
             }
             line.writeRaw(",\"photo\":")
             line.writeString(item.entry.relativePath.description)
             line.writeRaw(",\"reason\":")
             line.writeString(item.decision.rawValue)
             if let kept {
-                line.writeRaw(",\"takenAt\":")
-                line.writeString(item.takenAtText)
-                line.writeRaw(",\"timeSource\":")
-                line.writeString(kept.timeSource.rawValue)
+                writeTime(of: item, source: kept.timeSource)
             }
             line.writeRaw("}")
             sink.write(line.text)
