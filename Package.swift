@@ -34,6 +34,9 @@ let package = Package(
         // The syscalls Swift cannot make: ioprio_set (for --nice), getrandom (for pin ids), O_TMPFILE
         // (the import's scratch file).
         .target(name: "CSupport"),
+        // Byte-level streaming readers with no knowledge of pins: an XML pull parser, a JSON token
+        // reader, the track formats (GPX, KML, NMEA, TCX, ...) and Google's location exports.
+        .target(name: "PinFormats"),
         // The app's model and rules: no file or database I/O.
         .target(name: "PinCore", dependencies: ["CSupport"]),
         // Container readers and the one libexif wrapper.
@@ -51,6 +54,7 @@ let package = Package(
         // Benchmarks of the rules and the resolver alone (scripts/bench).
         .executableTarget(name: "pins-bench", dependencies: ["PinCore", "PinImport"]),
         .testTarget(name: "PinCoreTests", dependencies: ["PinCore"]),
+        .testTarget(name: "PinFormatsTests", dependencies: ["PinFormats"]),
         .testTarget(name: "PinStoreTests", dependencies: ["PinStore", "PinCore"]),
         .testTarget(name: "PinMetadataTests", dependencies: ["PinMetadata", "PinCore"]),
         .testTarget(name: "PinImportTests", dependencies: ["PinImport", "PinCore", "PinMetadata", "PinStore"]),

@@ -1,0 +1,159 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A source of bytes read front to back, a chunk at a time: a file, a buffer in memory, or a
+/// decompressed entry of an archive. The readers of this module (XML, JSON, lines) hold only a
+/// window of it, so a 1 GB file is read in bounded memory.
+public protocol ByteInput: AnyObject {
+    /// Copies up to `buffer.count` next bytes into `buffer`; returns how many (0 at the end).
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+}
+
+/// Why bytes could not be read as the format says. `description` is one line for a person; the
+/// caller adds the file's path.
+public struct FormatError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// "XML", "JSON", "GPX", "NMEA", ...
+    public var format: String
+    /// Byte offset in the input where the problem was found, when known.
+    public var offset: Int64?
+    public var reason: String
+
+    public init(format: String, offset: Int64? = nil, reason: String) {
+        self.format = format
+        self.offset = offset
+        self.reason = reason
+    }
+
+    public var description: String {
+        if let offset { return "malformed \(format) at byte \(offset): \(reason)" }
+        return "malformed \(format): \(reason)"
+    }
+}
+
+/// A file read with read(2) from its descriptor, front to back.
+public final class FileInput: ByteInput {
+    private let fd: Int32
+    private let ownsDescriptor: Bool
+
+    /// Opens `path` read-only (O_CLOEXEC); throws with the errno text when it cannot.
+    public init(path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            throw FormatError(format: "file", reason: "cannot open: \(String(cString: strerror(errno)))")
+        }
+        var st = stat()
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            throw FormatError(format: "file", reason: "cannot open: is a directory")
+        }
+        self.fd = fd
+        self.ownsDescriptor = true
+    }
+
+    /// Reads from a descriptor the caller keeps open.
+    public init(descriptor: Int32) {
+        self.fd = descriptor
+        self.ownsDescriptor = false
+    }
+
+    deinit {
+        if ownsDescriptor { close(fd) }
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        while true {
+            let n = Glibc.read(fd, base, buffer.count)
+            if n >= 0 { return n }
+            if errno == EINTR { continue }
+            throw FormatError(format: "file", reason: "read failed: \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// Bytes already in memory (tests, fuzzing, a line of a log, a small archive entry).
+public final class MemoryInput: ByteInput {
+    private let bytes: [UInt8]
+    private var position = 0
+    /// At most this many bytes per `read`, so tests can exercise every chunk boundary.
+    private let chunk: Int
+
+    public init(_ bytes: [UInt8], chunk: Int = .max) {
+        self.bytes = bytes
+        self.chunk = max(1, chunk)
+    }
+
+    public convenience init(_ text: String, chunk: Int = .max) {
+        self.init(Array(text.utf8), chunk: chunk)
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let n = min(buffer.count, bytes.count - position, chunk)
+        guard n > 0 else { return 0 }
+        bytes.withUnsafeBytes { src in
+            buffer.baseAddress!.copyMemory(from: src.baseAddress! + position, byteCount: n)
+        }
+        position += n
+        return n
+    }
+}
+
+/// The window both pull readers keep over their input: bytes `[0, end)` of `base` are valid,
+/// the first of them at input offset `baseOffset`. `refill(keeping:)` moves the bytes still
+/// needed to the front and reads more after them; the window grows (up to `limit`) only when
+/// one token is longer than it.
+final class InputWindow {
+    let input: ByteInput
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var capacity: Int
+    var end = 0
+    var baseOffset: Int64 = 0
+    private(set) var atEnd = false
+    let limit: Int
+    let format: String
+
+    init(input: ByteInput, initialCapacity: Int, limit: Int, format: String) {
+        self.input = input
+        self.capacity = max(16, initialCapacity)
+        self.base = .allocate(capacity: capacity)
+        self.limit = max(limit, capacity)
+        self.format = format
+    }
+
+    deinit { base.deallocate() }
+
+    /// Drops the bytes before `keep` and reads more after the rest. Returns how far the kept
+    /// bytes moved down (the caller subtracts `shift` from every index it holds) and whether
+    /// new bytes came (false at the end of the input).
+    func refill(keeping keep: Int) throws -> (shift: Int, more: Bool) {
+        if atEnd { return (0, false) }
+        if keep > 0 {
+            let kept = end - keep
+            if kept > 0 { memmove(base, base + keep, kept) }
+            baseOffset += Int64(keep)
+            end = kept
+        }
+        if end == capacity {
+            guard capacity < limit else {
+                throw FormatError(format: format, offset: baseOffset,
+                                  reason: "one token is longer than \(limit / (1024 * 1024)) MiB")
+            }
+            let grown = min(limit, capacity * 2)
+            let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+            fresh.update(from: base, count: end)
+            base.deallocate()
+            base = fresh
+            capacity = grown
+        }
+        let n = try input.read(into: UnsafeMutableRawBufferPointer(start: base + end, count: capacity - end))
+        if n == 0 {
+            atEnd = true
+            return (keep, false)
+        }
+        end += n
+        return (keep, true)
+    }
+}

@@ -1,0 +1,106 @@
+import XCTest
+@testable import PinFormats
+
+final class XMLPullParserTests: XCTestCase {
+    private func events(_ text: String, chunk: Int = .max) throws -> [String] {
+        let p = XMLPullParser(input: MemoryInput(text, chunk: chunk), bufferSize: 16)
+        var out: [String] = []
+        while let e = try p.next() {
+            switch e {
+            case .startElement:
+                let attrs = p.attributes.map { " \($0.name)=\($0.value)" }.joined()
+                out.append("<\(p.name)\(attrs)>")
+            case .endElement: out.append("</\(p.name)>")
+            case .text:
+                let t = p.text.trimmingCharacters(in: .whitespacesAndNewlines)
+                if !t.isEmpty { out.append("'\(t)'") }
+            }
+        }
+        return out
+    }
+
+    func testAGPXDocumentAtEveryChunkSize() throws {
+        let text = """
+        \u{FEFF}<?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE gpx [ <!ENTITY x "y"> ]>
+        <!-- made by hand -->
+        <gpx version="1.1" xmlns:gpxtpx='http://www.garmin.com/xmlschemas/TrackPointExtension/v1'>
+          <trk><name>Caf&#233; &amp; &lt;bar&gt; &#x1F600; &nbsp;</name>
+            <trkseg><trkpt lat="48.1" lon = '-2.5'><time>2024-05-01T10:00:00Z</time></trkpt><trkpt lat="1" lon="2"/></trkseg>
+          </trk>
+          <desc><![CDATA[a <b> & c]]></desc>
+        </gpx>
+        """
+        let expected = ["<gpx version=1.1 xmlns:gpxtpx=http://www.garmin.com/xmlschemas/TrackPointExtension/v1>",
+                        "<trk>", "<name>", "'Café & <bar> 😀 &nbsp;'", "</name>", "<trkseg>",
+                        "<trkpt lat=48.1 lon=-2.5>", "<time>", "'2024-05-01T10:00:00Z'", "</time>", "</trkpt>",
+                        "<trkpt lat=1 lon=2>", "</trkpt>", "</trkseg>", "</trk>", "<desc>", "'a <b> & c'",
+                        "</desc>", "</gpx>"]
+        for chunk in [1, 2, 5, 13, 10_000] {
+            XCTAssertEqual(try events(text, chunk: chunk), expected, "chunk \(chunk)")
+        }
+    }
+
+    func testLocalNamesAttributesAndReadText() throws {
+        let p = XMLPullParser(input: MemoryInput(#"<kml><gx:Track><when>2024-01-01T00:00:00Z</when><gx:coord>2 1 0</gx:coord><a b:c="d"/></gx:Track></kml>"#, chunk: 3))
+        XCTAssertEqual(try p.next(), .startElement)
+        XCTAssertEqual(try p.next(), .startElement)
+        XCTAssertEqual(p.name, "gx:Track")
+        XCTAssertEqual(p.localName, "Track")
+        XCTAssertEqual(try p.next(), .startElement)
+        XCTAssertEqual(try p.readText(), "2024-01-01T00:00:00Z")
+        XCTAssertEqual(try p.next(), .startElement)
+        XCTAssertEqual(p.localName, "coord")
+        XCTAssertEqual(try p.readText(), "2 1 0")
+        XCTAssertEqual(try p.next(), .startElement)
+        XCTAssertEqual(p.attribute("c"), "d")
+        XCTAssertEqual(try p.next(), .endElement)
+        XCTAssertEqual(p.name, "a")
+        XCTAssertEqual(try p.next(), .endElement)
+        XCTAssertEqual(p.depth, 1)
+        XCTAssertEqual(try p.next(), .endElement)
+        XCTAssertNil(try p.next())
+    }
+
+    func testMalformedDocumentsAreErrorsWithTheirOffset() {
+        let cases: [(String, String, Int64)] = [
+            ("<a><b></a>", "</a> closes <b>", 6),
+            ("<a>", "ends inside <a>", 3),
+            ("<a x=1/>", "not quoted", 5),
+            ("<a x></a>", "has no '='", 4),
+            ("<a/><b/>", "a second root", 4),
+            ("<a/>text", "text after the root", 4),
+            ("</a>", "closes nothing", 0),
+            ("", "no root element", 0),
+            ("<a><!-- x", "inside a comment", 7),
+            ("<a x='<'/>", "'<' inside the value", 6),
+        ]
+        for (text, reason, offset) in cases {
+            let p = XMLPullParser(input: MemoryInput(text, chunk: 2))
+            do {
+                while try p.next() != nil {}
+                XCTFail("accepted \(text)")
+            } catch let e as FormatError {
+                XCTAssertTrue(e.reason.contains(reason), "\(text): \(e.reason)")
+                XCTAssertEqual(e.offset, offset, "\(text): \(e)")
+            } catch { XCTFail("\(error)") }
+        }
+    }
+
+    func testEveryPrefixOfADocumentFailsCleanly() {
+        let text = #"<?xml version="1.0"?><gpx><wpt lat="1" lon="2"><time>x</time></wpt><!--c--><![CDATA[d]]></gpx>"#
+        let bytes = Array(text.utf8)
+        for n in 0..<bytes.count {
+            let p = XMLPullParser(input: MemoryInput(Array(bytes[0..<n])))
+            XCTAssertThrowsError(try { while try p.next() != nil {} }(), "prefix of \(n) bytes")
+        }
+    }
+
+    func testNestingDeeperThanTheLimitIsRefused() {
+        let text = String(repeating: "<a>", count: XMLLimits.maxDepth + 1)
+        let p = XMLPullParser(input: MemoryInput(text))
+        XCTAssertThrowsError(try { while try p.next() != nil {} }()) { e in
+            XCTAssertTrue("\(e)".contains("deeper"), "\(e)")
+        }
+    }
+}
