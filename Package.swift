@@ -45,12 +45,16 @@ let package = Package(
         .target(name: "PinStore", dependencies: ["PinCore", "CSQLite"]),
         // The import session end to end: lock, run record, scanner, pipeline stages, reports.
         .target(name: "PinImport", dependencies: ["PinCore", "PinMetadata", "PinStore", "CSupport"]),
-        // The offline HTML map page, and exports: plain values in, files out.
-        .target(name: "PinReport", dependencies: ["PinCore"]),
+        // The offline HTML map page, and exports: plain values in, files out. The page's script,
+        // style sheet and template (Sources/PinReport/Page) are compiled in by EmbedFiles.
+        .target(name: "PinReport", dependencies: ["PinCore"], plugins: ["EmbedFiles"]),
         .executableTarget(
             name: "pins",
             dependencies: ["PinCore", "PinMetadata", "PinStore", "PinImport", "PinReport", "CSupport"]
         ),
+        // The build step that turns text files into string constants (Plugins/EmbedFiles).
+        .executableTarget(name: "embed-files", path: "Sources/embed-files"),
+        .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"]),
         // Benchmarks of the rules and the resolver alone (scripts/bench).
         .executableTarget(name: "pins-bench", dependencies: ["PinCore", "PinImport"]),
         .testTarget(name: "PinCoreTests", dependencies: ["PinCore"]),

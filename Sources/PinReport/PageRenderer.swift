@@ -2,7 +2,17 @@ import Foundation
 import PinCore
 
 /// Writes the map page: one self-contained HTML file (inline CSS, JavaScript and SVG; the data
-/// in JSON islands). It loads nothing: the Content-Security-Policy forbids every remote load,
+/// in JSON islands), from the template, style sheet and script in `Page/` (page.html, page.css,
+/// page.js), which the EmbedFiles plugin compiles into the binary:
+/// - page.html: the page with `{{name}}` holes, filled here (`text(of:_:)`, the countries, the
+///   JSON islands, the style sheet and the script).
+/// - page.css: the style sheet. `--pin` and `--fill` come from the settings (set in the
+///   template); the map style (light, dark, print: `pins settings --map-style`) picks one of its
+///   palettes: light is the default; dark for a dark screen; print is black borders on white.
+/// - page.js: a small Web Mercator map (the base map is the SVG drawn here; the script moves its
+///   viewBox), pins grouped per screen cell so 100,000 stay readable, popups, the list with
+///   search and filters, the statistics and the run overlay. Every piece of data is put in the
+///   page with textContent or setAttribute, never as markup. It loads nothing: the Content-Security-Policy forbids every remote load,
 /// and only data: images (thumbnails) are allowed.
 public enum PageRenderer {
     /// Per-thumbnail and per-page caps on embedded thumbnails (bytes of JPEG): a page of
@@ -12,56 +22,51 @@ public enum PageRenderer {
 
     public static func render(_ input: PageInput) -> String {
         let stats = PageStatistics(pins: input.pins, catalog: input.catalog)
-        let visited = Set(stats.countries.map(\.code))
         var html = ""
         html.reserveCapacity(input.worldMap.countries.reduce(0) { $0 + $1.d.utf8.count + 40 } + input.pins.count * 320 + 64 * 1024)
-        let style = input.settings.mapStyle.rawValue
-        html += """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; base-uri 'none'; form-action 'none'">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="generator" content="pins">
-            <title>\(PageText.html(input.title))</title>
-            <style>
-            :root { --pin: \(PageText.color(input.settings.defaultPinColor, fallback: Settings.defaultPinColor)); --fill: \(PageText.color(input.settings.mapFillColor, fallback: Settings().mapFillColor)); }
-            \(PageStyle.css)
-            </style>
-            </head>
-            <body class="style-\(style)">
-            <header id="top"><h1>\(PageText.html(input.title))</h1><p id="summary"></p><p id="generated">\(PageText.html(generatedLine(input)))</p></header>
-            <main>
-            <aside id="side">
-            <nav id="tabs"><button type="button" data-tab="list" class="on">Pins</button><button type="button" data-tab="stats">Statistics</button>\(input.run == nil ? "" : "<button type=\"button\" data-tab=\"run\">This run</button>")</nav>
-            <section id="tab-list" class="tab on">
-            <input id="search" type="search" placeholder="Search title, note, tag, city, mountain" autocomplete="off" aria-label="Search pins">
-            <div id="filters"><select id="f-country" aria-label="Country"></select><select id="f-continent" aria-label="Continent"></select><select id="f-type" aria-label="Type"></select><select id="f-tag" aria-label="Tag"></select><select id="f-year" aria-label="Year"></select></div>
-            <p id="matches"></p>
-            <ol id="list"></ol>
-            </section>
-            <section id="tab-stats" class="tab"></section>
-            <section id="tab-run" class="tab"></section>
-            </aside>
-            <div id="map" tabindex="0" aria-label="Map">
-            <svg id="base" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(input.worldMap.width) \(input.worldMap.width)" preserveAspectRatio="xMidYMid meet"><rect id="ocean" x="-\(input.worldMap.width)" y="-\(input.worldMap.width)" width="\(3 * input.worldMap.width)" height="\(3 * input.worldMap.width)"/><g id="countries">
-            """
-        for country in input.worldMap.countries {
+        PageTemplate.page.render(into: &html) { hole, html in
+            switch hole {
+            case "countries": appendCountries(input.worldMap, visited: Set(stats.countries.map(\.code)), to: &html)
+            case "data": appendData(input, stats: stats, to: &html)
+            case "style": html += EmbeddedFiles.pageCSS
+            case "script": html += EmbeddedFiles.pageJS
+            default:
+                guard let text = text(of: hole, input) else {
+                    preconditionFailure("Page/page.html has a hole {{\(hole)}} that PageRenderer does not fill")
+                }
+                html += text
+            }
+        }
+        return html
+    }
+
+    /// The holes of the template that take one short text (the others: `countries`, `data`,
+    /// `style`, `script`); nil for a name that is none of them.
+    static func text(of hole: String, _ input: PageInput) -> String? {
+        switch hole {
+        case "title": PageText.html(input.title)
+        case "pinColor": PageText.color(input.settings.defaultPinColor, fallback: Settings.defaultPinColor)
+        case "fillColor": PageText.color(input.settings.mapFillColor, fallback: Settings().mapFillColor)
+        case "mapStyle": input.settings.mapStyle.rawValue
+        case "generated": PageText.html(generatedLine(input))
+        case "runTab": input.run == nil ? "" : "<button type=\"button\" data-tab=\"run\">This run</button>"
+        case "width": String(input.worldMap.width)
+        case "oceanSize": String(3 * input.worldMap.width)
+        default: nil
+        }
+    }
+
+    /// The base map: one path per country, visited ones filled.
+    static func appendCountries(_ worldMap: WorldMap, visited: Set<String>, to html: inout String) {
+        for country in worldMap.countries {
             // Ids and path data were checked when WorldMap.json was loaded (letters; path characters).
             html += "<path id=\"c-\(country.id)\"\(visited.contains(country.id) ? " class=\"v\"" : "") d=\"\(country.d)\"/>\n"
         }
-        html += """
-            </g></svg>
-            <svg id="pins-layer" xmlns="http://www.w3.org/2000/svg"></svg>
-            <div id="zoom"><button type="button" id="zoom-in" title="Zoom in" aria-label="Zoom in">+</button><button type="button" id="zoom-out" title="Zoom out" aria-label="Zoom out">\u{2212}</button><button type="button" id="zoom-fit" title="Show all pins" aria-label="Show all pins">\u{2922}</button></div>
-            <div id="hover"></div>
-            <div id="legend"></div>
-            <div id="popup" hidden><button type="button" id="popup-close" aria-label="Close">\u{00D7}</button><div id="popup-body"></div></div>
-            </div>
-            </main>
+    }
 
-            """
+    /// The JSON islands the script reads: pins-data, pins-extra, countries-data, page-data and,
+    /// for an import's page, run-data.
+    static func appendData(_ input: PageInput, stats: PageStatistics, to html: inout String) {
         html += "<script type=\"application/json\" id=\"pins-data\">["
         for (i, pin) in input.pins.enumerated() {
             if i > 0 { html += "," }
@@ -73,25 +78,31 @@ public enum PageRenderer {
         html += island("countries-data", stats.countries.map {
             ["code": $0.code, "name": $0.name, "continent": $0.continent, "pinCount": $0.pinCount] as [String: Any]
         })
+        html += island("page-data", pageJSON(input, stats: stats))
+        if let run = input.run { html += island("run-data", runJSON(run)) }
+    }
+
+    /// page-data: the map's width, colours and style, the statistics, country names and continents.
+    static func pageJSON(_ input: PageInput, stats: PageStatistics) -> [String: Any] {
         var config: [String: Any] = [
             "width": input.worldMap.width, "pinColor": PageText.color(input.settings.defaultPinColor, fallback: Settings.defaultPinColor),
-            "fillColor": PageText.color(input.settings.mapFillColor, fallback: Settings().mapFillColor), "mapStyle": style,
+            "fillColor": PageText.color(input.settings.mapFillColor, fallback: Settings().mapFillColor), "mapStyle": input.settings.mapStyle.rawValue,
             "stats": stats.json, "names": input.catalog.entries.mapValues(\.name), "continents": input.catalog.entries.mapValues(\.continent),
             "folders": input.importedFolders,
         ]
         config["filter"] = input.filterDescription
-        html += island("page-data", config)
-        if let run = input.run {
-            html += island("run-data", [
-                "root": run.root, "dryRun": run.dryRun, "created": run.created.map(\.json), "skipped": run.skipped.map(\.json),
-                "counts": run.counts, "unreadable": run.unreadable.map(\.json), "corrected": run.corrected.map(\.json),
-                "moved": run.movedCount, "kept": run.keptCount,
-                // The reasons in words, as the text reports write them ("no location").
-                "reasonWords": Dictionary(uniqueKeysWithValues: PhotoDecision.allCases.map { ($0.rawValue, $0.words) }),
-            ] as [String: Any])
-        }
-        html += "<script>\n" + PageScript.js + "\n</script>\n</body>\n</html>\n"
-        return html
+        return config
+    }
+
+    /// run-data: what an import run created, skipped, could not read and corrected.
+    static func runJSON(_ run: RunOverlay) -> [String: Any] {
+        [
+            "root": run.root, "dryRun": run.dryRun, "created": run.created.map(\.json), "skipped": run.skipped.map(\.json),
+            "counts": run.counts, "unreadable": run.unreadable.map(\.json), "corrected": run.corrected.map(\.json),
+            "moved": run.movedCount, "kept": run.keptCount,
+            // The reasons in words, as the text reports write them ("no location").
+            "reasonWords": Dictionary(uniqueKeysWithValues: PhotoDecision.allCases.map { ($0.rawValue, $0.words) }),
+        ]
     }
 
     /// `<script type="application/json" id="ID">` holding `value`, made safe for the element.
@@ -128,7 +139,7 @@ public enum PageRenderer {
 
     /// The photo path the page's script derives: the pin's first photo id (an absolute path)
     /// below the longest imported folder it lies in, else the whole id; nil without photos.
-    /// PageScript's `photoPath` is the same function.
+    /// page.js's `photoPath` is the same function.
     static func photoPath(of location: Location, folders longestFirst: [String]) -> String? {
         guard let id = location.photoIDs.first else { return nil }
         for folder in longestFirst {

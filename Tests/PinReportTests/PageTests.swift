@@ -168,3 +168,39 @@ final class WorldMapTests: XCTestCase {
         XCTAssertLessThan(try Data(contentsOf: resources.appendingPathComponent("WorldMap.json")).count, 400_000)
     }
 }
+
+final class PageFilesTests: XCTestCase {
+    /// Sources/PinReport/Page, found from this file's own path.
+    let pageFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Sources/PinReport/Page").standardizedFileURL
+
+    func testTheBinaryHoldsTheExactBytesOfPageJSCSSAndHTML() throws {
+        for (name, embedded) in [("page.js", EmbeddedFiles.pageJS), ("page.css", EmbeddedFiles.pageCSS), ("page.html", EmbeddedFiles.pageHTML)] {
+            let onDisk = try Data(contentsOf: pageFolder.appendingPathComponent(name))
+            XCTAssertEqual(Data(embedded.utf8), onDisk, name)
+        }
+    }
+
+    func testTheScriptAndStyleSheetCannotEndTheElementsThatHoldThem() {
+        XCTAssertFalse(EmbeddedFiles.pageJS.lowercased().contains("</script"))
+        XCTAssertFalse(EmbeddedFiles.pageCSS.lowercased().contains("</style"))
+    }
+
+    func testATemplateSplitsIntoTextAndHolesAndKeepsAnUnclosedBraceAsText() {
+        XCTAssertEqual(PageTemplate("a{{b}}c{{d}}").parts, [.text("a"), .hole("b"), .text("c"), .hole("d")])
+        XCTAssertEqual(PageTemplate("{{x}}{{y}} {{z").parts, [.hole("x"), .hole("y"), .text(" {{z")])
+        var out = ""
+        PageTemplate("<{{a}}|{{b}}>").render(into: &out) { name, out in out += name == "a" ? "{{b}}" : "B" }
+        XCTAssertEqual(out, "<{{b}}|B>") // what fills a hole is not read as a template again
+    }
+
+    func testEveryHoleOfThePageTemplateIsFilled() {
+        let own = ["countries", "data", "style", "script"]
+        let input = PageInput(pins: [], catalog: testCatalog, settings: Settings(), worldMap: WorldMap(width: 10, countries: []))
+        XCTAssertEqual(Set(PageTemplate.page.holes).intersection(own), Set(own))
+        for hole in PageTemplate.page.holes where !own.contains(hole) {
+            XCTAssertNotNil(PageRenderer.text(of: hole, input), hole)
+        }
+        XCTAssertFalse(PageRenderer.render(input).contains("{{"))
+    }
+}

@@ -1,0 +1,524 @@
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const island = (id) => { const el = $(id); return el ? JSON.parse(el.textContent) : null; };
+  const pins = island("pins-data"), extra = island("pins-extra"), page = island("page-data"), run = island("run-data");
+  const W = page.width, MAXLAT = 85.0511287798, CELL = 46, KMAX = 1200;
+  const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  const SVG = "http://www.w3.org/2000/svg";
+
+  function project(lon, lat) {
+    lat = Math.max(-MAXLAT, Math.min(MAXLAT, lat));
+    const s = Math.sin(lat * Math.PI / 180);
+    return [(lon + 180) / 360 * W, (0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI)) * W];
+  }
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function svg(tag, attrs) {
+    const e = document.createElementNS(SVG, tag);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    return e;
+  }
+  const validColor = (c) => typeof c === "string" && /^#[0-9a-fA-F]{6}$/.test(c) ? c : page.pinColor;
+  const countryName = (cc) => cc ? (page.names[cc] || cc) : "at sea";
+  const pad = (n) => String(n).padStart(2, "0");
+  // A date in its own offset: "14 Jul 2023, 10:11 (UTC+02:00)"; UTC when the offset is unknown.
+  function formatDate(iso, offset) {
+    const t = Date.parse(iso);
+    if (isNaN(t)) return String(iso);
+    const off = typeof offset === "number" ? offset : 0;
+    const d = new Date(t + off * 1000);
+    const sign = off < 0 ? "\u2212" : "+", a = Math.abs(off);
+    return d.getUTCDate() + " " + MONTHS[d.getUTCMonth()] + " " + d.getUTCFullYear() + ", " + pad(d.getUTCHours()) + ":" +
+      pad(d.getUTCMinutes()) + " (UTC" + (off === 0 ? "" : sign + pad(Math.floor(a / 3600)) + ":" + pad(Math.floor(a % 3600 / 60))) + ")";
+  }
+  // What pins-data does not say (PageRenderer.extraJSON): an offset, a path, a thumbnail.
+  const folders = (page.folders || []).slice().sort((a, b) => b.length - a.length);
+  function photoPath(p) {
+    const id = p.photoIDs && p.photoIDs[0];
+    if (!id) return null;
+    for (const f of folders) {
+      const prefix = f.endsWith("/") ? f : f + "/";
+      if (id.startsWith(prefix) && id.length > prefix.length) return id.slice(prefix.length);
+    }
+    return id;
+  }
+  // A pin's own offset: utcOffset when given, else the date's ±hh:mm (Z: 0, or unknown).
+  function ownOffset(p) {
+    if (typeof p.utcOffset === "number") return p.utcOffset;
+    const m = /([+-])(\d\d):(\d\d)$/.exec(p.date || "");
+    return m ? (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 3600 + Number(m[3]) * 60) : 0;
+  }
+  function offsetOf(i) {
+    const x = extra[i];
+    return x && typeof x.o === "number" ? x.o : ownOffset(pins[i]);
+  }
+  // pins-data leaves out what is not set (Export.swift pinProperties): a point, one visit.
+  const typeOf = (p) => p.type || "point";
+  // A skip reason in words, as the text reports write it ("no location"); JSON keeps the key.
+  const reasonText = (r) => (run && run.reasonWords && run.reasonWords[r]) || r;
+  function pathOf(i) { const x = extra[i]; return x && typeof x.p === "string" ? x.p : photoPath(pins[i]); }
+  function yearOf(i) {
+    const t = Date.parse(pins[i].date), off = offsetOf(i);
+    return isNaN(t) ? 0 : new Date(t + off * 1000).getUTCFullYear();
+  }
+  function placeName(p) { return p.city ? p.city.name : p.mountain ? p.mountain.name : ""; }
+
+  // --- items on the map: pins (kind 0), this run's new pins (1), its skipped photos (2), the
+  // pins it moved (4, at their new place, a line from the old one) or kept without a position (5) ---
+  const items = [];
+  pins.forEach((p, i) => { const [x, y] = project(p.longitude, p.latitude); items.push({ kind: 0, i, x, y }); });
+  const corrected = run && run.corrected ? run.corrected : [];
+  if (run) {
+    run.created.forEach((p, i) => { const [x, y] = project(p.longitude, p.latitude); items.push({ kind: 1, i, x, y }); });
+    run.skipped.forEach((p, i) => { const [x, y] = project(p.longitude, p.latitude); items.push({ kind: 2, i, x, y }); });
+    corrected.forEach((c, i) => {
+      const [fx, fy] = project(c.from.longitude, c.from.latitude), at = c.to || c.from;
+      const [x, y] = project(at.longitude, at.latitude);
+      items.push({ kind: c.to ? 4 : 5, i, x, y, fx, fy });
+    });
+  }
+  const n = items.length, xs = new Float64Array(n), ys = new Float64Array(n), kinds = new Uint8Array(n);
+  items.forEach((it, j) => { xs[j] = it.x; ys[j] = it.y; kinds[j] = it.kind; });
+  const movedItems = items.filter((it) => it.kind === 4);
+  // A pin a real run made, moved or kept is in pins-data too: draw it once, as this run's
+  // (kind 3: not drawn). A dry run's moved pin is in pins-data at its old place: the line starts there.
+  const ofRun = new Set(run ? run.created.map((p) => p.pin).concat(corrected.map((c) => c.pin)).filter(Boolean) : []);
+  pins.forEach((p, i) => { if (ofRun.has(p.id)) kinds[i] = 3; });
+  const match = new Uint8Array(n).fill(1);
+  let filtering = false, selected = -1;
+
+  // --- the view: centre (world units) and scale k (screen pixels per world unit) ---
+  const map = $("map"), base = $("base"), layer = $("pins-layer"), popup = $("popup");
+  let cx = W / 2, cy = W / 2, k = 1, kmin = 0.01, frame = 0;
+  function size() { return [map.clientWidth || 800, map.clientHeight || 600]; }
+  function limits() {
+    const [w, h] = size();
+    kmin = Math.min(w, h) / W * 0.9;
+    k = Math.max(kmin, Math.min(KMAX, k));
+    const hw = w / 2 / k, hh = h / 2 / k;
+    cx = hw * 2 >= W ? W / 2 : Math.max(hw, Math.min(W - hw, cx));
+    cy = hh * 2 >= W ? W / 2 : Math.max(hh, Math.min(W - hh, cy));
+  }
+  // The view set, and the pins drawn at the next frame (or at once: `now` is true).
+  function apply(now) {
+    limits();
+    const [w, h] = size();
+    base.setAttribute("viewBox", (cx - w / 2 / k) + " " + (cy - h / 2 / k) + " " + (w / k) + " " + (h / k));
+    if (now === true) {
+      if (frame) { cancelAnimationFrame(frame); frame = 0; }
+      draw();
+    } else if (!frame) frame = requestAnimationFrame(() => { frame = 0; draw(); });
+  }
+  function toScreen(x, y) { const [w, h] = size(); return [(x - cx) * k + w / 2, (y - cy) * k + h / 2]; }
+  function zoomAt(factor, sx, sy) {
+    const [w, h] = size();
+    if (sx === undefined) { sx = w / 2; sy = h / 2; }
+    const wx = cx + (sx - w / 2) / k, wy = cy + (sy - h / 2) / k;
+    k = Math.max(kmin, Math.min(KMAX, k * factor));
+    cx = wx - (sx - w / 2) / k; cy = wy - (sy - h / 2) / k;
+    apply();
+  }
+  function fit(indices) {
+    const [w, h] = size();
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (const j of indices) { x0 = Math.min(x0, xs[j]); y0 = Math.min(y0, ys[j]); x1 = Math.max(x1, xs[j]); y1 = Math.max(y1, ys[j]); }
+    if (!isFinite(x0)) { cx = W / 2; cy = W * 0.42; k = 0; apply(); return; }
+    cx = (x0 + x1) / 2; cy = (y0 + y1) / 2;
+    k = Math.min(40, Math.min((w - 80) / Math.max(x1 - x0, 1), (h - 80) / Math.max(y1 - y0, 1)));
+    apply();
+  }
+
+  // --- drawing: one element per screen cell of CELL pixels, per kind and match state ---
+  function draw() {
+    const [w, h] = size();
+    const x0 = cx - w / 2 / k, y0 = cy - h / 2 / k, m = CELL;
+    const cells = new Map();
+    for (let j = 0; j < n; j++) {
+      const sx = (xs[j] - x0) * k, sy = (ys[j] - y0) * k;
+      if (kinds[j] === 3 || sx < -m || sy < -m || sx > w + m || sy > h + m) continue;
+      const dim = filtering && !match[j] ? 1 : 0;
+      const key = ((Math.floor(sx / m) + 2) * 4096 + Math.floor(sy / m) + 2) * 16 + kinds[j] * 2 + dim;
+      let c = cells.get(key);
+      if (!c) { c = { count: 0, sx: 0, sy: 0, first: j, kind: kinds[j], dim }; cells.set(key, c); }
+      c.count++; c.sx += sx; c.sy += sy;
+    }
+    // Cells whose circles would overlap join the larger one (same kind and match state), so
+    // a dense area reads as one group, not a heap of half-covered ones.
+    const radius = (count) => count === 1 ? 6 : 11 + 4 * Math.log10(count);
+    const joined = [];
+    for (const c of Array.from(cells.values()).sort((a, b) => b.count - a.count)) {
+      const cx0 = c.sx / c.count, cy0 = c.sy / c.count;
+      const into = joined.find((a) => a.kind === c.kind && a.dim === c.dim &&
+        Math.hypot(a.sx / a.count - cx0, a.sy / a.count - cy0) < radius(a.count) + radius(c.count) + 2);
+      if (into) { into.count += c.count; into.sx += c.sx; into.sy += c.sy; } else joined.push(c);
+    }
+    const frag = document.createDocumentFragment();
+    // A moved pin's way: a line from where it was to where it goes (the first 2,000 in view).
+    let lines = 0;
+    for (const it of movedItems) {
+      const ax = (it.fx - x0) * k, ay = (it.fy - y0) * k, bx = (it.x - x0) * k, by = (it.y - y0) * k;
+      if (Math.max(ax, bx) < 0 || Math.min(ax, bx) > w || Math.max(ay, by) < 0 || Math.min(ay, by) > h) continue;
+      if (++lines > 2000) break;
+      frag.appendChild(svg("line", { class: "way" + (filtering ? " dim" : ""), x1: ax.toFixed(1), y1: ay.toFixed(1), x2: bx.toFixed(1), y2: by.toFixed(1) }));
+    }
+    // Bottom to top: dimmed ones, a run's skipped photos, the pins, then what the run changes
+    // (kept, moved, created), so a run's new pins are never hidden under an existing one.
+    const LAYER = [1, 4, 0, 0, 3, 2];
+    const ordered = joined.sort((a, b) => (b.dim - a.dim) || (LAYER[a.kind] - LAYER[b.kind]));
+    let shownPins = 0, groups = 0;
+    for (const c of ordered) {
+      const g = svg("g", {});
+      const px = c.sx / c.count, py = c.sy / c.count;
+      const cls = ["", " created", " skipped", "", " moved", " kept"][c.kind] + (c.dim ? " dim" : "");
+      if (c.count === 1) {
+        const j = c.first, it = items[j];
+        g.setAttribute("class", "pin" + cls + (j === selected ? " sel" : ""));
+        g.setAttribute("transform", "translate(" + ((xs[j] - x0) * k).toFixed(1) + "," + ((ys[j] - y0) * k).toFixed(1) + ")");
+        const r = c.kind === 2 ? 4 : 6;
+        const circle = svg("circle", { r });
+        if (c.kind === 0) circle.setAttribute("fill", validColor(pins[it.i].color));
+        g.appendChild(circle);
+        g.dataset.j = j;
+        if (c.kind === 0 && !c.dim) shownPins++;
+      } else {
+        groups++;
+        g.setAttribute("class", "cluster" + cls);
+        g.setAttribute("transform", "translate(" + px.toFixed(1) + "," + py.toFixed(1) + ")");
+        g.appendChild(svg("circle", { r: radius(c.count).toFixed(1) }));
+        const t = svg("text", {}); t.textContent = c.count >= 10000 ? Math.round(c.count / 1000) + "k" : String(c.count);
+        g.appendChild(t);
+        g.dataset.cell = JSON.stringify([c.first, px, py]);
+      }
+      frag.appendChild(g);
+    }
+    layer.replaceChildren(frag);
+    layer.dataset.pins = String(shownPins);
+    layer.dataset.groups = String(groups);
+    placePopup();
+  }
+
+  // --- pointer: drag, pinch, wheel, click ---
+  const pointers = new Map();
+  let moved = 0, pinch = null;
+  map.addEventListener("pointerdown", (e) => {
+    if (e.target.closest("#zoom, #popup")) return;
+    map.setPointerCapture(e.pointerId);
+    pointers.set(e.pointerId, [e.clientX, e.clientY]);
+    moved = 0; map.classList.add("drag");
+    if (pointers.size === 2) {
+      const [a, b] = Array.from(pointers.values());
+      pinch = { d: Math.hypot(a[0] - b[0], a[1] - b[1]), k };
+    }
+  });
+  map.addEventListener("pointermove", (e) => {
+    const last = pointers.get(e.pointerId);
+    if (!last) { hoverCountry(e); return; }
+    const dx = e.clientX - last[0], dy = e.clientY - last[1];
+    pointers.set(e.pointerId, [e.clientX, e.clientY]);
+    moved += Math.abs(dx) + Math.abs(dy);
+    if (pointers.size === 2 && pinch) {
+      const [a, b] = Array.from(pointers.values()), r = map.getBoundingClientRect();
+      const d = Math.hypot(a[0] - b[0], a[1] - b[1]);
+      zoomAt(pinch.k * d / pinch.d / k, (a[0] + b[0]) / 2 - r.left, (a[1] + b[1]) / 2 - r.top);
+    } else if (pointers.size === 1) {
+      cx -= dx / k; cy -= dy / k; apply();
+    }
+  });
+  function release(e) {
+    pointers.delete(e.pointerId);
+    if (pointers.size < 2) pinch = null;
+    if (pointers.size === 0) map.classList.remove("drag");
+  }
+  map.addEventListener("pointerup", (e) => {
+    const wasClick = moved < 6 && pointers.size === 1;
+    release(e);
+    if (!wasClick) return;
+    const hit = document.elementsFromPoint(e.clientX, e.clientY).find((x) => x.closest && x.closest("#pins-layer g"));
+    const g = hit && hit.closest("#pins-layer g");
+    if (g && g.dataset.j !== undefined) { openPopup(Number(g.dataset.j)); return; }
+    if (g && g.dataset.cell) {
+      const [, px, py] = JSON.parse(g.dataset.cell);
+      zoomAt(3, px, py); return;
+    }
+    if (!e.target.closest("#popup")) closePopup();
+  });
+  map.addEventListener("pointercancel", release);
+  map.addEventListener("wheel", (e) => {
+    e.preventDefault();
+    const r = map.getBoundingClientRect();
+    const delta = e.deltaMode === 1 ? e.deltaY * 33 : e.deltaY;
+    zoomAt(Math.exp(-delta * 0.0022), e.clientX - r.left, e.clientY - r.top);
+  }, { passive: false });
+  map.addEventListener("keydown", (e) => {
+    const step = 80 / k;
+    if (e.key === "+" || e.key === "=") zoomAt(2);
+    else if (e.key === "-") zoomAt(0.5);
+    else if (e.key === "ArrowLeft") { cx -= step; apply(); }
+    else if (e.key === "ArrowRight") { cx += step; apply(); }
+    else if (e.key === "ArrowUp") { cy -= step; apply(); }
+    else if (e.key === "ArrowDown") { cy += step; apply(); }
+    else if (e.key === "Escape") closePopup();
+    else return;
+    e.preventDefault();
+  });
+  $("zoom-in").addEventListener("click", () => zoomAt(2));
+  $("zoom-out").addEventListener("click", () => zoomAt(0.5));
+  $("zoom-fit").addEventListener("click", () => fit(visibleIndices()));
+  window.addEventListener("resize", apply);
+  // Printing lays the map out at another size (PageStyle's @media print): the pins are in
+  // screen pixels, so they are drawn again at once for it, and again after.
+  const redrawNow = () => apply(true);
+  window.addEventListener("beforeprint", redrawNow);
+  window.addEventListener("afterprint", redrawNow);
+  window.matchMedia("print").addEventListener("change", redrawNow);
+  const hover = $("hover");
+  let hovered = null;
+  function hoverCountry(e) {
+    const t = e.target;
+    const code = t && t.id && t.id.startsWith("c-") ? t.id.slice(2) : null;
+    if (code === hovered) return;
+    hovered = code;
+    if (!code) { hover.textContent = ""; return; }
+    const entry = page.stats.countries.find((c) => c.code === code);
+    hover.textContent = countryName(code) + (entry ? " \u00b7 " + entry.pinCount + " pin" + (entry.pinCount === 1 ? "" : "s") + " \u00b7 since " + entry.firstYear : "");
+  }
+
+  // --- popups ---
+  let popupItem = -1;
+  function row(dl, label, value) {
+    if (value === null || value === undefined || value === "") return;
+    dl.appendChild(el("dt", "", label));
+    const dd = el("dd");
+    if (value instanceof Node) dd.appendChild(value); else dd.textContent = String(value);
+    dl.appendChild(dd);
+  }
+  function openPopup(j) {
+    popupItem = j; selected = j;
+    const it = items[j], body = $("popup-body");
+    body.replaceChildren();
+    const dl = el("dl");
+    if (it.kind === 0) {
+      const p = pins[it.i], x = extra[it.i] || {};
+      body.appendChild(el("h2", "", p.title));
+      if (typeof x.t === "string" && x.t.startsWith("data:image/jpeg;base64,")) { const img = el("img"); img.alt = ""; img.src = x.t; body.appendChild(img); }
+      row(dl, "Date", formatDate(p.date, offsetOf(it.i)));
+      let type = typeOf(p);
+      if (p.city) type = "City: " + p.city.name;
+      if (p.mountain) type = "Mountain: " + p.mountain.name + (typeof p.mountain.height === "number" ? " (" + Math.round(p.mountain.height) + " m)" : "");
+      row(dl, "Type", type);
+      row(dl, "Country", p.country ? countryName(p.country) + " (" + p.country + ")" : "at sea");
+      row(dl, "Note", p.note);
+      if (p.tags && p.tags.length) { const tags = el("span", "tags"); p.tags.forEach((t) => tags.appendChild(el("span", "", t))); row(dl, "Tags", tags); }
+      row(dl, "Visits", p.visitCount || 1);
+      row(dl, "Photo", pathOf(it.i));
+      row(dl, "Position", p.latitude.toFixed(5) + ", " + p.longitude.toFixed(5));
+    } else if (it.kind >= 4) {
+      const c = corrected[it.i], where = (q) => q.latitude.toFixed(5) + ", " + q.longitude.toFixed(5);
+      body.appendChild(el("h2", "", c.title));
+      if (it.kind === 4) {
+        row(dl, run.dryRun ? "Would move" : "Moved", "its photo's sidecar changed");
+        row(dl, "From", where(c.from));
+        row(dl, "To", where(c.to));
+        row(dl, "New title", c.newTitle);
+        row(dl, "Country", c.country ? countryName(c.country) : "at sea");
+      } else {
+        row(dl, "Kept", "its photo has no position any more; pins delete " + c.pin + " removes it");
+        row(dl, "Position", where(c.from));
+      }
+      row(dl, "Photo", c.photo);
+      row(dl, "Pin", c.pin);
+    } else {
+      const p = it.kind === 1 ? run.created[it.i] : run.skipped[it.i];
+      body.appendChild(el("h2", "", it.kind === 1 ? (p.title || "New pin") : "Skipped: " + reasonText(p.reason)));
+      row(dl, it.kind === 1 ? (run.dryRun ? "Would create" : "Created") : "Reason", it.kind === 1 ? "a pin from this photo" : reasonText(p.reason));
+      row(dl, it.kind === 2 && p.reason === "distance" ? "Blocked by" : "Detail", p.detail);
+      row(dl, "Photo", p.photo);
+      row(dl, "Taken", p.takenAt);
+      row(dl, "Country", p.country ? countryName(p.country) : null);
+      row(dl, "Position", p.latitude.toFixed(5) + ", " + p.longitude.toFixed(5));
+    }
+    body.appendChild(dl);
+    popup.hidden = false;
+    draw();
+    placePopup();
+  }
+  function closePopup() { popupItem = -1; selected = -1; popup.hidden = true; draw(); }
+  function placePopup() {
+    if (popupItem < 0) return;
+    const [sx, sy] = toScreen(xs[popupItem], ys[popupItem]), [w] = size();
+    // Above the pin when it fits, else below; kept inside the map sideways.
+    const below = sy < popup.offsetHeight + 24;
+    popup.classList.toggle("below", below);
+    const half = popup.offsetWidth / 2;
+    const left = Math.max(half + 8, Math.min(w - half - 8, sx));
+    popup.style.left = left + "px"; popup.style.top = sy + "px";
+    popup.style.setProperty("--arrow", (sx - left) + "px");
+  }
+  $("popup-close").addEventListener("click", closePopup);
+
+  // --- list, search, filters ---
+  const searchText = pins.map((p) => [p.title, p.note || "", (p.tags || []).join(" "), placeName(p)].join("\n").toLowerCase());
+  const years = pins.map((p, i) => yearOf(i));
+  function options(id, label, values) {
+    const s = $(id);
+    s.appendChild(new Option(label, ""));
+    values.forEach(([v, text]) => s.appendChild(new Option(text, v)));
+    s.addEventListener("change", refilter);
+  }
+  const uniq = (a) => Array.from(new Set(a));
+  options("f-country", "All countries", page.stats.countries.map((c) => [c.code, c.name]).sort((a, b) => a[1].localeCompare(b[1])));
+  options("f-continent", "All continents", page.stats.continents.map((c) => [c.name, c.name]).sort());
+  options("f-type", "All types", ["point", "city", "mountain"].map((t) => [t, t[0].toUpperCase() + t.slice(1)]));
+  options("f-tag", "All tags", uniq(pins.flatMap((p) => p.tags || [])).sort((a, b) => a.localeCompare(b)).slice(0, 2000).map((t) => [t, t]));
+  options("f-year", "All years", uniq(years).sort((a, b) => b - a).map((y) => [String(y), String(y)]));
+  const search = $("search");
+  let timer = 0;
+  search.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(refilter, pins.length > 20000 ? 150 : 40); });
+  function visibleIndices() {
+    const out = [];
+    for (let j = 0; j < n; j++) if (!filtering || match[j]) out.push(j);
+    return out;
+  }
+  function refilter() {
+    const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+    const fc = $("f-country").value, fk = $("f-continent").value, ft = $("f-type").value, fg = $("f-tag").value, fy = $("f-year").value;
+    filtering = words.length > 0 || fc || fk || ft || fg || fy;
+    let count = 0;
+    for (let j = 0; j < n; j++) {
+      const it = items[j];
+      if (it.kind !== 0) { match[j] = filtering ? 0 : 1; continue; }
+      const p = pins[it.i];
+      let ok = true;
+      if (fc && p.country !== fc) ok = false;
+      else if (fk && page.continents[p.country] !== fk) ok = false;
+      else if (ft && typeOf(p) !== ft) ok = false;
+      else if (fg && !(p.tags || []).includes(fg)) ok = false;
+      else if (fy && String(years[it.i]) !== fy) ok = false;
+      else for (const w of words) if (!searchText[it.i].includes(w)) { ok = false; break; }
+      match[j] = ok ? 1 : 0;
+      if (ok) count++;
+    }
+    $("matches").textContent = filtering ? count + " of " + pins.length + " pins match" : pins.length + " pin" + (pins.length === 1 ? "" : "s") + ", newest first";
+    document.querySelectorAll("#countries path.hl").forEach((p) => p.classList.remove("hl"));
+    if (fc) { const path = $("c-" + fc); if (path) path.classList.add("hl"); }
+    renderList();
+    draw();
+  }
+  const LIST_MAX = 300;
+  function renderList() {
+    const list = $("list"), frag = document.createDocumentFragment();
+    let shown = 0, total = 0;
+    for (let i = pins.length - 1; i >= 0; i--) {
+      if (!match[i]) continue;
+      total++;
+      if (shown >= LIST_MAX) continue;
+      shown++;
+      const p = pins[i], li = el("li");
+      const dot = el("span", "dot"); dot.style.background = validColor(p.color);
+      li.append(dot, el("span", "t", p.title), el("span", "cc", p.country || ""));
+      const place = placeName(p);
+      li.appendChild(el("span", "m", formatDate(p.date, offsetOf(i)).split(",")[0] + (place ? " \u00b7 " + place : "") + (p.tags && p.tags.length ? " \u00b7 #" + p.tags.join(" #") : "")));
+      li.addEventListener("click", () => { cx = xs[i]; cy = ys[i]; k = Math.max(k, 60); apply(); openPopup(i); });
+      frag.appendChild(li);
+    }
+    if (total > shown) frag.appendChild(el("li", "more", (total - shown) + " more: search or filter to narrow the list"));
+    list.replaceChildren(frag);
+  }
+
+  // --- statistics ---
+  function kpi(parent, value, label) { const d = el("div", "kpi"); d.append(el("b", "", value), el("span", "", label)); parent.appendChild(d); }
+  function table(parent, head, rows, numeric) {
+    const t = el("table", "stats"), tr = el("tr");
+    head.forEach((h, c) => tr.appendChild(el("th", numeric.includes(c) ? "n" : "", h)));
+    t.appendChild(tr);
+    rows.forEach((r) => { const row = el("tr"); r.forEach((v, c) => { const td = el("td", numeric.includes(c) ? "n" : ""); if (v instanceof Node) td.appendChild(v); else td.textContent = String(v); row.appendChild(td); }); t.appendChild(row); });
+    parent.appendChild(t);
+  }
+  function renderStats() {
+    const s = page.stats, box = $("tab-stats");
+    const k4 = el("div", "kpis");
+    kpi(k4, s.countries.length + " / " + s.countriesInWorld, "countries visited (" + Math.round(100 * s.countries.length / Math.max(1, s.countriesInWorld)) + "%)");
+    kpi(k4, s.continents.length + " / " + s.continentsInWorld, "continents");
+    kpi(k4, s.totalPins, "pins");
+    kpi(k4, s.points + " \u00b7 " + s.cities + " \u00b7 " + s.mountains, "points \u00b7 cities \u00b7 mountains");
+    box.appendChild(k4);
+    if (s.atSea) box.appendChild(el("p", "muted", s.atSea + " pin" + (s.atSea === 1 ? "" : "s") + " at sea, in no country"));
+    box.appendChild(el("h3", "", "Continents"));
+    table(box, ["Continent", "Countries", "Pins"], s.continents.map((c) => [c.name, c.countryCount, c.pinCount]), [1, 2]);
+    box.appendChild(el("h3", "", "New countries per year"));
+    const most = Math.max(1, ...s.years.map((y) => y.newCountries.length));
+    table(box, ["Year", "", "New", "Pins"], s.years.map((y) => {
+      const bar = el("div", "bar"); bar.style.width = (100 * y.newCountries.length / most) + "%";
+      if (!y.newCountries.length) bar.style.opacity = "0";
+      bar.title = y.newCountries.map(countryName).join(", ");
+      return [y.year, bar, y.newCountries.length, y.pinCount];
+    }), [2, 3]);
+    box.appendChild(el("h3", "", "Countries"));
+    table(box, ["Country", "Continent", "Pins", "Since"], s.countries.map((c) => [c.name, c.continent, c.pinCount, c.firstYear]), [2, 3]);
+  }
+
+  // --- the run overlay ---
+  function renderRun() {
+    if (!run) return;
+    const box = $("tab-run");
+    box.appendChild(el("p", "", (run.dryRun ? "Dry run of " : "Import of ") + run.root));
+    const k4 = el("div", "kpis");
+    kpi(k4, run.created.length, run.dryRun ? "pins it would create" : "pins created");
+    const skippedTotal = ["interval", "distance"].reduce((a, r) => a + (run.counts[r] || 0), 0);
+    kpi(k4, skippedTotal, "skipped photos with a position");
+    box.appendChild(k4);
+    if (run.moved) kpi(k4, run.moved, run.dryRun ? "pins that would move" : "pins moved");
+    if (run.kept) kpi(k4, run.kept, "pins kept without a position");
+    if (run.skipped.length < skippedTotal) box.appendChild(el("p", "muted", "The map shows " + run.skipped.length + " of them."));
+    // Pins that followed their photo's sidecar (the report's movedPins), as the text report lists them.
+    const where = (q) => q.latitude.toFixed(5) + ", " + q.longitude.toFixed(5);
+    const listed = (title, rows, total) => {
+      if (!rows.length) return;
+      box.appendChild(el("h3", "", title));
+      const ol = el("ol", "corrected");
+      rows.slice(0, 500).forEach((r) => ol.appendChild(el("li", "", r)));
+      if (total > Math.min(rows.length, 500)) ol.appendChild(el("li", "muted", (total - Math.min(rows.length, 500)) + " more"));
+      box.appendChild(ol);
+    };
+    listed(run.dryRun ? "Pins that would move" : "Pins moved", corrected.filter((c) => c.to).map((c) =>
+      c.title + ": " + where(c.from) + " \u2192 " + where(c.to) + (c.newTitle ? " as " + c.newTitle : "") + " (" + c.photo + ")"), run.moved || 0);
+    listed("Pins kept where they are", corrected.filter((c) => !c.to).map((c) =>
+      c.title + ": " + where(c.from) + ", pin " + c.pin + " (" + c.photo + ")"), run.kept || 0);
+    box.appendChild(el("h3", "", "Photos per reason"));
+    table(box, ["Reason", "Photos"], Object.keys(run.counts).sort().map((r) => [reasonText(r), run.counts[r]]), [1]);
+    if (run.unreadable.length) {
+      box.appendChild(el("h3", "", "Unreadable files"));
+      const ol = el("ol", "muted");
+      run.unreadable.slice(0, 500).forEach((u) => ol.appendChild(el("li", "", u.photo + ": " + u.reason)));
+      if (run.unreadable.length > 500) ol.appendChild(el("li", "", (run.unreadable.length - 500) + " more"));
+      box.appendChild(ol);
+    }
+    const legend = $("legend");
+    const keys = [["var(--pin)", "pins"], ["var(--created)", run.dryRun ? "would be created" : "created by this run"], ["var(--skipped)", "skipped"]];
+    if (run.moved) keys.push(["var(--moved)", run.dryRun ? "would move" : "moved"]);
+    if (run.kept) keys.push(["var(--kept)", "kept, no position"]);
+    keys.forEach(([c, t]) => {
+      const span = el("span"), dot = el("i"); dot.style.background = c; span.append(dot, document.createTextNode(t)); legend.appendChild(span);
+    });
+  }
+
+  // --- tabs, header, start ---
+  document.querySelectorAll("nav#tabs button").forEach((b) => b.addEventListener("click", () => {
+    document.querySelectorAll("nav#tabs button, .tab").forEach((x) => x.classList.remove("on"));
+    b.classList.add("on"); $("tab-" + b.dataset.tab).classList.add("on");
+  }));
+  $("summary").textContent = page.stats.totalPins + " pin" + (page.stats.totalPins === 1 ? "" : "s") + " \u00b7 " +
+    page.stats.countries.length + " of " + page.stats.countriesInWorld + " countries \u00b7 " + page.stats.continents.length + " continent" + (page.stats.continents.length === 1 ? "" : "s");
+  renderStats();
+  renderRun();
+  refilter();
+  fit(visibleIndices());
+  apply(true); // the pins drawn before the page says it is ready (not at a later frame)
+  document.body.dataset.readyMs = String(Math.round(performance.now()));
+  document.body.dataset.ready = "1";
+})();
