@@ -134,10 +134,10 @@
   }
 
   // --- drawing: one element per screen cell of CELL pixels, per kind and match state ---
-  function draw() {
-    const [w, h] = size();
-    const x0 = cx - w / 2 / k, y0 = cy - h / 2 / k, m = CELL;
-    const cells = new Map();
+  const radius = (count) => count === 1 ? 6 : 11 + 4 * Math.log10(count);
+  // The items in view (x0, y0: the map point at the screen's top left), summed per cell.
+  function cellsInView(x0, y0, w, h) {
+    const cells = new Map(), m = CELL;
     for (let j = 0; j < n; j++) {
       const sx = (xs[j] - x0) * k, sy = (ys[j] - y0) * k;
       if (kinds[j] === 3 || sx < -m || sy < -m || sx > w + m || sy > h + m) continue;
@@ -147,9 +147,11 @@
       if (!c) { c = { count: 0, sx: 0, sy: 0, first: j, kind: kinds[j], dim }; cells.set(key, c); }
       c.count++; c.sx += sx; c.sy += sy;
     }
-    // Cells whose circles would overlap join the larger one (same kind and match state), so
-    // a dense area reads as one group, not a heap of half-covered ones.
-    const radius = (count) => count === 1 ? 6 : 11 + 4 * Math.log10(count);
+    return cells;
+  }
+  // Cells whose circles would overlap join the larger one (same kind and match state), so
+  // a dense area reads as one group, not a heap of half-covered ones.
+  function joinOverlapping(cells) {
     const joined = [];
     for (const c of Array.from(cells.values()).sort((a, b) => b.count - a.count)) {
       const cx0 = c.sx / c.count, cy0 = c.sy / c.count;
@@ -157,8 +159,10 @@
         Math.hypot(a.sx / a.count - cx0, a.sy / a.count - cy0) < radius(a.count) + radius(c.count) + 2);
       if (into) { into.count += c.count; into.sx += c.sx; into.sy += c.sy; } else joined.push(c);
     }
-    const frag = document.createDocumentFragment();
-    // A moved pin's way: a line from where it was to where it goes (the first 2,000 in view).
+    return joined;
+  }
+  // A moved pin's way: a line from where it was to where it goes (the first 2,000 in view).
+  function appendWays(frag, x0, y0, w, h) {
     let lines = 0;
     for (const it of movedItems) {
       const ax = (it.fx - x0) * k, ay = (it.fy - y0) * k, bx = (it.x - x0) * k, by = (it.y - y0) * k;
@@ -166,35 +170,49 @@
       if (++lines > 2000) break;
       frag.appendChild(svg("line", { class: "way" + (filtering ? " dim" : ""), x1: ax.toFixed(1), y1: ay.toFixed(1), x2: bx.toFixed(1), y2: by.toFixed(1) }));
     }
+  }
+  // One item alone: its circle (a pin in its own colour) at its own place.
+  function singleElement(c, cls, x0, y0) {
+    const g = svg("g", {}), j = c.first, it = items[j];
+    g.setAttribute("class", "pin" + cls + (j === selected ? " sel" : ""));
+    g.setAttribute("transform", "translate(" + ((xs[j] - x0) * k).toFixed(1) + "," + ((ys[j] - y0) * k).toFixed(1) + ")");
+    const circle = svg("circle", { r: c.kind === 2 ? 4 : 6 });
+    if (c.kind === 0) circle.setAttribute("fill", validColor(pins[it.i].color));
+    g.appendChild(circle);
+    g.dataset.j = j;
+    return g;
+  }
+  // A group: a circle sized by its count, with the count, at its items' mean place.
+  function groupElement(c, cls) {
+    const g = svg("g", {}), px = c.sx / c.count, py = c.sy / c.count;
+    g.setAttribute("class", "cluster" + cls);
+    g.setAttribute("transform", "translate(" + px.toFixed(1) + "," + py.toFixed(1) + ")");
+    g.appendChild(svg("circle", { r: radius(c.count).toFixed(1) }));
+    const t = svg("text", {}); t.textContent = c.count >= 10000 ? Math.round(c.count / 1000) + "k" : String(c.count);
+    g.appendChild(t);
+    g.dataset.cell = JSON.stringify([c.first, px, py]);
+    return g;
+  }
+  function draw() {
+    const [w, h] = size();
+    const x0 = cx - w / 2 / k, y0 = cy - h / 2 / k;
+    const joined = joinOverlapping(cellsInView(x0, y0, w, h));
+    const frag = document.createDocumentFragment();
+    appendWays(frag, x0, y0, w, h);
     // Bottom to top: dimmed ones, a run's skipped photos, the pins, then what the run changes
     // (kept, moved, created), so a run's new pins are never hidden under an existing one.
     const LAYER = [1, 4, 0, 0, 3, 2];
     const ordered = joined.sort((a, b) => (b.dim - a.dim) || (LAYER[a.kind] - LAYER[b.kind]));
     let shownPins = 0, groups = 0;
     for (const c of ordered) {
-      const g = svg("g", {});
-      const px = c.sx / c.count, py = c.sy / c.count;
       const cls = ["", " created", " skipped", "", " moved", " kept"][c.kind] + (c.dim ? " dim" : "");
       if (c.count === 1) {
-        const j = c.first, it = items[j];
-        g.setAttribute("class", "pin" + cls + (j === selected ? " sel" : ""));
-        g.setAttribute("transform", "translate(" + ((xs[j] - x0) * k).toFixed(1) + "," + ((ys[j] - y0) * k).toFixed(1) + ")");
-        const r = c.kind === 2 ? 4 : 6;
-        const circle = svg("circle", { r });
-        if (c.kind === 0) circle.setAttribute("fill", validColor(pins[it.i].color));
-        g.appendChild(circle);
-        g.dataset.j = j;
+        frag.appendChild(singleElement(c, cls, x0, y0));
         if (c.kind === 0 && !c.dim) shownPins++;
       } else {
         groups++;
-        g.setAttribute("class", "cluster" + cls);
-        g.setAttribute("transform", "translate(" + px.toFixed(1) + "," + py.toFixed(1) + ")");
-        g.appendChild(svg("circle", { r: radius(c.count).toFixed(1) }));
-        const t = svg("text", {}); t.textContent = c.count >= 10000 ? Math.round(c.count / 1000) + "k" : String(c.count);
-        g.appendChild(t);
-        g.dataset.cell = JSON.stringify([c.first, px, py]);
+        frag.appendChild(groupElement(c, cls));
       }
-      frag.appendChild(g);
     }
     layer.replaceChildren(frag);
     layer.dataset.pins = String(shownPins);
@@ -270,7 +288,7 @@
   $("zoom-out").addEventListener("click", () => zoomAt(0.5));
   $("zoom-fit").addEventListener("click", () => fit(visibleIndices()));
   window.addEventListener("resize", apply);
-  // Printing lays the map out at another size (PageStyle's @media print): the pins are in
+  // Printing lays the map out at another size (page.css's @media print): the pins are in
   // screen pixels, so they are drawn again at once for it, and again after.
   const redrawNow = () => apply(true);
   window.addEventListener("beforeprint", redrawNow);
@@ -297,51 +315,60 @@
     if (value instanceof Node) dd.appendChild(value); else dd.textContent = String(value);
     dl.appendChild(dd);
   }
+  const where = (q) => q.latitude.toFixed(5) + ", " + q.longitude.toFixed(5);
+  // A stored pin: title, thumbnail, and what 'pins show' says of it.
+  function pinDetails(body, dl, i) {
+    const p = pins[i], x = extra[i] || {};
+    body.appendChild(el("h2", "", p.title));
+    if (typeof x.t === "string" && x.t.startsWith("data:image/jpeg;base64,")) { const img = el("img"); img.alt = ""; img.src = x.t; body.appendChild(img); }
+    row(dl, "Date", formatDate(p.date, offsetOf(i)));
+    let type = typeOf(p);
+    if (p.city) type = "City: " + p.city.name;
+    if (p.mountain) type = "Mountain: " + p.mountain.name + (typeof p.mountain.height === "number" ? " (" + Math.round(p.mountain.height) + " m)" : "");
+    row(dl, "Type", type);
+    row(dl, "Country", p.country ? countryName(p.country) + " (" + p.country + ")" : "at sea");
+    row(dl, "Note", p.note);
+    if (p.tags && p.tags.length) { const tags = el("span", "tags"); p.tags.forEach((t) => tags.appendChild(el("span", "", t))); row(dl, "Tags", tags); }
+    row(dl, "Visits", p.visitCount || 1);
+    row(dl, "Photo", pathOf(i));
+    row(dl, "Position", where(p));
+  }
+  // A pin the run moves (kind 4) or keeps without a position (kind 5).
+  function correctedDetails(body, dl, it) {
+    const c = corrected[it.i];
+    body.appendChild(el("h2", "", c.title));
+    if (it.kind === 4) {
+      row(dl, run.dryRun ? "Would move" : "Moved", "its photo's sidecar changed");
+      row(dl, "From", where(c.from));
+      row(dl, "To", where(c.to));
+      row(dl, "New title", c.newTitle);
+      row(dl, "Country", c.country ? countryName(c.country) : "at sea");
+    } else {
+      row(dl, "Kept", "its photo has no position any more; pins delete " + c.pin + " removes it");
+      row(dl, "Position", where(c.from));
+    }
+    row(dl, "Photo", c.photo);
+    row(dl, "Pin", c.pin);
+  }
+  // A photo of the run: a pin it creates (kind 1) or a skipped photo and why (kind 2).
+  function runPhotoDetails(body, dl, it) {
+    const p = it.kind === 1 ? run.created[it.i] : run.skipped[it.i];
+    body.appendChild(el("h2", "", it.kind === 1 ? (p.title || "New pin") : "Skipped: " + reasonText(p.reason)));
+    row(dl, it.kind === 1 ? (run.dryRun ? "Would create" : "Created") : "Reason", it.kind === 1 ? "a pin from this photo" : reasonText(p.reason));
+    row(dl, it.kind === 2 && p.reason === "distance" ? "Blocked by" : "Detail", p.detail);
+    row(dl, "Photo", p.photo);
+    row(dl, "Taken", p.takenAt);
+    row(dl, "Country", p.country ? countryName(p.country) : null);
+    row(dl, "Position", where(p));
+  }
   function openPopup(j) {
     popupItem = j; selected = j;
     const it = items[j], body = $("popup-body");
     body.replaceChildren();
     const dl = el("dl");
-    if (it.kind === 0) {
-      const p = pins[it.i], x = extra[it.i] || {};
-      body.appendChild(el("h2", "", p.title));
-      if (typeof x.t === "string" && x.t.startsWith("data:image/jpeg;base64,")) { const img = el("img"); img.alt = ""; img.src = x.t; body.appendChild(img); }
-      row(dl, "Date", formatDate(p.date, offsetOf(it.i)));
-      let type = typeOf(p);
-      if (p.city) type = "City: " + p.city.name;
-      if (p.mountain) type = "Mountain: " + p.mountain.name + (typeof p.mountain.height === "number" ? " (" + Math.round(p.mountain.height) + " m)" : "");
-      row(dl, "Type", type);
-      row(dl, "Country", p.country ? countryName(p.country) + " (" + p.country + ")" : "at sea");
-      row(dl, "Note", p.note);
-      if (p.tags && p.tags.length) { const tags = el("span", "tags"); p.tags.forEach((t) => tags.appendChild(el("span", "", t))); row(dl, "Tags", tags); }
-      row(dl, "Visits", p.visitCount || 1);
-      row(dl, "Photo", pathOf(it.i));
-      row(dl, "Position", p.latitude.toFixed(5) + ", " + p.longitude.toFixed(5));
-    } else if (it.kind >= 4) {
-      const c = corrected[it.i], where = (q) => q.latitude.toFixed(5) + ", " + q.longitude.toFixed(5);
-      body.appendChild(el("h2", "", c.title));
-      if (it.kind === 4) {
-        row(dl, run.dryRun ? "Would move" : "Moved", "its photo's sidecar changed");
-        row(dl, "From", where(c.from));
-        row(dl, "To", where(c.to));
-        row(dl, "New title", c.newTitle);
-        row(dl, "Country", c.country ? countryName(c.country) : "at sea");
-      } else {
-        row(dl, "Kept", "its photo has no position any more; pins delete " + c.pin + " removes it");
-        row(dl, "Position", where(c.from));
-      }
-      row(dl, "Photo", c.photo);
-      row(dl, "Pin", c.pin);
-    } else {
-      const p = it.kind === 1 ? run.created[it.i] : run.skipped[it.i];
-      body.appendChild(el("h2", "", it.kind === 1 ? (p.title || "New pin") : "Skipped: " + reasonText(p.reason)));
-      row(dl, it.kind === 1 ? (run.dryRun ? "Would create" : "Created") : "Reason", it.kind === 1 ? "a pin from this photo" : reasonText(p.reason));
-      row(dl, it.kind === 2 && p.reason === "distance" ? "Blocked by" : "Detail", p.detail);
-      row(dl, "Photo", p.photo);
-      row(dl, "Taken", p.takenAt);
-      row(dl, "Country", p.country ? countryName(p.country) : null);
-      row(dl, "Position", p.latitude.toFixed(5) + ", " + p.longitude.toFixed(5));
-    }
+    if (it.kind === 0) pinDetails(body, dl, it.i);
+    else if (it.kind >= 4) correctedDetails(body, dl, it);
+    else runPhotoDetails(body, dl, it);
     body.appendChild(dl);
     popup.hidden = false;
     draw();
@@ -476,7 +503,6 @@
     if (run.kept) kpi(k4, run.kept, "pins kept without a position");
     if (run.skipped.length < skippedTotal) box.appendChild(el("p", "muted", "The map shows " + run.skipped.length + " of them."));
     // Pins that followed their photo's sidecar (the report's movedPins), as the text report lists them.
-    const where = (q) => q.latitude.toFixed(5) + ", " + q.longitude.toFixed(5);
     const listed = (title, rows, total) => {
       if (!rows.length) return;
       box.appendChild(el("h3", "", title));
