@@ -41,9 +41,8 @@ public enum Inspection {
                 return target
             }
         }
-        let parent = (argument as NSString).deletingLastPathComponent
-        let folder = parent.isEmpty ? "." : parent
-        let name = Array((argument as NSString).lastPathComponent.utf8)
+        let folder = PathParts.folder(of: argument)
+        let name = PathParts.name(Array(argument.utf8))
         let siblings = sidecarNames(in: folder)
         let found = siblings.isEmpty ? [] : Sidecars.match(mediaName: name, siblings: siblings).map { RawPath(folder).appending($0) }
         let modified = Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)

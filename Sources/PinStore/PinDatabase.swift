@@ -11,8 +11,8 @@ public final class PinDatabase: TransactionRunner {
     /// file (a zero-byte file left by a full disk or a kill during set-up) is initialised; a
     /// damaged file is refused before anything is written to it, with what to do.
     public init(path: String, migrateUpTo target: Int = Migrations.latestVersion) throws {
-        let parent = (path as NSString).deletingLastPathComponent
-        if !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) {
+        let parent = PathParts.folder(of: path)
+        if parent != ".", !FileManager.default.fileExists(atPath: parent) {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
         }
         let connection = try Connection(path: path)

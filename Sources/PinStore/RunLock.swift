@@ -1,4 +1,5 @@
 import Foundation
+import PinCore
 
 /// One import at a time per database: an exclusive flock(2) on `<database>.lock`. The kernel
 /// drops the lock when the process ends, however it ends, so a killed run never leaves a stale
@@ -24,8 +25,8 @@ public final class RunLock {
     /// Takes the lock at once or throws `.busy`; never waits.
     public init(databasePath: String) throws {
         path = databasePath + ".lock"
-        let parent = (path as NSString).deletingLastPathComponent
-        if !parent.isEmpty { try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
+        let parent = PathParts.folder(of: path)
+        if parent != "." { try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {

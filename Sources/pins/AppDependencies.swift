@@ -26,7 +26,7 @@ enum ResourceLocator {
         var looked: [String] = []
         var candidates: [String] = []
         if let bin = executableDirectory() {
-            let share = (bin as NSString).deletingLastPathComponent + "/share/pins"
+            let share = PathParts.folder(of: bin) + "/share/pins"
             candidates.append(share)
             looked.append(share)
         } else {
@@ -63,7 +63,7 @@ enum ResourceLocator {
             defer { free(resolved) }
             let path = String(cString: resolved)
             guard FileManager.default.isExecutableFile(atPath: path) else { continue }
-            return (path as NSString).deletingLastPathComponent
+            return PathParts.folder(of: path)
         }
         return nil
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PinCore
 
 /// A usage mistake: printed with a hint to --help, exit 64 (EX_USAGE).
 struct UsageError: Error {
@@ -90,6 +91,32 @@ struct CommandSpec {
     }
 }
 
+/// The bytes of the arguments, for file names that are not UTF-8 (`--out $'caf\xe9.kml'`):
+/// `CommandLine.arguments` replaces such bytes with U+FFFD, and a file named with those is
+/// another file. Arguments stay `String`s through parsing; a file option's value is turned
+/// back into the bytes of the argument it came from.
+enum ArgumentBytes {
+    /// The arguments that are not UTF-8, by their repaired text; nil when two different byte
+    /// strings repair to the same text (then which one was meant cannot be told).
+    static let notUTF8: [String: [UInt8]?] = {
+        var table: [String: [UInt8]?] = [:]
+        for index in 0..<Int(CommandLine.argc) {
+            guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+            let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
+            guard String(validating: bytes, as: UTF8.self) == nil else { continue }
+            let text = String(decoding: bytes, as: UTF8.self)
+            if let known = table[text], known != bytes { table[text] = .some(nil) } else { table[text] = bytes }
+        }
+        return table
+    }()
+
+    /// The bytes of the argument `text` came from (its UTF-8 when it was valid UTF-8).
+    static func path(_ text: String) -> RawPath {
+        if text.unicodeScalars.contains("\u{FFFD}"), let bytes = notUTF8[text], let bytes { return RawPath(bytes: bytes) }
+        return RawPath(text)
+    }
+}
+
 /// The parsed arguments of one subcommand.
 struct ParsedArguments {
     var values: [String: [String]] = [:]
@@ -98,6 +125,8 @@ struct ParsedArguments {
     let command: String
 
     func value(_ name: String) -> String? { values[name]?.last }
+    /// The value of a file option as the bytes that were typed (`ArgumentBytes`).
+    func path(_ name: String) -> RawPath? { value(name).map(ArgumentBytes.path) }
     func all(_ name: String) -> [String] { values[name] ?? [] }
     func has(_ name: String) -> Bool { flags.contains(name) }
 

@@ -8,7 +8,7 @@ let exportSpec = CommandSpec(
     usage: "export --format geojson|kml|gpx|csv [--out FILE] [--countries] [--split N] [--bom] [the filters of list]",
     options: [
         OptionSpec(name: "--format", value: "FORMAT", help: "geojson (RFC 7946), kml (2.2), gpx (1.1) or csv (RFC 4180)."),
-        OptionSpec(name: "--out", value: "FILE", help: "Write to FILE (replaced whole, never half-written) instead of stdout."),
+        OptionSpec(name: "--out", value: "FILE", help: "Write to FILE (replaced whole, never half-written; a link is written through) instead of stdout (-)."),
         OptionSpec(name: "--countries", value: nil, help: "GeoJSON: add the visited countries as polygons with the fill colour."),
         OptionSpec(name: "--split", value: "N", help: "At most N pins per file: FILE-1.kml, FILE-2.kml... (needs --out)."),
         OptionSpec(name: "--bom", value: nil, help: "CSV: start with a UTF-8 byte order mark, for Excel."),
@@ -35,7 +35,8 @@ func runExport(_ args: ParsedArguments) throws {
         throw UsageError("--format must be geojson, kml, gpx or csv, got '\(formatText)'", command: "export")
     }
     let filter = try pinFilter(from: args)
-    let out = args.value("--out")
+    // `--out -` (or /dev/stdout) is standard output, as no --out is.
+    let out = args.path("--out").flatMap { $0.goesToStandardOutput ? nil : $0 }
     let split = try args.int("--split", range: 1...1_000_000)
     if split != nil, out == nil { throw UsageError("--split needs --out FILE", command: "export") }
     if args.has("--countries"), format != .geojson { throw UsageError("--countries is for --format geojson", command: "export") }
@@ -61,7 +62,7 @@ func runExport(_ args: ParsedArguments) throws {
     let chunks: [[Location]] = split.map { size in
         stride(from: 0, to: max(pins.count, 1), by: size).map { Array(pins[$0..<min(pins.count, $0 + size)]) }
     } ?? [pins]
-    var written: [String] = []
+    var written: [RawPath] = []
     for (index, chunk) in chunks.enumerated() {
         let input = ExportInput(pins: chunk, countryNames: names, countries: index == 0 ? countries : [],
                                 fillColor: settings.mapFillColor)
@@ -73,24 +74,27 @@ func runExport(_ args: ParsedArguments) throws {
         }
         let path = split == nil ? out : numbered(out, index + 1)
         do {
-            try writeAtomically(to: path) { sink in Exporter.write(input, format: format, bom: args.has("--bom"), to: sink) }
+            try writeOutput(to: path) { sink in Exporter.write(input, format: format, bom: args.has("--bom"), to: sink) }
         } catch let error as AtomicFile.WriteError {
             throw CommandFailure(error.description)
         }
         written.append(path)
     }
     if args.has("--json") {
-        Out.print(Out.json(["format": format.rawValue, "pins": pins.count, "files": written]))
+        Out.print(Out.json(["format": format.rawValue, "pins": pins.count, "files": written.map(\.description)]))
     } else {
-        Out.print("Wrote \(pins.count) pin\(pins.count == 1 ? "" : "s") to \(written.joined(separator: ", "))")
+        Out.print("Wrote \(pins.count) pin\(pins.count == 1 ? "" : "s") to \(written.map(TerminalText.quoted).joined(separator: ", "))")
     }
 }
 
-/// `out.kml` → `out-2.kml`.
-private func numbered(_ path: String, _ n: Int) -> String {
-    let ext = (path as NSString).pathExtension
-    let base = ext.isEmpty ? path : String(path.dropLast(ext.count + 1))
-    return base + "-\(n)" + (ext.isEmpty ? "" : "." + ext)
+/// `out.kml` → `out-2.kml`, `out` → `out-2`, `.kml` → `.kml-2`, `a.b/out` → `a.b/out-2`.
+func numbered(_ path: RawPath, _ n: Int) -> RawPath {
+    let name = path.lastComponent
+    let suffix = Array("-\(n)".utf8)
+    // The extension: from the name's last dot, when that dot is not its first character.
+    guard let dot = name.lastIndex(of: UInt8(ascii: ".")), dot > 0 else { return RawPath(bytes: path.bytes + suffix) }
+    let cut = path.bytes.count - (name.count - dot)
+    return RawPath(bytes: Array(path.bytes[..<cut]) + suffix + Array(path.bytes[cut...]))
 }
 
 /// The outlines of the given countries from Countries.geojson, one feature per line there: only

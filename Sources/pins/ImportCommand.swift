@@ -11,8 +11,8 @@ let importSpec = CommandSpec(
     options: [
         OptionSpec(name: "--dry-run", value: nil, help: "Show what would be created and why every other photo is skipped; write nothing."),
         jsonOption,
-        OptionSpec(name: "--report", value: "FILE", help: "Also write the full JSON report to FILE."),
-        OptionSpec(name: "--html", value: "FILE", help: "Also write the map page with this run drawn over it (see 'pins report')."),
+        OptionSpec(name: "--report", value: "FILE", help: "Also write the full JSON report to FILE (- is stdout, then without the summary)."),
+        OptionSpec(name: "--html", value: "FILE", help: "Also write the map page with this run drawn over it (see 'pins report'; - is stdout)."),
         dbOption,
         OptionSpec(name: "--jobs", value: "N", help: "Reads in flight, on threads apart from the cores (default: \(ImportOptions.defaultReadsInFlight); more for a slow share)."),
         OptionSpec(name: "--timezone", value: "ZONE", help: "Zone for capture times that carry none, e.g. Europe/Paris (default: this machine's)."),
@@ -72,10 +72,21 @@ func runImport(_ args: ParsedArguments) async throws {
 
     // Outputs are checked before the work: a report that cannot be written is found now, not
     // after the whole library was read.
-    for (option, what) in [("--report", "the report"), ("--html", "the page")] {
-        if let path = args.value(option), let reason = unwritableReason(path) {
-            throw CommandFailure("cannot write \(what) to \(path): \(reason)")
+    let reportPath = args.path("--report"), htmlPath = args.path("--html")
+    for (path, what) in [(reportPath, "the report"), (htmlPath, "the page")] {
+        if let path, !path.isStandardOutput, let reason = AtomicFile.problem(writing: path) {
+            throw CommandFailure("cannot write \(what) to \(TerminalText.quoted(path)): \(reason)")
         }
+    }
+    // `--report -` or `--html -` (or /dev/stdout) is standard output, which then carries
+    // nothing else.
+    let reportToStdout = reportPath?.goesToStandardOutput == true, htmlToStdout = htmlPath?.goesToStandardOutput == true
+    let toStdout = reportToStdout || htmlToStdout
+    if reportToStdout, htmlToStdout {
+        throw UsageError("--report and --html cannot both go to standard output", command: "import")
+    }
+    if toStdout, args.has("--json") {
+        throw UsageError("--json prints the report on standard output, where --\(reportToStdout ? "report" : "html") writes; leave one out", command: "import")
     }
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let session = ImportSession(options: options, databasePath: deps.databasePath, creation: try deps.lazyCreationService())
@@ -109,17 +120,19 @@ func runImport(_ args: ParsedArguments) async throws {
     } catch let failure as ImportFailure {
         throw CommandFailure(failure.message, code: failure.exitCode)
     }
-    if let path = args.value("--report") {
+    if let path = reportPath {
         do {
-            try writeAtomically(to: path) { sink in ImportReportJSON.write(report, to: sink) }
+            try writeOutput(to: path) { sink in ImportReportJSON.write(report, to: sink) }
         } catch let error as AtomicFile.WriteError {
-            throw CommandFailure("cannot write the report to \(path): \(error.reason)")
+            throw CommandFailure("cannot write the report to \(error.path): \(error.reason)")
         }
     }
-    if let path = args.value("--html") {
+    if let path = htmlPath {
         try writeRunPage(report, to: path, deps: deps)
     }
-    if args.has("--json") {
+    if toStdout {
+        // Standard output was the report or the page.
+    } else if args.has("--json") {
         let sink = BufferedSink(fd: 1)
         ImportReportJSON.write(report, to: sink)
         sink.flush()
@@ -137,19 +150,6 @@ func runImport(_ args: ParsedArguments) async throws {
         throw CommandFailure("\(n) folder\(n == 1 ? "" : "s") or file\(n == 1 ? "" : "s") could not be read (above); "
                              + "what was known there keeps its state", code: report.exitCode)
     }
-}
-
-/// Why a file could not be written at `path` (nil when it can): its folder must exist and be
-/// writable (the report is written beside it, then renamed), and it must not be a folder.
-func unwritableReason(_ path: String) -> String? {
-    let parent = (path as NSString).deletingLastPathComponent
-    let folder = parent.isEmpty ? "." : parent
-    var st = stat()
-    if stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR { return "it is a folder" }
-    guard stat(folder, &st) == 0 else { return "\(folder): \(String(cString: strerror(errno)))" }
-    guard st.st_mode & S_IFMT == S_IFDIR else { return "\(folder) is not a folder" }
-    guard access(folder, W_OK) == 0 else { return "\(folder): \(String(cString: strerror(errno)))" }
-    return nil
 }
 
 /// Nice 10 and the idle I/O class: the NAS keeps serving files while pins runs.

@@ -90,7 +90,7 @@ func runEdit(_ args: ParsedArguments) throws {
     if args.has("--json") {
         Out.print(Out.json(locationJSON(pin)))
     } else {
-        Out.print("Edited \(pin.id.uuidString.lowercased()): \(pin.title), \(pinDateText(pin)), \(pin.countryID ?? "at sea")")
+        Out.print("Edited \(pin.id.uuidString.lowercased()): \(TerminalText.escaped(pin.title)), \(pinDateText(pin)), \(pin.countryID ?? "at sea")")
     }
 }
 
@@ -126,20 +126,20 @@ func runShow(_ args: ParsedArguments) throws {
         return
     }
     var rows: [(String, String)] = [
-        ("id", pin.id.uuidString.lowercased()), ("title", pin.title),
+        ("id", pin.id.uuidString.lowercased()), ("title", TerminalText.escaped(pin.title)),
         ("position", pin.coordinate.description),
-        ("country", pin.countryID.map { "\(countryName ?? $0) (\($0))" } ?? "- (at sea or unknown)"),
+        ("country", pin.countryID.map { "\(TerminalText.escaped(countryName ?? $0)) (\(TerminalText.escaped($0)))" } ?? "- (at sea or unknown)"),
         ("date", pinDateText(pin)), ("type", pin.type.selection.rawValue),
     ]
     switch pin.type {
     case .point: break
-    case let .city(visit): rows.append(("city", visit.cityName))
+    case let .city(visit): rows.append(("city", TerminalText.escaped(visit.cityName)))
     case let .mountain(visit):
-        rows.append(("mountain", visit.mountainName + (visit.height.map { ", \(formatNumber($0)) m" } ?? "")))
+        rows.append(("mountain", TerminalText.escaped(visit.mountainName) + (visit.height.map { ", \(formatNumber($0)) m" } ?? "")))
     }
     rows += [("color", pin.color), ("visits", String(pin.visitCount))]
-    if let note = pin.note { rows.append(("note", note)) }
-    if let tags = pin.tags, !tags.isEmpty { rows.append(("tags", tags.joined(separator: ", "))) }
+    if let note = pin.note { rows.append(("note", TerminalText.escaped(note))) }
+    if let tags = pin.tags, !tags.isEmpty { rows.append(("tags", tags.map(TerminalText.escaped).joined(separator: ", "))) }
     rows.append(("source", pin.photoIDs.isEmpty ? "made by hand" : "import"))
     if let edited = pin.editedAt { rows.append(("edited", ISO8601.format(edited))) }
     for photo in photos {
@@ -203,7 +203,7 @@ private func printSharedPlaces(_ args: ParsedArguments, one: String, many: Strin
     var header = ["NAME", "LATITUDE", "LONGITUDE", "PINS"]
     if mountains { header.insert("HEIGHT", at: 1) }
     let rows = places.map { place -> [String] in
-        var row = [place.name, formatDegrees(place.coordinate.latitude), formatDegrees(place.coordinate.longitude), String(place.pinCount)]
+        var row = [TerminalText.escaped(place.name), formatDegrees(place.coordinate.latitude), formatDegrees(place.coordinate.longitude), String(place.pinCount)]
         if mountains { row.insert(place.height.map { formatNumber($0) + " m" } ?? "-", at: 1) }
         return row
     }

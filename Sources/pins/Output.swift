@@ -9,7 +9,10 @@ enum Out {
         raw(text.hasSuffix("\n") ? text : text + "\n", to: 1)
     }
 
+    /// A message on stderr: whatever user text it quotes (an option's value, a title) reaches
+    /// the terminal escaped (`TerminalText.escapedLines`), its own line breaks kept.
     static func error(_ text: String) {
+        let text = TerminalText.escapedLines(text)
         raw(text.hasSuffix("\n") ? text : text + "\n", to: 2)
     }
 
@@ -65,13 +68,33 @@ final class BufferedSink: TextSink {
 
 extension BufferedSink: ExportSink {}
 
-/// Writes `path` through `AtomicFile` (a reader never sees half of it, a failure leaves no
-/// temporary file) with a `BufferedSink` over the temporary file.
-func writeAtomically(to path: String, _ body: (BufferedSink) -> Void) throws {
+/// Writes an output file (`export --out`, `report --out`, `import --report`, `import --html`)
+/// through `AtomicFile` (a reader never sees half of it, a failure leaves no temporary file, a
+/// symbolic link is written through, a FIFO or device written in place) with a `BufferedSink`
+/// over it; `-` is standard output.
+func writeOutput(to path: RawPath, _ body: (BufferedSink) -> Void) throws {
+    if path.isStandardOutput {
+        let sink = BufferedSink(fd: 1)
+        body(sink)
+        sink.flush()
+        if sink.failed { throw AtomicFile.WriteError(path: "standard output", reason: String(cString: strerror(errno))) }
+        return
+    }
     try AtomicFile.write(to: path) { fd in
         let sink = BufferedSink(fd: fd)
         body(sink)
         sink.flush()
         return !sink.failed
+    }
+}
+
+extension RawPath {
+    /// `-`: standard output, as file options take it.
+    var isStandardOutput: Bool { bytes == [UInt8(ascii: "-")] }
+
+    /// Writing here puts the bytes on this process's standard output: `-`, `/dev/stdout`, or the
+    /// file or pipe stdout is. Then stdout carries nothing else (no "Wrote ..." line).
+    var goesToStandardOutput: Bool {
+        isStandardOutput || (try? AtomicFile.destination(self)) == .descriptor(1)
     }
 }

@@ -143,7 +143,7 @@ func runList(_ args: ParsedArguments) throws {
     }
     let rows = locations.map { l in
         [l.id.uuidString.lowercased().prefix(8).description, pinDateText(l).prefix(10).description, l.countryID ?? "-",
-         l.type.selection.rawValue, formatDegrees(l.coordinate.latitude), formatDegrees(l.coordinate.longitude), l.title]
+         l.type.selection.rawValue, formatDegrees(l.coordinate.latitude), formatDegrees(l.coordinate.longitude), TerminalText.escaped(l.title)]
     }
     Out.print(Out.table(["ID", "DATE", "CC", "TYPE", "LATITUDE", "LONGITUDE", "TITLE"], rows))
     Out.print("\(locations.count) pin\(locations.count == 1 ? "" : "s")")

@@ -11,7 +11,7 @@ let reportSpec = CommandSpec(
     name: "report", summary: "Write the map page: one offline HTML file of the pins, countries and statistics.",
     usage: "report [--out FILE] [--title T] [--no-thumbnails] [the filters of list]",
     options: [
-        OptionSpec(name: "--out", value: "FILE", help: "The page to write (default: pins-map.html); replaced atomically."),
+        OptionSpec(name: "--out", value: "FILE", help: "The page to write (default: pins-map.html; - is stdout); replaced atomically."),
         OptionSpec(name: "--title", value: "T", help: "The page's title (default: pins)."),
         OptionSpec(name: "--no-thumbnails", value: nil, help: "Leave out the photos' EXIF thumbnails (shown for photos still where their pins say)."),
     ] + pinFilterOptions + [dbOption],
@@ -25,8 +25,8 @@ let reportSpec = CommandSpec(
 func runReport(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "report") }
     let filter = try pinFilter(from: args)
-    let out = args.value("--out") ?? "pins-map.html"
-    guard !out.isEmpty else { throw UsageError("--out needs a file name", command: "report") }
+    let out = args.path("--out") ?? RawPath("pins-map.html")
+    guard !out.bytes.isEmpty else { throw UsageError("--out needs a file name", command: "report") }
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     // The filters as they were typed, for the page's header.
     let described = pinFilterOptions.flatMap { option in
@@ -35,11 +35,14 @@ func runReport(_ args: ParsedArguments) throws {
     let input = try pageInput(deps: deps, locations: try filteredPins(filter, deps: deps, missingIsEmpty: true), title: args.value("--title") ?? "pins",
                               filterDescription: described.isEmpty ? nil : described, thumbnails: !args.has("--no-thumbnails"))
     do {
-        try AtomicFile.write(PageRenderer.render(input), to: out)
+        try writeOutput(to: out) { $0.write(PageRenderer.render(input)) }
     } catch let error as AtomicFile.WriteError {
         throw CommandFailure(error.description)
     }
-    Out.print("Wrote \(out): \(input.pins.count) pin\(input.pins.count == 1 ? "" : "s")")
+    // With `--out -` standard output is the page.
+    if !out.goesToStandardOutput {
+        Out.print("Wrote \(TerminalText.quoted(out)): \(input.pins.count) pin\(input.pins.count == 1 ? "" : "s")")
+    }
 }
 
 /// Everything the page shows, read from the database (an absent database is an empty map).
@@ -91,7 +94,7 @@ func pageInput(deps: AppDependencies, locations: [Location]? = nil, title: Strin
 // MARK: import --html
 
 /// `pins import --html FILE`: the page of the database with the run drawn over it.
-func writeRunPage(_ report: ImportReport, to path: String, deps: AppDependencies) throws {
+func writeRunPage(_ report: ImportReport, to path: RawPath, deps: AppDependencies) throws {
     var created: [RunOverlay.Photo] = []
     var skipped: [RunOverlay.Photo] = []
     for item in report.items {
@@ -120,7 +123,7 @@ func writeRunPage(_ report: ImportReport, to path: String, deps: AppDependencies
     let input = try pageInput(deps: deps, title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + report.root,
                               filterDescription: nil, run: overlay)
     do {
-        try AtomicFile.write(PageRenderer.render(input), to: path)
+        try writeOutput(to: path) { $0.write(PageRenderer.render(input)) }
     } catch let error as AtomicFile.WriteError {
         throw CommandFailure(error.description)
     }

@@ -61,7 +61,7 @@ func runRuns(_ args: ParsedArguments) throws {
         let duration = run.finishedAt.map { ProgressPrinter.duration($0.timeIntervalSince(run.startedAt)) } ?? "-"
         let skipped = run.skipped.values.reduce(0, +)
         return [String(run.id), String(ISO8601.format(run.startedAt).prefix(19)), duration, status(run),
-                run.exitCode.map(String.init) ?? "-", String(run.files), String(run.created), String(skipped), run.root]
+                run.exitCode.map(String.init) ?? "-", String(run.files), String(run.created), String(skipped), TerminalText.quoted(RawPath(run.root))]
     }
     Out.print(Out.table(["RUN", "STARTED (UTC)", "TOOK", "STATUS", "EXIT", "FILES", "PINS", "SKIPPED", "FOLDER"], rows))
 }
@@ -84,12 +84,12 @@ private func runsShow(_ id: Int64, _ args: ParsedArguments) throws {
         ] as [String: Any]))
         return
     }
-    var text = "Run \(run.id): \(run.root), started \(ISO8601.format(run.startedAt)), \(run.status)\n"
+    var text = "Run \(run.id): \(TerminalText.quoted(RawPath(run.root))), started \(ISO8601.format(run.startedAt)), \(run.status)\n"
     text += "Created \(pins.count) pin\(pins.count == 1 ? "" : "s")"
     if !pins.isEmpty {
         text += ":\n" + Out.table(["ID", "DATE", "CC", "EDITED", "TITLE"], pins.map {
             [String($0.id.uuidString.lowercased().prefix(8)), String(pinDateText($0).prefix(10)), $0.countryID ?? "-",
-             $0.editedAt == nil ? "" : "yes", $0.title]
+             $0.editedAt == nil ? "" : "yes", TerminalText.escaped($0.title)]
         }).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
     }
     text += "\nSkipped \(skipped.count) file\(skipped.count == 1 ? "" : "s")"
@@ -130,10 +130,10 @@ private func runsUndo(_ id: Int64, _ args: ParsedArguments) throws {
     }
     let verb = dryRun ? "Would remove" : "Removed"
     var text = "\(verb) \(result.removed.count) pin\(result.removed.count == 1 ? "" : "s") of run \(id)"
-    for pin in result.removed { text += "\n  \(pin.id.uuidString.lowercased().prefix(8))  \(pin.title)" }
+    for pin in result.removed { text += "\n  \(pin.id.uuidString.lowercased().prefix(8))  \(TerminalText.escaped(pin.title))" }
     if !result.kept.isEmpty {
         text += "\nKept \(result.kept.count) pin\(result.kept.count == 1 ? "" : "s") edited since:"
-        for pin in result.kept { text += "\n  \(pin.id.uuidString.lowercased().prefix(8))  \(pin.title)" }
+        for pin in result.kept { text += "\n  \(pin.id.uuidString.lowercased().prefix(8))  \(TerminalText.escaped(pin.title))" }
     }
     text += "\n\(dryRun ? "Would forget" : "Forgot") \(result.forgottenPhotos) photo decision\(result.forgottenPhotos == 1 ? "" : "s"): the next import decides those photos again."
     Out.print(text)

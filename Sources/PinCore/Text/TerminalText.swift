@@ -1,7 +1,9 @@
 import Foundation
 
-/// Text for a terminal or a log: a file name or a reason never breaks the one-line-per-file
-/// format and never carries an escape sequence to the terminal.
+/// Text for a terminal or a log: a file name, a reason, a pin's title, note, tags or place name
+/// never breaks the one-line-per-file format, never carries an escape sequence (ESC, BEL) to the
+/// terminal and never turns the rest of a line around (U+202E and the other bidirectional
+/// controls). Every command that prints user text on a terminal goes through here.
 public enum TerminalText {
     /// A path as git quotes one (`core.quotePath=false`): bare when it is plain; otherwise in
     /// double quotes with C escapes (`\n`, `\t`, `\"`, `\\`) and 3-digit octal for other control
@@ -39,8 +41,9 @@ public enum TerminalText {
         return out + "\""
     }
 
-    /// Free text (a reason, a detail naming other files): control characters escaped as in
-    /// `quoted`, without quotes around the whole.
+    /// Free text (a reason, a detail naming other files, a title, a note, a tag, a place name):
+    /// control characters escaped as in `quoted`, without quotes around the whole
+    /// (`"a\033[31mred"` for a title with ESC, `"x\342\200\256y"` for U+202E).
     public static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var out = ""
@@ -54,9 +57,21 @@ public enum TerminalText {
         return out
     }
 
-    /// C0 controls, DEL and C1 controls (which some terminals also obey).
+    /// Lines of a message (stderr): each line escaped as `escaped` does, the line breaks kept.
+    public static func escapedLines(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { isControl($0) && $0 != "\n" }) else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { escaped(String($0)) }.joined(separator: "\n")
+    }
+
+    /// C0 controls, DEL and C1 controls (which some terminals also obey), and the bidirectional
+    /// controls that reorder the rest of the line until they are closed: the embeddings and
+    /// overrides U+202A–U+202E and the isolates U+2066–U+2069. (The marks U+200E, U+200F and
+    /// U+061C stay: they steer one neutral character and are part of written Hebrew and Arabic.)
     static func isControl(_ s: Unicode.Scalar) -> Bool {
-        s.value < 0x20 || (0x7F...0x9F).contains(s.value)
+        switch s.value {
+        case 0..<0x20, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
     }
 
     static func needsQuoting(_ s: Unicode.Scalar) -> Bool {
