@@ -118,7 +118,8 @@ func runImport(_ args: ParsedArguments) async throws {
         defer { printer.finish() }
         report = try await session.run(progress: printer.update, warning: { Out.error("pins import: \($0)") })
     } catch let failure as ImportFailure {
-        throw CommandFailure(failure.message, code: failure.exitCode)
+        let hint = failure.kind == .noInput ? ContainerImage.missingInputHint(root: options.root) : ""
+        throw CommandFailure(failure.message + hint, code: failure.exitCode)
     }
     if let path = reportPath {
         do {

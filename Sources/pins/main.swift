@@ -51,6 +51,11 @@ func main() async -> Int32 {
     signal(SIGPIPE, SIG_IGN)
     // Large buffers in mmap for the whole run, so that memory does not grow with the files.
     MallocTuning.fixMmapThreshold()
+    // In the container image, the user the NAS template names, before anything is opened.
+    if let problem = ContainerImage.becomeConfiguredUser() {
+        Out.error("pins: \(problem)")
+        return ExitCode.failure
+    }
     var args = Array(CommandLine.arguments.dropFirst())
     // Options before the command (`pins --db FILE list`, `pins -q import DIR`) go to the command.
     var leading: [String] = []
