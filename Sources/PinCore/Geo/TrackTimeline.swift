@@ -1,0 +1,196 @@
+import Foundation
+
+/// One timed position read from a track file.
+public struct TrackFix: Sendable, Hashable {
+    /// Seconds since 1970-01-01T00:00:00Z (fractions kept).
+    public var time: Double
+    public var latitude: Double
+    public var longitude: Double
+    /// Fixes sharing a non-zero span (the two ends of one KML `TimeSpan`) are always
+    /// interpolated, however far apart (exiftool's rule).
+    public var span: Int32
+
+    public init(time: Double, latitude: Double, longitude: Double, span: Int32 = 0) {
+        self.time = time
+        self.latitude = latitude
+        self.longitude = longitude
+        self.span = span
+    }
+}
+
+/// The limits of the rule (`--track-max-gap`, `--track-max-extrapolation`): exiftool's
+/// GeoMaxIntSecs and GeoMaxExtSecs, both 1800 s by default.
+public struct TrackLimits: Sendable, Hashable {
+    /// Widest gap between two fixes across which the position is interpolated.
+    public var maxGap: Double
+    /// Furthest a photo may be from the nearest fix, before the first, after the last, or
+    /// inside a wider gap, and still take that fix's position.
+    public var maxExtrapolation: Double
+
+    public init(maxGap: Double = 1800, maxExtrapolation: Double = 1800) {
+        self.maxGap = maxGap
+        self.maxExtrapolation = maxExtrapolation
+    }
+}
+
+/// A position from the tracks, or why there is none.
+public enum TrackMatch: Sendable, Hashable {
+    /// `secondsToNearestFix` is the time to the closer of the fixes used (0 on a fix); `track`
+    /// is the index of the track file (in `TrackTimeline.add` order) of that fix.
+    case position(Coordinate, secondsToNearestFix: Double, track: Int, interpolated: Bool)
+    /// No position: `secondsToNearestFix` is how far the nearest fix is (nil: no fix at all).
+    case tooFar(secondsToNearestFix: Double?, where: Where)
+
+    public enum Where: String, Sendable, Hashable {
+        /// Before the first fix of every track.
+        case beforeTrack = "before the track"
+        /// After the last fix.
+        case afterTrack = "after the track"
+        /// Inside a gap wider than `maxGap`.
+        case inGap = "in a gap of the track"
+        /// No track has a fix.
+        case noFix = "no track fix"
+    }
+
+    /// "nearest fix 2 h 10 min away" and the like, for a report's skip reason.
+    public var reason: String? {
+        guard case let .tooFar(seconds, place) = self else { return nil }
+        guard let seconds else { return "no track has a fix" }
+        return "nearest track fix \(TrackMatch.duration(seconds)) away (\(place.rawValue))"
+    }
+
+    /// Seconds as "45 s", "12 min 5 s", "2 h 10 min", "3 d 4 h".
+    public static func duration(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        if s < 60 { return "\(s) s" }
+        if s < 3600 { return s % 60 == 0 ? "\(s / 60) min" : "\(s / 60) min \(s % 60) s" }
+        if s < 86_400 { return (s / 60) % 60 == 0 ? "\(s / 3600) h" : "\(s / 3600) h \((s / 60) % 60) min" }
+        let h = (s / 3600) % 24
+        return h == 0 ? "\(s / 86_400) d" : "\(s / 86_400) d \(h) h"
+    }
+}
+
+/// All fixes of the tracks given to one run, by instant, and the rule that turns an instant into
+/// a position: exiftool's (Image::ExifTool::Geotag, SetGeoValues in 12.57), so that a photo
+/// gets the position `exiftool -geotag` would write:
+///
+/// - the fixes of every file are merged; two fixes at the same instant: the one added last is
+///   kept (exiftool keys its fixes by time);
+/// - between the two fixes around the instant, when they are at most `maxGap` apart (or share a
+///   KML TimeSpan), linear interpolation in time; the longitude across ±180° goes the short way;
+///   a gap whose later fix is the first fix of a track file uses `maxExtrapolation` as its limit
+///   instead (exiftool marks each file's first fix);
+/// - otherwise (before the first fix, after the last, inside a wider gap), the nearest fix when
+///   it is at most `maxExtrapolation` away (a tie takes the later fix); else no position.
+///
+/// Memory: 25 bytes per fix in flat arrays (a million-point track is 25 MB).
+public struct TrackTimeline: Sendable {
+    private(set) var times: [Double] = []
+    private(set) var latitudes: [Double] = []
+    private(set) var longitudes: [Double] = []
+    private(set) var spans: [Int32] = []
+    private(set) var tracks: [UInt16] = []
+    /// Bit 0: first fix of its track file.
+    private(set) var flags: [UInt8] = []
+    private var pending: [(fix: TrackFix, track: UInt16, first: Bool, order: Int)] = []
+    private var sorted = true
+
+    public init() {}
+
+    /// The fixes as `init` sorted them (for tests and the bench).
+    public var count: Int { times.count + pending.count }
+
+    /// Adds one track file's fixes in the order the file holds them; `track` names the file in
+    /// `TrackMatch.position`. Call `seal()` before `match`.
+    public mutating func add(_ fixes: [TrackFix], track: Int) {
+        guard !fixes.isEmpty else { return }
+        let t = UInt16(clamping: track)
+        let base = pending.count
+        pending.reserveCapacity(pending.count + fixes.count)
+        for (i, f) in fixes.enumerated() {
+            pending.append((f, t, i == 0, base + i))
+        }
+        sorted = false
+    }
+
+    /// Sorts the fixes by time (stable, in the order added), keeps the last of equal instants.
+    public mutating func seal() {
+        guard !sorted else { return }
+        for i in times.indices {
+            pending.append((TrackFix(time: times[i], latitude: latitudes[i], longitude: longitudes[i], span: spans[i]),
+                            tracks[i], flags[i] & 1 != 0, -times.count + i))
+        }
+        pending.sort { $0.fix.time != $1.fix.time ? $0.fix.time < $1.fix.time : $0.order < $1.order }
+        times = []; latitudes = []; longitudes = []; spans = []; tracks = []; flags = []
+        for k in pending.indices {
+            let p = pending[k]
+            if k + 1 < pending.count, pending[k + 1].fix.time == p.fix.time { continue }  // a later one wins
+            times.append(p.fix.time)
+            latitudes.append(p.fix.latitude)
+            longitudes.append(p.fix.longitude)
+            spans.append(p.fix.span)
+            tracks.append(p.track)
+            flags.append(p.first ? 1 : 0)
+        }
+        pending = []
+        sorted = true
+    }
+
+    /// The first and last instants covered, nil without fixes.
+    public var timeRange: ClosedRange<Double>? {
+        guard let first = times.first, let last = times.last else { return nil }
+        return first...last
+    }
+
+    /// The position at `time` (seconds since 1970 UTC), by the rule above.
+    public func match(_ time: Double, limits: TrackLimits = TrackLimits()) -> TrackMatch {
+        precondition(sorted, "TrackTimeline.seal() before match")
+        guard let first = times.first, let last = times.last else {
+            return .tooFar(secondsToNearestFix: nil, where: .noFix)
+        }
+        if time < first {
+            let d = first - time
+            return d > limits.maxExtrapolation ? .tooFar(secondsToNearestFix: d, where: .beforeTrack) : fix(0, d)
+        }
+        if time > last {
+            let d = time - last
+            return d > limits.maxExtrapolation ? .tooFar(secondsToNearestFix: d, where: .afterTrack)
+                : fix(times.count - 1, d)
+        }
+        // times[i0] <= time <= times[i1], as exiftool's bisection leaves them.
+        var i0 = 0, i1 = times.count - 1
+        while i1 > i0 + 1 {
+            let mid = (i0 + i1) / 2
+            if time < times[mid] { i1 = mid } else { i0 = mid }
+        }
+        let t0 = times[i0], t1 = times[i1]
+        let maxSecs = (flags[i1] & 1 != 0 && limits.maxGap != 0) ? limits.maxExtrapolation : limits.maxGap
+        let sameSpan = spans[i0] != 0 && spans[i0] == spans[i1]
+        if t1 - t0 > maxSecs && !sameSpan {
+            let nearest = time - t0 < t1 - time ? i0 : i1
+            let d = abs(time - times[nearest])
+            return d > limits.maxExtrapolation ? .tooFar(secondsToNearestFix: d, where: .inGap) : fix(nearest, d)
+        }
+        let f = t1 == t0 ? 0 : (time - t0) / (t1 - t0)
+        let lat = latitudes[i1] * f + latitudes[i0] * (1 - f)
+        var lon0 = longitudes[i0], lon1 = longitudes[i1]
+        var lon: Double
+        if abs(lon1 - lon0) > 180 {
+            // The short way across the antimeridian (exiftool: add 360 to the smaller).
+            if lon0 < lon1 { lon0 += 360 } else { lon1 += 360 }
+            lon = lon1 * f + lon0 * (1 - f)
+            if lon >= 180 { lon -= 360 }
+        } else {
+            lon = lon1 * f + lon0 * (1 - f)
+        }
+        let toNearest = min(time - t0, t1 - time)
+        let nearest = time - t0 < t1 - time ? i0 : i1
+        return .position(Coordinate(latitude: lat, longitude: lon), secondsToNearestFix: toNearest,
+                         track: Int(tracks[nearest]), interpolated: f != 0 && f != 1)
+    }
+
+    private func fix(_ i: Int, _ d: Double) -> TrackMatch {
+        .position(Coordinate(latitude: latitudes[i], longitude: longitudes[i]), secondsToNearestFix: d,
+                  track: Int(tracks[i]), interpolated: false)
+    }
+}
