@@ -44,7 +44,7 @@ let package = Package(
         // SQLite storage: connection, migrations, repositories, run lock.
         .target(name: "PinStore", dependencies: ["PinCore", "CSQLite"]),
         // The import session end to end: lock, run record, scanner, pipeline stages, reports.
-        .target(name: "PinImport", dependencies: ["PinCore", "PinMetadata", "PinStore", "CSupport"]),
+        .target(name: "PinImport", dependencies: ["PinCore", "PinMetadata", "PinStore", "PinFormats", "CSupport"]),
         // The offline HTML map page, and exports: plain values in, files out. The page's script,
         // style sheet and template (Sources/PinReport/Page) are compiled in by EmbedFiles.
         .target(name: "PinReport", dependencies: ["PinCore"], plugins: ["EmbedFiles"]),
@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "PinFormatsTests", dependencies: ["PinFormats"]),
         .testTarget(name: "PinStoreTests", dependencies: ["PinStore", "PinCore"]),
         .testTarget(name: "PinMetadataTests", dependencies: ["PinMetadata", "PinCore"]),
-        .testTarget(name: "PinImportTests", dependencies: ["PinImport", "PinCore", "PinMetadata", "PinStore"]),
+        .testTarget(name: "PinImportTests", dependencies: ["PinImport", "PinCore", "PinMetadata", "PinStore", "PinFormats"]),
         .testTarget(name: "PinReportTests", dependencies: ["PinReport", "PinCore"]),
         .testTarget(name: "CLITests", dependencies: ["PinCore", "PinStore"], exclude: ["golden", "schemas"]),
     ],

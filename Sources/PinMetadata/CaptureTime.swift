@@ -57,7 +57,7 @@ struct CaptureTimeResult: Sendable, Hashable {
 
 /// One absolute instant per file from Exif values (metadata-formats.md section 7, steps 1, 3, 5
 /// and 6; steps 2 and 4 belong to containers that carry ISO strings or UTC values). Pure Swift.
-enum CaptureTime {
+public enum CaptureTime {
     /// Step 3: accepted distance between the camera clock (read as UTC, minus the rounded offset)
     /// and the GPS fix time. "A few minutes": clock drift plus the age of the last fix; a
     /// residual of 7 minutes means a stale fix and is rejected.
@@ -212,7 +212,12 @@ enum CaptureTime {
     /// offset at that instant. Decided here from `secondsFromGMT(for:)` alone, so the result does
     /// not depend on how Foundation's Calendar resolves such times on a given platform.
     static func instant(of local: LocalDateTime, in zone: TimeZone) -> (Date, Int) {
-        let wall = local.wholeSecondsIfUTC
+        instant(ofWallClock: local.wholeSecondsIfUTC, fraction: local.fraction, in: zone)
+    }
+
+    /// The same for a wall-clock reading given as seconds since 1970 as if it were UTC (the
+    /// track matcher reads a photo's wall clock again in the camera's zone, `--camera-timezone`).
+    public static func instant(ofWallClock wall: Int, fraction: Double = 0, in zone: TimeZone) -> (Date, Int) {
         func offset(at seconds: Int) -> Int {
             zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds)))
         }
@@ -230,7 +235,7 @@ enum CaptureTime {
             chosen = before  // gap: shift forward
         }
         let utc = wall - chosen
-        return (Date(timeIntervalSince1970: Double(utc) + local.fraction), offset(at: utc))
+        return (Date(timeIntervalSince1970: Double(utc) + fraction), offset(at: utc))
     }
 
     // MARK: Parsers (section 1.4 / 1.5)

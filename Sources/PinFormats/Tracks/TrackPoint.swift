@@ -1,0 +1,142 @@
+/// One timed position read from a track file: what every track reader of this module yields.
+public struct TrackPoint: Sendable, Hashable {
+    /// Seconds since 1970-01-01T00:00:00Z.
+    public var time: Double
+    public var latitude: Double
+    public var longitude: Double
+    /// Non-zero for the two ends of one KML `TimeSpan` (always interpolated between them).
+    public var span: Int32
+
+    public init(time: Double, latitude: Double, longitude: Double, span: Int32 = 0) {
+        self.time = time
+        self.latitude = latitude
+        self.longitude = longitude
+        self.span = span
+    }
+
+    /// Finite, |latitude| ≤ 90, |longitude| ≤ 180.
+    public var isValid: Bool {
+        time.isFinite && latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180
+    }
+}
+
+/// What a reader noticed while reading one file, apart from its points: records it could not
+/// read (counted, the first few named with their reason) and things it ignores on purpose.
+public struct TrackNotes: Sendable, Hashable {
+    /// The first `keep` notes, each one line ("point at byte 512: latitude 91 out of range").
+    public private(set) var lines: [String] = []
+    /// How many notes there were in all (the lines beyond `keep` are only counted).
+    public private(set) var count = 0
+    public static let keep = 5
+
+    public init() {}
+
+    public mutating func add(_ line: String) {
+        count += 1
+        if lines.count < TrackNotes.keep { lines.append(line) }
+    }
+
+    /// One line for a report: the first notes and how many more.
+    public var summary: String? {
+        guard count > 0 else { return nil }
+        let more = count - lines.count
+        return lines.joined(separator: "; ") + (more > 0 ? "; and \(more) more" : "")
+    }
+}
+
+/// Where a track reader sends what it reads.
+public protocol TrackSink {
+    mutating func point(_ p: TrackPoint)
+}
+
+/// Collects the points in an array (tests, small files).
+public struct TrackPointArray: TrackSink {
+    public var points: [TrackPoint] = []
+    public init() {}
+    public mutating func point(_ p: TrackPoint) { points.append(p) }
+}
+
+/// Times of track files: ISO 8601 / RFC 3339 as GPX, KML, TCX, GeoJSON and Google write them.
+public enum TrackTime {
+    /// `YYYY-MM-DD[T ]HH:MM[:SS[.fff]][Z|±HH:MM|±HHMM|±HH]`; no zone is read as UTC (as
+    /// exiftool does). Nil when it is not such a time.
+    public static func parse<S: StringProtocol>(_ text: S) -> Double? {
+        var b = Array(text.utf8)
+        while let last = b.last, last == 0x20 || last == 0x0A || last == 0x0D || last == 0x09 { b.removeLast() }
+        var i = 0
+        while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
+        func digits(_ n: Int) -> Int? {
+            guard i + n <= b.count else { return nil }
+            var v = 0
+            for k in i..<(i + n) {
+                let d = Int(b[k]) - 48
+                guard d >= 0 && d <= 9 else { return nil }
+                v = v * 10 + d
+            }
+            i += n
+            return v
+        }
+        func expect(_ c: UInt8) -> Bool {
+            guard i < b.count, b[i] == c else { return false }
+            i += 1
+            return true
+        }
+        guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2) else { return nil }
+        guard i < b.count, b[i] == 0x54 || b[i] == 0x74 || b[i] == 0x20 else { return nil }
+        i += 1
+        guard let hour = digits(2), expect(0x3A), let minute = digits(2) else { return nil }
+        var second = 0
+        var fraction = 0.0
+        if expect(0x3A) {
+            guard let s = digits(2) else { return nil }
+            second = s
+            if i < b.count, b[i] == 0x2E || b[i] == 0x2C {
+                i += 1
+                var scale = 0.1
+                var any = false
+                while i < b.count, b[i] >= 0x30 && b[i] <= 0x39 {
+                    fraction += Double(b[i] - 0x30) * scale
+                    scale /= 10
+                    i += 1
+                    any = true
+                }
+                guard any else { return nil }
+            }
+        }
+        guard (1...12).contains(month), (1...31).contains(day), hour <= 24, minute <= 59, second <= 60 else { return nil }
+        var offset = 0
+        if i < b.count {
+            if b[i] == 0x5A || b[i] == 0x7A {
+                i += 1
+            } else if b[i] == 0x2B || b[i] == 0x2D {
+                let sign = b[i] == 0x2D ? -1 : 1
+                i += 1
+                guard let h = digits(2) else { return nil }
+                var m = 0
+                if expect(0x3A) {
+                    guard let mm = digits(2) else { return nil }
+                    m = mm
+                } else if let mm = digits(2) {
+                    m = mm
+                }
+                guard h <= 18, m <= 59 else { return nil }
+                offset = sign * (h * 3600 + m * 60)
+            } else {
+                return nil
+            }
+        }
+        guard i == b.count else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+    }
+
+    /// Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm).
+    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+
+/// Track readers over the XML pull parser: GPX 1.0 and 1.1, Garmin TCX, KML (the KMZ archive's
+/// `doc.kml` too). Element names are matched on their local name, as exiftool does, so a
+/// namespace prefix (`gpx:trkpt`, `gx:Track`) does not matter.
+public enum XMLTracks {
+    static func number<S: StringProtocol>(_ s: S) -> Double? {
+        let t = s.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let v = Double(t), v.isFinite else { return nil }
+        return v
+    }
+
+    /// GPX (topografix.com/GPX/1/1, and 1/0): `trkpt` of every `trkseg` of every `trk`, `rtept`
+    /// of every `rte`, and `wpt`, each with `lat`/`lon` attributes and a `time` child. A point
+    /// without a time is ignored (counted in the notes).
+    public static func readGPX<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
+        let p = XMLPullParser(input: input)
+        var pointDepth = 0
+        var lat: String?, lon: String?, time: String?
+        var pointOffset: Int64 = 0
+        var untimed = 0
+        while let e = try p.next() {
+            switch e {
+            case .startElement:
+                if pointDepth == 0 {
+                    switch p.localName {
+                    case "trkpt", "rtept", "wpt":
+                        pointDepth = p.depth
+                        lat = p.attribute("lat")
+                        lon = p.attribute("lon")
+                        time = nil
+                        pointOffset = p.offset
+                    default: break
+                    }
+                } else if p.depth == pointDepth + 1 && p.localName == "time" {
+                    time = try p.readText()
+                }
+            case .endElement:
+                guard pointDepth != 0, p.depth < pointDepth else { break }
+                pointDepth = 0
+                guard let time else { untimed += 1; break }
+                emit(lat: lat, lon: lon, time: time, at: pointOffset, what: "<\(p.localName)>", into: &sink, notes: &notes)
+            case .text: break
+            }
+        }
+        if untimed > 0 { notes.add("\(untimed) point\(untimed == 1 ? "" : "s") without a time ignored") }
+    }
+
+    static func emit<Sink: TrackSink>(lat: String?, lon: String?, time: String, at offset: Int64, what: String,
+                                      span: Int32 = 0, into sink: inout Sink, notes: inout TrackNotes) {
+        guard let t = TrackTime.parse(time) else {
+            return notes.add("\(what) at byte \(offset): time '\(time.prefix(40))' is not ISO 8601")
+        }
+        guard let la = lat.flatMap(number), let lo = lon.flatMap(number) else {
+            return notes.add("\(what) at byte \(offset): no latitude and longitude in degrees")
+        }
+        let point = TrackPoint(time: t, latitude: la, longitude: lo, span: span)
+        guard point.isValid else {
+            return notes.add("\(what) at byte \(offset): position \(la), \(lo) out of range")
+        }
+        sink.point(point)
+    }
+
+    /// Garmin Training Center XML (TCX, schema TrainingCenterDatabasev2): `Trackpoint` with
+    /// `Time` and `Position` (`LatitudeDegrees`, `LongitudeDegrees`). A trackpoint without a
+    /// position (a pause, indoor laps) is skipped silently, as Garmin writes many.
+    public static func readTCX<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
+        let p = XMLPullParser(input: input)
+        var pointDepth = 0
+        var lat: String?, lon: String?, time: String?
+        var pointOffset: Int64 = 0
+        while let e = try p.next() {
+            switch e {
+            case .startElement:
+                if pointDepth == 0 {
+                    if p.localName == "Trackpoint" {
+                        pointDepth = p.depth
+                        lat = nil; lon = nil; time = nil
+                        pointOffset = p.offset
+                    }
+                } else {
+                    switch p.localName {
+                    case "Time" where p.depth == pointDepth + 1: time = try p.readText()
+                    case "LatitudeDegrees": lat = try p.readText()
+                    case "LongitudeDegrees": lon = try p.readText()
+                    default: break
+                    }
+                }
+            case .endElement:
+                guard pointDepth != 0, p.depth < pointDepth else { break }
+                pointDepth = 0
+                guard let time, lat != nil || lon != nil else { break }
+                emit(lat: lat, lon: lon, time: time, at: pointOffset, what: "<Trackpoint>", into: &sink, notes: &notes)
+            case .text: break
+            }
+        }
+    }
+
+    /// KML 2.2 (OGC 07-147r2) with Google's gx extension: every `gx:Track` (its `when` and
+    /// `gx:coord` elements paired in order, section "gx:Track" of the KML reference), and every
+    /// `Placemark` whose `Point` has a `TimeStamp` (`when`) or a `TimeSpan` (`begin` and `end`:
+    /// two fixes, interpolated between as one span, as exiftool does). A `LineString` has no
+    /// time per point: it is ignored, with a note.
+    public static func readKML<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
+        let p = XMLPullParser(input: input)
+        var span: Int32 = 0
+        // The Placemark being read.
+        var placemarkDepth = 0
+        var placemarkOffset: Int64 = 0
+        var when: String?, begin: String?, end: String?, coordinates: String?
+        var lineStrings = 0
+        // The gx:Track being read: times and coordinates waiting for their partner.
+        var trackDepth = 0
+        var trackOffset: Int64 = 0
+        var whens: [String] = [], coords: [String] = []
+        var whenHead = 0, coordHead = 0
+        var mismatched = 0
+        func pairTrack() {
+            while whenHead < whens.count && coordHead < coords.count {
+                let parts = coords[coordHead].split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
+                emit(lat: parts.count >= 2 ? String(parts[1]) : nil, lon: parts.first.map(String.init), time: whens[whenHead],
+                     at: trackOffset, what: "gx:Track", into: &sink, notes: &notes)
+                whenHead += 1
+                coordHead += 1
+            }
+            // Keep the queues short: what was paired goes.
+            if whenHead > 1024 { whens.removeFirst(whenHead); whenHead = 0 }
+            if coordHead > 1024 { coords.removeFirst(coordHead); coordHead = 0 }
+        }
+        while let e = try p.next() {
+            switch e {
+            case .startElement:
+                let name = p.localName
+                if trackDepth != 0 {
+                    if name == "when" { whens.append(try p.readText()); pairTrack() }
+                    else if name == "coord" { coords.append(try p.readText()); pairTrack() }
+                    continue
+                }
+                switch name {
+                case "Track":
+                    trackDepth = p.depth
+                    trackOffset = p.offset
+                    whens = []; coords = []; whenHead = 0; coordHead = 0
+                case "Placemark":
+                    placemarkDepth = p.depth
+                    placemarkOffset = p.offset
+                    when = nil; begin = nil; end = nil; coordinates = nil
+                case "when" where placemarkDepth != 0: when = try p.readText()
+                case "begin" where placemarkDepth != 0: begin = try p.readText()
+                case "end" where placemarkDepth != 0: end = try p.readText()
+                case "coordinates" where placemarkDepth != 0:
+                    let text = try p.readText()
+                    if coordinates == nil { coordinates = text }
+                case "LineString" where placemarkDepth != 0:
+                    lineStrings += 1
+                    try p.skipElement()
+                default: break
+                }
+            case .endElement:
+                if trackDepth != 0 && p.depth < trackDepth {
+                    trackDepth = 0
+                    mismatched += (whens.count - whenHead) + (coords.count - coordHead)
+                    continue
+                }
+                guard placemarkDepth != 0, p.depth < placemarkDepth else { break }
+                placemarkDepth = 0
+                guard let coordinates else { break }
+                let parts = coordinates.split(separator: ",", omittingEmptySubsequences: false)
+                let lon = parts.first.map(String.init), lat = parts.count >= 2 ? String(parts[1]) : nil
+                if let when {
+                    emit(lat: lat, lon: lon, time: when, at: placemarkOffset, what: "<Placemark>", into: &sink, notes: &notes)
+                } else if let end {
+                    if let begin, let b = TrackTime.parse(begin), let e = TrackTime.parse(end), b < e {
+                        span += 1
+                        emit(lat: lat, lon: lon, time: begin, at: placemarkOffset, what: "<Placemark>", span: span, into: &sink, notes: &notes)
+                        emit(lat: lat, lon: lon, time: end, at: placemarkOffset, what: "<Placemark>", span: span, into: &sink, notes: &notes)
+                    } else {
+                        emit(lat: lat, lon: lon, time: end, at: placemarkOffset, what: "<Placemark>", into: &sink, notes: &notes)
+                    }
+                }
+            case .text: break
+            }
+        }
+        if mismatched > 0 { notes.add("\(mismatched) gx:Track time\(mismatched == 1 ? "" : "s") or coordinate\(mismatched == 1 ? "" : "s") without a partner ignored") }
+        if lineStrings > 0 { notes.add("\(lineStrings) LineString\(lineStrings == 1 ? "" : "s") ignored: a LineString has no time per point") }
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import PinCore
+import PinFormats
+import PinMetadata
+
+/// What `--track`, `--camera-timezone`, `--camera-clock-offset`, `--track-max-gap` and
+/// `--track-max-extrapolation` ask for.
+public struct TrackOptions: Sendable {
+    /// Track files, or folders read recursively for track files.
+    public var paths: [String] = []
+    /// The zone of a camera's wall clock when the photo carries no offset; nil: the run's
+    /// `--timezone`.
+    public var cameraTimeZone: TimeZone?
+    /// Seconds added to every photo's instant (exiftool's Geosync: "-12" when the camera clock
+    /// is 12 s fast).
+    public var clockOffset: Double = 0
+    public var limits = TrackLimits()
+
+    public init() {}
+}
+
+/// The formats read, and how a file is recognised.
+public enum TrackFormat: String, Sendable, CaseIterable {
+    case gpx = "GPX", kml = "KML", tcx = "TCX"
+
+    /// By the file's name; nil for a name that is not a track's (a folder's other files).
+    static func byName(_ path: String) -> TrackFormat? {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "gpx": return .gpx
+        case "kml": return .kml
+        case "tcx": return .tcx
+        default: return nil
+        }
+    }
+
+    /// By the first bytes, for a file named on the command line with another extension.
+    static func sniff(_ head: [UInt8]) -> TrackFormat? {
+        let text = String(decoding: head, as: UTF8.self)
+        if text.contains("<gpx") { return .gpx }
+        if text.contains("<kml") { return .kml }
+        if text.contains("TrainingCenterDatabase") { return .tcx }
+        return nil
+    }
+}
+
+/// One track file as read: its points, or why it could not be read (a run goes on without it).
+public struct TrackFileReport: Sendable, Hashable {
+    public var path: String
+    public var format: TrackFormat?
+    public var points: Int
+    /// What was ignored or unreadable inside the file (one line), if anything.
+    public var notes: String?
+    /// Why the file could not be read (whole or from some byte on); its points read before that
+    /// are used.
+    public var error: String?
+    /// The instants covered (seconds since 1970), when it has points.
+    public var first: Double?
+    public var last: Double?
+}
+
+/// A photo's position from the tracks, or why it has none.
+public struct TrackPlacement: Sendable, Hashable {
+    public var coordinate: Coordinate?
+    /// The track file of the nearest fix.
+    public var file: String?
+    /// Seconds from the photo's instant to the nearest fix used.
+    public var secondsToNearestFix: Double?
+    /// Why there is no position ("nearest track fix 2 h 10 min away (after the track)").
+    public var reason: String?
+}
+
+/// Every track of a run, read once, by instant.
+public struct TrackSet: Sendable {
+    public let files: [TrackFileReport]
+    public let timeline: TrackTimeline
+    public let options: TrackOptions
+
+    /// Reads every track file under `options.paths`. Never throws: a file that cannot be read is
+    /// in `files` with its reason.
+    public static func load(_ options: TrackOptions) -> TrackSet {
+        var reports: [TrackFileReport] = []
+        var timeline = TrackTimeline()
+        for path in trackFiles(options.paths, problems: &reports) {
+            var report = TrackFileReport(path: path, format: nil, points: 0)
+            var sink = FixCollector()
+            do {
+                let format = try format(of: path)
+                report.format = format
+                guard let format else { throw FormatError(format: "track", reason: "not a track file this version reads (GPX, KML, TCX)") }
+                var notes = TrackNotes()
+                do {
+                    try read(path, format: format, into: &sink, notes: &notes)
+                } catch {
+                    report.error = "\(error)"
+                }
+                report.notes = notes.summary
+            } catch {
+                report.error = "\(error)"
+            }
+            report.points = sink.fixes.count
+            report.first = sink.first
+            report.last = sink.last
+            timeline.add(sink.fixes, track: reports.count)
+            reports.append(report)
+        }
+        timeline.seal()
+        return TrackSet(files: reports, timeline: timeline, options: options)
+    }
+
+    struct FixCollector: TrackSink {
+        var fixes: [TrackFix] = []
+        var first: Double?, last: Double?
+        mutating func point(_ p: TrackPoint) {
+            fixes.append(TrackFix(time: p.time, latitude: p.latitude, longitude: p.longitude, span: p.span))
+            first = min(first ?? p.time, p.time)
+            last = max(last ?? p.time, p.time)
+        }
+    }
+
+    static func read<Sink: TrackSink>(_ path: String, format: TrackFormat, into sink: inout Sink, notes: inout TrackNotes) throws {
+        let input = try FileInput(path: path)
+        switch format {
+        case .gpx: try XMLTracks.readGPX(input, into: &sink, notes: &notes)
+        case .kml: try XMLTracks.readKML(input, into: &sink, notes: &notes)
+        case .tcx: try XMLTracks.readTCX(input, into: &sink, notes: &notes)
+        }
+    }
+
+    static func format(of path: String) throws -> TrackFormat? {
+        if let f = TrackFormat.byName(path) { return f }
+        let input = try FileInput(path: path)
+        var head = [UInt8](repeating: 0, count: 4096)
+        let n = try head.withUnsafeMutableBytes { try input.read(into: $0) }
+        return TrackFormat.sniff(Array(head[0..<n]))
+    }
+
+    /// The files named, and the track files (by name) found in the folders named, sorted; a path
+    /// that does not exist is reported.
+    static func trackFiles(_ paths: [String], problems: inout [TrackFileReport]) -> [String] {
+        var out: [String] = []
+        var seen = Set<String>()
+        for path in paths {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+                problems.append(TrackFileReport(path: path, points: 0, error: "no such file or folder"))
+                continue
+            }
+            if !isDir.boolValue {
+                if seen.insert(path).inserted { out.append(path) }
+                continue
+            }
+            var found: [String] = []
+            if let walk = FileManager.default.enumerator(atPath: path) {
+                while let rel = walk.nextObject() as? String {
+                    guard TrackFormat.byName(rel) != nil else { continue }
+                    let full = (path as NSString).appendingPathComponent(rel)
+                    var sub: ObjCBool = false
+                    if FileManager.default.fileExists(atPath: full, isDirectory: &sub), !sub.boolValue { found.append(full) }
+                }
+            }
+            for f in found.sorted() where seen.insert(f).inserted { out.append(f) }
+        }
+        return out
+    }
+
+    /// The instant the tracks are searched at for a photo: its own absolute time (with an
+    /// offset, or UTC from the container); a wall clock without an offset read again in
+    /// `cameraTimeZone`; then shifted by `clockOffset`. Nil without a capture time.
+    public static func instant(of metadata: PhotoMetadata, cameraTimeZone: TimeZone?, clockOffset: Double) -> Double? {
+        guard let takenAt = metadata.takenAt else { return nil }
+        var t = takenAt.timeIntervalSince1970
+        switch metadata.timeSource {
+        case .fileModification, .none:
+            return nil
+        case .assumedZone:
+            if let zone = cameraTimeZone, let offset = metadata.utcOffsetSeconds {
+                let wallExact = t + Double(offset)
+                let whole = wallExact.rounded(.down)
+                t = CaptureTime.instant(ofWallClock: Int(whole), fraction: wallExact - whole, in: zone).0.timeIntervalSince1970
+            }
+        case .exifOffset, .isoWithOffset, .gpsInferredOffset, .containerUTC, .localTimeZoneOfPosition:
+            break
+        }
+        return t + clockOffset
+    }
+
+    /// The position the tracks give a photo without one, or why they give none.
+    public func place(_ metadata: PhotoMetadata) -> TrackPlacement {
+        guard let t = TrackSet.instant(of: metadata, cameraTimeZone: options.cameraTimeZone, clockOffset: options.clockOffset) else {
+            return TrackPlacement(reason: "no capture time to match the tracks with")
+        }
+        switch timeline.match(t, limits: options.limits) {
+        case let .position(c, d, track, _):
+            return TrackPlacement(coordinate: c, file: files[track].path, secondsToNearestFix: d)
+        case let m:
+            return TrackPlacement(secondsToNearestFix: { if case let .tooFar(d, _) = m { return d }; return nil }(), reason: m.reason)
+        }
+    }
+}
