@@ -99,6 +99,11 @@ final class AppDependencies {
     let databasePath: String
     /// The country outlines, loaded and indexed on first use, once per process.
     private let locator = LazyCountryLocator { try AppDependencies.loadResolver() }
+    /// The gazetteer (Places.bin), loaded on first use, once per process, with the outlines
+    /// (the same locator's) to tell land from sea.
+    private(set) lazy var places: LazyPlaceLocator = { [locator] in
+        LazyPlaceLocator { try AppDependencies.loadPlaces(countries: try locator.resolver()) }
+    }()
     private var cachedCatalog: CountryCatalog?
     private var cachedDatabase: PinDatabase?
 
@@ -112,6 +117,18 @@ final class AppDependencies {
             return try CountryGeoJSONParser.parse(try ResourceLocator.read("Countries.geojson"))
         } catch let error as GeoJSONError {
             throw CommandFailure(error.description)
+        }
+    }
+
+    /// Places.bin read and checked now; `countries` tells land from sea.
+    static func loadPlaces(countries: CountryResolver) throws -> PlaceResolver {
+        let bytes = try ResourceLocator.read("Places.bin")
+        do {
+            return try PlaceResolver(data: bytes) { point, code in
+                countries.containingCountry(point).map { countries.codes[$0] } == code
+            }
+        } catch let error as PlaceDataError {
+            throw CommandFailure("\(try ResourceLocator.directory())/\(error.description); reinstall pins or rebuild it with scripts/build-places")
         }
     }
 

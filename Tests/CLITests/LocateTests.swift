@@ -14,3 +14,50 @@ final class LocateTests: XCTestCase {
         XCTAssertEqual(run.stderr.split(separator: "\n").count, 3, run.stderr)
     }
 }
+
+/// `pins locate --json`: the place and region beside the country, one object per line, in order.
+final class LocateJSONTests: XCTestCase {
+    func testOneObjectPerLineInOrder() throws {
+        // Paris; the Olympic Stadium of Montréal (Montréal, not the nearer Longueuil centre);
+        // a bad line; open Atlantic; the outback 97 km from Yulara (a region, no town).
+        let input = "48.8566,2.3522\n45.5580,-73.5515\nnot a point\n0,-30\n-24.5,131.5\n"
+        let run = try CLI.run(["locate", "--json"], stdin: input)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        XCTAssertEqual(lines.count, 6, run.stdout)
+        XCTAssertEqual(lines[2], "{}")
+        XCTAssertEqual(lines[3], "{}")
+        XCTAssertEqual(lines[4], "{\"country\":\"AU\",\"region\":\"Northern Territory\",\"regionCode\":\"AU-NT\"}")
+        XCTAssertEqual(lines[5], "")
+        let paris = try XCTUnwrap(CLI.json(lines[0]) as? [String: Any])
+        XCTAssertEqual(paris["country"] as? String, "FR")
+        XCTAssertEqual(paris["place"] as? String, "Paris")
+        XCTAssertEqual(paris["region"] as? String, "Île-de-France")
+        XCTAssertEqual(paris["regionCode"] as? String, "FR-IDF")
+        // GeoNames' Paris centre is 48.85341, 2.3488: 0.43 km from the point.
+        XCTAssertEqual(paris["placeDistanceKm"] as? Double ?? 0, 0.43, accuracy: 0.01)
+        let montreal = try XCTUnwrap(CLI.json(lines[1]) as? [String: Any])
+        XCTAssertEqual(montreal["place"] as? String, "Montréal")
+        XCTAssertTrue(run.stderr.contains("line 3:"), run.stderr)
+    }
+
+    /// Without Places.bin, --json is an error naming the file; the plain form needs no places.
+    func testMissingPlacesNamesTheFileAndPlainLocateStillWorks() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        for name in ["Countries.geojson", "Countries.json"] {
+            try FileManager.default.copyItem(at: CLI.repo.appendingPathComponent("Resources/\(name)"),
+                                             to: dir.appendingPathComponent(name))
+        }
+        let json = try CLI.run(["locate", "--json"], stdin: "48.8566,2.3522\n", environment: ["PINS_DATA_DIR": dir.path])
+        XCTAssertEqual(json.status, 1)
+        XCTAssertTrue(json.stderr.contains("\(dir.path)/Places.bin"), json.stderr)
+        let plain = try CLI.run(["locate"], stdin: "48.8566,2.3522\n", environment: ["PINS_DATA_DIR": dir.path])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertEqual(plain.stdout, "FR\n")
+        // A damaged one: the file's name and what is wrong.
+        try Data("PINSPL1\nshort".utf8).write(to: dir.appendingPathComponent("Places.bin"))
+        let damaged = try CLI.run(["locate", "--json"], stdin: "48.8566,2.3522\n", environment: ["PINS_DATA_DIR": dir.path])
+        XCTAssertEqual(damaged.status, 1)
+        XCTAssertTrue(damaged.stderr.contains("\(dir.path)/Places.bin"), damaged.stderr)
+    }
+}

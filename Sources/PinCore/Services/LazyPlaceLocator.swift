@@ -1,0 +1,41 @@
+import Foundation
+
+/// A place locator that loads the gazetteer on first use, once, from any thread: a run that
+/// names no place (a night with nothing new, `pins list`) never reads Places.bin.
+///
+/// A failure to load (a missing or damaged file) is kept: `prepare()` throws it, naming the
+/// file, every time; `match` answers `.none` meanwhile instead of reading the file again for
+/// every photo.
+public final class LazyPlaceLocator: PlaceLocating, @unchecked Sendable {
+    // `loaded` is guarded by `lock`.
+    private let lock = NSLock()
+    private var loaded: Result<PlaceResolver, Error>?
+    private let load: @Sendable () throws -> PlaceResolver
+
+    public init(load: @escaping @Sendable () throws -> PlaceResolver) {
+        self.load = load
+    }
+
+    /// The resolver, loaded first if needed.
+    public func resolver() throws -> PlaceResolver {
+        lock.lock()
+        defer { lock.unlock() }
+        if let loaded { return try loaded.get() }
+        let made = Result { try load() }
+        loaded = made
+        return try made.get()
+    }
+
+    public func prepare() throws {
+        _ = try resolver()
+    }
+
+    public func match(at point: Coordinate, countryCode: String?) -> PlaceMatch {
+        guard countryCode != nil, let resolver = try? resolver() else { return .none }
+        return resolver.match(at: point, countryCode: countryCode)
+    }
+
+    public func regions(of countryCode: String) -> [Region] {
+        (try? resolver())?.regions(of: countryCode) ?? []
+    }
+}

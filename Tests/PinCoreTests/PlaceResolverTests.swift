@@ -1,0 +1,145 @@
+import XCTest
+@testable import PinCore
+
+/// The places rule (Resources/PLACES.md) against the shipped gazetteer and outlines, at points
+/// checked by hand: the distances in the comments are worked from the GeoNames centres (in
+/// the comments too) with an equirectangular approximation, and each point's side of a border
+/// from a map.
+final class PlaceResolverTests: XCTestCase {
+    nonisolated(unsafe) static var shared: PlaceResolver?
+
+    static func resolver() throws -> PlaceResolver {
+        if let shared { return shared }
+        let countries = try CountryResolverTests.resolver()
+        let data = [UInt8](try Data(contentsOf: CountryResolverTests.repo.appendingPathComponent("Resources/Places.bin")))
+        let resolver = try PlaceResolver(data: data) { point, code in
+            countries.containingCountry(point).map { countries.codes[$0] } == code
+        }
+        shared = resolver
+        return resolver
+    }
+
+    /// (country, place, region code) at a point, the country from its outline as pins does.
+    func at(_ lat: Double, _ lon: Double) throws -> (String?, String?, String?, Double?) {
+        let point = Coordinate(latitude: lat, longitude: lon)
+        let country = try CountryResolverTests.resolver().countryCode(at: point)
+        let match = try Self.resolver().match(at: point, countryCode: country)
+        return (country, match.place?.name, match.region?.code, match.placeDistanceKm)
+    }
+
+    func assertAt(_ lat: Double, _ lon: Double, _ country: String?, _ place: String?, _ region: String?,
+                  file: StaticString = #filePath, line: UInt = #line) throws {
+        let (c, p, r, _) = try at(lat, lon)
+        XCTAssertEqual(c, country, "country at \(lat),\(lon)", file: file, line: line)
+        XCTAssertEqual(p, place, "place at \(lat),\(lon)", file: file, line: line)
+        XCTAssertEqual(r, region, "region at \(lat),\(lon)", file: file, line: line)
+    }
+
+    /// Montréal (45.50884, -73.58781, 1,762,949 people: radius 13.3 km) and Longueuil
+    /// (45.53121, -73.51806, 229,330: 4.8 km). The Olympic Stadium (45.5580, -73.5515) is in
+    /// Montréal, 6.2 km from its centre and 4.0 km from Longueuil's: the nearest centre
+    /// (Immich's rule, #4745) says Longueuil; d/r is 0.46 for Montréal, 0.83 for Longueuil.
+    func testBigCityBeatsANearerSuburbCentre() throws {
+        try assertAt(45.5580, -73.5515, "CA", "Montréal", "CA-QC")
+        let (_, _, _, km) = try at(45.5580, -73.5515)
+        XCTAssertEqual(km ?? 0, 6.15, accuracy: 0.05)
+        // Near Longueuil's own centre (0.76 km; Montréal's is 6.3 km away) it is Longueuil.
+        try assertAt(45.5350, -73.5100, "CA", "Longueuil", "CA-QC")
+    }
+
+    /// Windsor riverfront (42.3149, -83.0364): Detroit's centre (42.33143, -83.04575) is 2.0 km
+    /// away, Windsor's (42.30008, -83.01654) 2.3 km; the point is in Canada, so Detroit is not a
+    /// candidate at all (Immich #10850).
+    func testTheTownOnTheRightSideOfTheBorder() throws {
+        try assertAt(42.3149, -83.0364, "CA", "Windsor", "CA-ON")
+        try assertAt(42.3314, -83.0458, "US", "Detroit", "US-MI")
+        // A Strasbourg quay on the Rhine (48.5680, 7.8000): Kehl's centre (48.57297, 7.81523)
+        // is 1.2 km away across the river, Strasbourg's (48.58392, 7.74553) 4.4 km.
+        try assertAt(48.5680, 7.8000, "FR", "Strasbourg", "FR-GES")
+        try assertAt(48.5730, 7.8150, "DE", "Kehl", "DE-BW")
+    }
+
+    /// Twin towns across the Torne: Haparanda (SE, 65.83549, 24.13676) and Tornio (FI,
+    /// 65.84811, 24.14662), 1.5 km apart, each named on its own side.
+    func testTwinTowns() throws {
+        try assertAt(65.8355, 24.1300, "SE", "Haparanda", "SE-BD")
+        try assertAt(65.8480, 24.1800, "FI", "Tornio", "FI-10")
+        // El Paso (US) and Ciudad Juárez (MX) across the Rio Grande.
+        try assertAt(31.7600, -106.4850, "US", "El Paso", "US-TX")
+        try assertAt(31.7400, -106.4700, "MX", "Ciudad Juárez", "MX-CHH")
+    }
+
+    /// The Pantheon (41.8986, 12.4769) is 1.9 km from Vatican City's centre (41.90268,
+    /// 12.45414) and 2.9 km from Rome's (41.89193, 12.51133): Rome (Immich #16771). Inside the
+    /// Vatican's outline the city-state is itself.
+    func testACityStateInsideACity() throws {
+        try assertAt(41.8986, 12.4769, "IT", "Rome", "IT-62")
+        let (c, p, r, km) = try at(41.9029, 12.4534)
+        XCTAssertEqual(c, "VA")
+        XCTAssertEqual(p, "Vatican City")
+        XCTAssertNil(r) // GeoNames gives the Vatican no admin-1 unit
+        XCTAssertEqual(km ?? 99, 0.07, accuracy: 0.02)
+    }
+
+    /// Off Marseille's harbour (43.2900, 5.3500), at sea within 22 km of France: the nearest
+    /// place, Marseille (43.29695, 5.38107, 2.6 km; its numbered arrondissements are left out
+    /// as districts of it). 60 km out in the Gulf of Lion there is no country and nothing else.
+    func testAtSeaNearAHarbour() throws {
+        try assertAt(43.2900, 5.3500, "FR", "Marseille", "FR-PAC")
+        try assertAt(42.8, 4.5, nil, nil, nil)
+    }
+
+    /// 97 km from Yulara (-25.2406, 130.9889), the nearest place: the Northern Territory, but no
+    /// town. In the Ténéré (23.0, 12.0) no place is within 150 km: the country alone.
+    func testEmptyLand() throws {
+        try assertAt(-24.5, 131.5, "AU", nil, "AU-NT")
+        try assertAt(23.0, 12.0, "NE", nil, nil)
+    }
+
+    /// Taveuni (-16.80, -179.98), east of the 180° line: its region comes from Labasa
+    /// (-16.4332, 179.36451, 75 km away on the other side of the line); no place is close.
+    /// Levuka, west of it, is itself.
+    func testAcrossTheDateLine() throws {
+        try assertAt(-16.80, -179.98, "FJ", nil, "FJ-N")
+        try assertAt(-18.0667, 179.3167, "FJ", "Levuka", "FJ-E")
+    }
+
+    func testOverseasPartsAreTheirOutlineCountrys() throws {
+        // Cayenne: the FR outline holds French Guiana; the place keeps its own code GF.
+        let point = Coordinate(latitude: 4.9372, longitude: -52.3260)
+        let match = try Self.resolver().match(at: point, countryCode: "FR")
+        XCTAssertEqual(match.place?.name, "Cayenne")
+        XCTAssertEqual(match.place?.countryCode, "GF")
+    }
+
+    func testNoCountryNoPlace() throws {
+        XCTAssertEqual(try Self.resolver().match(at: Coordinate(latitude: 48.85, longitude: 2.35), countryCode: nil), .none)
+        XCTAssertEqual(try Self.resolver().match(at: Coordinate(latitude: 48.85, longitude: 2.35), countryCode: "ZZ"), .none)
+    }
+
+    func testRegionsOfACountry() throws {
+        let us = try Self.resolver().regions(of: "US")
+        XCTAssertEqual(us.count, 51) // 50 states and DC in GeoNames' admin-1
+        XCTAssertTrue(us.contains(Region(code: "US-CA", name: "California", countryCode: "US")))
+        let jp = try Self.resolver().regions(of: "JP")
+        XCTAssertEqual(jp.count, 47)
+    }
+
+    func testDamagedFilesAreErrorsNotCrashes() throws {
+        let data = [UInt8](try Data(contentsOf: CountryResolverTests.repo.appendingPathComponent("Resources/Places.bin")))
+        XCTAssertThrowsError(try PlaceResolver(data: Array(data.prefix(data.count - 1))))
+        XCTAssertThrowsError(try PlaceResolver(data: Array(data.prefix(100))))
+        XCTAssertThrowsError(try PlaceResolver(data: []))
+        var wrongMagic = data
+        wrongMagic[0] = 0
+        XCTAssertThrowsError(try PlaceResolver(data: wrongMagic)) { error in
+            XCTAssertTrue("\(error)".hasPrefix("Places.bin: not a pins places file"), "\(error)")
+        }
+        // Every count and constant in the header, damaged one at a time.
+        for offset in stride(from: 12, to: 56, by: 4) {
+            var bad = data
+            bad[offset + 3] ^= 0x40
+            XCTAssertThrowsError(try PlaceResolver(data: bad), "header byte \(offset + 3)")
+        }
+    }
+}
