@@ -27,6 +27,9 @@ public struct ImportOptions: Sendable {
     public var includeVideos = true
     /// Set by a signal handler (SIGINT, SIGTERM): the run stops at the next file or batch.
     public var stop = StopRequest()
+    /// Tests: called on the reading thread before each file is read (to take the folder away
+    /// at a known point).
+    var beforeRead: (@Sendable (FileEntry) -> Void)?
 
     public init(root: String) { self.root = root }
 }
@@ -71,6 +74,9 @@ public enum ImportError: Error, CustomStringConvertible {
     case empty(root: String)
     /// SIGINT or SIGTERM: the run stopped after its last whole batch.
     case interrupted(signal: Int32)
+    /// The root went away while its files were being read (a share unmounted, the folder
+    /// moved): the run stopped before deciding anything, so nothing of it was saved.
+    case rootLost(root: String, reason: String)
     case storage(String)
 
     public var description: String {
@@ -86,15 +92,28 @@ public enum ImportError: Error, CustomStringConvertible {
         case let .interrupted(signal):
             return "stopped by \(signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal \(signal)"): "
                 + "what was saved is whole; the next run does the rest"
+        case let .rootLost(root, reason):
+            return "\(root) went away during the run (\(reason)): was the share unmounted or the folder moved? "
+                + "The run stopped before deciding anything: nothing was saved, and the files not read are not recorded. "
+                + "Run again once the folder is back."
         case let .storage(message): return message
         }
     }
 
-    /// The folder is missing, empty or shrunken: nothing was changed (exit 66).
+    /// The folder is missing, empty or shrunken, or went away during the run: nothing was
+    /// changed (exit 66).
     public var isMissingInput: Bool {
         switch self {
-        case .rootNotFound, .shrunk, .empty: return true
+        case .rootNotFound, .shrunk, .empty, .rootLost: return true
         case .storage, .interrupted: return false
+        }
+    }
+
+    /// The run was cut short (a signal, the folder gone): `pins runs` says "interrupted".
+    public var isInterruption: Bool {
+        switch self {
+        case .interrupted, .rootLost: return true
+        case .rootNotFound, .shrunk, .empty, .storage: return false
         }
     }
 }
@@ -125,6 +144,33 @@ public struct ImportPipeline {
 
     /// Files read between two reconciliations (one database read each).
     static let reconcileBatch = 512
+
+    /// The root folder as the run found it at its start: its device and inode, so that a share
+    /// unmounted under it (the mount point is another folder) or the folder moved away (its
+    /// path names nothing, or another folder) is told apart from a file that went away.
+    struct RootWatch {
+        let path: String
+        let device: UInt64
+        let inode: UInt64
+
+        init(_ path: String) throws {
+            var st = stat()
+            guard stat(path, &st) == 0 else { throw ImportError.rootNotFound(path, String(cString: strerror(errno))) }
+            self.path = path
+            device = UInt64(st.st_dev)
+            inode = UInt64(st.st_ino)
+        }
+
+        /// Why the root is not the folder the run started on any more; nil while it is.
+        func lost() -> String? {
+            var st = stat()
+            guard stat(path, &st) == 0 else { return String(cString: strerror(errno)) }
+            guard st.st_mode & S_IFMT == S_IFDIR, UInt64(st.st_dev) == device, UInt64(st.st_ino) == inode else {
+                return "another folder is there now"
+            }
+            return nil
+        }
+    }
 
     /// The root as an absolute, symlink-free path: photo records are keyed by it.
     public static func canonicalRoot(_ path: String) throws -> String {
@@ -183,11 +229,12 @@ public struct ImportPipeline {
     public func run(runID: Int64? = nil, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportReport {
         let root = try Self.canonicalRoot(options.root)
         let rootPath = RawPath(root)
+        let rootWatch = try RootWatch(root)
         var report = ImportReport(root: root, dryRun: options.dryRun)
         progress(ImportProgress(phase: .scanning, done: 0, total: 0))
         // 1. Walk and known files; the first files to read are read as the walk goes (`ReadStage`).
         let reader = ReadStage(root: rootPath, options: MetadataOptions(defaultTimeZone: options.timeZone, timeZones: options.timeZones),
-                               jobs: options.jobs, stop: options.stop, progress: progress)
+                               jobs: options.jobs, stop: options.stop, beforeRead: options.beforeRead, progress: progress)
         // New files may need countries: load the outlines on the other core while reading, from
         // the first file to read on. (The task captures the service, not the entries: it lives
         // until the rules need the outlines.) Not a child task: a stopped run must not wait for
@@ -212,6 +259,7 @@ public struct ImportPipeline {
         var acceptedHere: Set<RawPath> = []
         var redecided: Set<RawPath> = []
         var withCoordinate = false
+        var lost: [(path: RawPath, reason: String)] = []
         let includeVideos = options.includeVideos
         try readingSnapshot { repos in
             var batch: [ImportItem] = []
@@ -236,6 +284,18 @@ public struct ImportPipeline {
             }
             let consume: ReadStage.Consumer = { item, known in
                 guard failure == nil else { return }
+                // A file the walk listed that is not there any more is no decision: left unread,
+                // named as a problem (its record, if any, keeps its state). When the root itself
+                // went away, the run stops before deciding anything.
+                if item.isLost {
+                    if let reason = rootWatch.lost() {
+                        failure = ImportError.rootLost(root: root, reason: reason)
+                        reader.halt(failure!)
+                    } else {
+                        lost.append((item.entry.relativePath, "\(item.error ?? "not found"): gone since the walk listed it; not read"))
+                    }
+                    return
+                }
                 batch.append(item)
                 if let known { batchKnown[item.entry.relativePath] = known }
                 guard batch.count >= Self.reconcileBatch else { return }
@@ -265,6 +325,11 @@ public struct ImportPipeline {
         }
         try options.stop.check()
         reconciled.finish()
+        // Every file is read, and copies are told from moves by whether the old file is still
+        // there: all of it holds only if the root is still the folder the run started on.
+        if let reason = rootWatch.lost() { throw ImportError.rootLost(root: root, reason: reason) }
+        report.problems += lost
+        report.read -= lost.count
         report.touched = reconciled.touched
         report.moved = reconciled.moves.count
         report.missing = reconciled.missing.count

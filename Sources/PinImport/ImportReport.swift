@@ -23,14 +23,25 @@ public struct ImportItem: Sendable {
     /// Set for unreadable files: the one-line reason.
     public var error: String? {
         get { extra?.error }
-        set { extra = Extra.make(error: newValue, pin: pin) }
+        set { extra = Extra.make(error: newValue, pin: pin, lost: isLost) }
     }
 
     /// For an accepted photo: the pin it makes (or would make, in a dry run), resolved once by
     /// CreationService.
     public var pin: PinPlan? {
         get { extra?.pin }
-        set { extra = Extra.make(error: error, pin: newValue) }
+        set { extra = Extra.make(error: error, pin: newValue, lost: isLost) }
+    }
+
+    /// A file the walk listed that its reader could not find or reach any more (`FileLost`;
+    /// `error` says why): no decision. The import leaves it unread and never records it.
+    var isLost: Bool { extra?.lost ?? false }
+
+    /// The item of a lost file (`isLost`).
+    static func lost(_ entry: FileEntry, reason: String) -> ImportItem {
+        var item = ImportItem(entry: entry, decision: .notMedia)
+        item.extra = Extra.make(error: reason, pin: nil, lost: true)
+        return item
     }
 
     public var country: String? { pin?.country }
@@ -83,7 +94,7 @@ public struct ImportItem: Sendable {
                 verdict: ImportFilters.Verdict? = nil, pin: PinPlan? = nil) {
         self.entry = entry
         self.kept = metadata.map(KeptMetadata.init)
-        self.extra = Extra.make(error: error, pin: pin)
+        self.extra = Extra.make(error: error, pin: pin, lost: false)
         self.decision = decision
         self.verdict = verdict
     }
@@ -93,7 +104,7 @@ public struct ImportItem: Sendable {
          verdict: ImportFilters.Verdict?) {
         self.entry = entry
         self.kept = kept
-        self.extra = Extra.make(error: error, pin: pin)
+        self.extra = Extra.make(error: error, pin: pin, lost: false)
         self.decision = decision
         self.verdict = verdict
     }
@@ -118,14 +129,16 @@ public struct ImportItem: Sendable {
     private final class Extra: Sendable {
         let error: String?
         let pin: PinPlan?
+        let lost: Bool
 
-        private init(error: String?, pin: PinPlan?) {
+        private init(error: String?, pin: PinPlan?, lost: Bool) {
             self.error = error
             self.pin = pin
+            self.lost = lost
         }
 
-        static func make(error: String?, pin: PinPlan?) -> Extra? {
-            error == nil && pin == nil ? nil : Extra(error: error, pin: pin)
+        static func make(error: String?, pin: PinPlan?, lost: Bool) -> Extra? {
+            error == nil && pin == nil && !lost ? nil : Extra(error: error, pin: pin, lost: lost)
         }
     }
 }

@@ -8,7 +8,8 @@ public struct ImportFailure: Error, CustomStringConvertible {
     public enum Kind: Int32, Sendable {
         /// The run stopped: a message says why.
         case failed = 1
-        /// EX_NOINPUT: the folder is missing, empty or lost most of its files; nothing changed.
+        /// EX_NOINPUT: the folder is missing, empty or lost most of its files, or went away during
+        /// the run; nothing changed.
         case noInput = 66
         /// EX_TEMPFAIL: another import holds the database; nothing changed, try later.
         case busy = 75
@@ -64,7 +65,7 @@ public struct ImportSession {
             }
             // A run that stopped on its database (deleted, full disk) cannot record that either:
             // the reason is said once, by the failure.
-            if let error = finishRun(runID, in: database, status: failure.kind == .interrupted ? .interrupted : .failed,
+            if let error = finishRun(runID, in: database, status: error.isInterruption ? .interrupted : .failed,
                                      exitCode: failure.exitCode, report: nil),
                !failure.message.contains("\(error)") {
                 warning("could not record that the run stopped: \(error)")

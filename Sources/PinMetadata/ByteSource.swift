@@ -38,6 +38,10 @@ struct FileSource: ByteSource {
     private var window: ByteReader
     /// Total bytes read from the file so far (tests check that readers stay small).
     private(set) var bytesRead = 0
+    /// Set when a read failed because the file or its file system went away (`FileLost`):
+    /// a reader that turns a failed read into a warning still cannot make a decision of it
+    /// (`MetadataReader` throws this after the reader returns).
+    private(set) var lost: FileLost?
 
     /// Reads the first `MetadataLimits.firstReadSize` bytes (or the whole file when smaller).
     init(fd: Int32, size: Int) throws {
@@ -64,13 +68,16 @@ struct FileSource: ByteSource {
     private mutating func load(at offset: Int, count: Int) throws -> ByteReader {
         // Uninitialised: pread fills every byte or the read fails (no zeroing first).
         var failure: MetadataError?
+        var failedCode: Int32 = 0
         let buffer = [UInt8](unsafeUninitializedCapacity: count) { raw, initialized in
             var done = 0
             while done < count {
                 let n = pread(fd, raw.baseAddress! + done, count - done, off_t(offset + done))
                 if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = MetadataError.readFailed(offset: offset + done, reason: systemError(errno))
+                    let code = errno
+                    if code == EINTR { continue }
+                    failure = MetadataError.readFailed(offset: offset + done, reason: systemError(code))
+                    failedCode = code
                     break
                 }
                 if n == 0 {
@@ -83,7 +90,13 @@ struct FileSource: ByteSource {
             // Bytes past a failure are never read: keep only what was filled.
             initialized = done
         }
-        if let failure { throw failure }
+        if let failure {
+            if FileLost.isLost(failedCode) {
+                lost = FileLost(failure, code: failedCode)
+                throw lost!
+            }
+            throw failure
+        }
         bytesRead += count
         return ByteReader(buffer, baseOffset: offset, context: "file")
     }
@@ -131,10 +144,16 @@ func withOpenFile<T>(_ path: RawPath, _ body: (Int32, Int) throws -> T) throws -
 /// soon as it succeeds (before the body runs, whatever it then throws).
 func withOpenFile<T>(_ path: RawPath, status: inout FileStatus?, _ body: (Int32, FileStatus) throws -> T) throws -> T {
     let fd = FolderCache.open(path)
-    guard fd >= 0 else { throw MetadataError.cannotOpen(reason: systemError(errno)) }
+    guard fd >= 0 else {
+        let code = errno
+        throw FileLost.wrapping(.cannotOpen(reason: systemError(code)), code: code)
+    }
     defer { close(fd) }
     var info = stat()
-    guard fstat(fd, &info) == 0 else { throw MetadataError.cannotOpen(reason: systemError(errno)) }
+    guard fstat(fd, &info) == 0 else {
+        let code = errno
+        throw FileLost.wrapping(.cannotOpen(reason: systemError(code)), code: code)
+    }
     let found = FileStatus(info)
     status = found
     guard (info.st_mode & S_IFMT) == S_IFREG else {

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Why a media file's metadata could not be read. "This file has no EXIF" is not an error (it is
 /// a `PhotoMetadata` without position); these are files the pipeline counts as unreadable.
 /// `description` is one line for a person, with byte offsets where they help; the caller adds
@@ -38,5 +40,43 @@ public enum MetadataError: Error, Sendable, Hashable, CustomStringConvertible {
         case .limitExceeded(let container, let what, let limit):
             return "\(container) over limit: \(what) (limit \(limit))"
         }
+    }
+}
+
+/// A file that was listed but that its reader could not find or reach any more: open(2),
+/// fstat(2) or pread(2) failed with an errno that says the file or the file system is gone
+/// (`isLost`), not that its bytes are bad. It is no decision about the photo: the import
+/// leaves such a file unread (the next run reads it) and checks whether its whole folder went
+/// away (a share unmounted, a folder moved). Its text is the wrapped error's, so a person
+/// reads the same "cannot open: No such file or directory" as before.
+public struct FileLost: Error, Sendable, Hashable, CustomStringConvertible {
+    public let error: MetadataError
+    /// The errno of the failed call.
+    public let code: Int32
+
+    public init(_ error: MetadataError, code: Int32) {
+        self.error = error
+        self.code = code
+    }
+
+    public var description: String { error.description }
+
+    /// Whether `code` says the file or its file system went away rather than that the file
+    /// cannot be read: no such file or folder (deleted, renamed, a share unmounted under the
+    /// path), a stale NFS handle, a device gone, an I/O error (a lost mount, a pulled disk), a
+    /// network file system whose connection or host is gone, no medium.
+    public static func isLost(_ code: Int32) -> Bool {
+        switch code {
+        case ENOENT, ENOTDIR, ESTALE, ENODEV, ENXIO, EIO, ENOMEDIUM, ENOTCONN, ESHUTDOWN, ECONNRESET, ECONNABORTED,
+             ETIMEDOUT, EHOSTDOWN, EHOSTUNREACH, ENETDOWN, ENETUNREACH, EREMOTEIO:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// `error` as thrown for errno `code`: wrapped when the code says the file is lost.
+    static func wrapping(_ error: MetadataError, code: Int32) -> Error {
+        isLost(code) ? FileLost(error, code: code) : error
     }
 }

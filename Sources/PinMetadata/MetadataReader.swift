@@ -48,7 +48,7 @@ public enum MetadataReader {
     private static func readFile(path: RawPath, modificationTime: Date, options: MetadataOptions) throws -> PhotoMetadata? {
         try withOpenFile(path) { fd, size in
             var source = try FileSource(fd: fd, size: size)
-            return try read(source: &source, modificationTime: modificationTime, options: options)
+            return try readLosingNothing(&source) { try read(source: &$0, modificationTime: modificationTime, options: options) }
         }
     }
 
@@ -58,8 +58,23 @@ public enum MetadataReader {
     private static func readFile(path: RawPath, status: inout FileStatus?, options: MetadataOptions) throws -> PhotoMetadata? {
         try withOpenFile(path, status: &status) { fd, status in
             var source = try FileSource(fd: fd, size: Int(status.size))
-            return try read(source: &source, modificationTime: status.modificationDate, options: options)
+            return try readLosingNothing(&source) { try read(source: &$0, modificationTime: status.modificationDate, options: options) }
         }
+    }
+
+    /// Runs a container reader on `source`; a read of it that failed because the file went away
+    /// (`FileSource.lost`) is thrown even when the reader made a warning of it: what was read
+    /// is not the whole file, so it is no decision.
+    private static func readLosingNothing(_ source: inout FileSource,
+                                          _ body: (inout FileSource) throws -> PhotoMetadata?) throws -> PhotoMetadata? {
+        let result: PhotoMetadata?
+        do {
+            result = try body(&source)
+        } catch {
+            throw source.lost ?? error
+        }
+        if let lost = source.lost { throw lost }
+        return result
     }
 
     /// Same, then merges the sidecars found next to the file (`Sidecars.match`: XMP files and
@@ -70,7 +85,7 @@ public enum MetadataReader {
     public static func read(path: RawPath, modificationTime: Date, options: MetadataOptions,
                             sidecars: [RawPath]) throws -> PhotoMetadata? {
         guard let base = try readFile(path: path, modificationTime: modificationTime, options: options) else { return nil }
-        return merge(base, path: path, modificationTime: modificationTime, options: options, sidecars: sidecars)
+        return try merge(base, path: path, modificationTime: modificationTime, options: options, sidecars: sidecars)
     }
 
     /// Bytes `prefetch` asks the kernel to read ahead of each file: a JPEG's Exif is in its
@@ -93,13 +108,16 @@ public enum MetadataReader {
     public static func read(path: RawPath, options: MetadataOptions, sidecars: [RawPath],
                             status: inout FileStatus?) throws -> PhotoMetadata? {
         guard let base = try readFile(path: path, status: &status, options: options) else { return nil }
-        return merge(base, path: path, modificationTime: status!.modificationDate, options: options, sidecars: sidecars)
+        return try merge(base, path: path, modificationTime: status!.modificationDate, options: options, sidecars: sidecars)
     }
 
     private static func merge(_ base: PhotoMetadata, path: RawPath, modificationTime: Date, options: MetadataOptions,
-                              sidecars: [RawPath]) -> PhotoMetadata {
+                              sidecars: [RawPath]) throws -> PhotoMetadata {
         guard !sidecars.isEmpty else { return MetadataMerge.placeInZoneOfPosition(base, options: options) }
         let contents = SidecarLoader.load(sidecars, mediaName: SidecarLoader.lastComponent(path.bytes), options: options)
+        // A sidecar listed with the photo that went away since: the photo without it would say
+        // something else than the pair does.
+        if let lost = contents.lost { throw lost }
         var merged = MetadataMerge.applySidecars(xmp: contents.xmp, takeout: contents.takeout, to: base,
                                                  modificationTime: modificationTime)
         merged.warnings += contents.warnings

@@ -192,11 +192,15 @@ struct SidecarContents: Sendable {
     /// The bytes of every sidecar read, in order: part of the photo's metadata digest, so an
     /// edited sidecar makes the photo count as changed.
     var bytes: [UInt8] = []
+    /// A sidecar that went away between the listing and its read (`FileLost`): the photo is
+    /// then not read either.
+    var lost: FileLost?
 }
 
 enum SidecarLoader {
     /// Reads and parses `paths` (as returned by `Sidecars.match`) for the media file named
-    /// `mediaName`. A sidecar that cannot be read or parsed gives a warning, never an error.
+    /// `mediaName`. A sidecar that cannot be read or parsed gives a warning, never an error;
+    /// one that went away (`FileLost`) is set in `lost`.
     static func load(_ paths: [RawPath], mediaName: [UInt8], options: MetadataOptions) -> SidecarContents {
         var contents = SidecarContents()
         for path in paths {
@@ -208,6 +212,9 @@ enum SidecarLoader {
             let bytes: [UInt8]
             do {
                 bytes = try readWhole(path, limit: limit)
+            } catch let error as FileLost {
+                contents.lost = contents.lost ?? FileLost(.cannotOpen(reason: "\(systemError(error.code)) (sidecar \(label))"), code: error.code)
+                continue
             } catch {
                 contents.warnings.append("sidecar \(label): \(error)")
                 continue

@@ -38,8 +38,10 @@ let importSpec = CommandSpec(
 
     Exit codes: 0 the run completed (even with unreadable files); 1 the run stopped; 64 usage;
     66 the folder is missing, empty or lost most of its files (nothing changed; see
-    --allow-shrink); 74 the run completed but some folders could not be read (named on
-    stderr; what was known there keeps its state); 75 another import is using the database
+    --allow-shrink), or went away during the run (a share unmounted: the run is recorded as
+    interrupted, nothing of it was saved); 74 the run completed but some folders could not be
+    read, or some files went away before their read (named on stderr; what was known there
+    keeps its state); 75 another import is using the database
     (nothing changed; try later); 130, 143 stopped by SIGINT or SIGTERM (what was saved is
     whole; the run is recorded as interrupted; a second signal stops it at once).
     """)

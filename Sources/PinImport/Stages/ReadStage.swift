@@ -22,6 +22,9 @@ final class ReadStage {
         case photo(PhotoMetadata)
         case unreadable(String)
         case notMedia
+        /// The file (or a sidecar of it) is not there any more, or its file system went away
+        /// (`FileLost`): no decision, the file stays unread.
+        case lost(String)
     }
 
     struct Job: Sendable {
@@ -82,10 +85,13 @@ final class ReadStage {
     var willRead: (() -> Void)?
     /// Set before the walk: takes the items as they are read, during the walk too (`submit`).
     var consumer: Consumer?
+    /// Set by `halt`: why the run stops (the walk throws it at its next folder).
+    private(set) var halted: Error?
 
     /// After a stop request the remaining files are not opened (the run is then abandoned).
+    /// `beforeRead` (tests) is called on the reading thread before each file is read.
     init(root: RawPath, options: MetadataOptions, jobs: Int, stop: StopRequest = StopRequest(), lead: Int = ReadStage.lead,
-         progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) {
+         beforeRead: (@Sendable (FileEntry) -> Void)? = nil, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) {
         self.progress = progress
         self.lead = lead
         let abandoned = self.abandoned
@@ -96,6 +102,7 @@ final class ReadStage {
             MetadataReader.prefetch(jobs.prefix(ahead).map { root.appending($0.entry.relativePath.bytes) })
         }) { job in
             if stop.signal != nil || abandoned.signal != nil { return ReadStage.item(job.entry, .notMedia) }
+            beforeRead?(job.entry)
             let path = root.appending(job.entry.relativePath.bytes), sidecars = job.sidecars.map { root.appending($0.bytes) }
             guard job.entry.isStatted else {
                 let (entry, outcome) = ReadStage.readUnstatted(job.entry, path: path, sidecars: sidecars, options: options)
@@ -153,6 +160,15 @@ final class ReadStage {
         feed.finish(take)
     }
 
+    /// From the consumer (on the walk's thread): the run must stop with `error` (its folder went
+    /// away). Reads not begun are not made (their items come back as not media, for a consumer
+    /// that ignores them from now on), and the walk throws `error` at its next folder.
+    func halt(_ error: Error) {
+        guard halted == nil else { return }
+        halted = error
+        abandoned.stop(signal: 0)
+    }
+
     /// The run stops (the walk failed, or a stop was asked): reads not begun are not made.
     func abandon() {
         abandoned.stop(signal: 0)
@@ -160,6 +176,7 @@ final class ReadStage {
     }
 
     private static func item(_ entry: FileEntry, _ outcome: Outcome) -> ImportItem {
+        if case let .lost(reason) = outcome { return .lost(entry, reason: reason) }
         var item = ImportItem(entry: entry, decision: .notMedia)
         switch outcome {
         case let .photo(metadata):
@@ -168,7 +185,7 @@ final class ReadStage {
         case let .unreadable(reason):
             item.error = reason
             item.decision = .unreadable
-        case .notMedia:
+        case .notMedia, .lost:
             break
         }
         return item
@@ -184,6 +201,8 @@ final class ReadStage {
         let outcome: Outcome
         do {
             outcome = try MetadataReader.read(path: path, options: options, sidecars: sidecars, status: &status).map { .photo($0) } ?? .notMedia
+        } catch let lost as FileLost {
+            return (entry, .lost("\(lost)"))
         } catch {
             outcome = .unreadable("\(error)")
         }
@@ -196,6 +215,8 @@ final class ReadStage {
             guard let metadata = try MetadataReader.read(path: path, modificationTime: modified, options: options, sidecars: sidecars)
             else { return .notMedia }
             return .photo(metadata)
+        } catch let lost as FileLost {
+            return .lost("\(lost)")
         } catch {
             return .unreadable("\(error)")
         }

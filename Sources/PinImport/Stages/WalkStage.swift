@@ -155,6 +155,8 @@ struct Survey: WalkVisitor {
     /// A sidecar that is new, changed or deleted makes its photo count as changed: the person
     /// edited where or when it was taken (the digest, which covers sidecars, then decides).
     mutating func leaveFolder(_ relative: [UInt8]) throws {
+        // The reads found that the root went away: no point listing the rest.
+        if let halted = reader?.halted { throw halted }
         // Its whole subtree is walked: the known files below it not found are gone (or out of
         // sight). "D/..." sorts below "D0" ('/' + 1); the root holds them all.
         try passKnown(before: relative.isEmpty ? nil : RawPath(bytes: relative + [UInt8(ascii: "0")]))
