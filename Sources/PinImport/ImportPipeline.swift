@@ -135,6 +135,9 @@ public struct ImportPipeline {
     public let creation: CreationService
     /// The database; nil when there is none yet (a dry run on a fresh machine).
     public let database: TransactionRunner?
+    /// What the run saved so far (the save stage's committed batches): the run record of a run
+    /// stopped midway says so.
+    public let saved = SavedSoFar()
 
     public init(options: ImportOptions, creation: CreationService, database: TransactionRunner?) {
         self.options = options
@@ -331,7 +334,8 @@ public struct ImportPipeline {
         report.problems += lost
         report.read -= lost.count
         report.touched = reconciled.touched
-        report.moved = reconciled.moves.count
+        report.copied = reconciled.moves.count { $0.from == nil }
+        report.moved = reconciled.moves.count - report.copied
         report.missing = reconciled.missing.count
         progress(ImportProgress(phase: .deciding, done: 0, total: report.read))
 
@@ -349,7 +353,7 @@ public struct ImportPipeline {
 
         // 5. Save.
         if !options.dryRun, let database {
-            try SaveStage(root: rootPath, runID: runID, batchSize: options.batchSize, creation: creation, stop: options.stop)
+            try SaveStage(root: rootPath, runID: runID, batchSize: options.batchSize, creation: creation, stop: options.stop, saved: saved)
                 .save(report.items, reconciled: reconciled, database: database, progress: progress)
         }
         report.finishedAt = Date()

@@ -233,8 +233,12 @@ public struct ImportReport: Sendable {
     public var unchanged = 0
     /// Files whose content was read in this run.
     public var read = 0
-    /// Files recognised as a photo already decided under another path (moved, renamed, copied).
+    /// Files recognised as a photo already decided under another path whose old file is gone
+    /// (moved, renamed): the record and pin follow it.
     public var moved = 0
+    /// Files recognised as a photo already decided under another path whose old file is still
+    /// there (a copy): a record of its own with the same decision, no new pin.
+    public var copied = 0
     /// Files touched (new modification time) whose metadata did not change: not decided again.
     public var touched = 0
     /// Files known from earlier runs that are gone: recorded as missing, their pins kept.

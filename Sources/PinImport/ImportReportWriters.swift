@@ -21,7 +21,7 @@ public enum ImportReportJSON {
     public static func write(_ report: ImportReport, to sink: TextSink) {
         let counts: [String: Any] = [
             "files": report.files, "photos": report.photos, "created": report.created, "unchanged": report.unchanged,
-            "read": report.read, "moved": report.moved, "touched": report.touched, "missing": report.missing,
+            "read": report.read, "moved": report.moved, "copied": report.copied, "touched": report.touched, "missing": report.missing,
             "videosLeftOut": report.videosLeftOut, "withLocation": report.withLocation, "skipped": report.skippedCounts,
             "others": report.others.count, "pinsMoved": report.pinsMoved, "pinsKept": report.pinsKept,
         ]
@@ -148,6 +148,9 @@ public enum ImportReportText {
         line("pins import \(TerminalText.quoted(RawPath(report.root)))" + (report.dryRun ? " (dry run: nothing written)" : ""))
         line("  files      \(report.files)" + (report.unchanged > 0 ? " (\(report.unchanged) unchanged since an earlier run, not read)" : ""))
         if report.moved > 0 { line("  moved      \(report.moved) already imported under another name or folder: not decided again") }
+        if report.copied > 0 {
+            line("  copied     \(report.copied) cop\(report.copied == 1 ? "y" : "ies") of photos already imported, the originals still there: no new pin")
+        }
         if report.touched > 0 { line("  touched    \(report.touched) with a new date but the same metadata: not decided again") }
         if !report.corrected.isEmpty {
             let moved = report.pinsMoved, kept = report.pinsKept

@@ -66,7 +66,7 @@ public struct ImportSession {
             // A run that stopped on its database (deleted, full disk) cannot record that either:
             // the reason is said once, by the failure.
             if let error = finishRun(runID, in: database, status: error.isInterruption ? .interrupted : .failed,
-                                     exitCode: failure.exitCode, report: nil),
+                                     exitCode: failure.exitCode, report: nil, saved: pipeline.saved),
                !failure.message.contains("\(error)") {
                 warning("could not record that the run stopped: \(error)")
             }
@@ -127,15 +127,17 @@ public struct ImportSession {
     }
 
     /// Records the end of a run for `pins runs`; returns why it could not.
+    /// A completed run records its report's counts; one that stopped (`report` nil) what its
+    /// committed batches saved (`saved`): the records and pins that are in the database.
     private func finishRun(_ runID: Int64?, in database: PinDatabase?, status: RunStatus, exitCode: Int32,
-                           report: ImportReport?) -> Error? {
+                           report: ImportReport?, saved: SavedSoFar = SavedSoFar()) -> Error? {
         guard let database, let runID else { return nil }
         let record = ImportRunRecord(id: runID, root: report?.root ?? "", startedAt: report?.startedAt ?? Date(), finishedAt: Date(),
-                                     status: status, exitCode: Int(exitCode), files: report?.files ?? 0,
-                                     photos: report?.photos ?? 0, created: report?.created ?? 0,
+                                     status: status, exitCode: Int(exitCode), files: report?.files ?? saved.files,
+                                     photos: report?.photos ?? saved.photos, created: report?.created ?? saved.created,
                                      skipped: report.map { report in
                                          Dictionary(uniqueKeysWithValues: ImportReport.skipReasons.map { ($0, report.count($0)) })
-                                     } ?? [:])
+                                     } ?? Dictionary(uniqueKeysWithValues: ImportReport.skipReasons.map { ($0, saved.skipped[$0] ?? 0) }))
         do {
             try database.write { try $0.runs.finish(record) }
             return nil

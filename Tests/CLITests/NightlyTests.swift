@@ -183,6 +183,9 @@ final class NightlyTests: XCTestCase {
         XCTAssertEqual(runs.first?["status"] as? String, "interrupted")
         XCTAssertEqual(runs.first?["exitCode"] as? Int, 143)
         let check = try PinDatabase(readOnlyPath: db)
+        // Issue 22 item 8: the run record says what the stopped run saved (0 only when it saved nothing).
+        XCTAssertEqual(runs.first?["created"] as? Int, Int(try check.connection.scalarInt("SELECT count(*) FROM locations") ?? -1))
+        XCTAssertEqual(runs.first?["files"] as? Int, Int(try check.connection.scalarInt("SELECT count(*) FROM photos") ?? -1))
         XCTAssertEqual(try check.connection.query("PRAGMA integrity_check") { $0.string(0) }, ["ok"])
         XCTAssertEqual(try check.countMismatches(), [])
         // The next run does the rest: the same pins as one run over the whole library.
@@ -244,6 +247,28 @@ final class NightlyTests: XCTestCase {
         XCTAssertFalse(photos.contains { $0.contains("/" + days[0] + "/") }, "\(photos)")
         XCTAssertTrue(photos.contains { $0.contains("/" + days[0] + "-renamed/") }, "the first day made a pin: \(photos)")
         for photo in photos { XCTAssertTrue(FileManager.default.fileExists(atPath: photo), photo) }
+    }
+
+    /// Issue 22 item 9: a photo copied under a new name while the original is still there is a
+    /// copy of the same photo: no new pin (as before), and the report says "copied", not "moved".
+    func testACopyUnderANewNameIsReportedAsACopyNotAMove() throws {
+        let lib = try library(files: 120, seed: 12)
+        let db = lib.dir.appendingPathComponent("pins.sqlite").path
+        XCTAssertEqual(try importJSON(lib.root, db: db).status, 0)
+        let pins = try pinPhotos(db)
+        let day = lib.root + "/" + (try dayFolders(lib.root))[0]
+        let photo = try XCTUnwrap(try jpegs(in: day).first)
+        try FileManager.default.copyItem(atPath: day + "/" + photo, toPath: day + "/copy-of-" + photo)
+        let text = try CLI.run(["import", lib.root, "--dry-run", "--timezone", "UTC", "--db", db])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("\n  copied     1 copy of photos already imported, the originals still there: no new pin\n"), text.stdout)
+        XCTAssertFalse(text.stdout.contains("  moved "), text.stdout)
+        let again = try importJSON(lib.root, db: db)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(counts(again.json)["copied"] as? Int, 1)
+        XCTAssertEqual(counts(again.json)["moved"] as? Int, 0)
+        XCTAssertEqual(counts(again.json)["created"] as? Int, 0)
+        XCTAssertEqual(try pinPhotos(db), pins, "no new pin")
     }
 
     func testEveryPhotoAndPinARunWritesCarriesItsRunID() throws {

@@ -220,6 +220,41 @@ final class FolderGoneTests: XCTestCase {
         XCTAssertEqual([fourth.touched, Int(fourth.exitCode)], [1, 0])
     }
 
+    /// Issue 22 item 8: a run stopped by SIGTERM while it saves records what its committed
+    /// batches hold (files, photos, pins, skips), not 0: the figures `pins runs` shows are
+    /// those the database holds for the run. The stop is asked after the second batch of 50
+    /// is committed (the save stage's own progress), so exactly 100 decisions are saved.
+    func testARunStoppedWhileSavingRecordsWhatItSaved() async throws {
+        let dir = try temporaryDirectory()
+        let root = dir + "/photos"
+        try generateLibrary(at: root, files: 300, seed: 34)
+        let db = dir + "/pins.sqlite"
+        let session = session(root, db: db)
+        let stop = session.options.stop
+        do {
+            _ = try await session.run(progress: { if $0.phase == .saving && $0.done >= 100 { stop.stop(signal: SIGTERM) } })
+            XCTFail("the run must stop")
+        } catch let failure as ImportFailure {
+            XCTAssertEqual(failure.exitCode, 143)
+        }
+        let run = try XCTUnwrap(try runs(db).first)
+        XCTAssertEqual(run.status, .interrupted)
+        let database = try PinDatabase(readOnlyPath: db)
+        let stored = try database.connection.query("SELECT decision, count(*) FROM photos WHERE run_id = ? GROUP BY decision", [run.id]) {
+            ($0.string(0), $0.int(1))
+        }
+        let byDecision = Dictionary(uniqueKeysWithValues: stored)
+        let pins = try XCTUnwrap(try database.connection.scalarInt("SELECT count(*) FROM locations WHERE run_id = ?", [run.id]))
+        XCTAssertEqual(byDecision.values.reduce(0, +), 100, "two batches of 50")
+        XCTAssertGreaterThan(pins, 0)
+        XCTAssertEqual(run.files, 100)
+        XCTAssertEqual(run.created, Int(pins))
+        XCTAssertEqual(run.photos, 100 - (byDecision["notMedia"] ?? 0))
+        for reason in [PhotoDecision.noLocation, .interval, .distance, .unreadable] {
+            XCTAssertEqual(run.skipped[reason] ?? 0, byDecision[reason.rawValue] ?? 0, "\(reason)")
+        }
+    }
+
     /// Moves a file aside (from the reading thread) and back.
     final class Gone: @unchecked Sendable {
         private(set) var path: String?

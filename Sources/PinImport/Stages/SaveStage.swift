@@ -12,14 +12,18 @@ struct SaveStage {
     var creation: CreationService
     /// Checked between batches: a stop request ends the run after the batch being written.
     var stop = StopRequest()
+    /// What the committed transactions hold so far: a run stopped midway records that.
+    var saved = SavedSoFar()
 
     /// `items`: the decided files, read back from their records one batch at a time.
     func save(_ items: DecidedFiles, reconciled: Reconciliation, database: TransactionRunner,
               progress: @escaping @Sendable (ImportProgress) -> Void) throws {
         do {
             try saveBookkeeping(reconciled, database: database)
+            saved.files += reconciled.moves.count
             if !reconciled.corrected.isEmpty {
                 try database.write { repos in try saveCorrections(reconciled.corrected, in: repos) }
+                saved.files += reconciled.corrected.count
             }
             var files = items.makeIterator()
             var batch: [ImportItem] = []
@@ -32,6 +36,7 @@ struct SaveStage {
                 try database.write { repos in
                     for item in batch { try saveDecision(item, in: repos) }
                 }
+                saved.add(batch)
                 done += batch.count
                 progress(ImportProgress(phase: .saving, done: done, total: items.count))
             }
@@ -98,5 +103,38 @@ struct SaveStage {
             timeSource: item.metadata?.timeSource, utcOffsetSeconds: item.metadata?.utcOffsetSeconds,
             coordinate: item.metadata?.coordinate, decision: item.decision, detail: item.detail,
             locationID: locationID), runID: runID)
+    }
+}
+
+/// The records and pins a run's committed transactions hold so far, for the run record of a
+/// run stopped midway (SIGTERM during the save): `pins runs` shows what it saved, not 0.
+/// Updated by the save stage after each commit, read by the session once the run stopped.
+public final class SavedSoFar: @unchecked Sendable {
+    // Written and read on the run's own task, one after the other: no lock.
+    /// Photo records written (decisions, moves and copies, corrections).
+    public internal(set) var files = 0
+    /// Of the decisions written, the photos (not the other files).
+    public internal(set) var photos = 0
+    /// Pins made.
+    public internal(set) var created = 0
+    /// Decisions written per skip reason.
+    public internal(set) var skipped: [PhotoDecision: Int] = [:]
+
+    public init() {}
+
+    func add(_ batch: [ImportItem]) {
+        files += batch.count
+        for item in batch {
+            switch item.decision {
+            case .accepted:
+                created += 1
+                photos += 1
+            case .notMedia:
+                break
+            default:
+                photos += 1
+                skipped[item.decision, default: 0] += 1
+            }
+        }
     }
 }
