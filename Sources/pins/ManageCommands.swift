@@ -116,6 +116,7 @@ func runShow(_ args: ParsedArguments) throws {
     let countryName = try pin.countryID.map { try deps.catalog()[$0]?.name ?? $0 }
     if args.has("--json") {
         var object = locationJSON(pin)
+        object["trip"] = try tripsOfPins(deps)[pin.id]
         object["countryName"] = orNull(countryName)
         object["editedAt"] = orNull(pin.editedAt.map { ISO8601.format($0) })
         object["photos"] = photos.map { photo -> [String: Any] in
@@ -222,6 +223,10 @@ let settingsSpec = CommandSpec(
         OptionSpec(name: "--pin-color", value: "HEX", help: "Colour of new pins, #RRGGBB."),
         OptionSpec(name: "--fill-color", value: "HEX", help: "Fill colour of visited countries on the map, #RRGGBB."),
         OptionSpec(name: "--map-style", value: "STYLE", help: "Map palette: light, dark or print."),
+        OptionSpec(name: "--home", value: "NAME", help: "Home for 'pins trips': the place of your pins called NAME."),
+        OptionSpec(name: "--home-lat", value: "LAT", help: "Home for 'pins trips', with --home-lon."),
+        OptionSpec(name: "--home-lon", value: "LON", help: "Home for 'pins trips', with --home-lat."),
+        OptionSpec(name: "--no-home", value: nil, help: "Find home from your pins and photos again (the default)."),
         dbOption, jsonOption,
     ],
     details: """
@@ -249,6 +254,7 @@ func runSettings(_ args: ParsedArguments) throws {
         style = parsed
     }
     let deps = try AppDependencies(databaseOption: args.value("--db"))
+    let home = try homeSetting(args, deps: deps)
     let settings: Settings
     if pinColor == nil && fillColor == nil && style == nil {
         settings = try deps.databaseForReading().read { try $0.settings.load() }
@@ -262,9 +268,14 @@ func runSettings(_ args: ParsedArguments) throws {
             return settings
         }
     }
+    if let home { try deps.database().setTripHome(home) }
+    let setHome = try deps.existingDatabaseForReading()?.tripHome()
     if args.has("--json") {
-        Out.print(Out.json(["pinColor": settings.defaultPinColor, "fillColor": settings.mapFillColor, "mapStyle": settings.mapStyle.rawValue]))
+        var object: [String: Any] = ["pinColor": settings.defaultPinColor, "fillColor": settings.mapFillColor, "mapStyle": settings.mapStyle.rawValue]
+        if let setHome { object["home"] = ["latitude": setHome.latitude, "longitude": setHome.longitude] }
+        Out.print(Out.json(object))
     } else {
-        Out.print("pin color   \(settings.defaultPinColor)\nfill color  \(settings.mapFillColor)\nmap style   \(settings.mapStyle.rawValue)")
+        Out.print("pin color   \(settings.defaultPinColor)\nfill color  \(settings.mapFillColor)\nmap style   \(settings.mapStyle.rawValue)"
+                  + (setHome.map { "\nhome        \(formatDegrees($0.latitude)),\(formatDegrees($0.longitude))" } ?? ""))
     }
 }

@@ -134,7 +134,12 @@ func runList(_ args: ParsedArguments) throws {
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let locations = try filteredPins(filter, deps: deps)
     if args.has("--json") {
-        Out.print(Out.json(locations.map(locationJSON)))
+        let tripOf = try tripsOfPins(deps)
+        Out.print(Out.json(locations.map { pin in
+            var object = locationJSON(pin)
+            object["trip"] = tripOf[pin.id]
+            return object
+        }))
         return
     }
     if locations.isEmpty {

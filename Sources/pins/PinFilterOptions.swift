@@ -16,6 +16,7 @@ let pinFilterOptions: [OptionSpec] = [
     OptionSpec(name: "--within", value: "KM", help: "Distance from --near in kilometres."),
     OptionSpec(name: "--source", value: "SOURCE", help: "import (made from photos) or manual (made by hand)."),
     OptionSpec(name: "--run", value: "N", help: "Only pins import run N created (see 'pins runs')."),
+    OptionSpec(name: "--trip", value: "ID", help: "Only the pins of trip ID, its first day (see 'pins trips')."),
     OptionSpec(name: "--sort", value: "KEY", help: "date (default), title, country or distance (from --near); -KEY reverses."),
     OptionSpec(name: "--limit", value: "N", help: "At most N pins."),
 ]
@@ -61,6 +62,12 @@ func pinFilter(from args: ParsedArguments) throws -> PinFilter {
         filter.source = source
     }
     filter.runID = try args.int("--run", range: 1...Int(Int32.max)).map(Int64.init)
+    if let trip = args.value("--trip") {
+        guard LocalDay(text: trip) != nil else {
+            throw UsageError("--trip expects a trip's id, its first day such as 2024-04-03 (see 'pins trips'), got '\(trip)'", command: command)
+        }
+        filter.trip = trip
+    }
     if var text = args.value("--sort") {
         if text.hasPrefix("-") { filter.descending = true; text.removeFirst() }
         guard let sort = PinFilter.Sort(rawValue: text) else {
@@ -103,6 +110,14 @@ func filteredPins(_ filter: PinFilter, deps: AppDependencies, missingIsEmpty: Bo
     guard let db = missingIsEmpty ? try deps.existingDatabaseForReading() : try deps.databaseForReading() else { return [] }
     let countryFilter = filter.countries.count == 1 ? filter.countries.first : nil
     let pins = try db.read { try $0.locations.fetchAll(countryID: countryFilter) }
+    var filter = filter
+    if let trip = filter.trip {
+        let timeline = try findTrips(db, catalog: try deps.catalog())
+        guard let found = timeline.trips.first(where: { $0.id == trip }) else {
+            throw CommandFailure("no trip starts on \(TerminalText.escaped(trip)) (see 'pins trips')")
+        }
+        filter.ids = Set(found.pinIDs)
+    }
     let catalog = filter.continents.isEmpty ? nil : try deps.catalog()
     return filter.apply(to: pins) { catalog?[$0]?.continent }
 }

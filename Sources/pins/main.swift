@@ -26,6 +26,7 @@ let commands: [Command] = [
     Command(spec: settingsSpec, run: runSettings),
     Command(spec: exportSpec, run: runExport),
     Command(spec: checkSpec, run: runCheck),
+    Command(spec: tripsSpec, run: runTrips),
 ]
 
 let topHelp: String = {

@@ -178,6 +178,18 @@ final class TripFinderTests: XCTestCase {
         XCTAssertEqual(timeline.daysByYear, [2022: 365, 2023: 365])
     }
 
+    func testTravelPhotosAloneKeepOneHomeThePlaceWithTheMostDays() {
+        // No photo at home: three days in Paris, two in Milan, two in Barcelona over a year.
+        // Paris has the most days: it stays home, and the others are trips from it.
+        let points = [at("2023-03-01", paris, "FR"), at("2023-03-02", paris, "FR"), at("2023-09-09", paris, "FR"),
+                      at("2023-05-01", milan, "IT"), at("2023-05-02", milan, "IT"),
+                      at("2023-11-01", barcelona, "ES"), at("2023-11-02", barcelona, "ES")]
+        let timeline = find(points)
+        XCTAssertEqual(timeline.homes.count, 1)
+        XCTAssertLessThan(AngularDistance.kilometres(timeline.homes[0].centre, paris), 1)
+        XCTAssertEqual(timeline.trips.map(\.title), ["Italy, May 2023", "Spain, November 2023"])
+    }
+
     func testAHomeThePersonSetHoldsForEveryDay() {
         // Set home in Milan: the weeks in Zürich become one long trip.
         let points = homeDays("2024-06-01", "2024-06-10")

@@ -140,3 +140,33 @@ final class ServiceCountTests: XCTestCase {
         XCTAssertEqual(stats.continents.map(\.countryCount), [1, 1])
     }
 }
+
+/// The photos a pin stands for are days too: trip points (README "Trips").
+final class TripPointsTests: XCTestCase {
+    func testPhotosSkippedForDistanceOrIntervalAreOnePointPerDayAndCellWithTheNearestPinsCountry() throws {
+        let db = try PinDatabase(path: FileManager.default.temporaryDirectory.appendingPathComponent("trip-\(UUID()).sqlite").path)
+        let pin = Location(id: UUID(), title: "Zürich", coordinate: Coordinate(latitude: 47.3769, longitude: 8.5417), countryID: "CH",
+                           date: Date(timeIntervalSince1970: 1_717_236_000))
+        try db.write { repos in
+            try repos.countries.save(Country(id: "CH", name: "Switzerland", continent: "Europe", pinCount: 1))
+            try repos.locations.insert(pin)
+        }
+        // Three photos on 2024-06-02 (+02:00) in one cell, one on the 3rd 3 km away, one
+        // accepted photo (its pin stands for it) and one without a position.
+        let rows: [(Double, Double?, String)] = [(1_717_315_200, 47.3771, "distance"), (1_717_315_260, 47.3772, "interval"),
+                                                 (1_717_318_800, 47.3770, "distance"), (1_717_401_600, 47.4000, "distance"),
+                                                 (1_717_405_200, 47.3769, "accepted"), (1_717_405_300, nil, "noLocation")]
+        for (i, row) in rows.enumerated() {
+            try db.connection.run("""
+                INSERT INTO photos (path, size, mtime_ns, inode, taken_at, utc_offset, latitude, longitude, decision)
+                VALUES (?, 1, 0, ?, ?, 7200, ?, ?, ?)
+                """, [SQLValue.blob(Array("p\(i)".utf8)), i, row.0, row.1, row.1 == nil ? nil : 8.5417, row.2] as [SQLBindable])
+        }
+        let points = try db.tripPoints()
+        XCTAssertEqual(points.filter { $0.pinID != nil }.count, 1)
+        let photos = points.filter { $0.pinID == nil }.sorted { $0.instant < $1.instant }
+        XCTAssertEqual(photos.map { $0.day.description }, ["2024-06-02", "2024-06-03"])
+        XCTAssertEqual(photos.map(\.country), ["CH", "CH"])
+        XCTAssertEqual(photos.map(\.coordinate.latitude), [47.38, 47.4])
+    }
+}

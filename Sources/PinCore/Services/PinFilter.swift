@@ -24,6 +24,10 @@ public struct PinFilter: Sendable {
     public var source: Source?
     /// Only the pins this import run created.
     public var runID: Int64?
+    /// `--trip ID`: the trip's first day; the command turns it into the trip's pins (`ids`).
+    public var trip: String?
+    /// Only these pins.
+    public var ids: Set<UUID>?
     public var sort: Sort = .date
     public var descending = false
     public var limit: Int?
@@ -47,6 +51,7 @@ public struct PinFilter: Sendable {
         let tagSet = tags.map(Self.fold)
         var kept = pins.filter { pin in
             if let runID, pin.runID != runID { return false }
+            if let ids, !ids.contains(pin.id) { return false }
             if !countries.isEmpty, !(pin.countryID.map(countries.contains) ?? false) { return false }
             if !continentSet.isEmpty {
                 guard let code = pin.countryID, let continent = continentOf(code), continentSet.contains(Self.fold(continent)) else { return false }

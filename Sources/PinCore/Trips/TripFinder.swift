@@ -119,6 +119,10 @@ public enum TripRule {
     public static let sameJourneyKm: Double = 100
     /// Home is found in windows of this many months either side of each month.
     public static let homeWindowMonths = 6
+    /// A place becomes home for a month only with at least this many days in the months around
+    /// it: a library of travel photos alone (no day at home) keeps one home, the place with the
+    /// most days, instead of a new "home" at every destination.
+    public static let minHomeDays = 8
     /// Points in one cluster of days are within this of its first day's centre.
     public static let clusterKm: Double = 25
     /// Earliest plausible capture: 1 January 1900.

@@ -71,8 +71,8 @@ struct TripDay {
 
 /// Means on the sphere: the mean of unit vectors, so that points either side of ±180° average
 /// to the date line, not to the prime meridian.
-enum Spherical {
-    static func centre(of coordinates: [Coordinate]) -> Coordinate {
+public enum Spherical {
+    public static func centre(of coordinates: [Coordinate]) -> Coordinate {
         var x = 0.0, y = 0.0, z = 0.0
         for c in coordinates {
             let phi = c.latitude * .pi / 180, lambda = c.longitude * .pi / 180
@@ -168,8 +168,9 @@ extension TripFinder {
     }
 
     /// For every month from the first to the last, the cluster with the most days within
-    /// TripRule.homeWindowMonths either side; ties keep the previous month's home, then the
-    /// earlier cluster. A stretch with no days at all keeps the home before it.
+    /// TripRule.homeWindowMonths either side, when it has at least TripRule.minHomeDays there;
+    /// ties keep the previous month's home, then the earlier cluster. Otherwise (a stretch with
+    /// few or no days) the home before it stays; before any, the cluster with the most days.
     static func homeByMonth(cluster: [Int], months: [Int]) -> [Int: Int] {
         var perMonth: [Int: [Int: Int]] = [:]
         for (i, m) in months.enumerated() { perMonth[m, default: [:]][cluster[i], default: 0] += 1 }
@@ -180,7 +181,10 @@ extension TripFinder {
             for (c, n) in perMonth[m] ?? [:] { window[c, default: 0] += n }
         }
         var result: [Int: Int] = [:]
-        var previous: Int?
+        var total: [Int: Int] = [:]
+        for c in cluster { total[c, default: 0] += 1 }
+        let mostDays = total.max { ($0.value, -$0.key) < ($1.value, -$1.key) }?.key ?? cluster[0]
+        var previous: Int? = nil
         for m in firstMonth...lastMonth {
             for (c, n) in perMonth[m + w] ?? [:] { window[c, default: 0] += n }
             for (c, n) in perMonth[m - w - 1] ?? [:] {
@@ -192,7 +196,8 @@ extension TripFinder {
                 guard let b = best, let bn = window[b] else { best = c; continue }
                 if n > bn || (n == bn && c != previous && b != previous && c < b) { best = c }
             }
-            let home = best ?? cluster[0]
+            let home = best.flatMap { b in window[b].map { $0 >= TripRule.minHomeDays ? b : nil } ?? nil }
+                ?? previous ?? mostDays
             result[m] = home
             previous = home
         }

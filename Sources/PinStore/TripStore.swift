@@ -1,0 +1,134 @@
+import Foundation
+import PinCore
+
+/// What the trip finder reads (the pins, and the photos that made no pin of their own) and what
+/// the person says of trips (a home they set, the names they gave), kept in `settings`: no new
+/// table, so the database stays readable by an older pins.
+extension PinDatabase {
+    static let homeLatitudeKey = "trips.homeLatitude", homeLongitudeKey = "trips.homeLongitude"
+    static let tripNamesKey = "trips.names"
+
+    /// Every pin, and one point per local day and ~1 km cell (0.01°) of the photos that a pin
+    /// near them stands for (skipped for distance or interval): those photos are the days a
+    /// person spent at a place they had already pinned, at home above all. A photo point takes
+    /// the country and place of the nearest pin within 10 km (a photo skipped for distance is
+    /// within 5 km of one by the rule), else none.
+    public func tripPoints() throws -> [TripPoint] {
+        let pins = try read { try $0.locations.fetchAll(countryID: nil) }
+        var points = pins.map { pin in
+            TripPoint(instant: pin.date, utcOffsetSeconds: pin.utcOffsetSeconds, coordinate: pin.coordinate,
+                      country: pin.countryID, place: Self.placeName(of: pin), pinID: pin.id)
+        }
+        let photos = try connection.query("""
+            SELECT MIN(taken_at), utc_offset, ROUND(latitude, 2), ROUND(longitude, 2) FROM photos
+            WHERE decision IN ('distance', 'interval') AND missing = 0 AND taken_at IS NOT NULL
+              AND latitude IS NOT NULL AND longitude IS NOT NULL
+            GROUP BY CAST((taken_at + COALESCE(utc_offset, 0)) / 86400 AS INTEGER), utc_offset, 3, 4
+            """) { s in
+            (Date(timeIntervalSince1970: s.double(0)), s.isNull(1) ? nil : s.int(1),
+             Coordinate(latitude: s.double(2), longitude: s.double(3)))
+        }
+        let nearest = NearestPin(pins)
+        for (instant, offset, coordinate) in photos where coordinate.isValid {
+            let pin = nearest.pin(near: coordinate, withinKm: 10)
+            points.append(TripPoint(instant: instant, utcOffsetSeconds: offset, coordinate: coordinate,
+                                    country: pin?.countryID, place: pin.flatMap(Self.placeName(of:)), pinID: nil))
+        }
+        return points
+    }
+
+    /// The town a pin is in, for a trip's list of places: a City pin's city; else none yet
+    /// (the places issue gives every pin its gazetteer place).
+    public static func placeName(of pin: Location) -> String? {
+        if case let .city(visit) = pin.type { return visit.cityName }
+        return nil
+    }
+
+    /// The home the person set, or nil (found from the data).
+    public func tripHome() throws -> Coordinate? {
+        let lat = try setting(Self.homeLatitudeKey).flatMap(Double.init)
+        let lon = try setting(Self.homeLongitudeKey).flatMap(Double.init)
+        guard let lat, let lon else { return nil }
+        return Coordinate(latitude: lat, longitude: lon)
+    }
+
+    public func setTripHome(_ home: Coordinate?) throws {
+        try connection.transaction {
+            try setSetting(Self.homeLatitudeKey, home.map { String($0.latitude) })
+            try setSetting(Self.homeLongitudeKey, home.map { String($0.longitude) })
+        }
+    }
+
+    /// The names the person gave trips, with the days each named trip had then.
+    public func tripNames() throws -> [TripName] {
+        guard let text = try setting(Self.tripNamesKey), let data = text.data(using: .utf8),
+              let list = try? JSONSerialization.jsonObject(with: data) as? [[String: String]] else { return [] }
+        return list.compactMap { entry in
+            guard let s = entry["start"].flatMap(LocalDay.init(text:)), let e = entry["end"].flatMap(LocalDay.init(text:)),
+                  let name = entry["name"] else { return nil }
+            return TripName(start: s, end: e, name: name)
+        }
+    }
+
+    /// Names the trip from `start` to `end` (nil: gives it back its own title), replacing any
+    /// name of a trip that overlaps it.
+    public func nameTrip(start: LocalDay, end: LocalDay, name: String?) throws {
+        try connection.transaction {
+            var names = try tripNames().filter { $0.end < start || $0.start > end }
+            if let name { names.append(TripName(start: start, end: end, name: name)) }
+            names.sort { $0.start < $1.start }
+            let list = names.map { ["start": $0.start.description, "end": $0.end.description, "name": $0.name] }
+            let data = try JSONSerialization.data(withJSONObject: list, options: [.sortedKeys])
+            try setSetting(Self.tripNamesKey, names.isEmpty ? nil : String(decoding: data, as: UTF8.self))
+        }
+    }
+
+    private func setting(_ key: String) throws -> String? {
+        try connection.query("SELECT value FROM settings WHERE key = ?", [key]) { $0.string(0) }.first
+    }
+
+    private func setSetting(_ key: String, _ value: String?) throws {
+        if let value {
+            try connection.run("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                               [key, value])
+        } else {
+            try connection.run("DELETE FROM settings WHERE key = ?", [key])
+        }
+    }
+}
+
+/// The nearest pin to a photo's cell: a 0.1° grid, so a million photo points cost a lookup each.
+private struct NearestPin {
+    private var cells: [Int64: [Int]] = [:]
+    private let pins: [Location]
+
+    init(_ pins: [Location]) {
+        self.pins = pins
+        for (i, pin) in pins.enumerated() { cells[Self.key(Self.cell(pin.coordinate)), default: []].append(i) }
+    }
+
+    private static func cell(_ c: Coordinate) -> (Int, Int) {
+        (Int((c.latitude * 10).rounded(.down)), Int((c.longitude * 10).rounded(.down)))
+    }
+
+    private static func key(_ cell: (Int, Int)) -> Int64 {
+        Int64(cell.0) << 32 | Int64(((cell.1 % 3600) + 3600) % 3600)
+    }
+
+    /// Within `km` (≤ 11 km: one cell around), the nearest pin.
+    func pin(near c: Coordinate, withinKm km: Double) -> Location? {
+        let (la, lo) = Self.cell(c)
+        // A 0.1° cell of longitude narrows towards the poles: look as many cells wide as 11 km needs.
+        let wide = Int((1 / max(0.05, cos(c.latitude * .pi / 180))).rounded(.up))
+        var best: (Int, Double)?
+        for dla in -1...1 {
+            for dlo in -wide...wide {
+                for i in cells[Self.key((la + dla, lo + dlo))] ?? [] {
+                    let d = AngularDistance.kilometres(c, pins[i].coordinate)
+                    if d <= km, d < (best?.1 ?? .infinity) { best = (i, d) }
+                }
+            }
+        }
+        return best.map { pins[$0.0] }
+    }
+}

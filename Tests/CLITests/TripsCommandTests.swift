@@ -1,0 +1,79 @@
+import Foundation
+import XCTest
+
+/// `pins trips`, `list --trip`, the pin JSON's `trip`, renames and a home set by hand, on pins
+/// made by hand with dates in their own offset. Zürich 47.3769,8.5417 and Milan 45.4642,9.1900
+/// are 217 km apart (README "Trips": a day over 50 km from home is away).
+final class TripsCommandTests: XCTestCase {
+    func add(_ db: String, _ lat: String, _ lon: String, _ date: String, _ title: String) throws -> String {
+        let run = try CLI.run(["add", "--lat", lat, "--lon", lon, "--date", date, "--title", title, "--db", db])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func testAWeekendInMilanFromZurichIsATripWithItsPinsTitleAndName() throws {
+        let db = try CLI.temporaryDirectory(self).appendingPathComponent("pins.sqlite").path
+        for day in [1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14] {
+            _ = try add(db, "47.3769", "8.5417", String(format: "2024-06-%02dT12:00:00+02:00", day), "home \(day)")
+        }
+        let sat = try add(db, "45.4642", "9.1900", "2024-06-08T12:00:00+02:00", "Duomo")
+        // 23:30 on Sunday in Milan: 21:30 UTC, still the 9th in the pin's own offset.
+        let sun = try add(db, "45.4642", "9.1900", "2024-06-09T23:30:00+02:00", "Navigli")
+
+        let doc = try CLI.json(CLI.run(["trips", "--json", "--db", db]).stdout) as! [String: Any]
+        let trips = doc["trips"] as! [[String: Any]]
+        XCTAssertEqual(trips.count, 1)
+        XCTAssertEqual(trips[0]["id"] as? String, "2024-06-08")
+        XCTAssertEqual(trips[0]["start"] as? String, "2024-06-08")
+        XCTAssertEqual(trips[0]["end"] as? String, "2024-06-09")
+        XCTAssertEqual(trips[0]["days"] as? Int, 2)
+        XCTAssertEqual(trips[0]["title"] as? String, "Italy, June 2024")
+        XCTAssertEqual(trips[0]["countries"] as? [String], ["IT"])
+        XCTAssertEqual(trips[0]["pinCount"] as? Int, 2)
+        XCTAssertEqual(Set(trips[0]["pins"] as! [String]), [sat, sun])
+        let homes = doc["homes"] as! [[String: Any]]
+        XCTAssertEqual(homes.count, 1)
+        XCTAssertEqual(homes[0]["country"] as? String, "CH")
+        let statistics = doc["statistics"] as! [String: Any]
+        XCTAssertEqual(statistics["days"] as? [String: Int], ["2024": 14])
+        XCTAssertEqual(statistics["daysAbroad"] as? [String: Int], ["2024": 2])
+        XCTAssertEqual(statistics["longestTrip"] as? String, "2024-06-08")
+
+        let listed = try CLI.json(CLI.run(["list", "--trip", "2024-06-08", "--json", "--db", db]).stdout) as! [[String: Any]]
+        XCTAssertEqual(listed.map { $0["title"] as? String }, ["Duomo", "Navigli"])
+        XCTAssertEqual(listed.map { $0["trip"] as? String }, ["2024-06-08", "2024-06-08"])
+        let all = try CLI.json(CLI.run(["list", "--json", "--db", db]).stdout) as! [[String: Any]]
+        XCTAssertNil(all.first { $0["title"] as? String == "home 1" }?["trip"], "a pin at home is on no trip")
+        let shown = try CLI.json(CLI.run(["show", sat, "--json", "--db", db]).stdout) as! [String: Any]
+        XCTAssertEqual(shown["trip"] as? String, "2024-06-08")
+
+        let text = try CLI.run(["trips", "--db", db])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("2024-06-08  2024-06-09  2     2     Italy, June 2024"), text.stdout)
+
+        // A name the person gives stays when the trip grows (a third day in Milan, added later).
+        XCTAssertEqual(try CLI.run(["trips", "rename", "2024-06-08", "Nonna's birthday", "--db", db]).status, 0)
+        _ = try add(db, "45.4642", "9.1900", "2024-06-07T18:00:00+02:00", "Arrival")
+        let renamed = (try CLI.json(CLI.run(["trips", "--json", "--db", db]).stdout) as! [String: Any])["trips"] as! [[String: Any]]
+        XCTAssertEqual(renamed.map { $0["title"] as? String }, ["Nonna's birthday"])
+        XCTAssertEqual(renamed.map { $0["id"] as? String }, ["2024-06-07"])
+        XCTAssertEqual(renamed.map { $0["renamed"] as? Bool }, [true])
+
+        // Home set in Milan: the Zürich days are away now, one trip of 14 days; --no-home undoes it.
+        XCTAssertEqual(try CLI.run(["settings", "--home-lat", "45.4642", "--home-lon", "9.19", "--db", db]).status, 0)
+        let fromMilan = (try CLI.json(CLI.run(["trips", "--json", "--db", db]).stdout) as! [String: Any])["trips"] as! [[String: Any]]
+        XCTAssertEqual(fromMilan.map { $0["id"] as? String }, ["2024-06-01"])
+        XCTAssertEqual(fromMilan.map { $0["days"] as? Int }, [14])
+        XCTAssertEqual(try CLI.run(["settings", "--home", "home 3", "--db", db]).status, 0, "a home named by a pin's title")
+        XCTAssertEqual(((try CLI.json(CLI.run(["trips", "--json", "--db", db]).stdout) as! [String: Any])["trips"] as! [[String: Any]]).count, 1)
+        XCTAssertEqual(try CLI.run(["settings", "--no-home", "--db", db]).status, 0)
+        XCTAssertEqual(((try CLI.json(CLI.run(["trips", "--json", "--db", db]).stdout) as! [String: Any])["homes"] as! [[String: Any]])
+                        .map { $0["set"] as? Bool }, [false])
+
+        XCTAssertEqual(try CLI.run(["list", "--trip", "June", "--db", db]).status, 64)
+        let none = try CLI.run(["list", "--trip", "2023-01-01", "--db", db])
+        XCTAssertEqual(none.status, 1)
+        XCTAssertTrue(none.stderr.contains("no trip starts on 2023-01-01"), none.stderr)
+        XCTAssertEqual(try CLI.run(["settings", "--home", "Atlantis", "--db", db]).status, 1)
+    }
+}
