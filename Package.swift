@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(name: "embed-files", path: "Sources/embed-files"),
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"]),
         // Benchmarks of the rules and the resolver alone (scripts/bench).
-        .executableTarget(name: "pins-bench", dependencies: ["PinCore", "PinImport"]),
+        .executableTarget(name: "pins-bench", dependencies: ["PinCore"]),
         .testTarget(name: "PinCoreTests", dependencies: ["PinCore"]),
         .testTarget(name: "PinFormatsTests", dependencies: ["PinFormats"]),
         .testTarget(name: "PinStoreTests", dependencies: ["PinStore", "PinCore"]),

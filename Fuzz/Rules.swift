@@ -1,4 +1,4 @@
-// Fuzz target: the import rules (ImportFilters), no SQLite. The input is read as records of
+// Fuzz target: the import rules (ImportRules), no SQLite. The input is read as records of
 // 25 bytes (after 8 bytes of options, below): a tag byte, then three little-endian doubles (instant, latitude, longitude) taken
 // raw, so NaN, infinities, subnormals and out-of-range degrees all reach the rules. Tag bit 0:
 // an existing pin instead of a photo; bit 1: no coordinate; bit 2: an earlier run's photo.
@@ -10,9 +10,9 @@ import PinCore
 public func fuzzRules(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let raw = UnsafeRawBufferPointer(start: data, count: size)
     func double(_ at: Int) -> Double { Double(bitPattern: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
-    var pins: [ImportFilters.ExistingPin] = []
+    var pins: [ImportRules.ExistingPin] = []
     var earlier: [AcceptedPhoto] = []
-    var candidates: [ImportFilters.Candidate] = []
+    var candidates: [ImportRules.Candidate] = []
     var offset = 0
     // The first 8 bytes, when present, choose the interval and the distance within the ranges
     // `pins import` accepts (--min-interval 0...366 days, --min-distance-km 0.001...10,000,
@@ -41,9 +41,9 @@ public func fuzzRules(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         }
         offset += 25
     }
-    var filters = ImportFilters(minInterval: minInterval, threshold: threshold, existingPins: pins,
+    var filters = ImportRules(minInterval: minInterval, threshold: threshold, existingPins: pins,
                                 earlierAccepted: earlier)
-    for candidate in ImportFilters.ordered(candidates) {
+    for candidate in ImportRules.ordered(candidates) {
         _ = filters.decide(candidate, label: candidate.path.description)
     }
     return 0

@@ -235,7 +235,7 @@ enum ItemCodec {
             let country = r.optionalString()
             pin = PinPlan(id: UUID(uuid: id), country: country, title: r.string())
         }
-        var verdict: ImportFilters.Verdict?
+        var verdict: ImportRules.Verdict?
         switch r.u8() {
         case 1: verdict = .accepted
         case 2: verdict = .noLocation(reason: r.string())

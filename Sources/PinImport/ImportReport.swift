@@ -10,7 +10,7 @@ public struct ImportItem: Sendable {
     private var kept: KeptMetadata?
     private var extra: Extra?
     public var decision: PhotoDecision
-    public var verdict: ImportFilters.Verdict?
+    public var verdict: ImportRules.Verdict?
 
     /// The file's metadata as the import uses it: format, position and its source or issue,
     /// capture time, offset and source, digest. The altitude, the time's tag and the decoding
@@ -91,7 +91,7 @@ public struct ImportItem: Sendable {
     }
 
     public init(entry: FileEntry, metadata: PhotoMetadata? = nil, error: String? = nil, decision: PhotoDecision,
-                verdict: ImportFilters.Verdict? = nil, pin: PinPlan? = nil) {
+                verdict: ImportRules.Verdict? = nil, pin: PinPlan? = nil) {
         self.entry = entry
         self.kept = metadata.map(KeptMetadata.init)
         self.extra = Extra.make(error: error, pin: pin, lost: false)
@@ -101,7 +101,7 @@ public struct ImportItem: Sendable {
 
     /// From its parts (`ItemCodec`).
     init(entry: FileEntry, kept: KeptMetadata?, error: String?, pin: PinPlan?, decision: PhotoDecision,
-         verdict: ImportFilters.Verdict?) {
+         verdict: ImportRules.Verdict?) {
         self.entry = entry
         self.kept = kept
         self.extra = Extra.make(error: error, pin: pin, lost: false)

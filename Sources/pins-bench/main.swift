@@ -3,7 +3,6 @@
 //   pins-bench countries [LOOKUPS]       country lookups at random points
 import Foundation
 import PinCore
-import PinImport
 
 struct SplitMix {
     var state: UInt64
@@ -35,9 +34,9 @@ case "rules":
         Coordinate(latitude: max(-89.9, min(89.9, c.latitude + rng.uniform(-spread, spread))),
                    longitude: max(-180, min(180, c.longitude + rng.uniform(-spread, spread))))
     }
-    let pins = (0..<pinCount).map { _ in ImportFilters.ExistingPin(title: "pin", coordinate: near(centres[Int(rng.next() % 2000)], 1.0)) }
+    let pins = (0..<pinCount).map { _ in ImportRules.ExistingPin(title: "pin", coordinate: near(centres[Int(rng.next() % 2000)], 1.0)) }
     var t = 1_500_000_000.0
-    var candidates: [ImportFilters.Candidate] = []
+    var candidates: [ImportRules.Candidate] = []
     candidates.reserveCapacity(photos)
     for i in 0..<photos {
         t += rng.uniform(0, 120)
@@ -47,10 +46,10 @@ case "rules":
     var accepted = 0
     var built = 0.0, ordered = 0.0
     let total = seconds {
-        var filters = ImportFilters(existingPins: [])
-        built = seconds { filters = ImportFilters(existingPins: pins) }
-        var sorted: [ImportFilters.Candidate] = []
-        ordered = seconds { sorted = ImportFilters.ordered(candidates) }
+        var filters = ImportRules(existingPins: [])
+        built = seconds { filters = ImportRules(existingPins: pins) }
+        var sorted: [ImportRules.Candidate] = []
+        ordered = seconds { sorted = ImportRules.ordered(candidates) }
         for c in sorted where filters.decide(c, label: "x") == .accepted { accepted += 1 }
     }
     print(String(format: "rules: %d photos against %d pins decided in %.2f s (index %.2f s, sort %.2f s); %d accepted",

@@ -24,7 +24,7 @@ final class DecidedFilesTests: XCTestCase {
                               takenAt: Date(timeIntervalSinceReferenceDate: 712_345_678.125), utcOffsetSeconds: -34200,
                               timeSource: .gpsInferredOffset, metadataDigest: "Not-Hex")
         let id = UUID(uuidString: "0F601B8A-1C2D-4E5F-8A9B-0C1D2E3F4A5B")!
-        let verdicts: [ImportFilters.Verdict?] = [
+        let verdicts: [ImportRules.Verdict?] = [
             nil, .accepted, .noLocation(reason: "no GPS position"), .interval(seconds: 59.5, previous: "/lib/é.jpg"),
             .distance(kilometres: 4.999, radians: 0.0007847, pin: "Café \"x\"", pinCoordinate: Coordinate(latitude: 1.5, longitude: -0.25)),
         ]

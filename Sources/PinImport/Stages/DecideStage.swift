@@ -46,7 +46,7 @@ struct DecideStage {
     /// two cores.
     func decide(_ sorted: inout ItemSorter.Merge, history: ImportHistory, redecided: Set<RawPath>, root: RawPath,
                 into out: inout DecidedFiles.Writer) throws {
-        var filters = ImportFilters(minInterval: minInterval, threshold: threshold, existingPins: history.pins,
+        var filters = ImportRules(minInterval: minInterval, threshold: threshold, existingPins: history.pins,
                                     earlierAccepted: Self.earlierAccepted(history.earlierAccepted, redeciding: redecided, root: root))
         let writer = DecidedWriter(out, plan: plan, timeZone: timeZone)
         defer { writer.stop() }

@@ -8,7 +8,7 @@ struct ImportHistory {
     /// Accepted photos of every earlier run, in any folder: the interval rule measures from them.
     var earlierAccepted: [AcceptedPhoto] = []
     /// Every pin, made by import or by hand: the distance rule measures from them.
-    var pins: [ImportFilters.ExistingPin] = []
+    var pins: [ImportRules.ExistingPin] = []
 
     /// Reads the accepted photos and the pins, which the rules measure from. Only a run with
     /// photos to decide needs them: a nightly run with nothing new (on a library of 1,000,000

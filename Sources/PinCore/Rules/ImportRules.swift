@@ -1,11 +1,11 @@
 import Foundation
-import PinCore
 
 /// The app's import rules, in its order, over photos sorted by capture instant then path:
 /// 1. no coordinates → noLocation; 2. less than `minInterval` after the previously accepted
 /// photo → interval; 3. closer than `threshold` to any pin → distance; 4. accepted.
-/// Pure: it knows nothing of files or databases.
-public struct ImportFilters {
+/// Pure: it knows nothing of files or databases (the import's DecideStage feeds it; pins-bench
+/// and the rules fuzz target run it alone).
+public struct ImportRules {
     public struct Candidate: Sendable {
         /// The caller's index for this photo.
         public let index: Int

@@ -1,21 +1,20 @@
 import XCTest
-import PinCore
-@testable import PinImport
+@testable import PinCore
 
 /// The four rules at and around their boundaries, with hand-worked numbers.
 /// Along a meridian the angle between two points is exactly their latitude difference, so
 /// positions are placed at chosen angles from each other: 0.0007848 rad = 0.044965727 degrees.
-final class ImportFiltersTests: XCTestCase {
+final class ImportRulesTests: XCTestCase {
     let radToDeg = 180 / Double.pi
 
-    func candidate(_ i: Int, _ t: Double, _ lat: Double?, _ lon: Double = 7, path: String? = nil) -> ImportFilters.Candidate {
+    func candidate(_ i: Int, _ t: Double, _ lat: Double?, _ lon: Double = 7, path: String? = nil) -> ImportRules.Candidate {
         .init(index: i, instant: t, path: RawPath(path ?? String(format: "p%03d.jpg", i)),
               coordinate: lat.map { Coordinate(latitude: $0, longitude: lon) })
     }
 
-    func decide(_ candidates: [ImportFilters.Candidate], filters: ImportFilters = ImportFilters()) -> [String] {
+    func decide(_ candidates: [ImportRules.Candidate], filters: ImportRules = ImportRules()) -> [String] {
         var f = filters
-        return ImportFilters.ordered(candidates).map { c -> String in
+        return ImportRules.ordered(candidates).map { c -> String in
             switch f.decide(c, label: c.path.description) {
             case .accepted: return "accepted"
             case .noLocation: return "noLocation"
@@ -59,7 +58,7 @@ final class ImportFiltersTests: XCTestCase {
     }
 
     func testExistingAndHandMadePinsBlock() {
-        let filters = ImportFilters(existingPins: [.init(title: "hand-made", coordinate: Coordinate(latitude: 45, longitude: 7))])
+        let filters = ImportRules(existingPins: [.init(title: "hand-made", coordinate: Coordinate(latitude: 45, longitude: 7))])
         var f = filters
         let verdict = f.decide(candidate(0, 0, 45.01), label: "x") // 1.11 km from the pin
         guard case let .distance(km, radians, pin, _) = verdict else { return XCTFail("\(verdict)") }
@@ -71,12 +70,12 @@ final class ImportFiltersTests: XCTestCase {
     func testEarlierRunsCountForTheInterval() {
         // A photo accepted last week at t=1000; a new photo at t=1050 is 50 s after it.
         let earlier = [AcceptedPhoto(instant: 1000, path: RawPath("/old.jpg"))]
-        XCTAssertEqual(decide([candidate(0, 1050, 10)], filters: ImportFilters(earlierAccepted: earlier)), ["interval"])
+        XCTAssertEqual(decide([candidate(0, 1050, 10)], filters: ImportRules(earlierAccepted: earlier)), ["interval"])
         // The latest accepted at or before the photo counts, not one after it: a new photo
         // older than everything imported is measured against nothing.
-        XCTAssertEqual(decide([candidate(0, 990, 10)], filters: ImportFilters(earlierAccepted: earlier)), ["accepted"])
+        XCTAssertEqual(decide([candidate(0, 990, 10)], filters: ImportRules(earlierAccepted: earlier)), ["accepted"])
         // An earlier run's photo at exactly 60 s before: accepted.
-        XCTAssertEqual(decide([candidate(0, 1060, 10)], filters: ImportFilters(earlierAccepted: earlier)), ["accepted"])
+        XCTAssertEqual(decide([candidate(0, 1060, 10)], filters: ImportRules(earlierAccepted: earlier)), ["accepted"])
     }
 
     func testOrderingAcrossTimeZones() {
@@ -84,7 +83,7 @@ final class ImportFiltersTests: XCTestCase {
         // its wall clock is earlier. Instants are what the rules sort by.
         let paris = candidate(0, 8 * 3600, 48.85, 2.35, path: "paris.jpg")
         let london = candidate(1, 8.5 * 3600, 51.5, -0.12, path: "a-london.jpg")
-        XCTAssertEqual(ImportFilters.ordered([london, paris]).map(\.path.description), ["paris.jpg", "a-london.jpg"])
+        XCTAssertEqual(ImportRules.ordered([london, paris]).map(\.path.description), ["paris.jpg", "a-london.jpg"])
     }
 
     func testTiesAreBrokenByPathBytes() {
@@ -92,13 +91,13 @@ final class ImportFiltersTests: XCTestCase {
         // is an interval skip.
         let a = candidate(0, 100, 35.7, 139.7, path: "2024/Tokyo/x.jpg")
         let b = candidate(1, 100, 35.0, 135.8, path: "2024/kyoto/y.jpg")
-        XCTAssertEqual(ImportFilters.ordered([b, a]).map(\.path.description), ["2024/Tokyo/x.jpg", "2024/kyoto/y.jpg"])
+        XCTAssertEqual(ImportRules.ordered([b, a]).map(\.path.description), ["2024/Tokyo/x.jpg", "2024/kyoto/y.jpg"])
         XCTAssertEqual(decide([b, a]), ["accepted", "interval"])
     }
 
     func testThresholdOptions() {
         // --min-interval 0: only the distance rule remains; --min-distance-km 1: 1/6371 rad.
-        let filters = ImportFilters(minInterval: 0, threshold: AngularDistance.angle(forKilometres: 1))
+        let filters = ImportRules(minInterval: 0, threshold: AngularDistance.angle(forKilometres: 1))
         let d = 0.9 / 111.195, e = 1.1 / 111.195 // degrees of latitude for 0.9 km and 1.1 km
         XCTAssertEqual(decide([candidate(0, 0, 45), candidate(1, 1, 45 + d), candidate(2, 2, 45 - e)], filters: filters),
                        ["accepted", "distance", "accepted"])
@@ -107,13 +106,13 @@ final class ImportFiltersTests: XCTestCase {
     func testLabelsAreMadeOnlyForAcceptedPhotosAndNamedInLaterVerdicts() {
         // Four photos: accepted, then no location, interval (30 s) and distance (1 km): only the
         // accepted one's label is asked for, and the later verdicts name it.
-        var f = ImportFilters()
+        var f = ImportRules()
         var asked: [String] = []
-        func label(_ c: ImportFilters.Candidate) -> String {
+        func label(_ c: ImportRules.Candidate) -> String {
             asked.append(c.path.description)
             return "label of " + c.path.description
         }
-        let photos = ImportFilters.ordered([candidate(0, 0, 45), candidate(1, 10, nil), candidate(2, 30, 46),
+        let photos = ImportRules.ordered([candidate(0, 0, 45), candidate(1, 10, nil), candidate(2, 30, 46),
                                             candidate(3, 100, 45 + 1.0 / 111.195)])
         let verdicts = photos.map { c in f.decide(c, label: label(c)) }
         XCTAssertEqual(asked, ["p000.jpg"])
@@ -128,10 +127,10 @@ final class ImportFiltersTests: XCTestCase {
         // lengths and scripts; then photos of this run: each is named by the pin it is near.
         let titles = (0..<300).map { i in i % 3 == 0 ? "Zürich, \(i)" : i % 3 == 1 ? "東京 \(i)" : "p\(i)" }
         let pins = titles.enumerated().map { i, title in
-            ImportFilters.ExistingPin(title: title, coordinate: Coordinate(latitude: -80 + Double(i) * 0.5, longitude: 7))
+            ImportRules.ExistingPin(title: title, coordinate: Coordinate(latitude: -80 + Double(i) * 0.5, longitude: 7))
         }
-        var filters = ImportFilters(existingPins: pins)
-        func named(_ verdict: ImportFilters.Verdict) -> String? {
+        var filters = ImportRules(existingPins: pins)
+        func named(_ verdict: ImportRules.Verdict) -> String? {
             if case let .distance(_, _, pin, _) = verdict { return pin }
             return nil
         }
