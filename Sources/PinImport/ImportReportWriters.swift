@@ -145,6 +145,13 @@ public enum ImportReportText {
     static func writeSummary(_ report: ImportReport, catalog: CountryCatalog, to sink: TextSink) {
         func line(_ text: String) { sink.write(text + "\n") }
         let verb = report.dryRun ? "would be created" : "created"
+        // A nightly run over a library with nothing new: one line, not a page of zeros.
+        if report.files > 0, report.unchanged == report.files, report.moved == 0, report.touched == 0,
+           report.corrected.isEmpty, report.missing == 0, report.created == 0, report.problems.isEmpty {
+            line("pins import \(TerminalText.quoted(RawPath(report.root)))" + (report.dryRun ? " (dry run)" : "")
+                 + ": nothing new: \(grouped(report.files)) file\(report.files == 1 ? "" : "s") unchanged")
+            return
+        }
         line("pins import \(TerminalText.quoted(RawPath(report.root)))" + (report.dryRun ? " (dry run: nothing written)" : ""))
         line("  files      \(report.files)" + (report.unchanged > 0 ? " (\(report.unchanged) unchanged since an earlier run, not read)" : ""))
         if report.moved > 0 { line("  moved      \(report.moved) already imported under another name or folder: not decided again") }
@@ -173,6 +180,17 @@ public enum ImportReportText {
                 line(text)
             }
         }
+    }
+
+    /// 100000 as "100,000": a count read at a glance.
+    static func grouped(_ n: Int) -> String {
+        let digits = String(n.magnitude)
+        var out = ""
+        for (k, digit) in digits.enumerated() {
+            if k > 0, (digits.count - k) % 3 == 0 { out += "," }
+            out.append(digit)
+        }
+        return (n < 0 ? "-" : "") + out
     }
 
     /// Comma-separated parts in lines of at most `width` columns (a part longer than that gets

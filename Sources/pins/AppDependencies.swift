@@ -136,6 +136,12 @@ final class AppDependencies {
         databasePath = try resolveDatabasePath(databaseOption)
     }
 
+    /// No database anywhere (a dry run where none can be found): the empty path, which no
+    /// file has, so every read finds nothing stored.
+    init(withoutDatabase: Void) {
+        databasePath = ""
+    }
+
     /// The country outlines, loaded and indexed on first use (through the same locator the
     /// services get, so a process loads them at most once).
     func resolver() throws -> CountryResolver {

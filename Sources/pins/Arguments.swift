@@ -55,6 +55,8 @@ struct OptionSpec {
     let value: String?        // "FILE", nil for a flag
     let help: String
     var repeatable = false
+    /// The values it takes, when they are a fixed set: the shell completions offer them.
+    var choices: [String] = []
 
     /// The one-letter form, the same in every command that has the long option (`-n` dry run
     /// as in rsync, `-q`, `-v`, `-j N` as in make).
@@ -70,6 +72,8 @@ struct CommandSpec {
     let usage: String
     let options: [OptionSpec]
     let details: String
+    /// Words that may come first after the command (`runs show N`): completed by the shells.
+    var subcommands: [String] = []
 
     var helpText: String {
         var lines = ["Usage: pins \(usage)", "", summary]
@@ -202,7 +206,8 @@ func parse(_ args: [String], spec: CommandSpec) throws -> ParsedArguments {
             inline = String(arg[arg.index(after: eq)...])
         }
         guard let option = spec.options.first(where: { $0.name == name }) else {
-            throw UsageError("unknown option '\(name)'", command: spec.name)
+            let suggestion = nearest(name, among: spec.options.map(\.name) + ["--help"])
+            throw UsageError("unknown option '\(name)'" + (suggestion.map { "; did you mean \($0)?" } ?? ""), command: spec.name)
         }
         if option.value == nil {
             if inline != nil { throw UsageError("\(name) takes no value", command: spec.name) }
@@ -230,4 +235,35 @@ func takesSeparateValue(_ arg: String, in specs: [CommandSpec]) -> Bool {
     let lastIsValue = options.contains { $0.short == "-\(last)" && $0.value != nil }
     let earlier = arg.dropFirst().dropLast()
     return lastIsValue && !earlier.contains { letter in options.contains { $0.short == "-\(letter)" && $0.value != nil } }
+}
+
+/// The candidate a mistyped word most likely meant (`--dryrun`, `--dry`, `imprt`, `lsit`): the
+/// one it is a unique prefix of, else the closest within a few edits (adjacent letters swapped
+/// count as one), for typing slips rather than other words; nil when none is close.
+func nearest(_ typed: String, among candidates: [String]) -> String? {
+    let word = typed.drop(while: { $0 == "-" })
+    let prefixed = candidates.filter { $0.hasPrefix(typed) && $0 != typed }
+    if word.count >= 3, prefixed.count == 1 { return prefixed[0] }
+    let limit = min(3, max(1, word.count / 3))
+    let scored = candidates.map { ($0, editDistance(Array(typed), Array($0))) }.filter { $0.1 <= limit }
+    guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+    // Two candidates equally close: no guess.
+    return scored.filter({ $0.1 == best.1 }).count == 1 ? best.0 : nil
+}
+
+/// Edits (insert, delete, replace, swap of two adjacent characters) from `a` to `b`.
+func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var rows = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+    for i in 0...a.count { rows[i][0] = i }
+    for j in 0...b.count { rows[0][j] = j }
+    for i in 1...a.count {
+        for j in 1...b.count {
+            let cost = a[i - 1] == b[j - 1] ? 0 : 1
+            rows[i][j] = min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost)
+            if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { rows[i][j] = min(rows[i][j], rows[i - 2][j - 2] + 1) }
+        }
+    }
+    return rows[a.count][b.count]
 }

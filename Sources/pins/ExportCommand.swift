@@ -7,7 +7,8 @@ let exportSpec = CommandSpec(
     name: "export", summary: "Export the pins as GeoJSON, KML, GPX or CSV, for the apps people use.",
     usage: "export --format geojson|kml|gpx|csv [--out FILE] [--countries] [--split N] [--bom] [the filters of list]",
     options: [
-        OptionSpec(name: "--format", value: "FORMAT", help: "geojson (RFC 7946), kml (2.2), gpx (1.1) or csv (RFC 4180)."),
+        OptionSpec(name: "--format", value: "FORMAT", help: "geojson (RFC 7946), kml (2.2), gpx (1.1) or csv (RFC 4180).",
+                   choices: ["geojson", "kml", "gpx", "csv"]),
         OptionSpec(name: "--out", value: "FILE", help: "Write to FILE (replaced whole, never half-written; a link is written through) instead of stdout (-)."),
         OptionSpec(name: "--countries", value: nil, help: "GeoJSON: add the visited countries as polygons with the fill colour."),
         OptionSpec(name: "--split", value: "N", help: "At most N pins per file: FILE-1.kml, FILE-2.kml... (needs --out)."),

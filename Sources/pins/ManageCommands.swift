@@ -17,7 +17,7 @@ let editSpec = CommandSpec(
         OptionSpec(name: "--date", value: "ISO8601", help: "Date of the visit, e.g. 2024-05-01T10:00:00+02:00 (the offset becomes the pin's); without an offset, the local time where the pin is."),
         OptionSpec(name: "--lat", value: "LAT", help: "New latitude (with --lon): the country is resolved again."),
         OptionSpec(name: "--lon", value: "LON", help: "New longitude (with --lat)."),
-        OptionSpec(name: "--type", value: "TYPE", help: "point, city or mountain (city and mountain need --name)."),
+        OptionSpec(name: "--type", value: "TYPE", help: "point, city or mountain (city and mountain need --name).", choices: LocationTypeSelection.allCases.map(\.rawValue)),
         OptionSpec(name: "--name", value: "NAME", help: "City or mountain name."),
         OptionSpec(name: "--height", value: "M", help: "Mountain height in metres."),
         OptionSpec(name: "--visits", value: "N", help: "How many times you were there (1 or more)."),
@@ -84,6 +84,9 @@ func runEdit(_ args: ParsedArguments) throws {
     let pin: Location
     do {
         pin = try LocationService(creation: creation).edit(id: id, edit, using: db)
+    } catch ServiceError.invalidEdit(let why) {
+        // `--type city` without `--name` on a point, a height for a city: how it was asked.
+        throw UsageError(why, command: "edit")
     } catch let error as ServiceError {
         throw CommandFailure(error.description)
     }
@@ -222,7 +225,7 @@ let settingsSpec = CommandSpec(
     options: [
         OptionSpec(name: "--pin-color", value: "HEX", help: "Colour of new pins, #RRGGBB."),
         OptionSpec(name: "--fill-color", value: "HEX", help: "Fill colour of visited countries on the map, #RRGGBB."),
-        OptionSpec(name: "--map-style", value: "STYLE", help: "Map palette: light, dark or print."),
+        OptionSpec(name: "--map-style", value: "STYLE", help: "Map palette: light, dark or print.", choices: Settings.MapStyle.allCases.map(\.rawValue)),
         OptionSpec(name: "--home", value: "NAME", help: "Home for 'pins trips': the place of your pins called NAME."),
         OptionSpec(name: "--home-lat", value: "LAT", help: "Home for 'pins trips', with --home-lon."),
         OptionSpec(name: "--home-lon", value: "LON", help: "Home for 'pins trips', with --home-lat."),

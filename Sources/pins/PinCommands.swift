@@ -19,7 +19,7 @@ let addSpec = CommandSpec(
         OptionSpec(name: "--color", value: "HEX", help: "Pin color #RRGGBB (default: the settings' pin color)."),
         OptionSpec(name: "--note", value: "N", help: "A note."),
         OptionSpec(name: "--tag", value: "T", help: "A tag; repeat for more.", repeatable: true),
-        OptionSpec(name: "--type", value: "TYPE", help: "point (default), city or mountain."),
+        OptionSpec(name: "--type", value: "TYPE", help: "point (default), city or mountain.", choices: LocationTypeSelection.allCases.map(\.rawValue)),
         OptionSpec(name: "--name", value: "NAME", help: "City or mountain name (for --type city|mountain)."),
         OptionSpec(name: "--height", value: "M", help: "Mountain height in metres (for --type mountain)."),
         dbOption, jsonOption,

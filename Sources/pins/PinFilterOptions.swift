@@ -8,16 +8,19 @@ let pinFilterOptions: [OptionSpec] = [
     OptionSpec(name: "--search", value: "TEXT", help: "Title, note, tags or city/mountain name contain TEXT (any case, accents ignored)."),
     OptionSpec(name: "--country", value: "CC", help: "Only pins in this country (ISO 3166-1 alpha-2, e.g. FR); repeat for more.", repeatable: true),
     OptionSpec(name: "--continent", value: "NAME", help: "Only pins on this continent (e.g. Europe, \"North America\"); repeat for more.", repeatable: true),
-    OptionSpec(name: "--type", value: "TYPE", help: "Only pins of this type: point, city or mountain; repeat for more.", repeatable: true),
+    OptionSpec(name: "--type", value: "TYPE", help: "Only pins of this type: point, city or mountain; repeat for more.", repeatable: true,
+               choices: LocationTypeSelection.allCases.map(\.rawValue)),
     OptionSpec(name: "--tag", value: "T", help: "Only pins with this tag; repeat to require more tags.", repeatable: true),
     OptionSpec(name: "--since", value: "DATE", help: "Only pins dated at or after DATE (ISO 8601, e.g. 2023-07-01)."),
     OptionSpec(name: "--until", value: "DATE", help: "Only pins dated before DATE; a plain day includes that whole day."),
     OptionSpec(name: "--near", value: "LAT,LON", help: "With --within: only pins near this point."),
     OptionSpec(name: "--within", value: "KM", help: "Distance from --near in kilometres."),
-    OptionSpec(name: "--source", value: "SOURCE", help: "import (made from photos) or manual (made by hand)."),
+    OptionSpec(name: "--source", value: "SOURCE", help: "import (made from photos) or manual (made by hand).",
+               choices: ["import", "manual"]),
     OptionSpec(name: "--run", value: "N", help: "Only pins import run N created (see 'pins runs')."),
     OptionSpec(name: "--trip", value: "ID", help: "Only the pins of trip ID, its first day (see 'pins trips')."),
-    OptionSpec(name: "--sort", value: "KEY", help: "date (default), title, country or distance (from --near); -KEY reverses."),
+    OptionSpec(name: "--sort", value: "KEY", help: "date (default), title, country or distance (from --near); -KEY reverses.",
+               choices: ["date", "title", "country", "distance", "-date", "-title", "-country", "-distance"]),
     OptionSpec(name: "--limit", value: "N", help: "At most N pins."),
 ]
 
@@ -29,9 +32,24 @@ func pinFilter(from args: ParsedArguments) throws -> PinFilter {
     for text in args.all("--country") {
         let code = text.uppercased()
         guard code.count == 2, code.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-            throw UsageError("--country expects a two-letter ISO code such as FR, got '\(text)'", command: command)
+            // A country's name for its code: "did you mean --country FR (France)?".
+            let named = (try? filterCatalog())?.entries.values.first { PinFilter.fold($0.name) == PinFilter.fold(text) || $0.alpha3 == code }
+            throw UsageError("--country expects a two-letter ISO code such as FR, got '\(text)'"
+                             + (named.map { "; did you mean --country \($0.alpha2) (\($0.name))?" } ?? ""), command: command)
         }
         filter.countries.insert(code)
+    }
+    if !filter.countries.isEmpty || !args.all("--continent").isEmpty {
+        let catalog = try filterCatalog()
+        for code in filter.countries.sorted() where catalog[code] == nil {
+            throw UsageError("--country \(code) is not a country code pins knows; the codes:\n"
+                             + wrapped(catalog.entries.keys.sorted(), width: 78, indent: "  "), command: command)
+        }
+        let continents = Set(catalog.entries.values.map(\.continent)).sorted()
+        for text in args.all("--continent") where !continents.contains(where: { PinFilter.fold($0) == PinFilter.fold(text) }) {
+            throw UsageError("--continent '\(text)' is not a continent; the continents:\n  "
+                             + continents.joined(separator: ", "), command: command)
+        }
     }
     filter.continents = args.all("--continent")
     for text in args.all("--type") {
@@ -80,6 +98,32 @@ func pinFilter(from args: ParsedArguments) throws -> PinFilter {
     return filter
 }
 
+/// The country catalog, for checking --country and --continent before any database is read.
+private func filterCatalog() throws -> CountryCatalog {
+    do {
+        return try CountryCatalog(json: Data(try ResourceLocator.read("Countries.json")))
+    } catch let failure as CommandFailure {
+        throw failure
+    } catch {
+        throw CommandFailure("Countries.json is damaged: \(error)")
+    }
+}
+
+/// Words in lines of at most `width` characters, each line indented.
+func wrapped(_ words: [String], width: Int, indent: String) -> String {
+    var lines: [String] = []
+    var line = indent
+    for word in words {
+        if line.count > indent.count, line.count + 1 + word.count > width {
+            lines.append(line)
+            line = indent
+        }
+        line += (line.count > indent.count ? " " : "") + word
+    }
+    if line.count > indent.count { lines.append(line) }
+    return lines.joined(separator: "\n")
+}
+
 /// `LAT,LON` in decimal degrees, within range.
 func parseLatLon(_ text: String) -> Coordinate? {
     let parts = text.split(separator: ",", omittingEmptySubsequences: false)
@@ -126,7 +170,10 @@ func filteredPins(_ filter: PinFilter, deps: AppDependencies, missingIsEmpty: Bo
 func resolvePinID(_ text: String, in db: PinDatabase) throws -> UUID {
     if let id = UUID(uuidString: text) { return id }
     // Only hex digits and dashes: LIKE would read '_' and '%' as wildcards.
-    guard text.count >= 4, text.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw CommandFailure("no pin with id \(text)") }
+    guard text.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw CommandFailure("no pin with id \(text)") }
+    guard text.count >= 4 else {
+        throw CommandFailure("the id prefix '\(text)' is too short: give at least 4 characters of the id ('pins list' shows 8)")
+    }
     let matches = try db.pinIDs(startingWith: text)
     if matches.count > 1 { throw CommandFailure("'\(text)' matches \(matches.count) pins; give more of the id") }
     guard let id = matches.first else { throw CommandFailure("no pin with id \(text)") }

@@ -22,7 +22,8 @@ let runsSpec = CommandSpec(
           pins runs
           pins runs show 3
           pins runs undo 3 --dry-run
-        """)
+        """,
+    subcommands: ["show", "undo"])
 
 func runRuns(_ args: ParsedArguments) throws {
     if let action = args.positionals.first {

@@ -27,7 +27,16 @@ let commands: [Command] = [
     Command(spec: exportSpec, run: runExport),
     Command(spec: checkSpec, run: runCheck),
     Command(spec: tripsSpec, run: runTrips),
+    Command(spec: completionsSpec, run: { try await runCompletions($0) }),
 ]
+
+@MainActor
+func runCompletions(_ args: ParsedArguments) throws {
+    guard args.positionals.count == 1, let script = completionScript(shell: args.positionals[0], commands.map(\.spec)) else {
+        throw UsageError("expects one shell: bash, zsh or fish", command: "completions")
+    }
+    Out.print(script)
+}
 
 let topHelp: String = {
     var lines = [
@@ -45,6 +54,12 @@ let topHelp: String = {
               "Options: -h, --help, --version"]
     return lines.joined(separator: "\n") + "\n"
 }()
+
+/// "; did you mean import?" for a mistyped command, or nothing.
+@MainActor
+func didYouMean(_ typed: String) -> String {
+    nearest(typed, among: commands.map(\.spec.name) + ["help"]).map { "; did you mean \($0)?" } ?? ""
+}
 
 @MainActor
 func main() async -> Int32 {
@@ -91,22 +106,14 @@ func main() async -> Int32 {
             return ExitCode.success
         }
         guard let command = commands.first(where: { $0.spec.name == name }) else {
-            Out.error("pins help: unknown command '\(name)'\nRun 'pins --help' for the list of commands.")
+            Out.error("pins help: unknown command '\(name)'\(didYouMean(name))\nRun 'pins --help' for the list of commands.")
             return ExitCode.usage
         }
         Out.print(command.spec.helpText)
         return ExitCode.success
     }
-    if first == "completions" {
-        guard args.count == 1, let script = completionScript(shell: args[0], commands.map(\.spec)) else {
-            Out.error("pins completions: expects one shell: bash, zsh or fish")
-            return ExitCode.usage
-        }
-        Out.print(script)
-        return ExitCode.success
-    }
     guard let command = commands.first(where: { $0.spec.name == first }) else {
-        Out.error("pins: unknown command '\(first)'\nRun 'pins --help' for the list of commands.")
+        Out.error("pins: unknown command '\(first)'\(didYouMean(first))\nRun 'pins --help' for the list of commands.")
         return ExitCode.usage
     }
     args = leading + args
