@@ -167,6 +167,8 @@ enum ItemCodec {
             w.u8(k.flags)
             w.optionalString(k.locationIssue)
             w.optionalString(k.otherDigest)
+            w.optionalString(k.trackFile)
+            if k.trackFile != nil { w.f64(k.secondsToTrackFix) }
             w.f64(k.latitude)
             w.f64(k.longitude)
             w.f64(k.takenAtSeconds)
@@ -218,6 +220,8 @@ enum ItemCodec {
             k.flags = r.u8()
             k.locationIssue = r.optionalString()
             k.otherDigest = r.optionalString()
+            k.trackFile = r.optionalString()
+            if k.trackFile != nil { k.secondsToTrackFix = r.f64() }
             k.latitude = r.f64()
             k.longitude = r.f64()
             k.takenAtSeconds = r.f64()

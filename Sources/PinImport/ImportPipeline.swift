@@ -30,6 +30,8 @@ public struct ImportOptions: Sendable {
     /// Tests: called on the reading thread before each file is read (to take the folder away
     /// at a known point).
     var beforeRead: (@Sendable (FileEntry) -> Void)?
+    /// The person's tracks (`--track`): photos without a position get one from them (issue 29).
+    public var tracks: TrackSet?
 
     public init(root: String) { self.root = root }
 }
@@ -264,6 +266,8 @@ public struct ImportPipeline {
         var withCoordinate = false
         var lost: [(path: RawPath, reason: String)] = []
         let includeVideos = options.includeVideos
+        let tracks = options.tracks
+        var placedFromTracks = 0
         try readingSnapshot { repos in
             var batch: [ImportItem] = []
             var batchKnown: [RawPath: KnownPhoto] = [:]
@@ -271,6 +275,7 @@ public struct ImportPipeline {
             func pass() throws {
                 for i in try reconciled.reconcile(batch, root: rootPath, known: batchKnown, includeVideos: includeVideos, in: repos) {
                     var item = batch[i]
+                    if let tracks, item.coordinate == nil, item.place(from: tracks) { placedFromTracks += 1 }
                     if decide.admit(&item) {
                         if !historyRead {
                             try history.readRules(in: repos)
@@ -333,6 +338,8 @@ public struct ImportPipeline {
         if let reason = rootWatch.lost() { throw ImportError.rootLost(root: root, reason: reason) }
         report.problems += lost
         report.read -= lost.count
+        report.tracks = tracks?.files ?? []
+        report.placedFromTracks = placedFromTracks
         report.touched = reconciled.touched
         report.copied = reconciled.moves.count { $0.from == nil }
         report.moved = reconciled.moves.count - report.copied

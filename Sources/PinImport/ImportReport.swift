@@ -51,6 +51,36 @@ public struct ImportItem: Sendable {
     /// The position read from the file, if any (without building the whole `metadata`).
     public var coordinate: Coordinate? { kept?.coordinate }
 
+    /// For a position from the tracks: the track file of the nearest fix and the seconds to it.
+    public var trackFix: (file: String, seconds: Double)? {
+        guard let k = kept, k.positionSource == .track, let file = k.trackFile else { return nil }
+        return (file, k.secondsToTrackFix)
+    }
+
+    /// Gives a photo without a position the one the tracks give it, or adds their reason to
+    /// why it has none. True when it got a position.
+    @discardableResult
+    public mutating func place(from tracks: TrackSet) -> Bool {
+        guard var k = kept, k.flags & KeptMetadata.hasCoordinate == 0, let m = kept?.metadata else { return false }
+        let placed = tracks.place(m)
+        if let c = placed.coordinate {
+            k.latitude = c.latitude
+            k.longitude = c.longitude
+            k.flags |= KeptMetadata.hasCoordinate
+            k.positionSource = .track
+            k.trackFile = placed.file
+            k.secondsToTrackFix = placed.secondsToNearestFix ?? 0
+            k.locationIssue = nil
+            kept = k
+            return true
+        }
+        if let reason = placed.reason {
+            k.locationIssue = (k.locationIssue ?? "no GPS position") + "; " + reason
+            kept = k
+        }
+        return false
+    }
+
     /// For a photo skipped by the distance rule: the pin it was too close to (title and position).
     public var blockingPin: (title: String, coordinate: Coordinate)? {
         guard case let .distance(_, _, title, coordinate)? = verdict else { return nil }
@@ -150,6 +180,9 @@ struct KeptMetadata: Sendable {
     var format: FileKind
     var positionSource: PositionSource?
     var locationIssue: String?
+    /// A position from the tracks: the file and the seconds to its nearest fix.
+    var trackFile: String?
+    var secondsToTrackFix = 0.0
     /// A digest that is not 16 lowercase hex digits, kept as it is (tests, older records).
     var otherDigest: String?
     var latitude = 0.0, longitude = 0.0
@@ -171,6 +204,8 @@ struct KeptMetadata: Sendable {
         format = m.format
         positionSource = m.positionSource
         locationIssue = m.locationIssue
+        trackFile = m.trackFile
+        secondsToTrackFix = m.secondsToTrackFix ?? 0
         timeSource = m.timeSource
         if let c = m.coordinate {
             latitude = c.latitude
@@ -211,8 +246,13 @@ struct KeptMetadata: Sendable {
     }
 
     var metadata: PhotoMetadata {
-        PhotoMetadata(format: format, coordinate: coordinate, locationIssue: locationIssue, positionSource: positionSource,
-                      takenAt: takenAt, utcOffsetSeconds: utcOffsetSeconds, timeSource: timeSource, metadataDigest: metadataDigest)
+        var m = PhotoMetadata(format: format, coordinate: coordinate, locationIssue: locationIssue, positionSource: positionSource,
+                              takenAt: takenAt, utcOffsetSeconds: utcOffsetSeconds, timeSource: timeSource, metadataDigest: metadataDigest)
+        if let trackFile {
+            m.trackFile = trackFile
+            m.secondsToTrackFix = secondsToTrackFix
+        }
+        return m
     }
 }
 
@@ -283,6 +323,10 @@ public struct ImportReport: Sendable {
     public var created: Int { count(.accepted) }
     public func count(_ decision: PhotoDecision) -> Int { items.tally.count(of: decision) }
     public var withLocation: Int { items.tally.withLocation }
+    /// The track files read for this run (`--track`), each with its points or its problem.
+    public var tracks: [TrackFileReport] = []
+    /// Photos that got their position from the tracks.
+    public var placedFromTracks = 0
 
     /// How many photos each skip reason (unreadable included) took, keyed by the reason's name.
     public var skippedCounts: [String: Int] {

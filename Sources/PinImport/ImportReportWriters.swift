@@ -79,7 +79,13 @@ public enum ImportReportJSON {
             line.writeString(item.entry.relativePath.description)
             line.writeRaw(",\"positionSource\":")
             line.writeString(k.positionSource?.rawValue)
+            let track = item.trackFix
+            if let track { line.writeRaw(",\"secondsToTrackFix\":" + JSONText.string(track.seconds)) }
             writeTime(of: item, source: k.timeSource)
+            if let track {
+                line.writeRaw(",\"trackFile\":")
+                line.writeString(track.file)
+            }
             line.writeRaw(",\"title\":")
             line.writeString(item.title)
             line.writeRaw("}")
@@ -101,8 +107,14 @@ public enum ImportReportJSON {
             line.writeString(item.entry.relativePath.description)
             line.writeRaw(",\"reason\":")
             line.writeString(item.decision.rawValue)
+            let track = item.trackFix
+            if let track { line.writeRaw(",\"secondsToTrackFix\":" + JSONText.string(track.seconds)) }
             if let kept {
                 writeTime(of: item, source: kept.timeSource)
+            }
+            if let track {
+                line.writeRaw(",\"trackFile\":")
+                line.writeString(track.file)
             }
             line.writeRaw("}")
             sink.write(line.text)
@@ -130,6 +142,7 @@ public enum ImportReportText {
         writeCorrected(report, limit: verbose ? Int.max : listLimit, to: sink)
         if report.dryRun {
             writePins(report, to: sink)
+            writeFromTracks(report, limit: verbose ? Int.max : listLimit, to: sink)
             writeSkipped(report, examples: verbose ? Int.max : examplesPerReason, to: sink)
         }
         writeUnreadable(report, limit: verbose ? Int.max : listLimit, to: sink)
@@ -169,6 +182,13 @@ public enum ImportReportText {
         if report.videosLeftOut > 0 { line("  videos     \(report.videosLeftOut) left out (--no-videos)") }
         if report.notMedia > 0 { line("  not media  \(report.notMedia) neither photo nor video (--verbose lists them)") }
         line("  photos     \(report.photos), \(report.withLocation) with a position")
+        if !report.tracks.isEmpty {
+            let readable = report.tracks.filter { $0.points > 0 }.count
+            let fixes = report.tracks.reduce(0) { $0 + $1.points }
+            let bad = report.tracks.filter { $0.error != nil }.count
+            line("  tracks     \(report.placedFromTracks) photo\(report.placedFromTracks == 1 ? "" : "s") placed from \(fixes) fix\(fixes == 1 ? "" : "es") in \(readable) track file\(readable == 1 ? "" : "s")"
+                 + (bad > 0 ? " (\(bad) could not be read, named on stderr)" : ""))
+        }
         line("  pins       \(report.created) \(verb)")
         line("  skipped    " + ImportReport.skipReasons.map { "\($0.words) \(report.count($0))" }.joined(separator: ", "))
         // Counted as the records were written (`DecidedFiles.Tally`).
@@ -220,6 +240,21 @@ public enum ImportReportText {
         // one pass over the pins, for the rows.
         writeTable(["TAKEN AT", "CC", "LATITUDE", "LONGITUDE", "PHOTO"], report.accepted.lazy.map { pinCells($0)! },
                    widths: report.items.tally.pinTableWidths, to: sink)
+    }
+
+    /// The pins whose position came from the tracks: photo, track file, seconds to the nearest fix.
+    static func writeFromTracks(_ report: ImportReport, limit: Int, to sink: TextSink) {
+        guard report.placedFromTracks > 0 else { return }
+        let rows = report.accepted.lazy.compactMap { item -> [String]? in
+            guard let fix = item.trackFix else { return nil }
+            return [TerminalText.quoted(item.entry.relativePath), TerminalText.escaped(fix.file),
+                    TrackMatch.duration(fix.seconds)]
+        }
+        let all = Array(rows)
+        guard !all.isEmpty else { return }
+        sink.write("\nPins placed from tracks (position from the track, by capture time):\n")
+        writeTable(["PHOTO", "TRACK", "NEAREST FIX"], all.prefix(limit), to: sink)
+        if all.count > limit { sink.write("  ... and \(all.count - limit) more\n") }
     }
 
     /// The cells of an accepted photo's row in the pins table (nil without a position, which an

@@ -27,7 +27,7 @@ let importSpec = CommandSpec(
         OptionSpec(name: "--nice", value: nil, help: "Lower CPU and I/O priority (for a NAS that serves files at night)."),
         OptionSpec(name: "--quiet", value: nil, help: "No progress and no summary: only errors (for cron)."),
         OptionSpec(name: "--verbose", value: nil, help: "Also list every decision, one line per file."),
-    ],
+    ] + trackOptionSpecs,
     details: """
     The rules are the iOS app's, in order, over photos sorted by capture time: a photo without
     a position is skipped (no location); one taken less than 60 s after the last accepted photo
@@ -64,6 +64,7 @@ func runImport(_ args: ParsedArguments) async throws {
         options.timeZone = tz
     }
     options.timeZones = LazyTimeZones()
+    options.tracks = try loadTracks(args, command: "import", timeZone: options.timeZone)
     options.scan = ScanOptions(followSymlinks: args.has("--follow-symlinks"), includeHidden: args.has("--include-hidden"),
                                includeSystemFolders: args.has("--include-system-folders"), excludes: args.all("--exclude"))
 
@@ -177,12 +178,16 @@ func lowerPriority() {
 
 let inspectSpec = CommandSpec(
     name: "inspect", summary: "Show what pins reads from photos: position, capture time and their sources.",
-    usage: "inspect PATH... [--timezone ZONE]",
+    usage: "inspect PATH... [--timezone ZONE] [--track PATH...]",
     options: [
         OptionSpec(name: "--timezone", value: "ZONE", help: "Zone for capture times that carry none (default: this machine's)."),
         OptionSpec(name: "--include-hidden", value: nil, help: "In folders, also read hidden files."),
-    ],
-    details: "Prints one JSON line per file: path, format, latitude, longitude, altitude, takenAt, timeSource, timeTag, error.")
+    ] + trackOptionSpecs,
+    details: """
+    Prints one JSON line per file: path, format, latitude, longitude, altitude, takenAt, timeSource, timeTag, error.
+    With --track, a photo without a position of its own gets the tracks' (positionSource "track",
+    trackFile, secondsToTrackFix) or the reason it gets none (trackIssue), by exiftool's rule.
+    """)
 
 func runInspect(_ args: ParsedArguments) throws {
     guard !args.positionals.isEmpty else { throw UsageError("missing PATH: a file or folder to inspect", command: "inspect") }
@@ -192,6 +197,7 @@ func runInspect(_ args: ParsedArguments) throws {
         zone = tz
     }
     let options = MetadataOptions(defaultTimeZone: zone, timeZones: LazyTimeZones())
+    let tracks = try loadTracks(args, command: "inspect", timeZone: zone)
     var failed = false
     for argument in args.positionals {
         let targets: [InspectTarget]
@@ -213,7 +219,19 @@ func runInspect(_ args: ParsedArguments) throws {
                 continue
             }
             do {
-                if let m = try MetadataReader.read(path: path, modificationTime: modified, options: options, sidecars: sidecarPaths) {
+                if var m = try MetadataReader.read(path: path, modificationTime: modified, options: options, sidecars: sidecarPaths) {
+                    // A position the photo or its sidecar carries always wins over a track.
+                    if let tracks, m.coordinate == nil {
+                        let placed = tracks.place(m)
+                        if let c = placed.coordinate {
+                            m.coordinate = c
+                            m.positionSource = .track
+                            object["trackFile"] = placed.file
+                            object["secondsToTrackFix"] = placed.secondsToNearestFix
+                        } else {
+                            object["trackIssue"] = orNull(placed.reason)
+                        }
+                    }
                     object["format"] = m.format.rawValue
                     object["latitude"] = orNull(m.coordinate?.latitude)
                     object["longitude"] = orNull(m.coordinate?.longitude)

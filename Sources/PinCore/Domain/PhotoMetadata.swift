@@ -14,6 +14,10 @@ public struct PhotoMetadata: Sendable, Hashable {
     public var locationIssue: String?
     /// Where the position came from.
     public var positionSource: PositionSource?
+    /// For a position from the tracks (`positionSource == .track`): the track file of the nearest
+    /// fix, and how many seconds the photo's instant is from it.
+    public var trackFile: String?
+    public var secondsToTrackFix: Double?
     /// The capture instant (absolute); nil only when nothing usable was found (the pipeline then
     /// falls back to the file's modification time and sets `timeSource = .fileModification`).
     public var takenAt: Date?
@@ -68,6 +72,8 @@ public enum PositionSource: String, Codable, Sendable, CaseIterable, CustomStrin
     case xmpSidecar = "xmp-sidecar"
     /// A Google Takeout JSON sidecar.
     case takeout
+    /// The person's own tracks (`--track`), by the photo's capture instant (issue 29).
+    case track
 
     /// The raw value, so that interpolation prints what is stored and printed.
     public var description: String { rawValue }

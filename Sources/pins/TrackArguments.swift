@@ -1,0 +1,76 @@
+import Foundation
+import PinCore
+import PinImport
+
+/// The track options of `import` and `inspect` (issue 29).
+let trackOptionSpecs: [OptionSpec] = [
+    OptionSpec(name: "--track", value: "PATH", help: "Position photos that have none from this GPX/KML/TCX track, or the tracks in this folder; repeat for more.", repeatable: true),
+    OptionSpec(name: "--camera-timezone", value: "ZONE", help: "Zone of the camera's clock, for photos without an offset (default: --timezone)."),
+    OptionSpec(name: "--camera-clock-offset", value: "OFFSET", help: "±[[HH:]MM:]SS added to photo times for the tracks: -12 if the camera was 12 s fast."),
+    OptionSpec(name: "--track-max-gap", value: "SECONDS", help: "Widest gap between two fixes to interpolate across (default: 1800)."),
+    OptionSpec(name: "--track-max-extrapolation", value: "SECONDS", help: "Furthest the nearest fix may be to be used alone (default: 1800)."),
+]
+
+/// `±[[HH:]MM:]SS[.ss]` as seconds; nil when it is not that.
+func parseClockOffset(_ text: String) -> Double? {
+    var rest = Substring(text)
+    var sign = 1.0
+    if rest.first == "-" { sign = -1; rest = rest.dropFirst() } else if rest.first == "+" { rest = rest.dropFirst() }
+    let parts = rest.split(separator: ":", omittingEmptySubsequences: false)
+    guard (1...3).contains(parts.count) else { return nil }
+    var total = 0.0
+    for (i, part) in parts.enumerated() {
+        let last = i == parts.count - 1
+        guard !part.isEmpty, part.allSatisfy({ $0.isASCII && ($0.isNumber || (last && $0 == ".")) }),
+              let v = Double(part), v.isFinite else { return nil }
+        if i > 0 && v >= 60 { return nil }
+        total = total * 60 + v
+    }
+    return sign * total
+}
+
+/// The tracks the arguments name, read; nil without `--track`. Each track file that cannot be
+/// read is named on stderr with its reason and the run goes on without it.
+func loadTracks(_ args: ParsedArguments, command: String, timeZone: TimeZone) throws -> TrackSet? {
+    let paths = args.all("--track")
+    let others = ["--camera-timezone", "--camera-clock-offset", "--track-max-gap", "--track-max-extrapolation"]
+    guard !paths.isEmpty else {
+        if let given = others.first(where: { args.value($0) != nil }) {
+            throw UsageError("\(given) needs --track", command: command)
+        }
+        return nil
+    }
+    var options = TrackOptions()
+    options.paths = paths
+    if let name = args.value("--camera-timezone") {
+        guard let tz = TimeZone(identifier: name) else {
+            throw UsageError("--camera-timezone expects a zone name such as UTC or Europe/Paris, got '\(name)'", command: command)
+        }
+        options.cameraTimeZone = tz
+    } else {
+        options.cameraTimeZone = nil  // the photo's time was read in --timezone already
+    }
+    _ = timeZone
+    if let text = args.value("--camera-clock-offset") {
+        guard let seconds = parseClockOffset(text) else {
+            throw UsageError("--camera-clock-offset expects ±[[HH:]MM:]SS such as -12 or +1:02:03, got '\(text)'", command: command)
+        }
+        options.clockOffset = seconds
+    }
+    options.limits.maxGap = try args.double("--track-max-gap", range: 0...(86_400 * 366)) ?? options.limits.maxGap
+    options.limits.maxExtrapolation = try args.double("--track-max-extrapolation", range: 0...(86_400 * 366)) ?? options.limits.maxExtrapolation
+    let tracks = TrackSet.load(options)
+    for file in tracks.files {
+        if let error = file.error {
+            Out.error("pins \(command): track \(TerminalText.quoted(RawPath(file.path))): \(TerminalText.escaped(error))"
+                      + (file.points > 0 ? " (the \(file.points) fixes before it are used)" : ""))
+        }
+        if let notes = file.notes {
+            Out.error("pins \(command): track \(TerminalText.quoted(RawPath(file.path))): \(TerminalText.escaped(notes))")
+        }
+    }
+    if tracks.files.allSatisfy({ $0.points == 0 }) {
+        Out.error("pins \(command): no track fix was read from \(paths.map { TerminalText.quoted(RawPath($0)) }.joined(separator: ", ")): photos without a position stay without one")
+    }
+    return tracks
+}

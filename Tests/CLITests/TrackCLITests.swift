@@ -1,0 +1,80 @@
+import Foundation
+import XCTest
+
+/// `--track` in `pins inspect` and `pins import` (issue 29), on Fixtures/tracks. The positions
+/// themselves are compared with exiftool's in PinImportTests/TrackAgreementTests; here: what a
+/// person sees, the photo files untouched, the track that cannot be read named and the run going on.
+final class TrackCLITests: XCTestCase {
+    let fixtures = CLI.repo.appendingPathComponent("Fixtures/tracks")
+
+    func testInspectGivesTheTrackPositionItsFileAndTheSecondsToTheNearestFix() throws {
+        let gpx = fixtures.appendingPathComponent("segments.gpx").path
+        let r = try CLI.run(["inspect", fixtures.appendingPathComponent("offset/between-fixes.jpg").path,
+                             fixtures.appendingPathComponent("offset/wide-gap.jpg").path, "--track", gpx])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n").map { try! CLI.json(String($0)) as! [String: Any] }
+        XCTAssertEqual(lines.count, 2)
+        // 10:03:20Z, a third of the way from (48.0, 2.0) at 10:00:00Z to (48.1, 2.2) at 10:10:00Z.
+        XCTAssertEqual(lines[0]["positionSource"] as? String, "track")
+        XCTAssertEqual(lines[0]["latitude"] as! Double, 48.0 + 0.1 / 3, accuracy: 1e-9)
+        XCTAssertEqual(lines[0]["longitude"] as! Double, 2.0 + 0.2 / 3, accuracy: 1e-9)
+        XCTAssertEqual(lines[0]["trackFile"] as? String, gpx)
+        XCTAssertEqual(lines[0]["secondsToTrackFix"] as? Double, 200)
+        XCTAssertTrue(lines[1]["positionSource"] is NSNull)
+        XCTAssertEqual(lines[1]["trackIssue"] as? String, "nearest track fix 50 min away (in a gap of the track)")
+        XCTAssertTrue(r.stderr.contains("1 point without a time ignored"), r.stderr)
+    }
+
+    func testACameraZoneAndClockOffset() throws {
+        let gpx = fixtures.appendingPathComponent("segments.gpx").path
+        // New York wall clock 06:03:20 = 10:03:20Z; read as UTC it would be 06:03:20Z, 3 h before the track.
+        let photo = fixtures.appendingPathComponent("local/new-york-between-fixes.jpg").path
+        let utc = try CLI.run(["inspect", photo, "--track", gpx, "--timezone", "UTC"])
+        XCTAssertTrue(utc.stdout.contains("\"trackIssue\":\"nearest track fix 3 h 56 min away (before the track)"), utc.stdout)
+        let ny = try CLI.run(["inspect", photo, "--track", gpx, "--timezone", "UTC", "--camera-timezone", "America/New_York"])
+        let line = try CLI.json(ny.stdout) as! [String: Any]
+        XCTAssertEqual(line["latitude"] as! Double, 48.0 + 0.1 / 3, accuracy: 1e-9)
+        // The same photo 200 s later on the camera's clock: 10:06:40Z, two thirds of the way.
+        let late = try CLI.run(["inspect", photo, "--track", gpx, "--timezone", "UTC", "--camera-timezone", "America/New_York",
+                                "--camera-clock-offset", "+03:20"])
+        let lateLine = try CLI.json(late.stdout) as! [String: Any]
+        XCTAssertEqual(lateLine["latitude"] as! Double, 48.0 + 0.2 / 3, accuracy: 1e-9)
+        let bad = try CLI.run(["inspect", photo, "--track", gpx, "--camera-clock-offset", "1:75"])
+        XCTAssertEqual(bad.status, 64)
+        let alone = try CLI.run(["inspect", photo, "--camera-timezone", "UTC"])
+        XCTAssertEqual(alone.status, 64)
+        XCTAssertTrue(alone.stderr.contains("--camera-timezone needs --track"), alone.stderr)
+    }
+
+    func testADryRunPlacesPhotosFromTracksAndSaysSoAndLeavesThePhotosAlone() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let photos = dir.appendingPathComponent("photos")
+        try FileManager.default.copyItem(at: fixtures.appendingPathComponent("offset"), to: photos)
+        let before = try FileManager.default.contentsOfDirectory(atPath: photos.path).sorted().map {
+            try Data(contentsOf: photos.appendingPathComponent($0))
+        }
+        let broken = dir.appendingPathComponent("broken.gpx")
+        try Data("<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"><time>2024-05-01T00:00:00Z</time></trkpt><trkpt".utf8).write(to: broken)
+        let db = dir.appendingPathComponent("pins.db").path
+        let r = try CLI.run(["import", photos.path, "--dry-run", "--db", db, "--timezone", "UTC",
+                             "--track", fixtures.appendingPathComponent("segments.gpx").path, "--track", broken.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("  tracks     9 photos placed from 7 fixes in 2 track files (1 could not be read, named on stderr)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("Pins placed from tracks"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("wide-gap.jpg              no GPS position; nearest track fix 50 min away (in a gap of the track)"), r.stdout)
+        XCTAssertTrue(r.stderr.contains("broken.gpx: malformed XML at byte"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("(the 1 fixes before it are used)"), r.stderr)
+        let json = try CLI.run(["import", photos.path, "--dry-run", "--db", db, "--timezone", "UTC", "--json",
+                                "--track", fixtures.appendingPathComponent("segments.gpx").path])
+        let report = try CLI.json(json.stdout) as! [String: Any]
+        let pins = report["pins"] as! [[String: Any]]
+        let onFix = try XCTUnwrap(pins.first { $0["photo"] as? String == "on-fix.jpg" })
+        XCTAssertEqual(onFix["positionSource"] as? String, "track")
+        XCTAssertEqual(onFix["secondsToTrackFix"] as? Double, 0)
+        XCTAssertEqual(onFix["latitude"] as? Double, 48.1)
+        let after = try FileManager.default.contentsOfDirectory(atPath: photos.path).sorted().map {
+            try Data(contentsOf: photos.appendingPathComponent($0))
+        }
+        XCTAssertEqual(before, after, "a track never changes a photo file")
+    }
+}
