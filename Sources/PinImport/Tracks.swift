@@ -21,24 +21,40 @@ public struct TrackOptions: Sendable {
 
 /// The formats read, and how a file is recognised.
 public enum TrackFormat: String, Sendable, CaseIterable {
-    case gpx = "GPX", kml = "KML", tcx = "TCX"
+    case gpx = "GPX", kml = "KML", tcx = "TCX", nmea = "NMEA"
+    case googleRecords = "Google Records.json", googleSemantic = "Google Semantic Location History"
+    case googlePhone = "Google Timeline export"
 
-    /// By the file's name; nil for a name that is not a track's (a folder's other files).
+    /// By the file's name, when the name says it; nil for other names (`.json` is sniffed).
     static func byName(_ path: String) -> TrackFormat? {
         switch (path as NSString).pathExtension.lowercased() {
         case "gpx": return .gpx
         case "kml": return .kml
         case "tcx": return .tcx
+        case "nmea", "nma": return .nmea
         default: return nil
         }
     }
 
-    /// By the first bytes, for a file named on the command line with another extension.
+    /// Names a folder's walk reads (then by content).
+    static func mayBeTrack(_ path: String) -> Bool {
+        byName(path) != nil || (path as NSString).pathExtension.lowercased() == "json"
+    }
+
+    /// By the first bytes, for a `.json` file or a name with another extension.
     static func sniff(_ head: [UInt8]) -> TrackFormat? {
+        if let google = GoogleTimeline.sniff(head) {
+            switch google {
+            case .records: return .googleRecords
+            case .semantic: return .googleSemantic
+            case .phone: return .googlePhone
+            }
+        }
         let text = String(decoding: head, as: UTF8.self)
         if text.contains("<gpx") { return .gpx }
         if text.contains("<kml") { return .kml }
         if text.contains("TrainingCenterDatabase") { return .tcx }
+        if text.contains("RMC,") || text.contains("GGA,") { return .nmea }
         return nil
     }
 }
@@ -86,7 +102,9 @@ public struct TrackSet: Sendable {
             do {
                 let format = try format(of: path)
                 report.format = format
-                guard let format else { throw FormatError(format: "track", reason: "not a track file this version reads (GPX, KML, TCX)") }
+                guard let format else {
+                    throw FormatError(format: "track", reason: "not a track file this version reads (GPX, KML, TCX, NMEA, Google location history)")
+                }
                 var notes = TrackNotes()
                 do {
                     try read(path, format: format, into: &sink, notes: &notes)
@@ -107,7 +125,8 @@ public struct TrackSet: Sendable {
         return TrackSet(files: reports, timeline: timeline, options: options)
     }
 
-    struct FixCollector: TrackSink {
+    struct FixCollector: TimelineSink {
+        mutating func visit(_ v: TimelineVisit) {}
         var fixes: [TrackFix] = []
         var first: Double?, last: Double?
         mutating func point(_ p: TrackPoint) {
@@ -117,12 +136,16 @@ public struct TrackSet: Sendable {
         }
     }
 
-    static func read<Sink: TrackSink>(_ path: String, format: TrackFormat, into sink: inout Sink, notes: inout TrackNotes) throws {
+    static func read<Sink: TimelineSink>(_ path: String, format: TrackFormat, into sink: inout Sink, notes: inout TrackNotes) throws {
         let input = try FileInput(path: path)
         switch format {
         case .gpx: try XMLTracks.readGPX(input, into: &sink, notes: &notes)
         case .kml: try XMLTracks.readKML(input, into: &sink, notes: &notes)
         case .tcx: try XMLTracks.readTCX(input, into: &sink, notes: &notes)
+        case .nmea: try NMEATrack.read(input, into: &sink, notes: &notes)
+        case .googleRecords: try GoogleTimeline.read(.records, input, into: &sink, notes: &notes)
+        case .googleSemantic: try GoogleTimeline.read(.semantic, input, into: &sink, notes: &notes)
+        case .googlePhone: try GoogleTimeline.read(.phone, input, into: &sink, notes: &notes)
         }
     }
 
@@ -152,10 +175,13 @@ public struct TrackSet: Sendable {
             var found: [String] = []
             if let walk = FileManager.default.enumerator(atPath: path) {
                 while let rel = walk.nextObject() as? String {
-                    guard TrackFormat.byName(rel) != nil else { continue }
+                    guard TrackFormat.mayBeTrack(rel) else { continue }
                     let full = (path as NSString).appendingPathComponent(rel)
                     var sub: ObjCBool = false
-                    if FileManager.default.fileExists(atPath: full, isDirectory: &sub), !sub.boolValue { found.append(full) }
+                    guard FileManager.default.fileExists(atPath: full, isDirectory: &sub), !sub.boolValue else { continue }
+                    // A folder's other JSON files (sidecars, exports) are not tracks.
+                    if TrackFormat.byName(rel) == nil, (try? format(of: full)) ?? nil == nil { continue }
+                    found.append(full)
                 }
             }
             for f in found.sorted() where seen.insert(f).inserted { out.append(f) }

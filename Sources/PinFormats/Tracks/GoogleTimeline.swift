@@ -1,0 +1,406 @@
+import Foundation
+
+/// A stay at one place from Google's timeline (Semantic Location History `placeVisit`, the
+/// phone export's `visit`): what the place importer (issue 26) makes pins of, and two fixes (its
+/// start and end, one span) for the track matcher.
+public struct TimelineVisit: Sendable, Hashable {
+    public var start: Double
+    public var end: Double
+    public var latitude: Double
+    public var longitude: Double
+    public var placeID: String?
+    public var name: String?
+    public var address: String?
+}
+
+/// Receives what the Google readers find: fixes (as every track reader) and visits.
+public protocol TimelineSink: TrackSink {
+    mutating func visit(_ v: TimelineVisit)
+}
+
+extension TrackPointArray: TimelineSink {
+    public mutating func visit(_ v: TimelineVisit) {}
+}
+
+/// Google's location exports, read as token streams (a 1 GB file in the reader's window):
+///
+/// - Takeout `Records.json`: `{"locations": [{"latitudeE7", "longitudeE7", "timestampMs" or
+///   "timestamp", ...}]}` (described in Takeout's own "Location History" archive notes and in
+///   the tools that read it, e.g. exiftool's Geotag.pm, "Google Takeout JSON"). Values above
+///   90e7/180e7 are Google's old signed-32-bit overflow and are wrapped back (as
+///   location-history tools do);
+/// - Takeout Semantic Location History (`YYYY/YYYY_MONTH.json`): `timelineObjects[]` of
+///   `placeVisit{location{latitudeE7, longitudeE7, placeId, name, address}, duration{
+///   startTimestamp, endTimestamp}}` and `activitySegment{startLocation, endLocation,
+///   duration, waypointPath{waypoints[{latE7, lngE7}]}, simplifiedRawPath{points[{latE7, lngE7,
+///   timestamp}]}}`; older files use `…TimestampMs`. A visit gives two fixes at its place (one
+///   span); a segment its start and end, its raw path points with their times, and its
+///   waypoints (no times of their own) spread evenly over its duration, inside one span, as
+///   exiftool spreads a KML TimeSpan's points;
+/// - the phone's own Timeline export (2024 on): `{"semanticSegments": [{startTime, endTime,
+///   visit{topCandidate{placeId, placeLocation{latLng: "48.85°, 2.35°"}}}, activity{start{latLng},
+///   end{latLng}}, timelinePath[{point, time}]}], "rawSignals": [{position{LatLng, timestamp}}]}`,
+///   and the other form, a top-level array of segments with `"geo:48.85,2.35"` points and
+///   `durationMinutesOffsetFromStartTime`.
+public enum GoogleTimeline {
+    public enum Kind: String, Sendable { case records = "Records.json", semantic = "Semantic Location History", phone = "Timeline export" }
+
+    /// Which of the three a file is, from its first bytes; nil for other JSON.
+    public static func sniff(_ head: [UInt8]) -> Kind? {
+        let text = String(decoding: head, as: UTF8.self)
+        if text.contains("\"timelineObjects\"") { return .semantic }
+        if text.contains("\"semanticSegments\"") || text.contains("\"rawSignals\"") || text.contains("\"userLocationProfile\"") { return .phone }
+        if text.contains("\"locations\"") && (text.contains("E7\"") || text.contains("\"timestamp")) { return .records }
+        if text.drop(while: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" || $0 == "\u{FEFF}" }).first == "[",
+           text.contains("\"startTime\"") || text.contains("\"geo:") { return .phone }
+        return nil
+    }
+
+    public static func read<Sink: TimelineSink>(_ kind: Kind, _ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
+        let r = JSONReader(input: input)
+        switch kind {
+        case .records: try readRecords(r, into: &sink, notes: &notes)
+        case .semantic: try readSemantic(r, into: &sink, notes: &notes)
+        case .phone: try readPhone(r, into: &sink, notes: &notes)
+        }
+        // Only white space may follow the value.
+        while try r.next() != nil {}
+    }
+
+    // MARK: Shared pieces
+
+    static func e7(_ v: Int64, limit: Int64) -> Double {
+        var x = v
+        if x > limit { x -= 4_294_967_296 }  // Google's signed 32-bit overflow
+        return Double(x) / 1e7
+    }
+
+    /// `timestampMs` (a string or a number of milliseconds) or an ISO `timestamp`.
+    static func time(_ r: JSONReader, millis: Bool) -> Double? {
+        if millis { return r.int64.map { Double($0) / 1000 } }
+        guard r.token == .string else { return nil }
+        return r.withBytes { TrackTime.parse(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// Calls `body` for each member of the object the reader is at (after `objectStart`), with
+    /// the reader on the key; `body` must consume the value (read it or `skipValue`).
+    static func members(_ r: JSONReader, _ body: () throws -> Void) throws {
+        while let t = try r.next(), t != .objectEnd {
+            guard t == .key else { throw FormatError(format: "JSON", offset: r.tokenOffset, reason: "expected a member name") }
+            try body()
+        }
+    }
+
+    /// Each element of the array the reader is at (after `arrayStart`); `body` gets the first
+    /// token of the element and must consume it.
+    static func elements(_ r: JSONReader, _ body: (JSONToken) throws -> Void) throws {
+        while let t = try r.next(), t != .arrayEnd { try body(t) }
+    }
+
+    /// Reads the value after a key as an object of members, or skips it if it is not one.
+    static func object(_ r: JSONReader, _ body: () throws -> Void) throws {
+        guard let t = try r.next() else { return }
+        if t == .objectStart { try members(r, body) } else if t == .arrayStart { try r.skipValue() }
+    }
+
+    static func array(_ r: JSONReader, _ body: (JSONToken) throws -> Void) throws {
+        guard let t = try r.next() else { return }
+        if t == .arrayStart { try elements(r, body) } else if t == .objectStart { try r.skipValue() }
+    }
+
+    /// "48.8566°, 2.3522°", "48.8566, 2.3522" or "geo:48.8566,2.3522".
+    static func latLng(_ text: String) -> (Double, Double)? {
+        var s = Substring(text)
+        if s.hasPrefix("geo:") { s = s.dropFirst(4) }
+        let parts = s.split(separator: ",")
+        guard parts.count == 2 else { return nil }
+        func deg(_ p: Substring) -> Double? {
+            Double(p.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "°", with: ""))
+        }
+        guard let la = deg(parts[0]), let lo = deg(parts[1]), abs(la) <= 90, abs(lo) <= 180 else { return nil }
+        return (la, lo)
+    }
+
+    static func emit<Sink: TrackSink>(_ t: Double?, _ lat: Double?, _ lon: Double?, span: Int32 = 0, what: String, at offset: Int64,
+                                      into sink: inout Sink, notes: inout TrackNotes) {
+        guard let t, let lat, let lon else { return notes.add("\(what) at byte \(offset): no position or no time") }
+        let p = TrackPoint(time: t, latitude: lat, longitude: lon, span: span)
+        guard p.isValid else { return notes.add("\(what) at byte \(offset): position \(lat), \(lon) out of range") }
+        sink.point(p)
+    }
+
+    // MARK: Records.json
+
+    static func readRecords<Sink: TimelineSink>(_ r: JSONReader, into sink: inout Sink, notes: inout TrackNotes) throws {
+        guard try r.next() == .objectStart else { throw FormatError(format: "Records.json", offset: 0, reason: "not an object") }
+        try members(r) {
+            guard r.matches("locations") else { return try r.skipValue() }
+            try array(r) { t in
+                guard t == .objectStart else { return try r.skipValue() }
+                let at = r.tokenOffset
+                var lat: Double?, lon: Double?, time: Double?
+                try members(r) {
+                    if r.matches("latitudeE7") {
+                        _ = try r.next(); lat = r.int64.map { e7($0, limit: 900_000_000) }
+                    } else if r.matches("longitudeE7") {
+                        _ = try r.next(); lon = r.int64.map { e7($0, limit: 1_800_000_000) }
+                    } else if r.matches("timestampMs") {
+                        _ = try r.next(); time = time ?? GoogleTimeline.time(r, millis: true)
+                    } else if r.matches("timestamp") {
+                        _ = try r.next(); time = GoogleTimeline.time(r, millis: false) ?? time
+                    } else {
+                        try r.skipValue()
+                    }
+                }
+                emit(time, lat, lon, what: "location", at: at, into: &sink, notes: &notes)
+            }
+        }
+    }
+
+    // MARK: Semantic Location History
+
+    static func readSemantic<Sink: TimelineSink>(_ r: JSONReader, into sink: inout Sink, notes: inout TrackNotes) throws {
+        guard try r.next() == .objectStart else { throw FormatError(format: "Semantic Location History", offset: 0, reason: "not an object") }
+        var span: Int32 = 0
+        try members(r) {
+            guard r.matches("timelineObjects") else { return try r.skipValue() }
+            try array(r) { t in
+                guard t == .objectStart else { return try r.skipValue() }
+                try members(r) {
+                    let at = r.tokenOffset
+                    if r.matches("placeVisit") {
+                        var visit = TimelineVisit(start: .nan, end: .nan, latitude: .nan, longitude: .nan)
+                        try object(r) {
+                            if r.matches("location") {
+                                try object(r) {
+                                    if r.matches("latitudeE7") { _ = try r.next(); visit.latitude = r.int64.map { e7($0, limit: 900_000_000) } ?? .nan }
+                                    else if r.matches("longitudeE7") { _ = try r.next(); visit.longitude = r.int64.map { e7($0, limit: 1_800_000_000) } ?? .nan }
+                                    else if r.matches("placeId") { _ = try r.next(); visit.placeID = r.token == .string ? r.string : nil }
+                                    else if r.matches("name") { _ = try r.next(); visit.name = r.token == .string ? r.string : nil }
+                                    else if r.matches("address") { _ = try r.next(); visit.address = r.token == .string ? r.string : nil }
+                                    else { try r.skipValue() }
+                                }
+                            } else if r.matches("duration") {
+                                try duration(r, start: &visit.start, end: &visit.end)
+                            } else {
+                                try r.skipValue()
+                            }
+                        }
+                        guard visit.start.isFinite, visit.end.isFinite, visit.latitude.isFinite, visit.longitude.isFinite,
+                              abs(visit.latitude) <= 90, abs(visit.longitude) <= 180, visit.start <= visit.end else {
+                            return notes.add("placeVisit at byte \(at): no place or no duration")
+                        }
+                        sink.visit(visit)
+                        span += 1
+                        emit(visit.start, visit.latitude, visit.longitude, span: span, what: "placeVisit", at: at, into: &sink, notes: &notes)
+                        if visit.end > visit.start {
+                            emit(visit.end, visit.latitude, visit.longitude, span: span, what: "placeVisit", at: at, into: &sink, notes: &notes)
+                        }
+                    } else if r.matches("activitySegment") {
+                        var start = Double.nan, end = Double.nan
+                        var from: (Double, Double)?, to: (Double, Double)?
+                        var waypoints: [(Double, Double)] = []
+                        var raw: [TrackPoint] = []
+                        func location(_ into: inout (Double, Double)?) throws {
+                            var la: Double?, lo: Double?
+                            try object(r) {
+                                if r.matches("latitudeE7") || r.matches("latE7") { _ = try r.next(); la = r.int64.map { e7($0, limit: 900_000_000) } }
+                                else if r.matches("longitudeE7") || r.matches("lngE7") { _ = try r.next(); lo = r.int64.map { e7($0, limit: 1_800_000_000) } }
+                                else { try r.skipValue() }
+                            }
+                            if let la, let lo { into = (la, lo) }
+                        }
+                        try object(r) {
+                            if r.matches("startLocation") { try location(&from) }
+                            else if r.matches("endLocation") { try location(&to) }
+                            else if r.matches("duration") { try duration(r, start: &start, end: &end) }
+                            else if r.matches("waypointPath") {
+                                try object(r) {
+                                    guard r.matches("waypoints") else { return try r.skipValue() }
+                                    try array(r) { t in
+                                        guard t == .objectStart else { return try r.skipValue() }
+                                        var w: (Double, Double)?
+                                        var la: Double?, lo: Double?
+                                        try members(r) {
+                                            if r.matches("latE7") || r.matches("latitudeE7") { _ = try r.next(); la = r.int64.map { e7($0, limit: 900_000_000) } }
+                                            else if r.matches("lngE7") || r.matches("longitudeE7") { _ = try r.next(); lo = r.int64.map { e7($0, limit: 1_800_000_000) } }
+                                            else { try r.skipValue() }
+                                        }
+                                        if let la, let lo { w = (la, lo) }
+                                        if let w, waypoints.count < 100_000 { waypoints.append(w) }
+                                    }
+                                }
+                            } else if r.matches("simplifiedRawPath") {
+                                try object(r) {
+                                    guard r.matches("points") else { return try r.skipValue() }
+                                    try array(r) { t in
+                                        guard t == .objectStart else { return try r.skipValue() }
+                                        var la: Double?, lo: Double?, time: Double?
+                                        try members(r) {
+                                            if r.matches("latE7") || r.matches("latitudeE7") { _ = try r.next(); la = r.int64.map { e7($0, limit: 900_000_000) } }
+                                            else if r.matches("lngE7") || r.matches("longitudeE7") { _ = try r.next(); lo = r.int64.map { e7($0, limit: 1_800_000_000) } }
+                                            else if r.matches("timestampMs") { _ = try r.next(); time = time ?? GoogleTimeline.time(r, millis: true) }
+                                            else if r.matches("timestamp") { _ = try r.next(); time = GoogleTimeline.time(r, millis: false) ?? time }
+                                            else { try r.skipValue() }
+                                        }
+                                        if let la, let lo, let time { raw.append(TrackPoint(time: time, latitude: la, longitude: lo)) }
+                                    }
+                                }
+                            } else { try r.skipValue() }
+                        }
+                        guard start.isFinite, end.isFinite, start <= end else {
+                            return notes.add("activitySegment at byte \(at): no duration")
+                        }
+                        span += 1
+                        var path: [(Double, Double)] = []
+                        if let from { path.append(from) }
+                        path += waypoints
+                        if let to { path.append(to) }
+                        // Points without times of their own, spread evenly over the duration.
+                        for (i, p) in path.enumerated() {
+                            let t = path.count == 1 ? start : start + (end - start) * Double(i) / Double(path.count - 1)
+                            emit(t, p.0, p.1, span: span, what: "activitySegment", at: at, into: &sink, notes: &notes)
+                        }
+                        for p in raw { emit(p.time, p.latitude, p.longitude, what: "simplifiedRawPath", at: at, into: &sink, notes: &notes) }
+                    } else {
+                        try r.skipValue()
+                    }
+                }
+            }
+        }
+    }
+
+    /// `duration{startTimestamp, endTimestamp}` or `{startTimestampMs, endTimestampMs}`.
+    static func duration(_ r: JSONReader, start: inout Double, end: inout Double) throws {
+        try object(r) {
+            if r.matches("startTimestamp") { _ = try r.next(); start = time(r, millis: false) ?? start }
+            else if r.matches("endTimestamp") { _ = try r.next(); end = time(r, millis: false) ?? end }
+            else if r.matches("startTimestampMs") { _ = try r.next(); start = time(r, millis: true) ?? start }
+            else if r.matches("endTimestampMs") { _ = try r.next(); end = time(r, millis: true) ?? end }
+            else { try r.skipValue() }
+        }
+    }
+
+    // MARK: The phone's Timeline export
+
+    static func readPhone<Sink: TimelineSink>(_ r: JSONReader, into sink: inout Sink, notes: inout TrackNotes) throws {
+        var span: Int32 = 0
+        guard let first = try r.next() else { return }
+        if first == .arrayStart {
+            try elements(r) { t in
+                guard t == .objectStart else { return try r.skipValue() }
+                try segment(r, span: &span, into: &sink, notes: &notes)
+            }
+            return
+        }
+        guard first == .objectStart else { throw FormatError(format: "Timeline export", offset: 0, reason: "not an object or array") }
+        try members(r) {
+            if r.matches("semanticSegments") {
+                try array(r) { t in
+                    guard t == .objectStart else { return try r.skipValue() }
+                    try segment(r, span: &span, into: &sink, notes: &notes)
+                }
+            } else if r.matches("rawSignals") {
+                try array(r) { t in
+                    guard t == .objectStart else { return try r.skipValue() }
+                    let at = r.tokenOffset
+                    var found = false
+                    var pos: (Double, Double)?, time: Double?
+                    try members(r) {
+                        guard r.matches("position") else { return try r.skipValue() }
+                        found = true
+                        try object(r) {
+                            if r.matches("LatLng") || r.matches("latLng") { _ = try r.next(); pos = r.token == .string ? latLng(r.string) : nil }
+                            else if r.matches("timestamp") { _ = try r.next(); time = GoogleTimeline.time(r, millis: false) }
+                            else { try r.skipValue() }
+                        }
+                    }
+                    if found { emit(time, pos?.0, pos?.1, what: "rawSignals position", at: at, into: &sink, notes: &notes) }
+                }
+            } else {
+                try r.skipValue()
+            }
+        }
+    }
+
+    /// A place given as `"48.85°, 2.35°"`, `"geo:48.85,2.35"`, or `{"latLng": "..."}`.
+    static func place(_ r: JSONReader) throws -> (Double, Double)? {
+        guard let t = try r.next() else { return nil }
+        if t == .string { return latLng(r.string) }
+        guard t == .objectStart else { try r.skipValue(); return nil }
+        var out: (Double, Double)?
+        try members(r) {
+            if r.matches("latLng") || r.matches("LatLng") { _ = try r.next(); out = r.token == .string ? latLng(r.string) : nil }
+            else { try r.skipValue() }
+        }
+        return out
+    }
+
+    static func segment<Sink: TimelineSink>(_ r: JSONReader, span: inout Int32, into sink: inout Sink, notes: inout TrackNotes) throws {
+        let at = r.tokenOffset
+        var start: Double?, end: Double?
+        var visitPlace: (Double, Double)?, placeID: String?
+        var hasVisit = false
+        var from: (Double, Double)?, to: (Double, Double)?
+        // Path points: a time, or minutes after the start (the start may come later in the object).
+        var path: [(pos: (Double, Double), time: Double?, minutes: Double?)] = []
+        try members(r) {
+            if r.matches("startTime") { _ = try r.next(); start = time(r, millis: false) }
+            else if r.matches("endTime") { _ = try r.next(); end = time(r, millis: false) }
+            else if r.matches("visit") {
+                hasVisit = true
+                try object(r) {
+                    guard r.matches("topCandidate") else { return try r.skipValue() }
+                    try object(r) {
+                        if r.matches("placeLocation") { visitPlace = try place(r) }
+                        else if r.matches("placeId") || r.matches("placeID") { _ = try r.next(); placeID = r.token == .string ? r.string : nil }
+                        else { try r.skipValue() }
+                    }
+                }
+            } else if r.matches("activity") {
+                try object(r) {
+                    if r.matches("start") { from = try place(r) }
+                    else if r.matches("end") { to = try place(r) }
+                    else { try r.skipValue() }
+                }
+            } else if r.matches("timelinePath") {
+                try array(r) { t in
+                    guard t == .objectStart else { return try r.skipValue() }
+                    var pos: (Double, Double)?, time: Double?, minutes: Double?
+                    try members(r) {
+                        if r.matches("point") { _ = try r.next(); pos = r.token == .string ? latLng(r.string) : nil }
+                        else if r.matches("time") { _ = try r.next(); time = GoogleTimeline.time(r, millis: false) }
+                        else if r.matches("durationMinutesOffsetFromStartTime") { _ = try r.next(); minutes = r.double }
+                        else { try r.skipValue() }
+                    }
+                    if let pos, path.count < 1_000_000 { path.append((pos, time, minutes)) }
+                    else if pos == nil { notes.add("timelinePath point at byte \(r.tokenOffset): no position") }
+                }
+            } else {
+                try r.skipValue()
+            }
+        }
+        if hasVisit {
+            guard let start, let end, let p = visitPlace, start <= end else {
+                return notes.add("visit at byte \(at): no place or no start and end time")
+            }
+            sink.visit(TimelineVisit(start: start, end: end, latitude: p.0, longitude: p.1, placeID: placeID))
+            span += 1
+            emit(start, p.0, p.1, span: span, what: "visit", at: at, into: &sink, notes: &notes)
+            if end > start { emit(end, p.0, p.1, span: span, what: "visit", at: at, into: &sink, notes: &notes) }
+        }
+        if from != nil || to != nil {
+            if let start, let end, let from, let to, start <= end {
+                span += 1
+                emit(start, from.0, from.1, span: span, what: "activity", at: at, into: &sink, notes: &notes)
+                emit(end, to.0, to.1, span: span, what: "activity", at: at, into: &sink, notes: &notes)
+            } else {
+                notes.add("activity at byte \(at): no start and end place and time")
+            }
+        }
+        for p in path {
+            let t = p.time ?? p.minutes.flatMap { m in start.map { $0 + m * 60 } }
+            emit(t, p.pos.0, p.pos.1, what: "timelinePath point", at: at, into: &sink, notes: &notes)
+        }
+    }
+}

@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Lines of a text file, one at a time, in bounded memory (CR, LF or CRLF ends a line).
+public final class LineReader {
+    private let window: InputWindow
+    private var pos = 0
+    /// Input offset of the current line's first byte.
+    public private(set) var offset: Int64 = 0
+    public static let maxLineBytes = 1024 * 1024
+
+    public init(input: ByteInput, bufferSize: Int = 1 << 16) {
+        window = InputWindow(input: input, initialCapacity: bufferSize, limit: LineReader.maxLineBytes, format: "text")
+    }
+
+    /// Calls `body` with the next line's bytes (without its end), valid only during the call;
+    /// false at the end of the input.
+    public func next(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Bool {
+        var start = pos
+        var p = pos
+        while true {
+            if p == window.end {
+                let r = try window.refill(keeping: start)
+                start -= r.shift
+                p -= r.shift
+                if !r.more {
+                    pos = p
+                    guard p > start else { return false }
+                    offset = window.baseOffset + Int64(start)
+                    try body(UnsafeBufferPointer(start: window.base + start, count: p - start))
+                    return true
+                }
+                continue
+            }
+            let c = window.base[p]
+            if c == 0x0A || c == 0x0D {
+                offset = window.baseOffset + Int64(start)
+                try body(UnsafeBufferPointer(start: window.base + start, count: p - start))
+                p += 1
+                if c == 0x0D {
+                    if p == window.end {
+                        let r = try window.refill(keeping: p)
+                        p -= r.shift
+                    }
+                    if p < window.end, window.base[p] == 0x0A { p += 1 }
+                }
+                pos = p
+                return true
+            }
+            p += 1
+        }
+    }
+}
+
+/// NMEA 0183 logs, as GPS loggers and phones write them: `$xxRMC` (time, status, position,
+/// date) and `$xxGGA` (time, position, fix quality) sentences, any talker (GP, GN, GL, ...).
+/// A GGA takes the date of the last RMC before it; a void RMC (status V) or a GGA of quality 0
+/// is no fix. A sentence whose `*hh` checksum does not match is skipped with a note.
+/// (Sentence layouts: NMEA 0183 v4.11, as summarised at gpsd.gitlab.io/gpsd/NMEA.html.)
+public enum NMEATrack {
+    public static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
+        let lines = LineReader(input: input)
+        var day: Int?          // days since 1970 of the last RMC's date
+        var lastTime: Double?  // seconds in the day of the last RMC, for a GGA after midnight
+        var undated = 0, badChecksum = 0
+        while try lines.next({ raw in
+            guard let dollar = raw.firstIndex(of: 0x24) else { return }
+            var end = raw.count
+            while end > dollar, raw[end - 1] == 0x20 || raw[end - 1] == 0x09 { end -= 1 }
+            let body = UnsafeBufferPointer(rebasing: raw[(dollar + 1)..<end])
+            var content = body[...]
+            if let star = body.lastIndex(of: 0x2A) {
+                let hex = body[(star + 1)...]
+                var sum: UInt8 = 0
+                for b in body[..<star] { sum ^= b }
+                guard hex.count == 2, let given = UInt8(String(decoding: hex, as: UTF8.self), radix: 16), given == sum else {
+                    badChecksum += 1
+                    return
+                }
+                content = body[..<star]
+            }
+            let fields = content.split(separator: 0x2C, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+            guard let kind = fields.first, kind.utf8.count == 5 || kind.utf8.count == 6 else { return }
+            let type = kind.suffix(3)
+            func coordinate(_ value: String, _ hemisphere: String, degreeDigits: Int) -> Double? {
+                guard value.utf8.count > degreeDigits, let deg = Double(value.prefix(degreeDigits)),
+                      let min = Double(value.dropFirst(degreeDigits)), min < 60 else { return nil }
+                let v = deg + min / 60
+                switch hemisphere {
+                case "N", "E": return v
+                case "S", "W": return -v
+                default: return nil
+                }
+            }
+            func timeOfDay(_ t: String) -> Double? {
+                guard t.utf8.count >= 6, let h = Int(t.prefix(2)), let m = Int(t.dropFirst(2).prefix(2)),
+                      let s = Double(t.dropFirst(4)), h < 24, m < 60, s < 61 else { return nil }
+                return Double(h * 3600 + m * 60) + s
+            }
+            if type == "RMC", fields.count >= 10 {
+                guard fields[2] == "A", let t = timeOfDay(fields[1]) else { return }
+                let d = fields[9]
+                guard d.utf8.count == 6, let dd = Int(d.prefix(2)), let mm = Int(d.dropFirst(2).prefix(2)),
+                      let yy = Int(d.suffix(2)), (1...12).contains(mm), (1...31).contains(dd) else { return }
+                let days = TrackTime.daysFromCivil(year: yy + (yy >= 70 ? 1900 : 2000), month: mm, day: dd)
+                day = days
+                lastTime = t
+                guard let lat = coordinate(fields[3], fields[4], degreeDigits: 2),
+                      let lon = coordinate(fields[5], fields[6], degreeDigits: 3) else { return }
+                let p = TrackPoint(time: Double(days * 86_400) + t, latitude: lat, longitude: lon)
+                if p.isValid { sink.point(p) } else { notes.add("RMC at byte \(lines.offset): position out of range") }
+            } else if type == "GGA", fields.count >= 7 {
+                guard let q = Int(fields[6]), q > 0, let t = timeOfDay(fields[1]) else { return }
+                guard var days = day else { undated += 1; return }
+                if let last = lastTime, t + 43_200 < last { days += 1 }  // past midnight since that RMC
+                guard let lat = coordinate(fields[2], fields[3], degreeDigits: 2),
+                      let lon = coordinate(fields[4], fields[5], degreeDigits: 3) else { return }
+                let p = TrackPoint(time: Double(days * 86_400) + t, latitude: lat, longitude: lon)
+                if p.isValid { sink.point(p) } else { notes.add("GGA at byte \(lines.offset): position out of range") }
+            }
+        }) {}
+        if badChecksum > 0 { notes.add("\(badChecksum) sentence\(badChecksum == 1 ? "" : "s") with a wrong checksum skipped") }
+        if undated > 0 { notes.add("\(undated) GGA sentence\(undated == 1 ? "" : "s") before any RMC date ignored") }
+    }
+}
