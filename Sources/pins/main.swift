@@ -122,6 +122,13 @@ func main() async -> Int32 {
         Out.print(command.spec.helpText)
         return ExitCode.success
     }
+    // Foundation reads a TZ it does not know as UTC, silently: every time without an offset would
+    // then be off by the machine's offset. Said once, naming the variable (issue 22 item 11).
+    if let unknown = MachineZone.unknownTZ(environment: ProcessInfo.processInfo.environment) {
+        Out.error("pins \(command.spec.name): warning: the TZ environment variable names '\(unknown)', a time zone this "
+                  + "machine's zone data does not know: this machine's zone is taken as UTC (set TZ to a zone such as "
+                  + "Europe/Paris, or give --timezone)")
+    }
     do {
         try await command.run(try parse(args, spec: command.spec))
         return ExitCode.success
@@ -138,3 +145,18 @@ func main() async -> Int32 {
 }
 
 exit(await main())
+
+/// The machine's zone as Foundation sees it.
+enum MachineZone {
+    /// The value of `TZ` when it names a zone that Foundation does not know (it then uses UTC
+    /// without a word); nil when TZ is unset, empty (UTC, as POSIX says), or a zone it knows,
+    /// also in the forms `:Europe/Paris` and `/usr/share/zoneinfo/Europe/Paris`.
+    static func unknownTZ(environment: [String: String]) -> String? {
+        guard let value = environment["TZ"], !value.isEmpty else { return nil }
+        var name = Substring(value)
+        if name.hasPrefix(":") { name = name.dropFirst() }
+        if name.isEmpty { return nil }
+        if name.hasPrefix("/"), let range = name.range(of: "/zoneinfo/") { name = name[range.upperBound...] }
+        return TimeZone(identifier: String(name)) == nil ? value : nil
+    }
+}

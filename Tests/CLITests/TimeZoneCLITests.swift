@@ -34,3 +34,21 @@ final class TimeZoneCLITests: XCTestCase {
                        ["no time-zone outlines: cannot read \(dir.path)/TimeZones.bin: the time is read in America/New_York"])
     }
 }
+
+/// Issue 22 item 11: a TZ that names no zone Foundation knows made every time without an offset
+/// silently UTC. Now a warning, once, names the variable; a zone it knows says nothing.
+final class UnknownTZTests: XCTestCase {
+    func testATZThatNamesNoZoneIsWarnedOfOnceAndAKnownOneIsNot() throws {
+        let photo = CLI.repo.appendingPathComponent("Fixtures/library/2023/07-paris/IMG_0001.jpg").path
+        let unknown = try CLI.run(["inspect", photo], environment: ["TZ": "Mars/Olympus_Mons"])
+        XCTAssertEqual(unknown.status, 0, unknown.stderr)
+        XCTAssertEqual(unknown.stderr.components(separatedBy: "TZ environment variable names 'Mars/Olympus_Mons'").count, 2,
+                       "one warning: \(unknown.stderr)")
+        XCTAssertTrue(unknown.stderr.contains("taken as UTC"), unknown.stderr)
+        for known in ["Europe/Paris", ":Asia/Tokyo", "UTC", "/usr/share/zoneinfo/America/New_York"] {
+            let run = try CLI.run(["inspect", photo], environment: ["TZ": known])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            XCTAssertFalse(run.stderr.contains("TZ environment variable"), "\(known): \(run.stderr)")
+        }
+    }
+}
