@@ -52,6 +52,26 @@ func xmlEscaped(_ text: String) -> String {
     return out
 }
 
+/// Text as HTML that displays it as it is: `&`, `<`, `>`, `"`, `'` as entities, each line break
+/// as `<br>` (for a KML description, which viewers render as HTML).
+func htmlText(_ text: String) -> String {
+    var out = ""
+    out.reserveCapacity(text.utf8.count)
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "&": out += "&amp;"
+        case "<": out += "&lt;"
+        case ">": out += "&gt;"
+        case "\"": out += "&quot;"
+        case "'": out += "&#39;"
+        case "\n": out += "<br>"
+        case "\r": break
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
+}
+
 /// KML 2.2 (OGC 07-147r2): a Folder per country (pins at sea last), a Placemark per pin with
 /// its children in the schema's order (name, description, TimeStamp, styleUrl, ExtendedData,
 /// Point), one shared Style per pin colour.
@@ -82,13 +102,15 @@ enum KMLExport {
         var description: [String] = []
         if let place = placeName(pin) { description.append(place) }
         if let note = pin.note { description.append(note) }
-        if let tags = pin.tags, !tags.isEmpty { description.append("Tags: " + tags.joined(separator: ", ")) }
-        if !description.isEmpty { text += "<description>\(xmlEscaped(description.joined(separator: "\n")))</description>" }
+        if let tags = pin.tags, !tags.isEmpty { description.append("Tags: " + TagList.join(tags)) }
+        // Viewers (Google Earth, My Maps) render a description as HTML: it is written as HTML
+        // that shows the text as text (a note's "<b>" as "<b>", its line breaks as breaks).
+        if !description.isEmpty { text += "<description>\(xmlEscaped(htmlText(description.joined(separator: "\n"))))</description>" }
         text += "<TimeStamp><when>\(pinDateText(pin))</when></TimeStamp><styleUrl>#\(styleID(pin.color))</styleUrl><ExtendedData>"
         var data: [(String, String)] = [("id", pin.id.uuidString.lowercased()), ("type", pin.type.selection.rawValue),
                                         ("country", pin.countryID ?? ""), ("visitCount", String(pin.visitCount))]
         if let note = pin.note { data.append(("note", note)) }
-        if let tags = pin.tags { data.append(("tags", tags.joined(separator: ", "))) }
+        if let tags = pin.tags { data.append(("tags", TagList.join(tags))) }
         if let place = placeName(pin) { data.append(("name", place)) }
         if let height = height(pin) { data.append(("height", exportNumber(height))) }
         for (key, value) in data { text += "<Data name=\"\(key)\"><value>\(xmlEscaped(value))</value></Data>" }
@@ -133,7 +155,7 @@ enum GPXExport {
             var description: [String] = []
             if let code = pin.countryID { description.append(input.countryNames[code] ?? code) }
             if let place = placeName(pin) { description.append(place) }
-            if let tags = pin.tags, !tags.isEmpty { description.append("Tags: " + tags.joined(separator: ", ")) }
+            if let tags = pin.tags, !tags.isEmpty { description.append("Tags: " + TagList.join(tags)) }
             if !description.isEmpty { text += "<desc>\(xmlEscaped(description.joined(separator: "; ")))</desc>" }
             let symbol: String
             switch pin.type {
@@ -165,7 +187,7 @@ enum CSVExport {
                 exportDegrees(pin.coordinate.longitude), pin.countryID ?? "",
                 text(pin.countryID.flatMap { input.countryNames[$0] } ?? ""), pin.type.selection.rawValue,
                 pinDateText(pin), pin.color, String(pin.visitCount), text(pin.note ?? ""),
-                text((pin.tags ?? []).joined(separator: ";")), text(placeName(pin) ?? ""), height(pin).map(exportNumber) ?? "",
+                text(TagList.join(pin.tags ?? [])), text(placeName(pin) ?? ""), height(pin).map(exportNumber) ?? "",
             ]
             sink.write(row.map(field).joined(separator: ",") + "\r\n")
         }
