@@ -44,7 +44,7 @@ let package = Package(
         // SQLite storage: connection, migrations, repositories, run lock.
         .target(name: "PinStore", dependencies: ["PinCore", "CSQLite"]),
         // The import session end to end: lock, run record, scanner, pipeline stages, reports.
-        .target(name: "PinImport", dependencies: ["PinCore", "PinMetadata", "PinStore", "PinFormats", "CSupport"]),
+        .target(name: "PinImport", dependencies: ["PinCore", "PinMetadata", "PinStore", "PinFormats", "CSupport"], exclude: ["THREADS.md"]),
         // The offline HTML map page, and exports: plain values in, files out. The page's script,
         // style sheet and template (Sources/PinReport/Page) are compiled in by EmbedFiles.
         .target(name: "PinReport", dependencies: ["PinCore"], plugins: ["EmbedFiles"]),
@@ -57,10 +57,12 @@ let package = Package(
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"]),
         // Benchmarks of the rules and the resolver alone (scripts/bench).
         .executableTarget(name: "pins-bench", dependencies: ["PinCore"]),
-        .testTarget(name: "PinCoreTests", dependencies: ["PinCore"]),
+        // What the test targets share: the repository root, fixtures, the Eiffel Tower check.
+        .target(name: "TestSupport", dependencies: ["PinCore"], path: "Tests/TestSupport"),
+        .testTarget(name: "PinCoreTests", dependencies: ["PinCore", "TestSupport"]),
         .testTarget(name: "PinFormatsTests", dependencies: ["PinFormats"]),
         .testTarget(name: "PinStoreTests", dependencies: ["PinStore", "PinCore"]),
-        .testTarget(name: "PinMetadataTests", dependencies: ["PinMetadata", "PinCore"]),
+        .testTarget(name: "PinMetadataTests", dependencies: ["PinMetadata", "PinCore", "TestSupport"]),
         .testTarget(name: "PinImportTests", dependencies: ["PinImport", "PinCore", "PinMetadata", "PinStore", "PinFormats"]),
         .testTarget(name: "PinReportTests", dependencies: ["PinReport", "PinCore"]),
         .testTarget(name: "CLITests", dependencies: ["PinCore", "PinStore"], exclude: ["golden", "schemas"]),

@@ -1,10 +1,11 @@
+import TestSupport
 import XCTest
 @testable import PinCore
 
 /// Country resolution against the shipped Natural Earth 1:10m data and hand-picked points
 /// (Fixtures/countries/points.tsv: expected answers from geography, cross-checked with shapely).
 final class CountryResolverTests: XCTestCase {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repo = Repository.root
     nonisolated(unsafe) static var shared: CountryResolver?
 
     static func resolver() throws -> CountryResolver {

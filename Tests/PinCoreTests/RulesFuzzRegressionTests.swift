@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import PinCore
 
 /// Inputs scripts/fuzz kept for the rules target (Fixtures/fuzz/rules/), replayed the way
 /// Fuzz/Rules.swift reads them: 8 bytes of options, then 25-byte records.
 final class RulesFuzzRegressionTests: XCTestCase {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repo = Repository.root
 
     func replay(_ bytes: [UInt8]) -> [ImportRules.Verdict] {
         bytes.withUnsafeBytes { raw -> [ImportRules.Verdict] in

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import PinCore
 
 final class TimeZoneResolverTests: XCTestCase {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repo = Repository.root
     nonisolated(unsafe) static var shared: TimeZoneResolver?
 
     func resolver() throws -> TimeZoneResolver {

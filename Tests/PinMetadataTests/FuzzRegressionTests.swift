@@ -1,13 +1,14 @@
 import Foundation
 import PinCore
 @testable import PinMetadata
+import TestSupport
 import XCTest
 
 /// Every input scripts/fuzz found crashing, slow or memory-hungry is kept in Fixtures/fuzz/<target>/
 /// and read here the way its fuzz target (Fuzz/*.swift) reads it: no crash, and within the time a
 /// photo may take.
 final class FuzzRegressionTests: XCTestCase {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repo = Repository.root
     let utc = MetadataOptions(defaultTimeZone: TimeZone(identifier: "UTC")!)
 
     /// The kept inputs of `target`. Fixtures/fuzz must exist (a wrong repository root would

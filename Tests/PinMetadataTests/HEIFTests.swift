@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 @testable import PinMetadata
+import TestSupport
 import XCTest
 
 /// Builds HEIF files box by box (metadata-formats.md section 3), independently of the reader.
@@ -137,12 +138,7 @@ final class HEIFTests: XCTestCase {
     }
 
     private func assertEiffel(_ m: PhotoMetadata?, file: StaticString = #filePath, line: UInt = #line) throws {
-        let c = try XCTUnwrap(m?.coordinate, "\(m?.warnings ?? [])", file: file, line: line)
-        XCTAssertEqual(c.latitude, 48.858330555555, accuracy: 1e-9, file: file, line: line)
-        XCTAssertEqual(c.longitude, 2.2945, accuracy: 1e-9, file: file, line: line)
-        XCTAssertEqual(m?.format.rawValue, "heif", file: file, line: line)
-        XCTAssertEqual(m?.positionSource?.rawValue, "exif", file: file, line: line)
-        XCTAssertEqual(m?.timeSource, .exifOffset, file: file, line: line)
+        try TestSupport.assertEiffel(m, format: "heif", positionSource: .exif, timeSource: .exifOffset, file: file, line: line)
     }
 
     private func assertError(_ bytes: [UInt8], _ text: String, file: StaticString = #filePath, line: UInt = #line) {

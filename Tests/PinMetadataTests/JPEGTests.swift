@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 @testable import PinMetadata
+import TestSupport
 import XCTest
 
 final class JPEGTests: XCTestCase {
@@ -20,11 +21,7 @@ final class JPEGTests: XCTestCase {
     private var tiff: [UInt8] { Samples.eiffel().bytes(.bigEndian) }
 
     private func assertEiffel(_ m: PhotoMetadata?, file: StaticString = #filePath, line: UInt = #line) throws {
-        let m = try XCTUnwrap(m, file: file, line: line)
-        let c = try XCTUnwrap(m.coordinate, file: file, line: line)
-        XCTAssertEqual(c.latitude, 48.858330555555, accuracy: 1e-9, file: file, line: line)
-        XCTAssertEqual(c.longitude, 2.2945, accuracy: 1e-9, file: file, line: line)
-        XCTAssertEqual(m.positionSource, .exif, file: file, line: line)
+        try TestSupport.assertEiffel(m, positionSource: .exif, file: file, line: line)
     }
 
     // MARK: A real file (ImageMagick + ExifTool)

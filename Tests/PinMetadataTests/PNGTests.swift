@@ -2,6 +2,7 @@ import CZlib
 import Foundation
 import PinCore
 @testable import PinMetadata
+import TestSupport
 import XCTest
 
 /// Builds PNG files chunk by chunk (metadata-formats.md section 4.1), independently of the reader.
@@ -67,12 +68,7 @@ final class PNGTests: XCTestCase {
     }
 
     private func assertEiffel(_ m: PhotoMetadata?, warnings: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
-        let c = try XCTUnwrap(m?.coordinate, "\(m?.warnings ?? [])", file: file, line: line)
-        XCTAssertEqual(c.latitude, 48.858330555555, accuracy: 1e-9, file: file, line: line)
-        XCTAssertEqual(c.longitude, 2.2945, accuracy: 1e-9, file: file, line: line)
-        XCTAssertEqual(m?.format.rawValue, "png", file: file, line: line)
-        XCTAssertEqual(m?.timeSource, .exifOffset, file: file, line: line)
-        XCTAssertEqual(m?.warnings, warnings, file: file, line: line)
+        try TestSupport.assertEiffel(m, format: "png", timeSource: .exifOffset, warnings: warnings, file: file, line: line)
     }
 
     func testEXIfBeforeAndAfterIDAT() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 @testable import PinMetadata
+import TestSupport
 import XCTest
 
 /// A TIFF writer for tests where each IFD is placed by hand (after padding, out of order,
@@ -122,11 +123,7 @@ final class TIFFTests: XCTestCase {
     }
 
     private func assertEiffel(_ m: PhotoMetadata?, file: StaticString = #filePath, line: UInt = #line) throws {
-        let c = try XCTUnwrap(m?.coordinate, file: file, line: line)
-        XCTAssertEqual(c.latitude, 48.858330555555, accuracy: 1e-9, file: file, line: line)
-        XCTAssertEqual(c.longitude, 2.2945, accuracy: 1e-9, file: file, line: line)
-        XCTAssertEqual(m?.format.rawValue, "tiff", file: file, line: line)
-        XCTAssertEqual(m?.timeSource, .exifOffset, file: file, line: line)
+        try TestSupport.assertEiffel(m, format: "tiff", timeSource: .exifOffset, file: file, line: line)
     }
 
     func testTestTIFFStreamsAreValidFiles() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 @testable import PinMetadata
+import TestSupport
 import XCTest
 
 /// A minimal TIFF writer for tests: IFD0 (+ pointers), Exif IFD, GPS IFD, values out of line.
@@ -153,8 +154,8 @@ enum Samples {
 }
 
 /// The repository root, found from this file's path (Tests/PinMetadataTests/TestSupport.swift).
-func repoRoot(_ file: String = #filePath) -> URL {
-    URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+func repoRoot() -> URL {
+    Repository.root
 }
 
 /// Seconds since 1970 → Date (hand-worked instants come from `date -u -d ... +%s`).

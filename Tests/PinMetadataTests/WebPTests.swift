@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 @testable import PinMetadata
+import TestSupport
 import XCTest
 
 /// Builds WebP (RIFF) files chunk by chunk (metadata-formats.md section 4.2).
@@ -30,11 +31,7 @@ final class WebPTests: XCTestCase {
     }
 
     private func assertEiffel(_ m: PhotoMetadata?, warnings: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
-        let c = try XCTUnwrap(m?.coordinate, "\(m?.warnings ?? [])", file: file, line: line)
-        XCTAssertEqual(c.latitude, 48.858330555555, accuracy: 1e-9, file: file, line: line)
-        XCTAssertEqual(m?.format.rawValue, "webp", file: file, line: line)
-        XCTAssertEqual(m?.timeSource, .exifOffset, file: file, line: line)
-        XCTAssertEqual(m?.warnings, warnings, file: file, line: line)
+        try TestSupport.assertEiffel(m, format: "webp", timeSource: .exifOffset, warnings: warnings, file: file, line: line)
     }
 
     func testSimpleFileHasNoMetadataAndNoError() throws {

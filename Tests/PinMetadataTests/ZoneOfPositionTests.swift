@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 @testable import PinMetadata
+import TestSupport
 import XCTest
 
 /// Issue 14: a wall-clock time with no offset and no GPS time, on a photo with a position, is
@@ -8,7 +9,7 @@ import XCTest
 /// (ImageMagick + ExifTool: DateTimeOriginal without OffsetTimeOriginal, GPS position without
 /// GPSDateStamp/GPSTimeStamp); expected instants worked by hand (and checked with GNU date).
 final class ZoneOfPositionTests: XCTestCase {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repo = Repository.root
     nonisolated(unsafe) static var shared: TimeZoneResolver?
 
     func zones() throws -> TimeZoneResolver {

@@ -1,0 +1,48 @@
+import Foundation
+import PinCore
+import XCTest
+
+/// What the test targets share: where the repository is, its fixtures (a missing one fails the
+/// test that wanted it, never reads as nothing), and the one check of the Eiffel Tower
+/// position most format fixtures carry.
+public enum Repository {
+    /// The checkout's root, found from this file's own path (Tests/TestSupport/TestSupport.swift).
+    public static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `relative` below the root (e.g. "Fixtures/formats/jpeg/eiffel.jpg").
+    public static func url(_ relative: String) -> URL { root.appendingPathComponent(relative) }
+
+    /// The bytes of the file at `relative`; throws (failing the test) when it is missing.
+    public static func bytes(_ relative: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: url(relative)))
+    }
+
+    /// The names in the folder at `relative`, sorted; a missing or empty folder fails the test
+    /// (a loop over its files would otherwise pass on nothing).
+    public static func names(in relative: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: url(relative).path).sorted()
+        XCTAssertFalse(names.isEmpty, "\(relative) is empty", file: file, line: line)
+        return names
+    }
+}
+
+/// The position exiftool reads from every Eiffel Tower fixture: 48°51'30" N (48.858330555555),
+/// 2°17'40.2" E (2.2945).
+public let eiffelTower = Coordinate(latitude: 48.858330555555, longitude: 2.2945)
+
+/// `metadata` holds the Eiffel Tower's position (latitude and longitude, to 1e-9 degrees), read
+/// as a `format` file, and, where given, from `positionSource`, with its time from `timeSource`
+/// and exactly `warnings`.
+public func assertEiffel(_ metadata: PhotoMetadata?, format: String? = nil, positionSource: PositionSource? = nil,
+                         timeSource: TimeSource? = nil, warnings: [String]? = nil,
+                         file: StaticString = #filePath, line: UInt = #line) throws {
+    let m = try XCTUnwrap(metadata, file: file, line: line)
+    let c = try XCTUnwrap(m.coordinate, "no position; warnings: \(m.warnings)", file: file, line: line)
+    XCTAssertEqual(c.latitude, eiffelTower.latitude, accuracy: 1e-9, file: file, line: line)
+    XCTAssertEqual(c.longitude, eiffelTower.longitude, accuracy: 1e-9, file: file, line: line)
+    if let format { XCTAssertEqual(m.format.rawValue, format, file: file, line: line) }
+    if let positionSource { XCTAssertEqual(m.positionSource, positionSource, file: file, line: line) }
+    if let timeSource { XCTAssertEqual(m.timeSource, timeSource, file: file, line: line) }
+    if let warnings { XCTAssertEqual(m.warnings, warnings, file: file, line: line) }
+}
