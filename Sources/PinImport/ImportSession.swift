@@ -47,6 +47,15 @@ public struct ImportSession {
     /// be recorded); a stop is thrown as `ImportFailure`.
     public func run(progress: @escaping @Sendable (ImportProgress) -> Void = { _ in },
                     warning: (String) -> Void = { _ in }) async throws -> ImportReport {
+        // A folder that is not there stops the run before anything is made: no lock file, no
+        // database, no folder for it (exit 66, as when the pipeline finds it missing).
+        if !options.dryRun {
+            do {
+                _ = try ImportPipeline.canonicalRoot(options.root)
+            } catch let error as ImportError {
+                throw ImportFailure(.noInput, error.description)
+            }
+        }
         // One import at a time per database; a dry run writes nothing and needs no lock.
         let lock = options.dryRun ? nil : try takeLock()
         defer { withExtendedLifetime(lock) {} }
@@ -102,8 +111,8 @@ public struct ImportSession {
         }
         do {
             return try PinDatabase(path: databasePath)
-        } catch let error as StorageError where error.reason == .busy {
-            throw ImportFailure(.busy, "\(error); nothing was changed, try again later")
+        } catch let error as StorageError where error.reason == .busy || error.reason == .repairing {
+            throw ImportFailure(.busy, error.reason == .busy ? "\(error); nothing was changed, try again later" : error.description)
         } catch let error as StorageError {
             throw ImportFailure(.failed, error.description)
         } catch {

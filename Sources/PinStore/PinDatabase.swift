@@ -5,6 +5,8 @@ import PinCore
 public final class PinDatabase: TransactionRunner {
     /// Internal: every query lives in PinStore (tests reach it through `@testable import`).
     let connection: Connection
+    /// Held while open for writing: a repair waits for it, and it for a repair.
+    private let gate: WriterGate?
 
     /// Opens or creates the file at `path` and brings its schema up to date.
     /// The parent folder is created when missing (the XDG default on a first run). An empty
@@ -15,6 +17,7 @@ public final class PinDatabase: TransactionRunner {
         if parent != ".", !FileManager.default.fileExists(atPath: parent) {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
         }
+        let gate = try WriterGate(databasePath: path)
         let connection = try Connection(path: path)
         do {
             try Self.refuseForeignDatabase(connection)
@@ -24,6 +27,7 @@ public final class PinDatabase: TransactionRunner {
             throw Self.diagnosed(error, connection)
         }
         self.connection = connection
+        self.gate = gate
     }
 
     /// Opens an existing file for reading only, without writing a byte to it and without
@@ -38,6 +42,7 @@ public final class PinDatabase: TransactionRunner {
             let version = try Migrations.currentVersion(of: file)
             if version == Migrations.latestVersion {
                 connection = file
+                gate = nil
                 return
             }
             guard version < Migrations.latestVersion else {
@@ -47,6 +52,7 @@ public final class PinDatabase: TransactionRunner {
             let memory = try Connection(inMemoryCopyOf: file)
             try Migrations.migrate(memory)
             connection = memory
+            gate = nil
         } catch let error as StorageError {
             throw Self.diagnosed(error, file)
         }
@@ -113,7 +119,7 @@ public final class PinDatabase: TransactionRunner {
     /// check, the error says it is damaged (and what to do) instead of SQLite's first symptom.
     static func diagnosed(_ error: StorageError, _ connection: Connection) -> StorageError {
         switch error.reason {
-        case .damaged, .notADatabase, .notPins, .busy, .diskFull, .readOnlyFile, .readOnlyFolder, .permissionDenied,
+        case .damaged, .notADatabase, .notPins, .busy, .repairing, .diskFull, .readOnlyFile, .readOnlyFolder, .permissionDenied,
              .deleted, .outOfMemory:
             return error
         default:

@@ -39,6 +39,8 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
         case readOnlyFolder
         case permissionDenied
         case busy
+        /// `pins check --repair` holds the file (for longer than a writer waits).
+        case repairing
         /// What SQLite or its check found, when it says more than "malformed".
         case damaged(detail: String?)
         case notADatabase
@@ -103,6 +105,7 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
         case .readOnlyFolder: words = "its folder is not writable (SQLite keeps its journal files beside the database)"
         case .permissionDenied: words = "permission denied"
         case .busy: words = "another program kept the database locked for more than 5 seconds; try again later"
+        case .repairing: words = "'pins check --repair' is repairing it; nothing was changed, try again when it has finished"
         case let .damaged(detail):
             words = "the file is damaged" + (detail.map { " (\($0))" } ?? "") + "; " + Self.repairAdvice(path)
         case .notADatabase:

@@ -5,9 +5,19 @@ import PinStore
 /// Where the database lives: `--db`, else `$PINS_DB`, else `$XDG_DATA_HOME/pins/pins.sqlite`
 /// (`~/.local/share/pins/pins.sqlite`).
 func resolveDatabasePath(_ option: String?) throws -> String {
+    try resolveDatabaseLocation(option).path
+}
+
+/// The database's path, and whether the person named it (`--db`, `$PINS_DB`) rather than
+/// pins choosing its default: a folder pins chose it may make; one the person named must exist.
+func resolveDatabaseLocation(_ option: String?) throws -> (path: String, named: Bool) {
     let env = ProcessInfo.processInfo.environment
-    if let option, !option.isEmpty { return option }
-    if let path = env["PINS_DB"], !path.isEmpty { return path }
+    if let option, !option.isEmpty { return (option, true) }
+    if let path = env["PINS_DB"], !path.isEmpty { return (path, true) }
+    return (try defaultDatabasePath(env), false)
+}
+
+private func defaultDatabasePath(_ env: [String: String]) throws -> String {
     if let xdg = env["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/pins/pins.sqlite" }
     guard let home = env["HOME"], !home.isEmpty else {
         throw CommandFailure("cannot find a place for the database: set --db, PINS_DB or HOME")
@@ -132,14 +142,29 @@ final class AppDependencies {
         }
     }
 
+    /// The path came from `--db` or `$PINS_DB`, not the default.
+    let databasePathNamed: Bool
+
     init(databaseOption: String?) throws {
-        databasePath = try resolveDatabasePath(databaseOption)
+        (databasePath, databasePathNamed) = try resolveDatabaseLocation(databaseOption)
+    }
+
+    /// Before a command creates the database: a folder the person named (`--db`, `$PINS_DB`)
+    /// must exist (a typo is not a `mkdir`); the default location's folder is made when missing.
+    func requireDatabaseFolder() throws {
+        guard databasePathNamed, !FileManager.default.fileExists(atPath: databasePath) else { return }
+        let parent = PathParts.folder(of: databasePath)
+        var isFolder: ObjCBool = false
+        if parent == "." || (FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder) && isFolder.boolValue) { return }
+        throw CommandFailure("there is no folder \(parent) for the database \(databasePath): check --db or PINS_DB "
+            + "(pins makes no folder for a path it is given)")
     }
 
     /// No database anywhere (a dry run where none can be found): the empty path, which no
     /// file has, so every read finds nothing stored.
     init(withoutDatabase: Void) {
         databasePath = ""
+        databasePathNamed = false
     }
 
     /// The country outlines, loaded and indexed on first use (through the same locator the
@@ -165,12 +190,13 @@ final class AppDependencies {
     /// The database, opened (created, migrated) for writing.
     func database() throws -> PinDatabase {
         if let cachedDatabase { return cachedDatabase }
+        try requireDatabaseFolder()
         do {
             let db = try PinDatabase(path: databasePath)
             cachedDatabase = db
             return db
         } catch let error as StorageError {
-            throw CommandFailure(error.description)
+            throw CommandFailure(error.description, code: error.reason == .busy || error.reason == .repairing ? ExitCode.busy : ExitCode.failure)
         } catch {
             throw CommandFailure("cannot open the database \(databasePath): \(error)")
         }

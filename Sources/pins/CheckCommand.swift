@@ -59,14 +59,20 @@ func runCheck(_ args: ParsedArguments) throws {
         Out.print("\(path): ok, the file is sound and its counts agree: nothing to repair, nothing written")
         return
     }
-    // No import may write while the file is recounted, or copied and swapped.
+    // Nothing may write while the file is recounted, or copied and swapped: no import (exit
+    // 75 for it and for this), and no other writing command (`add`, `edit`, `delete`, ...):
+    // those running are waited for, those started meanwhile wait for the repair and then
+    // write into the repaired file.
     let lock: RunLock
     do {
-        lock = try RunLock(databasePath: path)
+        lock = try RunLock(databasePath: path, excludingWriters: true)
     } catch let failure as RunLock.Failure {
-        if case .busy = failure { throw CommandFailure(failure.description, code: ExitCode.busy) }
-        throw CommandFailure(failure.description)
+        switch failure {
+        case .busy, .writersBusy: throw CommandFailure(failure.description, code: ExitCode.busy)
+        case .cannotOpen: throw CommandFailure(failure.description)
+        }
     }
+    holdForTest()
     if damage == [] {
         let remaining: [String]
         do {
@@ -96,4 +102,14 @@ private func printRemaining(_ remaining: [String]) {
     guard !remaining.isEmpty else { return }
     Out.print("Still disagreeing:")
     for problem in remaining { Out.print("  " + problem) }
+}
+
+/// Tests only: with PINS_TEST_HOLD_REPAIR=DIR, the repair stops once it holds the database,
+/// says so by creating DIR/held, and goes on when DIR/go exists (at most 60 s), so a test can
+/// run another writer at a known point of the repair.
+private func holdForTest() {
+    guard let dir = ProcessInfo.processInfo.environment["PINS_TEST_HOLD_REPAIR"], !dir.isEmpty else { return }
+    _ = FileManager.default.createFile(atPath: dir + "/held", contents: Data())
+    let deadline = Date().addingTimeInterval(60)
+    while !FileManager.default.fileExists(atPath: dir + "/go"), Date() < deadline { usleep(10_000) }
 }

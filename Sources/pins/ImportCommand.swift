@@ -100,6 +100,7 @@ func runImport(_ args: ParsedArguments) async throws {
         _ = failure
         deps = AppDependencies(withoutDatabase: ())
     }
+    if !options.dryRun { try deps.requireDatabaseFolder() }
     let session = ImportSession(options: options, databasePath: deps.databasePath, creation: try deps.lazyCreationService())
     let printer = ProgressPrinter(quiet: args.has("--quiet") || args.has("--json"))
     // SIGINT and SIGTERM end the run at the next file or batch: what was saved stays whole and

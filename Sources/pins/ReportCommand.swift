@@ -32,7 +32,7 @@ func runReport(_ args: ParsedArguments) throws {
     let described = pinFilterOptions.flatMap { option in
         option.value == nil ? (args.has(option.name) ? [option.name] : []) : args.all(option.name).map { "\(option.name) \($0)" }
     }.joined(separator: " ")
-    let input = try pageInput(deps: deps, locations: try filteredPins(filter, deps: deps, missingIsEmpty: true), title: args.value("--title") ?? "pins",
+    let input = try pageInput(deps: deps, locations: try filteredPins(filter, deps: deps), title: args.value("--title") ?? "pins",
                               filterDescription: described.isEmpty ? nil : described, thumbnails: !args.has("--no-thumbnails"))
     do {
         try writeOutput(to: out) { $0.write(PageRenderer.render(input)) }

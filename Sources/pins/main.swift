@@ -1,5 +1,6 @@
 import Foundation
 import PinImport
+import PinStore
 
 /// `pins`: one file per subcommand; this file only dispatches and maps errors to exit codes.
 let version = "0.1.0"
@@ -138,6 +139,11 @@ func main() async -> Int32 {
     } catch let failure as CommandFailure {
         Out.error("pins \(command.spec.name): \(failure.message)")
         return failure.code
+    } catch let error as StorageError where error.reason == .busy || error.reason == .repairing {
+        // Held by another writer past the wait, or by a repair: nothing was changed; cron and
+        // scripts may try again later.
+        Out.error("pins \(command.spec.name): \(error)")
+        return ExitCode.busy
     } catch {
         Out.error("pins \(command.spec.name): \(error)")
         return ExitCode.failure

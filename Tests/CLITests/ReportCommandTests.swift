@@ -32,18 +32,22 @@ final class ReportCommandTests: XCTestCase {
         XCTAssertTrue(try String(contentsOfFile: page, encoding: .utf8).contains("--search tokyo --type point"))
     }
 
-    func testNoDatabaseIsAnEmptyMapAndCreatesNoDatabase() throws {
+    /// A database that does not exist is an error, as for `list` (issue 22 item 6: a mistyped
+    /// --db wrote an empty page over the good one): no page, no database.
+    func testNoDatabaseIsAnErrorAndCreatesNothing() throws {
         let dir = try CLI.temporaryDirectory(self)
         let db = dir.appendingPathComponent("none.sqlite").path
         let run = try CLI.run(["report", "--db", db, "--out", dir.appendingPathComponent("m.html").path])
-        XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: db))
-        XCTAssertEqual(try islandObjects(try String(contentsOfFile: dir.appendingPathComponent("m.html").path, encoding: .utf8)).count, 0)
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertEqual(run.stderr, "pins report: there is no database at \(db): check --db or PINS_DB "
+            + "(pins creates it at the first 'pins import' or 'pins add')\n")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [])
     }
 
     func testUsageAndWriteErrors() throws {
         let dir = try CLI.temporaryDirectory(self)
-        let db = dir.appendingPathComponent("none.sqlite").path
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        XCTAssertEqual(try CLI.run(["add", "--lat", "48.8584", "--lon", "2.2945", "--db", db]).status, 0)
         XCTAssertEqual(try CLI.run(["report", "--country", "FRA", "--db", db]).status, 64)
         XCTAssertEqual(try CLI.run(["report", "extra", "--db", db]).status, 64)
         let missing = dir.appendingPathComponent("no/such/folder/map.html").path
