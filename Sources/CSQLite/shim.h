@@ -1,1 +1,13 @@
 #include <sqlite3.h>
+#include <sys/types.h>
+
+/* fallocate(2): fcntl.h declares it only under _GNU_SOURCE, which Swift's Glibc module does not
+   define. Used by PinStore's SQLite `mmap` hook to allocate the WAL index's blocks before SQLite
+   maps them (see SharedMemoryAllocation). */
+int fallocate(int fd, int mode, off_t offset, off_t len);
+
+/* FALLOC_FL_KEEP_SIZE: allocate the blocks of [offset, offset + length), change no byte and not
+   the file's size. */
+static inline int pins_allocate_blocks(int fd, off_t offset, off_t length) {
+    return fallocate(fd, 0x01, offset, length);
+}

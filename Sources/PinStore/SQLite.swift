@@ -16,6 +16,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Equatable {
     public let code: Int32
     public let message: String
     public let sql: String?
+    /// errno of the system call that failed (sqlite3_system_errno), 0 when none did: tells a
+    /// full disk (ENOSPC) among SQLite's I/O errors.
+    public var systemErrno: Int32 = 0
 
     public var description: String {
         if let sql { return "SQLite error \(code): \(message) (in: \(sql))" }
@@ -90,7 +93,9 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
         case SQLITE_CORRUPT: reason = .damaged(detail: nil)
         case SQLITE_NOTADB: reason = .notADatabase
         case SQLITE_CANTOPEN: reason = .cannotOpen
-        case SQLITE_IOERR: reason = .inputOutput
+        case SQLITE_IOERR:
+            // A write or an allocation of the WAL index (-shm) that found no free block.
+            reason = cause.systemErrno == ENOSPC || cause.systemErrno == EDQUOT ? .diskFull : .inputOutput
         case SQLITE_NOMEM: reason = .outOfMemory
         default: reason = .other(cause.message)
         }
@@ -211,13 +216,15 @@ public final class Connection {
     }
 
     private static func open(_ name: String, flags: Int32, displayPath: String) throws -> OpaquePointer {
+        _ = SharedMemoryAllocation.installed
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let code = db.map { sqlite3_extended_errcode($0) } ?? rc
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            let systemErrno = db.map { sqlite3_system_errno($0) } ?? 0
             if let db { sqlite3_close_v2(db) }
-            throw StorageError(.open, path: displayPath, cause: SQLiteError(code: code, message: message, sql: nil))
+            throw StorageError(.open, path: displayPath, cause: SQLiteError(code: code, message: message, sql: nil, systemErrno: systemErrno))
         }
         sqlite3_extended_result_codes(db, 1)
         return db
@@ -236,7 +243,8 @@ public final class Connection {
     }
 
     func error(_ rc: Int32, _ sql: String?) -> StorageError {
-        storageError(SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql))
+        storageError(SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql,
+                                 systemErrno: sqlite3_system_errno(handle)))
     }
 
     /// In words, with what the statement was doing: a query reads, anything else writes.
@@ -262,7 +270,8 @@ public final class Connection {
         if rc != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? "error"
             sqlite3_free(message)
-            throw storageError(SQLiteError(code: sqlite3_extended_errcode(handle), message: text, sql: sql))
+            throw storageError(SQLiteError(code: sqlite3_extended_errcode(handle), message: text, sql: sql,
+                                           systemErrno: sqlite3_system_errno(handle)))
         }
     }
 
@@ -433,5 +442,60 @@ public final class Statement {
         let count = Int(sqlite3_column_bytes(stmt, column))
         guard count > skip, let pointer = sqlite3_column_blob(stmt, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: pointer + skip, count: count - skip))
+    }
+}
+
+/// The WAL index (the -shm file beside the database) without holes, so that no command dies of
+/// SIGBUS on a full disk.
+///
+/// SQLite's unix VFS grows the -shm file 32 KiB at a time (`unixShmMap`) by writing one byte at
+/// the end of each 4 KiB page, then maps it with mmap(MAP_SHARED) and reads and writes it as
+/// memory. On a file system whose blocks are smaller than 4 KiB (ext4 `-b 1024`), that one byte
+/// allocates only the page's last block: the others stay holes. When SQLite then writes into a
+/// hole through the mapping, the kernel must allocate a block at the page fault; on a full disk
+/// it cannot, and the process gets SIGBUS instead of an error. The first connection also
+/// truncates the -shm (to 3 bytes) and grows it again, so every later command crashed the
+/// same way until the disk had room again.
+///
+/// The fix is SQLite's own system-call hook (`xSetSystemCall`, "mmap"): before a shared,
+/// writable mapping is made, its whole range of the file is allocated with fallocate(2)
+/// (FALLOC_FL_KEEP_SIZE: no byte and not the size change; blocks already there stay as they
+/// are). On any block size every page SQLite maps then has its blocks; when they cannot be had,
+/// the mmap fails with ENOSPC, SQLite returns SQLITE_IOERR_SHMMAP, and the command says "the
+/// disk is full" and exits 1 with the database as it was. Readers in other processes are
+/// unaffected: the -shm stays a shared, mapped file (unlike `locking_mode=EXCLUSIVE`, which
+/// would keep the index in heap memory and lock every other reader out during an import). A
+/// file system without fallocate (EOPNOTSUPP) is left as SQLite leaves it.
+enum SharedMemoryAllocation {
+    typealias Map = @convention(c) (UnsafeMutableRawPointer?, Int, Int32, Int32, Int32, Int) -> UnsafeMutableRawPointer?
+
+    /// The VFS's own mmap, called once the blocks are there. Set once, before the first open.
+    nonisolated(unsafe) static var systemMap: Map?
+
+    /// True once the hook is in place (done before the first connection opens).
+    static let installed: Bool = {
+        guard let vfs = sqlite3_vfs_find(nil), let get = vfs.pointee.xGetSystemCall, let set = vfs.pointee.xSetSystemCall,
+              let current = get(vfs, "mmap") else { return false }
+        systemMap = unsafeBitCast(current, to: Map.self)
+        let hook: Map = { address, length, protection, flags, fd, offset in
+            if fd >= 0, protection & PROT_WRITE != 0, flags & MAP_SHARED != 0, !SharedMemoryAllocation.allocate(fd, offset, length) {
+                return UnsafeMutableRawPointer(bitPattern: -1)
+            }
+            return SharedMemoryAllocation.systemMap?(address, length, protection, flags, fd, offset)
+                ?? UnsafeMutableRawPointer(bitPattern: -1)
+        }
+        return set(vfs, "mmap", unsafeBitCast(hook, to: sqlite3_syscall_ptr.self)) == SQLITE_OK
+    }()
+
+    /// Allocates the blocks of `fd`'s range; false (errno set) when the disk has none left.
+    static func allocate(_ fd: Int32, _ offset: Int, _ length: Int) -> Bool {
+        while pins_allocate_blocks(fd, offset, length) != 0 {
+            switch errno {
+            case EINTR: continue
+            case EOPNOTSUPP, ENOSYS, ENODEV, EINVAL: return true
+            default: return false
+            }
+        }
+        return true
     }
 }
