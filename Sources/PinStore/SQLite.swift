@@ -92,7 +92,9 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
         case SQLITE_BUSY, SQLITE_LOCKED: reason = .busy
         case SQLITE_CORRUPT: reason = .damaged(detail: nil)
         case SQLITE_NOTADB: reason = .notADatabase
-        case SQLITE_CANTOPEN: reason = .cannotOpen
+        case SQLITE_CANTOPEN:
+            // The -wal or -shm file could not be made: no block left for its folder entry.
+            reason = cause.systemErrno == ENOSPC || cause.systemErrno == EDQUOT ? .diskFull : .cannotOpen
         case SQLITE_IOERR:
             // A write or an allocation of the WAL index (-shm) that found no free block.
             reason = cause.systemErrno == ENOSPC || cause.systemErrno == EDQUOT ? .diskFull : .inputOutput
