@@ -53,28 +53,66 @@ public enum DatabaseCheck {
 
     public struct TableCopy: Equatable, Sendable {
         public let table: String
+        /// Rows read and kept.
         public let rows: Int
         /// False when a damaged part stopped the reading (rows between were lost).
         public let complete: Bool
+        /// Rows known lost: the rowids between two readable parts that could not be read (the
+        /// rowids of pins, runs and photos follow their insertion, so this counts the rows on
+        /// the damaged pages, less any deleted earlier).
+        public var lostBetween: Int = 0
+        /// True when the end of the table could not be read (a truncated file): how many rows
+        /// were there is unknown.
+        public var lostAtEnd: Bool = false
+
+        public init(table: String, rows: Int, complete: Bool, lostBetween: Int = 0, lostAtEnd: Bool = false) {
+            self.table = table
+            self.rows = rows
+            self.complete = complete
+            self.lostBetween = lostBetween
+            self.lostAtEnd = lostAtEnd
+        }
+    }
+
+    /// What the repair made again from the pins, and what it left to the next import.
+    public struct Rebuilt: Equatable, Sendable {
+        /// Country rows made again for pins whose country row was lost (from the catalog).
+        public var countries = 0
+        /// City and Mountain rows made again from their pins' names and coordinates.
+        public var cities = 0
+        public var mountains = 0
+        /// Photo records "accepted" whose pin was lost: forgotten, so the next import reads
+        /// those photos again and decides them again (a pin deleted by hand is not one of
+        /// them: its photos keep their decision and no link).
+        public var decisionsForgotten = 0
     }
 
     public struct Repair: Sendable {
         /// Where the damaged file now is (the repaired one took its path).
         public let damagedKeptAt: String
         public let tables: [TableCopy]
+        public let rebuilt: Rebuilt
         /// What still disagrees in the repaired file (e.g. a pin whose country row was lost).
         public let remaining: [String]
     }
 
+    /// A country's name and continent, for rows the repair makes again (`CountryCatalog`).
+    public typealias CountryNames = @Sendable (String) -> (name: String, continent: String)?
+
     /// Copies what can be read of `path` into a new file, recounts, checks it, then moves the
     /// damaged file (and its -wal/-shm) to `PATH.damaged-STAMP` and the new file to `path`.
     /// The caller holds the run lock.
-    public static func repair(path: String, now: Date = Date()) throws -> Repair {
+    public static func repair(path: String, now: Date = Date(), countries: CountryNames = { _ in nil }) throws -> Repair {
         let temporary = path + ".repairing"
         for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) }
         var tables: [TableCopy] = []
+        var rebuilt = Rebuilt()
         do {
             let source = try PinDatabase.openForReading(path)
+            // A file cut short (its header counts more pages than it has) is refused whole by
+            // SQLite ("malformed") unless writable_schema is on; with it, only the missing pages
+            // fail and the rest reads. The connection is read-only: nothing is written.
+            try source.execute("PRAGMA writable_schema = ON")
             let version = (try? Migrations.currentVersion(of: source)).map { max(1, min($0, Migrations.latestVersion)) }
                 ?? Migrations.latestVersion
             let target = try Connection(path: temporary)
@@ -83,6 +121,7 @@ public enum DatabaseCheck {
             let names = try target.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'schema_migrations' ORDER BY rootpage") { $0.string(0) }
             try target.transaction {
                 for table in names { tables.append(try copy(table, from: source, to: target)) }
+                rebuilt = try rebuild(target, countries: countries)
                 try recount(target)
             }
             try Migrations.migrate(target)
@@ -108,10 +147,15 @@ public enum DatabaseCheck {
             rename(kept, path)
             throw StorageError(.write, path: path, reason: .other("cannot put the repaired file in place: \(reason)"))
         }
-        return Repair(damagedKeptAt: kept, tables: tables, remaining: remaining)
+        return Repair(damagedKeptAt: kept, tables: tables, rebuilt: rebuilt, remaining: remaining)
     }
 
-    /// Every row of `table` SQLite can reach, with the columns both files have.
+    /// Every row of `table` SQLite can reach, with the columns both files have: read forwards
+    /// by rowid; where a damaged page stops the reading, the next rowid that can be reached is
+    /// searched for (a seek past the damaged pages lands on the next sound one: doubling steps,
+    /// then halving back to the first rowid that reads), and the reading goes on from there.
+    /// So every sound leaf page is read, however many damaged ones lie between, and a file cut
+    /// short keeps what it still holds.
     static func copy(_ table: String, from source: Connection, to target: Connection) throws -> TableCopy {
         let wanted = try target.query("SELECT name FROM pragma_table_info(?)", [table]) { $0.string(0) }
         let present = Set((try? source.query("SELECT name FROM pragma_table_info(?)", [table]) { $0.string(0) }) ?? [])
@@ -119,34 +163,141 @@ public enum DatabaseCheck {
         guard !columns.isEmpty else { return TableCopy(table: table, rows: 0, complete: present.isEmpty ? false : true) }
         let list = columns.map { "\"\($0)\"" }.joined(separator: ", ")
         let insert = "INSERT OR IGNORE INTO \"\(table)\" (rowid, \(list)) VALUES (?\(String(repeating: ", ?", count: columns.count)))"
+        let select = "SELECT rowid, \(list) FROM \"\(table)\" WHERE rowid >= ? ORDER BY rowid ASC"
+        let seek = "SELECT rowid FROM \"\(table)\" WHERE rowid >= ? ORDER BY rowid ASC LIMIT 1"
         var rows = 0
-        var last = Int64.min
         var complete = true
-        func scan(_ sql: String) -> Bool {
+        var lostBetween = 0
+        var lostAtEnd = false
+        /// Rows from `start` on until the end (nil) or a damaged page (the last rowid read).
+        func scan(from start: Int64, lastRead: inout Int64?) throws -> Bool {
             do {
-                let statement = try source.prepare(sql)
-                try statement.bind([last])
+                let statement = try source.prepare(select)
+                try statement.bind([start])
                 while try statement.step() {
                     let rowid = statement.int64(0)
-                    if sql.hasSuffix("ASC") { last = rowid }
+                    lastRead = rowid
                     let values: [SQLBindable] = [rowid] + (0..<columns.count).map { statement.value(Int32($0 + 1)) }
                     rows += try target.run(insert, values)
                 }
                 return true
+            } catch let error as StorageError where error.action == .write {
+                throw error
             } catch {
                 return false
             }
         }
-        let select = "SELECT rowid, \(list) FROM \"\(table)\" WHERE rowid > ? ORDER BY rowid"
-        if !scan(select + " ASC") {
-            complete = false
-            _ = scan(select + " DESC")
+        /// The first rowid >= `from` whose seek does not fail: .some(rowid), .none at the end.
+        enum Probe { case row(Int64), end, damaged }
+        func probe(_ from: Int64) -> Probe {
+            do {
+                let statement = try source.prepare(seek)
+                try statement.bind([from])
+                return try statement.step() ? .row(statement.int64(0)) : .end
+            } catch {
+                return .damaged
+            }
         }
-        return TableCopy(table: table, rows: rows, complete: complete)
+        var start = Int64.min
+        while true {
+            var lastRead: Int64?
+            if try scan(from: start, lastRead: &lastRead) { break }
+            complete = false
+            // Seeks from `base + 1` on fail (the page after the last row read is damaged).
+            let base = lastRead ?? (start == Int64.min ? Int64.min : start - 1)
+            var low = base
+            var step: Int64 = 1
+            var high: Int64?
+            while high == nil {
+                let (next, overflow) = low.addingReportingOverflow(step)
+                let candidate = overflow ? Int64.max : next
+                if case .damaged = probe(candidate) {
+                    if candidate == Int64.max { break }
+                    low = candidate
+                    step = step > Int64.max / 2 ? Int64.max : step * 2
+                } else {
+                    high = candidate
+                }
+            }
+            // Seeks fail all the way: the rest of the table is on damaged or missing pages.
+            guard var hi = high else { lostAtEnd = true; break }
+            // Halve back to the smallest start past the damage whose seek reads.
+            var lo = low
+            while UInt64(bitPattern: hi &- lo) > 1 {
+                let mid = lo &+ Int64(bitPattern: UInt64(bitPattern: hi &- lo) / 2)
+                if case .damaged = probe(mid) { lo = mid } else { hi = mid }
+            }
+            guard case let .row(first) = probe(hi) else {
+                // Nothing after the damaged pages: what was on them is lost, how much is unknown.
+                lostAtEnd = true
+                break
+            }
+            let from = base == Int64.min ? 0 : base
+            if hi == base &+ 1 {
+                // The seek reads right where the scan failed: that row's own content (an
+                // overflow page) is damaged. It is lost; the reading goes on after it.
+                lostBetween += Int(clamping: max(0, first - from))
+                if first == Int64.max { break }
+                start = first + 1
+            } else {
+                // The rows between the last read and the first sound one were on the damaged pages.
+                lostBetween += Int(clamping: max(0, first - from - 1))
+                start = first
+            }
+        }
+        return TableCopy(table: table, rows: rows, complete: complete, lostBetween: lostBetween, lostAtEnd: lostAtEnd)
+    }
+
+    /// What is derived from the pins, made again where its rows were lost: a country row for
+    /// every country a pin names (name and continent from `countries`), a City or Mountain row
+    /// for every shared place the pins name; and the photo records "accepted" whose pin is gone
+    /// are forgotten, so the next import decides those photos again. Counts follow in `recount`.
+    static func rebuild(_ db: Connection, countries: CountryNames) throws -> Rebuilt {
+        var rebuilt = Rebuilt()
+        let missingCountries = try db.query("""
+            SELECT DISTINCT country_id FROM locations WHERE country_id IS NOT NULL AND country_id NOT IN (SELECT id FROM countries)
+            ORDER BY country_id
+            """) { $0.string(0) }
+        for id in missingCountries {
+            let names = countries(id)
+            rebuilt.countries += try db.run("INSERT INTO countries (id, name, continent, pin_count) VALUES (?, ?, ?, 0)",
+                                            [id, names?.name ?? id, names?.continent ?? "Unknown"])
+        }
+        for (table, type, nameKey, coordinateKey) in [("cities", "city", "cityName", "cityCoordinate"),
+                                                      ("mountains", "mountain", "mountainName", "mountainCoordinate")] {
+            let lat = "json_extract(type_data, '$.\(coordinateKey).latitude')"
+            let lon = "json_extract(type_data, '$.\(coordinateKey).longitude')"
+            let places = try db.query("""
+                SELECT json_extract(type_data, '$.\(nameKey)') AS n, CAST(round(\(lat) * 10000) AS INTEGER) AS la,
+                       CAST(round(\(lon) * 10000) AS INTEGER) AS lo, min(\(lat)), min(\(lon)), max(json_extract(type_data, '$.height'))
+                FROM locations WHERE type = ? AND n IS NOT NULL AND la IS NOT NULL AND lo IS NOT NULL
+                    AND NOT EXISTS (SELECT 1 FROM \(table) t WHERE t.name = n AND t.lat_e4 = la AND t.lon_e4 = lo)
+                GROUP BY n, la, lo ORDER BY n, la, lo
+                """, [type]) { ($0.string(0), $0.int64(1), $0.int64(2), $0.double(3), $0.double(4), $0.value(5)) }
+            for (name, latE4, lonE4, latitude, longitude, height) in places {
+                let id = UUID().uuidString.lowercased()
+                if table == "cities" {
+                    rebuilt.cities += try db.run("""
+                        INSERT OR IGNORE INTO cities (id, name, lat_e4, lon_e4, latitude, longitude, pin_count) VALUES (?, ?, ?, ?, ?, ?, 0)
+                        """, [id, name, latE4, lonE4, latitude, longitude])
+                } else {
+                    rebuilt.mountains += try db.run("""
+                        INSERT OR IGNORE INTO mountains (id, name, height, lat_e4, lon_e4, latitude, longitude, pin_count) VALUES (?, ?, ?, ?, ?, ?, ?, 0)
+                        """, [id, name, height, latE4, lonE4, latitude, longitude])
+                }
+            }
+        }
+        if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'photos'") ?? 0 > 0 {
+            rebuilt.decisionsForgotten = try db.run("""
+                DELETE FROM photos WHERE decision = 'accepted' AND location_id IS NOT NULL
+                    AND location_id NOT IN (SELECT id FROM locations)
+                """)
+        }
+        return rebuilt
     }
 
     /// Counts made true again after rows were lost: pin counts from the locations left,
-    /// shared places and countries without pins gone, photo records of lost pins unlinked.
+    /// shared places and countries without pins gone, other photo records of lost pins unlinked.
     /// A file of schema version 1 (before imports) has no photos table: nothing to unlink there.
     static func recount(_ db: Connection) throws {
         if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'photos'") ?? 0 > 0 {

@@ -87,13 +87,26 @@ func runCheck(_ args: ParsedArguments) throws {
     }
     let repair: DatabaseCheck.Repair
     do {
-        repair = try withExtendedLifetime(lock) { try DatabaseCheck.repair(path: path) }
+        let catalog = try deps.catalog()
+        repair = try withExtendedLifetime(lock) {
+            try DatabaseCheck.repair(path: path) { id in catalog[id].map { ($0.name, $0.continent) } }
+        }
     } catch let error as StorageError {
         throw CommandFailure("the repair failed, nothing was changed: \(error)")
     }
     Out.print("Repaired \(path); the damaged file is kept as \(repair.damagedKeptAt)")
     for table in repair.tables {
-        Out.print("  \(table.table): \(table.rows) row\(table.rows == 1 ? "" : "s")\(table.complete ? "" : " (a damaged part could not be read: rows on it are lost)")")
+        Out.print("  " + describe(table))
+    }
+    let rebuilt = repair.rebuilt
+    let made = [(rebuilt.countries, "country", "countries"), (rebuilt.cities, "city", "cities"), (rebuilt.mountains, "mountain", "mountains")]
+        .filter { $0.0 > 0 }.map { "\($0.0) \($0.0 == 1 ? $0.1 : $0.2)" }
+    if !made.isEmpty {
+        Out.print("Made again from the pins: \(made.joined(separator: ", ")) (their rows were lost); every pin count recounted")
+    }
+    if rebuilt.decisionsForgotten > 0 {
+        let n = rebuilt.decisionsForgotten
+        Out.print("Forgotten: \(n) photo\(n == 1 ? "" : "s") accepted for a pin that was lost; the next import reads \(n == 1 ? "it" : "them") again and decides again")
     }
     printRemaining(repair.remaining)
 }
@@ -112,4 +125,19 @@ private func holdForTest() {
     _ = FileManager.default.createFile(atPath: dir + "/held", contents: Data())
     let deadline = Date().addingTimeInterval(60)
     while !FileManager.default.fileExists(atPath: dir + "/go"), Date() < deadline { usleep(10_000) }
+}
+
+/// One table of a repair: what was kept, what was lost.
+private func describe(_ table: DatabaseCheck.TableCopy) -> String {
+    var line = "\(table.table): \(table.rows) row\(table.rows == 1 ? "" : "s") kept"
+    if table.complete { return line }
+    if table.lostBetween > 0 { line += ", \(table.lostBetween) lost on damaged pages" }
+    if table.lostAtEnd {
+        line += table.rows == 0 && table.lostBetween == 0
+            ? "; the table could not be read (damaged pages): its rows are lost, how many is unknown"
+            : "; the rest could not be read (damaged pages or a file cut short): how many rows were there is unknown"
+    } else if table.lostBetween == 0 {
+        line += " (a damaged part could not be read)"
+    }
+    return line
 }

@@ -46,7 +46,8 @@ final class DatabaseCheckTests: XCTestCase {
         let repair = try DatabaseCheck.repair(path: path, now: Date(timeIntervalSince1970: 1_800_000_000))
         XCTAssertEqual(repair.damagedKeptAt, path + ".damaged-20270115T080000")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: repair.damagedKeptAt)), before, "the damaged file is kept as it was")
-        XCTAssertEqual(repair.tables.first { $0.table == "locations" }, DatabaseCheck.TableCopy(table: "locations", rows: 60 - lost, complete: false))
+        XCTAssertEqual(repair.tables.first { $0.table == "locations" }, DatabaseCheck.TableCopy(table: "locations", rows: 60 - lost, complete: false, lostBetween: lost),
+                       "the rows lost are counted: those of the damaged page (dbstat's ncell)")
         XCTAssertEqual(repair.remaining, [])
         XCTAssertEqual(try DatabaseCheck.problems(path: path), [])
         let db = try PinDatabase(path: path)
