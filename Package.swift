@@ -35,8 +35,9 @@ let package = Package(
         // (the import's scratch file).
         .target(name: "CSupport"),
         // Byte-level streaming readers with no knowledge of pins: an XML pull parser, a JSON token
-        // reader, the track formats (GPX, KML, NMEA, TCX, ...) and Google's location exports.
-        .target(name: "PinFormats"),
+        // reader, the track formats (GPX, KML, NMEA, TCX, ...) and Google's location exports; CSV
+        // (RFC 4180) and ZIP (for KMZ, inflated through zlib).
+        .target(name: "PinFormats", dependencies: ["CZlib"]),
         // The app's model and rules: no file or database I/O.
         .target(name: "PinCore", dependencies: ["CSupport"]),
         // Container readers and the one libexif wrapper.

@@ -193,9 +193,14 @@ enum CSVExport {
         }
     }
 
-    /// Free text: defused for spreadsheets.
+    /// Free text: defused for spreadsheets. A text that already starts with an apostrophe
+    /// before one of those characters gets one more, so reading the file back (`import-places`
+    /// drops one apostrophe there) gives the text as it was.
     static func text(_ value: String) -> String {
-        guard let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) else { return value }
+        var scalars = value.unicodeScalars.makeIterator()
+        guard var first = scalars.next() else { return value }
+        while first == "'", let next = scalars.next() { first = next }
+        guard "=+-@\t\r".unicodeScalars.contains(first) else { return value }
         return "'" + value
     }
 

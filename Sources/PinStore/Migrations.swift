@@ -124,6 +124,21 @@ public enum Migrations {
         // is now written twice, so a byte that is not UTF-8 (`\xFF`) and a name that really
         // holds those four characters (`\\xFF`) differ. See `unambiguousPhotoIDs`.
         Migration(version: 5, name: "photo ids keep their bytes", sql: "", step: unambiguousPhotoIDs),
+        // What `pins import-places` made, by each record's stable key (file kind and the
+        // record's own id or content), so the same file twice adds nothing and a changed record
+        // updates its pin. `digest` is the record as it was read; `imported_at` tells an edit by
+        // the person (edited_at later) from the import itself.
+        Migration(version: 6, name: "place records", sql: """
+            CREATE TABLE place_records (
+                key TEXT PRIMARY KEY,
+                digest TEXT NOT NULL,
+                location_id TEXT REFERENCES locations(id) ON DELETE SET NULL,
+                run_id INTEGER REFERENCES runs(id),
+                imported_at REAL NOT NULL
+            );
+            CREATE INDEX place_records_location ON place_records(location_id);
+            CREATE INDEX place_records_run ON place_records(run_id);
+            """),
     ]
 
     /// Schema 5: rewrites each photo id that holds a backslash in the text of `RawPath.description`.

@@ -89,7 +89,15 @@ extension PinDatabase {
         let body = { (repos: Repositories) throws -> RunUndoResult in
             guard var run = try repos.runs.recent(limit: Int.max).first(where: { $0.id == id }) else { throw RunUndoError.noSuchRun(id) }
             let created = try repos.locations.fetchAll(countryID: nil).filter { $0.runID == id }
-            let removed = created.filter { $0.editedAt == nil }, kept = created.filter { $0.editedAt != nil }
+            // A pin from a place file that said it was edited (pins' own export of an edited pin)
+            // carries that mark from its import on: only an edit after the import counts here.
+            let imported = try Self.placeImportTimes(ofRun: id, connection)
+            func editedSince(_ pin: Location) -> Bool {
+                guard let edited = pin.editedAt else { return false }
+                guard let importedAt = imported[pin.id] else { return true }
+                return edited.timeIntervalSince1970 > importedAt
+            }
+            let removed = created.filter { !editedSince($0) }, kept = created.filter(editedSince)
             let keptIDs: [SQLBindable] = kept.map { $0.id.uuidString.lowercased() }
             let placeholders = keptIDs.map { _ in "?" }.joined(separator: ", ")
             let keptClause = keptIDs.isEmpty ? "" : " AND (location_id IS NULL OR location_id NOT IN (\(placeholders)))"
@@ -99,10 +107,22 @@ extension PinDatabase {
             }
             for pin in removed { try service.delete(id: pin.id, in: repos) }
             let forgotten = try connection.run("DELETE FROM photos WHERE run_id = ?\(keptClause)", [id as SQLBindable] + keptIDs)
+            // The place records of the removed pins go too: importing the file again makes them again.
+            try connection.run("DELETE FROM place_records WHERE run_id = ?\(keptClause)", [id as SQLBindable] + keptIDs)
             run.status = .undone
             try connection.run("UPDATE runs SET status = ? WHERE id = ?", [RunStatus.undone.rawValue, id])
             return RunUndoResult(run: run, removed: removed, kept: kept, forgottenPhotos: forgotten)
         }
         return dryRun ? try read(body) : try write(body)
+    }
+
+    /// When each pin of run `id` that came from a place file was imported, by pin id.
+    static func placeImportTimes(ofRun id: Int64, _ connection: Connection) throws -> [UUID: Double] {
+        var times: [UUID: Double] = [:]
+        for (pin, at) in try connection.query("SELECT location_id, imported_at FROM place_records WHERE run_id = ? AND location_id IS NOT NULL",
+                                              [id], { ($0.string(0), $0.double(1)) }) {
+            if let uuid = UUID(uuidString: pin) { times[uuid] = at }
+        }
+        return times
     }
 }

@@ -12,6 +12,7 @@ struct Command {
 
 let commands: [Command] = [
     Command(spec: importSpec, run: runImport),
+    Command(spec: importPlacesSpec, run: runImportPlaces),
     Command(spec: inspectSpec, run: runInspect),
     Command(spec: addSpec, run: runAdd),
     Command(spec: listSpec, run: runList),

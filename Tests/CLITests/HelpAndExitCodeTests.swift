@@ -5,7 +5,7 @@ final class HelpAndExitCodeTests: XCTestCase {
     /// Golden help texts: Tests/CLITests/golden/<command>.txt, reviewed by hand when changed.
     func testHelpMatchesGoldenFiles() throws {
         let golden = CLI.repo.appendingPathComponent("Tests/CLITests/golden")
-        for command in ["import", "inspect", "add", "list", "delete", "stats", "report", "locate", "runs",
+        for command in ["import", "import-places", "inspect", "add", "list", "delete", "stats", "report", "locate", "runs",
                         "edit", "show", "cities", "mountains", "settings", "export", "trips", "completions"] {
             let run = try CLI.run([command, "--help"])
             XCTAssertEqual(run.status, 0, command)

@@ -1,0 +1,447 @@
+import Foundation
+import PinCore
+import PinFormats
+import PinStore
+
+/// What became of one record of a place file.
+public enum PlaceDecision: String, Sendable, CaseIterable {
+    /// A new pin.
+    case created
+    /// Its pin was updated: the record changed since it was imported.
+    case updated
+    /// Imported before and unchanged: nothing to do.
+    case unchanged
+    /// Skipped: no usable position (0,0, out of range, none).
+    case noLocation
+    /// Skipped: closer than the threshold to a pin (timeline visits; lists with --min-distance-km).
+    case distance
+    /// Skipped: the record could not be read (listed with its position in the file).
+    case malformed
+    /// Skipped: the record changed, but the person edited its pin since it was imported.
+    case edited
+    /// Skipped: its pin was deleted since it was imported (not made again).
+    case deleted
+    /// Skipped: the same record (same key) came earlier in this import.
+    case duplicate
+
+    public var isSkip: Bool { ![.created, .updated, .unchanged].contains(self) }
+    public static let skipReasons: [PlaceDecision] = allCases.filter(\.isSkip)
+}
+
+/// One record, decided.
+public struct PlaceItem: Sendable {
+    /// The file as given on the command line.
+    public var file: String
+    public var kind: PlaceFileKind
+    public var position: String
+    public var decision: PlaceDecision
+    public var detail: String?
+    public var title: String?
+    public var coordinate: Coordinate?
+    /// ISO 8601 in the pin's offset.
+    public var date: String?
+    public var country: String?
+    /// The pin made or updated (a real run), or that it would be (a dry run: the planned id).
+    public var pinID: UUID?
+    /// Its place in the import (files in order, records in file order): the report's order.
+    var sequence = 0
+}
+
+/// One file of the import.
+public struct PlaceFileSummary: Sendable {
+    public var file: String
+    public var kind: PlaceFileKind
+    public var records: Int
+    /// Why the file stopped before its end (what came before is imported).
+    public var error: String?
+}
+
+public struct PlacesImportReport: Sendable {
+    public var dryRun: Bool
+    public var runID: Int64?
+    public var startedAt: Date
+    public var files: [PlaceFileSummary]
+    public var items: [PlaceItem]
+
+    public func count(_ decision: PlaceDecision) -> Int { items.reduce(0) { $0 + ($1.decision == decision ? 1 : 0) } }
+    /// 65 (EX_DATAERR) when a file could not be read to its end; else 0.
+    public var exitCode: Int32 { files.contains { $0.error != nil } ? 65 : 0 }
+}
+
+public struct PlacesImportOptions: Sendable {
+    public var files: [String]
+    public var dryRun = false
+    /// Place lists: skip a place closer than this (radians) to a pin; nil: never (two saved
+    /// restaurants 300 m apart are two pins).
+    public var listThreshold: Double?
+    /// Timeline visits: the app's 5 km unless --min-distance-km.
+    public var visitThreshold: Double = AngularDistance.appThreshold
+    public var timeZones: (any TimeZoneLocating)?
+    /// The time of the import (a record without a date is dated with it).
+    public var now = Date()
+
+    public init(files: [String]) { self.files = files }
+}
+
+/// Why `import-places` stopped before it changed anything (or, for a failed write, after
+/// what it wrote was rolled back).
+public struct PlacesImportFailure: Error, CustomStringConvertible {
+    public let message: String
+    public let exitCode: Int32
+    public var description: String { message }
+    public init(_ message: String, exitCode: Int32) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+}
+
+/// `pins import-places`: every record of the files becomes a pin through CreationService, as a
+/// pin made by hand, or is skipped with its reason. Place lists first, in file order; then the
+/// visits of timelines, by start time, under the app's distance rule. One run record
+/// (`pins runs`), a run lock, and nothing written by a dry run.
+public struct PlacesImport {
+    public let options: PlacesImportOptions
+    public let databasePath: String
+    public let creation: CreationService
+    /// Records decided and written per transaction.
+    static let batchSize = 500
+
+    public init(options: PlacesImportOptions, databasePath: String, creation: CreationService) {
+        self.options = options
+        self.databasePath = databasePath
+        self.creation = creation
+    }
+
+    struct Pending {
+        var fileIndex: Int
+        var record: PlaceRecord
+        var sequence: Int
+        var instant: Double
+        var order: Int
+    }
+
+    public func run(warning: @escaping (String) -> Void = { _ in }) throws -> PlacesImportReport {
+        // Every file is found and its kind known before anything is written.
+        var kinds: [(path: String, kind: PlaceFileKind, head: [UInt8])] = []
+        for path in options.files {
+            var source: FileSource
+            do {
+                source = try FileSource(path: path, chunkSize: PlaceFiles.sniffBytes)
+            } catch let error as FileReadError {
+                throw PlacesImportFailure("cannot read \(path): \(error.reason); nothing was imported", exitCode: 66)
+            }
+            let head = (try? source.nextChunk()) ?? []
+            guard let kind = PlaceFiles.kind(ofHead: head) else {
+                throw PlacesImportFailure("\(path): not a place file pins reads (\(head.isEmpty ? "empty" : "unknown content")); "
+                                          + "it reads \(PlaceFileKind.readableDescription); nothing was imported", exitCode: 64)
+            }
+            kinds.append((path, kind, head))
+        }
+        let lock: RunLock? = options.dryRun ? nil : try takeLock()
+        defer { withExtendedLifetime(lock) {} }
+        let database = try openDatabase()
+        let startedAt = Date()
+        var report = PlacesImportReport(dryRun: options.dryRun, runID: nil, startedAt: startedAt, files: [], items: [])
+        if let database, !options.dryRun {
+            do {
+                report.runID = try database.write { try $0.runs.start(root: runRoot, at: startedAt) }
+            } catch {
+                throw PlacesImportFailure("cannot record the run, so nothing would be saved: \(error)", exitCode: 1)
+            }
+        }
+        var decider = try Decider(import: self, database: database, runID: report.runID, warning: warning)
+        do {
+            var sequence = 0
+            var lists: [Pending] = []
+            var visits: [Pending] = []
+            for (index, file) in kinds.enumerated() {
+                var summary = PlaceFileSummary(file: file.path, kind: file.kind, records: 0)
+                do {
+                    try PlaceFiles.read(path: file.path, kind: file.kind, head: file.head) { event in
+                        summary.records += 1
+                        sequence += 1
+                        switch event {
+                        case let .malformed(position, reason):
+                            report.items.append(PlaceItem(file: file.path, kind: file.kind, position: position, decision: .malformed,
+                                                          detail: reason, sequence: sequence))
+                        case let .record(record):
+                            let pending = Pending(fileIndex: index, record: record, sequence: sequence, instant: decider.instant(of: record),
+                                                  order: lists.count + visits.count)
+                            if file.kind.isTimeline { visits.append(pending) } else { lists.append(pending) }
+                            // Place lists are decided as they are read; a batch at a time.
+                            if lists.count >= Self.batchSize {
+                                try decider.decide(lists, kinds: kinds, into: &report)
+                                lists.removeAll(keepingCapacity: true)
+                            }
+                        }
+                    }
+                } catch let error as PlaceFileError {
+                    summary.error = error.reason
+                } catch let error as FileReadError {
+                    summary.error = error.reason
+                }
+                report.files.append(summary)
+            }
+            try decider.decide(lists, kinds: kinds, into: &report)
+            // Visits follow the app's rules as photos do: by time (then file order).
+            visits.sort { ($0.instant, $0.order) < ($1.instant, $1.order) }
+            var start = 0
+            while start < visits.count {
+                let end = min(visits.count, start + Self.batchSize)
+                try decider.decide(Array(visits[start..<end]), kinds: kinds, into: &report)
+                start = end
+            }
+        } catch {
+            finish(report, database: database, status: .failed, exitCode: 1, warning: warning)
+            if let failure = error as? PlacesImportFailure { throw failure }
+            throw PlacesImportFailure("the import stopped: \(error); what earlier batches saved is kept (see 'pins runs')", exitCode: 1)
+        }
+        report.items.sort { $0.sequence < $1.sequence }
+        finish(report, database: database, status: .completed, exitCode: report.exitCode, warning: warning)
+        return report
+    }
+
+    private func finish(_ report: PlacesImportReport, database: PinDatabase?, status: RunStatus, exitCode: Int32, warning: (String) -> Void) {
+        guard let database, let runID = report.runID else { return }
+        var skipped: [PhotoDecision: Int] = [.noLocation: report.count(.noLocation), .distance: report.count(.distance),
+                                             .unreadable: report.count(.malformed)]
+        skipped = skipped.filter { $0.value > 0 }
+        let record = ImportRunRecord(id: runID, root: runRoot, startedAt: report.startedAt,
+                                     finishedAt: Date(), status: status, exitCode: Int(exitCode), files: report.files.count,
+                                     photos: report.items.count, created: report.count(.created), skipped: skipped)
+        do {
+            try database.write { try $0.runs.finish(record) }
+        } catch {
+            warning("could not record the end of the run (its pins are saved): \(error)")
+        }
+    }
+
+    /// What `pins runs` shows in its FOLDER column: the files, absolute.
+    var runRoot: String {
+        "places: " + options.files.map { path -> String in
+            guard let real = realpath(path, nil) else { return path }
+            defer { free(real) }
+            return String(cString: real)
+        }.joined(separator: ", ")
+    }
+
+    private func takeLock() throws -> RunLock {
+        do {
+            return try RunLock(databasePath: databasePath)
+        } catch let failure as RunLock.Failure {
+            if case .busy = failure { throw PlacesImportFailure(failure.description, exitCode: 75) }
+            throw PlacesImportFailure(failure.description, exitCode: 1)
+        }
+    }
+
+    private func openDatabase() throws -> PinDatabase? {
+        do {
+            if options.dryRun {
+                guard FileManager.default.fileExists(atPath: databasePath) else { return nil }
+                return try PinDatabase(readOnlyPath: databasePath)
+            }
+            return try PinDatabase(path: databasePath)
+        } catch let error as StorageError where error.reason == .busy {
+            throw PlacesImportFailure("\(error); nothing was changed, try again later", exitCode: 75)
+        } catch {
+            throw PlacesImportFailure("cannot open the database \(databasePath): \(error)", exitCode: 1)
+        }
+    }
+}
+
+/// The rules and the writes, batch by batch.
+struct Decider {
+    let options: PlacesImportOptions
+    let creation: CreationService
+    let database: PinDatabase?
+    let runID: Int64?
+    var listIndex: PinSpatialIndex?
+    var visitIndex: PinSpatialIndex
+    /// Titles of the pins in the indexes, by tag.
+    var titles: [String] = []
+    /// Keys seen in this import.
+    var seen: Set<String> = []
+    var zoneWarned = false
+    let warning: (String) -> Void
+
+    init(import job: PlacesImport, database: PinDatabase?, runID: Int64?, warning: @escaping (String) -> Void) throws {
+        self.options = job.options
+        self.creation = job.creation
+        self.database = database
+        self.runID = runID
+        self.warning = warning
+        listIndex = options.listThreshold.map { PinSpatialIndex(threshold: $0) }
+        visitIndex = PinSpatialIndex(threshold: options.visitThreshold)
+        if let database {
+            let pins = try database.read { try $0.locations.fetchCoordinates() }
+            for pin in pins { insert(pin.coordinate, title: pin.title) }
+        }
+    }
+
+    mutating func insert(_ coordinate: Coordinate, title: String) {
+        listIndex?.insert(coordinate, tag: titles.count)
+        visitIndex.insert(coordinate, tag: titles.count)
+        titles.append(title)
+    }
+
+    /// A record's time for ordering visits (a record without one last).
+    func instant(of record: PlaceRecord) -> Double {
+        switch record.date {
+        case let .withOffset(d, _), let .unknownOffset(d), let .utc(d): return d.timeIntervalSince1970
+        case let .wallClock(text): return ISO8601.parse(text)?.date.timeIntervalSince1970 ?? .infinity
+        case nil: return .infinity
+        }
+    }
+
+    /// The pin's date and offset for a record at `coordinate`.
+    mutating func dateAndOffset(_ record: PlaceRecord, at coordinate: Coordinate) -> (Date, Int?) {
+        func zone() -> TimeZone? {
+            guard let zones = options.timeZones else { return nil }
+            do {
+                return try zones.timeZone(at: coordinate)
+            } catch {
+                if !zoneWarned {
+                    zoneWarned = true
+                    warning("\(error): dates without an offset are kept in UTC")
+                }
+                return nil
+            }
+        }
+        switch record.date {
+        case let .withOffset(d, o): return (d, o)
+        case let .unknownOffset(d): return (d, nil)
+        case let .utc(d): return (d, zone().map { $0.secondsFromGMT(for: d) })
+        case let .wallClock(text):
+            guard let zone = zone(), let local = ISO8601.parse(text, defaultZone: zone) else {
+                return (ISO8601.parse(text)?.date ?? options.now, nil)
+            }
+            return (local.date, zone.secondsFromGMT(for: local.date))
+        case nil:
+            return (options.now, zone().map { $0.secondsFromGMT(for: options.now) })
+        }
+    }
+
+    func locationType(_ type: PlaceType, at coordinate: Coordinate) -> LocationType {
+        switch type {
+        case .point: return .point
+        case let .city(name, address): return .city(CityVisitData(cityName: name, cityCoordinate: coordinate, address: address))
+        case let .mountain(name, height, achieved):
+            return .mountain(MountainVisitData(mountainName: name, height: height, mountainCoordinate: coordinate, achievedHeight: achieved))
+        }
+    }
+
+    mutating func decide(_ batch: [PlacesImport.Pending], kinds: [(path: String, kind: PlaceFileKind, head: [UInt8])],
+                         into report: inout PlacesImportReport) throws {
+        guard !batch.isEmpty else { return }
+        let items: [PlaceItem]
+        if let database {
+            if options.dryRun {
+                items = try database.readPlaces { repos, records in try decideAll(batch, kinds: kinds, repos: repos, records: records) }
+            } else {
+                items = try database.writePlaces { repos, records in try decideAll(batch, kinds: kinds, repos: repos, records: records) }
+            }
+        } else {
+            items = try decideAll(batch, kinds: kinds, repos: nil, records: nil)
+        }
+        report.items += items
+    }
+
+    /// A batch in one transaction; without a database (a dry run before any), every record is new.
+    mutating func decideAll(_ batch: [PlacesImport.Pending], kinds: [(path: String, kind: PlaceFileKind, head: [UInt8])],
+                            repos: Repositories?, records: PlaceRecordTable?) throws -> [PlaceItem] {
+        var items: [PlaceItem] = []
+        for pending in batch {
+            let file = kinds[pending.fileIndex]
+            var item = try decideOne(pending.record, file: file.path, kind: file.kind, repos: repos, records: records)
+            item.sequence = pending.sequence
+            items.append(item)
+        }
+        return items
+    }
+
+    mutating func decideOne(_ record: PlaceRecord, file: String, kind: PlaceFileKind, repos: Repositories?,
+                            records: PlaceRecordTable?) throws -> PlaceItem {
+        var item = PlaceItem(file: file, kind: kind, position: record.position, decision: .created, title: record.title,
+                             coordinate: record.coordinate)
+        guard let coordinate = record.coordinate else {
+            item.decision = .noLocation
+            item.detail = record.locationIssue ?? "no coordinates"
+            return item
+        }
+        let key = record.key(kind: kind)
+        guard seen.insert(key).inserted else {
+            item.decision = .duplicate
+            item.detail = "the same record as one earlier in this import"
+            return item
+        }
+        let digest = record.digest
+        let (date, offset) = dateAndOffset(record, at: coordinate)
+        item.date = ISO8601.format(date, offsetSeconds: offset)
+        if let records, let repos, let stored = try records.fetch(key: key) {
+            guard let pinID = stored.locationID, let pin = try repos.locations.fetch(id: pinID) else {
+                item.decision = .deleted
+                item.detail = "its pin was deleted after it was imported; not made again"
+                return item
+            }
+            item.pinID = pin.id
+            item.country = pin.countryID
+            item.title = pin.title
+            if stored.digest == digest {
+                item.decision = .unchanged
+                return item
+            }
+            if let edited = pin.editedAt, edited.timeIntervalSince1970 > stored.importedAt.timeIntervalSince1970 {
+                item.decision = .edited
+                item.detail = "changed in the file, but its pin was edited since it was imported; kept as edited"
+                return item
+            }
+            var changed = pin
+            changed.title = record.title ?? pin.title
+            changed.coordinate = coordinate
+            changed.type = locationType(record.type, at: coordinate)
+            changed.date = date
+            changed.utcOffsetSeconds = offset
+            changed.color = record.color ?? pin.color
+            changed.visitCount = record.visitCount ?? 1
+            changed.note = record.note
+            changed.tags = record.tags
+            changed.photoIDs = record.photoIDs
+            if record.edited { changed.editedAt = options.now }
+            item.decision = .updated
+            item.title = changed.title
+            if !options.dryRun {
+                let saved = try LocationService(creation: creation).save(changed, replacing: pin, in: repos)
+                item.country = saved.countryID
+                try records.save(PlaceRecordRow(key: key, digest: digest, locationID: pin.id, runID: stored.runID, importedAt: options.now))
+            }
+            return item
+        }
+        let threshold = kind.isTimeline ? visitIndex : listIndex
+        if let index = threshold, let match = index.nearest(to: coordinate) {
+            item.decision = .distance
+            let metres = match.radians * AngularDistance.earthRadiusKm * 1000
+            item.detail = String(format: "%.0f m from '%@'", metres, titles[match.entry.tag])
+            return item
+        }
+        let plan = try creation.planPhotoPin(at: coordinate, takenAt: date, utcOffsetSeconds: offset ?? 0)
+        var draft = LocationDraft(title: record.title ?? plan.title, coordinate: coordinate, type: locationType(record.type, at: coordinate),
+                                  date: date, color: record.color, visitCount: record.visitCount ?? 1, note: record.note,
+                                  tags: record.tags, photoIDs: record.photoIDs, runID: runID)
+        draft.utcOffsetSeconds = offset
+        let title = record.title ?? plan.title
+        item.title = title
+        item.country = plan.country
+        item.pinID = plan.id
+        if let repos, let records, !options.dryRun {
+            let planned = PinPlan(id: plan.id, country: plan.country, title: title)
+            var location = try creation.create(draft, planned: planned, in: repos)
+            if record.edited {
+                location.editedAt = options.now
+                try repos.locations.update(location)
+            }
+            try records.save(PlaceRecordRow(key: key, digest: digest, locationID: location.id, runID: runID, importedAt: options.now))
+        }
+        insert(coordinate, title: title)
+        return item
+    }
+}

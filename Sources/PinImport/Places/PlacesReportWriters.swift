@@ -1,0 +1,101 @@
+import Foundation
+import PinCore
+
+/// `import-places --json` and `--report FILE`: one JSON document, written object by object.
+///
+/// `{"dryRun", "run", "files": [{"file", "kind", "records", "error"?}], "counts": {"records",
+/// "created", "updated", "unchanged", "skipped": {reason: n}}, "pins": [...], "updated": [...],
+/// "skipped": [...]}`; a line of `pins` or `updated` has `file`, `position`, `kind`, `title`,
+/// `latitude`, `longitude`, `date`, `country`, `id`; a line of `skipped` has `file`, `position`,
+/// `kind`, `reason`, `detail`, and what the record said (`title`, `latitude`, `longitude`).
+public enum PlacesReportJSON {
+    public static func write(_ report: PlacesImportReport, to sink: TextSink) {
+        var counts: [String: Any] = ["records": report.items.count]
+        for decision in [PlaceDecision.created, .updated, .unchanged] { counts[decision.rawValue] = report.count(decision) }
+        counts["skipped"] = Dictionary(uniqueKeysWithValues: PlaceDecision.skipReasons.map { ($0.rawValue, report.count($0)) })
+        sink.write("{\"dryRun\":\(report.dryRun),\"run\":\(report.runID.map(String.init) ?? "null"),\"counts\":\(JSONText.string(counts)),\n\"files\":[")
+        for (n, file) in report.files.enumerated() {
+            var object: [String: Any] = ["file": file.file, "kind": file.kind.rawValue, "records": file.records]
+            if let error = file.error { object["error"] = error }
+            sink.write((n == 0 ? "\n" : ",\n") + JSONText.string(object))
+        }
+        for (name, wanted) in [("pins", [PlaceDecision.created]), ("updated", [.updated]), ("skipped", PlaceDecision.skipReasons)] {
+            sink.write("],\n\"\(name)\":[")
+            var first = true
+            for item in report.items where wanted.contains(item.decision) {
+                sink.write((first ? "\n" : ",\n") + JSONText.string(object(item, skipped: name == "skipped")))
+                first = false
+            }
+        }
+        sink.write("]}\n")
+    }
+
+    static func object(_ item: PlaceItem, skipped: Bool) -> [String: Any] {
+        var object: [String: Any] = ["file": item.file, "position": item.position, "kind": item.kind.rawValue]
+        object["title"] = item.title
+        if let c = item.coordinate {
+            object["latitude"] = c.latitude
+            object["longitude"] = c.longitude
+        }
+        object["date"] = item.date
+        if skipped {
+            object["reason"] = item.decision.rawValue
+            object["detail"] = item.detail
+        } else {
+            object["country"] = orNull(item.country)
+            object["id"] = orNull(item.pinID?.uuidString.lowercased())
+        }
+        return object
+    }
+}
+
+/// The text summary: per file what was read, then the counts, the pins made and every skip.
+public enum PlacesReportText {
+    public static func write(_ report: PlacesImportReport, verbose: Bool, to sink: TextSink) {
+        let verb = report.dryRun ? "Would create" : "Created"
+        for file in report.files {
+            var line = "\(TerminalText.escaped(file.file)): \(file.kind.rawValue), \(file.records) record\(file.records == 1 ? "" : "s")"
+            if let error = file.error { line += "; stopped: \(TerminalText.escaped(error))" }
+            sink.write(line + "\n")
+        }
+        var line = "\(verb) \(report.count(.created)) pin\(report.count(.created) == 1 ? "" : "s")"
+        if report.count(.updated) > 0 { line += ", \(report.dryRun ? "would update" : "updated") \(report.count(.updated))" }
+        if report.count(.unchanged) > 0 { line += ", \(report.count(.unchanged)) unchanged" }
+        let skips = PlaceDecision.skipReasons.map { ($0, report.count($0)) }.filter { $0.1 > 0 }
+        if !skips.isEmpty {
+            line += "; skipped \(skips.reduce(0) { $0 + $1.1 }) (" + skips.map { "\($0.1) \(words($0.0))" }.joined(separator: ", ") + ")"
+        }
+        sink.write(line + (report.dryRun ? " (dry run: nothing was written)" : "") + "\n")
+        let shown = report.items.filter { $0.decision == .created || $0.decision == .updated || (verbose && $0.decision == .unchanged) }
+        if !shown.isEmpty {
+            sink.write("\n")
+            sink.write(table(["", "DATE", "CC", "TITLE"], shown.map { item in
+                [item.decision == .created ? "+" : item.decision == .updated ? "~" : "=", String((item.date ?? "").prefix(10)),
+                 item.country ?? "-", TerminalText.escaped(item.title ?? "")]
+            }))
+        }
+        let skipped = report.items.filter(\.decision.isSkip)
+        if !skipped.isEmpty {
+            sink.write("\nSkipped:\n")
+            sink.write(table(["REASON", "WHERE", "DETAIL"], skipped.map { item in
+                [words(item.decision), TerminalText.escaped("\(item.file) \(item.position)"), TerminalText.escaped(item.detail ?? "")]
+            }))
+        }
+    }
+
+    static func words(_ decision: PlaceDecision) -> String {
+        switch decision {
+        case .noLocation: return "no location"
+        default: return decision.rawValue
+        }
+    }
+
+    static func table(_ header: [String], _ rows: [[String]]) -> String {
+        let all = [header] + rows
+        let widths = header.indices.map { c in all.map { $0[c].count }.max() ?? 0 }
+        return all.map { row in
+            row.enumerated().map { c, cell in c == row.count - 1 ? cell : cell.padding(toLength: widths[c], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ")
+        }.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import PinCore
+import PinFormats
+
+/// Finds what a place file is and reads its records.
+public enum PlaceFiles {
+    /// How many bytes the kind is told from.
+    static let sniffBytes = 64 * 1024
+
+    /// The kind of a file from its first bytes, or nil when it is none pins reads.
+    public static func kind(ofHead head: [UInt8]) -> PlaceFileKind? {
+        if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || head.starts(with: [0x50, 0x4B, 0x05, 0x06]) { return .kmz }
+        var i = 0
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
+        while i < head.count, [0x20, 0x09, 0x0A, 0x0D].contains(head[i]) { i += 1 }
+        guard i < head.count else { return nil }
+        let text = String(decoding: head[i...], as: UTF8.self)
+        switch head[i] {
+        case UInt8(ascii: "<"):
+            switch rootElement(text) {
+            case "kml": return .kml
+            case "gpx": return .gpx
+            default: return nil
+            }
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            // The first key that names a structure decides (Google writes its arrays first).
+            let marks: [(String, PlaceFileKind)] = [
+                ("\"timelineObjects\"", .semanticHistory), ("\"semanticSegments\"", .timeline),
+                ("\"features\"", .geojson), ("\"FeatureCollection\"", .geojson),
+            ]
+            let found = marks.compactMap { mark, kind in text.range(of: mark).map { ($0.lowerBound, kind) } }
+                .min { $0.0 < $1.0 }
+            if let kind = found?.1 {
+                if kind == .geojson, text.contains("\"Google Maps URL\"") || text.contains("\"google_maps_url\"") { return .savedPlaces }
+                return kind
+            }
+            // The phone's older export: a top-level array of segments with "visit" objects.
+            if head[i] == UInt8(ascii: "["), text.contains("\"startTime\""), text.contains("\"visit\"") || text.contains("\"activity\"") || text.contains("\"timelinePath\"") {
+                return .timeline
+            }
+            return nil
+        default:
+            return PlacesCSV.looksLikePlaces(Array(head[i...])) ? .csv : nil
+        }
+    }
+
+    /// The name of the first element of an XML document (prefix dropped, lowercased): past the
+    /// declaration, comments, processing instructions and a DOCTYPE.
+    static func rootElement(_ text: String) -> String? {
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "<") {
+            rest = rest[rest.index(after: open)...]
+            if rest.hasPrefix("?") || rest.hasPrefix("!") {
+                let close = rest.hasPrefix("!--") ? rest.range(of: "-->")?.upperBound : rest.firstIndex(of: ">").map { rest.index(after: $0) }
+                guard let close else { return nil }
+                rest = rest[close...]
+                continue
+            }
+            let name = rest.prefix { !" \t\r\n/>".contains($0) }
+            return String(name.split(separator: ":").last ?? name).lowercased()
+        }
+        return nil
+    }
+
+    /// Reads every record of `path` as `kind`, in file order.
+    static func read(path: String, kind: PlaceFileKind, head: [UInt8], emit: (PlaceReadEvent) throws -> Void) throws {
+        if kind == .kmz {
+            let archive: ZipArchive
+            do {
+                archive = try ZipArchive(path: path)
+            } catch let failure as ZipArchive.Failure {
+                throw PlaceFileError("not a readable KMZ: \(failure.reason)")
+            }
+            return try readKMZ(archive, emit: emit)
+        }
+        try read(try FileSource(path: path), kind: kind, head: head, emit: emit)
+    }
+
+    /// Reads bytes in memory as `kind` (the fuzzer; tests).
+    public static func read(bytes: [UInt8], kind: PlaceFileKind, emit: (PlaceReadEvent) throws -> Void) throws {
+        if kind == .kmz {
+            let archive: ZipArchive
+            do {
+                archive = try ZipArchive(bytes: bytes)
+            } catch let failure as ZipArchive.Failure {
+                throw PlaceFileError("not a readable KMZ: \(failure.reason)")
+            }
+            return try readKMZ(archive, emit: emit)
+        }
+        try read(BytesSource(bytes, chunkSize: FileSource.defaultChunkSize), kind: kind, head: Array(bytes.prefix(sniffBytes)), emit: emit)
+    }
+
+    static func read<S: ChunkSource>(_ source: S, kind: PlaceFileKind, head: [UInt8], emit: (PlaceReadEvent) throws -> Void) throws {
+        switch kind {
+        case .csv: try PlacesCSV.read(source, head: head, emit: emit)
+        case .kml, .gpx, .kmz: try readXML(source, kind: kind, emit: emit)
+        case .geojson, .savedPlaces, .semanticHistory, .timeline: try readJSON(source, kind: kind, emit: emit)
+        }
+    }
+
+    static func readKMZ(_ archive: ZipArchive, emit: (PlaceReadEvent) throws -> Void) throws {
+        guard let entry = archive.kmlEntry else { throw PlaceFileError("a ZIP archive without a .kml file (not a KMZ)") }
+        do {
+            try readXML(try archive.contents(of: entry), kind: .kmz, emit: emit)
+        } catch let failure as ZipArchive.Failure {
+            throw PlaceFileError("KMZ entry \(failure.reason)")
+        }
+    }
+
+    static func readXML<S: ChunkSource>(_ source: S, kind: PlaceFileKind, emit: (PlaceReadEvent) throws -> Void) throws {
+        throw PlaceFileError("\(kind.rawValue) files are not read yet")
+    }
+
+    static func readJSON<S: ChunkSource>(_ source: S, kind: PlaceFileKind, emit: (PlaceReadEvent) throws -> Void) throws {
+        throw PlaceFileError("\(kind.rawValue) files are not read yet")
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import PinCore
+
+/// What a place file is, found from its first bytes (never its name).
+public enum PlaceFileKind: String, Sendable, CaseIterable {
+    case geojson
+    case kml
+    case kmz
+    case gpx
+    case csv
+    /// Google Maps "Saved places" (Takeout `Saved Places.json`): GeoJSON with Google's properties.
+    case savedPlaces = "saved-places"
+    /// Takeout Semantic Location History (`YYYY/YYYY_MONTH.json`): `timelineObjects[].placeVisit`.
+    case semanticHistory = "semantic-location-history"
+    /// The phone's own Timeline export (2024 on): `semanticSegments[].visit`.
+    case timeline
+
+    /// A stable key's first part: a KMZ's placemarks are its KML's.
+    public var keyPrefix: String { self == .kmz ? "kml" : rawValue }
+
+    /// Visits of a timeline follow the app's rules as photos do; place lists do not.
+    public var isTimeline: Bool { self == .semanticHistory || self == .timeline }
+
+    /// What `import-places` reads, for the message about a file it does not.
+    public static let readableDescription = "GeoJSON points, KML or KMZ placemarks, GPX waypoints, CSV with latitude/longitude columns, "
+        + "Google Maps Saved Places.json, Google Takeout Semantic Location History, the Google Maps Timeline export"
+}
+
+/// A record's date as the file says it.
+public enum PlaceDate: Sendable, Equatable {
+    /// An instant with the offset of the visit written beside it.
+    case withOffset(Date, Int)
+    /// An instant whose offset the file does not know (pins' own "Z" without `utcOffset`):
+    /// kept unknown, so the pin's date reads as the file's did.
+    case unknownOffset(Date)
+    /// An instant in UTC from a file that never writes local offsets (GPX, Google's
+    /// timestamps): the pin takes the offset of its position's zone at that instant.
+    case utc(Date)
+    /// A wall-clock time without an offset (`2024-05-01T12:00`, `2024-05-01`): the local time at
+    /// the position, as `pins add --date` reads it.
+    case wallClock(String)
+}
+
+/// The kind of pin a record makes, with what its shared object needs.
+public enum PlaceType: Sendable, Equatable {
+    case point
+    case city(name: String, address: String?)
+    case mountain(name: String, height: Double?, achievedHeight: Double?)
+}
+
+/// One record of a place file, read but not yet decided: what a reader hands the import.
+public struct PlaceRecord: Sendable, Equatable {
+    /// Where it is in the file, for a person: "line 12", "feature 3", "placemark 7".
+    public var position: String
+    /// The file's own id for it (a feature id, a Google place id with its start time, a
+    /// Maps URL), when it has one: the stable part of the record's key.
+    public var ownID: String?
+    public var title: String?
+    /// nil: the record has no usable position; `locationIssue` says why.
+    public var coordinate: Coordinate?
+    public var locationIssue: String?
+    public var date: PlaceDate?
+    public var note: String?
+    public var tags: [String]?
+    public var color: String?
+    public var type: PlaceType = .point
+    public var visitCount: Int?
+    public var photoIDs: [String] = []
+    /// pins' own export says the pin was edited by hand.
+    public var edited = false
+
+    public init(position: String) {
+        self.position = position
+    }
+
+    /// Positions a file may hold but that mean "none": NaN, out of range, or exactly 0,0
+    /// (Google writes places it cannot locate at 0,0; the app treats 0,0 as no location).
+    public mutating func setCoordinate(latitude: Double?, longitude: Double?) {
+        guard let latitude, let longitude else {
+            locationIssue = "no coordinates"
+            return
+        }
+        let c = Coordinate(latitude: latitude, longitude: longitude)
+        guard c.isValid else {
+            locationIssue = "coordinates out of range: \(latitude), \(longitude)"
+            return
+        }
+        guard latitude != 0 || longitude != 0 else {
+            locationIssue = "at 0,0 (no location)"
+            return
+        }
+        coordinate = c
+    }
+}
+
+/// What a reader reports: a record, or one it could not read (listed with its position, and
+/// skipped; the rest of the file is read).
+public enum PlaceReadEvent: Sendable, Equatable {
+    case record(PlaceRecord)
+    case malformed(position: String, reason: String)
+}
+
+/// Why a whole file could not be read (an unknown kind, a file that ends in the middle, a
+/// broken archive). What was read before the failure is kept.
+public struct PlaceFileError: Error, CustomStringConvertible, Equatable {
+    public let reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}
+
+extension PlaceRecord {
+    /// The record's stable key: its file kind, then its own id, else its title and position
+    /// (to about 1 m). A record whose own id is the same is the same record, changed or not.
+    public func key(kind: PlaceFileKind) -> String {
+        if let ownID, !ownID.isEmpty { return kind.keyPrefix + ":id:" + ownID }
+        let where_ = coordinate.map { String(format: "%.5f,%.5f", $0.latitude, $0.longitude) } ?? "-"
+        return kind.keyPrefix + ":at:" + where_ + ":" + (title ?? "")
+    }
+
+    /// Everything the record says, as one text: two reads of an unchanged record give the same
+    /// digest, a change anywhere gives another.
+    public var digest: String {
+        var parts: [String] = []
+        parts.append(title ?? "\u{1}")
+        parts.append(coordinate.map { "\($0.latitude),\($0.longitude)" } ?? "-")
+        switch date {
+        case nil: parts.append("-")
+        case let .withOffset(d, o): parts.append("o\(d.timeIntervalSince1970)\(o)")
+        case let .unknownOffset(d): parts.append("u\(d.timeIntervalSince1970)")
+        case let .utc(d): parts.append("z\(d.timeIntervalSince1970)")
+        case let .wallClock(text): parts.append("w" + text)
+        }
+        parts.append(note ?? "\u{1}")
+        parts.append(tags.map { $0.joined(separator: "\u{2}") } ?? "\u{1}")
+        parts.append(color ?? "\u{1}")
+        switch type {
+        case .point: parts.append("point")
+        case let .city(name, address): parts.append("city\u{2}\(name)\u{2}\(address ?? "\u{1}")")
+        case let .mountain(name, height, achieved):
+            parts.append("mountain\u{2}\(name)\u{2}\(height.map { "\($0)" } ?? "-")\u{2}\(achieved.map { "\($0)" } ?? "-")")
+        }
+        parts.append(visitCount.map(String.init) ?? "-")
+        parts.append(photoIDs.joined(separator: "\u{2}"))
+        parts.append(edited ? "edited" : "")
+        return parts.joined(separator: "\u{3}")
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+import PinCore
+import PinFormats
+
+/// CSV place lists: a header row, then one place per row.
+///
+/// Positions come from a latitude and a longitude column, found by the names QGIS's delimited
+/// text dialog recognises (case ignored): `latitude`/`longitude`, `lat`/`lon` (or `long`,
+/// `lng`), `y`/`x` (what `ogr2ogr -lco GEOMETRY=AS_XY` writes), `northing`/`easting`,
+/// `north`/`east`. Also read when present: `title` or `name` or `label`; `date` or `time` or
+/// `timestamp` or `datetime`; `note` or `notes` or `description` or `desc` or `comment`; `tags`
+/// (see `TagList`); `color`/`colour`; `id` or `fid` (the row's own id, its stable key).
+/// The delimiter is `,`, or `;` or a tab when the header holds one of those and no comma.
+///
+/// pins' own export (`pins export --format csv`, its exact header) is read back field for field:
+/// type, city or mountain name, height, visit count, colour, and the date with its offset.
+enum PlacesCSV {
+    /// `pins export --format csv`'s header (PinReport's CSVExport).
+    static let pinsHeader = ["id", "title", "latitude", "longitude", "country", "country_name", "type", "date", "color",
+                             "visit_count", "note", "tags", "name", "height"]
+
+    static let latitudeNames = ["latitude", "lat", "y", "northing", "north"]
+    static let longitudeNames = ["longitude", "lon", "long", "lng", "x", "easting", "east"]
+
+    /// The delimiter of a header line (the file's first bytes).
+    static func delimiter(ofHeader head: [UInt8]) -> UInt8 {
+        let line = head.prefix { $0 != 0x0A && $0 != 0x0D }
+        if line.contains(UInt8(ascii: ",")) { return UInt8(ascii: ",") }
+        if line.contains(UInt8(ascii: ";")) { return UInt8(ascii: ";") }
+        if line.contains(0x09) { return 0x09 }
+        return UInt8(ascii: ",")
+    }
+
+    /// The header's columns, without quotes and spaces, lowercased.
+    static func columns(ofHeader head: [UInt8]) -> [String] {
+        var reader = CSVReader(BytesSource(Array(head.prefix { $0 != 0x0A && $0 != 0x0D })), delimiter: delimiter(ofHeader: head))
+        guard let record = try? reader.nextRecord() else { return [] }
+        return record.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    }
+
+    /// The latitude and longitude columns of a header, if it has a pair.
+    static func coordinateColumns(_ columns: [String]) -> (latitude: Int, longitude: Int)? {
+        let pairs: [(String, [String])] = [("latitude", ["longitude", "lon", "long", "lng"]), ("lat", ["lon", "long", "lng", "longitude"]),
+                                            ("y", ["x"]), ("northing", ["easting"]), ("north", ["east"])]
+        for (latName, lonNames) in pairs {
+            guard let lat = columns.firstIndex(of: latName) else { continue }
+            for lonName in lonNames {
+                if let lon = columns.firstIndex(of: lonName) { return (lat, lon) }
+            }
+        }
+        return nil
+    }
+
+    /// True when the first bytes are a CSV header with a coordinate pair.
+    static func looksLikePlaces(_ head: [UInt8]) -> Bool {
+        coordinateColumns(columns(ofHeader: head)) != nil
+    }
+
+    static func read<S: ChunkSource>(_ source: S, head: [UInt8], emit: (PlaceReadEvent) throws -> Void) throws {
+        var reader = CSVReader(source, delimiter: delimiter(ofHeader: head))
+        guard let header = try reader.nextRecord() else { throw PlaceFileError("empty file") }
+        let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard let (latColumn, lonColumn) = coordinateColumns(names) else {
+            throw PlaceFileError("line 1: no latitude and longitude columns (looked for \(latitudeNames.joined(separator: ", ")) and \(longitudeNames.joined(separator: ", ")))")
+        }
+        let pins = header.fields == pinsHeader
+        func column(_ candidates: [String]) -> Int? { candidates.lazy.compactMap { names.firstIndex(of: $0) }.first }
+        let titleColumn = column(["title", "name", "label"])
+        let dateColumn = column(["date", "time", "timestamp", "datetime"])
+        let noteColumn = column(["note", "notes", "description", "desc", "comment"])
+        let tagsColumn = column(["tags"])
+        let colorColumn = column(["color", "colour"])
+        let idColumn = column(["id", "fid"])
+        while true {
+            let row: CSVReader<S>.Record
+            do {
+                guard let next = try reader.nextRecord() else { return }
+                row = next
+            } catch let failure as CSVReader<S>.Failure {
+                // The rest of the file cannot be split into records.
+                try emit(.malformed(position: failureLine(failure), reason: failure.description))
+                return
+            }
+            if row.fields.count == 1, row.fields[0].isEmpty { continue }
+            let position = "line \(row.line)"
+            func field(_ index: Int?) -> String? {
+                guard let index, index < row.fields.count else { return nil }
+                let value = row.fields[index]
+                return value.isEmpty ? nil : value
+            }
+            guard row.fields.count > max(latColumn, lonColumn) else {
+                try emit(.malformed(position: position, reason: "\(row.fields.count) fields, fewer than the header's columns for latitude and longitude"))
+                continue
+            }
+            let latText = row.fields[latColumn].trimmingCharacters(in: .whitespaces)
+            let lonText = row.fields[lonColumn].trimmingCharacters(in: .whitespaces)
+            var record = PlaceRecord(position: position)
+            if latText.isEmpty && lonText.isEmpty {
+                record.locationIssue = "no coordinates"
+            } else {
+                guard let lat = decimal(latText), let lon = decimal(lonText) else {
+                    try emit(.malformed(position: position, reason: "latitude '\(latText)' or longitude '\(lonText)' is not a number"))
+                    continue
+                }
+                record.setCoordinate(latitude: lat, longitude: lon)
+            }
+            if pins {
+                do {
+                    try readPinsRow(row.fields, into: &record)
+                } catch let failure as PlaceFileError {
+                    try emit(.malformed(position: position, reason: failure.reason))
+                    continue
+                }
+            } else {
+                record.ownID = field(idColumn)
+                record.title = field(titleColumn)
+                record.note = field(noteColumn)
+                if let tags = field(tagsColumn) {
+                    let list = TagList.split(tags)
+                    record.tags = list.isEmpty ? nil : list
+                }
+                if let color = field(colorColumn) {
+                    guard let normalized = Settings.normalizedColor(color) else {
+                        try emit(.malformed(position: position, reason: "colour '\(color)' is not #RRGGBB"))
+                        continue
+                    }
+                    record.color = normalized
+                }
+                if let text = field(dateColumn) {
+                    guard let date = PlaceDates.parse(text, zoneless: .utc) else {
+                        try emit(.malformed(position: position, reason: "date '\(text)' is not ISO 8601 (2024-05-01 or 2024-05-01T12:00:00+02:00)"))
+                        continue
+                    }
+                    record.date = date
+                }
+            }
+            try emit(.record(record))
+        }
+    }
+
+    static func failureLine<S>(_ failure: CSVReader<S>.Failure) -> String {
+        switch failure {
+        case let .unterminatedQuote(line), let .fieldTooLong(line), let .tooManyFields(line): return "line \(line)"
+        }
+    }
+
+    /// A decimal number as CSV writers write it: `48.85`, `-2.35`, `1e-3`; not `0x10`, `inf`, `nan`.
+    static func decimal(_ text: String) -> Double? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ ("0"..."9").contains(Character(Unicode.Scalar($0))) || "+-.eE".utf8.contains($0) }),
+              let value = Double(text), value.isFinite else { return nil }
+        return value
+    }
+
+    /// A text cell of pins' export, with the apostrophe that defused it for spreadsheets taken off.
+    static func undefused(_ text: String) -> String {
+        guard text.hasPrefix("'") else { return text }
+        guard let first = text.unicodeScalars.first(where: { $0 != "'" }), "=+-@\t\r".unicodeScalars.contains(first) else { return text }
+        return String(text.dropFirst())
+    }
+
+    /// A row of pins' own export, field for field (the columns of `pinsHeader`).
+    static func readPinsRow(_ fields: [String], into record: inout PlaceRecord) throws {
+        guard fields.count == pinsHeader.count else {
+            throw PlaceFileError("\(fields.count) fields, but pins' export has \(pinsHeader.count)")
+        }
+        record.ownID = fields[0].isEmpty ? nil : fields[0]
+        record.title = undefused(fields[1])
+        let dateText = fields[7]
+        guard let parsed = ISO8601.parse(dateText) else { throw PlaceFileError("date '\(dateText)' is not ISO 8601") }
+        // pins writes `Z` both for offset 0 and for an unknown one; both read back as unknown,
+        // which it writes as `Z` again.
+        record.date = parsed.offsetSeconds.map { $0 == 0 ? .unknownOffset(parsed.date) : .withOffset(parsed.date, $0) } ?? .unknownOffset(parsed.date)
+        guard let color = Settings.normalizedColor(fields[8]) else { throw PlaceFileError("colour '\(fields[8])' is not #RRGGBB") }
+        record.color = color
+        guard let visits = Int(fields[9]), visits >= 1 else { throw PlaceFileError("visit_count '\(fields[9])' is not a whole number from 1") }
+        record.visitCount = visits
+        let note = undefused(fields[10])
+        record.note = note.isEmpty ? nil : note
+        let tags = TagList.split(undefused(fields[11]), trim: false)
+        record.tags = tags.isEmpty ? nil : tags
+        let name = undefused(fields[12])
+        let height: Double?
+        if fields[13].isEmpty {
+            height = nil
+        } else {
+            guard let h = decimal(fields[13]) else { throw PlaceFileError("height '\(fields[13])' is not a number") }
+            height = h
+        }
+        switch fields[6] {
+        case "point": record.type = .point
+        case "city":
+            guard !name.isEmpty else { throw PlaceFileError("a city without a name") }
+            record.type = .city(name: name, address: nil)
+        case "mountain":
+            guard !name.isEmpty else { throw PlaceFileError("a mountain without a name") }
+            record.type = .mountain(name: name, height: height, achievedHeight: height)
+        default: throw PlaceFileError("type '\(fields[6])' is not point, city or mountain")
+        }
+    }
+}
+
+/// Dates as place files write them.
+enum PlaceDates {
+    /// How to read an instant written in UTC (`Z`): as an instant whose local offset comes from
+    /// the position (`utc`), or as pins writes "offset unknown" (`unknown`).
+    enum Zoneless { case utc, unknown }
+
+    /// ISO 8601: with an offset, the offset is the visit's; `Z` is per `zoneless`; without any,
+    /// a wall clock at the position.
+    static func parse(_ text: String, zoneless: Zoneless) -> PlaceDate? {
+        var trimmed = text.trimmingCharacters(in: .whitespaces)
+        // OGR (ogr2ogr's CSV and KML) writes date-times as `2023/07/14 10:11:12+00`.
+        let u = Array(trimmed.utf8)
+        if u.count >= 10, u[4] == UInt8(ascii: "/"), u[7] == UInt8(ascii: "/") {
+            trimmed = String(decoding: u[0..<4] + [UInt8(ascii: "-")] + u[5..<7] + [UInt8(ascii: "-")] + u[8...], as: UTF8.self)
+        }
+        guard let parsed = ISO8601.parse(trimmed) else { return nil }
+        guard let offset = parsed.offsetSeconds else { return .wallClock(trimmed) }
+        // Offset 0 (`Z`, `+00`, `+00:00`) is how most writers say "UTC", not where the visit was.
+        if offset == 0 {
+            return zoneless == .utc ? .utc(parsed.date) : .unknownOffset(parsed.date)
+        }
+        return .withOffset(parsed.date, offset)
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import PinCore
+import PinImport
+import PinReport
+import PinStore
+
+let importPlacesSpec = CommandSpec(
+    name: "import-places", summary: "Import places kept in other apps, Google's saved places and timeline visits.",
+    usage: "import-places FILE... [--dry-run] [--json] [--report FILE] [--html FILE] [--db FILE] [--min-distance-km KM]",
+    options: [
+        OptionSpec(name: "--dry-run", value: nil, help: "Show what would be created and why every other record is skipped; write nothing."),
+        jsonOption,
+        OptionSpec(name: "--report", value: "FILE", help: "Also write the full JSON report to FILE."),
+        OptionSpec(name: "--html", value: "FILE", help: "Also write the map page with this import drawn over it (see 'pins report')."),
+        dbOption,
+        OptionSpec(name: "--min-distance-km", value: "KM", help: "Skip a place closer than this to any pin; timeline visits: default the app's 5 km, place lists: default none."),
+        OptionSpec(name: "--quiet", value: nil, help: "No summary: only errors (for cron)."),
+        OptionSpec(name: "--verbose", value: nil, help: "Also list the records that were imported before and are unchanged."),
+    ],
+    details: """
+    Files are recognised by their content: GeoJSON points (pins' own export read back exactly),
+    KML and KMZ placemarks with points, GPX waypoints, CSV with latitude and longitude columns
+    (pins' own export read back exactly), Google Maps 'Saved Places.json', Google Takeout
+    Semantic Location History (placeVisit) and the phone's Timeline export (visits).
+    Every record becomes a pin as one made by hand, titled from the file where it has a name.
+    Timeline visits follow the app's rule: one closer than 5 km to a pin is skipped (distance).
+    Places from lists are all kept unless --min-distance-km is given.
+    Importing a file again adds nothing; a record that changed in the file updates its pin,
+    unless the pin was edited since. Each import is a run: 'pins runs undo N' removes it.
+    A record that cannot be read is listed with its place in the file and skipped.
+
+    Exit codes: 0 done (skipped records are listed); 1 stopped; 64 usage or a file pins does
+    not read (nothing imported); 65 a file ended early or was damaged (what came before it is
+    imported); 66 a file is missing (nothing imported); 75 another import is using the database.
+    """)
+
+func runImportPlaces(_ args: ParsedArguments) throws {
+    guard !args.positionals.isEmpty else { throw UsageError("missing FILE: a place file to import", command: "import-places") }
+    if args.has("--quiet") && args.has("--verbose") { throw UsageError("--quiet and --verbose exclude each other", command: "import-places") }
+    var options = PlacesImportOptions(files: args.positionals)
+    options.dryRun = args.has("--dry-run")
+    if let km = try args.double("--min-distance-km", range: 0.001...10_000) {
+        options.listThreshold = AngularDistance.angle(forKilometres: km)
+        options.visitThreshold = AngularDistance.angle(forKilometres: km)
+    }
+    options.timeZones = LazyTimeZones()
+    for (option, what) in [("--report", "the report"), ("--html", "the page")] {
+        if let path = args.value(option), let reason = unwritableReason(path) {
+            throw CommandFailure("cannot write \(what) to \(path): \(reason)")
+        }
+    }
+    let deps = try AppDependencies(databaseOption: args.value("--db"))
+    let job = PlacesImport(options: options, databasePath: deps.databasePath, creation: try deps.lazyCreationService())
+    let report: PlacesImportReport
+    do {
+        report = try job.run(warning: { Out.error("pins import-places: \($0)") })
+    } catch let failure as PlacesImportFailure {
+        throw CommandFailure(failure.message, code: failure.exitCode)
+    }
+    if let path = args.value("--report") {
+        do {
+            try writeAtomically(to: path) { sink in PlacesReportJSON.write(report, to: sink) }
+        } catch let error as AtomicFile.WriteError {
+            throw CommandFailure("cannot write the report to \(path): \(error.reason)")
+        }
+    }
+    if let path = args.value("--html") { try writePlacesPage(report, to: path, deps: deps) }
+    if args.has("--json") {
+        let sink = BufferedSink(fd: 1)
+        PlacesReportJSON.write(report, to: sink)
+        sink.flush()
+    } else if !args.has("--quiet") {
+        let sink = BufferedSink(fd: 1)
+        PlacesReportText.write(report, verbose: args.has("--verbose"), to: sink)
+        sink.flush()
+    }
+    for file in report.files {
+        if let error = file.error { Out.error("pins import-places: \(file.file): \(error); the records before it were imported") }
+    }
+    if report.exitCode != 0 {
+        throw CommandFailure("some files could not be read to their end (above)", code: report.exitCode)
+    }
+}
+
+/// The map page with the import drawn over it: created pins, and skipped records that have a
+/// position, as the photo import's page draws photos.
+func writePlacesPage(_ report: PlacesImportReport, to path: String, deps: AppDependencies) throws {
+    var created: [RunOverlay.Photo] = []
+    var skipped: [RunOverlay.Photo] = []
+    var unreadable: [RunOverlay.Unreadable] = []
+    for item in report.items {
+        let name = "\(item.file) \(item.position)"
+        guard let c = item.coordinate else {
+            if item.decision == .malformed { unreadable.append(RunOverlay.Unreadable(photo: name, reason: item.detail ?? "malformed")) }
+            continue
+        }
+        let photo = RunOverlay.Photo(photo: name, latitude: c.latitude, longitude: c.longitude, takenAt: item.date,
+                                     reason: item.decision == .created ? "created" : item.decision.rawValue, detail: item.detail,
+                                     title: item.title, country: item.country,
+                                     pin: report.dryRun ? nil : item.pinID?.uuidString.lowercased())
+        switch item.decision {
+        case .created: created.append(photo)
+        case .distance: if skipped.count < RunOverlay.skippedDrawnCap { skipped.append(photo) }
+        default: break
+        }
+    }
+    let counts: [String: Int] = ["distance": report.count(.distance), "noLocation": report.count(.noLocation),
+                                 "unreadable": report.count(.malformed)]
+    let root = report.files.map(\.file).joined(separator: ", ")
+    let overlay = RunOverlay(root: root, dryRun: report.dryRun, created: created, skipped: skipped, counts: counts,
+                             unreadable: unreadable, corrected: [], movedCount: 0, keptCount: 0)
+    let input = try pageInput(deps: deps, title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + root,
+                              filterDescription: nil, run: overlay)
+    do {
+        try AtomicFile.write(PageRenderer.render(input), to: path)
+    } catch let error as AtomicFile.WriteError {
+        throw CommandFailure(error.description)
+    }
+}

@@ -1,0 +1,78 @@
+import PinFormats
+import XCTest
+
+/// RFC 4180 section 2, rule by rule, with hand-written inputs; each read at every chunk size
+/// from 1 byte (every token split across chunks) to the whole input.
+final class CSVReaderTests: XCTestCase {
+    func records(_ text: String, delimiter: Character = ",", file: StaticString = #filePath, line: UInt = #line) throws -> [[String]] {
+        let bytes = Array(text.utf8)
+        var first: [[String]]?
+        for size in [1, 2, 3, 7, bytes.count + 1] {
+            var reader = CSVReader(BytesSource(bytes, chunkSize: size), delimiter: delimiter.asciiValue!)
+            var out: [[String]] = []
+            while let record = try reader.nextRecord() { out.append(record.fields) }
+            if let first { XCTAssertEqual(out, first, "chunk size \(size)", file: file, line: line) } else { first = out }
+        }
+        return first ?? []
+    }
+
+    func testRule1And2RecordsOnLinesTheLastLineBreakOptional() throws {
+        XCTAssertEqual(try records("aaa,bbb,ccc\r\nzzz,yyy,xxx\r\n"), [["aaa", "bbb", "ccc"], ["zzz", "yyy", "xxx"]])
+        XCTAssertEqual(try records("aaa,bbb,ccc\r\nzzz,yyy,xxx"), [["aaa", "bbb", "ccc"], ["zzz", "yyy", "xxx"]])
+        // LF and lone CR line ends, as spreadsheets on other systems write them.
+        XCTAssertEqual(try records("a,b\nc,d\re,f\n"), [["a", "b"], ["c", "d"], ["e", "f"]])
+    }
+
+    func testRule4EmptyFieldsAndSpacesKept() throws {
+        XCTAssertEqual(try records(",a, b ,\r\n"), [["", "a", " b ", ""]])
+    }
+
+    func testRule5To7QuotedFieldsWithCommasLineBreaksAndDoubledQuotes() throws {
+        XCTAssertEqual(try records("\"aaa\",\"b\r\nbb\",\"c,cc\"\r\nzzz,\"y\"\"y\",\"\"\r\n"),
+                       [["aaa", "b\r\nbb", "c,cc"], ["zzz", "y\"y", ""]])
+    }
+
+    func testLineNumbersCountLineBreaksInsideQuotes() throws {
+        var reader = CSVReader(BytesSource(Array("h\r\n\"a\nb\"\r\nc\r\n".utf8)))
+        var lines: [Int] = []
+        while let record = try reader.nextRecord() { lines.append(record.line) }
+        XCTAssertEqual(lines, [1, 2, 4])
+    }
+
+    func testByteOrderMarkDroppedAndOnlyAtTheStart() throws {
+        XCTAssertEqual(try records("\u{FEFF}lat,lon\r\n1,2\r\n"), [["lat", "lon"], ["1", "2"]])
+        XCTAssertEqual(try records("a,\u{FEFF}b\r\n"), [["a", "\u{FEFF}b"]])
+        // Only the first byte of a BOM: kept as text (not UTF-8: U+FFFD).
+        XCTAssertEqual(try records("\u{EF}x"), [["\u{EF}x"]])
+    }
+
+    func testLenientQuotesAsReadersInPracticeReadThem() throws {
+        XCTAssertEqual(try records("a\"b,\"c\"d\r\n"), [["a\"b", "cd"]])
+    }
+
+    func testOtherDelimiters() throws {
+        XCTAssertEqual(try records("lat;lon\r\n48,5;2\r\n", delimiter: ";"), [["lat", "lon"], ["48,5", "2"]])
+        XCTAssertEqual(try records("a\tb\n", delimiter: "\t"), [["a", "b"]])
+    }
+
+    func testUnterminatedQuoteNamesItsLine() throws {
+        var reader = CSVReader(BytesSource(Array("a\r\nb\r\n\"open\r\nmore".utf8)))
+        XCTAssertEqual(try reader.nextRecord()?.fields, ["a"])
+        XCTAssertEqual(try reader.nextRecord()?.fields, ["b"])
+        XCTAssertThrowsError(try reader.nextRecord()) { error in
+            XCTAssertEqual(error as? CSVReader<BytesSource>.Failure, .unterminatedQuote(line: 3))
+        }
+    }
+
+    func testAFieldPastTheLimitIsAnErrorNotMemory() throws {
+        var reader = CSVReader(BytesSource([UInt8](repeating: UInt8(ascii: "x"), count: CSVReader<BytesSource>.maxFieldBytes + 10), chunkSize: 65536))
+        XCTAssertThrowsError(try reader.nextRecord()) { error in
+            XCTAssertEqual(error as? CSVReader<BytesSource>.Failure, .fieldTooLong(line: 1))
+        }
+    }
+
+    func testInvalidUTF8ReadAsReplacementCharacters() throws {
+        var reader = CSVReader(BytesSource([0x61, 0xFF, 0x2C, 0x62]))
+        XCTAssertEqual(try reader.nextRecord()?.fields, ["a\u{FFFD}", "b"])
+    }
+}
