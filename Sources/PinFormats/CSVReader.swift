@@ -1,6 +1,6 @@
 import Foundation
 
-/// A CSV reader after RFC 4180, streaming: one record at a time from a `ChunkSource`, so a file
+/// A CSV reader after RFC 4180, streaming: one record at a time from a `ByteInput`, so a file
 /// of any size costs one record's memory.
 ///
 /// RFC 4180 section 2: records end with CRLF (a lone LF or CR is accepted too, as spreadsheets
@@ -9,7 +9,7 @@ import Foundation
 /// UTF-8 byte order mark before the header is dropped; a quote inside an unquoted field is kept
 /// as a character; text after a closing quote is kept (`"a"b` is `ab`). Text is UTF-8; a byte
 /// that is not is read as U+FFFD.
-public struct CSVReader<Source: ChunkSource> {
+public struct CSVReader {
     public struct Record: Sendable, Equatable {
         public var fields: [String]
         /// The line the record starts on, from 1 (a quoted line break makes a record span lines).
@@ -35,8 +35,10 @@ public struct CSVReader<Source: ChunkSource> {
     /// text): a record is held whole in memory, so its size is capped.
     public static var maxFieldBytes: Int { 1 << 20 }
     public static var maxFields: Int { 10_000 }
+    static let chunkBytes = 64 * 1024
+    private var readError: Error?
 
-    private var source: Source
+    private let source: ByteInput
     private var chunk: [UInt8] = []
     private var index = 0
     private var atEnd = false
@@ -44,7 +46,7 @@ public struct CSVReader<Source: ChunkSource> {
     private var started = false
     public let delimiter: UInt8
 
-    public init(_ source: Source, delimiter: UInt8 = UInt8(ascii: ",")) {
+    public init(_ source: ByteInput, delimiter: UInt8 = UInt8(ascii: ",")) {
         self.source = source
         self.delimiter = delimiter
     }
@@ -52,12 +54,20 @@ public struct CSVReader<Source: ChunkSource> {
     private mutating func next() throws -> UInt8? {
         while index >= chunk.count {
             if atEnd { return nil }
-            guard let more = try source.nextChunk() else {
+            chunk = [UInt8](unsafeUninitializedCapacity: Self.chunkBytes) { buffer, count in
+                count = 0
+                do {
+                    count = try source.read(into: UnsafeMutableRawBufferPointer(buffer))
+                } catch {
+                    readError = error
+                }
+            }
+            if let readError { throw readError }
+            index = 0
+            if chunk.isEmpty {
                 atEnd = true
                 return nil
             }
-            chunk = more
-            index = 0
         }
         defer { index += 1 }
         return chunk[index]

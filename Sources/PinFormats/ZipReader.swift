@@ -191,9 +191,28 @@ public final class ZipArchive {
     }
 }
 
-/// One entry's bytes as a `ChunkSource`: stored bytes read as they are, deflated ones inflated
-/// 64 KiB at a time; the CRC-32 and the declared size are checked at the end.
-public final class ZipEntrySource: ChunkSource {
+/// One entry's bytes as a `ByteInput`: stored bytes read as they are, deflated ones inflated
+/// 64 KiB at a time; the CRC-32 and the declared size are checked at the end (a damaged entry
+/// throws from `read`, after the bytes before the damage).
+public final class ZipEntrySource: ByteInput {
+    private var pending: [UInt8] = []
+    private var pendingAt = 0
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard buffer.count > 0 else { return 0 }
+        while pendingAt >= pending.count {
+            guard let next = try nextChunk() else { return 0 }
+            pending = next
+            pendingAt = 0
+        }
+        let n = min(buffer.count, pending.count - pendingAt)
+        pending.withUnsafeBytes { src in
+            buffer.baseAddress!.copyMemory(from: src.baseAddress! + pendingAt, byteCount: n)
+        }
+        pendingAt += n
+        return n
+    }
+
     private let archive: ZipArchive
     private let entry: ZipArchive.Entry
     private var nextOffset: Int
@@ -225,6 +244,7 @@ public final class ZipEntrySource: ChunkSource {
 
     private func fail(_ why: String) -> ZipArchive.Failure { ZipArchive.Failure("\(entry.name): \(why)") }
 
+    /// The next piece of the entry (never empty), or nil at its end.
     public func nextChunk() throws -> [UInt8]? {
         guard !finished else { return nil }
         let out: [UInt8]

@@ -8,7 +8,7 @@ final class CSVReaderTests: XCTestCase {
         let bytes = Array(text.utf8)
         var first: [[String]]?
         for size in [1, 2, 3, 7, bytes.count + 1] {
-            var reader = CSVReader(BytesSource(bytes, chunkSize: size), delimiter: delimiter.asciiValue!)
+            var reader = CSVReader(MemoryInput(bytes, chunk: size), delimiter: delimiter.asciiValue!)
             var out: [[String]] = []
             while let record = try reader.nextRecord() { out.append(record.fields) }
             if let first { XCTAssertEqual(out, first, "chunk size \(size)", file: file, line: line) } else { first = out }
@@ -33,7 +33,7 @@ final class CSVReaderTests: XCTestCase {
     }
 
     func testLineNumbersCountLineBreaksInsideQuotes() throws {
-        var reader = CSVReader(BytesSource(Array("h\r\n\"a\nb\"\r\nc\r\n".utf8)))
+        var reader = CSVReader(MemoryInput(Array("h\r\n\"a\nb\"\r\nc\r\n".utf8)))
         var lines: [Int] = []
         while let record = try reader.nextRecord() { lines.append(record.line) }
         XCTAssertEqual(lines, [1, 2, 4])
@@ -56,23 +56,23 @@ final class CSVReaderTests: XCTestCase {
     }
 
     func testUnterminatedQuoteNamesItsLine() throws {
-        var reader = CSVReader(BytesSource(Array("a\r\nb\r\n\"open\r\nmore".utf8)))
+        var reader = CSVReader(MemoryInput(Array("a\r\nb\r\n\"open\r\nmore".utf8)))
         XCTAssertEqual(try reader.nextRecord()?.fields, ["a"])
         XCTAssertEqual(try reader.nextRecord()?.fields, ["b"])
         XCTAssertThrowsError(try reader.nextRecord()) { error in
-            XCTAssertEqual(error as? CSVReader<BytesSource>.Failure, .unterminatedQuote(line: 3))
+            XCTAssertEqual(error as? CSVReader.Failure, .unterminatedQuote(line: 3))
         }
     }
 
     func testAFieldPastTheLimitIsAnErrorNotMemory() throws {
-        var reader = CSVReader(BytesSource([UInt8](repeating: UInt8(ascii: "x"), count: CSVReader<BytesSource>.maxFieldBytes + 10), chunkSize: 65536))
+        var reader = CSVReader(MemoryInput([UInt8](repeating: UInt8(ascii: "x"), count: CSVReader.maxFieldBytes + 10), chunk: 65536))
         XCTAssertThrowsError(try reader.nextRecord()) { error in
-            XCTAssertEqual(error as? CSVReader<BytesSource>.Failure, .fieldTooLong(line: 1))
+            XCTAssertEqual(error as? CSVReader.Failure, .fieldTooLong(line: 1))
         }
     }
 
     func testInvalidUTF8ReadAsReplacementCharacters() throws {
-        var reader = CSVReader(BytesSource([0x61, 0xFF, 0x2C, 0x62]))
+        var reader = CSVReader(MemoryInput([0x61, 0xFF, 0x2C, 0x62]))
         XCTAssertEqual(try reader.nextRecord()?.fields, ["a\u{FFFD}", "b"])
     }
 }

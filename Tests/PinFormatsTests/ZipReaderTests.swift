@@ -40,7 +40,7 @@ final class ZipReaderTests: XCTestCase {
     func testAnEntryThatInflatesPastItsDeclaredSizeStopsThere() throws {
         let archive = try ZipArchive(path: path("zip-bomb-declared.kmz"))
         XCTAssertEqual(archive.entries.first?.uncompressedSize, 1000)
-        var source = try archive.contents(of: archive.entries[0])
+        let source = try archive.contents(of: archive.entries[0])
         var total = 0
         XCTAssertThrowsError(try { while let chunk = try source.nextChunk() { total += chunk.count } }()) { error in
             XCTAssertTrue("\(error)".contains("inflates to more than the 1000 bytes it declares"), "\(error)")

@@ -124,13 +124,12 @@ public struct PlacesImport {
         // Every file is found and its kind known before anything is written.
         var kinds: [(path: String, kind: PlaceFileKind, head: [UInt8])] = []
         for path in options.files {
-            var source: FileSource
+            let head: [UInt8]
             do {
-                source = try FileSource(path: path, chunkSize: PlaceFiles.sniffBytes)
-            } catch let error as FileReadError {
+                head = try PlaceFiles.head(of: path)
+            } catch let error as FormatError {
                 throw PlacesImportFailure("cannot read \(path): \(error.reason); nothing was imported", exitCode: 66)
             }
-            let head = (try? source.nextChunk()) ?? []
             guard let kind = PlaceFiles.kind(ofHead: head) else {
                 throw PlacesImportFailure("\(path): not a place file pins reads (\(head.isEmpty ? "empty" : "unknown content")); "
                                           + "it reads \(PlaceFileKind.readableDescription); nothing was imported", exitCode: 64)
@@ -177,8 +176,8 @@ public struct PlacesImport {
                     }
                 } catch let error as PlaceFileError {
                     summary.error = error.reason
-                } catch let error as FileReadError {
-                    summary.error = error.reason
+                } catch let error as FormatError {
+                    summary.error = error.description
                 }
                 report.files.append(summary)
             }

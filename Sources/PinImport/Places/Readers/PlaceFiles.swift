@@ -62,6 +62,19 @@ public enum PlaceFiles {
         return nil
     }
 
+    /// The first `sniffBytes` of a file (fewer when it is shorter).
+    static func head(of path: String) throws -> [UInt8] {
+        let input = try FileInput(path: path)
+        var head = [UInt8](repeating: 0, count: sniffBytes)
+        var count = 0
+        while count < head.count {
+            let n = try head.withUnsafeMutableBytes { try input.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[count...])) }
+            if n == 0 { break }
+            count += n
+        }
+        return Array(head[0..<count])
+    }
+
     /// Reads every record of `path` as `kind`, in file order.
     static func read(path: String, kind: PlaceFileKind, head: [UInt8], emit: (PlaceReadEvent) throws -> Void) throws {
         if kind == .kmz {
@@ -73,7 +86,7 @@ public enum PlaceFiles {
             }
             return try readKMZ(archive, emit: emit)
         }
-        try read(try FileSource(path: path), kind: kind, head: head, emit: emit)
+        try read(try FileInput(path: path), kind: kind, head: head, emit: emit)
     }
 
     /// Reads bytes in memory as `kind` (the fuzzer; tests).
@@ -87,10 +100,10 @@ public enum PlaceFiles {
             }
             return try readKMZ(archive, emit: emit)
         }
-        try read(BytesSource(bytes, chunkSize: FileSource.defaultChunkSize), kind: kind, head: Array(bytes.prefix(sniffBytes)), emit: emit)
+        try read(MemoryInput(bytes), kind: kind, head: Array(bytes.prefix(sniffBytes)), emit: emit)
     }
 
-    static func read<S: ChunkSource>(_ source: S, kind: PlaceFileKind, head: [UInt8], emit: (PlaceReadEvent) throws -> Void) throws {
+    static func read(_ source: ByteInput, kind: PlaceFileKind, head: [UInt8], emit: (PlaceReadEvent) throws -> Void) throws {
         switch kind {
         case .csv: try PlacesCSV.read(source, head: head, emit: emit)
         case .kml, .gpx, .kmz: try readXML(source, kind: kind, emit: emit)
@@ -107,11 +120,11 @@ public enum PlaceFiles {
         }
     }
 
-    static func readXML<S: ChunkSource>(_ source: S, kind: PlaceFileKind, emit: (PlaceReadEvent) throws -> Void) throws {
-        throw PlaceFileError("\(kind.rawValue) files are not read yet")
+    static func readXML(_ source: ByteInput, kind: PlaceFileKind, emit: (PlaceReadEvent) throws -> Void) throws {
+        try PlacesXML.read(source, kind: kind, emit: emit)
     }
 
-    static func readJSON<S: ChunkSource>(_ source: S, kind: PlaceFileKind, emit: (PlaceReadEvent) throws -> Void) throws {
-        throw PlaceFileError("\(kind.rawValue) files are not read yet")
+    static func readJSON(_ source: ByteInput, kind: PlaceFileKind, emit: (PlaceReadEvent) throws -> Void) throws {
+        try PlacesJSON.read(source, kind: kind, emit: emit)
     }
 }

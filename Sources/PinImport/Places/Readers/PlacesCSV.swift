@@ -33,7 +33,7 @@ enum PlacesCSV {
 
     /// The header's columns, without quotes and spaces, lowercased.
     static func columns(ofHeader head: [UInt8]) -> [String] {
-        var reader = CSVReader(BytesSource(Array(head.prefix { $0 != 0x0A && $0 != 0x0D })), delimiter: delimiter(ofHeader: head))
+        var reader = CSVReader(MemoryInput(Array(head.prefix { $0 != 0x0A && $0 != 0x0D })), delimiter: delimiter(ofHeader: head))
         guard let record = try? reader.nextRecord() else { return [] }
         return record.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
     }
@@ -56,7 +56,7 @@ enum PlacesCSV {
         coordinateColumns(columns(ofHeader: head)) != nil
     }
 
-    static func read<S: ChunkSource>(_ source: S, head: [UInt8], emit: (PlaceReadEvent) throws -> Void) throws {
+    static func read(_ source: ByteInput, head: [UInt8], emit: (PlaceReadEvent) throws -> Void) throws {
         var reader = CSVReader(source, delimiter: delimiter(ofHeader: head))
         guard let header = try reader.nextRecord() else { throw PlaceFileError("empty file") }
         let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -72,11 +72,11 @@ enum PlacesCSV {
         let colorColumn = column(["color", "colour"])
         let idColumn = column(["id", "fid"])
         while true {
-            let row: CSVReader<S>.Record
+            let row: CSVReader.Record
             do {
                 guard let next = try reader.nextRecord() else { return }
                 row = next
-            } catch let failure as CSVReader<S>.Failure {
+            } catch let failure as CSVReader.Failure {
                 // The rest of the file cannot be split into records.
                 try emit(.malformed(position: failureLine(failure), reason: failure.description))
                 return
@@ -138,7 +138,7 @@ enum PlacesCSV {
         }
     }
 
-    static func failureLine<S>(_ failure: CSVReader<S>.Failure) -> String {
+    static func failureLine(_ failure: CSVReader.Failure) -> String {
         switch failure {
         case let .unterminatedQuote(line), let .fieldTooLong(line), let .tooManyFields(line): return "line \(line)"
         }

@@ -1,0 +1,345 @@
+import Foundation
+import PinCore
+import PinFormats
+
+/// One record's JSON (a feature, a timeline object) as a small tree: the streaming reader walks
+/// the file, and each record alone is built, so memory is one record's, not the file's.
+indirect enum JSONValue: Equatable {
+    case object([(String, JSONValue)])
+    case array([JSONValue])
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case null
+
+    static func == (a: JSONValue, b: JSONValue) -> Bool {
+        switch (a, b) {
+        case let (.object(x), .object(y)): return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        case let (.array(x), .array(y)): return x == y
+        case let (.string(x), .string(y)): return x == y
+        case let (.number(x), .number(y)): return x == y
+        case let (.bool(x), .bool(y)): return x == y
+        case (.null, .null): return true
+        default: return false
+        }
+    }
+
+    subscript(key: String) -> JSONValue? {
+        guard case let .object(members) = self else { return nil }
+        return members.first { $0.0 == key }?.1
+    }
+
+    var string: String? { if case let .string(s) = self { return s } else { return nil } }
+    var number: Double? {
+        switch self {
+        case let .number(n): return n
+        case let .string(s): return Double(s)  // Google writes `timestampMs` and E7 values as strings
+        default: return nil
+        }
+    }
+    var int: Int? { number.flatMap { $0 == $0.rounded() && abs($0) < 1e15 ? Int($0) : nil } }
+    var array: [JSONValue]? { if case let .array(a) = self { return a } else { return nil } }
+    var bool: Bool? { if case let .bool(b) = self { return b } else { return nil } }
+    /// A non-empty string.
+    var text: String? { string.flatMap { $0.isEmpty ? nil : $0 } }
+
+    /// The most tokens one record may have: a feature of a place list has tens; this stops a
+    /// record of millions (a LineString of a whole track) from being built in memory.
+    static let maxTokens = 200_000
+
+    /// The value that starts at the reader's current token.
+    static func read(_ reader: JSONReader, budget: inout Int) throws -> JSONValue? {
+        budget -= 1
+        guard budget >= 0 else { return nil }
+        switch reader.token {
+        case .objectStart?:
+            var members: [(String, JSONValue)] = []
+            while let t = try reader.next(), t != .objectEnd {
+                let key = reader.string
+                _ = try reader.next()
+                guard let value = try read(reader, budget: &budget) else { return nil }
+                members.append((key, value))
+            }
+            return .object(members)
+        case .arrayStart?:
+            var items: [JSONValue] = []
+            while let t = try reader.next(), t != .arrayEnd {
+                _ = t
+                guard let value = try read(reader, budget: &budget) else { return nil }
+                items.append(value)
+            }
+            return .array(items)
+        case .string?: return .string(reader.string)
+        case .number?: return .number(reader.double ?? .nan)
+        case .true?: return .bool(true)
+        case .false?: return .bool(false)
+        case .null?: return .null
+        default: return .null
+        }
+    }
+}
+
+/// The JSON place files: GeoJSON (pins' own export among them), Google Maps Saved Places,
+/// Takeout Semantic Location History, the phone's Timeline export. Each is an array of records
+/// somewhere in the document (`features`, `timelineObjects`, `semanticSegments`, or the top-level
+/// array); the reader finds it while streaming and reads its elements one at a time.
+enum PlacesJSON {
+    static func read(_ input: ByteInput, kind: PlaceFileKind, emit: (PlaceReadEvent) throws -> Void) throws {
+        let reader = JSONReader(input: input)
+        guard let first = try reader.next() else { throw PlaceFileError("empty file") }
+        var index = 0
+        func readArray(named arrayName: String) throws {
+            let level = reader.depth
+            while let t = try reader.next(), t != .arrayEnd {
+                _ = t
+                index += 1
+                var budget = JSONValue.maxTokens
+                let position = "\(arrayName) \(index)"
+                guard let value = try JSONValue.read(reader, budget: &budget) else {
+                    try reader.skipRest(toDepth: level)
+                    try emit(.malformed(position: position, reason: "more than \(JSONValue.maxTokens) values in one record"))
+                    continue
+                }
+                if let event = try record(value, kind: kind, position: position) { try emit(event) }
+            }
+        }
+        if first == .arrayStart {
+            // The phone's older Timeline export: a top-level array of segments.
+            try readArray(named: "segment")
+            return
+        }
+        guard first == .objectStart else { throw PlaceFileError("not a JSON object or array") }
+        let wanted: [String: String] = ["features": "feature", "timelineObjects": "timelineObjects", "semanticSegments": "semanticSegments"]
+        while let t = try reader.next(), t != .objectEnd {
+            guard t == .key else { continue }
+            let key = reader.string
+            guard let name = wanted[key] else {
+                _ = try reader.next()
+                try reader.skipValue()
+                continue
+            }
+            guard try reader.next() == .arrayStart else { throw PlaceFileError("\"\(key)\" is not an array") }
+            try readArray(named: name)
+        }
+    }
+
+    static func record(_ value: JSONValue, kind: PlaceFileKind, position: String) throws -> PlaceReadEvent? {
+        switch kind {
+        case .geojson, .savedPlaces: return feature(value, position: position)
+        case .semanticHistory: return placeVisit(value, position: position)
+        case .timeline: return timelineVisit(value, position: position)
+        default: return nil
+        }
+    }
+
+    // MARK: GeoJSON (RFC 7946) and Saved Places
+
+    static func feature(_ value: JSONValue, position: String) -> PlaceReadEvent? {
+        guard case .object = value else { return .malformed(position: position, reason: "not a JSON object") }
+        let properties = value["properties"] ?? .null
+        // pins' own export with --countries: the visited countries' outlines are not places.
+        if properties["kind"]?.string == "country" { return nil }
+        var record = PlaceRecord(position: position)
+        guard let geometry = value["geometry"], case .object = geometry else {
+            return .malformed(position: position, reason: "a feature without a geometry")
+        }
+        guard geometry["type"]?.string == "Point" else {
+            record.locationIssue = "a \(geometry["type"]?.string ?? "geometry") is not a point"
+            record.title = title(properties)
+            return .record(record)
+        }
+        guard let coordinates = geometry["coordinates"]?.array, coordinates.count >= 2,
+              let lon = coordinates[0].number, let lat = coordinates[1].number, lat.isFinite, lon.isFinite else {
+            return .malformed(position: position, reason: "a Point without two numbers as coordinates")
+        }
+        record.setCoordinate(latitude: lat, longitude: lon)
+        if let id = value["id"].flatMap({ $0.string ?? $0.number.map { String($0) } }) { record.ownID = id }
+        if isPinObject(properties) {
+            do {
+                try readPin(properties, into: &record)
+            } catch let failure as PlaceFileError {
+                return .malformed(position: position, reason: failure.reason)
+            } catch {
+                return .malformed(position: position, reason: "\(error)")
+            }
+            return .record(record)
+        }
+        if properties["Google Maps URL"] != nil || properties["google_maps_url"] != nil {
+            savedPlace(properties, into: &record)
+            return .record(record)
+        }
+        record.title = title(properties)
+        record.note = ["description", "desc", "note", "notes", "comment"].lazy.compactMap { properties[$0]?.text }.first
+        if let id = properties["id"]?.text, record.ownID == nil { record.ownID = id }
+        if let text = ["date", "time", "timestamp", "when", "datetime"].lazy.compactMap({ properties[$0]?.text }).first {
+            guard let date = PlaceDates.parse(text, zoneless: .utc) else {
+                return .malformed(position: position, reason: "date '\(text)' is not ISO 8601")
+            }
+            record.date = date
+        }
+        if let tags = properties["tags"] {
+            let list = tags.array?.compactMap(\.text) ?? tags.string.map { TagList.split($0) } ?? []
+            record.tags = list.isEmpty ? nil : list
+        }
+        if let color = (properties["color"] ?? properties["marker-color"])?.text {
+            record.color = Settings.normalizedColor(color)
+        }
+        return .record(record)
+    }
+
+    static func title(_ properties: JSONValue) -> String? {
+        ["title", "name", "Title", "Name", "label"].lazy.compactMap { properties[$0]?.text }.first
+    }
+
+    /// "A pin as JSON" (README): the object `pins list --json` prints and GeoJSON exports carry.
+    static func isPinObject(_ p: JSONValue) -> Bool {
+        p["id"]?.string != nil && p["title"]?.string != nil && p["latitude"]?.number != nil && p["longitude"]?.number != nil
+            && p["date"]?.string != nil && p["color"]?.string != nil
+    }
+
+    static func readPin(_ p: JSONValue, into record: inout PlaceRecord) throws {
+        record.ownID = p["id"]?.string
+        record.title = p["title"]?.string
+        guard let dateText = p["date"]?.string, let parsed = ISO8601.parse(dateText) else {
+            throw PlaceFileError("date '\(p["date"]?.string ?? "")' is not ISO 8601")
+        }
+        // `Z` is offset 0 when `utcOffset` says 0, else unknown; an odd-seconds offset is in `utcOffset`.
+        if let offset = p["utcOffset"]?.int {
+            record.date = .withOffset(parsed.date, offset)
+        } else if let offset = parsed.offsetSeconds, offset != 0 {
+            record.date = .withOffset(parsed.date, offset)
+        } else {
+            record.date = .unknownOffset(parsed.date)
+        }
+        guard let color = p["color"]?.string.flatMap(Settings.normalizedColor) else { throw PlaceFileError("color is not #RRGGBB") }
+        record.color = color
+        if let visits = p["visitCount"] {
+            guard let n = visits.int, n >= 1 else { throw PlaceFileError("visitCount is not a whole number from 1") }
+            record.visitCount = n
+        }
+        record.note = p["note"]?.string
+        if let tags = p["tags"]?.array {
+            let list = tags.compactMap(\.string)
+            record.tags = list.isEmpty ? nil : list
+        }
+        record.photoIDs = p["photoIDs"]?.array?.compactMap(\.string) ?? []
+        record.edited = p["edited"]?.bool == true
+        switch p["type"]?.string {
+        case nil, "point"?: record.type = .point
+        case "city"?:
+            guard let name = p["city"]?["name"]?.text else { throw PlaceFileError("a city without a name") }
+            record.type = .city(name: name, address: p["city"]?["address"]?.string)
+        case "mountain"?:
+            guard let name = p["mountain"]?["name"]?.text else { throw PlaceFileError("a mountain without a name") }
+            record.type = .mountain(name: name, height: p["mountain"]?["height"]?.number,
+                                    achievedHeight: p["mountain"]?["achievedHeight"]?.number)
+        case let other?: throw PlaceFileError("type '\(other)' is not point, city or mountain")
+        }
+    }
+
+    /// Google Maps "Saved places" (Takeout `Saved Places.json`), as the public descriptions
+    /// give its two schemas: the old `properties{Title, "Google Maps URL", Location{"Business
+    /// Name", Address, "Geo Coordinates"{Latitude, Longitude}, "Country Code"}, Published,
+    /// Updated}`, and the 2025 `properties{date, google_maps_url, location{address,
+    /// country_code, name}, Comment}`. A place Google could not locate comes at [0, 0] (the
+    /// newer schema says why in `Comment`): skipped as without location.
+    static func savedPlace(_ p: JSONValue, into record: inout PlaceRecord) {
+        if let url = p["Google Maps URL"]?.text {
+            let location = p["Location"]
+            record.ownID = url
+            record.title = p["Title"]?.text ?? location?["Business Name"]?.text
+            record.note = location?["Address"]?.text
+            if record.coordinate == nil, let geo = location?["Geo Coordinates"],
+               let lat = geo["Latitude"]?.number, let lon = geo["Longitude"]?.number {
+                record.locationIssue = nil
+                record.setCoordinate(latitude: lat, longitude: lon)
+            }
+            if let text = (p["Published"] ?? p["Updated"])?.text { record.date = PlaceDates.parse(text, zoneless: .utc) }
+        } else {
+            let location = p["location"]
+            record.ownID = p["google_maps_url"]?.text
+            record.title = location?["name"]?.text
+            record.note = location?["address"]?.text
+            if let text = p["date"]?.text { record.date = PlaceDates.parse(text, zoneless: .utc) }
+        }
+        if record.coordinate == nil, let comment = p["Comment"]?.text { record.locationIssue = "at 0,0: \(comment)" }
+    }
+
+    // MARK: Google timelines
+
+    /// Takeout Semantic Location History (`Semantic Location History/YYYY/YYYY_MONTH.json`),
+    /// as the public descriptions give it: `timelineObjects[]` of `placeVisit{location{
+    /// latitudeE7, longitudeE7, placeId, address, name}, duration{startTimestamp, endTimestamp}}`
+    /// (older files: `startTimestampMs`, milliseconds as a string) and `activitySegment` (a
+    /// journey: not a place, not a record here).
+    static func placeVisit(_ value: JSONValue, position: String) -> PlaceReadEvent? {
+        guard let visit = value["placeVisit"] else { return nil }
+        var record = PlaceRecord(position: position.replacingOccurrences(of: "timelineObjects", with: "timelineObject"))
+        let location = visit["location"] ?? .null
+        let lat = location["latitudeE7"]?.number ?? visit["centerLatE7"]?.number
+        let lon = location["longitudeE7"]?.number ?? visit["centerLngE7"]?.number
+        record.setCoordinate(latitude: lat.map { $0 / 1e7 }, longitude: lon.map { $0 / 1e7 })
+        record.title = location["name"]?.text
+        record.note = location["address"]?.text
+        let duration = visit["duration"] ?? .null
+        var start: String?
+        if let text = duration["startTimestamp"]?.text {
+            guard let date = PlaceDates.parse(text, zoneless: .utc) else {
+                return .malformed(position: record.position, reason: "startTimestamp '\(text)' is not ISO 8601")
+            }
+            record.date = date
+            start = text
+        } else if let ms = duration["startTimestampMs"]?.number {
+            record.date = .utc(Date(timeIntervalSince1970: ms / 1000))
+            start = String(Int64(ms))
+        }
+        guard start != nil else { return .malformed(position: record.position, reason: "a placeVisit without a start time") }
+        record.ownID = (location["placeId"]?.text ?? "-") + "@" + start!
+        return .record(record)
+    }
+
+    /// The phone's own Timeline export (Google Maps, 2024 on), as the public descriptions give
+    /// it: `semanticSegments[]` of `{startTime, endTime, visit{hierarchyLevel, probability,
+    /// topCandidate{placeId, semanticType, probability, placeLocation{latLng: "48.8566°,
+    /// 2.3522°"}}}}` (other segments hold `timelinePath` or `activity`: not places); the older
+    /// export is a top-level array of `{startTime, endTime, visit{topCandidate{placeID,
+    /// semanticType, placeLocation: "geo:48.8566,2.3522"}}}`.
+    static func timelineVisit(_ value: JSONValue, position: String) -> PlaceReadEvent? {
+        guard let visit = value["visit"] else { return nil }
+        var record = PlaceRecord(position: position.replacingOccurrences(of: "semanticSegments", with: "semanticSegment"))
+        let candidate = visit["topCandidate"] ?? .null
+        let place = candidate["placeLocation"]
+        let text = place?["latLng"]?.string ?? place?.string
+        guard let text, let (lat, lon) = latLng(text) else {
+            return .malformed(position: record.position, reason: "a visit without a readable placeLocation")
+        }
+        record.setCoordinate(latitude: lat, longitude: lon)
+        guard let startText = value["startTime"]?.text, let date = PlaceDates.parse(startText, zoneless: .utc) else {
+            return .malformed(position: record.position, reason: "a visit without an ISO 8601 startTime")
+        }
+        record.date = date
+        if let type = candidate["semanticType"]?.text, !["UNKNOWN", "Unknown", "SEARCHED_ADDRESS"].contains(type) {
+            record.note = type
+        }
+        record.ownID = ((candidate["placeId"] ?? candidate["placeID"])?.text ?? "-") + "@" + startText
+        return .record(record)
+    }
+
+    /// "48.8566°, 2.3522°" or "geo:48.8566,2.3522".
+    static func latLng(_ text: String) -> (Double, Double)? {
+        var t = text
+        if t.hasPrefix("geo:") { t.removeFirst(4) }
+        let parts = t.replacingOccurrences(of: "°", with: "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2, let lat = Double(parts[0]), let lon = Double(parts[1]) else { return nil }
+        return (lat, lon)
+    }
+}
+
+extension JSONReader {
+    /// Skips tokens until the reader is back at `depth` (after a record cut short).
+    func skipRest(toDepth target: Int) throws {
+        while depth > target {
+            guard try next() != nil else { return }
+        }
+    }
+}
