@@ -10,8 +10,8 @@ let importPlacesSpec = CommandSpec(
     options: [
         OptionSpec(name: "--dry-run", value: nil, help: "Show what would be created and why every other record is skipped; write nothing."),
         jsonOption,
-        OptionSpec(name: "--report", value: "FILE", help: "Also write the full JSON report to FILE."),
-        OptionSpec(name: "--html", value: "FILE", help: "Also write the map page with this import drawn over it (see 'pins report')."),
+        OptionSpec(name: "--report", value: "FILE", help: "Also write the full JSON report to FILE (- is stdout, then without the summary)."),
+        OptionSpec(name: "--html", value: "FILE", help: "Also write the map page with this import drawn over it (see 'pins report'; - is stdout)."),
         dbOption,
         OptionSpec(name: "--min-distance-km", value: "KM", help: "Skip a place closer than this to any pin; timeline visits: default the app's 5 km, place lists: default none."),
         OptionSpec(name: "--quiet", value: nil, help: "No summary: only errors (for cron)."),
@@ -44,10 +44,21 @@ func runImportPlaces(_ args: ParsedArguments) throws {
         options.visitThreshold = AngularDistance.angle(forKilometres: km)
     }
     options.timeZones = LazyTimeZones()
-    for (option, what) in [("--report", "the report"), ("--html", "the page")] {
-        if let path = args.value(option), let reason = unwritableReason(path) {
-            throw CommandFailure("cannot write \(what) to \(path): \(reason)")
+    // Outputs are checked before the work, as `import` does; `-` is standard output, which then
+    // carries nothing else.
+    let reportPath = args.path("--report"), htmlPath = args.path("--html")
+    for (path, what) in [(reportPath, "the report"), (htmlPath, "the page")] {
+        if let path, !path.isStandardOutput, let reason = AtomicFile.problem(writing: path) {
+            throw CommandFailure("cannot write \(what) to \(TerminalText.quoted(path)): \(reason)")
         }
+    }
+    let reportToStdout = reportPath?.goesToStandardOutput == true, htmlToStdout = htmlPath?.goesToStandardOutput == true
+    let toStdout = reportToStdout || htmlToStdout
+    if reportToStdout, htmlToStdout {
+        throw UsageError("--report and --html cannot both go to standard output", command: "import-places")
+    }
+    if toStdout, args.has("--json") {
+        throw UsageError("--json prints the report on standard output, where --\(reportToStdout ? "report" : "html") writes; leave one out", command: "import-places")
     }
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let job = PlacesImport(options: options, databasePath: deps.databasePath, creation: try deps.lazyCreationService())
@@ -57,15 +68,17 @@ func runImportPlaces(_ args: ParsedArguments) throws {
     } catch let failure as PlacesImportFailure {
         throw CommandFailure(failure.message, code: failure.exitCode)
     }
-    if let path = args.value("--report") {
+    if let path = reportPath {
         do {
-            try writeAtomically(to: path) { sink in PlacesReportJSON.write(report, to: sink) }
+            try writeOutput(to: path) { sink in PlacesReportJSON.write(report, to: sink) }
         } catch let error as AtomicFile.WriteError {
-            throw CommandFailure("cannot write the report to \(path): \(error.reason)")
+            throw CommandFailure("cannot write the report to \(error.path): \(error.reason)")
         }
     }
-    if let path = args.value("--html") { try writePlacesPage(report, to: path, deps: deps) }
-    if args.has("--json") {
+    if let path = htmlPath { try writePlacesPage(report, to: path, deps: deps) }
+    if toStdout {
+        // Standard output was the report or the page.
+    } else if args.has("--json") {
         let sink = BufferedSink(fd: 1)
         PlacesReportJSON.write(report, to: sink)
         sink.flush()
@@ -84,7 +97,7 @@ func runImportPlaces(_ args: ParsedArguments) throws {
 
 /// The map page with the import drawn over it: created pins, and skipped records that have a
 /// position, as the photo import's page draws photos.
-func writePlacesPage(_ report: PlacesImportReport, to path: String, deps: AppDependencies) throws {
+func writePlacesPage(_ report: PlacesImportReport, to path: RawPath, deps: AppDependencies) throws {
     var created: [RunOverlay.Photo] = []
     var skipped: [RunOverlay.Photo] = []
     var unreadable: [RunOverlay.Unreadable] = []
@@ -112,7 +125,7 @@ func writePlacesPage(_ report: PlacesImportReport, to path: String, deps: AppDep
     let input = try pageInput(deps: deps, title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + root,
                               filterDescription: nil, run: overlay)
     do {
-        try AtomicFile.write(PageRenderer.render(input), to: path)
+        try writeOutput(to: path) { $0.write(PageRenderer.render(input)) }
     } catch let error as AtomicFile.WriteError {
         throw CommandFailure(error.description)
     }
