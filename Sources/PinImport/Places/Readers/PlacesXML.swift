@@ -110,7 +110,7 @@ enum PlacesXML {
         if data["id"] != nil, data["type"] != nil {
             // pins' own KML export.
             record.note = data["note"]?.nonEmpty
-            if let tags = data["tags"], !tags.isEmpty { record.tags = tags.components(separatedBy: ", ") }
+            if let tags = data["tags"], !tags.isEmpty { record.tags = TagList.split(tags, trim: false) }
             if let visits = data["visitCount"].flatMap(Int.init), visits >= 1 { record.visitCount = visits }
             switch data["type"] {
             case "city"?: if let n = data["name"]?.nonEmpty { record.type = .city(name: n, address: nil) }
