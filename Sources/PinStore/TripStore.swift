@@ -28,11 +28,11 @@ extension PinDatabase {
             (Date(timeIntervalSince1970: s.double(0)), s.isNull(1) ? nil : s.int(1),
              Coordinate(latitude: s.double(2), longitude: s.double(3)))
         }
-        let nearest = NearestPin(pins)
+        var nearest = NearestPin(pins)
         for (instant, offset, coordinate) in photos where coordinate.isValid {
             let pin = nearest.pin(near: coordinate, withinKm: 10)
             points.append(TripPoint(instant: instant, utcOffsetSeconds: offset, coordinate: coordinate,
-                                    country: pin?.countryID, place: pin.flatMap(Self.placeName(of:)), pinID: nil))
+                                    country: pin?.country, place: pin?.place, pinID: nil))
         }
         return points
     }
@@ -97,14 +97,19 @@ extension PinDatabase {
     }
 }
 
-/// The nearest pin to a photo's cell: a 0.1° grid, so a million photo points cost a lookup each.
+/// The nearest pin to a photo's cell: a 0.1° grid of the pins' positions, and each photo cell
+/// (0.01°, as the query rounds them) answered once: years of photos at home are a few dozen
+/// cells, whatever the number of days.
 private struct NearestPin {
-    private var cells: [Int64: [Int]] = [:]
-    private let pins: [Location]
+    private var cells: [Int64: [Int32]] = [:]
+    private let coordinates: [Coordinate]
+    private let labels: [(country: String?, place: String?)]
+    private var answered: [Coordinate: Int32] = [:]
 
     init(_ pins: [Location]) {
-        self.pins = pins
-        for (i, pin) in pins.enumerated() { cells[Self.key(Self.cell(pin.coordinate)), default: []].append(i) }
+        coordinates = pins.map(\.coordinate)
+        labels = pins.map { ($0.countryID, PinDatabase.placeName(of: $0)) }
+        for (i, c) in coordinates.enumerated() { cells[Self.key(Self.cell(c)), default: []].append(Int32(i)) }
     }
 
     private static func cell(_ c: Coordinate) -> (Int, Int) {
@@ -115,20 +120,22 @@ private struct NearestPin {
         Int64(cell.0) << 32 | Int64(((cell.1 % 3600) + 3600) % 3600)
     }
 
-    /// Within `km` (≤ 11 km: one cell around), the nearest pin.
-    func pin(near c: Coordinate, withinKm km: Double) -> Location? {
+    /// Within `km` (≤ 11 km: one cell around), the nearest pin's country and place.
+    mutating func pin(near c: Coordinate, withinKm km: Double) -> (country: String?, place: String?)? {
+        if let known = answered[c] { return known < 0 ? nil : labels[Int(known)] }
         let (la, lo) = Self.cell(c)
         // A 0.1° cell of longitude narrows towards the poles: look as many cells wide as 11 km needs.
         let wide = Int((1 / max(0.05, cos(c.latitude * .pi / 180))).rounded(.up))
-        var best: (Int, Double)?
+        var best: (Int32, Double)?
         for dla in -1...1 {
             for dlo in -wide...wide {
                 for i in cells[Self.key((la + dla, lo + dlo))] ?? [] {
-                    let d = AngularDistance.kilometres(c, pins[i].coordinate)
+                    let d = AngularDistance.kilometres(c, coordinates[Int(i)])
                     if d <= km, d < (best?.1 ?? .infinity) { best = (i, d) }
                 }
             }
         }
-        return best.map { pins[$0.0] }
+        answered[c] = best?.0 ?? -1
+        return best.map { labels[Int($0.0)] }
     }
 }
