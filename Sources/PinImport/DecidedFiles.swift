@@ -183,6 +183,11 @@ enum ItemCodec {
             withUnsafeBytes(of: pin.id.uuid) { w.bytes.append(contentsOf: $0) }
             w.optionalString(pin.country)
             w.string(pin.title)
+            // The place id as text: the record has strings and floats, and an id is short.
+            w.optionalString(pin.place.placeID.map(String.init))
+            w.optionalString(pin.place.place)
+            w.optionalString(pin.place.region)
+            w.optionalString(pin.place.regionCode)
         } else {
             w.u8(0)
         }
@@ -237,7 +242,11 @@ enum ItemCodec {
             let id = body.loadUnaligned(fromByteOffset: r.at, as: uuid_t.self)
             r.at += 16
             let country = r.optionalString()
-            pin = PinPlan(id: UUID(uuid: id), country: country, title: r.string())
+            let title = r.string()
+            let placeID = r.optionalString().flatMap { Int($0) }
+            let place = r.optionalString(), region = r.optionalString()
+            pin = PinPlan(id: UUID(uuid: id), country: country, title: title,
+                          place: PinPlace(placeID: placeID, place: place, region: region, regionCode: r.optionalString()))
         }
         var verdict: ImportRules.Verdict?
         switch r.u8() {

@@ -77,8 +77,21 @@ public enum ImportReportJSON {
             writeCoordinate(c)
             line.writeRaw(",\"photo\":")
             line.writeString(item.entry.relativePath.description)
+            let place = item.pin?.place ?? .none
+            if let name = place.place {
+                line.writeRaw(",\"place\":")
+                line.writeString(name)
+            }
             line.writeRaw(",\"positionSource\":")
             line.writeString(k.positionSource?.rawValue)
+            if let region = place.region {
+                line.writeRaw(",\"region\":")
+                line.writeString(region)
+            }
+            if let code = place.regionCode {
+                line.writeRaw(",\"regionCode\":")
+                line.writeString(code)
+            }
             let track = item.trackFix
             if let track { line.writeRaw(",\"secondsToTrackFix\":" + JSONText.string(track.seconds)) }
             writeTime(of: item, source: k.timeSource)
@@ -238,7 +251,7 @@ public enum ImportReportText {
         sink.write("\nPins that would be created:\n")
         // The widths of the rows were kept as the records were written (`DecidedFiles.Tally`):
         // one pass over the pins, for the rows.
-        writeTable(["TAKEN AT", "CC", "LATITUDE", "LONGITUDE", "PHOTO"], report.accepted.lazy.map { pinCells($0)! },
+        writeTable(["TAKEN AT", "CC", "PLACE", "LATITUDE", "LONGITUDE", "PHOTO"], report.accepted.lazy.map { pinCells($0)! },
                    widths: report.items.tally.pinTableWidths, to: sink)
     }
 
@@ -261,7 +274,9 @@ public enum ImportReportText {
     /// accepted photo always has).
     static func pinCells(_ item: ImportItem) -> [String]? {
         guard let c = item.coordinate else { return nil }
-        return [item.takenAtText, item.country ?? "-", formatDegrees(c.latitude), formatDegrees(c.longitude),
+        let place = item.pin?.place
+        return [item.takenAtText, item.country ?? "-", TerminalText.escaped(place?.place ?? place?.region ?? "-"),
+                formatDegrees(c.latitude), formatDegrees(c.longitude),
                 TerminalText.quoted(item.entry.relativePath)]
     }
 

@@ -47,6 +47,7 @@ public struct ExportInput: Sendable {
 /// page's `pins-data` island): compact, because a page of 10,000 pins holds 10,000 of them.
 /// Always present: `id`, `title`, `latitude`, `longitude` (at most 7 decimals, about 1 cm),
 /// `date` (in the pin's own offset), `color`. Present only when set: `country` (absent at sea),
+/// `place`, `region` and `regionCode` (the gazetteer's town and admin-1 region; absent when none),
 /// `type` with its `city` or `mountain` object (absent for a point), `visitCount` (absent: 1),
 /// `edited` (true), `note`, `tags` and `photoIDs` (absent when empty), and `utcOffset` when the
 /// date cannot show it (see `dateShowsOffset`). Nothing is lost: an absent key has one meaning,
@@ -57,6 +58,9 @@ public func pinProperties(_ l: Location) -> [String: Any] {
         "longitude": jsonDegrees(l.coordinate.longitude), "date": pinDateText(l), "color": l.color,
     ]
     object["country"] = l.countryID
+    object["place"] = l.place
+    object["region"] = l.region
+    object["regionCode"] = l.regionCode
     if let offset = l.utcOffsetSeconds, !dateShowsOffset(offset) { object["utcOffset"] = offset }
     if l.visitCount != 1 { object["visitCount"] = l.visitCount }
     if l.editedAt != nil { object["edited"] = true }
@@ -107,6 +111,15 @@ func placeName(_ pin: Location) -> String? {
     case let .city(visit): return visit.cityName
     case let .mountain(visit): return visit.mountainName
     }
+}
+
+/// Where a pin is, in words: "Kyoto, Kyoto Prefecture" (its town and region; one of them, or
+/// nil when it has neither). The region is left out when it is named as the town.
+func whereText(_ pin: Location) -> String? {
+    var parts: [String] = []
+    if let place = pin.place { parts.append(place) }
+    if let region = pin.region, region != pin.place { parts.append(region) }
+    return parts.isEmpty ? nil : parts.joined(separator: ", ")
 }
 
 /// A mountain pin's height: the height reached, else the mountain's.

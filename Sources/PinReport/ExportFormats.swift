@@ -100,6 +100,7 @@ enum KMLExport {
     static func placemark(_ pin: Location, to sink: ExportSink) {
         var text = "<Placemark id=\"p-\(pin.id.uuidString.lowercased())\"><name>\(xmlEscaped(pin.title))</name>"
         var description: [String] = []
+        if let town = whereText(pin) { description.append(town) }
         if let place = placeName(pin) { description.append(place) }
         if let note = pin.note { description.append(note) }
         if let tags = pin.tags, !tags.isEmpty { description.append("Tags: " + TagList.join(tags)) }
@@ -113,6 +114,9 @@ enum KMLExport {
         if let tags = pin.tags { data.append(("tags", TagList.join(tags))) }
         if let place = placeName(pin) { data.append(("name", place)) }
         if let height = height(pin) { data.append(("height", exportNumber(height))) }
+        if let town = pin.place { data.append(("place", town)) }
+        if let region = pin.region { data.append(("region", region)) }
+        if let code = pin.regionCode { data.append(("regionCode", code)) }
         for (key, value) in data { text += "<Data name=\"\(key)\"><value>\(xmlEscaped(value))</value></Data>" }
         text += "</ExtendedData><Point><coordinates>\(exportDegrees(pin.coordinate.longitude)),\(exportDegrees(pin.coordinate.latitude))"
         if let height = height(pin) { text += "," + exportNumber(height) }
@@ -153,7 +157,9 @@ enum GPXExport {
             text += "<time>\(ISO8601.format(pin.date))</time><name>\(xmlEscaped(pin.title))</name>"
             if let note = pin.note { text += "<cmt>\(xmlEscaped(note))</cmt>" }
             var description: [String] = []
-            if let code = pin.countryID { description.append(input.countryNames[code] ?? code) }
+            let country = pin.countryID.map { input.countryNames[$0] ?? $0 }
+            let town = [whereText(pin), country].compactMap { $0 }
+            if !town.isEmpty { description.append(town.joined(separator: ", ")) }
             if let place = placeName(pin) { description.append(place) }
             if let tags = pin.tags, !tags.isEmpty { description.append("Tags: " + TagList.join(tags)) }
             if !description.isEmpty { text += "<desc>\(xmlEscaped(description.joined(separator: "; ")))</desc>" }
@@ -176,7 +182,7 @@ enum GPXExport {
 /// injection) gets a leading apostrophe. `bom` starts the file with U+FEFF so Excel reads UTF-8.
 enum CSVExport {
     static let header = ["id", "title", "latitude", "longitude", "country", "country_name", "type", "date", "color",
-                         "visit_count", "note", "tags", "name", "height"]
+                         "visit_count", "note", "tags", "name", "height", "place", "region", "region_code"]
 
     static func write(_ input: ExportInput, bom: Bool, to sink: ExportSink) {
         if bom { sink.write("\u{FEFF}") }
@@ -188,6 +194,7 @@ enum CSVExport {
                 text(pin.countryID.flatMap { input.countryNames[$0] } ?? ""), pin.type.selection.rawValue,
                 pinDateText(pin), pin.color, String(pin.visitCount), text(pin.note ?? ""),
                 text(TagList.join(pin.tags ?? [])), text(placeName(pin) ?? ""), height(pin).map(exportNumber) ?? "",
+                text(pin.place ?? ""), text(pin.region ?? ""), pin.regionCode ?? "",
             ]
             sink.write(row.map(field).joined(separator: ",") + "\r\n")
         }

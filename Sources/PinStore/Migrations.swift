@@ -139,6 +139,21 @@ public enum Migrations {
             CREATE INDEX place_records_location ON place_records(location_id);
             CREATE INDEX place_records_run ON place_records(run_id);
             """),
+        // Places (the places issue, schema 7): a pin's populated place (GeoNames name and id) and admin-1
+        // region. `places_resolved` is 0 for every pin stored before: the backfill
+        // (PlaceBackfill) gives each its place, and its new title when the title is still the one
+        // pins made, then sets it to 1; a pin made or moved since is resolved when it is saved.
+        // A city becomes the gazetteer place it is (`place_id`), one city per place.
+        Migration(version: 7, name: "places", sql: """
+            ALTER TABLE locations ADD COLUMN place TEXT;
+            ALTER TABLE locations ADD COLUMN place_id INTEGER;
+            ALTER TABLE locations ADD COLUMN region TEXT;
+            ALTER TABLE locations ADD COLUMN region_code TEXT;
+            ALTER TABLE locations ADD COLUMN places_resolved INTEGER NOT NULL DEFAULT 0;
+            CREATE INDEX locations_unresolved_places ON locations(id) WHERE places_resolved = 0;
+            ALTER TABLE cities ADD COLUMN place_id INTEGER;
+            CREATE UNIQUE INDEX cities_place ON cities(place_id) WHERE place_id IS NOT NULL;
+            """),
     ]
 
     /// Schema 5: rewrites each photo id that holds a backslash in the text of `RawPath.description`.

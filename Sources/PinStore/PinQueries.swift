@@ -13,6 +13,12 @@ public struct PinPhotoRecord: Sendable {
 }
 
 extension PinDatabase {
+    /// Whether some pin was stored before pins knew places and waits for `PlaceBackfill`
+    /// (a partial index answers: cheap enough for every open).
+    public func hasPinsWithoutPlaces() throws -> Bool {
+        try connection.scalarInt("SELECT EXISTS (SELECT 1 FROM locations WHERE places_resolved = 0)") == 1
+    }
+
     /// The photo records that point at a pin, by path.
     public func photos(ofPin id: UUID) throws -> [PinPhotoRecord] {
         try connection.query("""

@@ -61,7 +61,8 @@ struct SQLiteLocationRepository: LocationRepository {
     static let columns = """
         id, title, latitude, longitude, country_id, type, type_data, date, color, visit_count, note, tags, photo_ids,
         coalesce(utc_offset, (SELECT p.utc_offset FROM photos p WHERE p.location_id = locations.id
-            AND p.decision = 'accepted' AND p.utc_offset IS NOT NULL ORDER BY p.path LIMIT 1)), edited_at, run_id
+            AND p.decision = 'accepted' AND p.utc_offset IS NOT NULL ORDER BY p.path LIMIT 1)), edited_at, run_id,
+        place, place_id, region, region_code, places_resolved
         """
 
     func row(_ s: Statement) throws -> Location {
@@ -83,6 +84,11 @@ struct SQLiteLocationRepository: LocationRepository {
             runID: s.isNull(15) ? nil : s.int64(15))
         location.utcOffsetSeconds = s.isNull(13) ? nil : s.int(13)
         location.editedAt = s.optionalDouble(14).map(Date.init(timeIntervalSince1970:))
+        location.place = s.optionalString(16)
+        location.placeID = s.isNull(17) ? nil : s.int(17)
+        location.region = s.optionalString(18)
+        location.regionCode = s.optionalString(19)
+        location.placesResolved = s.int(20) != 0
         return location
     }
 
@@ -113,21 +119,24 @@ struct SQLiteLocationRepository: LocationRepository {
         }
         return [l.title, l.coordinate.latitude, l.coordinate.longitude, l.countryID, l.type.selection.rawValue, typeData,
                 l.date.timeIntervalSince1970, l.color, l.visitCount, l.note, try l.tags.map { try json($0) },
-                try json(l.photoIDs), l.utcOffsetSeconds, l.editedAt?.timeIntervalSince1970]
+                try json(l.photoIDs), l.utcOffsetSeconds, l.editedAt?.timeIntervalSince1970,
+                l.place, l.placeID, l.region, l.regionCode, l.placesResolved ? 1 : 0]
     }
 
     func insert(_ l: Location) throws {
         try db.insertNew("""
             INSERT INTO locations (id, title, latitude, longitude, country_id, type, type_data, date, color,
-                                   visit_count, note, tags, photo_ids, utc_offset, edited_at, created_at, run_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   visit_count, note, tags, photo_ids, utc_offset, edited_at,
+                                   place, place_id, region, region_code, places_resolved, created_at, run_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [l.id.uuidString.lowercased()] + (try values(l)) + [Date().timeIntervalSince1970, l.runID], table: "locations", id: l.id)
     }
 
     func update(_ l: Location) throws {
         try db.updateExisting("""
             UPDATE locations SET title = ?, latitude = ?, longitude = ?, country_id = ?, type = ?, type_data = ?,
-                date = ?, color = ?, visit_count = ?, note = ?, tags = ?, photo_ids = ?, utc_offset = ?, edited_at = ?
+                date = ?, color = ?, visit_count = ?, note = ?, tags = ?, photo_ids = ?, utc_offset = ?, edited_at = ?,
+                place = ?, place_id = ?, region = ?, region_code = ?, places_resolved = ?
             WHERE id = ?
             """, (try values(l)) + [l.id.uuidString.lowercased()], table: "locations", id: l.id)
     }
@@ -170,10 +179,11 @@ struct SQLiteCityRepository: CityRepository {
 
     private func row(_ s: Statement) throws -> City {
         City(id: try storedID(s.string(0), in: "cities", db), name: s.string(1),
-             coordinate: Coordinate(latitude: s.double(2), longitude: s.double(3)), pinCount: s.int(4))
+             coordinate: Coordinate(latitude: s.double(2), longitude: s.double(3)), pinCount: s.int(4),
+             placeID: s.isNull(5) ? nil : s.int(5))
     }
 
-    private static let select = "SELECT id, name, latitude, longitude, pin_count FROM cities"
+    private static let select = "SELECT id, name, latitude, longitude, pin_count, place_id FROM cities"
 
     func fetch(id: UUID) throws -> City? {
         try db.query("\(Self.select) WHERE id = ?", [id.uuidString.lowercased()], row).first
@@ -188,18 +198,18 @@ struct SQLiteCityRepository: CityRepository {
 
     private func values(_ c: City) -> [SQLBindable] {
         let key = SharedPlaceKey(name: c.name, coordinate: c.coordinate)
-        return [key.name, key.latitudeE4, key.longitudeE4, c.coordinate.latitude, c.coordinate.longitude, c.pinCount]
+        return [key.name, key.latitudeE4, key.longitudeE4, c.coordinate.latitude, c.coordinate.longitude, c.pinCount, c.placeID]
     }
 
     func insert(_ c: City) throws {
         try db.insertNew("""
-            INSERT INTO cities (id, name, lat_e4, lon_e4, latitude, longitude, pin_count) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO cities (id, name, lat_e4, lon_e4, latitude, longitude, pin_count, place_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """, [c.id.uuidString.lowercased()] + values(c), table: "cities", id: c.id)
     }
 
     func update(_ c: City) throws {
         try db.updateExisting("""
-            UPDATE cities SET name = ?, lat_e4 = ?, lon_e4 = ?, latitude = ?, longitude = ?, pin_count = ? WHERE id = ?
+            UPDATE cities SET name = ?, lat_e4 = ?, lon_e4 = ?, latitude = ?, longitude = ?, pin_count = ?, place_id = ? WHERE id = ?
             """, values(c) + [c.id.uuidString.lowercased()], table: "cities", id: c.id)
     }
 

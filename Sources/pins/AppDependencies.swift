@@ -116,6 +116,13 @@ final class AppDependencies {
     }()
     private var cachedCatalog: CountryCatalog?
     private var cachedDatabase: PinDatabase?
+    /// The gazetteer (the places issue, parts 1-2, wires its lazy loader here). NoPlaces until
+    /// then: pins get no place, and the backfill of older pins waits for a real gazetteer.
+    let places: any PlaceLocating = NoPlaces()
+
+    /// Whether a real gazetteer is wired (the backfill runs only then: a pin resolved with no
+    /// gazetteer would never get its place).
+    var hasGazetteer: Bool { !(places is NoPlaces) }
 
     /// The country outlines read and indexed now, with no database: `pins locate`.
     static func loadResolver() throws -> CountryResolver {
@@ -194,12 +201,23 @@ final class AppDependencies {
         do {
             let db = try PinDatabase(path: databasePath)
             cachedDatabase = db
+            try backfillPlaces(db)
             return db
         } catch let error as StorageError {
             throw CommandFailure(error.description, code: error.reason == .busy || error.reason == .repairing ? ExitCode.busy : ExitCode.failure)
         } catch {
             throw CommandFailure("cannot open the database \(databasePath): \(error)")
         }
+    }
+
+    /// Pins stored before pins knew places get their place, region and new title (where pins
+    /// made the title: `PlaceBackfill`), once, in one transaction, at the first open for
+    /// writing by a pins with a gazetteer.
+    private func backfillPlaces(_ db: PinDatabase) throws {
+        guard hasGazetteer, try db.hasPinsWithoutPlaces() else { return }
+        let backfill = PlaceBackfill(creation: try lazyCreationService())
+        try places.prepare()
+        try db.write { repos in try backfill.run(in: repos) }
     }
 
     /// The database for reading only, or nil when the file does not exist (nothing stored yet):
@@ -236,12 +254,12 @@ final class AppDependencies {
     func creationService(near coordinate: Coordinate) throws -> CreationService {
         _ = try ResourceLocator.directory()
         let point = PointCountryLocator(polygons: try Self.loadPolygons(), latitude: coordinate.latitude, fallback: locator)
-        return CreationService(locator: point, countries: CountryService(catalog: try catalog()))
+        return CreationService(locator: point, countries: CountryService(catalog: try catalog()), places: places)
     }
 
     /// For the importer and delete: the outlines are loaded only if something needs a country.
     func lazyCreationService() throws -> CreationService {
         _ = try ResourceLocator.directory()
-        return CreationService(locator: locator, countries: CountryService(catalog: try catalog()))
+        return CreationService(locator: locator, countries: CountryService(catalog: try catalog()), places: places)
     }
 }

@@ -7,7 +7,7 @@ import PinStore
 
 let editSpec = CommandSpec(
     name: "edit", summary: "Change a pin: title, note, tags, colour, date, position, type, visits.",
-    usage: "edit ID [--title T] [--note N] [--tag T]... [--untag T]... [--color HEX] [--date ISO8601] [--lat LAT --lon LON] [--type point|city|mountain] [--name NAME] [--height M] [--visits N] [--json]",
+    usage: "edit ID [--title T] [--note N] [--tag T]... [--untag T]... [--color HEX] [--date ISO8601] [--lat LAT --lon LON] [--type point|city|mountain] [--name NAME] [--address A] [--height M] [--achieved-height M] [--visits N] [--json]",
     options: [
         OptionSpec(name: "--title", value: "T", help: "New title."),
         OptionSpec(name: "--note", value: "N", help: "New note; an empty one removes it."),
@@ -17,9 +17,11 @@ let editSpec = CommandSpec(
         OptionSpec(name: "--date", value: "ISO8601", help: "Date of the visit, e.g. 2024-05-01T10:00:00+02:00 (the offset becomes the pin's); without an offset, the local time where the pin is."),
         OptionSpec(name: "--lat", value: "LAT", help: "New latitude (with --lon): the country is resolved again."),
         OptionSpec(name: "--lon", value: "LON", help: "New longitude (with --lat)."),
-        OptionSpec(name: "--type", value: "TYPE", help: "point, city or mountain (city and mountain need --name).", choices: LocationTypeSelection.allCases.map(\.rawValue)),
+        OptionSpec(name: "--type", value: "TYPE", help: "point, city or mountain (a mountain needs --name; a city without one is the town the pin is in).", choices: LocationTypeSelection.allCases.map(\.rawValue)),
         OptionSpec(name: "--name", value: "NAME", help: "City or mountain name."),
-        OptionSpec(name: "--height", value: "M", help: "Mountain height in metres."),
+        OptionSpec(name: "--address", value: "A", help: "The address visited (a city pin); an empty one removes it."),
+        OptionSpec(name: "--height", value: "M", help: "Mountain height in metres: the shared mountain's, shown by every pin on it."),
+        OptionSpec(name: "--achieved-height", value: "M", help: "How high you got on the mountain, in metres."),
         OptionSpec(name: "--visits", value: "N", help: "How many times you were there (1 or more)."),
         dbOption, jsonOption,
     ],
@@ -65,6 +67,8 @@ func runEdit(_ args: ParsedArguments) throws {
         edit.name = name
     }
     edit.height = try args.double("--height", range: -500...9000)
+    edit.achievedHeight = try args.double("--achieved-height", range: -500...9000)
+    edit.address = args.value("--address")
     edit.visitCount = try args.int("--visits", range: 1...1_000_000)
     guard !edit.isEmpty || args.value("--date") != nil else { throw UsageError("nothing to change: give at least one option", command: "edit") }
 
@@ -133,8 +137,10 @@ func runShow(_ args: ParsedArguments) throws {
         ("id", pin.id.uuidString.lowercased()), ("title", TerminalText.escaped(pin.title)),
         ("position", pin.coordinate.description),
         ("country", pin.countryID.map { "\(TerminalText.escaped(countryName ?? $0)) (\(TerminalText.escaped($0)))" } ?? "- (at sea or unknown)"),
-        ("date", pinDateText(pin)), ("type", pin.type.selection.rawValue),
     ]
+    if let place = pin.place { rows.append(("place", TerminalText.escaped(place))) }
+    if let region = pin.region { rows.append(("region", TerminalText.escaped(region + (pin.regionCode.map { " (\($0))" } ?? "")))) }
+    rows += [("date", pinDateText(pin)), ("type", pin.type.selection.rawValue)]
     switch pin.type {
     case .point: break
     case let .city(visit): rows.append(("city", TerminalText.escaped(visit.cityName)))

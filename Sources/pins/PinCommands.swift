@@ -10,22 +10,29 @@ let jsonOption = OptionSpec(name: "--json", value: nil, help: "Print JSON instea
 
 let addSpec = CommandSpec(
     name: "add", summary: "Create a pin by hand, as the app's long press does.",
-    usage: "add --lat LAT --lon LON [--title T] [--date ISO8601] [--color HEX] [--note N] [--tag T]... [--type point|city|mountain] [--name NAME] [--height M]",
+    usage: "add --lat LAT --lon LON [--title T] [--date ISO8601] [--color HEX] [--note N] [--tag T]... [--type point|city|mountain] [--name NAME] [--address A] [--height M] [--achieved-height M]",
     options: [
         OptionSpec(name: "--lat", value: "LAT", help: "Latitude in decimal degrees, -90 to 90."),
         OptionSpec(name: "--lon", value: "LON", help: "Longitude in decimal degrees, -180 to 180."),
-        OptionSpec(name: "--title", value: "T", help: "Title (default: the country's name, or the coordinate)."),
+        OptionSpec(name: "--title", value: "T", help: "Title (default: the town and country, \"Kyoto, Japan\"; a city's or mountain's name)."),
         OptionSpec(name: "--date", value: "ISO8601", help: "Date of the visit, e.g. 2024-05-01, 2024-05-01T10:00 (local time there) or 2024-05-01T10:00:00+02:00 (default: now)."),
         OptionSpec(name: "--color", value: "HEX", help: "Pin color #RRGGBB (default: the settings' pin color)."),
         OptionSpec(name: "--note", value: "N", help: "A note."),
         OptionSpec(name: "--tag", value: "T", help: "A tag; repeat for more.", repeatable: true),
         OptionSpec(name: "--type", value: "TYPE", help: "point (default), city or mountain.", choices: LocationTypeSelection.allCases.map(\.rawValue)),
-        OptionSpec(name: "--name", value: "NAME", help: "City or mountain name (for --type city|mountain)."),
+        OptionSpec(name: "--name", value: "NAME", help: "City or mountain name (a city's default: the town the pin is in)."),
+        OptionSpec(name: "--address", value: "A", help: "The address visited (for --type city)."),
         OptionSpec(name: "--height", value: "M", help: "Mountain height in metres (for --type mountain)."),
+        OptionSpec(name: "--achieved-height", value: "M", help: "How high you got, in metres (for --type mountain; default: --height)."),
         dbOption, jsonOption,
     ],
     details: """
-        Prints the new pin's id. The country is resolved offline from the coordinate.
+        Prints the new pin's id. The country, town and region are resolved offline from the coordinate.
+
+        A city pin's city is the town it is in (GeoNames): two city pins in Paris share one "Paris"
+        ('pins cities'). --name names it by hand instead (a name the town there does not have); city
+        pins named alike within 15 km share it. Mountain pins named alike within 5 km share the
+        mountain; its height is the last one given.
 
         A --date without an offset is the time a clock at the pin's position showed: it is read
         in the time zone there on that date (summer time included), not in this machine's zone.
@@ -45,37 +52,68 @@ func runAdd(_ args: ParsedArguments) throws {
     if let color = args.value("--color"), Settings.normalizedColor(color) == nil {
         throw UsageError("--color expects #RRGGBB, got '\(color)'", command: "add")
     }
-    let type: LocationType
-    switch args.value("--type") ?? "point" {
-    case "point": type = .point
-    case "city":
-        guard let name = args.value("--name"), !name.isEmpty else { throw UsageError("--type city needs --name", command: "add") }
-        type = .city(CityVisitData(cityName: name, cityCoordinate: coordinate))
-    case "mountain":
-        guard let name = args.value("--name"), !name.isEmpty else { throw UsageError("--type mountain needs --name", command: "add") }
-        let height = try args.double("--height", range: -500...9000)
-        type = .mountain(MountainVisitData(mountainName: name, height: height, mountainCoordinate: coordinate, achievedHeight: height))
-    case let other:
-        throw UsageError("--type must be point, city or mountain, got '\(other)'", command: "add")
+    let typeName = args.value("--type") ?? "point"
+    guard ["point", "city", "mountain"].contains(typeName) else {
+        throw UsageError("--type must be point, city or mountain, got '\(typeName)'", command: "add")
     }
+    let name = args.value("--name").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    if name?.isEmpty == true { throw UsageError("--name must not be empty", command: "add") }
+    if typeName != "city", args.value("--address") != nil { throw UsageError("--address is for --type city", command: "add") }
+    if typeName != "mountain", args.value("--height") != nil || args.value("--achieved-height") != nil {
+        throw UsageError("--height and --achieved-height are for --type mountain", command: "add")
+    }
+    if typeName == "mountain", name == nil { throw UsageError("--type mountain needs --name", command: "add") }
+    let height = try args.double("--height", range: -500...9000)
+    let achieved = try args.double("--achieved-height", range: -500...9000)
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let creation = try deps.creationService(near: coordinate)
-    let catalog = try deps.catalog()
-    let title = args.value("--title") ?? {
-        if let name = args.value("--name"), type != .point { return name }
-        if let code = creation.locator.countryCode(at: coordinate) { return catalog[code]?.name ?? code }
-        return coordinate.description
+    try creation.places.prepare()
+    // The country by its outline, then the town and region inside it: the title, and a city's place.
+    let (country, match) = creation.resolve(at: coordinate)
+    let type: LocationType
+    switch typeName {
+    case "city":
+        type = .city(try cityVisit(named: name, at: coordinate, match: match, address: args.value("--address"), command: "add"))
+    case "mountain":
+        type = .mountain(MountainVisitData(mountainName: name!, height: height, mountainCoordinate: coordinate,
+                                           achievedHeight: achieved ?? height))
+    default:
+        if name != nil { throw UsageError("--name is for --type city or mountain", command: "add") }
+        type = .point
+    }
+    let place = PinPlace(match)
+    let title: String = args.value("--title") ?? {
+        switch type {
+        case let .city(visit): return visit.cityName
+        case let .mountain(visit): return visit.mountainName
+        case .point: return country == nil ? coordinate.description : creation.title(country: country, place: place)
+        }
     }()
     var draft = LocationDraft(title: title, coordinate: coordinate, type: type, date: date, color: args.value("--color"),
                               note: args.value("--note"), tags: args.all("--tag").isEmpty ? nil : args.all("--tag"))
     // The visit's own offset: the one written with --date, else the position's zone at that date.
     draft.utcOffsetSeconds = offset
-    let location = try creation.create(draft, using: try deps.database())
+    let plan = PinPlan(id: try creation.ids.next(), country: country, title: title, place: place)
+    let location = try deps.database().write { repos in try creation.create(draft, planned: plan, in: repos) }
     if args.has("--json") {
         Out.print(Out.json(locationJSON(location)))
     } else {
         Out.print(location.id.uuidString.lowercased())
     }
+}
+
+/// A city pin's visit: the gazetteer place at the pin (its name, centre and id) when no `name`
+/// is given or the name is the place's (any case, accents ignored); else a city named by hand
+/// at the pin, shared with others of that name nearby (`CityService`).
+func cityVisit(named name: String?, at coordinate: Coordinate, match: PlaceMatch, address: String?, command: String) throws -> CityVisitData {
+    let address = address.flatMap { $0.isEmpty ? nil : $0 }
+    if let place = match.place, name.map({ PinFilter.fold($0) == PinFilter.fold(place.name) }) ?? true {
+        return CityVisitData(place: place, address: address)
+    }
+    guard let name else {
+        throw CommandFailure("no town or city is known at \(coordinate.description): give the city's name with --name")
+    }
+    return CityVisitData(cityName: name, cityCoordinate: coordinate, address: address)
 }
 
 /// `--date` for a pin at `coordinate`: the instant and its offset. A date written without an
@@ -109,17 +147,18 @@ func dateOption(_ args: ParsedArguments) throws -> (Date, Int?)? {
 
 let listSpec = CommandSpec(
     name: "list", summary: "List the pins, oldest first, filtered like the app's Pins tab.",
-    usage: "list [--search TEXT] [--country CC]... [--type TYPE]... [--tag T]... [--since DATE] [--until DATE] [--near LAT,LON --within KM] [--sort KEY] [--limit N] [--json]",
+    usage: "list [--search TEXT] [--country CC]... [--region R]... [--place P]... [--type TYPE]... [--tag T]... [--since DATE] [--until DATE] [--near LAT,LON --within KM] [--sort KEY] [--limit N] [--json]",
     options: pinFilterOptions + [dbOption, jsonOption],
     details: """
         Every filter given must hold. DATE is the pin's own local date (the photo's offset, or the one given to add).
 
         --json prints one object per pin: id, title, latitude, longitude, date and color always; country,
-        type (city or mountain), visitCount (more than 1), edited, note, tags, photoIDs and utcOffset only
+        place, region, regionCode, type (city or mountain), visitCount (more than 1), edited, note, tags, photoIDs and utcOffset only
         when set (a point with one visit has no type or visitCount key; README: "A pin as JSON").
 
         Examples:
-          pins list --search zurich             # finds "Zürich" in a title, note, tag or city name
+          pins list --search zurich             # finds "Zürich" in a title, place, region, note, tag or city name
+          pins list --region JP-26 --place kyoto
           pins list --country FR --since 2023-01-01 --until 2023-12-31
           pins list --near 48.8566,2.3522 --within 25 --sort distance
           pins list --tag hiking --type mountain --json
@@ -148,9 +187,10 @@ func runList(_ args: ParsedArguments) throws {
     }
     let rows = locations.map { l in
         [l.id.uuidString.lowercased().prefix(8).description, pinDateText(l).prefix(10).description, l.countryID ?? "-",
-         l.type.selection.rawValue, formatDegrees(l.coordinate.latitude), formatDegrees(l.coordinate.longitude), TerminalText.escaped(l.title)]
+         TerminalText.escaped(l.place ?? l.region ?? "-"), l.type.selection.rawValue, formatDegrees(l.coordinate.latitude),
+         formatDegrees(l.coordinate.longitude), TerminalText.escaped(l.title)]
     }
-    Out.print(Out.table(["ID", "DATE", "CC", "TYPE", "LATITUDE", "LONGITUDE", "TITLE"], rows))
+    Out.print(Out.table(["ID", "DATE", "CC", "PLACE", "TYPE", "LATITUDE", "LONGITUDE", "TITLE"], rows))
     Out.print("\(locations.count) pin\(locations.count == 1 ? "" : "s")")
 }
 
@@ -181,19 +221,27 @@ func runDelete(_ args: ParsedArguments) throws {
 // MARK: stats
 
 let statsSpec = CommandSpec(
-    name: "stats", summary: "Countries and continents visited, and totals per pin type.",
+    name: "stats", summary: "Countries, continents, regions and places visited, and totals per pin type.",
     usage: "stats [--json]", options: [dbOption, jsonOption], details: "")
 
 func runStats(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "stats") }
     let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let service = StatisticsService(catalog: try deps.catalog())
-    let stats = try service.calculate(using: try deps.databaseForReading())
+    let db = try deps.databaseForReading()
+    let service = StatisticsService(catalog: try deps.catalog(), places: deps.places)
+    if try db.read({ try $0.locations.fetchAll(countryID: nil).contains { $0.region != nil } }) { try deps.places.prepare() }
+    let stats = try service.calculate(using: db)
     if args.has("--json") {
         let object: [String: Any] = [
-            "countries": stats.countries.map { ["id": $0.id, "name": $0.name, "continent": $0.continent, "pinCount": $0.pinCount] },
+            "countries": stats.countries.map { c -> [String: Any] in
+                var entry: [String: Any] = ["id": c.id, "name": c.name, "continent": c.continent, "pinCount": c.pinCount,
+                                            "regionsVisited": c.regionsVisited, "placesVisited": c.placesVisited]
+                if c.regionCount > 0 { entry["regionCount"] = c.regionCount }
+                return entry
+            },
             "continents": stats.continents.map { ["name": $0.name, "countryCount": $0.countryCount, "pinCount": $0.pinCount] },
             "countriesVisited": stats.countries.count, "continentsVisited": stats.continents.count,
+            "regionsVisited": stats.regionsVisited, "placesVisited": stats.placesVisited,
             "totals": ["pins": stats.totalPins, "point": stats.pointCount, "city": stats.cityCount,
                        "mountain": stats.mountainCount, "withoutCountry": stats.pinsWithoutCountry],
         ]
@@ -212,5 +260,10 @@ func runStats(_ args: ParsedArguments) throws {
         text += Out.table(["CONTINENT", "COUNTRIES", "PINS"],
                           stats.continents.map { [$0.name, String($0.countryCount), String($0.pinCount)] }).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n"
     }
+    text += "Regions visited: \(stats.regionsVisited)\n"
+    for country in stats.countries where country.regionsVisited > 0 {
+        text += "  \(country.name): \(country.regionsText)\n"
+    }
+    text += "Places visited: \(stats.placesVisited)\n"
     Out.raw(text, to: 1)
 }

@@ -5,9 +5,11 @@ import PinStore
 
 /// The filters `pins list` and `pins export` share, declared once for their help and parsing.
 let pinFilterOptions: [OptionSpec] = [
-    OptionSpec(name: "--search", value: "TEXT", help: "Title, note, tags or city/mountain name contain TEXT (any case, accents ignored)."),
+    OptionSpec(name: "--search", value: "TEXT", help: "Title, place, region, note, tags or city/mountain name contain TEXT (any case, accents ignored)."),
     OptionSpec(name: "--country", value: "CC", help: "Only pins in this country (ISO 3166-1 alpha-2, e.g. FR); repeat for more.", repeatable: true),
     OptionSpec(name: "--continent", value: "NAME", help: "Only pins on this continent (e.g. Europe, \"North America\"); repeat for more.", repeatable: true),
+    OptionSpec(name: "--region", value: "NAME", help: "Only pins in this region (a state, a prefecture), by name or ISO 3166-2 code (e.g. JP-26); repeat for more.", repeatable: true),
+    OptionSpec(name: "--place", value: "NAME", help: "Only pins in this town or city (its whole name, any case, accents ignored); repeat for more.", repeatable: true),
     OptionSpec(name: "--type", value: "TYPE", help: "Only pins of this type: point, city or mountain; repeat for more.", repeatable: true,
                choices: LocationTypeSelection.allCases.map(\.rawValue)),
     OptionSpec(name: "--tag", value: "T", help: "Only pins with this tag; repeat to require more tags.", repeatable: true),
@@ -52,6 +54,8 @@ func pinFilter(from args: ParsedArguments) throws -> PinFilter {
         }
     }
     filter.continents = args.all("--continent")
+    filter.regions = args.all("--region")
+    filter.places = args.all("--place")
     for text in args.all("--type") {
         guard let type = LocationTypeSelection(rawValue: text.lowercased()) else {
             throw UsageError("--type must be point, city or mountain, got '\(text)'", command: command)

@@ -31,7 +31,7 @@ final class DecidedFilesTests: XCTestCase {
         var items: [ImportItem] = []
         for (k, verdict) in verdicts.enumerated() {
             items.append(ImportItem(entry: entry([0x61, 0xFF, 0x2F, UInt8(0x30 + k)]), metadata: m, decision: verdict?.decision ?? .noLocation,
-                                    verdict: verdict, pin: verdict == .accepted ? PinPlan(id: id, country: nil, title: "At sea, 2023-07-14") : nil))
+                                    verdict: verdict, pin: verdict == .accepted ? PinPlan(id: id, country: "JP", title: "Kyoto, Japan", place: PinPlace(placeID: 1857910, place: "Kyoto", region: "Kyoto", regionCode: "JP-26")) : nil))
         }
         items.append(ImportItem(entry: entry([0x7A], size: 0), error: "truncated: 3 bytes", decision: .unreadable))
         items.append(ImportItem(entry: entry(Array("b.xmp".utf8)), decision: .notMedia))

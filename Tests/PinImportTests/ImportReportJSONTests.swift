@@ -14,7 +14,8 @@ final class ImportReportJSONTests: XCTestCase {
                                                      positionSource: .exif, takenAt: Date(timeIntervalSince1970: 951_782_400),
                                                      utcOffsetSeconds: 0, timeSource: .exifOffset),
                              decision: .accepted, verdict: .accepted,
-                             pin: PinPlan(id: UUID(uuidString: "0F601B8A-1C2D-4E5F-8A9B-0C1D2E3F4A5B")!, country: "FR", title: "France, 2000-02-29"))
+                             pin: PinPlan(id: UUID(uuidString: "0F601B8A-1C2D-4E5F-8A9B-0C1D2E3F4A5B")!, country: "FR", title: "Paris, France",
+                                          place: PinPlace(placeID: 2988507, place: "Paris", region: "Île-de-France", regionCode: "FR-IDF")))
         let distance = ImportItem(entry: file("d \"q\".jpg"),
                                   metadata: PhotoMetadata(format: .jpeg, coordinate: Coordinate(latitude: -10.123456789, longitude: -170.5),
                                                           takenAt: Date(timeIntervalSince1970: 5), utcOffsetSeconds: -34200, timeSource: .exifOffset),
@@ -29,8 +30,9 @@ final class ImportReportJSONTests: XCTestCase {
         let pins = text.range(of: "\"pins\":[")!.upperBound, problems = text.range(of: "],\"problems\"")!.lowerBound
         XCTAssertEqual(String(text[pins..<problems]),
                        "\n{\"country\":\"FR\",\"format\":\"jpeg\",\"id\":\"0f601b8a-1c2d-4e5f-8a9b-0c1d2e3f4a5b\",\"latitude\":48.8566,"
-                       + "\"longitude\":2.3522,\"photo\":\"a.jpg\",\"positionSource\":\"exif\",\"takenAt\":\"2000-02-29T00:00:00Z\","
-                       + "\"timeSource\":\"exifOffset\",\"title\":\"France, 2000-02-29\"}")
+                       + "\"longitude\":2.3522,\"photo\":\"a.jpg\",\"place\":\"Paris\",\"positionSource\":\"exif\",\"region\":\"Île-de-France\","
+                       + "\"regionCode\":\"FR-IDF\",\"takenAt\":\"2000-02-29T00:00:00Z\","
+                       + "\"timeSource\":\"exifOffset\",\"title\":\"Paris, France\"}")
         let skipped = text.range(of: "\"skipped\":[")!.upperBound
         XCTAssertEqual(String(text[skipped...]),
                        "\n{\"detail\":\"1.00 km from pin 'x'\",\"latitude\":-10.123456789,\"longitude\":-170.5,\"photo\":\"d \\\"q\\\".jpg\","

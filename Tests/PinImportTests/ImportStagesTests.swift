@@ -421,12 +421,44 @@ final class ImportStagesTests: XCTestCase {
         ])))
     }
 
+    /// A gazetteer of one town, for the places a plan carries to the stored pin.
+    struct OneTown: PlaceLocating {
+        func match(at point: Coordinate, countryCode: String?) -> PlaceMatch {
+            guard countryCode == "FR" else { return .none }
+            return PlaceMatch(place: Place(id: 2990440, name: "Nice", countryCode: "FR", coordinate: Coordinate(latitude: 43.70313, longitude: 7.26608), population: 338620),
+                              placeDistanceKm: 1, region: Region(code: "FR-PAC", name: "Provence-Alpes-Côte d'Azur", countryCode: "FR"))
+        }
+        func regions(of countryCode: String) -> [Region] { [] }
+    }
+
+    func testAPlanCarriesThePlaceToTheStoredPinAndItsTitle() throws {
+        let creation = CreationService(locator: FixedCountry(), countries: self.creation().countries, places: OneTown())
+        let db = InMemoryStore()
+        var items = [photo(entry("p0.jpg"), at: 0, lat: 0, digest: "D0")]
+        let plan = try creation.planPhotoPin(at: Coordinate(latitude: 43.7, longitude: 7.27), takenAt: Date(timeIntervalSince1970: 0),
+                                             utcOffsetSeconds: 0)
+        XCTAssertEqual(plan.title, "Nice, France")
+        XCTAssertEqual(plan.place, PinPlace(placeID: 2990440, place: "Nice", region: "Provence-Alpes-Côte d'Azur", regionCode: "FR-PAC"))
+        items[0].decision = .accepted
+        items[0].pin = plan
+        XCTAssertEqual(items[0].pin, plan, "the record keeps the place")
+        let survey = try Survey(files: [], known: [:], root: root, allowShrink: true)
+        let reconciled = try Reconciliation(items: [], root: root, known: [:], survey: survey, includeVideos: true, database: nil)
+        try SaveStage(root: root, runID: 7, batchSize: 2, creation: creation).save(DecidedFiles(items), reconciled: reconciled, database: db,
+                                                                                  progress: { _ in })
+        let pin = try XCTUnwrap(db.state.locations[plan.id])
+        XCTAssertEqual([pin.title, pin.place, pin.region, pin.regionCode], ["Nice, France", "Nice", "Provence-Alpes-Côte d'Azur", "FR-PAC"])
+        XCTAssertEqual(pin.placeID, 2990440)
+        XCTAssertTrue(pin.placesResolved)
+        XCTAssertEqual(pin.date, Date(timeIntervalSince1970: 0), "the date is the pin's, not the title's")
+    }
+
     func testSaveWritesPinsAndRecordsWithTheRunIDInBatches() throws {
         let db = InMemoryStore()
         var items = (0..<5).map { photo(entry("p\($0).jpg"), at: Double($0) * 100, lat: Double($0), digest: "D\($0)") }
         let plan = try creation().planPhotoPin(at: Coordinate(latitude: 0, longitude: 7), takenAt: Date(timeIntervalSince1970: 0),
                                                utcOffsetSeconds: 0)
-        XCTAssertEqual(plan.title, "France, 1970-01-01")
+        XCTAssertEqual(plan.title, "France", "no gazetteer: the country alone")
         items[0].decision = .accepted
         items[0].pin = plan
         items[1].decision = .interval
@@ -438,7 +470,7 @@ final class ImportStagesTests: XCTestCase {
         XCTAssertEqual(db.state.photos.count, 5)
         XCTAssertTrue(db.state.photos.values.allSatisfy { $0.runID == 7 })
         let pin = try XCTUnwrap(db.state.locations[plan.id])
-        XCTAssertEqual([pin.title, pin.countryID], ["France, 1970-01-01", "FR"])
+        XCTAssertEqual([pin.title, pin.countryID], ["France", "FR"])
         XCTAssertEqual(pin.runID, 7)
         XCTAssertEqual(pin.photoIDs, ["/lib/p0.jpg"])
         XCTAssertEqual(db.state.countries["FR"]?.pinCount, 1)
@@ -476,7 +508,7 @@ final class ImportStagesTests: XCTestCase {
         let first = try await run(dir, db, runID: 1)
         XCTAssertEqual(first.created, 1)
         let pin = try XCTUnwrap(first.items.first?.pin)
-        XCTAssertEqual(pin.title, "France, 2023-07-14")
+        XCTAssertEqual(pin.title, "France", "the title names the place; the date is the pin's date")
 
         try FileManager.default.copyItem(atPath: try library(["b.jpg": "2023/07-paris/IMG_0002.jpg"]) + "/b.jpg",
                                          toPath: dir + "/IMG_0002.jpg")

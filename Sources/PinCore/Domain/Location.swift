@@ -24,6 +24,16 @@ public struct Location: Identifiable, Codable, Sendable, Hashable {
     /// When the user last changed the pin (`pins edit`); nil for a pin as it was created. An
     /// undone import leaves edited pins alone.
     public var editedAt: Date? = nil
+    /// The populated place the pin is in (the gazetteer's name, GeoNames), nil where none is
+    /// near enough or the pin was never resolved; `placeID` is its GeoNames id.
+    public var place: String? = nil
+    public var placeID: Int? = nil
+    /// The admin-1 region (state, prefecture, …) and its ISO 3166-2 code where one exists.
+    public var region: String? = nil
+    public var regionCode: String? = nil
+    /// False for a pin stored before pins knew places, until the backfill resolves it
+    /// (`PlaceBackfill`); every pin made or moved since is resolved, with or without a place.
+    public var placesResolved = true
 
     public init(id: UUID, title: String, coordinate: Coordinate, countryID: String? = nil,
                 type: LocationType = .point, date: Date, color: String = Settings.defaultPinColor,
@@ -41,5 +51,49 @@ public struct Location: Identifiable, Codable, Sendable, Hashable {
         self.tags = tags
         self.photoIDs = photoIDs
         self.runID = runID
+    }
+
+    /// The place, place id and region together, as the resolver gave them.
+    public var placeFields: PinPlace {
+        get { PinPlace(placeID: placeID, place: place, region: region, regionCode: regionCode) }
+        set {
+            placeID = newValue.placeID
+            place = newValue.place
+            region = newValue.region
+            regionCode = newValue.regionCode
+        }
+    }
+}
+
+/// What a pin stores of a PlaceMatch: the place's name and GeoNames id, the region's name and
+/// ISO 3166-2 code; each nil when the resolver gave none.
+public struct PinPlace: Sendable, Hashable {
+    public var placeID: Int?
+    public var place: String?
+    public var region: String?
+    public var regionCode: String?
+
+    public init(placeID: Int? = nil, place: String? = nil, region: String? = nil, regionCode: String? = nil) {
+        self.placeID = placeID
+        self.place = place
+        self.region = region
+        self.regionCode = regionCode
+    }
+
+    public init(_ match: PlaceMatch) {
+        self.init(placeID: match.place?.id, place: match.place?.name, region: match.region?.name, regionCode: match.region?.code)
+    }
+
+    public static let none = PinPlace()
+
+    /// A pin's title from where it is: "Kyoto, Japan" (the place and the country), the region
+    /// where there is no place ("Hokkaido, Japan"), the country alone where neither is known,
+    /// "At sea" outside every country. A place named as its country (Singapore, Monaco) is
+    /// named once.
+    public func title(countryName: String?) -> String {
+        guard let countryName else { return "At sea" }
+        guard let local = place ?? region, !local.isEmpty else { return countryName }
+        if PinFilter.fold(local) == PinFilter.fold(countryName) { return countryName }
+        return "\(local), \(countryName)"
     }
 }

@@ -21,16 +21,26 @@ public enum LocationTypeSelection: String, Codable, Sendable, CaseIterable {
     case point, city, mountain
 }
 
-/// Visit-specific data of a City pin. `cityName` + `cityCoordinate` identify the shared City.
+/// Visit-specific data of a City pin. The shared City is the gazetteer place `placeID` when it
+/// has one (its name and centre are the place's); a city named by hand (`--name` unlike the
+/// place there) is `cityName` + `cityCoordinate`, shared by name within `CityService.sharingKm`.
 public struct CityVisitData: Codable, Sendable, Hashable {
     public var cityName: String
     public var cityCoordinate: Coordinate
     public var address: String?
+    /// The GeoNames id of the gazetteer place this city is.
+    public var placeID: Int?
 
-    public init(cityName: String, cityCoordinate: Coordinate, address: String? = nil) {
+    public init(cityName: String, cityCoordinate: Coordinate, address: String? = nil, placeID: Int? = nil) {
         self.cityName = cityName
         self.cityCoordinate = cityCoordinate
         self.address = address
+        self.placeID = placeID
+    }
+
+    /// The city of a gazetteer place: its name, its centre, its id.
+    public init(place: Place, address: String? = nil) {
+        self.init(cityName: place.name, cityCoordinate: place.coordinate, address: address, placeID: place.id)
     }
 }
 

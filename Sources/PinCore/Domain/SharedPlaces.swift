@@ -6,12 +6,16 @@ public struct City: Identifiable, Codable, Sendable, Hashable {
     public var name: String
     public var coordinate: Coordinate
     public var pinCount: Int
+    /// The GeoNames id of the gazetteer place (then `coordinate` is its centre); nil for a city
+    /// named by hand.
+    public var placeID: Int?
 
-    public init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int = 0) {
+    public init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int = 0, placeID: Int? = nil) {
         self.id = id
         self.name = name
         self.coordinate = coordinate
         self.pinCount = pinCount
+        self.placeID = placeID
     }
 }
 

@@ -5,6 +5,12 @@ public struct StatisticsValues: Codable, Sendable, Equatable {
         public var name: String
         public var continent: String
         public var pinCount: Int
+        /// Admin-1 regions with at least one pin (by ISO 3166-2 code, else name).
+        public var regionsVisited = 0
+        /// The country's admin-1 regions in the gazetteer; 0 when it has none or none is loaded.
+        public var regionCount = 0
+        /// Distinct places (towns) with at least one pin.
+        public var placesVisited = 0
     }
 
     public struct ContinentEntry: Codable, Sendable, Equatable {
@@ -21,6 +27,36 @@ public struct StatisticsValues: Codable, Sendable, Equatable {
     public var mountainCount = 0
     /// Pins outside every country (at sea).
     public var pinsWithoutCountry = 0
+    /// Regions and places with at least one pin, all countries together.
+    public var regionsVisited = 0
+    public var placesVisited = 0
 
     public init() {}
+}
+
+extension StatisticsValues.CountryEntry {
+    /// "7 of 51 states" (what a country's admin-1 units are called, for the countries people
+    /// ask about most; "regions" elsewhere), or "7 regions" when the total is unknown.
+    public var regionsText: String {
+        let word = regionsVisited == 1 && regionCount == 0 ? Self.regionWord(id).singular : Self.regionWord(id).plural
+        return regionCount > 0 ? "\(regionsVisited) of \(regionCount) \(word)" : "\(regionsVisited) \(word)"
+    }
+
+    static func regionWord(_ code: String) -> (singular: String, plural: String) {
+        switch code {
+        case "US", "DE", "AT", "BR", "MX", "MY", "NG", "VE": return ("state", "states")
+        case "AU": return ("state or territory", "states and territories")
+        case "IN": return ("state or union territory", "states and union territories")
+        case "CA": return ("province or territory", "provinces and territories")
+        case "CN", "AR", "ZA", "PH", "KR", "TR", "IR", "TH": return ("province", "provinces")
+        case "JP": return ("prefecture", "prefectures")
+        case "CH": return ("canton", "cantons")
+        case "ES": return ("autonomous community", "autonomous communities")
+        case "RU": return ("federal subject", "federal subjects")
+        case "GB": return ("country", "countries")
+        case "PL": return ("voivodeship", "voivodeships")
+        case "SE", "NO": return ("county", "counties")
+        default: return ("region", "regions")
+        }
+    }
 }

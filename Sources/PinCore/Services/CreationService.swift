@@ -50,18 +50,21 @@ public struct LocationDraft: Sendable {
     }
 }
 
-/// A new pin's identity, country and title, resolved once before it is stored: the import
+/// A new pin's identity, country, place and title, resolved once before it is stored: the import
 /// reports them (a dry run shows them without storing anything) and creates the pin from them.
 public struct PinPlan: Sendable, Equatable {
     public let id: UUID
     /// ISO 3166-1 alpha-2 code, nil at sea.
     public let country: String?
     public let title: String
+    /// The place and region the resolver gave.
+    public let place: PinPlace
 
-    public init(id: UUID, country: String?, title: String) {
+    public init(id: UUID, country: String?, title: String, place: PinPlace = .none) {
         self.id = id
         self.country = country
         self.title = title
+        self.place = place
     }
 }
 
@@ -73,12 +76,16 @@ public struct CreationService: Sendable {
     public let cities: CityService
     public let mountains: MountainService
     public let locator: any CountryLocating
+    /// The gazetteer: the place and region inside the country.
+    public let places: any PlaceLocating
     /// Where new pin, city and mountain ids come from.
     public let ids: IDSource
 
-    public init(locator: any CountryLocating, countries: CountryService, ids: IDSource = .system) {
+    public init(locator: any CountryLocating, countries: CountryService, places: any PlaceLocating = NoPlaces(),
+                ids: IDSource = .system) {
         self.locator = locator
         self.countries = countries
+        self.places = places
         self.ids = ids
         self.cities = CityService(ids: ids)
         self.mountains = MountainService(ids: ids)
@@ -91,18 +98,29 @@ public struct CreationService: Sendable {
     /// some photo may need a country), so a damaged data file is reported before any lookup.
     public func prepareCountries() throws {
         try locator.prepare()
+        try places.prepare()
+    }
+
+    /// The country (by its outline) and then the place and region inside it.
+    public func resolve(at coordinate: Coordinate) -> (country: String?, match: PlaceMatch) {
+        let country = locator.countryCode(at: coordinate)
+        return (country, country == nil ? .none : places.match(at: coordinate, countryCode: country))
+    }
+
+    /// The title pins gives a pin: "Kyoto, Japan" (see `PinPlace.title`).
+    public func title(country: String?, place: PinPlace) -> String {
+        place.title(countryName: country.map { catalog[$0]?.name ?? $0 })
     }
 
     /// The pin a photo taken at `takenAt` (local offset `utcOffsetSeconds`) at `coordinate` makes:
-    /// its country and its title, "France, 2023-07-14" (the country's name and the local date of
-    /// capture; "At sea, ..." outside every country).
+    /// its country, place and region, and its title, "Kyoto, Japan" (the date is the pin's
+    /// `date`, not in the title).
     /// Its id comes from `ids` now: the report of a real run names it before it is stored.
     public func planPhotoPin(at coordinate: Coordinate, takenAt: Date, utcOffsetSeconds: Int) throws -> PinPlan {
         let id = try ids.next()
-        let country = locator.countryCode(at: coordinate)
-        let day = String(ISO8601.format(takenAt, offsetSeconds: utcOffsetSeconds).prefix(10))
-        let place = country.map { catalog[$0]?.name ?? $0 } ?? "At sea"
-        return PinPlan(id: id, country: country, title: "\(place), \(day)")
+        let (country, match) = resolve(at: coordinate)
+        let place = PinPlace(match)
+        return PinPlan(id: id, country: country, title: title(country: country, place: place), place: place)
     }
 
     /// Creates a planned pin inside a transaction the caller holds, with the plan's id, title
@@ -111,7 +129,7 @@ public struct CreationService: Sendable {
     public func create(_ draft: LocationDraft, planned plan: PinPlan, in repos: Repositories) throws -> Location {
         var draft = draft
         draft.title = plan.title
-        return try insert(draft, id: plan.id, country: .some(plan.country), in: repos)
+        return try insert(draft, id: plan.id, resolved: (plan.country, plan.place), in: repos)
     }
 
     /// Creates a pin in its own transaction.
@@ -124,20 +142,22 @@ public struct CreationService: Sendable {
     /// `id` (the importer picks ids before saving) or a new one from `ids`.
     @discardableResult
     public func create(_ draft: LocationDraft, in repos: Repositories, id: UUID? = nil) throws -> Location {
-        try insert(draft, id: try id ?? ids.next(), country: nil, in: repos)
+        try insert(draft, id: try id ?? ids.next(), resolved: nil, in: repos)
     }
 
-    private func insert(_ draft: LocationDraft, id: UUID, country: String??, in repos: Repositories) throws -> Location {
+    private func insert(_ draft: LocationDraft, id: UUID, resolved: (country: String?, place: PinPlace?)?, in repos: Repositories) throws -> Location {
         let settings = try repos.settings.load()
-        let location = try validated(draft, id: id, defaultColor: settings.defaultPinColor, country: country)
-        try attach(location, in: repos)
+        var location = try validated(draft, id: id, defaultColor: settings.defaultPinColor, resolved: resolved)
+        location = try attach(location, in: repos)
         try repos.locations.insert(location)
         return location
     }
 
-    /// The location a draft makes; its country is `country` when the caller resolved it already,
-    /// else looked up here (the outlines are loaded first when they are not yet).
-    func validated(_ draft: LocationDraft, id: UUID, defaultColor: String, country: String?? = nil) throws -> Location {
+    /// The location a draft makes; its country and place are `resolved` when the caller resolved
+    /// them already, else looked up here (the outlines and gazetteer are loaded first when they
+    /// are not yet).
+    func validated(_ draft: LocationDraft, id: UUID, defaultColor: String,
+                   resolved: (country: String?, place: PinPlace?)? = nil) throws -> Location {
         guard draft.coordinate.isValid else { throw ServiceError.invalidCoordinate(draft.coordinate) }
         var color = defaultColor
         if let requested = draft.color {
@@ -150,28 +170,36 @@ public struct CreationService: Sendable {
         case let .mountain(visit): if visit.mountainName.trimmingCharacters(in: .whitespaces).isEmpty { throw ServiceError.emptyName("mountain name") }
         }
         let countryID: String?
-        if let country {
-            countryID = country
+        let place: PinPlace?
+        if let resolved {
+            (countryID, place) = resolved
         } else {
             try locator.prepare()
-            countryID = locator.countryCode(at: draft.coordinate)
+            try places.prepare()
+            let found = resolve(at: draft.coordinate)
+            (countryID, place) = (found.country, PinPlace(found.match))
         }
         var location = Location(id: id, title: draft.title, coordinate: draft.coordinate,
                         countryID: countryID, type: draft.type, date: draft.date,
                         color: color, visitCount: max(1, draft.visitCount), note: draft.note, tags: draft.tags,
                         photoIDs: draft.photoIDs, runID: draft.runID)
         location.utcOffsetSeconds = draft.utcOffsetSeconds
+        location.placeFields = place ?? .none
+        location.placesResolved = place != nil
         return location
     }
 
-    /// Counts a location in its country and shared object.
-    func attach(_ location: Location, in repos: Repositories) throws {
+    /// Counts a location in its country and shared object; the location as it points at that
+    /// object (a city's name and centre, a mountain's name, coordinate and height).
+    func attach(_ location: Location, in repos: Repositories) throws -> Location {
+        var location = location
         if let code = location.countryID { try countries.plusPin(for: code, in: repos) }
         switch location.type {
         case .point: break
-        case let .city(visit): try cities.plusPin(for: visit, in: repos)
-        case let .mountain(visit): try mountains.plusPin(for: visit, in: repos)
+        case let .city(visit): location.type = .city(try cities.plusPin(for: visit, in: repos).visit)
+        case let .mountain(visit): location.type = .mountain(try mountains.plusPin(for: visit, in: repos).visit)
         }
+        return location
     }
 
     /// Undoes `attach`: the pin no longer counts in its country and shared object.
@@ -213,12 +241,12 @@ public struct LocationService: Sendable {
         // A pin that did not move keeps its country, and the outlines need not be loaded.
         let moved = edited.coordinate != old.coordinate
         var location = try creation.validated(draft, id: edited.id, defaultColor: edited.color,
-                                              country: moved ? nil : .some(old.countryID))
+                                              resolved: moved ? nil : (old.countryID, old.placesResolved ? old.placeFields : nil))
         location.editedAt = edited.editedAt
         // Counted in the new place first (its country row must exist before the pin points at
         // it), uncounted from the old one last (a country row that reaches zero is deleted, and
         // no pin may still point at it then).
-        try creation.attach(location, in: repos)
+        location = try creation.attach(location, in: repos)
         try repos.locations.update(location)
         try creation.detach(old, in: repos)
         return location

@@ -14,14 +14,29 @@ public struct LocationEdit: Sendable {
     public var type: LocationTypeSelection?
     /// City or mountain name (with `type`, or alone to rename a city/mountain pin's place).
     public var name: String?
+    /// A mountain's height: the shared Mountain's, for every pin on it.
     public var height: Double?
+    /// How high this visit got (a mountain pin).
+    public var achievedHeight: Double?
+    /// The address visited (a city pin); empty removes it.
+    public var address: String?
     public var visitCount: Int?
+    /// What the gazetteer says at the pin's position after the edit, given by the caller when
+    /// the edit needs it (`needsPlace`): a city pin without `--name` is that place's, and a city
+    /// pin that was the town it stood in follows it when it moves.
+    public var placeThere: PlaceMatch?
 
     public init() {}
 
     public var isEmpty: Bool {
         title == nil && note == nil && addTags.isEmpty && removeTags.isEmpty && color == nil && date == nil
             && coordinate == nil && type == nil && name == nil && height == nil && visitCount == nil
+            && achievedHeight == nil && address == nil
+    }
+
+    /// Whether `applied(to:)` needs `placeThere`: the pin moves, or becomes a city without a name.
+    public func needsPlace(_ old: Location) -> Bool {
+        coordinate != nil || (type == .city && old.type.selection != .city && name == nil)
     }
 
     /// The pin as this edit makes it (not yet validated for coordinate and colour: the service does).
@@ -52,7 +67,12 @@ public struct LocationEdit: Sendable {
             switch pin.type {
             case .point: break
             case var .city(visit):
-                if visit.cityCoordinate == old.coordinate { visit.cityCoordinate = coordinate }
+                if visit.placeID != nil, visit.placeID == old.placeID {
+                    // The town it stood in: the town it stands in now (kept when there is none).
+                    if let place = placeThere?.place { visit = CityVisitData(place: place, address: visit.address) }
+                } else if visit.cityCoordinate == old.coordinate {
+                    visit.cityCoordinate = coordinate
+                }
                 pin.type = .city(visit)
             case var .mountain(visit):
                 if visit.mountainCoordinate == old.coordinate { visit.mountainCoordinate = coordinate }
@@ -67,25 +87,44 @@ public struct LocationEdit: Sendable {
     private func changedType(_ current: LocationType, at coordinate: Coordinate) throws -> LocationType {
         switch (type ?? current.selection, current) {
         case (.point, _):
-            if name != nil || height != nil { throw ServiceError.invalidEdit("a point has no name or height: use --type city or --type mountain") }
+            if name != nil || height != nil || achievedHeight != nil || address != nil {
+                throw ServiceError.invalidEdit("a point has no name, address or height: use --type city or --type mountain")
+            }
             return .point
         case let (.city, .city(visit)):
-            if height != nil { throw ServiceError.invalidEdit("a city has no height") }
+            if height != nil || achievedHeight != nil { throw ServiceError.invalidEdit("a city has no height") }
             var changed = visit
-            if let name { changed.cityName = name }
+            if let name, PinFilter.fold(name) != PinFilter.fold(visit.cityName) {
+                // Named by hand now: no longer the gazetteer's town (unless the town there has that name).
+                if let place = placeThere?.place, PinFilter.fold(place.name) == PinFilter.fold(name) {
+                    changed = CityVisitData(place: place, address: visit.address)
+                } else {
+                    changed.cityName = name
+                    changed.placeID = nil
+                }
+            }
+            if let address { changed.address = address.isEmpty ? nil : address }
             return .city(changed)
         case (.city, _):
-            if height != nil { throw ServiceError.invalidEdit("a city has no height") }
-            guard let name else { throw ServiceError.invalidEdit("--type city needs --name") }
-            return .city(CityVisitData(cityName: name, cityCoordinate: coordinate))
+            if height != nil || achievedHeight != nil { throw ServiceError.invalidEdit("a city has no height") }
+            let address = self.address.flatMap { $0.isEmpty ? nil : $0 }
+            if let place = placeThere?.place, name.map({ PinFilter.fold($0) == PinFilter.fold(place.name) }) ?? true {
+                return .city(CityVisitData(place: place, address: address))
+            }
+            guard let name else { throw ServiceError.invalidEdit("no town or city is known here: --type city needs --name") }
+            return .city(CityVisitData(cityName: name, cityCoordinate: coordinate, address: address))
         case let (.mountain, .mountain(visit)):
+            if address != nil { throw ServiceError.invalidEdit("a mountain has no address") }
             var changed = visit
             if let name { changed.mountainName = name }
-            if let height { changed.height = height; changed.achievedHeight = height }
+            if let height { changed.height = height }
+            if let achievedHeight { changed.achievedHeight = achievedHeight }
             return .mountain(changed)
         case (.mountain, _):
+            if address != nil { throw ServiceError.invalidEdit("a mountain has no address") }
             guard let name else { throw ServiceError.invalidEdit("--type mountain needs --name") }
-            return .mountain(MountainVisitData(mountainName: name, height: height, mountainCoordinate: coordinate, achievedHeight: height))
+            return .mountain(MountainVisitData(mountainName: name, height: height, mountainCoordinate: coordinate,
+                                               achievedHeight: achievedHeight ?? height))
         }
     }
 }
@@ -97,6 +136,12 @@ extension LocationService {
     public func edit(id: UUID, _ edit: LocationEdit, now: Date = Date(), using database: TransactionRunner) throws -> Location {
         try database.write { repos in
             guard let old = try repos.locations.fetch(id: id) else { throw ServiceError.notFound(id) }
+            var edit = edit
+            if edit.placeThere == nil, edit.needsPlace(old) {
+                try creation.locator.prepare()
+                try creation.places.prepare()
+                edit.placeThere = creation.resolve(at: edit.coordinate ?? old.coordinate).match
+            }
             var pin = try edit.applied(to: old)
             pin.editedAt = now
             return try save(pin, replacing: old, in: repos)

@@ -12,6 +12,10 @@ public struct PinFilter: Sendable {
     /// Continent names as in Countries.json, compared folded; a pin in any of them passes.
     public var continents: [String] = []
     public var types: Set<LocationTypeSelection> = []
+    /// Admin-1 regions, by name (folded) or ISO 3166-2 code ("JP-26"); a pin in any passes.
+    public var regions: [String] = []
+    /// Place names (folded, whole name); a pin in any passes.
+    public var places: [String] = []
     /// Every tag given must be on the pin (folded comparison).
     public var tags: [String] = []
     /// Inclusive lower bound.
@@ -49,6 +53,7 @@ public struct PinFilter: Sendable {
         let needle = search.map(Self.fold).flatMap { $0.isEmpty ? nil : $0 }
         let continentSet = Set(continents.map(Self.fold))
         let tagSet = tags.map(Self.fold)
+        let regionSet = Set(regions.map(Self.fold)), placeSet = Set(places.map(Self.fold))
         var kept = pins.filter { pin in
             if let runID, pin.runID != runID { return false }
             if let ids, !ids.contains(pin.id) { return false }
@@ -57,6 +62,11 @@ public struct PinFilter: Sendable {
                 guard let code = pin.countryID, let continent = continentOf(code), continentSet.contains(Self.fold(continent)) else { return false }
             }
             if !types.isEmpty, !types.contains(pin.type.selection) { return false }
+            if !regionSet.isEmpty {
+                let names = [pin.region, pin.regionCode].compactMap { $0.map(Self.fold) }
+                if !names.contains(where: regionSet.contains) { return false }
+            }
+            if !placeSet.isEmpty, !(pin.place.map { placeSet.contains(Self.fold($0)) } ?? false) { return false }
             if !tagSet.isEmpty {
                 let pinTags = Set((pin.tags ?? []).map(Self.fold))
                 if !tagSet.allSatisfy(pinTags.contains) { return false }
@@ -77,9 +87,11 @@ public struct PinFilter: Sendable {
         return kept
     }
 
-    /// Title, note, tags, and the city or mountain name: what the search looks in.
+    /// Title, place, region, note, tags, and the city or mountain name: what the search looks in.
     static func searchableText(_ pin: Location) -> [String] {
         var fields = [pin.title]
+        if let place = pin.place { fields.append(place) }
+        if let region = pin.region { fields.append(region) }
         if let note = pin.note { fields.append(note) }
         fields += pin.tags ?? []
         switch pin.type {

@@ -23,63 +23,139 @@ public struct CountryService: Sendable {
     }
 }
 
-/// Shared City objects: found by name and rounded coordinate, counted, removed at zero.
+/// Shared City objects. A city is the gazetteer place its pins are in (found by GeoNames id), or,
+/// named by hand, the city of that name within `sharingKm` of the pin (an older city of that
+/// name there, made before cities had places, becomes the place's, keeping its name and
+/// coordinate); counted, removed at zero. A pin's visit always carries its city's name and
+/// coordinate, so a recount by name and coordinate (`check --repair`) agrees.
 public struct CityService: Sendable {
     public let ids: IDSource
+    /// Two city pins named alike this close to one city's centre share it (a city is large).
+    public static let sharingKm = 15.0
 
     public init(ids: IDSource = .system) { self.ids = ids }
 
-    /// Finds or creates the City for this visit and adds one pin to it.
+    /// Finds or creates the City for this visit and adds one pin to it; the visit as it now
+    /// points at it (the city's name, centre and place id).
     @discardableResult
-    public func plusPin(for visit: CityVisitData, in repos: Repositories) throws -> City {
-        let key = SharedPlaceKey(name: visit.cityName, coordinate: visit.cityCoordinate)
-        guard var city = try repos.cities.find(key: key) else {
-            let city = City(id: try ids.next(), name: key.name, coordinate: key.roundedCoordinate, pinCount: 1)
-            try repos.cities.insert(city)
-            return city
+    public func plusPin(for visit: CityVisitData, in repos: Repositories) throws -> (city: City, visit: CityVisitData) {
+        var visit = visit
+        let name = visit.cityName.trimmingCharacters(in: .whitespacesAndNewlines)
+        if var city = try find(visit, in: repos, adopting: true) {
+            city.pinCount += 1
+            try repos.cities.update(city)
+            visit.cityName = city.name
+            visit.cityCoordinate = city.coordinate
+            visit.placeID = city.placeID
+            return (city, visit)
         }
-        city.pinCount += 1
-        try repos.cities.update(city)
-        return city
+        let coordinate = visit.placeID == nil ? SharedPlaceKey(name: name, coordinate: visit.cityCoordinate).roundedCoordinate : visit.cityCoordinate
+        let city = City(id: try ids.next(), name: name, coordinate: coordinate, pinCount: 1, placeID: visit.placeID)
+        try repos.cities.insert(city)
+        visit.cityName = city.name
+        visit.cityCoordinate = city.coordinate
+        return (city, visit)
     }
 
     public func minusPin(for visit: CityVisitData, in repos: Repositories) throws {
-        let key = SharedPlaceKey(name: visit.cityName, coordinate: visit.cityCoordinate)
-        guard var city = try repos.cities.find(key: key) else { return }
+        guard var city = try find(visit, in: repos, adopting: false) else { return }
         city.pinCount -= 1
         if city.pinCount <= 0 { try repos.cities.delete(id: city.id) } else { try repos.cities.update(city) }
     }
+
+    /// The stored city a visit points at: by place id; else by its exact name and rounded
+    /// coordinate (as stored); else the nearest city of that name (any case, accents ignored)
+    /// within `sharingKm`. `adopting`: a place's visit takes a city of the place's name there
+    /// that has no place yet (made by hand or before cities had places), which becomes the place.
+    func find(_ visit: CityVisitData, in repos: Repositories, adopting: Bool) throws -> City? {
+        let all = try repos.cities.fetchAll()
+        if let placeID = visit.placeID {
+            if let city = all.first(where: { $0.placeID == placeID }) { return city }
+            guard adopting else { return nil }
+            if var city = Self.nearest(named: visit.cityName, to: visit.cityCoordinate, in: all.filter { $0.placeID == nil }) {
+                // Its name and coordinate stay: they are what its older pins point at.
+                city.placeID = placeID
+                return city
+            }
+            return nil
+        }
+        if let city = try repos.cities.find(key: SharedPlaceKey(name: visit.cityName, coordinate: visit.cityCoordinate)) { return city }
+        return Self.nearest(named: visit.cityName, to: visit.cityCoordinate, in: all)
+    }
+
+    static func nearest(named name: String, to point: Coordinate, in cities: [City]) -> City? {
+        let folded = PinFilter.fold(name.trimmingCharacters(in: .whitespacesAndNewlines))
+        return cities.filter { PinFilter.fold($0.name) == folded }
+            .map { ($0, PinFilter.kilometres($0.coordinate, point)) }
+            .filter { $0.1 <= sharingKm }
+            .min { $0.1 < $1.1 }?.0
+    }
 }
 
-/// Shared Mountain objects, as cities.
+/// Shared Mountain objects: the mountain of that name (any case, accents ignored) within
+/// `sharingKm` of the pin, or a new one there. Its height is the last one given: a pin made or
+/// edited with a new height changes the mountain's, and every pin on it shows that height.
 public struct MountainService: Sendable {
     public let ids: IDSource
+    /// Two mountain pins named alike this close share the mountain (a summit and a hut below it).
+    public static let sharingKm = 5.0
 
     public init(ids: IDSource = .system) { self.ids = ids }
 
     @discardableResult
-    public func plusPin(for visit: MountainVisitData, in repos: Repositories) throws -> Mountain {
+    public func plusPin(for visit: MountainVisitData, in repos: Repositories) throws -> (mountain: Mountain, visit: MountainVisitData) {
+        var visit = visit
         let key = SharedPlaceKey(name: visit.mountainName, coordinate: visit.mountainCoordinate)
-        guard var mountain = try repos.mountains.find(key: key) else {
+        guard var mountain = try find(visit, in: repos) else {
             let mountain = Mountain(id: try ids.next(), name: key.name, height: visit.height,
                                     coordinate: key.roundedCoordinate, pinCount: 1)
             try repos.mountains.insert(mountain)
-            return mountain
+            visit.mountainName = mountain.name
+            visit.mountainCoordinate = mountain.coordinate
+            return (mountain, visit)
         }
-        if mountain.height == nil { mountain.height = visit.height }
         mountain.pinCount += 1
+        let newHeight = visit.height != nil && visit.height != mountain.height
+        if newHeight { mountain.height = visit.height }
         try repos.mountains.update(mountain)
-        return mountain
+        visit.mountainName = mountain.name
+        visit.mountainCoordinate = mountain.coordinate
+        visit.height = mountain.height
+        if newHeight { try showHeight(of: mountain, in: repos) }
+        return (mountain, visit)
     }
 
     public func minusPin(for visit: MountainVisitData, in repos: Repositories) throws {
-        let key = SharedPlaceKey(name: visit.mountainName, coordinate: visit.mountainCoordinate)
-        guard var mountain = try repos.mountains.find(key: key) else { return }
+        guard var mountain = try find(visit, in: repos) else { return }
         mountain.pinCount -= 1
         if mountain.pinCount <= 0 {
             try repos.mountains.delete(id: mountain.id)
         } else {
             try repos.mountains.update(mountain)
+        }
+    }
+
+    /// By exact name and rounded coordinate (as stored), else the nearest of that name within `sharingKm`.
+    func find(_ visit: MountainVisitData, in repos: Repositories) throws -> Mountain? {
+        if let mountain = try repos.mountains.find(key: SharedPlaceKey(name: visit.mountainName, coordinate: visit.mountainCoordinate)) {
+            return mountain
+        }
+        let folded = PinFilter.fold(visit.mountainName.trimmingCharacters(in: .whitespacesAndNewlines))
+        return try repos.mountains.fetchAll().filter { PinFilter.fold($0.name) == folded }
+            .map { ($0, PinFilter.kilometres($0.coordinate, visit.mountainCoordinate)) }
+            .filter { $0.1 <= Self.sharingKm }
+            .min { $0.1 < $1.1 }?.0
+    }
+
+    /// Every other pin on `mountain` shows its height now.
+    func showHeight(of mountain: Mountain, in repos: Repositories) throws {
+        let key = SharedPlaceKey(name: mountain.name, coordinate: mountain.coordinate)
+        for var pin in try repos.locations.fetchAll(countryID: nil) {
+            guard case var .mountain(visit) = pin.type, visit.height != mountain.height,
+                  SharedPlaceKey(name: visit.mountainName, coordinate: visit.mountainCoordinate) == key else { continue }
+            visit.height = mountain.height
+            pin.type = .mountain(visit)
+            try repos.locations.update(pin)
         }
     }
 }

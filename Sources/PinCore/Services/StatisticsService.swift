@@ -3,8 +3,13 @@ import Foundation
 /// Travel statistics: countries and continents visited, totals per type.
 public struct StatisticsService: Sendable {
     public let catalog: CountryCatalog
+    /// The gazetteer: how many regions each country has ("7 of 51 states").
+    public let places: any PlaceLocating
 
-    public init(catalog: CountryCatalog) { self.catalog = catalog }
+    public init(catalog: CountryCatalog, places: any PlaceLocating = NoPlaces()) {
+        self.catalog = catalog
+        self.places = places
+    }
 
     public func calculate(using database: TransactionRunner) throws -> StatisticsValues {
         try database.read { repos in
@@ -29,7 +34,12 @@ public struct StatisticsService: Sendable {
 
     public func calculate(countries: [Country], locations: [Location]) -> StatisticsValues {
         var stats = StatisticsValues()
+        var regions: [String: Set<String>] = [:], towns: [String: Set<String>] = [:]
         for location in locations {
+            if let code = location.countryID {
+                if let region = location.regionCode ?? location.region { regions[code, default: []].insert(region) }
+                if let town = location.placeID.map(String.init) ?? location.place { towns[code, default: []].insert(town) }
+            }
             stats.totalPins += 1
             switch location.type.selection {
             case .point: stats.pointCount += 1
@@ -41,8 +51,14 @@ public struct StatisticsService: Sendable {
         let visited = countries.filter { $0.pinCount > 0 }
             .sorted { ($0.pinCount, $1.name) > ($1.pinCount, $0.name) }
         stats.countries = visited.map {
-            StatisticsValues.CountryEntry(id: $0.id, name: $0.name, continent: $0.continent, pinCount: $0.pinCount)
+            var entry = StatisticsValues.CountryEntry(id: $0.id, name: $0.name, continent: $0.continent, pinCount: $0.pinCount)
+            entry.regionsVisited = regions[$0.id]?.count ?? 0
+            entry.placesVisited = towns[$0.id]?.count ?? 0
+            if entry.regionsVisited > 0 { entry.regionCount = places.regions(of: $0.id).count }
+            return entry
         }
+        stats.regionsVisited = regions.values.reduce(0) { $0 + $1.count }
+        stats.placesVisited = towns.values.reduce(0) { $0 + $1.count }
         var continents: [String: StatisticsValues.ContinentEntry] = [:]
         for country in visited {
             var entry = continents[country.continent] ?? .init(name: country.continent, countryCount: 0, pinCount: 0)
