@@ -143,9 +143,12 @@ func runShow(_ args: ParsedArguments) throws {
     rows += [("date", pinDateText(pin)), ("type", pin.type.selection.rawValue)]
     switch pin.type {
     case .point: break
-    case let .city(visit): rows.append(("city", TerminalText.escaped(visit.cityName)))
+    case let .city(visit):
+        rows.append(("city", TerminalText.escaped(visit.cityName)))
+        if let address = visit.address { rows.append(("address", TerminalText.escaped(address))) }
     case let .mountain(visit):
         rows.append(("mountain", TerminalText.escaped(visit.mountainName) + (visit.height.map { ", \(formatNumber($0)) m" } ?? "")))
+        if let achieved = visit.achievedHeight { rows.append(("achieved", "\(formatNumber(achieved)) m")) }
     }
     rows += [("color", pin.color), ("visits", String(pin.visitCount))]
     if let note = pin.note { rows.append(("note", TerminalText.escaped(note))) }
