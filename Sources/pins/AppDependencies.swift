@@ -116,13 +116,6 @@ final class AppDependencies {
     }()
     private var cachedCatalog: CountryCatalog?
     private var cachedDatabase: PinDatabase?
-    /// The gazetteer (the places issue, parts 1-2, wires its lazy loader here). NoPlaces until
-    /// then: pins get no place, and the backfill of older pins waits for a real gazetteer.
-    let places: any PlaceLocating = NoPlaces()
-
-    /// Whether a real gazetteer is wired (the backfill runs only then: a pin resolved with no
-    /// gazetteer would never get its place).
-    var hasGazetteer: Bool { !(places is NoPlaces) }
 
     /// The country outlines read and indexed now, with no database: `pins locate`.
     static func loadResolver() throws -> CountryResolver {
@@ -213,10 +206,17 @@ final class AppDependencies {
     /// Pins stored before pins knew places get their place, region and new title (where pins
     /// made the title: `PlaceBackfill`), once, in one transaction, at the first open for
     /// writing by a pins with a gazetteer.
+    /// Without a readable Places.bin they wait (a warning says why): a command that needs no
+    /// place still works, and a pin is never marked resolved without the gazetteer.
     private func backfillPlaces(_ db: PinDatabase) throws {
-        guard hasGazetteer, try db.hasPinsWithoutPlaces() else { return }
+        guard try db.hasPinsWithoutPlaces() else { return }
+        do {
+            try places.prepare()
+        } catch {
+            Out.error("pins: warning: \(error); the pins stored before places get theirs when it can be read")
+            return
+        }
         let backfill = PlaceBackfill(creation: try lazyCreationService())
-        try places.prepare()
         try db.write { repos in try backfill.run(in: repos) }
     }
 

@@ -229,7 +229,8 @@ func runStats(_ args: ParsedArguments) throws {
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let db = try deps.databaseForReading()
     let service = StatisticsService(catalog: try deps.catalog(), places: deps.places)
-    if try db.read({ try $0.locations.fetchAll(countryID: nil).contains { $0.region != nil } }) { try deps.places.prepare() }
+    // The regions' totals ("of 51 states") need the gazetteer; without it, "7 states".
+    if try db.read({ try $0.locations.fetchAll(countryID: nil).contains { $0.region != nil } }) { try? deps.places.prepare() }
     let stats = try service.calculate(using: db)
     if args.has("--json") {
         let object: [String: Any] = [

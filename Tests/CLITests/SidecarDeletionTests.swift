@@ -54,14 +54,14 @@ final class SidecarDeletionTests: XCTestCase {
         let text = try library.run(json: false).stdout
         XCTAssertTrue(text.contains("  corrected  1 pin moved: the photo's sidecar changed (listed below)\n"), text)
         XCTAssertTrue(text.contains("\nPins moved (their photo's position or time changed):\n"
-                                    + "  United Kingdom  51.505456, -0.075356 → 48.858369, 2.294481 as France  IMG_0003.jpg\n"),
+                                    + "  London, United Kingdom  51.505456, -0.075356 → 48.858369, 2.294481 as Paris, France  IMG_0003.jpg\n"),
                       text)
         XCTAssertTrue(text.contains("  pins       0 created\n"), text)
         let after = try library.pins()
         XCTAssertEqual(after.count, 1, "\(after)")
         XCTAssertEqual(after.first?["id"] as? String, before.first?["id"] as? String, "the same pin, moved")
         XCTAssertEqual(after.first?["country"] as? String, "FR")
-        XCTAssertEqual(after.first?["title"] as? String, "France")
+        XCTAssertEqual(after.first?["title"] as? String, "Paris, France")
         XCTAssertEqual(after.first?["latitude"] as? Double ?? 0, 48.858369, accuracy: 1e-6)
         XCTAssertEqual(after.first?["longitude"] as? Double ?? 0, 2.294481, accuracy: 1e-6)
         XCTAssertEqual(try library.countries(), ["FR:1"])
@@ -90,8 +90,8 @@ final class SidecarDeletionTests: XCTestCase {
         let moved = try XCTUnwrap((report["movedPins"] as? [[String: Any]])?.first, "\(report)")
         XCTAssertEqual(moved["photo"] as? String, "IMG_1007.jpg")
         XCTAssertEqual(moved["id"] as? String, before.first?["id"] as? String)
-        XCTAssertEqual(moved["title"] as? String, "France")
-        XCTAssertEqual(moved["newTitle"] as? String, "France")
+        XCTAssertEqual(moved["title"] as? String, "Paris, France")
+        XCTAssertEqual(moved["newTitle"] as? String, "Paris, France")
         XCTAssertEqual(moved["country"] as? String, "FR")
         XCTAssertEqual(moved["kept"] as? Bool, false)
         let from = try XCTUnwrap(moved["from"] as? [String: Double]), to = try XCTUnwrap(moved["to"] as? [String: Double])
@@ -120,7 +120,7 @@ final class SidecarDeletionTests: XCTestCase {
         let text = try library.run(json: false).stdout
         XCTAssertTrue(text.contains("  corrected  1 kept: the photo's sidecar changed (listed below)\n"), text)
         XCTAssertTrue(text.contains("\nPins kept where they are (their photo has no position any more; `pins delete ID` removes one):\n"
-                                    + "  Japan  35.658581, 139.745433  \(id)  IMG_0005.jpg\n"), text)
+                                    + "  Tokyo, Japan  35.658581, 139.745433  \(id)  IMG_0005.jpg\n"), text)
         let after = try library.pins()
         XCTAssertEqual(after.map { $0["id"] as? String }, [id])
         XCTAssertEqual(after.first?["latitude"] as? Double ?? 0, 35.658581, accuracy: 1e-9)
