@@ -40,6 +40,11 @@ public struct PageInput: Sendable {
     /// The folders imports were made on: the page finds a photo's path below its folder from
     /// the pin's `photoIDs` (its absolute path) and these, instead of storing it twice.
     public var importedFolders: [String] = []
+    /// The larger places of the visited countries (GeoNames), most populous first: their names
+    /// are drawn on the map when zoomed in (`places-data`; see `PageRenderer.placeLabels`).
+    public var labelPlaces: [Place] = []
+    /// Each visited country's admin-1 count in the gazetteer, for "7 of 51 states".
+    public var regionCounts: [String: Int] = [:]
 
     public init(title: String = "pins", pins: [PagePin], catalog: CountryCatalog, settings: Settings, worldMap: WorldMap,
                 generatedAt: Date = Date(), filterDescription: String? = nil, run: RunOverlay? = nil) {

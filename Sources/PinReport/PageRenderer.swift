@@ -21,7 +21,7 @@ public enum PageRenderer {
     public static let thumbnailPageCap = 4 * 1024 * 1024
 
     public static func render(_ input: PageInput) -> String {
-        let stats = PageStatistics(pins: input.pins, catalog: input.catalog)
+        let stats = PageStatistics(pins: input.pins, catalog: input.catalog, regionCounts: input.regionCounts)
         var html = ""
         html.reserveCapacity(input.worldMap.countries.reduce(0) { $0 + $1.d.utf8.count + 40 } + input.pins.count * 320 + 64 * 1024)
         PageTemplate.page.render(into: &html) { hole, html in
@@ -56,6 +56,55 @@ public enum PageRenderer {
         }
     }
 
+    /// The keys of the pin JSON that `pins-data` leaves out on the page: `pins-places` has them.
+    public static let placeKeys = ["place", "region", "regionCode"]
+
+    /// pins-places: each distinct (place, region, regionCode) once in `t` (absent parts null),
+    /// and per pin of pins-data the index of its own in `i` (-1: none). A page of 10,000 pins
+    /// in a few hundred towns would otherwise say each town's name and region 10,000 times.
+    static func pinPlaces(_ pins: [PagePin]) -> [String: Any] {
+        var table: [[Any]] = [], index: [PinPlace: Int] = [:], of: [Int] = []
+        of.reserveCapacity(pins.count)
+        for pin in pins {
+            var key = pin.location.placeFields
+            key.placeID = nil
+            guard key.place != nil || key.region != nil || key.regionCode != nil else { of.append(-1); continue }
+            if let known = index[key] { of.append(known); continue }
+            index[key] = table.count
+            of.append(table.count)
+            table.append([key.place ?? NSNull(), key.region ?? NSNull(), key.regionCode ?? NSNull()])
+        }
+        return ["t": table, "i": of]
+    }
+
+    /// The place labels: `[name, longitude, latitude]` per place, most populous first, the
+    /// coordinates to 3 decimals (about 100 m: a label is no finer), as compact JSON.
+    static func placeLabels(_ places: [Place]) -> String {
+        var text = "["
+        for (i, place) in places.enumerated() {
+            if i > 0 { text += "," }
+            text += "[" + JSONText.scriptSafe(JSONText.string(place.name)) + "," + labelDegrees(place.coordinate.longitude) + ","
+                + labelDegrees(place.coordinate.latitude) + "]"
+        }
+        return text + "]"
+    }
+
+    static func labelDegrees(_ value: Double) -> String {
+        guard value.isFinite else { return "0" }
+        let thousandths = Int((value * 1000).rounded())
+        let sign = thousandths < 0 ? "-" : ""
+        let a = abs(thousandths)
+        var fraction = String(a % 1000)
+        fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        return sign + String(a / 1000) + (fraction.isEmpty ? "" : "." + fraction)
+    }
+
+    /// How many places of each visited country the page names: enough for a zoomed-in country
+    /// to read as places, few enough that a page of 10,000 pins grows by a few per cent.
+    public static let labelsPerCountry = 150
+    public static let labelsPerPage = 4000
+
     /// The base map: one path per country, visited ones filled.
     static func appendCountries(_ worldMap: WorldMap, visited: Set<String>, to html: inout String) {
         for country in worldMap.countries {
@@ -74,6 +123,8 @@ public enum PageRenderer {
         }
         html += "]</script>\n"
         html += island("pins-extra", extraJSON(input.pins, folders: input.importedFolders))
+        html += "<script type=\"application/json\" id=\"places-data\">" + placeLabels(input.labelPlaces) + "</script>\n"
+        html += island("pins-places", pinPlaces(input.pins))
         // countries-data: each visited country's code, name, continent and pin count.
         html += island("countries-data", stats.countries.map {
             ["code": $0.code, "name": $0.name, "continent": $0.continent, "pinCount": $0.pinCount] as [String: Any]

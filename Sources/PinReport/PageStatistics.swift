@@ -114,6 +114,9 @@ public struct PageStatistics: Sendable, Equatable {
         public var pinCount: Int
         /// The year of the country's earliest pin, in that pin's own offset.
         public var firstYear: Int
+        /// "7 of 51 states" (nil when no pin has a region); distinct places with pins.
+        public var regions: String? = nil
+        public var placesVisited = 0
     }
 
     public struct ContinentLine: Sendable, Equatable {
@@ -134,6 +137,8 @@ public struct PageStatistics: Sendable, Equatable {
     public var cities = 0
     public var mountains = 0
     public var atSea = 0
+    public var regionsVisited = 0
+    public var placesVisited = 0
     /// Every ISO 3166-1 country the catalogue knows.
     public var countriesInWorld = 0
     public var continentsInWorld = 0
@@ -145,7 +150,7 @@ public struct PageStatistics: Sendable, Equatable {
 
     /// Totals, countries and continents as `pins stats` counts them (`StatisticsService`), over
     /// these pins; then each country's first year and the years.
-    public init(pins: [PagePin], catalog: CountryCatalog) {
+    public init(pins: [PagePin], catalog: CountryCatalog, regionCounts: [String: Int] = [:]) {
         countriesInWorld = catalog.entries.count
         continentsInWorld = Set(catalog.entries.values.map(\.continent)).count
         let values = StatisticsService(catalog: catalog).calculate(locations: pins.map(\.location))
@@ -164,8 +169,15 @@ public struct PageStatistics: Sendable, Equatable {
             if let known = first[code], known.date <= location.date { continue }
             first[code] = (location.date, year)
         }
+        regionsVisited = values.regionsVisited
+        placesVisited = values.placesVisited
         countries = values.countries.map {
-            CountryLine(code: $0.id, name: $0.name, continent: $0.continent, pinCount: $0.pinCount, firstYear: first[$0.id]?.year ?? 0)
+            var entry = $0
+            entry.regionCount = regionCounts[$0.id] ?? 0
+            var line = CountryLine(code: $0.id, name: $0.name, continent: $0.continent, pinCount: $0.pinCount, firstYear: first[$0.id]?.year ?? 0)
+            line.regions = $0.regionsVisited > 0 ? entry.regionsText : nil
+            line.placesVisited = $0.placesVisited
+            return line
         }
         continents = values.continents.map { ContinentLine(name: $0.name, countryCount: $0.countryCount, pinCount: $0.pinCount) }
         var newByYear: [Int: [String]] = [:]
@@ -219,8 +231,12 @@ extension PageStatistics {
         [
             "totalPins": totalPins, "points": points, "cities": cities, "mountains": mountains, "atSea": atSea,
             "countriesInWorld": countriesInWorld, "continentsInWorld": continentsInWorld,
-            "countries": countries.map {
-                ["code": $0.code, "name": $0.name, "continent": $0.continent, "pinCount": $0.pinCount, "firstYear": $0.firstYear] as [String: Any]
+            "regionsVisited": regionsVisited, "placesVisited": placesVisited,
+            "countries": countries.map { c -> [String: Any] in
+                var line: [String: Any] = ["code": c.code, "name": c.name, "continent": c.continent, "pinCount": c.pinCount, "firstYear": c.firstYear]
+                line["regions"] = c.regions
+                if c.placesVisited > 0 { line["places"] = c.placesVisited }
+                return line
             },
             "continents": continents.map { ["name": $0.name, "countryCount": $0.countryCount, "pinCount": $0.pinCount] as [String: Any] },
             "years": years.map { ["year": $0.year, "newCountries": $0.newCountries, "pinCount": $0.pinCount] as [String: Any] },

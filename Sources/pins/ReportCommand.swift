@@ -67,7 +67,10 @@ func pageInput(deps: AppDependencies, locations: [Location]? = nil, title: Strin
     let locations = locations ?? all
     var pins = locations.map { location -> PagePin in
         let place = places[location.id]
-        return PagePin(location: location, listJSON: Out.json(locationJSON(location)),
+        // Without its place keys: the page gives them once per distinct place (`pins-places`).
+        var object = locationJSON(location)
+        for key in PageRenderer.placeKeys { object[key] = nil }
+        return PagePin(location: location, listJSON: Out.json(object),
                        utcOffsetSeconds: location.utcOffsetSeconds ?? place?.utcOffsetSeconds,
                        photoPath: place?.relativePath.description)
     }
@@ -88,6 +91,24 @@ func pageInput(deps: AppDependencies, locations: [Location]? = nil, title: Strin
     var input = PageInput(title: title, pins: pins, catalog: try deps.catalog(), settings: settings, worldMap: worldMap,
                           filterDescription: filterDescription, run: run)
     input.importedFolders = folders
+    // The names of the larger places of the visited countries, and their region counts.
+    let visited = Set(locations.compactMap(\.countryID)).sorted()
+    // Without a readable Places.bin the page names no places (a warning says why), nothing else is lost.
+    var gazetteer = !visited.isEmpty
+    if gazetteer {
+        do { try deps.places.prepare() } catch {
+            Out.error("pins: warning: \(error); the map names no places")
+            gazetteer = false
+        }
+    }
+    if gazetteer {
+        var labels: [Place] = []
+        for code in visited {
+            labels += deps.places.largestPlaces(of: code, limit: PageRenderer.labelsPerCountry)
+            input.regionCounts[code] = deps.places.regions(of: code).count
+        }
+        input.labelPlaces = Array(labels.sorted { ($0.population, $1.id) > ($1.population, $0.id) }.prefix(PageRenderer.labelsPerPage))
+    }
     return input
 }
 

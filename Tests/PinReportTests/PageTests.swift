@@ -74,8 +74,8 @@ final class PageRendererTests: XCTestCase {
         p.listJSON = "{\"title\":\"" + hostile.replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n") + "\"}"
         p.photoPath = hostile
         let html = render([p])
-        // Only the page's own script elements end: pins-data, pins-extra, countries-data, page-data, the code.
-        XCTAssertEqual(html.components(separatedBy: "</script>").count - 1, 5)
+        // Only the page's own script elements end: pins-data, pins-extra, places-data, pins-places, countries-data, page-data, the code.
+        XCTAssertEqual(html.components(separatedBy: "</script>").count - 1, 7)
         XCTAssertFalse(html.contains("<!--"))
         XCTAssertFalse(html.contains("\u{2028}"))
         let pins = try XCTUnwrap(try island(html, "pins-data") as? [[String: Any]])
@@ -94,6 +94,36 @@ final class PageRendererTests: XCTestCase {
         XCTAssertEqual(countries[0]["pinCount"] as? Int, 2)
         XCTAssertTrue(html.contains("<path id=\"c-FR\" class=\"v\" d=\"M1 1l5 0 0 5z\"/>"))
         XCTAssertTrue(html.contains("<path id=\"c-JP\" d=\"M9 9l5 0 0 5z\"/>"))
+    }
+
+    func testPlaceLabelsMostPopulousFirstAndRegionsInTheStatistics() throws {
+        var input = PageInput(pins: [pin("a", "FR", "2024-01-01T00:00:00Z")], catalog: testCatalog, settings: Settings(), worldMap: world)
+        input.labelPlaces = [
+            Place(id: 2988507, name: "Paris", countryCode: "FR", coordinate: Coordinate(latitude: 48.85341, longitude: 2.3488), population: 2138551),
+            Place(id: 1, name: "</script><b>x", countryCode: "FR", coordinate: Coordinate(latitude: -0.0004, longitude: -179.9996), population: 1),
+        ]
+        input.pins[0].location.placeFields = PinPlace(placeID: 2988507, place: "Paris", region: "Île-de-France", regionCode: "FR-IDF")
+        input.regionCounts = ["FR": 18]
+        let html = PageRenderer.render(input)
+        let labels = try XCTUnwrap(try island(html, "places-data") as? [[Any]])
+        XCTAssertEqual(labels.count, 2)
+        XCTAssertEqual(labels[0][0] as? String, "Paris")
+        XCTAssertEqual(labels[0][1] as? Double, 2.349, "3 decimals")
+        XCTAssertEqual(labels[0][2] as? Double, 48.853)
+        XCTAssertEqual(labels[1][0] as? String, "</script><b>x", "a hostile name stays text in its island")
+        XCTAssertEqual(labels[1][1] as? Double, -180)
+        XCTAssertEqual(labels[1][2] as? Double, 0, "no -0")
+        XCTAssertEqual(PageRenderer.labelDegrees(-0.0004), "0")
+        XCTAssertEqual(PageRenderer.labelDegrees(-12.3456), "-12.346")
+        XCTAssertEqual(PageRenderer.labelDegrees(7.5), "7.5")
+        let page = try XCTUnwrap(try island(html, "page-data") as? [String: Any])
+        let stats = try XCTUnwrap(page["stats"] as? [String: Any])
+        XCTAssertEqual(stats["regionsVisited"] as? Int, 1)
+        XCTAssertEqual(stats["placesVisited"] as? Int, 1)
+        let france = try XCTUnwrap((stats["countries"] as? [[String: Any]])?.first)
+        XCTAssertEqual(france["regions"] as? String, "1 of 18 regions")
+        XCTAssertEqual(france["places"] as? Int, 1)
+        XCTAssertTrue(html.contains("GeoNames (CC BY 4.0)"), "GeoNames credited on the page")
     }
 
     func testLoadsNothingFromOutside() {

@@ -67,10 +67,14 @@ public protocol PlaceLocating: Sendable {
     /// Loads the gazetteer now, reporting a damaged or missing resource (naming the file)
     /// before the first lookup instead of answering "no place".
     func prepare() throws
+    /// The `limit` most populous places of a country, most populous first: the map page's
+    /// labels (names of the larger places in view). Empty where the gazetteer cannot list them.
+    func largestPlaces(of countryCode: String, limit: Int) -> [Place]
 }
 
 extension PlaceLocating {
     public func prepare() throws {}
+    public func largestPlaces(of countryCode: String, limit: Int) -> [Place] { [] }
 }
 
 /// No gazetteer: every point matches nothing (commands and tests that need no places).

@@ -331,4 +331,18 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         }
         return out
     }
+
+    /// The `limit` most populous places of the country's outline (the map page's labels), most
+    /// populous first, ties by GeoNames id: one pass over the places.
+    public func largestPlaces(of countryCode: String, limit: Int) -> [Place] {
+        guard limit > 0, let country = countryID(countryCode) else { return [] }
+        let outlineCountry = Int(countryOutline[country])
+        var chosen: [Int] = []
+        for p in 0..<lat.count where Int(outline[p]) == outlineCountry { chosen.append(p) }
+        chosen.sort { better($0, than: $1) }
+        return chosen.prefix(limit).map { p in
+            Place(id: Int(geonamesID[p]), name: string(nameString[p]), countryCode: codes[Int(ownCountry[p])],
+                  coordinate: coordinate(p), population: Int(population[p]))
+        }
+    }
 }

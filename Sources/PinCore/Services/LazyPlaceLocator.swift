@@ -38,4 +38,8 @@ public final class LazyPlaceLocator: PlaceLocating, @unchecked Sendable {
     public func regions(of countryCode: String) -> [Region] {
         (try? resolver())?.regions(of: countryCode) ?? []
     }
+
+    public func largestPlaces(of countryCode: String, limit: Int) -> [Place] {
+        (try? resolver())?.largestPlaces(of: countryCode, limit: limit) ?? []
+    }
 }

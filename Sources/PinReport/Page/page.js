@@ -3,6 +3,15 @@
   const $ = (id) => document.getElementById(id);
   const island = (id) => { const el = $(id); return el ? JSON.parse(el.textContent) : null; };
   const pins = island("pins-data"), extra = island("pins-extra"), page = island("page-data"), run = island("run-data");
+  // Each pin's place, region and regionCode, given once per distinct place (PageRenderer.pinPlaces).
+  const pinPlaces = island("pins-places");
+  if (pinPlaces) pins.forEach((p, i) => {
+    const w = pinPlaces.t[pinPlaces.i[i]];
+    if (!w) return;
+    if (w[0] !== null) p.place = w[0];
+    if (w[1] !== null) p.region = w[1];
+    if (w[2] !== null) p.regionCode = w[2];
+  });
   const W = page.width, MAXLAT = 85.0511287798, CELL = 46, KMAX = 1200;
   const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
   const SVG = "http://www.w3.org/2000/svg";
@@ -193,11 +202,46 @@
     g.dataset.cell = JSON.stringify([c.first, px, py]);
     return g;
   }
+  // --- place labels: zoomed in, the names of the larger places in view (places-data, most
+  // populous first), each only where it overlaps no label already placed, at most one per
+  // LABEL_AREA square pixels: more appear as the view narrows ---
+  const places = island("places-data") || [];
+  const pxs = new Float64Array(places.length), pys = new Float64Array(places.length), widths = new Float64Array(places.length);
+  places.forEach((q, i) => { const [x, y] = project(q[1], q[2]); pxs[i] = x; pys[i] = y; });
+  const LABEL_AREA = 14000, LABEL_H = 16;
+  let measure = null;
+  function labelWidth(i) {
+    if (!widths[i]) {
+      // The labels' own font (page.css: #pins-layer g.place text), measured, not guessed.
+      if (!measure) { measure = document.createElement("canvas").getContext("2d"); measure.font = "600 12px system-ui, sans-serif"; }
+      widths[i] = Math.ceil(measure.measureText(String(places[i][0])).width) + 8;
+    }
+    return widths[i];
+  }
+  function appendLabels(frag, x0, y0, w, h) {
+    if (!places.length || k < kmin * 3) return 0;
+    const boxes = [], most = Math.max(4, Math.round(w * h / LABEL_AREA));
+    for (let i = 0; i < places.length && boxes.length < most; i++) {
+      const sx = (pxs[i] - x0) * k, sy = (pys[i] - y0) * k;
+      if (sx < 0 || sy < 0 || sx > w || sy > h) continue;
+      const bw = labelWidth(i), b = [sx - bw / 2, sy - LABEL_H - 3, sx + bw / 2, sy + 3];
+      if (b[0] < 0 || b[2] > w || b[1] < 0) continue;
+      if (boxes.some((o) => b[0] < o[2] && o[0] < b[2] && b[1] < o[3] && o[1] < b[3])) continue;
+      boxes.push(b);
+      const g = svg("g", { class: "place", transform: "translate(" + sx.toFixed(1) + "," + sy.toFixed(1) + ")" });
+      g.appendChild(svg("circle", { r: 2 }));
+      const t = svg("text", { y: -5 }); t.textContent = String(places[i][0]);
+      g.appendChild(t);
+      frag.appendChild(g);
+    }
+    return boxes.length;
+  }
   function draw() {
     const [w, h] = size();
     const x0 = cx - w / 2 / k, y0 = cy - h / 2 / k;
     const joined = joinOverlapping(cellsInView(x0, y0, w, h));
     const frag = document.createDocumentFragment();
+    layer.dataset.labels = String(appendLabels(frag, x0, y0, w, h));
     appendWays(frag, x0, y0, w, h);
     // Bottom to top: dimmed ones, a run's skipped photos, the pins, then what the run changes
     // (kept, moved, created), so a run's new pins are never hidden under an existing one.
@@ -327,6 +371,10 @@
     if (p.mountain) type = "Mountain: " + p.mountain.name + (typeof p.mountain.height === "number" ? " (" + Math.round(p.mountain.height) + " m)" : "");
     row(dl, "Type", type);
     row(dl, "Country", p.country ? countryName(p.country) + " (" + p.country + ")" : "at sea");
+    row(dl, "Place", p.place);
+    row(dl, "Region", p.region ? p.region + (p.regionCode ? " (" + p.regionCode + ")" : "") : null);
+    if (p.city && p.city.address) row(dl, "Address", p.city.address);
+    if (p.mountain && typeof p.mountain.achievedHeight === "number") row(dl, "Reached", Math.round(p.mountain.achievedHeight) + " m");
     row(dl, "Note", p.note);
     if (p.tags && p.tags.length) { const tags = el("span", "tags"); p.tags.forEach((t) => tags.appendChild(el("span", "", t))); row(dl, "Tags", tags); }
     row(dl, "Visits", p.visitCount || 1);
@@ -389,7 +437,7 @@
   $("popup-close").addEventListener("click", closePopup);
 
   // --- list, search, filters ---
-  const searchText = pins.map((p) => [p.title, p.note || "", (p.tags || []).join(" "), placeName(p)].join("\n").toLowerCase());
+  const searchText = pins.map((p) => [p.title, p.place || "", p.region || "", p.note || "", (p.tags || []).join(" "), placeName(p)].join("\n").toLowerCase());
   const years = pins.map((p, i) => yearOf(i));
   function options(id, label, values) {
     const s = $(id);
@@ -434,8 +482,11 @@
     document.querySelectorAll("#countries path.hl").forEach((p) => p.classList.remove("hl"));
     if (fc) { const path = $("c-" + fc); if (path) path.classList.add("hl"); }
     renderList();
+    // A search fits the map to what it found (the filters alone leave the view as it is).
+    if (words.length > 0 && count > 0 && started) { fit(visibleIndices()); return; }
     draw();
   }
+  let started = false;
   const LIST_MAX = 300;
   function renderList() {
     const list = $("list"), frag = document.createDocumentFragment();
@@ -448,7 +499,7 @@
       const p = pins[i], li = el("li");
       const dot = el("span", "dot"); dot.style.background = validColor(p.color);
       li.append(dot, el("span", "t", p.title), el("span", "cc", p.country || ""));
-      const place = placeName(p);
+      const place = placeName(p) || (p.place && !p.title.includes(p.place) ? p.place : "");
       li.appendChild(el("span", "m", formatDate(p.date, offsetOf(i)).split(",")[0] + (place ? " \u00b7 " + place : "") + (p.tags && p.tags.length ? " \u00b7 #" + p.tags.join(" #") : "")));
       li.addEventListener("click", () => { cx = xs[i]; cy = ys[i]; k = Math.max(k, 60); apply(); openPopup(i); });
       frag.appendChild(li);
@@ -475,6 +526,10 @@
     kpi(k4, s.points + " \u00b7 " + s.cities + " \u00b7 " + s.mountains, "points \u00b7 cities \u00b7 mountains");
     box.appendChild(k4);
     if (s.atSea) box.appendChild(el("p", "muted", s.atSea + " pin" + (s.atSea === 1 ? "" : "s") + " at sea, in no country"));
+    if (s.regionsVisited || s.placesVisited) {
+      box.appendChild(el("p", "muted", s.regionsVisited + " region" + (s.regionsVisited === 1 ? "" : "s") + " \u00b7 " +
+        s.placesVisited + " place" + (s.placesVisited === 1 ? "" : "s") + " visited"));
+    }
     box.appendChild(el("h3", "", "Continents"));
     table(box, ["Continent", "Countries", "Pins"], s.continents.map((c) => [c.name, c.countryCount, c.pinCount]), [1, 2]);
     box.appendChild(el("h3", "", "New countries per year"));
@@ -486,7 +541,12 @@
       return [y.year, bar, y.newCountries.length, y.pinCount];
     }), [2, 3]);
     box.appendChild(el("h3", "", "Countries"));
-    table(box, ["Country", "Continent", "Pins", "Since"], s.countries.map((c) => [c.name, c.continent, c.pinCount, c.firstYear]), [2, 3]);
+    const withRegions = s.countries.some((c) => c.regions);
+    if (withRegions) {
+      table(box, ["Country", "Regions", "Places", "Pins", "Since"], s.countries.map((c) => [c.name, c.regions || "", c.places || 0, c.pinCount, c.firstYear]), [2, 3, 4]);
+    } else {
+      table(box, ["Country", "Continent", "Pins", "Since"], s.countries.map((c) => [c.name, c.continent, c.pinCount, c.firstYear]), [2, 3]);
+    }
   }
 
   // --- the run overlay ---
@@ -544,6 +604,7 @@
   renderRun();
   refilter();
   fit(visibleIndices());
+  started = true;
   apply(true); // the pins drawn before the page says it is ready (not at a later frame)
   document.body.dataset.readyMs = String(Math.round(performance.now()));
   document.body.dataset.ready = "1";
