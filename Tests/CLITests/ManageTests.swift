@@ -122,7 +122,9 @@ final class ManageTests: XCTestCase {
         try pins(["edit", id], status: 64)
         try pins(["edit", id, "--lat", "1"], status: 64)
         try pins(["edit", id, "--color", "red"], status: 64)
-        try pins(["edit", id, "--type", "city"], status: 64)  // no --name for a new city: usage (issue 24 item 11)
+        // In the Atlantic, 700 km from any coast, no town: a city pin needs --name there (usage).
+        let sea = try add(["--lat", "40", "--lon", "-40", "--title", "ship"])
+        try pins(["edit", sea, "--type", "city"], status: 64)
         try pins(["edit", "00000000-0000-0000-0000-000000000000", "--title", "x"], status: 1)
         try pins(["show", "ffffffff"], status: 1)
         XCTAssertEqual(try list(["--type", "mountain"]).count, 1)

@@ -24,7 +24,7 @@ final class PinCommandTests: XCTestCase {
         XCTAssertEqual(eiffel["note"] as? String, "hi")
         XCTAssertNil(eiffel["type"], "a point: no type key")
         // Compact objects: what is not set is left out (a point, one visit, no photo).
-        XCTAssertEqual(Set(eiffel.keys), ["id", "title", "latitude", "longitude", "country", "date", "color", "note", "tags"])
+        XCTAssertEqual(Set(eiffel.keys), ["id", "title", "latitude", "longitude", "country", "place", "region", "regionCode", "date", "color", "note", "tags"])
         let green = try XCTUnwrap(list.first { $0["country"] as? String == "AU" })
         XCTAssertEqual(green["color"] as? String, "#00FF00")
         XCTAssertTrue(list.contains { $0["country"] == nil }, "a pin at sea has no country key")
@@ -78,9 +78,9 @@ final class PinCommandTests: XCTestCase {
         XCTAssertEqual(list.status, 0, list.stderr)
         XCTAssertEqual(list.stdout, "[" + [
             ##"{"color":"#112233","country":"GB","date":"2024-01-10T12:00:00Z","id":"\##(bigBen)","latitude":51.5007292,"##
-                + ##""longitude":-0.12462,"title":"Big Ben","utcOffset":0}"##,
+                + ##""longitude":-0.12462,"place":"London","region":"England","regionCode":"GB-ENG","title":"Big Ben","utcOffset":0}"##,
             ##"{"color":"#112233","country":"GB","date":"2024-08-01T09:00:00+01:00","id":"\##(snowdon)","latitude":53.0685,"##
-                + ##""longitude":-4.0763,"mountain":{"achievedHeight":1085,"height":1085,"name":"Snowdon"},"title":"Snowdon","type":"mountain"}"##,
+                + ##""longitude":-4.0763,"mountain":{"achievedHeight":1085,"height":1085,"name":"Snowdon"},"place":"Llanberis","region":"Wales","regionCode":"GB-WLS","title":"Snowdon","type":"mountain"}"##,
         ].joined(separator: ",") + "]\n")
         // Edited, three visits, a tag and a note: each appears once set.
         XCTAssertEqual(try CLI.run(["edit", bigBen, "--visits", "3", "--tag", "clock", "--note", "n", "--db", db]).status, 0)
