@@ -432,7 +432,7 @@ struct Decider {
         item.country = plan.country
         item.pinID = plan.id
         if let repos, let records, !options.dryRun {
-            let planned = PinPlan(id: plan.id, country: plan.country, title: title)
+            let planned = PinPlan(id: plan.id, country: plan.country, title: title, place: plan.place)
             var location = try creation.create(draft, planned: planned, in: repos)
             if record.edited {
                 location.editedAt = options.now

@@ -18,6 +18,9 @@ enum PlacesCSV {
     /// `pins export --format csv`'s header (PinReport's CSVExport).
     static let pinsHeader = ["id", "title", "latitude", "longitude", "country", "country_name", "type", "date", "color",
                              "visit_count", "note", "tags", "name", "height"]
+    /// The columns the export adds since pins knew places; read back, they are resolved again
+    /// from the position (the gazetteer's answer, not the file's).
+    static let placeColumns = ["place", "region", "region_code"]
 
     static let latitudeNames = ["latitude", "lat", "y", "northing", "north"]
     static let longitudeNames = ["longitude", "lon", "long", "lng", "x", "easting", "east"]
@@ -63,7 +66,7 @@ enum PlacesCSV {
         guard let (latColumn, lonColumn) = coordinateColumns(names) else {
             throw PlaceFileError("line 1: no latitude and longitude columns (looked for \(latitudeNames.joined(separator: ", ")) and \(longitudeNames.joined(separator: ", ")))")
         }
-        let pins = header.fields == pinsHeader
+        let pins = header.fields == pinsHeader || header.fields == pinsHeader + placeColumns
         func column(_ candidates: [String]) -> Int? { candidates.lazy.compactMap { names.firstIndex(of: $0) }.first }
         let titleColumn = column(["title", "name", "label"])
         let dateColumn = column(["date", "time", "timestamp", "datetime"])
@@ -160,7 +163,7 @@ enum PlacesCSV {
 
     /// A row of pins' own export, field for field (the columns of `pinsHeader`).
     static func readPinsRow(_ fields: [String], into record: inout PlaceRecord) throws {
-        guard fields.count == pinsHeader.count else {
+        guard fields.count == pinsHeader.count || fields.count == pinsHeader.count + placeColumns.count else {
             throw PlaceFileError("\(fields.count) fields, but pins' export has \(pinsHeader.count)")
         }
         record.ownID = fields[0].isEmpty ? nil : fields[0]
