@@ -12,7 +12,8 @@ final class ClosedSetStorageTests: XCTestCase {
         XCTAssertEqual(TimeSource.allCases.map(\.rawValue),
                        ["exifOffset", "isoWithOffset", "gpsInferredOffset", "containerUTC", "assumedZone",
                         "localTimeZoneOfPosition", "fileModification", "none"])
-        XCTAssertEqual(PositionSource.allCases.map(\.rawValue), ["exif", "xmp", "quicktime", "matroska", "xmp-sidecar", "takeout"])
+        // "track" (issue 29) is new: a position from the person's own track files.
+        XCTAssertEqual(PositionSource.allCases.map(\.rawValue), ["exif", "xmp", "quicktime", "matroska", "xmp-sidecar", "takeout", "track"])
         XCTAssertEqual(PhotoDecision.allCases.map(\.rawValue),
                        ["accepted", "noLocation", "interval", "distance", "unreadable", "notMedia"])
         XCTAssertEqual(FileKind.allCases.map(\.rawValue),
