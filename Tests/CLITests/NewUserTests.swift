@@ -93,7 +93,10 @@ final class NewUserTests: XCTestCase {
     /// Item 10: `completions` is a command of `pins --help` and `pins help`, and bash completes
     /// the values of the options that take a fixed set, and the actions of `runs`.
     func testCompletionsIsListedAndBashCompletesValues() throws {
-        XCTAssertTrue(try CLI.run(["--help"]).stdout.contains("\n  completions  Print the shell completion script for bash, zsh or fish.\n"))
+        // The command column is as wide as the longest command name (import-places).
+        let listed = try CLI.run(["--help"]).stdout.split(separator: "\n").map(String.init)
+        XCTAssertTrue(listed.contains { $0.hasPrefix("  completions ") && $0.hasSuffix("  Print the shell completion script for bash, zsh or fish.") },
+                      listed.joined(separator: "\n"))
         let help = try CLI.run(["help", "completions"])
         XCTAssertEqual(help.status, 0)
         XCTAssertTrue(help.stdout.hasPrefix("Usage: pins completions bash|zsh|fish\n"), help.stdout)
