@@ -37,11 +37,12 @@ extension PinDatabase {
         return points
     }
 
-    /// The town a pin is in, for a trip's list of places: a City pin's city; else none yet
-    /// (the places issue gives every pin its gazetteer place).
+    /// The town a pin is in, for a trip's list of places: the gazetteer's place; else a City
+    /// pin's city; else its region (a pin 80 km into the outback has a region but no town).
     public static func placeName(of pin: Location) -> String? {
+        if let place = pin.place { return place }
         if case let .city(visit) = pin.type { return visit.cityName }
-        return nil
+        return pin.region
     }
 
     /// The home the person set, or nil (found from the data).

@@ -29,11 +29,14 @@ final class TripsCommandTests: XCTestCase {
         XCTAssertEqual(trips[0]["days"] as? Int, 2)
         XCTAssertEqual(trips[0]["title"] as? String, "Italy, June 2024")
         XCTAssertEqual(trips[0]["countries"] as? [String], ["IT"])
+        // The gazetteer's place of each pin (GeoNames: "Milan"), home's too.
+        XCTAssertEqual(trips[0]["places"] as? [String], ["Milan"])
         XCTAssertEqual(trips[0]["pinCount"] as? Int, 2)
         XCTAssertEqual(Set(trips[0]["pins"] as! [String]), [sat, sun])
         let homes = doc["homes"] as! [[String: Any]]
         XCTAssertEqual(homes.count, 1)
         XCTAssertEqual(homes[0]["country"] as? String, "CH")
+        XCTAssertEqual(homes[0]["place"] as? String, "Zürich")
         let statistics = doc["statistics"] as! [String: Any]
         XCTAssertEqual(statistics["days"] as? [String: Int], ["2024": 14])
         XCTAssertEqual(statistics["daysAbroad"] as? [String: Int], ["2024": 2])
@@ -65,6 +68,11 @@ final class TripsCommandTests: XCTestCase {
         XCTAssertEqual(fromMilan.map { $0["id"] as? String }, ["2024-06-01"])
         XCTAssertEqual(fromMilan.map { $0["days"] as? Int }, [14])
         XCTAssertEqual(try CLI.run(["settings", "--home", "home 3", "--db", db]).status, 0, "a home named by a pin's title")
+        let named = try CLI.run(["settings", "--home", "zurich", "--json", "--db", db])
+        XCTAssertEqual(named.status, 0, "a home named by its place, any case, no accent: \(named.stderr)")
+        let home = (try CLI.json(named.stdout) as! [String: Any])["home"] as! [String: Double]
+        XCTAssertEqual(home["latitude"]!, 47.3769, accuracy: 1e-6)
+        XCTAssertEqual(home["longitude"]!, 8.5417, accuracy: 1e-6)
         XCTAssertEqual(((try CLI.json(CLI.run(["trips", "--json", "--db", db]).stdout) as! [String: Any])["trips"] as! [[String: Any]]).count, 1)
         XCTAssertEqual(try CLI.run(["settings", "--no-home", "--db", db]).status, 0)
         XCTAssertEqual(((try CLI.json(CLI.run(["trips", "--json", "--db", db]).stdout) as! [String: Any])["homes"] as! [[String: Any]])
