@@ -64,9 +64,10 @@ final class ExportRoundTripTests: XCTestCase {
         XCTAssertEqual(read["csvNote"] as? String, note)
         XCTAssertEqual(read["kmlNote"] as? String, note)
         XCTAssertEqual(read["gpxNote"] as? String, note)
-        XCTAssertEqual(read["gpxDesc"] as? String, "France; Tags: " + joined)
+        // The pin is at the Eiffel Tower: the gazetteer's Paris, Île-de-France (issue 23) leads.
+        XCTAssertEqual(read["gpxDesc"] as? String, "Paris, Île-de-France, France; Tags: " + joined)
         // The description is HTML whose text is the note: no <b> element, the break kept.
-        XCTAssertEqual(read["kmlDescription"] as? String, "&lt;b&gt;bold&lt;/b&gt; &amp; co<br>line 2<br>Tags: " + joined)
-        XCTAssertEqual(read["kmlShown"] as? String, note + "\nTags: " + joined)
+        XCTAssertEqual(read["kmlDescription"] as? String, "Paris, Île-de-France<br>&lt;b&gt;bold&lt;/b&gt; &amp; co<br>line 2<br>Tags: " + joined)
+        XCTAssertEqual(read["kmlShown"] as? String, "Paris, Île-de-France\n" + note + "\nTags: " + joined)
     }
 }

@@ -299,7 +299,8 @@ final class ImportPlacesFormatTests: XCTestCase {
 
     /// The phone's Timeline export, both variants (hand-written after the public description,
     /// see PlacesJSON.timelineVisit): each visit a pin at its place with its start time in the
-    /// file's offset, titled "Country, date" (the file names no place); the second Tokyo visit
+    /// file's offset, titled by the gazetteer's place (the file names none: San Francisco, Tokyo
+    /// Tower in Tokyo, Kyoto); the second Tokyo visit
     /// 4.06 km from the first is skipped; timelinePath, activity, rawSignals are not places.
     func testPhoneTimelineVisits() throws {
         let dir = try CLI.temporaryDirectory(self)
@@ -310,9 +311,9 @@ final class ImportPlacesFormatTests: XCTestCase {
                        ["semanticSegment 3 distance", "segment 3 distance"])
         let pins = try list(db)
         XCTAssertEqual(pins.map { "\($0["title"]!) \($0["date"]!) \($0["latitude"]!),\($0["longitude"]!)" },
-                       ["United States, 2023-09-10 2023-09-10T10:00:00-07:00 37.7749,-122.4194",
-                        "Japan, 2024-05-01 2024-05-01T09:00:00+09:00 35.6585805,139.7454329",
-                        "Japan, 2024-05-02 2024-05-02T08:00:00+09:00 35.0116,135.7681"])
+                       ["San Francisco, United States 2023-09-10T10:00:00-07:00 37.7749,-122.4194",
+                        "Tokyo, Japan 2024-05-01T09:00:00+09:00 35.6585805,139.7454329",
+                        "Kyoto, Japan 2024-05-02T08:00:00+09:00 35.0116,135.7681"])
     }
 
     /// Issue 26 item 2 for GeoJSON: export, import into an empty database, export again, the
