@@ -84,13 +84,20 @@ public enum CaptureTime {
                                defaultTimeZone: TimeZone) -> CaptureTimeResult {
         var warnings: [String] = []
         var chosen: (name: String, local: LocalDateTime, subSec: String?, offset: String?)?
+        // Date tags that are there but say nothing usable (zeros, blanks, a value libexif could
+        // not load): named if the file's time has to stand in (issue 22).
+        var unusable: [String] = []
         // The first tag with a valid date wins (no array of tags: this runs once per photo).
         func consider(_ name: String, _ date: String?, _ subSec: String?, _ offset: String?) -> Bool {
-            guard let text = date else { return false }
+            guard let text = date else {
+                if let why = values.malformed[name] { unusable.append("\(name) is \(why)") }
+                return false
+            }
             guard let local = parseDateTime(text) else {
-                if text.contains(where: { ("1"..."9").contains($0) }) {
-                    warnings.append("\(name) '\(printable(text))' is not a valid date: ignored")
-                }
+                let shown = text.exifTrimmed
+                // Blanks (and colons) are the Exif way of saying "unknown" (section 1.4).
+                unusable.append(shown.allSatisfy { $0 == " " || $0 == ":" } ? "\(name) is blank"
+                                : "\(name) '\(printable(String(shown)))' is not a valid date")
                 return false
             }
             chosen = (name, local, subSec, offset)
@@ -101,14 +108,18 @@ public enum CaptureTime {
         }
         guard let chosen else {
             if let xmp, let takenAt = xmp.takenAt {
+                warnings += unusable.map { $0 + ": ignored" }
                 return CaptureTimeResult(takenAt: takenAt, utcOffsetSeconds: xmp.utcOffsetSeconds,
                                          source: xmp.timeSource, tag: xmp.timeProperty.map { "XMP \($0)" },
                                          warnings: warnings)
             }
             // Step 6.
+            let fallback = modificationTime == nil ? "no capture time" : "the file's modification time is used"
+            if !unusable.isEmpty { warnings.append(unusable.joined(separator: "; ") + ": " + fallback) }
             guard let modificationTime else { return CaptureTimeResult(warnings: warnings) }
             return CaptureTimeResult(takenAt: modificationTime, source: .fileModification, warnings: warnings)
         }
+        warnings += unusable.map { $0 + ": ignored" }
         var local = chosen.local
         let subSecName = chosen.name == "DateTimeOriginal" ? "SubSecTimeOriginal" : "SubSecTimeDigitized"
         let offsetName = chosen.name == "DateTimeOriginal" ? "OffsetTimeOriginal" : "OffsetTimeDigitized"

@@ -86,18 +86,39 @@ enum ExifDecoder {
     /// `TIFF.repacked` (IFD0 reduced to the pointers and time tags), so libexif still decodes
     /// the Exif.
     static func decodeRecovering(tiff: [UInt8]) -> ExifValues {
-        let first = decode(tiff: tiff)
+        var first = decode(tiff: tiff)
         func found(_ v: ExifValues) -> Bool {
             v.dateTimeOriginal != nil || v.dateTimeDigitized != nil || v.hasGPSDirectory
         }
-        guard !found(first) else { return first }
+        guard !found(first) else { return noteDroppedDates(first, tiff: tiff) }
         var notes: [String] = []
-        guard let repacked = TIFF.repacked(tiff, warnings: &notes), repacked != tiff else { return first }
+        guard let repacked = TIFF.repacked(tiff, warnings: &notes), repacked != tiff else {
+            return noteDroppedDates(first, tiff: tiff)
+        }
         var second = decode(tiff: repacked)
-        guard found(second) else { return first }
+        guard found(second) else {
+            first = noteDroppedDates(first, tiff: tiff)
+            return first
+        }
         second.warnings = first.warnings + notes
             + ["libexif stopped in IFD0: the Exif and GPS directories were read on a second pass"] + second.warnings
-        return second
+        return noteDroppedDates(second, tiff: tiff)
+    }
+
+    /// Marks as malformed a date tag the directories announce but libexif did not load (issue
+    /// 22: an absurd count made the date vanish and the file's time stand in without a word).
+    /// Only looked for when DateTimeOriginal is missing: the rare path, one more IFD walk.
+    static func noteDroppedDates(_ values: ExifValues, tiff: [UInt8]) -> ExifValues {
+        guard values.dateTimeOriginal == nil else { return values }
+        var values = values
+        let announced = TIFF.announcedDateTags(tiff)
+        for (tag, name, value) in [(UInt16(0x9003), "DateTimeOriginal", values.dateTimeOriginal),
+                                   (UInt16(0x9004), "DateTimeDigitized", values.dateTimeDigitized)]
+        where value == nil && values.malformed[name] == nil {
+            guard let entry = announced[tag] else { continue }
+            values.malformed[name] = "\(Format.name(UInt32(entry.type))) × \(entry.count) that cannot be read"
+        }
+        return values
     }
 
     // MARK: Copying values out

@@ -141,6 +141,31 @@ enum TIFF {
         return (try? exifBlock(in: &source, order: order, ifd0: ifd0, layout: layout, warnings: &warnings))??.tiff
     }
 
+    /// The date tags (DateTimeOriginal 0x9003, DateTimeDigitized 0x9004) that IFD0 or the Exif
+    /// IFD of `tiff` announce, with their type and count, read from the raw directories (the
+    /// Exif IFD's entry wins). libexif drops an entry whose value it cannot load (a count that
+    /// runs past the block, a count of 0) without a CORRUPT_DATA message, so a date that
+    /// vanished is found here and reported instead of silently becoming the file's time.
+    static func announcedDateTags(_ tiff: [UInt8]) -> [UInt16: (type: UInt16, count: UInt32)] {
+        var source = MemorySource(tiff)
+        var ignored: [String] = []
+        let dates: Set<UInt16> = [0x9003, 0x9004]
+        guard let (order, ifd0, layout) = try? header(in: &source),
+              let entries0 = try? readIFD(in: &source, at: ifd0, order: order, name: "IFD0", layout: layout,
+                                          warnings: &ignored, keep: { $0 == Tag.exifPointer || dates.contains($0) },
+                                          resolveValues: false) else { return [:] }
+        var found: [UInt16: (type: UInt16, count: UInt32)] = [:]
+        for e in entries0 where dates.contains(e.tag) { found[e.tag] = (e.type, e.count) }
+        guard let pointer = entries0.first(where: { $0.tag == Tag.exifPointer }),
+              let at = (try? layout.offset(ByteReader(pointer.value, context: container), at: 0, order)) ?? nil,
+              at >= 8, at != ifd0,
+              let exif = try? readIFD(in: &source, at: at, order: order, name: "Exif IFD", layout: layout,
+                                      warnings: &ignored, keep: { dates.contains($0) }, resolveValues: false)
+        else { return found }
+        for e in exif { found[e.tag] = (e.type, e.count) }
+        return found
+    }
+
     static func findMetadata<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> EmbeddedMetadata {
         let (order, ifd0, layout) = try header(in: &source)
         let exif = try exifBlock(in: &source, order: order, ifd0: ifd0, layout: layout, warnings: &warnings)

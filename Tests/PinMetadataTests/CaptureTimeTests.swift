@@ -212,6 +212,14 @@ final class CaptureTimeTests: XCTestCase {
         XCTAssertEqual(none.source, TimeSource.none)
         XCTAssertEqual(resolve("0000:00:00 00:00:00", mtime: mtime).source, .fileModification)
         XCTAssertEqual(resolve("    :  :     :  :  ", mtime: mtime).source, .fileModification)
+        // Said, not silent (issue 22); no file time, no time, but still said.
+        XCTAssertEqual(resolve("0000:00:00 00:00:00", mtime: mtime).warnings,
+                       ["DateTimeOriginal '0000:00:00 00:00:00' is not a valid date: the file's modification time is used"])
+        XCTAssertEqual(resolve("    :  :     :  :  ", mtime: mtime).warnings,
+                       ["DateTimeOriginal is blank: the file's modification time is used"])
+        XCTAssertEqual(resolve("2019:13:45 10:11:12").warnings,
+                       ["DateTimeOriginal '2019:13:45 10:11:12' is not a valid date: no capture time"])
+        XCTAssertEqual(resolve(nil, mtime: mtime).warnings, [])
     }
 
     // MARK: Parsers

@@ -131,9 +131,35 @@ final class JPEGFixtureTests: XCTestCase {
                      "altitude-below-sea", "zero-zero", "zero-denominator", "lat-out-of-range", "no-gps",
                      "no-date", "offset-time", "offset-negative-half", "gps-time-nepal", "gps-time-midnight",
                      "gps-time-stale", "com-before-app1", "app0-then-app1", "xmp-before-exif", "blank-date",
-                     "zero-date", "dash-date", "truncated-in-exif", "truncated-after-exif", "gps-status-void"] {
+                     "zero-date", "dash-date", "truncated-in-exif", "truncated-after-exif", "gps-status-void",
+                     "absurd-count-date", "zero-count-date"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent(name + ".jpg").path), name)
         }
+    }
+
+    /// A date tag that is there but unusable falls back to the file's time with a warning that
+    /// names the tag and says so (issue 22); before, zeros, blanks and a count libexif could not
+    /// load fell back in silence.
+    func testUnusableDatesFallBackToTheFileTimeWithAWarning() throws {
+        let dir = repoRoot().appendingPathComponent("Fixtures/formats/jpeg")
+        let expected = [
+            "zero-date.jpg": "DateTimeOriginal '0000:00:00 00:00:00' is not a valid date: the file's modification time is used",
+            "blank-date.jpg": "DateTimeOriginal is blank: the file's modification time is used",
+            "absurd-count-date.jpg": "DateTimeOriginal is ASCII × 2147483647 that cannot be read: the file's modification time is used",
+            "zero-count-date.jpg": "DateTimeOriginal is ASCII × 0 that cannot be read: the file's modification time is used",
+        ]
+        for (name, warning) in expected.sorted(by: { $0.key < $1.key }) {
+            let m = try XCTUnwrap(MetadataReader.read(path: RawPath(dir.appendingPathComponent(name).path),
+                                                      modificationTime: mtime, options: optionsUTC), name)
+            XCTAssertEqual(m.timeSource, .fileModification, name)
+            XCTAssertEqual(m.takenAt, mtime, name)
+            XCTAssertTrue(m.warnings.contains(warning), "\(name): \(m.warnings)")
+            XCTAssertNotNil(m.coordinate, name)  // the rest of the Exif is still read
+        }
+        // A good date gets no such warning.
+        let good = try XCTUnwrap(MetadataReader.read(path: RawPath(dir.appendingPathComponent("le-dms.jpg").path),
+                                                     modificationTime: mtime, options: optionsUTC))
+        XCTAssertFalse(good.warnings.contains { $0.contains("modification time") }, "\(good.warnings)")
     }
 
     func testLittleAndBigEndianFixturesAgree() throws {
