@@ -94,14 +94,40 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
         case SQLITE_NOTADB: reason = .notADatabase
         case SQLITE_CANTOPEN:
             // The -wal or -shm file could not be made: no block left for its folder entry.
-            reason = cause.systemErrno == ENOSPC || cause.systemErrno == EDQUOT ? .diskFull : .cannotOpen
+            reason = Self.isOutOfSpace(cause, path: path) ? .diskFull : .cannotOpen
         case SQLITE_IOERR:
             // A write or an allocation of the WAL index (-shm) that found no free block.
-            reason = cause.systemErrno == ENOSPC || cause.systemErrno == EDQUOT ? .diskFull : .inputOutput
+            reason = Self.isOutOfSpace(cause, path: path) ? .diskFull : .inputOutput
         case SQLITE_NOMEM: reason = .outOfMemory
         default: reason = .other(cause.message)
         }
         self.init(action, path: path, reason: reason, cause: cause)
+    }
+
+    /// Space left below which a failed open or write is put down to a full disk: SQLite's WAL
+    /// index alone takes 32 KiB, a transaction's WAL frames more.
+    static let fullDiskMargin: UInt64 = 1 << 20
+
+    /// ENOSPC or EDQUOT; or, when SQLite kept another errno or none (a failed mmap of the
+    /// -shm, a short write, an open that gave up after the first error), a file system with
+    /// less than `fullDiskMargin` or no inode left for this user in the database's folder.
+    /// Without the second test the same full disk was "cannot be opened" on one run and "the
+    /// disk is full" on the next, depending on which call found no block first.
+    static func isOutOfSpace(_ cause: SQLiteError, path: String) -> Bool {
+        if cause.systemErrno == ENOSPC || cause.systemErrno == EDQUOT { return true }
+        // An errno that names another cause is that cause, full disk or not.
+        if [EACCES, EPERM, ENOENT, EROFS, ENOTDIR, EISDIR, ELOOP, ENAMETOOLONG].contains(cause.systemErrno) { return false }
+        let folder: String
+        if let slash = path.lastIndex(of: "/") {
+            folder = slash == path.startIndex ? "/" : String(path[..<slash])
+        } else {
+            folder = "."
+        }
+        var fs = statvfs()
+        guard statvfs(folder, &fs) == 0 else { return false }
+        let root = getuid() == 0  // root may use the blocks and inodes kept back for it
+        let blocks = UInt64(root ? fs.f_bfree : fs.f_bavail), inodes = UInt64(root ? fs.f_ffree : fs.f_favail)
+        return blocks * UInt64(fs.f_frsize) < fullDiskMargin || (fs.f_files > 0 && inodes == 0)
     }
 
     public var description: String {
