@@ -9,6 +9,9 @@ struct Run {
 }
 
 enum CLI {
+    /// Thrown after an XCTFail that says what went wrong, to end the test there.
+    enum Failure: Error { case setup }
+
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// A build folder has no share/pins beside the binary: every pins the tests start, through

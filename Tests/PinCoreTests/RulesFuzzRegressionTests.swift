@@ -9,39 +9,13 @@ final class RulesFuzzRegressionTests: XCTestCase {
     static let repo = Repository.root
 
     func replay(_ bytes: [UInt8]) -> [ImportRules.Verdict] {
-        bytes.withUnsafeBytes { raw -> [ImportRules.Verdict] in
-            func double(_ at: Int) -> Double { Double(bitPattern: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
-            var minInterval = CaptureInterval.appMinimum, threshold = AngularDistance.appThreshold, offset = 0
-            if raw.count >= 8 {
-                let a = raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self)
-                let b = raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
-                minInterval = Double(a) / Double(UInt32.max) * 86_400 * 366
-                threshold = AngularDistance.angle(forKilometres: 0.001 * pow(10, 7 * Double(b) / Double(UInt32.max)))
-                offset = 8
-            }
-            var pins: [ImportRules.ExistingPin] = [], earlier: [AcceptedPhoto] = [], candidates: [ImportRules.Candidate] = []
-            while offset + 25 <= raw.count {
-                let tag = raw[offset]
-                let coordinate = Coordinate(latitude: double(offset + 9), longitude: double(offset + 17))
-                let path = RawPath("/p/\(candidates.count).jpg")
-                if tag & 1 != 0 {
-                    pins.append(.init(title: "pin \(pins.count)", coordinate: coordinate))
-                } else if tag & 4 != 0 {
-                    earlier.append(AcceptedPhoto(instant: double(offset + 1), path: path))
-                } else {
-                    candidates.append(.init(index: candidates.count, instant: double(offset + 1), path: path,
-                                            coordinate: tag & 2 != 0 ? nil : coordinate))
-                }
-                offset += 25
-            }
-            var filters = ImportRules(minInterval: minInterval, threshold: threshold, existingPins: pins, earlierAccepted: earlier)
-            return ImportRules.ordered(candidates).map { filters.decide($0, label: $0.path.description) }
-        }
+        bytes.withUnsafeBytes { RulesFuzzInput.decide($0) }
     }
 
     /// The seed scripts/fuzz starts from (three photos around Paris, one pin at the Eiffel Tower),
     /// decided by hand, so the replay here is known to read records as the fuzz target does.
-    func testTheSeedIsDecidedAsWorkedByHand() {
+    /// The seed scripts/fuzz starts from: three photos around Paris, one pin at the Eiffel Tower.
+    static func seed() -> [UInt8] {
         var data = [UInt8]()
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { data += $0 } }
         func record(_ tag: UInt8, _ instant: Double, _ lat: Double, _ lon: Double) {
@@ -54,24 +28,35 @@ final class RulesFuzzRegressionTests: XCTestCase {
         record(0, 1.7e9 + 30, 48.8567, 2.3523)
         record(0, 1.7e9 + 90, 48.86, 2.35)
         record(1, 0, 48.8584, 2.2945)
+        return data
+    }
+
+    func testTheSeedIsDecidedAsWorkedByHand() {
+        let data = Self.seed()
         let verdicts = replay(data).map(\.decision)
         // The first is 4.226 km from the pin (≥ 3.162 km): accepted. The others come 30 s and 90 s
         // after it, within the 7,720 s interval.
         XCTAssertEqual(verdicts, [.accepted, .interval, .interval])
     }
 
+    /// The kept inputs (Fixtures/fuzz/rules, when scripts/fuzz has kept any) and the seed: no
+    /// crash, no delay. Never skipped: with nothing kept, the seed still runs.
     func testKeptInputsAreDecidedWithoutCrashOrDelay() throws {
         let fuzz = Self.repo.appendingPathComponent("Fixtures/fuzz")
         XCTAssertTrue(FileManager.default.fileExists(atPath: fuzz.appendingPathComponent("README.md").path), "no \(fuzz.path)")
         let dir = fuzz.appendingPathComponent("rules")
-        guard FileManager.default.fileExists(atPath: dir.path) else {
-            throw XCTSkip("Fixtures/fuzz/rules does not exist: scripts/fuzz has kept no input of the rules yet")
+        var inputs: [(String, [UInt8])] = [("seed", Self.seed())]
+        if FileManager.default.fileExists(atPath: dir.path) {
+            let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+            XCTAssertFalse(names.isEmpty, "Fixtures/fuzz/rules holds no input")
+            inputs += try names.map { ($0, [UInt8](try Data(contentsOf: dir.appendingPathComponent($0)))) }
         }
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
-        XCTAssertFalse(names.isEmpty, "Fixtures/fuzz/rules holds no input")
-        for name in names {
+        for (name, bytes) in inputs {
             let start = Date()
-            _ = replay([UInt8](try Data(contentsOf: dir.appendingPathComponent(name))))
+            // One verdict per photo record (tag bits 0 and 2 clear), whatever its numbers.
+            let photos = stride(from: 8, through: bytes.count - RulesFuzzInput.recordSize, by: RulesFuzzInput.recordSize)
+                .filter { bytes[$0] & 0b101 == 0 }.count
+            XCTAssertEqual(replay(bytes).count, photos, name)
             XCTAssertLessThan(Date().timeIntervalSince(start), 2, name)
         }
     }

@@ -11,19 +11,55 @@ final class FuzzRegressionTests: XCTestCase {
     static let repo = Repository.root
     let utc = MetadataOptions(defaultTimeZone: TimeZone(identifier: "UTC")!)
 
-    /// The kept inputs of `target`. Fixtures/fuzz must exist (a wrong repository root would
-    /// otherwise replay nothing and pass); a target that has kept nothing yet is skipped, and
-    /// says so; a folder without a file fails.
+    /// The kept inputs of `target`, then the seeds scripts/fuzz starts it from (the fixtures
+    /// it reads in real use, chosen as `seed()` there chooses them): a target that has kept
+    /// nothing yet still replays real inputs, never skips. Fixtures/fuzz must exist (a wrong
+    /// repository root would otherwise replay nothing and pass); a folder without a file fails.
     func inputs(_ target: String) throws -> [(String, [UInt8])] {
         let fuzz = Self.repo.appendingPathComponent("Fixtures/fuzz")
         XCTAssertTrue(FileManager.default.fileExists(atPath: fuzz.appendingPathComponent("README.md").path), "no \(fuzz.path)")
         let dir = fuzz.appendingPathComponent(target)
-        guard FileManager.default.fileExists(atPath: dir.path) else {
-            throw XCTSkip("Fixtures/fuzz/\(target) does not exist: scripts/fuzz has kept no input of this target yet")
+        var found: [(String, [UInt8])] = []
+        if FileManager.default.fileExists(atPath: dir.path) {
+            let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+            XCTAssertFalse(names.isEmpty, "Fixtures/fuzz/\(target) holds no input")
+            found += try names.map { ($0, [UInt8](try Data(contentsOf: dir.appendingPathComponent($0)))) }
         }
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
-        XCTAssertFalse(names.isEmpty, "Fixtures/fuzz/\(target) holds no input")
-        return try names.map { ($0, [UInt8](try Data(contentsOf: dir.appendingPathComponent($0)))) }
+        found += try seeds(target)
+        XCTAssertFalse(found.isEmpty, "\(target): no kept input and no seed")
+        return found
+    }
+
+    /// scripts/fuzz's seeds of `target`: XMP sidecars, JSON under 64 KiB (Takeout), and for the
+    /// sidecar matcher one input per fixture with names beside it (its name, NUL, theirs).
+    func seeds(_ target: String) throws -> [(String, [UInt8])] {
+        let fixtures = Self.repo.appendingPathComponent("Fixtures")
+        var folders: [URL: [String]] = [:]
+        let walk = try XCTUnwrap(FileManager.default.enumerator(at: fixtures, includingPropertiesForKeys: [.isRegularFileKey]))
+        for case let url as URL in walk where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+            folders[url.deletingLastPathComponent(), default: []].append(url.lastPathComponent)
+        }
+        var seeds: [(String, [UInt8])] = []
+        for (folder, files) in folders.sorted(by: { $0.key.path < $1.key.path }) {
+            let files = files.sorted()
+            for name in files {
+                let lower = name.lowercased(), url = folder.appendingPathComponent(name)
+                switch target {
+                case "xmp" where lower.hasSuffix(".xmp"):
+                    seeds.append((url.path, try Repository.bytes(String(url.path.dropFirst(Self.repo.path.count + 1)))))
+                case "takeout" where lower.hasSuffix(".json"):
+                    let size = (try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? .max
+                    if size < 64 << 10 { seeds.append((url.path, [UInt8](try Data(contentsOf: url)))) }
+                case "sidecars" where ![".json", ".xmp", ".md", ".txt", ".tsv"].contains(where: lower.hasSuffix):
+                    let stem = String(name.split(separator: ".", omittingEmptySubsequences: false).first ?? "").prefix(6)
+                    let near = files.filter { $0 != name && $0.hasPrefix(stem) }
+                    guard !near.isEmpty else { continue }
+                    seeds.append((url.path, Array(([name] + near).map { Array($0.utf8) }.joined(separator: [0]))))
+                default: break
+                }
+            }
+        }
+        return seeds
     }
 
     /// Runs `body` on each input of `target`, each within `seconds`.
