@@ -33,9 +33,13 @@ public struct ExportInput: Sendable {
     public var countryNames: [String: String]
     public var countries: [ExportCountry]
     public var fillColor: String
+    /// Each pin's trip (`pins trips`): its id (the first day, "2024-04-03") and title; pins on
+    /// no trip are absent.
+    public var trips: [UUID: (id: String, title: String)]
 
     public init(pins: [Location], countryNames: [String: String] = [:], countries: [ExportCountry] = [],
-                fillColor: String = Settings().mapFillColor) {
+                fillColor: String = Settings().mapFillColor, trips: [UUID: (id: String, title: String)] = [:]) {
+        self.trips = trips
         self.pins = pins
         self.countryNames = countryNames
         self.countries = countries

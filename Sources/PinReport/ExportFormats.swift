@@ -22,6 +22,10 @@ enum GeoJSONExport {
             separator()
             var properties = pinProperties(pin)
             properties["countryName"] = orNull(pin.countryID.flatMap { input.countryNames[$0] })
+            if let trip = input.trips[pin.id] {
+                properties["trip"] = trip.id
+                properties["tripTitle"] = trip.title
+            }
             sink.write("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
             sink.write(exportDegrees(pin.coordinate.longitude) + "," + exportDegrees(pin.coordinate.latitude))
             sink.write("]},\"properties\":" + JSONText.string(properties) + "}")
@@ -91,13 +95,13 @@ enum KMLExport {
         for code in byCountry.keys.sorted(by: { ($0.isEmpty ? "\u{10FFFF}" : $0) < ($1.isEmpty ? "\u{10FFFF}" : $1) }) {
             let name = code.isEmpty ? "At sea or unknown" : "\(input.countryNames[code] ?? code) (\(code))"
             sink.write("<Folder><name>\(xmlEscaped(name))</name>\n")
-            for pin in byCountry[code]! { placemark(pin, to: sink) }
+            for pin in byCountry[code]! { placemark(pin, trip: input.trips[pin.id], to: sink) }
             sink.write("</Folder>\n")
         }
         sink.write("</Document>\n</kml>\n")
     }
 
-    static func placemark(_ pin: Location, to sink: ExportSink) {
+    static func placemark(_ pin: Location, trip: (id: String, title: String)?, to sink: ExportSink) {
         var text = "<Placemark id=\"p-\(pin.id.uuidString.lowercased())\"><name>\(xmlEscaped(pin.title))</name>"
         var description: [String] = []
         if let town = whereText(pin) { description.append(town) }
@@ -117,6 +121,10 @@ enum KMLExport {
         if let town = pin.place { data.append(("place", town)) }
         if let region = pin.region { data.append(("region", region)) }
         if let code = pin.regionCode { data.append(("regionCode", code)) }
+        if let trip {
+            data.append(("trip", trip.id))
+            data.append(("tripTitle", trip.title))
+        }
         for (key, value) in data { text += "<Data name=\"\(key)\"><value>\(xmlEscaped(value))</value></Data>" }
         text += "</ExtendedData><Point><coordinates>\(exportDegrees(pin.coordinate.longitude)),\(exportDegrees(pin.coordinate.latitude))"
         if let height = height(pin) { text += "," + exportNumber(height) }
@@ -162,6 +170,7 @@ enum GPXExport {
             if !town.isEmpty { description.append(town.joined(separator: ", ")) }
             if let place = placeName(pin) { description.append(place) }
             if let tags = pin.tags, !tags.isEmpty { description.append("Tags: " + TagList.join(tags)) }
+            if let trip = input.trips[pin.id] { description.append("Trip: " + trip.title) }
             if !description.isEmpty { text += "<desc>\(xmlEscaped(description.joined(separator: "; ")))</desc>" }
             let symbol: String
             switch pin.type {
@@ -182,7 +191,8 @@ enum GPXExport {
 /// injection) gets a leading apostrophe. `bom` starts the file with U+FEFF so Excel reads UTF-8.
 enum CSVExport {
     static let header = ["id", "title", "latitude", "longitude", "country", "country_name", "type", "date", "color",
-                         "visit_count", "note", "tags", "name", "height", "place", "region", "region_code"]
+                         "visit_count", "note", "tags", "name", "height", "place", "region", "region_code", "trip",
+                         "trip_title"]
 
     static func write(_ input: ExportInput, bom: Bool, to sink: ExportSink) {
         if bom { sink.write("\u{FEFF}") }
@@ -195,6 +205,7 @@ enum CSVExport {
                 pinDateText(pin), pin.color, String(pin.visitCount), text(pin.note ?? ""),
                 text(TagList.join(pin.tags ?? [])), text(placeName(pin) ?? ""), height(pin).map(exportNumber) ?? "",
                 text(pin.place ?? ""), text(pin.region ?? ""), pin.regionCode ?? "",
+                input.trips[pin.id]?.id ?? "", text(input.trips[pin.id]?.title ?? ""),
             ]
             sink.write(row.map(field).joined(separator: ",") + "\r\n")
         }

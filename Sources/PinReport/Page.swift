@@ -45,6 +45,8 @@ public struct PageInput: Sendable {
     public var labelPlaces: [Place] = []
     /// Each visited country's admin-1 count in the gazetteer, for "7 of 51 states".
     public var regionCounts: [String: Int] = [:]
+    /// The trips (`pins trips`) with at least one pin on the page, oldest first: the Trips tab.
+    public var trips: [Trip] = []
 
     public init(title: String = "pins", pins: [PagePin], catalog: CountryCatalog, settings: Settings, worldMap: WorldMap,
                 generatedAt: Date = Date(), filterDescription: String? = nil, run: RunOverlay? = nil) {

@@ -142,7 +142,24 @@ public enum PageRenderer {
             "folders": input.importedFolders,
         ]
         config["filter"] = input.filterDescription
+        config["trips"] = tripsJSON(input)
         return config
+    }
+
+    /// page-data's trips: each with its pins as indices into pins-data, in date order (the
+    /// route the Trips tab draws); a trip none of whose pins is on the page is left out.
+    static func tripsJSON(_ input: PageInput) -> [[String: Any]] {
+        guard !input.trips.isEmpty else { return [] }
+        var index: [UUID: Int] = [:]
+        for (i, pin) in input.pins.enumerated() { index[pin.location.id] = i }
+        return input.trips.compactMap { trip -> [String: Any]? in
+            let pins = trip.pinIDs.compactMap { index[$0] }
+                .sorted { (input.pins[$0].location.date, $0) < (input.pins[$1].location.date, $1) }
+            guard !pins.isEmpty else { return nil }
+            return ["id": trip.id, "title": trip.title, "start": trip.start.description, "end": trip.end.description,
+                    "days": trip.days, "countries": trip.countries, "places": trip.places, "pins": pins,
+                    "newCountries": trip.newCountries]
+        }
     }
 
     /// run-data: what an import run created, skipped, could not read and corrected.

@@ -50,6 +50,10 @@ func runExport(_ args: ParsedArguments) throws {
     var names: [String: String] = [:]
     for code in Set(pins.compactMap(\.countryID)) { names[code] = catalog[code]?.name ?? code }
     let settings = try deps.existingDatabaseForReading()?.read { try $0.settings.load() } ?? Settings()
+    var trips: [UUID: (id: String, title: String)] = [:]
+    for trip in try databaseTrips(deps) {
+        for id in trip.pinIDs { trips[id] = (trip.id, trip.title) }
+    }
     var countries: [ExportCountry] = []
     if args.has("--countries") {
         var counts: [String: Int] = [:]
@@ -66,7 +70,7 @@ func runExport(_ args: ParsedArguments) throws {
     var written: [RawPath] = []
     for (index, chunk) in chunks.enumerated() {
         let input = ExportInput(pins: chunk, countryNames: names, countries: index == 0 ? countries : [],
-                                fillColor: settings.mapFillColor)
+                                fillColor: settings.mapFillColor, trips: trips)
         guard let out else {
             let sink = BufferedSink(fd: 1)
             Exporter.write(input, format: format, bom: args.has("--bom"), to: sink)

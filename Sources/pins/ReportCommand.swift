@@ -58,17 +58,21 @@ func pageInput(deps: AppDependencies, locations: [Location]? = nil, title: Strin
     var places: [UUID: PinPhotoPlace] = [:]
     var all: [Location] = []
     var folders: [String] = []
+    var trips: [Trip] = []
     if let db = try deps.existingDatabaseForReading() {
+        trips = try findTrips(db, catalog: try deps.catalog()).trips
         (all, settings) = try db.read { (locations == nil ? try $0.locations.fetchAll(countryID: nil) : [], try $0.settings.load()) }
         places = try db.photoPlaces()
         // As text the way photo ids write paths, so the page finds each photo below its folder.
         folders = try db.importedFolders().map { RawPath($0).description }
     }
     let locations = locations ?? all
+    let tripOfPin = tripOf(trips)
     var pins = locations.map { location -> PagePin in
         let place = places[location.id]
         // Without its place keys: the page gives them once per distinct place (`pins-places`).
         var object = locationJSON(location)
+        object["trip"] = tripOfPin[location.id]
         for key in PageRenderer.placeKeys { object[key] = nil }
         return PagePin(location: location, listJSON: Out.json(object),
                        utcOffsetSeconds: location.utcOffsetSeconds ?? place?.utcOffsetSeconds,
@@ -91,6 +95,7 @@ func pageInput(deps: AppDependencies, locations: [Location]? = nil, title: Strin
     var input = PageInput(title: title, pins: pins, catalog: try deps.catalog(), settings: settings, worldMap: worldMap,
                           filterDescription: filterDescription, run: run)
     input.importedFolders = folders
+    input.trips = trips
     // The names of the larger places of the visited countries, and their region counts.
     let visited = Set(locations.compactMap(\.countryID)).sorted()
     // Without a readable Places.bin the page names no places (a warning says why), nothing else is lost.

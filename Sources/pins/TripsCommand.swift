@@ -42,9 +42,19 @@ func findTrips(_ database: PinDatabase, catalog: CountryCatalog) throws -> TripT
 
 /// Each pin's trip id, for the pin JSON's `trip` (pins on no trip are absent).
 func tripsOfPins(_ deps: AppDependencies) throws -> [UUID: String] {
-    guard let db = try deps.existingDatabaseForReading() else { return [:] }
+    tripOf(try databaseTrips(deps))
+}
+
+/// The trips of the database (none without one).
+func databaseTrips(_ deps: AppDependencies) throws -> [Trip] {
+    guard let db = try deps.existingDatabaseForReading() else { return [] }
+    return try findTrips(db, catalog: try deps.catalog()).trips
+}
+
+/// Each pin's trip id.
+func tripOf(_ trips: [Trip]) -> [UUID: String] {
     var tripOf: [UUID: String] = [:]
-    for trip in try findTrips(db, catalog: try deps.catalog()).trips {
+    for trip in trips {
         for id in trip.pinIDs { tripOf[id] = trip.id }
     }
     return tripOf

@@ -11,6 +11,54 @@ final class TripsCommandTests: XCTestCase {
         return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Runs a tool installed by scripts/setup; fails (never skips) when it is missing.
+    func tool(_ name: String, _ args: [String]) throws -> String {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/" + name) else {
+            XCTFail("\(name) is not installed: run scripts/setup")
+            throw CocoaError(.fileNoSuchFile)
+        }
+        let run = try CLI.run(args, executable: "/usr/bin/" + name)
+        XCTAssertEqual(run.status, 0, "\(name): \(run.stderr)")
+        return run.stdout
+    }
+
+    /// Each export says which trip a pin is on (issue 25 item 3), read back by GDAL, xmllint and
+    /// gpsbabel: the two Milan pins carry 2024-06-08 and "Italy, June 2024", home's pins nothing.
+    func testExportsNameEachPinsTrip() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        for day in [1, 3, 5, 12, 14] {
+            _ = try add(db, "47.3769", "8.5417", String(format: "2024-06-%02dT12:00:00+02:00", day), "home \(day)")
+        }
+        _ = try add(db, "45.4642", "9.1900", "2024-06-08T12:00:00+02:00", "Duomo")
+        _ = try add(db, "45.4520", "9.1760", "2024-06-09T23:30:00+02:00", "Navigli")
+        XCTAssertEqual(try CLI.run(["settings", "--home-lat", "47.3769", "--home-lon", "8.5417", "--db", db]).status, 0)
+        func export(_ format: String) throws -> String {
+            let out = dir.appendingPathComponent("pins.\(format)").path
+            let run = try CLI.run(["export", "--format", format, "--out", out, "--db", db])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            return out
+        }
+        for format in ["geojson", "csv"] {
+            let info = try tool("ogrinfo", ["-ro", "-al", "-q", try export(format)])
+            // GDAL reads the id as a Date (GeoJSON) or a String (CSV): "2024/06/08" or "2024-06-08".
+            let lines = info.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            let trips = lines.filter { $0.hasPrefix("trip (") }.map { $0.components(separatedBy: " = ").last ?? "" }
+            let titles = lines.filter { $0.hasPrefix("trip_title (") || $0.hasPrefix("tripTitle (") }
+            XCTAssertEqual(trips.filter { ["2024/06/08", "2024-06-08"].contains($0) }.count, 2, "\(format): \(info)")
+            // Home's five pins: no trip (an empty CSV cell; no property in GeoJSON).
+            XCTAssertEqual(trips.filter { !["2024/06/08", "2024-06-08", "", "(null)"].contains($0) && !$0.hasPrefix("trip (") }, [], format)
+            XCTAssertEqual(titles.filter { $0.hasSuffix("= Italy, June 2024") }.count, 2, "\(format): \(info)")
+        }
+        let kml = try export("kml")
+        let values = try tool("xmllint", ["--xpath", "//*[local-name()='Data'][@name='trip']/*[local-name()='value']/text()", kml])
+        XCTAssertEqual(values.split(separator: "\n").map(String.init), ["2024-06-08", "2024-06-08"])
+        let gpx = try export("gpx")
+        let csv = try tool("gpsbabel", ["-i", "gpx", "-f", gpx, "-o", "unicsv", "-F", "-"])
+        // unicsv ends its lines with CR LF: one Character to Swift, so split on any line break.
+        XCTAssertEqual(csv.split(whereSeparator: \.isNewline).filter { $0.contains("Trip: Italy, June 2024") }.count, 2, csv)
+    }
+
     func testAWeekendInMilanFromZurichIsATripWithItsPinsTitleAndName() throws {
         let db = try CLI.temporaryDirectory(self).appendingPathComponent("pins.sqlite").path
         for day in [1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14] {

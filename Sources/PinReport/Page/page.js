@@ -180,6 +180,12 @@
       frag.appendChild(svg("line", { class: "way" + (filtering ? " dim" : ""), x1: ax.toFixed(1), y1: ay.toFixed(1), x2: bx.toFixed(1), y2: by.toFixed(1) }));
     }
   }
+  // The chosen trip's route: its pins joined in date order (page-data trips[].pins is sorted).
+  function appendRoute(frag, x0, y0) {
+    if (tripOn < 0 || trips[tripOn].pins.length < 2) return;
+    const points = trips[tripOn].pins.map((i) => ((xs[i] - x0) * k).toFixed(1) + "," + ((ys[i] - y0) * k).toFixed(1));
+    frag.appendChild(svg("polyline", { class: "route", points: points.join(" ") }));
+  }
   // One item alone: its circle (a pin in its own colour) at its own place.
   function singleElement(c, cls, x0, y0) {
     const g = svg("g", {}), j = c.first, it = items[j];
@@ -243,6 +249,7 @@
     const frag = document.createDocumentFragment();
     layer.dataset.labels = String(appendLabels(frag, x0, y0, w, h));
     appendWays(frag, x0, y0, w, h);
+    appendRoute(frag, x0, y0);
     // Bottom to top: dimmed ones, a run's skipped photos, the pins, then what the run changes
     // (kept, moved, created), so a run's new pins are never hidden under an existing one.
     const LAYER = [1, 4, 0, 0, 3, 2];
@@ -462,7 +469,7 @@
   function refilter() {
     const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
     const fc = $("f-country").value, fk = $("f-continent").value, ft = $("f-type").value, fg = $("f-tag").value, fy = $("f-year").value;
-    filtering = words.length > 0 || fc || fk || ft || fg || fy;
+    filtering = words.length > 0 || fc || fk || ft || fg || fy || tripOn >= 0;
     let count = 0;
     for (let j = 0; j < n; j++) {
       const it = items[j];
@@ -474,11 +481,13 @@
       else if (ft && typeOf(p) !== ft) ok = false;
       else if (fg && !(p.tags || []).includes(fg)) ok = false;
       else if (fy && String(years[it.i]) !== fy) ok = false;
+      else if (tripOn >= 0 && !inTrip[it.i]) ok = false;
       else for (const w of words) if (!searchText[it.i].includes(w)) { ok = false; break; }
       match[j] = ok ? 1 : 0;
       if (ok) count++;
     }
-    $("matches").textContent = filtering ? count + " of " + pins.length + " pins match" : pins.length + " pin" + (pins.length === 1 ? "" : "s") + ", newest first";
+    $("matches").textContent = tripOn >= 0 ? count + " of " + pins.length + " pins, on the trip " + trips[tripOn].title :
+      filtering ? count + " of " + pins.length + " pins match" : pins.length + " pin" + (pins.length === 1 ? "" : "s") + ", newest first";
     document.querySelectorAll("#countries path.hl").forEach((p) => p.classList.remove("hl"));
     if (fc) { const path = $("c-" + fc); if (path) path.classList.add("hl"); }
     renderList();
@@ -549,6 +558,77 @@
     }
   }
 
+  // --- trips: a timeline per year; a trip chosen shows only its pins, its route and its places ---
+  const trips = page.trips || [];
+  let tripOn = -1;
+  const inTrip = new Uint8Array(pins.length);
+  // "2024-04-03" as a day number (UTC days since 1970), and for people ("3 Apr 2024").
+  const dayNumber = (d) => Date.UTC(+d.slice(0, 4), +d.slice(5, 7) - 1, +d.slice(8, 10)) / 864e5;
+  const dayText = (d) => (+d.slice(8, 10)) + " " + MONTHS[+d.slice(5, 7) - 1] + " " + d.slice(0, 4);
+  function tripDates(t) {
+    if (t.start.slice(0, 7) === t.end.slice(0, 7)) return (+t.start.slice(8, 10)) + "–" + dayText(t.end);
+    if (t.start.slice(0, 4) === t.end.slice(0, 4)) return dayText(t.start).slice(0, -5) + " – " + dayText(t.end);
+    return dayText(t.start) + " – " + dayText(t.end);
+  }
+  function renderTrips() {
+    const box = $("tab-trips");
+    if (!trips.length) {
+      box.appendChild(el("p", "muted", "No trips: a trip is two days or more spent over 50 km from home (pins trips)."));
+      return;
+    }
+    box.appendChild(el("div", "", "")).id = "trip-detail";
+    const years = new Map();
+    trips.forEach((t, ti) => { const y = +t.start.slice(0, 4); if (!years.has(y)) years.set(y, []); years.get(y).push(ti); });
+    for (const y of Array.from(years.keys()).sort((a, b) => b - a)) {
+      const list = years.get(y), days = list.reduce((a, ti) => a + trips[ti].days, 0);
+      box.appendChild(el("h3", "", y + " · " + list.length + " trip" + (list.length === 1 ? "" : "s") + ", " + days + " day" + (days === 1 ? "" : "s")));
+      // The year as a strip of 12 months, each trip a bar at its dates (cut at the year's end).
+      const strip = el("div", "timeline"), y0 = Date.UTC(y, 0, 1) / 864e5, yearDays = Date.UTC(y + 1, 0, 1) / 864e5 - y0;
+      for (let m = 0; m < 12; m++) strip.appendChild(el("span", "month", MONTHS[m][0]));
+      const ol = el("ol", "trips");
+      for (const ti of list.slice().reverse()) {
+        const t = trips[ti], from = dayNumber(t.start) - y0, to = Math.min(dayNumber(t.end) - y0 + 1, yearDays);
+        const bar = el("button", "seg");
+        bar.type = "button";
+        bar.style.left = (100 * from / yearDays) + "%";
+        bar.style.width = Math.max(0.8, 100 * (to - from) / yearDays) + "%";
+        bar.title = t.title + ", " + tripDates(t);
+        bar.dataset.trip = String(ti);
+        bar.addEventListener("click", () => chooseTrip(ti));
+        strip.appendChild(bar);
+        const li = el("li");
+        li.dataset.trip = String(ti);
+        li.append(el("span", "t", t.title), el("span", "cc", t.days + " d"),
+          el("span", "m", tripDates(t) + " · " + t.pins.length + " pin" + (t.pins.length === 1 ? "" : "s") + (t.places.length ? " · " + t.places.slice(0, 4).join(", ") + (t.places.length > 4 ? ", …" : "") : "")));
+        li.addEventListener("click", () => chooseTrip(ti));
+        ol.appendChild(li);
+      }
+      box.append(strip, ol);
+    }
+  }
+  function chooseTrip(ti) {
+    tripOn = ti === tripOn ? -1 : ti;
+    inTrip.fill(0);
+    if (tripOn >= 0) for (const i of trips[tripOn].pins) inTrip[i] = 1;
+    document.querySelectorAll("#tab-trips [data-trip]").forEach((e) => e.classList.toggle("on", +e.dataset.trip === tripOn));
+    const detail = $("trip-detail");
+    detail.replaceChildren();
+    detail.className = tripOn >= 0 ? "trip-detail" : "";
+    if (tripOn >= 0) {
+      const t = trips[tripOn];
+      const close = el("button", "trip-close", "× All trips");
+      close.type = "button";
+      close.addEventListener("click", () => chooseTrip(tripOn));
+      detail.append(close, el("h2", "", t.title), el("p", "muted", tripDates(t) + " · " + t.days + " day" + (t.days === 1 ? "" : "s") + " · " +
+        t.countries.map((c) => countryName(c) + (t.newCountries.includes(c) ? " (first visit)" : "")).join(", ")));
+      const ol = el("ol", "trip-places");
+      t.places.forEach((name) => ol.appendChild(el("li", "", name)));
+      detail.appendChild(ol);
+    }
+    refilter();
+    fit(tripOn >= 0 ? trips[tripOn].pins : visibleIndices());
+  }
+
   // --- the run overlay ---
   function renderRun() {
     if (!run) return;
@@ -601,6 +681,7 @@
   $("summary").textContent = page.stats.totalPins + " pin" + (page.stats.totalPins === 1 ? "" : "s") + " \u00b7 " +
     page.stats.countries.length + " of " + page.stats.countriesInWorld + " countries \u00b7 " + page.stats.continents.length + " continent" + (page.stats.continents.length === 1 ? "" : "s");
   renderStats();
+  renderTrips();
   renderRun();
   refilter();
   fit(visibleIndices());

@@ -21,6 +21,11 @@ enum PlacesCSV {
     /// The columns the export adds since pins knew places; read back, they are resolved again
     /// from the position (the gazetteer's answer, not the file's).
     static let placeColumns = ["place", "region", "region_code"]
+    /// The columns the export adds since pins found trips: derived from the pins (`pins trips`),
+    /// so read back they are found again, not taken from the file.
+    static let tripColumns = ["trip", "trip_title"]
+    /// Every header pins' export has written, oldest first.
+    static let pinsHeaders = [pinsHeader, pinsHeader + placeColumns, pinsHeader + placeColumns + tripColumns]
 
     static let latitudeNames = ["latitude", "lat", "y", "northing", "north"]
     static let longitudeNames = ["longitude", "lon", "long", "lng", "x", "easting", "east"]
@@ -66,7 +71,7 @@ enum PlacesCSV {
         guard let (latColumn, lonColumn) = coordinateColumns(names) else {
             throw PlaceFileError("line 1: no latitude and longitude columns (looked for \(latitudeNames.joined(separator: ", ")) and \(longitudeNames.joined(separator: ", ")))")
         }
-        let pins = header.fields == pinsHeader || header.fields == pinsHeader + placeColumns
+        let pins = pinsHeaders.contains(header.fields)
         func column(_ candidates: [String]) -> Int? { candidates.lazy.compactMap { names.firstIndex(of: $0) }.first }
         let titleColumn = column(["title", "name", "label"])
         let dateColumn = column(["date", "time", "timestamp", "datetime"])
@@ -163,7 +168,7 @@ enum PlacesCSV {
 
     /// A row of pins' own export, field for field (the columns of `pinsHeader`).
     static func readPinsRow(_ fields: [String], into record: inout PlaceRecord) throws {
-        guard fields.count == pinsHeader.count || fields.count == pinsHeader.count + placeColumns.count else {
+        guard pinsHeaders.contains(where: { $0.count == fields.count }) else {
             throw PlaceFileError("\(fields.count) fields, but pins' export has \(pinsHeader.count)")
         }
         record.ownID = fields[0].isEmpty ? nil : fields[0]
