@@ -95,7 +95,9 @@ enum XMP {
     /// - Returns: nil when the bytes hold no XMP (no `rdf:RDF` element before the end or before
     ///   a syntax error); otherwise the values, possibly empty. A packet with a syntax error
     ///   after its `rdf:RDF` start gives no values (nothing from a broken packet is trusted) and
-    ///   a warning.
+    ///   a warning. The packet ends with its root element (`</x:xmpmeta>`) and the trailer
+    ///   `<?xpacket end=…?>`: what follows (the tail of an older, longer packet that an editor
+    ///   overwrote in place, as ExifTool also ignores) is not read and costs one warning.
     static func parse(_ bytes: [UInt8], options: MetadataOptions) -> XMPValues? {
         guard bytes.count <= MetadataLimits.maxXMPPacketBytes else {
             return XMPValues(warnings: ["XMP packet of \(bytes.count) bytes is over the \(MetadataLimits.maxXMPPacketBytes)-byte limit: ignored"])
@@ -112,7 +114,11 @@ enum XMP {
             return nil
         }
         guard collector.sawRDF else { return nil }
-        return interpret(collector.properties, options: options)
+        var values = interpret(collector.properties, options: options)
+        if let leftover = parser.leftoverAt {
+            values.warnings.append("\(text.count - leftover) bytes after the end of the XMP packet (from byte \(leftover)): ignored")
+        }
+        return values
     }
 
     /// The GUID of the Extended XMP a main packet names, when that packet lacks a position or a
@@ -302,7 +308,8 @@ enum XMP {
 // MARK: - ISO 8601 subsets (XMP dates, QuickTime creationdate)
 
 /// A date-time as written in XMP (section 6.1) or a QuickTime `creationdate` (section 5.4):
-/// `YYYY-MM-DD`, `YYYY-MM-DDThh:mm[:ss[.s+]][TZD]`, TZD `Z`, `±hh:mm`, `±h:mm`, `±hhmm` or `±hh`.
+/// `YYYY-MM-DD`, `YYYY-MM-DDThh:mm[:ss[.s+]][TZD]`, TZD `Z`, `±hh:mm`, `±h:mm`, `±hhmm` or `±hh`,
+/// after optional spaces (`2015-01-22T00:00:00 +00:00`).
 /// Also accepted, as ExifTool does: `:` between the date parts and a space for `T`
 /// (`2023:07:14 10:11:12`). `YYYY` and `YYYY-MM` alone are not a capture time (nil).
 extension String {
@@ -366,6 +373,11 @@ struct ISODateTime: Sendable, Hashable {
                     local.fraction = Double("0." + String(decoding: s[start..<min(i, start + 9)], as: UTF8.self)) ?? 0
                 }
             }
+            // Spaces before the zone designator (`2015-01-22T00:00:00 +00:00`, seen in
+            // photoshop:DateCreated; ExifTool reads it with its offset).
+            var designator = i
+            while designator < s.count, s[designator] == 0x20 { designator += 1 }
+            if designator > i, designator < s.count, "+-Zz".utf8.contains(s[designator]) { i = designator }
             if take("Zz") {
                 offset = 0
             } else if i < s.count, s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
@@ -493,6 +505,10 @@ struct XMLScanner {
     /// In-scope bindings, innermost last (`""` = default namespace).
     private var scope: [(prefix: String, uri: String)] = [("xml", "http://www.w3.org/XML/1998/namespace")]
     private var elements = 0
+    /// Where bytes that are not part of the document begin, after its root element and the
+    /// packet trailer (`epilogue`); nil when only white space, NUL padding, comments and
+    /// processing instructions follow the root.
+    private(set) var leftoverAt: Int?
 
     init(_ bytes: [UInt8]) { s = bytes }
 
@@ -538,6 +554,10 @@ struct XMLScanner {
     mutating func run<H: XMLEventHandler>(_ handler: inout H) throws {
         var sawRoot = false
         while i < s.count {
+            if sawRoot && open.isEmpty {
+                epilogue()
+                return
+            }
             if s[i] != UInt8(ascii: "<") {
                 let start = i
                 while i < s.count, s[i] != UInt8(ascii: "<") { i += 1 }
@@ -575,12 +595,39 @@ struct XMLScanner {
                 scope.removeLast(top.bindings.count)
                 handler.end()
             } else {
-                guard !(open.isEmpty && sawRoot) else { throw fail("a second root element") }
                 sawRoot = true
                 try startTag(&handler)
             }
         }
         guard open.isEmpty else { throw fail("end of data inside an element") }
+    }
+
+    /// What follows the root element: white space, NUL padding, comments and processing
+    /// instructions, up to the packet trailer `<?xpacket end=…?>`, after which nothing belongs
+    /// to the packet. Anything else (text, a tag, a second root, a cut comment) ends the
+    /// document there, at `leftoverAt`: an XMP packet rewritten in place over a longer one keeps
+    /// the older packet's tail after its own end.
+    private mutating func epilogue() {
+        func skipPadding() {
+            while i < s.count, Self.isSpace(s[i]) || s[i] == 0 { i += 1 }
+        }
+        while true {
+            skipPadding()
+            guard i < s.count else { return }
+            if starts("<?xpacket end") {
+                guard (try? skip(past: "?>", what: "packet trailer")) != nil else { break }
+                skipPadding()
+                break
+            } else if starts("<!--") {
+                i += 4
+                guard (try? skip(past: "-->", what: "comment")) != nil else { i -= 4; break }
+            } else if starts("<?"), !starts("<?xpacket") {
+                guard (try? skip(past: "?>", what: "processing instruction")) != nil else { break }
+            } else {
+                break
+            }
+        }
+        if i < s.count { leftoverAt = i }
     }
 
     private mutating func startTag<H: XMLEventHandler>(_ handler: inout H) throws {

@@ -195,6 +195,12 @@ final class XMPTests: XCTestCase {
             ("2023-07-14T25:00:00Z", nil, nil, .none),
             ("2023-07-14T10:11:12+15:00", nil, nil, .none),
             ("2023-07-14T10:11:12 junk", nil, nil, .none),
+            // A space before the offset (photoshop:DateCreated on real files, issue 24).
+            ("2015-01-22T00:00:00 +00:00", 1_421_884_800, 0, .isoWithOffset),
+            ("2023-07-14T10:11:12 +02:00", 1_689_322_272, 7200, .isoWithOffset),
+            ("2023-07-14T10:11:12  -0930", 1_689_363_672, -34_200, .isoWithOffset),
+            ("2023-07-14T10:11 Z", 1_689_329_460, 0, .isoWithOffset),
+            ("2023-07-14T10:11:12 +", nil, nil, .none),
             ("", nil, nil, .none),
         ]
         for (text, seconds, offset, source) in cases {
@@ -248,6 +254,45 @@ final class XMPTests: XCTestCase {
             XCTAssertTrue(r.isEmpty, bad)
             XCTAssertFalse(r.warnings.isEmpty, bad)
         }
+    }
+
+    /// A packet rewritten in place over a longer one: its own trailer, then the older packet's
+    /// tail (issue 24). The packet is read up to its end; the rest costs one warning.
+    func testLeftoverBytesAfterThePacketAreIgnored() throws {
+        let packet = Self.packet(attributes: "exif:GPSLatitude='10,30N' exif:GPSLongitude='20,15W' exif:DateTimeOriginal='2023-07-14T10:11:12+02:00'")
+        let older = "xxxxx</rdf:li></rdf:Alt></dc:description></rdf:Description></rdf:RDF></x:xmpmeta>\n<?xpacket end='w'?>"
+        let cases: [(String, String?)] = [
+            (packet + older, "bytes after the end of the XMP packet"),
+            // Without a trailer, after </x:xmpmeta>.
+            (Self.packet(elements: "<exif:GPSLatitude>10,30N</exif:GPSLatitude><exif:GPSLongitude>20,15W</exif:GPSLongitude>") + older,
+             "bytes after the end of the XMP packet"),
+            // A second, older packet whole after the first: the first is the file's.
+            (packet + "\n" + Self.packet(attributes: "exif:GPSLatitude='1,0N' exif:GPSLongitude='2,0E'"), "bytes after the end of the XMP packet"),
+            // Padding after the trailer, and a comment and a processing instruction between the root
+            // and the trailer (or without one), are the packet's.
+            (packet + "\n  \0\0  ", nil),
+            (packet.replacingOccurrences(of: "<?xpacket end='w'?>", with: "<!-- c --><?pi x?><?xpacket end='w'?>"), nil),
+            (packet.replacingOccurrences(of: "<?xpacket end='w'?>", with: "<!-- c --><?pi x?>"), nil),
+            // After the trailer nothing is the packet's, a comment neither.
+            (packet + "<!-- c -->", "10 bytes after the end of the XMP packet"),
+        ]
+        for (text, warning) in cases {
+            let v = try parse(text)
+            XCTAssertEqual(v.coordinate, Coordinate(latitude: 10.5, longitude: -20.25), text)
+            if let warning {
+                XCTAssertEqual(v.warnings.count, 1, "\(v.warnings)")
+                XCTAssertTrue(v.warnings.first?.contains(warning) == true, "\(v.warnings)")
+            } else {
+                XCTAssertEqual(v.warnings, [], text)
+            }
+        }
+        // Where the leftover starts and how long it is: just after the trailer.
+        let bytes = Array((packet + older).utf8)
+        let v = try XCTUnwrap(XMP.parse(bytes, options: optionsUTC))
+        XCTAssertEqual(v.warnings, ["\(older.utf8.count) bytes after the end of the XMP packet (from byte \(packet.utf8.count)): ignored"])
+        // Leftover bytes do not make a cut packet whole: a packet cut inside its root stays broken.
+        let cut = String(packet.prefix(packet.count - 40)) + older
+        XCTAssertNil(try parse(cut).coordinate)
     }
 
     func testEveryPrefixOfAPacketIsHandled() throws {
