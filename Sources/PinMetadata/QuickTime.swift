@@ -19,6 +19,10 @@ struct QuickTimeValues: Sendable, Hashable {
     var userDataDate: String?
     /// `©day` item of an iTunes-style `udta/meta` `ilst` (ffmpeg's MP4 `date`).
     var itemListDate: String?
+    /// `date` text in a `udta` (ExifTool's `UserData:DateTimeOriginal`: ISO 8601 with an offset,
+    /// `2019-07-14T10:11:12+0200`, from some cameras and phones), stored bare or as a
+    /// QuickTime user-data text.
+    var userDataDateTimeOriginal: String?
     /// `mvhd` creation_time: seconds since 1904-01-01 (0 = unset), section 5.2.
     var movieCreationTime: UInt64?
     /// An XMP packet: top-level `uuid` BE7ACFCB-… (MP4) or `udta/XMP_` (MOV).
@@ -94,6 +98,8 @@ enum QuickTime {
     static let xyz: UInt32 = 0xA978_797A
     /// `©day`: 0xA9 'd' 'a' 'y'.
     static let day: UInt32 = 0xA964_6179
+    /// `date` (no ©): the capture time some cameras and phones write in `udta`.
+    static let dateAtom = code("date")
 
     typealias Box = ISOBox
 
@@ -268,6 +274,11 @@ enum QuickTime {
                     values.userDataDate = text
                     values.digestInput += Array(text.utf8)
                 }
+            case dateAtom:
+                if values.userDataDateTimeOriginal == nil, let text = bareOrUserDataText(payload) {
+                    values.userDataDateTimeOriginal = text
+                    values.digestInput += Array(text.utf8)
+                }
             case meta:
                 parseMeta(payload, depth: depth + 1, values: &values, nested: &nested, warnings: &warnings)
             case udta:
@@ -303,6 +314,16 @@ enum QuickTime {
         guard r.count >= 4, let length = try? Int(r.u16(at: base, .bigEndian)) else { return nil }
         let count = min(length, r.count - 4, MetadataLimits.maxMovieTextLength)
         guard let bytes = try? r.bytes(at: base + 4, count: count) else { return nil }
+        return text(bytes)
+    }
+
+    /// A text atom that may hold the bare text (ExifTool writes `udta/date` so: the date's
+    /// first byte is a digit) or a user-data text (u16 length first, whose high byte is 0 for
+    /// any length a date needs).
+    static func bareOrUserDataText(_ r: ByteReader) -> String? {
+        guard let first = try? r.u8(at: r.range.lowerBound) else { return nil }
+        guard (0x30...0x39).contains(first) else { return userDataText(r) }
+        guard let bytes = try? r.bytes(at: r.range.lowerBound, count: min(r.count, MetadataLimits.maxMovieTextLength)) else { return nil }
         return text(bytes)
     }
 
@@ -469,7 +490,8 @@ enum QuickTime {
 
     /// Builds the result. Position: embedded XMP, then `mdta` keys, then `©xyz` (user data,
     /// then item list), then `loci`. Time: the best step of section 7 among embedded XMP,
-    /// `creationdate` and `©day` (with zone: step 2; without: step 5) and `mvhd` (step 4).
+    /// `creationdate`, `udta/date` and `©day` (with zone: step 2; without: step 5) and `mvhd`
+    /// (step 4).
     static func metadata(_ values: QuickTimeValues, fileSize: Int, warnings: [String],
                          modificationTime: Date?, options: MetadataOptions) -> PhotoMetadata {
         var result = PhotoMetadata(format: .quicktime, warnings: warnings)
@@ -510,12 +532,14 @@ enum QuickTime {
             result.locationIssue = issues.first
         }
 
-        // Time: the first ISO date with an offset (step 2: `creationdate`, then `©day`), else
-        // `mvhd` (step 4), else the first ISO date without one (step 5).
+        // Time: the first ISO date with an offset (step 2: `creationdate`, then `udta/date`, the
+        // capture time as ExifTool names it, then `©day`, the content's date), else `mvhd` (step
+        // 4), else the first ISO date without one (step 5).
         var zoned: (Date, Int, String)?
         var local: (Date, Int, String)?
-        for (text, what) in [(values.keysCreationDate, "QuickTime creationdate"), (values.userDataDate, "QuickTime udta ©day"),
-                             (values.itemListDate, "QuickTime ilst ©day")] {
+        for (text, what) in [(values.keysCreationDate, "QuickTime creationdate"),
+                             (values.userDataDateTimeOriginal, "QuickTime udta date"),
+                             (values.userDataDate, "QuickTime udta ©day"), (values.itemListDate, "QuickTime ilst ©day")] {
             guard let text else { continue }
             guard let parsed = ISODateTime.parse(text), parsed.hasTime else {
                 result.warnings.append("\(what) '\(CaptureTime.printable(text))' is not a date-time: ignored")

@@ -10,7 +10,7 @@ enum TestBox {
     static func u16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(v & 0xFF)] }
     static func u64(_ v: UInt64) -> [UInt8] { u32(UInt32(v >> 32)) + u32(UInt32(v & 0xFFFF_FFFF)) }
     static func type(_ t: String) -> [UInt8] {
-        t == "©xyz" ? [0xA9, 0x78, 0x79, 0x7A] : Array(t.utf8)
+        t.hasPrefix("©") ? [0xA9] + Array(t.dropFirst().utf8) : Array(t.utf8)
     }
 
     /// size (32-bit) + type + payload.
@@ -369,6 +369,38 @@ final class QuickTimeTests: XCTestCase {
         let c = try read(B.movie([mvhd, garbage]))
         XCTAssertEqual(c.timeSource, .containerUTC)
         XCTAssertTrue(c.warnings.contains { $0.contains("creationdate") })
+    }
+
+    /// `udta/date` (ExifTool's UserData:DateTimeOriginal, issue 24): bare text as ExifTool
+    /// writes it, or a user-data text; with an offset it beats `mvhd` and `©day`, below an
+    /// Apple `creationdate`; without one it ranks below `mvhd`.
+    func testUserDataDateBeatsMvhd() throws {
+        let mvhd = B.mvhd(1_000_000_000 + QuickTime.epochOffset1904)  // 2001-09-09T01:46:40Z
+        let bare = B.box("date", Array("2019-07-14T10:11:12+0200".utf8))  // 2019-07-14T08:11:12Z
+        let a = try read(B.movie([mvhd, B.box("udta", [bare])]))
+        XCTAssertEqual(a.takenAt, epoch(1_563_091_872))
+        XCTAssertEqual(a.utcOffsetSeconds, 7_200)
+        XCTAssertEqual(a.timeSource, .isoWithOffset)
+        XCTAssertEqual(a.timeTag, "QuickTime udta date")
+        // As a QuickTime user-data text (u16 length, language) with the colon form.
+        let text = Array("2019-07-14T10:11:12+02:00".utf8)
+        let framed = B.box("date", B.u16(UInt16(text.count)) + B.u16(0x55C4) + text)
+        XCTAssertEqual(try read(B.movie([mvhd, B.box("udta", [framed])])).takenAt, epoch(1_563_091_872))
+        // Before ©day (the content's date), whichever comes first in udta.
+        let day = B.box("©day", B.u16(24) + B.u16(0x55C4) + Array("2020-01-01T00:00:00+0100".utf8))
+        XCTAssertEqual(try read(B.movie([mvhd, B.box("udta", [day, bare])])).timeTag, "QuickTime udta date")
+        // An Apple creationdate still comes first.
+        let apple = B.mdtaMeta(keys: [B.date], items: [(1, B.data("2018-04-26T10:04:37+0900"))], version: false)
+        XCTAssertEqual(try read(B.movie([mvhd, B.box("udta", [bare]), apple])).timeTag, "QuickTime creationdate")
+        // Without an offset: mvhd (UTC) ranks above a wall clock of unknown zone.
+        let zoneless = B.box("date", Array("2019-07-14T10:11:12".utf8))
+        let b = try read(B.movie([mvhd, B.box("udta", [zoneless])]))
+        XCTAssertEqual(b.timeSource, .containerUTC)
+        XCTAssertEqual(try read(B.movie([B.box("udta", [zoneless])])).timeTag, "QuickTime udta date")
+        // Garbage: mvhd, with a warning naming the atom.
+        let garbage = try read(B.movie([mvhd, B.box("udta", [B.box("date", Array("20190714".utf8))])]))
+        XCTAssertEqual(garbage.timeSource, .containerUTC)
+        XCTAssertTrue(garbage.warnings.contains { $0.contains("udta date") }, "\(garbage.warnings)")
     }
 
     // MARK: XMP in videos
