@@ -196,4 +196,25 @@ struct ISOBoxWalker {
         done = true
         return .stop(problem)
     }
+
+    /// The next top-level box of a file whose boxes must all be whole (JPEG XL, JPEG 2000),
+    /// reading only its header; nil at the end. Any problem is the file's error: too many boxes,
+    /// a cut or impossible header, a box past the end of the file.
+    mutating func nextWholeBox<S: ByteSource>(in source: inout S, container: String) throws -> ISOBox? {
+        guard let step = try next(in: &source, context: container) else { return nil }
+        switch step {
+        case .box(let box, _):
+            return box
+        case .stop(.tooManyBoxes(let limit)):
+            throw MetadataError.limitExceeded(container: container, what: "top-level boxes", limit: limit)
+        case .stop(.strayBytes), .stop(.badHeader(_, _, .truncatedHeader)):
+            throw MetadataError.endOfFile(container: container, offset: end, expected: "a box header")
+        case .stop(.badHeader(let at, _, .tooSmall(let n, let header))):
+            throw MetadataError.malformed(container: container, offset: at,
+                                          reason: "box size \(n) is smaller than its \(header)-byte header")
+        case .stop(.badHeader(let at, _, .pastParent(let b))):
+            throw MetadataError.truncated(container: container, what: "'\(b.name)' box at byte \(at)",
+                                          endsAt: b.end, fileSize: end)
+        }
+    }
 }

@@ -6,7 +6,7 @@ import PinCore
 /// Read from JPEG files (the Exif APP1 segment carries it whole), TIFF files and the TIFF-based
 /// raws the metadata reader opens as TIFF (DNG, NEF, ARW, CR2, ORF, RW2, PEF: IFD1 of the file
 /// itself, its JPEGInterchangeFormat pointing anywhere in the file), and the containers whose
-/// Exif block is stored as the camera wrote it (HEIF, PNG eXIf, WebP, JPEG XL, PSD, RAF's JPEG).
+/// Exif block is stored as the camera wrote it (HEIF, PNG eXIf, WebP, JPEG XL, JPEG 2000, PSD, RAF's JPEG).
 /// Only a JPEG is returned: the browser decodes it, and pins has no image library.
 public enum ExifThumbnail {
     /// Largest thumbnail returned (bytes). Exif's 64 KiB APP1 limit bounds it anyway; a page
@@ -28,6 +28,7 @@ public enum ExifThumbnail {
             case .png: exif = try PNG.findMetadata(in: &source, warnings: &warnings).exif
             case .webp: exif = try WebP.findMetadata(in: &source, warnings: &warnings).exif
             case .jxl: exif = try JXL.findMetadata(in: &source, warnings: &warnings).exif
+            case .jp2: exif = try JP2.findMetadata(in: &source, warnings: &warnings).exif
             case .psd: exif = try PSD.findMetadata(in: &source, warnings: &warnings).exif
             case .raf: exif = try RAF.findMetadata(in: &source, warnings: &warnings).exif
             default: return nil

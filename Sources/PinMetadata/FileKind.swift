@@ -40,6 +40,8 @@ extension FileKind {
         if at(0, [0x00]) && at(1, ascii("MRM")) { return .mrw }
         if (at(0, ascii("II")) || at(0, ascii("MM"))) && at(6, ascii("HEAPCCDR")) { return .crw }
         if at(0, ascii("FOVb")) { return .x3f }
+        // JPEG 2000: the JP2 signature box (JP2, JPX), or a bare codestream (SOC, SIZ).
+        if at(0, JP2.signature) || at(0, JP2.codestream) { return .jp2 }
         // JPEG XL (section 9.2).
         if at(0, [0xFF, 0x0A]) || at(0, [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
         // RIFF....WEBP (section 4.2).

@@ -19,22 +19,7 @@ enum JXL {
             return found
         }
         var walk = ISOBoxWalker(from: 0, to: size, sizeZeroEnds: false, limit: MetadataLimits.maxBoxes)
-        while found.exif == nil || found.xmp == nil, let step = try walk.next(in: &source, context: container) {
-            let box: ISOBox
-            switch step {
-            case .box(let found, _):
-                box = found
-            case .stop(.tooManyBoxes(let limit)):
-                throw MetadataError.limitExceeded(container: container, what: "top-level boxes", limit: limit)
-            case .stop(.strayBytes), .stop(.badHeader(_, _, .truncatedHeader)):
-                throw MetadataError.endOfFile(container: container, offset: size, expected: "a box header")
-            case .stop(.badHeader(let at, _, .tooSmall(let n, let header))):
-                throw MetadataError.malformed(container: container, offset: at,
-                                              reason: "box size \(n) is smaller than its \(header)-byte header")
-            case .stop(.badHeader(let at, _, .pastParent(let b))):
-                throw MetadataError.truncated(container: container, what: "'\(b.name)' box at byte \(at)",
-                                              endsAt: b.end, fileSize: size)
-            }
+        while found.exif == nil || found.xmp == nil, let box = try walk.nextWholeBox(in: &source, container: container) {
             var type = box.type
             var payload: [UInt8]?
             if box.type == exif || box.type == xml || box.type == brob {

@@ -168,6 +168,8 @@ public enum MetadataReader {
             found = try PSD.findMetadata(in: &source, warnings: &warnings)
         case .jxl:
             found = try JXL.findMetadata(in: &source, warnings: &warnings)
+        case .jp2:
+            found = try JP2.findMetadata(in: &source, warnings: &warnings)
         case .gif:
             found = try GIF.findMetadata(in: &source, warnings: &warnings)
         case .mrw:

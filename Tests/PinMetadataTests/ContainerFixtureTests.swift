@@ -30,6 +30,10 @@ final class ContainerFixtureTests: XCTestCase {
         "dates/xmp-offset-one-digit-hour.jpg":
             Expected(format: "jpeg", time: .tag("XMP-exif:DateTimeOriginal"), timeSource: .isoWithOffset,
                      timeTag: "XMP exif:DateTimeOriginal", positionSource: nil),
+        // A space before the offset (issue 24): ExifTool reads the offset, so do we.
+        "dates/xmp-datecreated-space-before-offset.jpg":
+            Expected(format: "jpeg", time: .tag("XMP-photoshop:DateCreated"), timeSource: .isoWithOffset,
+                     timeTag: "XMP photoshop:DateCreated", positionSource: nil),
         "dates/datetimedigitized-only.jpg":
             Expected(format: "jpeg", time: .tag("Composite:SubSecCreateDate"), timeSource: .exifOffset,
                      timeTag: "DateTimeDigitized", positionSource: nil),
@@ -50,12 +54,22 @@ final class ContainerFixtureTests: XCTestCase {
             Expected(format: "jpeg", time: .tag("Composite:SubSecDateTimeOriginal"), timeSource: .exifOffset,
                      timeTag: "DateTimeOriginal", positionSource: "xmp",
                      warnings: ["5 junk bytes at byte 20 before the next marker: skipped"]),
+        // The newer packet's trailer ends at byte 2,929 of the 7,139-byte APP1 packet; the older
+        // packet's tail follows (worked from the file: `xmp-over-older` in the script).
+        "xmp/jpeg-xmp-leftover-of-older-packet.jpg":
+            Expected(format: "jpeg", time: .tag("XMP-exif:DateTimeOriginal"), timeSource: .isoWithOffset,
+                     timeTag: "XMP exif:DateTimeOriginal", positionSource: "xmp",
+                     warnings: ["4210 bytes after the end of the XMP packet (from byte 2929): ignored"]),
         // QuickTime ©day and movies that do not start with ftyp (class 3).
         "video/mov-udta-day-with-offset.mov": movieDay("UserData:ContentCreateDate", "QuickTime udta ©day", position: true),
         "video/mp4-ilst-day-with-offset.mp4": movieDay("ItemList:ContentCreateDate", "QuickTime ilst ©day", position: false),
         "video/mov-day-without-offset-and-mvhd.mov":
             Expected(format: "quicktime", time: .tag("QuickTime:CreateDate"), timeSource: .containerUTC,
                      timeTag: "QuickTime mvhd", positionSource: nil),
+        // udta `date` with its offset beats mvhd (06:00:00Z, 2 h 11 min earlier), issue 24.
+        "video/mov-udta-date-with-offset-and-mvhd.mov":
+            Expected(format: "quicktime", time: .tag("UserData:DateTimeOriginal"), timeSource: .isoWithOffset,
+                     timeTag: "QuickTime udta date", positionSource: nil),
         "video/first-atom-free.mov": movieDay("UserData:ContentCreateDate", "QuickTime udta ©day", position: true),
         "video/first-atom-skip.mov": movieDay("UserData:ContentCreateDate", "QuickTime udta ©day", position: true),
         "video/first-atom-junk.mov": movieDay("UserData:ContentCreateDate", "QuickTime udta ©day", position: true),
@@ -93,6 +107,19 @@ final class ContainerFixtureTests: XCTestCase {
         "other/jpegxl-brob-boxes.jxl":
             Expected(format: "jxl", time: .tag("Composite:SubSecDateTimeOriginal"), timeSource: .exifOffset,
                      timeTag: "DateTimeOriginal", positionSource: "exif", sameAs: "other/jpegxl-brob-source.jpg"),
+        // JPEG 2000 (issue 24): Exif and XMP in `uuid` boxes after the codestream, XMP in an `xml `
+        // box (ExifTool shows it as XML-exif tags, the GPS as the text `48,51.504N` `2,17.67E`:
+        // 48 + 51.504/60, 2 + 17.67/60), a GDAL JPX whose XMP `uuid` comes with a GDAL `xml `
+        // box that is not XMP.
+        "other/jpeg2000-bare-codestream.j2c":
+            Expected(format: "jp2", time: .modificationTime, timeSource: .fileModification, timeTag: nil, positionSource: nil),
+        "other/jpeg2000-exif-uuid.jp2": exifWithOffset("jp2"),
+        "other/jpeg2000-xmp-uuid.jp2": xmpOnly("jp2"),
+        "other/jpeg2000-gdal-jpx-xmp-uuid.jpx": xmpOnly("jp2"),
+        "other/jpeg2000-gdal-xmp-xml-box.jp2":
+            Expected(format: "jp2", time: .tag("XML-exif:DateTimeOriginal"), timeSource: .isoWithOffset,
+                     timeTag: "XMP exif:DateTimeOriginal", locationText: ("XML-exif:GPSLatitude", 48.8584, 2.2945),
+                     positionSource: "xmp"),
         "other/gif-no-metadata.gif":
             Expected(format: "gif", time: .modificationTime, timeSource: .fileModification, timeTag: nil, positionSource: nil),
         "other/gif-xmp-extension.gif": xmpOnly("gif"),

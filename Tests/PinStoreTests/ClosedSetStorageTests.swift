@@ -16,8 +16,9 @@ final class ClosedSetStorageTests: XCTestCase {
         XCTAssertEqual(PositionSource.allCases.map(\.rawValue), ["exif", "xmp", "quicktime", "matroska", "xmp-sidecar", "takeout", "track"])
         XCTAssertEqual(PhotoDecision.allCases.map(\.rawValue),
                        ["accepted", "noLocation", "interval", "distance", "unreadable", "notMedia"])
+        // "jp2" (issue 24) is new: JPEG 2000.
         XCTAssertEqual(FileKind.allCases.map(\.rawValue),
-                       ["jpeg", "heif", "png", "webp", "tiff", "quicktime", "raf", "psd", "jxl", "gif", "mrw", "crw", "x3f", "mpegts", "avi", "matroska", "notMedia"])
+                       ["jpeg", "heif", "png", "webp", "tiff", "quicktime", "raf", "psd", "jxl", "gif", "mrw", "crw", "x3f", "mpegts", "avi", "matroska", "jp2", "notMedia"])
         // Interpolation prints the stored text, not the case name.
         XCTAssertEqual("\(PositionSource.xmpSidecar) \(PositionSource.quickTime) \(RunStatus.undone)", "xmp-sidecar quicktime undone")
     }

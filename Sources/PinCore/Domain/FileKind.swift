@@ -32,6 +32,9 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable, CustomStringConv
     case avi
     /// Matroska and WebM (EBML): Info `DateUTC`, Tags (section 9.10).
     case matroska
+    /// JPEG 2000 (JP2 and JPX; a bare J2K codestream carries no metadata): Exif and XMP in
+    /// `uuid` boxes, XMP in an `xml ` box.
+    case jp2
     /// Anything else: the pipeline counts it as a plain file.
     case notMedia
 
