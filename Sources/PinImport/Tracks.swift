@@ -19,43 +19,23 @@ public struct TrackOptions: Sendable {
     public init() {}
 }
 
-/// The formats read, and how a file is recognised.
-public enum TrackFormat: String, Sendable, CaseIterable {
-    case gpx = "GPX", kml = "KML", tcx = "TCX", nmea = "NMEA"
-    case googleRecords = "Google Records.json", googleSemantic = "Google Semantic Location History"
-    case googlePhone = "Google Timeline export"
+/// The formats read (PinFormats' `TrackFileFormat`), and which names a folder's walk looks at.
+public typealias TrackFormat = TrackFileFormat
 
-    /// By the file's name, when the name says it; nil for other names (`.json` is sniffed).
-    static func byName(_ path: String) -> TrackFormat? {
-        switch (path as NSString).pathExtension.lowercased() {
-        case "gpx": return .gpx
-        case "kml": return .kml
-        case "tcx": return .tcx
-        case "nmea", "nma": return .nmea
-        default: return nil
-        }
-    }
-
-    /// Names a folder's walk reads (then by content).
+extension TrackFileFormat {
+    /// Names a folder's walk reads the first bytes of (then a file is taken by its content, or
+    /// by a name that says a track: `.gpx`, `.kml`, `.kmz`, `.tcx`, `.nmea`, `.rec`, `.geojson`).
+    /// `.csv`, `.json`, `.txt`, `.log` and names without an extension are taken only when their
+    /// content is a track (a folder's other CSV and JSON files are not).
     static func mayBeTrack(_ path: String) -> Bool {
-        byName(path) != nil || (path as NSString).pathExtension.lowercased() == "json"
+        let ext = (path as NSString).pathExtension.lowercased()
+        return TrackFiles.format(name: path) != nil || ["json", "txt", "log", "dat", ""].contains(ext)
     }
 
-    /// By the first bytes, for a `.json` file or a name with another extension.
-    static func sniff(_ head: [UInt8]) -> TrackFormat? {
-        if let google = GoogleTimeline.sniff(head) {
-            switch google {
-            case .records: return .googleRecords
-            case .semantic: return .googleSemantic
-            case .phone: return .googlePhone
-            }
-        }
-        let text = String(decoding: head, as: UTF8.self)
-        if text.contains("<gpx") { return .gpx }
-        if text.contains("<kml") { return .kml }
-        if text.contains("TrainingCenterDatabase") { return .tcx }
-        if text.contains("RMC,") || text.contains("GGA,") { return .nmea }
-        return nil
+    /// A name that says a track whatever its content (so a damaged one is named, not passed over).
+    static func namedTrack(_ path: String) -> Bool {
+        guard let f = TrackFiles.format(name: path) else { return false }
+        return f != .csv
     }
 }
 
@@ -103,7 +83,7 @@ public struct TrackSet: Sendable {
                 let format = try format(of: path)
                 report.format = format
                 guard let format else {
-                    throw FormatError(format: "track", reason: "not a track file this version reads (GPX, KML, TCX, NMEA, Google location history)")
+                    throw FormatError(format: "track", reason: "not a track file this version reads (GPX, KML, KMZ, TCX, NMEA, OwnTracks .rec, GeoJSON, CSV, Google location history)")
                 }
                 var notes = TrackNotes()
                 do {
@@ -137,24 +117,20 @@ public struct TrackSet: Sendable {
     }
 
     static func read<Sink: TimelineSink>(_ path: String, format: TrackFormat, into sink: inout Sink, notes: inout TrackNotes) throws {
-        let input = try FileInput(path: path)
-        switch format {
-        case .gpx: try XMLTracks.readGPX(input, into: &sink, notes: &notes)
-        case .kml: try XMLTracks.readKML(input, into: &sink, notes: &notes)
-        case .tcx: try XMLTracks.readTCX(input, into: &sink, notes: &notes)
-        case .nmea: try NMEATrack.read(input, into: &sink, notes: &notes)
-        case .googleRecords: try GoogleTimeline.read(.records, input, into: &sink, notes: &notes)
-        case .googleSemantic: try GoogleTimeline.read(.semantic, input, into: &sink, notes: &notes)
-        case .googlePhone: try GoogleTimeline.read(.phone, input, into: &sink, notes: &notes)
-        }
+        try TrackFiles.read(path: path, format: format, into: &sink, notes: &notes)
     }
 
+    /// The format of a file: by its first bytes, else by its name; nil when neither says one.
     static func format(of path: String) throws -> TrackFormat? {
-        if let f = TrackFormat.byName(path) { return f }
         let input = try FileInput(path: path)
-        var head = [UInt8](repeating: 0, count: 4096)
-        let n = try head.withUnsafeMutableBytes { try input.read(into: $0) }
-        return TrackFormat.sniff(Array(head[0..<n]))
+        var head = [UInt8](repeating: 0, count: TrackFiles.sniffBytes)
+        var n = 0
+        while n < head.count {
+            let got = try head.withUnsafeMutableBytes { try input.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[n...])) }
+            if got == 0 { break }
+            n += got
+        }
+        return TrackFiles.sniff(Array(head[0..<n])) ?? TrackFiles.format(name: path)
     }
 
     /// The files named, and the track files (by name) found in the folders named, sorted; a path
@@ -179,8 +155,13 @@ public struct TrackSet: Sendable {
                     let full = (path as NSString).appendingPathComponent(rel)
                     var sub: ObjCBool = false
                     guard FileManager.default.fileExists(atPath: full, isDirectory: &sub), !sub.boolValue else { continue }
-                    // A folder's other JSON files (sidecars, exports) are not tracks.
-                    if TrackFormat.byName(rel) == nil, (try? format(of: full)) ?? nil == nil { continue }
+                    // A folder's other JSON and CSV files (sidecars, exports) are not tracks.
+                    if !TrackFormat.namedTrack(rel) {
+                        guard let input = try? FileInput(path: full) else { continue }
+                        var head = [UInt8](repeating: 0, count: TrackFiles.sniffBytes)
+                        let n = (try? head.withUnsafeMutableBytes { try input.read(into: $0) }) ?? 0
+                        guard TrackFiles.sniff(Array(head[0..<n])) != nil else { continue }
+                    }
                     found.append(full)
                 }
             }

@@ -4,7 +4,7 @@ import PinImport
 
 /// The track options of `import` and `inspect` (issue 29).
 let trackOptionSpecs: [OptionSpec] = [
-    OptionSpec(name: "--track", value: "PATH", help: "Position photos that have none from this track (GPX, KML, TCX, NMEA, Google), or a folder of them; repeat.", repeatable: true),
+    OptionSpec(name: "--track", value: "PATH", help: "Position photos that have none from this track (GPX, KML, KMZ, TCX, NMEA, OwnTracks .rec, GeoJSON, CSV, Google), or a folder of them; repeat.", repeatable: true),
     OptionSpec(name: "--camera-timezone", value: "ZONE", help: "Zone of the camera's clock, for photos without an offset (default: --timezone)."),
     OptionSpec(name: "--camera-clock-offset", value: "OFFSET", help: "±[[HH:]MM:]SS added to photo times for the tracks: -12 if the camera was 12 s fast."),
     OptionSpec(name: "--track-max-gap", value: "SECONDS", help: "Widest gap between two fixes to interpolate across (default: 1800)."),

@@ -77,4 +77,26 @@ final class TrackCLITests: XCTestCase {
         }
         XCTAssertEqual(before, after, "a track never changes a photo file")
     }
+
+    /// A malformed record inside a track is named with the file, its line and why, and the rest
+    /// of the file is used; a folder of tracks in other formats is read by content.
+    func testAMalformedRecordIsNamedWithItsFileAndLineAndTheRestIsUsed() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let csv = dir.appendingPathComponent("logger.csv")
+        try Data("lat,lon,time\n48.0,2.0,2024-05-01T10:00:00Z\n48.x,2.1,2024-05-01T10:05:00Z\n48.1,2.2,2024-05-01T10:10:00Z\n".utf8).write(to: csv)
+        let r = try CLI.run(["inspect", fixtures.appendingPathComponent("offset/between-fixes.jpg").path, "--track", csv.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("pins inspect: track \(csv.path): line 3: latitude '48.x' or longitude '2.1' is not a number"), r.stderr)
+        let line = try CLI.json(r.stdout) as! [String: Any]
+        XCTAssertEqual(line["latitude"] as! Double, 48.0 + 0.1 / 3, accuracy: 1e-9)
+        // A folder holding the OwnTracks log under another name.
+        let folder = dir.appendingPathComponent("phone")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: fixtures.appendingPathComponent("owntracks.rec"), to: folder.appendingPathComponent("log.txt"))
+        let f = try CLI.run(["inspect", fixtures.appendingPathComponent("offset/between-fixes.jpg").path, "--track", folder.path])
+        XCTAssertEqual(f.status, 0, f.stderr)
+        let fl = try CLI.json(f.stdout) as! [String: Any]
+        XCTAssertEqual(fl["trackFile"] as? String, folder.appendingPathComponent("log.txt").path)
+        XCTAssertEqual(fl["longitude"] as! Double, 2.0 + 0.2 / 3, accuracy: 1e-9)
+    }
 }

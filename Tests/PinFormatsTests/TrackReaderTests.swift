@@ -52,7 +52,10 @@ final class TrackReaderTests: XCTestCase {
         XCTAssertEqual(sink.points[1].time, t("2000-12-21T09:22:06Z") + 0.5, accuracy: 1e-6)
         XCTAssertEqual(sink.points[1].latitude, 48 + 7.038 / 60, accuracy: 1e-12)
         XCTAssertEqual(sink.points[1].longitude, -(11 + 31.0 / 60), accuracy: 1e-12)
-        XCTAssertEqual(notes.summary, "1 sentence with a wrong checksum skipped; 1 GGA sentence before any RMC date ignored")
+        XCTAssertEqual(notes.lines.count, 2)
+        XCTAssertTrue(notes.lines[0].hasPrefix("line 6 (byte "), notes.lines[0])
+        XCTAssertTrue(notes.lines[0].hasSuffix("checksum '00' does not match the sentence (3E): skipped"), notes.lines[0])
+        XCTAssertEqual(notes.lines[1], "1 GGA sentence before any RMC date ignored")
     }
 
     /// gpsbabel writes NMEA from the fixture's GPX: the same fixes come back. (Without a GPX

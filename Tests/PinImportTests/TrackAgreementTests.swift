@@ -26,6 +26,9 @@ final class TrackAgreementTests: XCTestCase {
         var exiftoolArgs: [String]
         var tz: String
         var options: TrackOptions
+        /// What exiftool reads when it does not read `track`'s format: the same fixes as a GPX or
+        /// KML (made by a real tool from `track`, or the file `track` was made from). Nil: `track`.
+        var reference: URL? = nil
     }
 
     @discardableResult
@@ -49,7 +52,7 @@ final class TrackAgreementTests: XCTestCase {
     private func exiftoolPositions(_ c: Case, work: URL) throws -> [String: Coordinate?] {
         let dir = work.appendingPathComponent(c.folder)
         try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent(c.folder), to: dir)
-        let track = Self.fixtures.appendingPathComponent(c.track).path
+        let track = c.reference?.path ?? Self.fixtures.appendingPathComponent(c.track).path
         try run(["exiftool", "-q", "-q", "-m", "-overwrite_original", "-geotag", track] + c.exiftoolArgs + [dir.path],
                 tz: c.tz, in: work)
         let json = try run(["exiftool", "-j", "-n", "-Composite:GPSLatitude", "-Composite:GPSLongitude", dir.path], in: work)
@@ -138,6 +141,73 @@ final class TrackAgreementTests: XCTestCase {
         try assertAgreement(Case(folder: "antimeridian", track: "gpsbabel-antimeridian.gpx",
                                  exiftoolArgs: ["-Geotime<SubSecDateTimeOriginal"], tz: "UTC", options: TrackOptions()),
                             expectPlaced: 3, expectUnplaced: 0)
+    }
+
+    // MARK: The other formats (the same fixes as segments.gpx, written by scripts/fixtures-tracks)
+
+    /// `tool args...` in `work`, failing the test when it fails; returns `work/name`.
+    private func convert(_ args: [String], output name: String, in work: URL, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = args
+        p.currentDirectoryURL = work
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, "\(args.joined(separator: " ")) failed", file: file, line: line)
+        return work.appendingPathComponent(name)
+    }
+
+    private func scratch() throws -> URL {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("pins-ref-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: work) }
+        return work
+    }
+
+    private func offsetCase(_ track: String, reference: URL?) -> Case {
+        Case(folder: "offset", track: track, exiftoolArgs: ["-Geotime<SubSecDateTimeOriginal"], tz: "UTC", options: TrackOptions(),
+             reference: reference)
+    }
+
+    /// KMZ: exiftool reads KML, not KMZ: it reads the doc.kml unzipped from the same archive.
+    func testKMZAgreesWithExiftoolOnItsDocKML() throws {
+        let work = try scratch()
+        let kml = try convert(["unzip", "-q", Self.fixtures.appendingPathComponent("gpsbabel-segments.kmz").path, "doc.kml", "-d", work.path],
+                              output: "doc.kml", in: work)
+        try assertAgreement(offsetCase("gpsbabel-segments.kmz", reference: kml), expectPlaced: 9, expectUnplaced: 3)
+    }
+
+    /// GeoJSON points (ogr2ogr): exiftool reads the GPX ogr2ogr writes back from the same file.
+    func testGeoJSONPointsAgreeWithExiftoolOnTheirGPX() throws {
+        let work = try scratch()
+        let gpx = try convert(["ogr2ogr", "-f", "GPX", "back.gpx", Self.fixtures.appendingPathComponent("ogr2ogr-track-points.geojson").path],
+                              output: "back.gpx", in: work)
+        try assertAgreement(offsetCase("ogr2ogr-track-points.geojson", reference: gpx), expectPlaced: 9, expectUnplaced: 3)
+    }
+
+    /// CSV with X, Y and GDAL's time (ogr2ogr): exiftool reads the GPX ogr2ogr writes from it
+    /// (the time column typed as a date by AUTODETECT_TYPE, as the GPX driver needs).
+    func testOgr2ogrCSVAgreesWithExiftoolOnItsGPX() throws {
+        let work = try scratch()
+        let gpx = try convert(["ogr2ogr", "-f", "GPX", "back.gpx", Self.fixtures.appendingPathComponent("ogr2ogr-track-points.csv").path,
+                               "-oo", "X_POSSIBLE_NAMES=X", "-oo", "Y_POSSIBLE_NAMES=Y", "-oo", "AUTODETECT_TYPE=YES"],
+                              output: "back.gpx", in: work)
+        try assertAgreement(offsetCase("ogr2ogr-track-points.csv", reference: gpx), expectPlaced: 9, expectUnplaced: 3)
+    }
+
+    /// CSV with Date and Time columns (gpsbabel's unicsv): exiftool reads this CSV itself.
+    func testGpsbabelCSVAgreesWithExiftoolReadingTheSameCSV() throws {
+        try assertAgreement(offsetCase("gpsbabel-unicsv.csv", reference: nil), expectPlaced: 9, expectUnplaced: 3)
+    }
+
+    /// OwnTracks .rec and togeojson's LineString: no Debian tool reads or writes them; they were
+    /// written by scripts/fixtures-tracks from segments.gpx's points, which exiftool reads.
+    func testOwnTracksAndCoordTimesAgreeWithExiftoolOnTheGPXTheyWereWrittenFrom() throws {
+        let gpx = Self.fixtures.appendingPathComponent("segments.gpx")
+        try assertAgreement(offsetCase("owntracks.rec", reference: gpx), expectPlaced: 9, expectUnplaced: 3)
+        try assertAgreement(offsetCase("togeojson-linestring.geojson", reference: gpx), expectPlaced: 9, expectUnplaced: 3)
     }
 
     /// Hand-worked, so the agreement above is not only two programs agreeing with each other.

@@ -63,8 +63,10 @@ public enum NMEATrack {
         let lines = LineReader(input: input)
         var day: Int?          // days since 1970 of the last RMC's date
         var lastTime: Double?  // seconds in the day of the last RMC, for a GGA after midnight
-        var undated = 0, badChecksum = 0
+        var undated = 0
+        var number = 0
         while try lines.next({ raw in
+            number += 1
             guard let dollar = raw.firstIndex(of: 0x24) else { return }
             var end = raw.count
             while end > dollar, raw[end - 1] == 0x20 || raw[end - 1] == 0x09 { end -= 1 }
@@ -75,7 +77,7 @@ public enum NMEATrack {
                 var sum: UInt8 = 0
                 for b in body[..<star] { sum ^= b }
                 guard hex.count == 2, let given = UInt8(String(decoding: hex, as: UTF8.self), radix: 16), given == sum else {
-                    badChecksum += 1
+                    notes.add("line \(number) (byte \(lines.offset)): checksum '\(String(decoding: hex.prefix(8), as: UTF8.self))' does not match the sentence (\(String(format: "%02X", sum))): skipped")
                     return
                 }
                 content = body[..<star]
@@ -107,20 +109,23 @@ public enum NMEATrack {
                 day = days
                 lastTime = t
                 guard let lat = coordinate(fields[3], fields[4], degreeDigits: 2),
-                      let lon = coordinate(fields[5], fields[6], degreeDigits: 3) else { return }
+                      let lon = coordinate(fields[5], fields[6], degreeDigits: 3) else {
+                    return notes.add("line \(number) (byte \(lines.offset)): RMC without a readable position")
+                }
                 let p = TrackPoint(time: Double(days * 86_400) + t, latitude: lat, longitude: lon)
-                if p.isValid { sink.point(p) } else { notes.add("RMC at byte \(lines.offset): position out of range") }
+                if p.isValid { sink.point(p) } else { notes.add("line \(number) (byte \(lines.offset)): RMC position out of range") }
             } else if type == "GGA", fields.count >= 7 {
                 guard let q = Int(fields[6]), q > 0, let t = timeOfDay(fields[1]) else { return }
                 guard var days = day else { undated += 1; return }
                 if let last = lastTime, t + 43_200 < last { days += 1 }  // past midnight since that RMC
                 guard let lat = coordinate(fields[2], fields[3], degreeDigits: 2),
-                      let lon = coordinate(fields[4], fields[5], degreeDigits: 3) else { return }
+                      let lon = coordinate(fields[4], fields[5], degreeDigits: 3) else {
+                    return notes.add("line \(number) (byte \(lines.offset)): GGA without a readable position")
+                }
                 let p = TrackPoint(time: Double(days * 86_400) + t, latitude: lat, longitude: lon)
-                if p.isValid { sink.point(p) } else { notes.add("GGA at byte \(lines.offset): position out of range") }
+                if p.isValid { sink.point(p) } else { notes.add("line \(number) (byte \(lines.offset)): GGA position out of range") }
             }
         }) {}
-        if badChecksum > 0 { notes.add("\(badChecksum) sentence\(badChecksum == 1 ? "" : "s") with a wrong checksum skipped") }
         if undated > 0 { notes.add("\(undated) GGA sentence\(undated == 1 ? "" : "s") before any RMC date ignored") }
     }
 }
