@@ -167,7 +167,7 @@ public enum PageRenderer {
         [
             "root": run.root, "dryRun": run.dryRun, "created": run.created.map(\.json), "skipped": run.skipped.map(\.json),
             "counts": run.counts, "unreadable": run.unreadable.map(\.json), "corrected": run.corrected.map(\.json),
-            "moved": run.movedCount, "kept": run.keptCount,
+            "moved": run.movedCount, "kept": run.keptCount, "unplaced": run.unplaced.map(\.json),
             // The reasons in words, as the text reports write them ("no location").
             "reasonWords": Dictionary(uniqueKeysWithValues: PhotoDecision.allCases.map { ($0.rawValue, $0.words) }),
         ]

@@ -89,6 +89,10 @@ public struct RunOverlay: Sendable {
     /// How many pins the run moved and kept (`pinsMoved`, `pinsKept` of the report).
     public var movedCount: Int
     public var keptCount: Int
+    /// Photos skipped with no position (no location), by name and reason: listed on the run's
+    /// tab (they have no place on the map), at most `unplacedListedCap`.
+    public var unplaced: [Unreadable] = []
+    public static let unplacedListedCap = 500
 
     public init(root: String, dryRun: Bool, created: [Photo], skipped: [Photo], counts: [String: Int], unreadable: [Unreadable],
                 corrected: [Correction] = [], movedCount: Int? = nil, keptCount: Int? = nil) {

@@ -97,7 +97,9 @@ func pageInput(deps: AppDependencies, locations: [Location]? = nil, title: Strin
     input.importedFolders = folders
     input.trips = trips
     // The names of the larger places of the visited countries, and their region counts.
-    let visited = Set(locations.compactMap(\.countryID)).sorted()
+    // (A run's page names the places of the countries its new pins are in too: a first dry run
+    // has no pins yet.)
+    let visited = Set(locations.compactMap(\.countryID) + (run?.created.compactMap(\.country) ?? [])).sorted()
     // Without a readable Places.bin the page names no places (a warning says why), nothing else is lost.
     var gazetteer = !visited.isEmpty
     if gazetteer {
@@ -123,8 +125,15 @@ func pageInput(deps: AppDependencies, locations: [Location]? = nil, title: Strin
 func writeRunPage(_ report: ImportReport, to path: RawPath, deps: AppDependencies) throws {
     var created: [RunOverlay.Photo] = []
     var skipped: [RunOverlay.Photo] = []
+    var unplaced: [RunOverlay.Unreadable] = []
     for item in report.items {
-        guard let coordinate = item.metadata?.coordinate else { continue }
+        guard let coordinate = item.metadata?.coordinate else {
+            if item.decision == .noLocation, unplaced.count < RunOverlay.unplacedListedCap {
+                unplaced.append(RunOverlay.Unreadable(photo: item.entry.relativePath.description,
+                                                      reason: item.detail ?? item.decision.words))
+            }
+            continue
+        }
         let photo = RunOverlay.Photo(
             photo: item.entry.relativePath.description, latitude: coordinate.latitude, longitude: coordinate.longitude,
             takenAt: item.takenAtText, reason: item.decision == .accepted ? "created" : item.decision.rawValue, detail: item.detail,
@@ -143,9 +152,10 @@ func writeRunPage(_ report: ImportReport, to path: RawPath, deps: AppDependencie
                               newTitle: c.plan.flatMap { $0.title == c.title ? nil : $0.title }, photo: c.photo.description,
                               from: c.from, to: c.to, country: c.to == nil ? nil : c.plan?.country)
     }
-    let overlay = RunOverlay(root: report.root, dryRun: report.dryRun, created: created, skipped: skipped,
+    var overlay = RunOverlay(root: report.root, dryRun: report.dryRun, created: created, skipped: skipped,
                              counts: report.skippedCounts, unreadable: unreadable, corrected: Array(corrected),
                              movedCount: report.pinsMoved, keptCount: report.pinsKept)
+    overlay.unplaced = unplaced
     let input = try pageInput(deps: deps, title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + report.root,
                               filterDescription: nil, run: overlay)
     do {

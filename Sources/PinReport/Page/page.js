@@ -93,6 +93,14 @@
   }
   const n = items.length, xs = new Float64Array(n), ys = new Float64Array(n), kinds = new Uint8Array(n);
   items.forEach((it, j) => { xs[j] = it.x; ys[j] = it.y; kinds[j] = it.kind; });
+  // Each pin's own colour, as an index into `colors`: a group takes its pins' most common one.
+  const colors = [], colorIndex = new Map(), colorOf = new Uint16Array(n);
+  items.forEach((it, j) => {
+    if (it.kind !== 0) return;
+    const c = validColor(pins[it.i].color).toLowerCase();
+    if (!colorIndex.has(c)) { colorIndex.set(c, colors.length); colors.push(c); }
+    colorOf[j] = colorIndex.get(c);
+  });
   const movedItems = items.filter((it) => it.kind === 4);
   // A pin a real run made, moved or kept is in pins-data too: draw it once, as this run's
   // (kind 3: not drawn). A dry run's moved pin is in pins-data at its old place: the line starts there.
@@ -153,8 +161,9 @@
       const dim = filtering && !match[j] ? 1 : 0;
       const key = ((Math.floor(sx / m) + 2) * 4096 + Math.floor(sy / m) + 2) * 16 + kinds[j] * 2 + dim;
       let c = cells.get(key);
-      if (!c) { c = { count: 0, sx: 0, sy: 0, first: j, kind: kinds[j], dim }; cells.set(key, c); }
+      if (!c) { c = { count: 0, sx: 0, sy: 0, first: j, kind: kinds[j], dim, colors: kinds[j] === 0 ? new Map() : null }; cells.set(key, c); }
       c.count++; c.sx += sx; c.sy += sy;
+      if (c.colors) c.colors.set(colorOf[j], (c.colors.get(colorOf[j]) || 0) + 1);
     }
     return cells;
   }
@@ -166,9 +175,31 @@
       const cx0 = c.sx / c.count, cy0 = c.sy / c.count;
       const into = joined.find((a) => a.kind === c.kind && a.dim === c.dim &&
         Math.hypot(a.sx / a.count - cx0, a.sy / a.count - cy0) < radius(a.count) + radius(c.count) + 2);
-      if (into) { into.count += c.count; into.sx += c.sx; into.sy += c.sy; } else joined.push(c);
+      if (into) {
+        into.count += c.count; into.sx += c.sx; into.sy += c.sy;
+        if (into.colors) c.colors.forEach((v, key) => into.colors.set(key, (into.colors.get(key) || 0) + v));
+      } else joined.push(c);
     }
     return joined;
+  }
+  // Groups of different kinds (or match states) are not joined; one that would cover another
+  // is moved just clear of it, so no group's number is hidden (issue 24 item 6).
+  function separate(groups) {
+    const placed = [];
+    for (const c of groups) {
+      let px = c.sx / c.count, py = c.sy / c.count;
+      const r = radius(c.count);
+      for (let step = 0; step < 12; step++) {
+        const other = placed.find((o) => Math.hypot(o.x - px, o.y - py) < o.r + r + 2);
+        if (!other) break;
+        let dx = px - other.x, dy = py - other.y, d = Math.hypot(dx, dy);
+        if (d < 0.01) { dx = 1; dy = 0; d = 1; }
+        const need = other.r + r + 2 - Math.hypot(px - other.x, py - other.y) + 0.5;
+        px += dx / d * need; py += dy / d * need;
+      }
+      c.px = px; c.py = py;
+      placed.push({ x: px, y: py, r });
+    }
   }
   // A moved pin's way: a line from where it was to where it goes (the first 2,000 in view).
   function appendWays(frag, x0, y0, w, h) {
@@ -199,10 +230,16 @@
   }
   // A group: a circle sized by its count, with the count, at its items' mean place.
   function groupElement(c, cls) {
-    const g = svg("g", {}), px = c.sx / c.count, py = c.sy / c.count;
+    const g = svg("g", {}), px = c.px !== undefined ? c.px : c.sx / c.count, py = c.py !== undefined ? c.py : c.sy / c.count;
     g.setAttribute("class", "cluster" + cls);
     g.setAttribute("transform", "translate(" + px.toFixed(1) + "," + py.toFixed(1) + ")");
-    g.appendChild(svg("circle", { r: radius(c.count).toFixed(1) }));
+    const circle = svg("circle", { r: radius(c.count).toFixed(1) });
+    if (c.colors) {
+      let best = -1, most = 0;
+      c.colors.forEach((v, key) => { if (v > most || (v === most && key < best)) { most = v; best = key; } });
+      if (best >= 0) circle.style.fill = colors[best];  // over page.css's var(--pin)
+    }
+    g.appendChild(circle);
     const t = svg("text", {}); t.textContent = c.count >= 10000 ? Math.round(c.count / 1000) + "k" : String(c.count);
     g.appendChild(t);
     g.dataset.cell = JSON.stringify([c.first, px, py]);
@@ -254,6 +291,8 @@
     // (kept, moved, created), so a run's new pins are never hidden under an existing one.
     const LAYER = [1, 4, 0, 0, 3, 2];
     const ordered = joined.sort((a, b) => (b.dim - a.dim) || (LAYER[a.kind] - LAYER[b.kind]));
+    // From the top layer down, so what is drawn on top keeps its place and the rest move.
+    separate(ordered.filter((c) => c.count > 1).reverse());
     let shownPins = 0, groups = 0;
     for (const c of ordered) {
       const cls = ["", " created", " skipped", "", " moved", " kept"][c.kind] + (c.dim ? " dim" : "");
@@ -412,7 +451,7 @@
     row(dl, it.kind === 1 ? (run.dryRun ? "Would create" : "Created") : "Reason", it.kind === 1 ? "a pin from this photo" : reasonText(p.reason));
     row(dl, it.kind === 2 && p.reason === "distance" ? "Blocked by" : "Detail", p.detail);
     row(dl, "Photo", p.photo);
-    row(dl, "Taken", p.takenAt);
+    row(dl, "Taken", p.takenAt ? formatDate(p.takenAt, ownOffset({ date: p.takenAt })) : null);
     row(dl, "Country", p.country ? countryName(p.country) : null);
     row(dl, "Position", where(p));
   }
@@ -497,6 +536,11 @@
   }
   let started = false;
   const LIST_MAX = 300;
+  // A pin chosen in the list is shown with its surroundings: about 100 km across, where the
+  // gazetteer's places are named (not the street level of one flat colour, issue 24 item 7);
+  // a view already zoomed in between the two stays as it is.
+  const LIST_ZOOM = 8, LIST_ZOOM_MAX = 40;
+  const listZoom = () => (k >= LIST_ZOOM && k <= LIST_ZOOM_MAX ? k : LIST_ZOOM);
   function renderList() {
     const list = $("list"), frag = document.createDocumentFragment();
     let shown = 0, total = 0;
@@ -510,7 +554,7 @@
       li.append(dot, el("span", "t", p.title), el("span", "cc", p.country || ""));
       const place = placeName(p) || (p.place && !p.title.includes(p.place) ? p.place : "");
       li.appendChild(el("span", "m", formatDate(p.date, offsetOf(i)).split(",")[0] + (place ? " \u00b7 " + place : "") + (p.tags && p.tags.length ? " \u00b7 #" + p.tags.join(" #") : "")));
-      li.addEventListener("click", () => { cx = xs[i]; cy = ys[i]; k = Math.max(k, 60); apply(); openPopup(i); });
+      li.addEventListener("click", () => { cx = xs[i]; cy = ys[i]; k = listZoom(); apply(); openPopup(i); });
       frag.appendChild(li);
     }
     if (total > shown) frag.appendChild(el("li", "more", (total - shown) + " more: search or filter to narrow the list"));
@@ -630,8 +674,32 @@
   }
 
   // --- the run overlay ---
+  // A colour's hue in degrees, and its saturation (0..1).
+  function hue(c) {
+    const v = [1, 3, 5].map((o) => parseInt(c.slice(o, o + 2), 16) / 255), mx = Math.max(...v), mn = Math.min(...v), d = mx - mn;
+    if (d === 0) return [0, 0];
+    const h = mx === v[0] ? ((v[1] - v[2]) / d + 6) % 6 : mx === v[1] ? (v[2] - v[0]) / d + 2 : (v[0] - v[1]) / d + 4;
+    return [h * 60, d / (1 - Math.abs(mx + mn - 1) || 1)];
+  }
+  const hueGap = (a, b) => { const d = Math.abs(hue(a)[0] - hue(b)[0]) % 360; return Math.min(d, 360 - d); };
+  // The run's colours, each the first of its candidates whose hue is 45° or more from the pin
+  // colour and from the colours already chosen (a grey pin colour clashes with no hue).
+  function runColors() {
+    const pin = validColor(page.pinColor), chosen = [pin];
+    const pick = (candidates) => {
+      const ok = candidates.find((c) => chosen.every((o) => hue(o)[1] < 0.15 || hueGap(c, o) >= 45)) || candidates[0];
+      chosen.push(ok);
+      return ok;
+    };
+    const created = pick(["#1565c0", "#6a1b9a", "#00838f", "#2e7d32"]);
+    const moved = pick(["#ef6c00", "#f9a825", "#ad1457", "#00838f"]);
+    const style = document.body.style;
+    style.setProperty("--created", created);
+    style.setProperty("--moved", moved);
+  }
   function renderRun() {
     if (!run) return;
+    runColors();
     const box = $("tab-run");
     box.appendChild(el("p", "", (run.dryRun ? "Dry run of " : "Import of ") + run.root));
     const k4 = el("div", "kpis");
@@ -657,6 +725,33 @@
       c.title + ": " + where(c.from) + ", pin " + c.pin + " (" + c.photo + ")"), run.kept || 0);
     box.appendChild(el("h3", "", "Photos per reason"));
     table(box, ["Reason", "Photos"], Object.keys(run.counts).sort().map((r) => [reasonText(r), run.counts[r]]), [1]);
+    // The photos themselves, not only counts (issue 24 item 8): a click shows one on the map.
+    const first = { 1: pins.length, 2: pins.length + run.created.length };
+    const photos = (title, list, kind, text, total) => {
+      if (!list.length) return;
+      box.appendChild(el("h3", "", title));
+      const ol = el("ol", "run-photos");
+      list.slice(0, 500).forEach((p, i) => {
+        const li = el("li", "", text(p));
+        li.addEventListener("click", () => { const j = first[kind] + i; cx = xs[j]; cy = ys[j]; k = listZoom(); apply(); openPopup(j); });
+        ol.appendChild(li);
+      });
+      if (total > Math.min(list.length, 500)) ol.appendChild(el("li", "muted", (total - Math.min(list.length, 500)) + " more"));
+      box.appendChild(ol);
+    };
+    const taken = (p) => p.takenAt ? formatDate(p.takenAt, ownOffset({ date: p.takenAt })) : "no date";
+    photos(run.dryRun ? "Pins it would create" : "Pins created", run.created, 1,
+      (p) => (p.title || "New pin") + " \u00b7 " + taken(p) + " \u00b7 " + p.photo, run.created.length);
+    photos("Skipped photos with a position", run.skipped, 2,
+      (p) => p.photo + ": " + reasonText(p.reason) + (p.detail ? " (" + p.detail + ")" : ""), skippedTotal);
+    if (run.unplaced && run.unplaced.length) {
+      box.appendChild(el("h3", "", "Skipped photos without a position"));
+      const ol = el("ol", "muted");
+      run.unplaced.forEach((u) => ol.appendChild(el("li", "", u.photo + ": " + u.reason)));
+      const more = (run.counts.noLocation || 0) - run.unplaced.length;
+      if (more > 0) ol.appendChild(el("li", "", more + " more"));
+      box.appendChild(ol);
+    }
     if (run.unreadable.length) {
       box.appendChild(el("h3", "", "Unreadable files"));
       const ol = el("ol", "muted");
@@ -683,6 +778,8 @@
   renderStats();
   renderTrips();
   renderRun();
+  // A run's page opens on the run (issue 24 item 8).
+  if (run) document.querySelector("nav#tabs button[data-tab=run]").click();
   refilter();
   fit(visibleIndices());
   started = true;
