@@ -73,24 +73,7 @@ func runImport(_ args: ParsedArguments) async throws {
     if args.has("--quiet") && args.has("--verbose") { throw UsageError("--quiet and --verbose exclude each other", command: "import") }
     if args.has("--nice") { lowerPriority() }
 
-    // Outputs are checked before the work: a report that cannot be written is found now, not
-    // after the whole library was read.
-    let reportPath = args.path("--report"), htmlPath = args.path("--html")
-    for (path, what) in [(reportPath, "the report"), (htmlPath, "the page")] {
-        if let path, !path.isStandardOutput, let reason = AtomicFile.problem(writing: path) {
-            throw CommandFailure("cannot write \(what) to \(TerminalText.quoted(path)): \(reason)")
-        }
-    }
-    // `--report -` or `--html -` (or /dev/stdout) is standard output, which then carries
-    // nothing else.
-    let reportToStdout = reportPath?.goesToStandardOutput == true, htmlToStdout = htmlPath?.goesToStandardOutput == true
-    let toStdout = reportToStdout || htmlToStdout
-    if reportToStdout, htmlToStdout {
-        throw UsageError("--report and --html cannot both go to standard output", command: "import")
-    }
-    if toStdout, args.has("--json") {
-        throw UsageError("--json prints the report on standard output, where --\(reportToStdout ? "report" : "html") writes; leave one out", command: "import")
-    }
+    let outputs = try ReportOutputs(args, command: "import")
     let deps: AppDependencies
     do {
         deps = try AppDependencies(databaseOption: args.value("--db"))
@@ -133,27 +116,9 @@ func runImport(_ args: ParsedArguments) async throws {
         let hint = failure.kind == .noInput ? ContainerImage.missingInputHint(root: options.root) : ""
         throw CommandFailure(failure.message + hint, code: failure.exitCode)
     }
-    if let path = reportPath {
-        do {
-            try writeOutput(to: path) { sink in ImportReportJSON.write(report, to: sink) }
-        } catch let error as AtomicFile.WriteError {
-            throw CommandFailure("cannot write the report to \(error.path): \(error.reason)")
-        }
-    }
-    if let path = htmlPath {
-        try writeRunPage(report, to: path, deps: deps)
-    }
-    if toStdout {
-        // Standard output was the report or the page.
-    } else if args.has("--json") {
-        let sink = BufferedSink(fd: 1)
-        ImportReportJSON.write(report, to: sink)
-        sink.flush()
-    } else if !args.has("--quiet") {
-        let sink = BufferedSink(fd: 1)
-        ImportReportText.write(report, catalog: try deps.catalog(), verbose: args.has("--verbose"), to: sink)
-        sink.flush()
-    }
+    try outputs.write(json: { ImportReportJSON.write(report, to: $0) },
+                      text: { ImportReportText.write(report, catalog: try deps.catalog(), verbose: args.has("--verbose"), to: $0) },
+                      page: { try writeRunPage(report, to: $0, deps: deps) })
     for problem in report.problems {
         Out.error("pins import: cannot read \(TerminalText.quoted(problem.path)): \(TerminalText.escaped(problem.reason))")
     }

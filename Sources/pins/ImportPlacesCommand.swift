@@ -44,22 +44,7 @@ func runImportPlaces(_ args: ParsedArguments) throws {
         options.visitThreshold = AngularDistance.angle(forKilometres: km)
     }
     options.timeZones = LazyTimeZones()
-    // Outputs are checked before the work, as `import` does; `-` is standard output, which then
-    // carries nothing else.
-    let reportPath = args.path("--report"), htmlPath = args.path("--html")
-    for (path, what) in [(reportPath, "the report"), (htmlPath, "the page")] {
-        if let path, !path.isStandardOutput, let reason = AtomicFile.problem(writing: path) {
-            throw CommandFailure("cannot write \(what) to \(TerminalText.quoted(path)): \(reason)")
-        }
-    }
-    let reportToStdout = reportPath?.goesToStandardOutput == true, htmlToStdout = htmlPath?.goesToStandardOutput == true
-    let toStdout = reportToStdout || htmlToStdout
-    if reportToStdout, htmlToStdout {
-        throw UsageError("--report and --html cannot both go to standard output", command: "import-places")
-    }
-    if toStdout, args.has("--json") {
-        throw UsageError("--json prints the report on standard output, where --\(reportToStdout ? "report" : "html") writes; leave one out", command: "import-places")
-    }
+    let outputs = try ReportOutputs(args, command: "import-places")
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let job = PlacesImport(options: options, databasePath: deps.databasePath, creation: try deps.lazyCreationService())
     let report: PlacesImportReport
@@ -68,25 +53,9 @@ func runImportPlaces(_ args: ParsedArguments) throws {
     } catch let failure as PlacesImportFailure {
         throw CommandFailure(failure.message, code: failure.exitCode)
     }
-    if let path = reportPath {
-        do {
-            try writeOutput(to: path) { sink in PlacesReportJSON.write(report, to: sink) }
-        } catch let error as AtomicFile.WriteError {
-            throw CommandFailure("cannot write the report to \(error.path): \(error.reason)")
-        }
-    }
-    if let path = htmlPath { try writePlacesPage(report, to: path, deps: deps) }
-    if toStdout {
-        // Standard output was the report or the page.
-    } else if args.has("--json") {
-        let sink = BufferedSink(fd: 1)
-        PlacesReportJSON.write(report, to: sink)
-        sink.flush()
-    } else if !args.has("--quiet") {
-        let sink = BufferedSink(fd: 1)
-        PlacesReportText.write(report, verbose: args.has("--verbose"), to: sink)
-        sink.flush()
-    }
+    try outputs.write(json: { PlacesReportJSON.write(report, to: $0) },
+                      text: { PlacesReportText.write(report, verbose: args.has("--verbose"), to: $0) },
+                      page: { try writePlacesPage(report, to: $0, deps: deps) })
     for file in report.files {
         if let error = file.error { Out.error("pins import-places: \(file.file): \(error); the records before it were imported") }
     }
