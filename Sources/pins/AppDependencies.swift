@@ -2,18 +2,18 @@ import Foundation
 import PinCore
 import PinStore
 
-/// Where the database lives: `--db`, else `$PINS_DB`, else `$XDG_DATA_HOME/pins/pins.sqlite`
-/// (`~/.local/share/pins/pins.sqlite`).
+/// Where the database lives: `--db`, else `$PINS_DB`, else `PINS_DB` in pins.conf (`Settings`),
+/// else `$XDG_DATA_HOME/pins/pins.sqlite` (`~/.local/share/pins/pins.sqlite`).
 func resolveDatabasePath(_ option: String?) throws -> String {
     try resolveDatabaseLocation(option).path
 }
 
-/// The database's path, and whether the person named it (`--db`, `$PINS_DB`) rather than
-/// pins choosing its default: a folder pins chose it may make; one the person named must exist.
+/// The database's path, and whether the person named it (`--db`, `$PINS_DB`, pins.conf) rather
+/// than pins choosing its default: a folder pins chose it may make; one the person named must exist.
 func resolveDatabaseLocation(_ option: String?) throws -> (path: String, named: Bool) {
     let env = ProcessInfo.processInfo.environment
     if let option, !option.isEmpty { return (option, true) }
-    if let path = env["PINS_DB"], !path.isEmpty { return (path, true) }
+    if let path = try InstalledSettings.value("PINS_DB") { return (path, true) }
     return (try defaultDatabasePath(env), false)
 }
 

@@ -5,17 +5,27 @@ import Foundation
 // `pins --generate-man` and `pins completions bash|zsh|fish`.
 
 /// What the man page says beyond the commands' own help.
-private enum ManText {
+enum ManText {
     static let description = """
     pins walks a folder of photos, reads each photo's position and capture time, applies the \
     import rules of the iOS app PinApp and stores one pin per visited place, with its country \
     resolved offline, in a SQLite database. It makes no network connection.
     """
-    static let environment: [(String, String)] = [
-        ("PINS_DB", "The database file when --db is not given."),
-        ("XDG_DATA_HOME", "Without --db and PINS_DB, the database is $XDG_DATA_HOME/pins/pins.sqlite, else ~/.local/share/pins/pins.sqlite."),
-        ("PINS_DATA_DIR", "The folder holding Countries.geojson and Countries.json, used when the share/pins folder beside the binary (BIN/../share/pins) has none."),
-        ("TZ", "The machine's time zone, used for capture times that carry none unless --timezone is given."),
+    static let environment: [(name: String, summary: String, text: String)] = [
+        ("PINS_DB", "the database: --db FILE, else $PINS_DB, else PINS_DB in pins.conf, else the default",
+         "The database file when --db is not given. The database is --db FILE, else $PINS_DB, else PINS_DB in pins.conf, else the default below."),
+        ("PINS_LIBRARY", "the folder 'pins import' imports when given none (else pins.conf's)",
+         "The folder 'pins import' imports when it is given none; else PINS_LIBRARY in pins.conf."),
+        ("PINS_PAGE", "the map page 'pins import' without a folder writes (else pins.conf's)",
+         "The map page 'pins import' without a folder writes after the import (not for a dry run; --html FILE wins); else PINS_PAGE in pins.conf."),
+        ("PINS_CONFIG", "the settings file (default: BIN/../etc/pins.conf; /etc/pins.conf for /usr/bin)",
+         "The settings file, instead of PREFIX/etc/pins.conf beside the binary (BIN/../etc/pins.conf; /etc/pins.conf for /usr/bin). KEY=VALUE lines for PINS_DB, PINS_LIBRARY and PINS_PAGE, # comments; no quotes, no $: a line pins cannot read is an error naming the file and the line. scripts/install --library writes it; the nightly service reads it too (EnvironmentFile=)."),
+        ("XDG_DATA_HOME", "the default database is $XDG_DATA_HOME/pins/pins.sqlite (~/.local/share/pins)",
+         "Without --db and PINS_DB, the database is $XDG_DATA_HOME/pins/pins.sqlite, else ~/.local/share/pins/pins.sqlite."),
+        ("PINS_DATA_DIR", "the country data, when BIN/../share/pins has none",
+         "The folder holding Countries.geojson and Countries.json, used when the share/pins folder beside the binary (BIN/../share/pins) has none."),
+        ("TZ", "the zone for capture times that carry none",
+         "The machine's time zone, used for capture times that carry none unless --timezone is given."),
     ]
     static let exitStatus: [(String, String)] = [
         ("0", "Done (an import with unreadable files still completed; its report lists them)."),
@@ -27,11 +37,13 @@ private enum ManText {
     ]
     static let files: [(String, String)] = [
         ("~/.local/share/pins/pins.sqlite", "The default database."),
+        ("PREFIX/etc/pins.conf", "The settings (PINS_DB, PINS_LIBRARY, PINS_PAGE) of an installed pins and its nightly run; /etc/pins.conf for a binary in /usr/bin."),
         ("BIN/../share/pins", "Country outlines and the ISO 3166-1 list, beside the installed binary."),
     ]
     static let examples: [(String, String)] = [
         ("pins import ~/Pictures -n", "What would be created, and why every other photo is skipped."),
-        ("pins --db /var/lib/pins/pins.sqlite import /volume1/photo -q", "The nightly run, as cron or systemd starts it."),
+        ("pins import -q", "The nightly run, as cron or systemd starts it: PINS_LIBRARY into PINS_DB, then the page PINS_PAGE (pins.conf)."),
+        ("pins --db /var/lib/pins/pins.sqlite import /volume1/photo -q", "The same, spelled out."),
         ("echo 48.85,2.35 | pins locate", "The country code of a position."),
     ]
 }
@@ -93,7 +105,7 @@ func manPage(_ specs: [CommandSpec]) -> String {
     lines += [".SH OPTIONS", ".TP", "\\fB\\-h\\fR, \\fB\\-\\-help\\fR", "Show the help of pins, or of the command it follows.",
               ".TP", "\\fB\\-\\-version\\fR", "Print the version."]
     lines.append(".SH ENVIRONMENT")
-    for (name, text) in ManText.environment { lines += [".TP", ".B \(roff(name))", roff(text)] }
+    for (name, _, text) in ManText.environment { lines += [".TP", ".B \(roff(name))", roff(text)] }
     lines.append(".SH FILES")
     for (name, text) in ManText.files { lines += [".TP", ".I \(roff(name))", roff(text)] }
     lines.append(".SH EXIT STATUS")

@@ -7,7 +7,7 @@ import CSupport
 
 let importSpec = CommandSpec(
     name: "import", summary: "Import a folder of photos as pins: one pin per visited place.",
-    usage: "import DIR [--dry-run] [--json] [--report FILE] [--html FILE] [--db FILE] [options]",
+    usage: "import [DIR] [--dry-run] [--json] [--report FILE] [--html FILE] [--db FILE] [options]",
     options: [
         OptionSpec(name: "--dry-run", value: nil, help: "Show what would be created and why every other photo is skipped; write nothing."),
         jsonOption,
@@ -36,6 +36,10 @@ let importSpec = CommandSpec(
     that cannot be decoded are listed as unreadable and the run goes on. Files decided in an
     earlier run and unchanged since are not opened again.
 
+    Without DIR, the folder is PINS_LIBRARY (the environment's, else pins.conf's, which
+    scripts/install --library writes): the nightly run. It then also writes the map page to
+    PINS_PAGE when that is set, as --html does (not for a dry run; --html FILE wins).
+
     Exit codes: 0 the run completed (even with unreadable files); 1 the run stopped; 64 usage;
     66 the folder is missing, empty or lost most of its files (nothing changed; see
     --allow-shrink), or went away during the run (a share unmounted: the run is recorded as
@@ -47,10 +51,27 @@ let importSpec = CommandSpec(
     """)
 
 func runImport(_ args: ParsedArguments) async throws {
-    guard args.positionals.count == 1 else {
-        throw UsageError(args.positionals.isEmpty ? "missing DIR: the folder to import" : "import takes one folder, got \(args.positionals.count) arguments", command: "import")
+    guard args.positionals.count <= 1 else {
+        throw UsageError("import takes one folder, got \(args.positionals.count) arguments", command: "import")
     }
-    var options = ImportOptions(root: args.positionals[0])
+    // The settings file is checked first, whatever comes from it: a broken line is an error
+    // even for a dry run that would go on without a database.
+    _ = try InstalledSettings.load()
+    // Without a folder: the library of the settings (the nightly run), and its map page.
+    var configuredPage: RawPath?
+    let root: String
+    if let folder = args.positionals.first {
+        root = folder
+    } else if let library = try InstalledSettings.value("PINS_LIBRARY") {
+        root = library
+        if !args.has("--dry-run"), args.value("--html") == nil, let page = try InstalledSettings.value("PINS_PAGE") {
+            configuredPage = RawPath(page)
+        }
+    } else {
+        throw UsageError("missing DIR: the folder to import (or PINS_LIBRARY in the environment or in "
+                         + "\(InstalledSettings.location()?.path ?? "pins.conf"))", command: "import")
+    }
+    var options = ImportOptions(root: root)
     options.dryRun = args.has("--dry-run")
     options.jobs = try args.int("--jobs", range: 1...256) ?? options.jobs
     options.minInterval = try args.double("--min-interval", range: 0...(86_400 * 366)) ?? CaptureInterval.appMinimum
@@ -73,7 +94,7 @@ func runImport(_ args: ParsedArguments) async throws {
     if args.has("--quiet") && args.has("--verbose") { throw UsageError("--quiet and --verbose exclude each other", command: "import") }
     if args.has("--nice") { lowerPriority() }
 
-    let outputs = try ReportOutputs(args, command: "import")
+    let outputs = try ReportOutputs(args, command: "import", page: configuredPage)
     let deps: AppDependencies
     do {
         deps = try AppDependencies(databaseOption: args.value("--db"))

@@ -17,9 +17,10 @@ struct ReportOutputs {
     let json: Bool
     let quiet: Bool
 
-    init(_ args: ParsedArguments, command: String) throws {
+    /// `page`: where the page goes without --html (the nightly import's PINS_PAGE).
+    init(_ args: ParsedArguments, command: String, page: RawPath? = nil) throws {
         reportPath = args.path("--report")
-        htmlPath = args.path("--html")
+        htmlPath = args.path("--html") ?? page
         json = args.has("--json")
         quiet = args.has("--quiet")
         for (path, what) in [(reportPath, "the report"), (htmlPath, "the page")] {

@@ -53,7 +53,11 @@ let topHelp: String = {
         lines.append("  " + command.spec.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + command.spec.summary)
     }
     lines += ["", "Run 'pins help <command>' for a command's options; they may also come before the command.",
-              "Options: -h, --help, --version"]
+              "Options: -h, --help, --version", "", "Environment (see 'man pins'):"]
+    let nameWidth = ManText.environment.map(\.name.count).max() ?? 0
+    for entry in ManText.environment {
+        lines.append("  " + entry.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + entry.summary)
+    }
     return lines.joined(separator: "\n") + "\n"
 }()
 

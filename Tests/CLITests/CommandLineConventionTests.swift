@@ -13,7 +13,8 @@ final class CommandLineConventionTests: XCTestCase {
         let top = try CLI.run(["--help"]).stdout
         // The commands listed by `pins --help` (others may add commands: they are checked too).
         var names = Self.commandNames
-        if let section = top.components(separatedBy: "Commands:\n").last {
+        // The section ends at its blank line (the environment follows).
+        if let section = top.components(separatedBy: "Commands:\n").last?.components(separatedBy: "\n\n").first {
             for line in section.split(separator: "\n") where line.hasPrefix("  ") {
                 if let name = line.split(separator: " ").first, !names.contains(String(name)) { names.append(String(name)) }
             }

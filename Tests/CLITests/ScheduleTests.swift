@@ -15,10 +15,13 @@ final class ScheduleTests: XCTestCase {
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0)
-        XCTAssertTrue(text.contains(#"ExecStart="/opt/pins/bin/pins" import "/srv/my photos" --quiet --nice --db "/var/lib/pins/pins.sqlite""#), text)
+        // The command takes the library and the database from pins.conf (issue 24 item 1).
+        XCTAssertTrue(text.contains("\nPINS_DB=/var/lib/pins/pins.sqlite\n"), text)
+        XCTAssertTrue(text.contains("\nPINS_LIBRARY=/srv/my photos\n"), text)
+        XCTAssertTrue(text.contains(#"ExecStart="/opt/pins/bin/pins" import --quiet"# + "\n"), text)
         XCTAssertTrue(text.contains("SuccessExitStatus=75"))
         XCTAssertTrue(text.contains("OnCalendar=*-*-* 02:30:00"))
         XCTAssertTrue(text.contains("Persistent=true"))
-        XCTAssertTrue(text.contains("30 02 * * * '/opt/pins/bin/pins' import '/srv/my photos' --quiet --nice --db '/var/lib/pins/pins.sqlite'"), text)
+        XCTAssertTrue(text.contains("30 02 * * * '/opt/pins/bin/pins' import --quiet --nice\n"), text)
     }
 }
