@@ -56,6 +56,14 @@ public struct ImportSession {
                 throw ImportFailure(.noInput, error.description)
             }
         }
+        // The first import of a folder with no file at all (an empty folder, a share that is not
+        // mounted) stops before the database is made: its "Nothing was changed" holds for the
+        // disk too (no database, no lock file). With a database the walk finds it (exit 66 too).
+        if !options.dryRun, !options.allowShrink, !FileManager.default.fileExists(atPath: databasePath),
+           Self.holdsNoFile(options.root) {
+            let root = (try? ImportPipeline.canonicalRoot(options.root)) ?? options.root
+            throw ImportFailure(.noInput, ImportError.empty(root: root).description)
+        }
         // One import at a time per database; a dry run writes nothing and needs no lock.
         let lock = options.dryRun ? nil : try takeLock()
         defer { withExtendedLifetime(lock) {} }
@@ -88,6 +96,30 @@ public struct ImportSession {
         }
         return report
     }
+
+    /// True only when `root` and every folder below it could be listed and none holds anything
+    /// but folders (at most `emptyCheckFolders` folders are looked at: more is not "empty").
+    static func holdsNoFile(_ root: String) -> Bool {
+        var folders = [root], seen = 0
+        while let folder = folders.popLast() {
+            seen += 1
+            guard seen <= emptyCheckFolders, let dir = opendir(folder) else { return false }
+            defer { closedir(dir) }
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if name == "." || name == ".." { continue }
+                var info = stat()
+                let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+                guard lstat(path, &info) == 0 else { return false }
+                guard info.st_mode & S_IFMT == S_IFDIR else { return false }
+                folders.append(path)
+            }
+        }
+        return true
+    }
+    static let emptyCheckFolders = 1_000
 
     private func takeLock() throws -> RunLock {
         do {

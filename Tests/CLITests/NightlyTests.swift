@@ -198,10 +198,18 @@ final class NightlyTests: XCTestCase {
     func testAnEmptyFolderNeverImportedExits66() throws {
         let dir = try CLI.temporaryDirectory(self)
         try FileManager.default.createDirectory(atPath: dir.path + "/empty", withIntermediateDirectories: true)
+        // Empty folders below it are still no file (an unmounted share's empty mount points).
+        try FileManager.default.createDirectory(atPath: dir.path + "/empty/2024/06", withIntermediateDirectories: true)
         let run = try CLI.run(["import", dir.path + "/empty", "--db", dir.path + "/pins.sqlite"])
         XCTAssertEqual(run.status, 66, run.stderr)
         XCTAssertTrue(run.stderr.contains("holds no file"), run.stderr)
+        // "Nothing was changed", on the disk too: no database, no lock file beside it.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["empty"])
         XCTAssertEqual(try CLI.run(["import", dir.path + "/empty", "--allow-shrink", "--db", dir.path + "/pins.sqlite"]).status, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.path + "/pins.sqlite"))
+        // With a database the walk finds the folder empty: 66 again, and the pins are kept.
+        XCTAssertEqual(try CLI.run(["import", dir.path + "/empty", "--db", dir.path + "/pins.sqlite"]).status, 66)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.path + "/pins.sqlite"))
     }
 
     func testSecondRunOpensNoFileAndCreatesNothing() throws {
