@@ -198,6 +198,7 @@ public struct ImportPipeline {
         func walk(_ known: KnownFileCursor) throws -> Survey {
             var survey = try Survey(root: rootPath, known: known)
             survey.reader = reader
+            survey.stop = options.stop
             var scanOptions = options.scan
             scanOptions.statFiles = !survey.knowsNoFile
             do {
