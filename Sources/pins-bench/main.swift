@@ -1,6 +1,7 @@
 // pins-bench: the rules and the country resolver alone, at scale (scripts/bench runs it).
 //   pins-bench rules [PHOTOS] [PINS]     decide PHOTOS photos against PINS existing pins
 //   pins-bench countries [LOOKUPS]       country lookups at random points
+//   pins-bench places [LOOKUPS]          place lookups near the gazetteer's places, and the two loads
 import Foundation
 import PinCore
 
@@ -69,7 +70,49 @@ case "countries":
     let time = seconds { for p in points where resolver!.countryIndex(at: p) != nil { found += 1 } }
     print(String(format: "countries: %d lookups in %.3f s (%.0f per second) after a %.3f s load (parse %.3f s, index %.3f s); %d in a country",
                  lookups, time, Double(lookups) / time, parse + index, parse, index, found))
+case "places":
+    // Place lookups (issue 23): points near the gazetteer's places (within about 10 km of the
+    // centres of places drawn at random, as photos are), their country found first as an import
+    // does; the lookup is timed alone, then with its country lookup.
+    let lookups = args.count > 2 ? Int(args[2]) ?? 1_000_000 : 1_000_000
+    let dir = args.count > 3 ? args[3] : "Resources"
+    guard let countryData = FileManager.default.contents(atPath: dir + "/Countries.geojson"),
+          let placeData = FileManager.default.contents(atPath: dir + "/Places.bin") else {
+        print("pins-bench: cannot read \(dir)/Countries.geojson or Places.bin"); exit(1)
+    }
+    var countries: CountryResolver?
+    var places: PlaceResolver?
+    let countryLoad = seconds { countries = CountryResolver(polygons: try! CountryGeoJSONParser.parse([UInt8](countryData))) }
+    let resolver = countries!
+    let placeLoad = seconds {
+        places = try! PlaceResolver(data: [UInt8](placeData)) { point, code in
+            resolver.containingCountry(point).map { resolver.codes[$0] } == code
+        }
+    }
+    let gazetteer = places!
+    let anchors = resolver.codes.flatMap { gazetteer.largestPlaces(of: $0, limit: 200) }
+    var points: [Coordinate] = []
+    points.reserveCapacity(lookups)
+    for _ in 0..<lookups {
+        let a = anchors[Int(rng.next() % UInt64(anchors.count))].coordinate
+        points.append(Coordinate(latitude: max(-89.9, min(89.9, a.latitude + rng.uniform(-0.09, 0.09))),
+                                 longitude: max(-180, min(180, a.longitude + rng.uniform(-0.09, 0.09)))))
+    }
+    let codes = points.map { resolver.countryIndex(at: $0).map { resolver.codes[$0] } }
+    var named = 0
+    let alone = seconds {
+        for (p, code) in zip(points, codes) where gazetteer.match(at: p, countryCode: code).place != nil { named += 1 }
+    }
+    let both = seconds {
+        for p in points {
+            let code = resolver.countryIndex(at: p).map { resolver.codes[$0] }
+            _ = gazetteer.match(at: p, countryCode: code)
+        }
+    }
+    print(String(format: "places: %d lookups in %.3f s (%.0f per second; %.0f per second with the country lookup); %d named; "
+                 + "load: outlines %.3f s, gazetteer %.3f s (%d places)",
+                 lookups, alone, Double(lookups) / alone, Double(lookups) / both, named, countryLoad, placeLoad, gazetteer.placeCount))
 default:
-    print("usage: pins-bench rules [PHOTOS] [PINS] | countries [LOOKUPS] [RESOURCE_DIR]")
+    print("usage: pins-bench rules [PHOTOS] [PINS] | countries [LOOKUPS] [RESOURCE_DIR] | places [LOOKUPS] [RESOURCE_DIR]")
     exit(64)
 }
