@@ -436,6 +436,33 @@ public final class Statement {
         return String(cString: text)
     }
     public func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
+    /// A TEXT column holding a UUID in its 36-character form, parsed from its bytes (either
+    /// case); nil when it is not one. Foundation's `UUID(uuidString:)` goes through sscanf, a
+    /// tenth of reading 100,000 pins.
+    public func uuid(_ column: Int32) -> UUID? {
+        withText(column) { text -> UUID? in
+            guard text.count == 36 else { return nil }
+            var bytes = [UInt8](repeating: 0, count: 16)
+            var at = 0
+            for (i, c) in text.enumerated() {
+                if i == 8 || i == 13 || i == 18 || i == 23 {
+                    guard c == UInt8(ascii: "-") else { return nil }
+                    continue
+                }
+                let v: UInt8
+                switch c {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): v = c - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): v = c - UInt8(ascii: "A") + 10
+                default: return nil
+                }
+                bytes[at >> 1] |= at & 1 == 0 ? v << 4 : v
+                at += 1
+            }
+            return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        }
+    }
     /// A TEXT column's bytes as `string` reads them (up to a NUL), without making a string.
     public func withText<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         guard let text = sqlite3_column_text(stmt, column) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }

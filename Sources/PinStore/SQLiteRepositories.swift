@@ -29,6 +29,12 @@ private func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
 }
 
 /// A stored id; one that is not a UUID means the file was changed by something else than pins.
+/// The same from a statement's column, parsed from its bytes (`Statement.uuid`).
+private func storedID(_ s: Statement, _ column: Int32, in table: String, _ db: Connection) throws -> UUID {
+    if let id = s.uuid(column) { return id }
+    return try storedID(s.string(column), in: table, db)
+}
+
 private func storedID(_ text: String, in table: String, _ db: Connection) throws -> UUID {
     guard let id = UUID(uuidString: text) else {
         throw StorageError(.read, path: db.path, reason: .other("\(table) holds an id that is not a UUID: '\(text)'"))
@@ -73,7 +79,7 @@ struct SQLiteLocationRepository: LocationRepository {
         default: type = .point
         }
         var location = Location(
-            id: try storedID(s.string(0), in: "locations", db),
+            id: try storedID(s, 0, in: "locations", db),
             title: s.string(1),
             coordinate: Coordinate(latitude: s.double(2), longitude: s.double(3)),
             countryID: s.optionalString(4), type: type,
@@ -105,7 +111,7 @@ struct SQLiteLocationRepository: LocationRepository {
 
     func fetchCoordinates() throws -> [(id: UUID, title: String, coordinate: Coordinate)] {
         try db.query("SELECT id, title, latitude, longitude FROM locations", []) { s in
-            (try storedID(s.string(0), in: "locations", db), s.string(1), Coordinate(latitude: s.double(2), longitude: s.double(3)))
+            (try storedID(s, 0, in: "locations", db), s.string(1), Coordinate(latitude: s.double(2), longitude: s.double(3)))
         }
     }
 

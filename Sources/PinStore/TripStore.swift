@@ -47,7 +47,7 @@ extension PinDatabase {
                    country_id, place, region, type, type_data
             FROM locations
             """) { s in
-            guard let id = UUID(uuidString: s.string(0)) else {
+            guard let id = s.uuid(0) else {
                 throw StorageError(.read, path: connection.path, reason: .other("locations holds an id that is not a UUID: '\(s.string(0))'"))
             }
             // The place as `placeName(of:)` says it: the gazetteer's, else a City pin's city, else the region.
@@ -152,16 +152,23 @@ private struct NearestPin {
         let (la, lo) = Self.cell(c)
         // A 0.1° cell of longitude narrows towards the poles: look as many cells wide as 11 km needs.
         let wide = Int((1 / max(0.05, cos(c.latitude * .pi / 180))).rounded(.up))
-        var best: (Int32, Double)?
+        // Ranked in the photo's own equirectangular projection (no trigonometry per pin: a home
+        // cell holds thousands of pins); the nearest is then checked on the sphere.
+        let cosPhi = cos(c.latitude * .pi / 180)
+        var best: Int32 = -1, bestSquare = Double.infinity
         for dla in -1...1 {
             for dlo in -wide...wide {
                 for i in cells[Self.key((la + dla, lo + dlo))] ?? [] {
-                    let d = AngularDistance.kilometres(c, coordinates[Int(i)])
-                    if d <= km, d < (best?.1 ?? .infinity) { best = (i, d) }
+                    let p = coordinates[Int(i)]
+                    var dx = p.longitude - c.longitude
+                    if dx > 180 { dx -= 360 } else if dx < -180 { dx += 360 }
+                    let dy = p.latitude - c.latitude, square = dx * dx * cosPhi * cosPhi + dy * dy
+                    if square < bestSquare { best = i; bestSquare = square }
                 }
             }
         }
-        answered[c] = best?.0 ?? -1
-        return best.map { labels[Int($0.0)] }
+        if best >= 0, AngularDistance.kilometres(c, coordinates[Int(best)]) > km { best = -1 }
+        answered[c] = best
+        return best >= 0 ? labels[Int(best)] : nil
     }
 }
