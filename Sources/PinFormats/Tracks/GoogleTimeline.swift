@@ -108,17 +108,21 @@ public enum GoogleTimeline {
         if t == .arrayStart { try elements(r, body) } else if t == .objectStart { try r.skipValue() }
     }
 
-    /// "48.8566°, 2.3522°", "48.8566, 2.3522" or "geo:48.8566,2.3522".
+    /// "48.8566°, 2.3522°", "48.8566, 2.3522" or "geo:48.8566,2.3522" (`GoogleTimelineParse`),
+    /// nil when out of range.
     static func latLng(_ text: String) -> (Double, Double)? {
-        var s = Substring(text)
-        if s.hasPrefix("geo:") { s = s.dropFirst(4) }
-        let parts = s.split(separator: ",")
-        guard parts.count == 2 else { return nil }
-        func deg(_ p: Substring) -> Double? {
-            Double(p.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "°", with: ""))
-        }
-        guard let la = deg(parts[0]), let lo = deg(parts[1]), abs(la) <= 90, abs(lo) <= 180 else { return nil }
+        guard let (la, lo) = GoogleTimelineParse.latLng(text), abs(la) <= 90, abs(lo) <= 180 else { return nil }
         return (la, lo)
+    }
+
+    /// An E7 value (`GoogleTimelineParse.Number`) in degrees, wrapped back from Google's overflow.
+    static func e7(_ n: GoogleTimelineParse.Number?, limit: Int64) -> Double? {
+        n?.int64.map { e7($0, limit: limit) }
+    }
+
+    /// An ISO 8601 time as written, or else milliseconds (`timestampMs`).
+    static func time(_ iso: String?, millis: GoogleTimelineParse.Number?) -> Double? {
+        iso.flatMap(TrackTime.parse) ?? millis?.int64.map { Double($0) / 1000 }
     }
 
     static func emit<Sink: TrackSink>(_ t: Double?, _ lat: Double?, _ lon: Double?, span: Int32 = 0, what: String, at offset: Int64,
@@ -169,23 +173,12 @@ public enum GoogleTimeline {
                 try members(r) {
                     let at = r.tokenOffset
                     if r.matches("placeVisit") {
-                        var visit = TimelineVisit(start: .nan, end: .nan, latitude: .nan, longitude: .nan)
-                        try object(r) {
-                            if r.matches("location") {
-                                try object(r) {
-                                    if r.matches("latitudeE7") { _ = try r.next(); visit.latitude = r.int64.map { e7($0, limit: 900_000_000) } ?? .nan }
-                                    else if r.matches("longitudeE7") { _ = try r.next(); visit.longitude = r.int64.map { e7($0, limit: 1_800_000_000) } ?? .nan }
-                                    else if r.matches("placeId") { _ = try r.next(); visit.placeID = r.token == .string ? r.string : nil }
-                                    else if r.matches("name") { _ = try r.next(); visit.name = r.token == .string ? r.string : nil }
-                                    else if r.matches("address") { _ = try r.next(); visit.address = r.token == .string ? r.string : nil }
-                                    else { try r.skipValue() }
-                                }
-                            } else if r.matches("duration") {
-                                try duration(r, start: &visit.start, end: &visit.end)
-                            } else {
-                                try r.skipValue()
-                            }
-                        }
+                        let v = try GoogleTimelineParse.placeVisit(r)
+                        let visit = TimelineVisit(start: time(v.startTimestamp, millis: v.startTimestampMs) ?? .nan,
+                                                  end: time(v.endTimestamp, millis: v.endTimestampMs) ?? .nan,
+                                                  latitude: e7(v.latitudeE7, limit: 900_000_000) ?? .nan,
+                                                  longitude: e7(v.longitudeE7, limit: 1_800_000_000) ?? .nan,
+                                                  placeID: v.placeID, name: v.name, address: v.address)
                         guard visit.start.isFinite, visit.end.isFinite, visit.latitude.isFinite, visit.longitude.isFinite,
                               abs(visit.latitude) <= 90, abs(visit.longitude) <= 180, visit.start <= visit.end else {
                             return notes.add("placeVisit at byte \(at): no place or no duration")
@@ -323,63 +316,19 @@ public enum GoogleTimeline {
         }
     }
 
-    /// A place given as `"48.85°, 2.35°"`, `"geo:48.85,2.35"`, or `{"latLng": "..."}`.
-    static func place(_ r: JSONReader) throws -> (Double, Double)? {
-        guard let t = try r.next() else { return nil }
-        if t == .string { return latLng(r.string) }
-        guard t == .objectStart else { try r.skipValue(); return nil }
-        var out: (Double, Double)?
-        try members(r) {
-            if r.matches("latLng") || r.matches("LatLng") { _ = try r.next(); out = r.token == .string ? latLng(r.string) : nil }
-            else { try r.skipValue() }
-        }
-        return out
-    }
-
     static func segment<Sink: TimelineSink>(_ r: JSONReader, span: inout Int32, into sink: inout Sink, notes: inout TrackNotes) throws {
         let at = r.tokenOffset
-        var start: Double?, end: Double?
-        var visitPlace: (Double, Double)?, placeID: String?
-        var hasVisit = false
-        var from: (Double, Double)?, to: (Double, Double)?
         // Path points: a time, or minutes after the start (the start may come later in the object).
         var path: [(pos: (Double, Double), time: Double?, minutes: Double?)] = []
-        try members(r) {
-            if r.matches("startTime") { _ = try r.next(); start = time(r, millis: false) }
-            else if r.matches("endTime") { _ = try r.next(); end = time(r, millis: false) }
-            else if r.matches("visit") {
-                hasVisit = true
-                try object(r) {
-                    guard r.matches("topCandidate") else { return try r.skipValue() }
-                    try object(r) {
-                        if r.matches("placeLocation") { visitPlace = try place(r) }
-                        else if r.matches("placeId") || r.matches("placeID") { _ = try r.next(); placeID = r.token == .string ? r.string : nil }
-                        else { try r.skipValue() }
-                    }
-                }
-            } else if r.matches("activity") {
-                try object(r) {
-                    if r.matches("start") { from = try place(r) }
-                    else if r.matches("end") { to = try place(r) }
-                    else { try r.skipValue() }
-                }
-            } else if r.matches("timelinePath") {
-                try array(r) { t in
-                    guard t == .objectStart else { return try r.skipValue() }
-                    var pos: (Double, Double)?, time: Double?, minutes: Double?
-                    try members(r) {
-                        if r.matches("point") { _ = try r.next(); pos = r.token == .string ? latLng(r.string) : nil }
-                        else if r.matches("time") { _ = try r.next(); time = GoogleTimeline.time(r, millis: false) }
-                        else if r.matches("durationMinutesOffsetFromStartTime") { _ = try r.next(); minutes = r.double }
-                        else { try r.skipValue() }
-                    }
-                    if let pos, path.count < 1_000_000 { path.append((pos, time, minutes)) }
-                    else if pos == nil { notes.add("timelinePath point at byte \(r.tokenOffset): no position") }
-                }
-            } else {
-                try r.skipValue()
-            }
+        let segment = try GoogleTimelineParse.segment(r) { p in
+            let pos = p.point.flatMap(latLng)
+            if let pos, path.count < 1_000_000 { path.append((pos, p.time.flatMap(TrackTime.parse), p.minutesAfterStart)) }
+            else if pos == nil { notes.add("timelinePath point at byte \(p.offset): no position") }
         }
+        let start = segment.startTime.flatMap(TrackTime.parse), end = segment.endTime.flatMap(TrackTime.parse)
+        let visitPlace = segment.visit?.placeLocation.flatMap(latLng), placeID = segment.visit?.placeID
+        let hasVisit = segment.visit != nil
+        let from = segment.activityStart.flatMap(latLng), to = segment.activityEnd.flatMap(latLng)
         if hasVisit {
             guard let start, let end, let p = visitPlace, start <= end else {
                 return notes.add("visit at byte \(at): no place or no start and end time")

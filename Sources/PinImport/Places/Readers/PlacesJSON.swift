@@ -93,8 +93,17 @@ enum PlacesJSON {
             while let t = try reader.next(), t != .arrayEnd {
                 _ = t
                 index += 1
-                var budget = JSONValue.maxTokens
                 let position = "\(arrayName) \(index)"
+                if kind.isTimeline {
+                    // Read by the parser the track reader shares (PinFormats), token by token.
+                    guard t == .objectStart else {
+                        try reader.skipValue()
+                        continue
+                    }
+                    if let event = try timelineRecord(reader, kind: kind, position: position) { try emit(event) }
+                    continue
+                }
+                var budget = JSONValue.maxTokens
                 guard let value = try JSONValue.read(reader, budget: &budget) else {
                     try reader.skipRest(toDepth: level)
                     try emit(.malformed(position: position, reason: "more than \(JSONValue.maxTokens) values in one record"))
@@ -126,10 +135,17 @@ enum PlacesJSON {
     static func record(_ value: JSONValue, kind: PlaceFileKind, position: String) throws -> PlaceReadEvent? {
         switch kind {
         case .geojson, .savedPlaces: return feature(value, position: position)
-        case .semanticHistory: return placeVisit(value, position: position)
-        case .timeline: return timelineVisit(value, position: position)
         default: return nil
         }
+    }
+
+    /// A timeline's element (the reader at its `objectStart`): its visit, or nil when it has none.
+    static func timelineRecord(_ reader: JSONReader, kind: PlaceFileKind, position: String) throws -> PlaceReadEvent? {
+        if kind == .semanticHistory {
+            return try GoogleTimelineParse.timelineObject(reader).map { placeVisit($0, position: position) }
+        }
+        let segment = try GoogleTimelineParse.segment(reader, readPath: false)
+        return segment.visit.map { timelineVisit($0, of: segment, position: position) }
     }
 
     // MARK: GeoJSON (RFC 7946) and Saved Places
@@ -272,31 +288,34 @@ enum PlacesJSON {
     /// latitudeE7, longitudeE7, placeId, address, name}, duration{startTimestamp, endTimestamp}}`
     /// (older files: `startTimestampMs`, milliseconds as a string) and `activitySegment` (a
     /// journey: not a place, not a record here).
-    static func placeVisit(_ value: JSONValue, position: String) -> PlaceReadEvent? {
-        guard let visit = value["placeVisit"] else { return nil }
+    static func placeVisit(_ visit: GoogleTimelineParse.PlaceVisit, position: String) -> PlaceReadEvent {
         var record = PlaceRecord(position: position.replacingOccurrences(of: "timelineObjects", with: "timelineObject"))
-        let location = visit["location"] ?? .null
-        let lat = location["latitudeE7"]?.number ?? visit["centerLatE7"]?.number
-        let lon = location["longitudeE7"]?.number ?? visit["centerLngE7"]?.number
+        let lat = visit.latitudeE7?.double ?? visit.centerLatE7?.double
+        let lon = visit.longitudeE7?.double ?? visit.centerLngE7?.double
         record.setCoordinate(latitude: lat.map { $0 / 1e7 }, longitude: lon.map { $0 / 1e7 })
-        record.title = location["name"]?.text
-        record.note = location["address"]?.text
-        let duration = visit["duration"] ?? .null
+        record.title = visit.name.flatMap(nonEmpty)
+        record.note = visit.address.flatMap(nonEmpty)
         var start: String?
-        if let text = duration["startTimestamp"]?.text {
+        if let text = visit.startTimestamp.flatMap(nonEmpty) {
             guard let date = PlaceDates.parse(text, zoneless: .utc) else {
                 return .malformed(position: record.position, reason: "startTimestamp '\(text)' is not ISO 8601")
             }
             record.date = date
             start = text
-        } else if let ms = duration["startTimestampMs"]?.number {
-            record.date = .utc(Date(timeIntervalSince1970: ms / 1000))
-            start = String(Int64(ms))
+        } else if let ms = visit.startTimestampMs, let value = ms.double {
+            // Milliseconds an Int64 holds (the key below is written from it): ±292 million years.
+            guard value.isFinite, abs(value) < 9.2e18 else {
+                return .malformed(position: record.position, reason: "startTimestampMs '\(ms.text)' is not a time in milliseconds")
+            }
+            record.date = .utc(Date(timeIntervalSince1970: value / 1000))
+            start = String(Int64(value))
         }
-        guard start != nil else { return .malformed(position: record.position, reason: "a placeVisit without a start time") }
-        record.ownID = (location["placeId"]?.text ?? "-") + "@" + start!
+        guard let start else { return .malformed(position: record.position, reason: "a placeVisit without a start time") }
+        record.ownID = (visit.placeID.flatMap(nonEmpty) ?? "-") + "@" + start
         return .record(record)
     }
+
+    static func nonEmpty(_ s: String) -> String? { s.isEmpty ? nil : s }
 
     /// The phone's own Timeline export (Google Maps, 2024 on), as the public descriptions give
     /// it: `semanticSegments[]` of `{startTime, endTime, visit{hierarchyLevel, probability,
@@ -304,34 +323,22 @@ enum PlacesJSON {
     /// 2.3522°"}}}}` (other segments hold `timelinePath` or `activity`: not places); the older
     /// export is a top-level array of `{startTime, endTime, visit{topCandidate{placeID,
     /// semanticType, placeLocation: "geo:48.8566,2.3522"}}}`.
-    static func timelineVisit(_ value: JSONValue, position: String) -> PlaceReadEvent? {
-        guard let visit = value["visit"] else { return nil }
+    static func timelineVisit(_ visit: GoogleTimelineParse.Visit, of segment: GoogleTimelineParse.Segment,
+                              position: String) -> PlaceReadEvent {
         var record = PlaceRecord(position: position.replacingOccurrences(of: "semanticSegments", with: "semanticSegment"))
-        let candidate = visit["topCandidate"] ?? .null
-        let place = candidate["placeLocation"]
-        let text = place?["latLng"]?.string ?? place?.string
-        guard let text, let (lat, lon) = latLng(text) else {
+        guard let text = visit.placeLocation, let (lat, lon) = GoogleTimelineParse.latLng(text) else {
             return .malformed(position: record.position, reason: "a visit without a readable placeLocation")
         }
         record.setCoordinate(latitude: lat, longitude: lon)
-        guard let startText = value["startTime"]?.text, let date = PlaceDates.parse(startText, zoneless: .utc) else {
+        guard let startText = segment.startTime.flatMap(nonEmpty), let date = PlaceDates.parse(startText, zoneless: .utc) else {
             return .malformed(position: record.position, reason: "a visit without an ISO 8601 startTime")
         }
         record.date = date
-        if let type = candidate["semanticType"]?.text, !["UNKNOWN", "Unknown", "SEARCHED_ADDRESS"].contains(type) {
+        if let type = visit.semanticType.flatMap(nonEmpty), !["UNKNOWN", "Unknown", "SEARCHED_ADDRESS"].contains(type) {
             record.note = type
         }
-        record.ownID = ((candidate["placeId"] ?? candidate["placeID"])?.text ?? "-") + "@" + startText
+        record.ownID = (visit.placeID.flatMap(nonEmpty) ?? "-") + "@" + startText
         return .record(record)
-    }
-
-    /// "48.8566°, 2.3522°" or "geo:48.8566,2.3522".
-    static func latLng(_ text: String) -> (Double, Double)? {
-        var t = text
-        if t.hasPrefix("geo:") { t.removeFirst(4) }
-        let parts = t.replacingOccurrences(of: "°", with: "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parts.count == 2, let lat = Double(parts[0]), let lon = Double(parts[1]) else { return nil }
-        return (lat, lon)
     }
 }
 
