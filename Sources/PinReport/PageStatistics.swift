@@ -19,6 +19,11 @@ public struct RunOverlay: Sendable {
         public var country: String?
         /// For a pin a real run made: its id (the page draws it once, as this run's).
         public var pin: String?
+        /// Where the position came from (`PositionSource`'s raw value: exif, xmp-sidecar, track...).
+        public var positionSource: String?
+        /// For a position from the person's tracks: the track file and the seconds to its nearest fix.
+        public var trackFile: String?
+        public var secondsToTrackFix: Double?
 
         public init(photo: String, latitude: Double, longitude: Double, takenAt: String?, reason: String,
                     detail: String? = nil, title: String? = nil, country: String? = nil, pin: String? = nil) {
@@ -211,6 +216,9 @@ extension RunOverlay.Photo {
         object["title"] = title
         object["country"] = country
         object["pin"] = pin
+        object["positionSource"] = positionSource
+        object["trackFile"] = trackFile
+        object["secondsToTrackFix"] = secondsToTrackFix
         return object
     }
 }

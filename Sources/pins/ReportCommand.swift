@@ -134,10 +134,15 @@ func writeRunPage(_ report: ImportReport, to path: RawPath, deps: AppDependencie
             }
             continue
         }
-        let photo = RunOverlay.Photo(
+        var photo = RunOverlay.Photo(
             photo: item.entry.relativePath.description, latitude: coordinate.latitude, longitude: coordinate.longitude,
             takenAt: item.takenAtText, reason: item.decision == .accepted ? "created" : item.decision.rawValue, detail: item.detail,
             title: item.title, country: item.country, pin: report.dryRun ? nil : item.locationID?.uuidString.lowercased())
+        photo.positionSource = item.metadata?.positionSource?.rawValue
+        if let fix = item.trackFix {
+            photo.trackFile = fix.file
+            photo.secondsToTrackFix = fix.seconds
+        }
         switch item.decision {
         case .accepted: created.append(photo)
         case .interval, .distance, .noLocation: if skipped.count < RunOverlay.skippedDrawnCap { skipped.append(photo) }

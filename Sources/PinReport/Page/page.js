@@ -454,6 +454,20 @@
     row(dl, "Taken", p.takenAt ? formatDate(p.takenAt, ownOffset({ date: p.takenAt })) : null);
     row(dl, "Country", p.country ? countryName(p.country) : null);
     row(dl, "Position", where(p));
+    row(dl, "From", positionFrom(p));
+  }
+  // Where a photo's position came from, in words; for a track, its file and the time to its
+  // nearest fix (issue 29: "nearest fix 12 s away").
+  const SOURCES = { exif: "the photo's Exif GPS", xmp: "the photo's XMP", quicktime: "the video's location",
+    matroska: "the video's location", "xmp-sidecar": "its XMP sidecar", takeout: "its Google Takeout sidecar" };
+  function positionFrom(p) {
+    if (p.positionSource === "track") {
+      const s = Math.round(p.secondsToTrackFix || 0);
+      const m = Math.floor(s / 60), gap = s < 60 ? s + " s" : s < 3600 ? m + " min" + (s % 60 ? " " + (s % 60) + " s" : "")
+        : Math.floor(s / 3600) + " h " + Math.round(s % 3600 / 60) + " min";
+      return "the track " + (p.trackFile || "") + " (nearest fix " + gap + " away)";
+    }
+    return p.positionSource ? SOURCES[p.positionSource] || p.positionSource : null;
   }
   function openPopup(j) {
     popupItem = j; selected = j;
@@ -740,8 +754,10 @@
       box.appendChild(ol);
     };
     const taken = (p) => p.takenAt ? formatDate(p.takenAt, ownOffset({ date: p.takenAt })) : "no date";
+    const fromTracks = run.created.filter((p) => p.positionSource === "track").length;
+    if (fromTracks) box.appendChild(el("p", "muted", fromTracks + " of the new pins placed by your tracks (photos without a position of their own)"));
     photos(run.dryRun ? "Pins it would create" : "Pins created", run.created, 1,
-      (p) => (p.title || "New pin") + " \u00b7 " + taken(p) + " \u00b7 " + p.photo, run.created.length);
+      (p) => (p.title || "New pin") + " \u00b7 " + taken(p) + " \u00b7 " + p.photo + (p.positionSource === "track" ? " \u00b7 by the track" : ""), run.created.length);
     photos("Skipped photos with a position", run.skipped, 2,
       (p) => p.photo + ": " + reasonText(p.reason) + (p.detail ? " (" + p.detail + ")" : ""), skippedTotal);
     if (run.unplaced && run.unplaced.length) {
