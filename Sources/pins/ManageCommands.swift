@@ -128,7 +128,8 @@ func runShow(_ args: ParsedArguments) throws {
         object["editedAt"] = orNull(pin.editedAt.map { ISO8601.format($0) })
         object["photos"] = photos.map { photo -> [String: Any] in
             ["path": photo.path.description, "takenAt": orNull(photo.takenAt.map { ISO8601.format($0, offsetSeconds: photo.utcOffsetSeconds) }),
-             "timeSource": orNull(photo.timeSource?.rawValue), "run": orNull(photo.runID), "missing": photo.missing]
+             "timeSource": orNull(photo.timeSource?.rawValue), "run": orNull(photo.runID), "missing": photo.missing,
+             "detail": orNull(photo.detail)]
         }
         Out.print(Out.json(object))
         return
@@ -159,6 +160,7 @@ func runShow(_ args: ParsedArguments) throws {
         var line = TerminalText.quoted(photo.path)
         if let run = photo.runID { line += " (run \(run))" }
         if photo.missing { line += " [missing]" }
+        if let detail = photo.detail { line += ": " + TerminalText.escaped(detail) }
         rows.append(("photo", line))
     }
     let width = rows.map(\.0.count).max() ?? 0

@@ -99,4 +99,25 @@ final class TrackCLITests: XCTestCase {
         XCTAssertEqual(fl["trackFile"] as? String, folder.appendingPathComponent("log.txt").path)
         XCTAssertEqual(fl["longitude"] as! Double, 2.0 + 0.2 / 3, accuracy: 1e-9)
     }
+
+    /// A pin placed by a track says so in `pins show`, text and JSON (issue 29 item 3): the track
+    /// file and the seconds to its nearest fix (between-fixes.jpg: 200 s, as inspect says above).
+    func testShowSaysAPinWasPlacedByATrack() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let library = dir.appendingPathComponent("photos").path
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent("offset/between-fixes.jpg").path,
+                                         toPath: library + "/between-fixes.jpg")
+        let gpx = fixtures.appendingPathComponent("segments.gpx").path
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        let imported = try CLI.run(["import", library, "--track", gpx, "--quiet", "--db", db])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let pins = try XCTUnwrap(CLI.json(CLI.run(["list", "--json", "--db", db]).stdout) as? [[String: Any]])
+        let id = try XCTUnwrap(pins.first?["id"] as? String)
+        let shown = try XCTUnwrap(CLI.json(CLI.run(["show", id, "--json", "--db", db]).stdout) as? [String: Any])
+        let photos = try XCTUnwrap(shown["photos"] as? [[String: Any]])
+        XCTAssertEqual(photos.first?["detail"] as? String, "position from the track \(gpx), nearest fix 200 s away")
+        let text = try CLI.run(["show", id, "--db", db])
+        XCTAssertTrue(text.stdout.contains("between-fixes.jpg (run 1): position from the track \(gpx), nearest fix 200 s away"), text.stdout)
+    }
 }

@@ -101,8 +101,14 @@ struct SaveStage {
             path: path, fingerprint: item.entry.fingerprint, digest: item.metadata?.metadataDigest,
             format: item.metadata?.format, takenAt: item.metadata.map { _ in item.takenAt },
             timeSource: item.metadata?.timeSource, utcOffsetSeconds: item.metadata?.utcOffsetSeconds,
-            coordinate: item.metadata?.coordinate, decision: item.decision, detail: item.detail,
+            coordinate: item.metadata?.coordinate, decision: item.decision, detail: item.detail ?? Self.trackDetail(item),
             locationID: locationID), runID: runID)
+    }
+
+    /// An accepted photo placed by a track keeps which track and how far its fix was, for
+    /// `pins show` (issue 29: the source of a position is said wherever the pin is read).
+    static func trackDetail(_ item: ImportItem) -> String? {
+        item.trackFix.map { "position from the track \($0.file), nearest fix \(Int($0.seconds.rounded())) s away" }
     }
 }
 
