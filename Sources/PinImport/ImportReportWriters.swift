@@ -32,7 +32,7 @@ public enum ImportReportJSON {
         for c in report.corrected {
             func point(_ p: Coordinate?) -> Any { p.map { ["latitude": $0.latitude, "longitude": $0.longitude] as [String: Any] } ?? NSNull() }
             let object: [String: Any] = [
-                "photo": c.photo.description, "id": c.pinID.uuidString.lowercased(), "title": c.title,
+                "photo": c.photo.description, "id": c.pinID.lowercasedText, "title": c.title,
                 "newTitle": orNull(c.plan?.title), "country": c.kind == .moved ? orNull(c.plan?.country) : NSNull(),
                 "from": point(c.from), "to": point(c.to), "kept": c.kind == .kept,
             ]
@@ -73,7 +73,7 @@ public enum ImportReportJSON {
             line.writeString(k.format.rawValue)
             line.writeRaw(",\"id\":")
             // A dry run creates no pin, so there is no id to show.
-            line.writeString(report.dryRun ? nil : item.locationID?.uuidString.lowercased())
+            line.writeString(report.dryRun ? nil : item.locationID?.lowercasedText)
             writeCoordinate(c)
             line.writeRaw(",\"photo\":")
             line.writeString(item.entry.relativePath.description)
@@ -314,7 +314,7 @@ public enum ImportReportText {
         if !kept.isEmpty {
             sink.write("\nPins kept where they are (their photo has no position any more; `pins delete ID` removes one):\n")
             writeTable(nil, kept.prefix(limit).map { c -> [String] in
-                [TerminalText.escaped(c.title), place(c.from), c.pinID.uuidString.lowercased(), TerminalText.quoted(c.photo)]
+                [TerminalText.escaped(c.title), place(c.from), c.pinID.lowercasedText, TerminalText.quoted(c.photo)]
             }, to: sink)
             if kept.count > limit { sink.write("  ... and \(kept.count - limit) more (see --json)\n") }
         }

@@ -58,7 +58,7 @@ public struct ExportInput: Sendable {
 /// documented in the README ("The fields of a pin").
 public func pinProperties(_ l: Location) -> [String: Any] {
     var object: [String: Any] = [
-        "id": l.id.uuidString.lowercased(), "title": l.title, "latitude": jsonDegrees(l.coordinate.latitude),
+        "id": l.id.lowercasedText, "title": l.title, "latitude": jsonDegrees(l.coordinate.latitude),
         "longitude": jsonDegrees(l.coordinate.longitude), "date": pinDateText(l), "color": l.color,
     ]
     object["country"] = l.countryID

@@ -102,7 +102,7 @@ enum KMLExport {
     }
 
     static func placemark(_ pin: Location, trip: (id: String, title: String)?, to sink: ExportSink) {
-        var text = "<Placemark id=\"p-\(pin.id.uuidString.lowercased())\"><name>\(xmlEscaped(pin.title))</name>"
+        var text = "<Placemark id=\"p-\(pin.id.lowercasedText)\"><name>\(xmlEscaped(pin.title))</name>"
         var description: [String] = []
         if let town = whereText(pin) { description.append(town) }
         if let place = placeName(pin) { description.append(place) }
@@ -112,7 +112,7 @@ enum KMLExport {
         // that shows the text as text (a note's "<b>" as "<b>", its line breaks as breaks).
         if !description.isEmpty { text += "<description>\(xmlEscaped(htmlText(description.joined(separator: "\n"))))</description>" }
         text += "<TimeStamp><when>\(pinDateText(pin))</when></TimeStamp><styleUrl>#\(styleID(pin.color))</styleUrl><ExtendedData>"
-        var data: [(String, String)] = [("id", pin.id.uuidString.lowercased()), ("type", pin.type.selection.rawValue),
+        var data: [(String, String)] = [("id", pin.id.lowercasedText), ("type", pin.type.selection.rawValue),
                                         ("country", pin.countryID ?? ""), ("visitCount", String(pin.visitCount))]
         if let note = pin.note { data.append(("note", note)) }
         if let tags = pin.tags { data.append(("tags", TagList.join(tags))) }
@@ -199,7 +199,7 @@ enum CSVExport {
         sink.write(header.joined(separator: ",") + "\r\n")
         for pin in input.pins {
             let row: [String] = [
-                pin.id.uuidString.lowercased(), text(pin.title), exportDegrees(pin.coordinate.latitude),
+                pin.id.lowercasedText, text(pin.title), exportDegrees(pin.coordinate.latitude),
                 exportDegrees(pin.coordinate.longitude), pin.countryID ?? "",
                 text(pin.countryID.flatMap { input.countryNames[$0] } ?? ""), pin.type.selection.rawValue,
                 pinDateText(pin), pin.color, String(pin.visitCount), text(pin.note ?? ""),

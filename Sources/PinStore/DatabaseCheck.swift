@@ -275,7 +275,7 @@ public enum DatabaseCheck {
                 GROUP BY n, la, lo ORDER BY n, la, lo
                 """, [type]) { ($0.string(0), $0.int64(1), $0.int64(2), $0.double(3), $0.double(4), $0.value(5)) }
             for (name, latE4, lonE4, latitude, longitude, height) in places {
-                let id = UUID().uuidString.lowercased()
+                let id = UUID().lowercasedText
                 if table == "cities" {
                     rebuilt.cities += try db.run("""
                         INSERT OR IGNORE INTO cities (id, name, lat_e4, lon_e4, latitude, longitude, pin_count) VALUES (?, ?, ?, ?, ?, ?, 0)

@@ -26,7 +26,7 @@ extension PinDatabase {
         try connection.query("""
             SELECT path, taken_at, utc_offset, time_source, latitude, longitude, run_id, missing, detail FROM photos
             WHERE location_id = ? ORDER BY path
-            """, [id.uuidString.lowercased()]) { s in
+            """, [id.lowercasedText]) { s in
             PinPhotoRecord(path: RawPath(bytes: s.blob(0)), takenAt: s.optionalDouble(1).map(Date.init(timeIntervalSince1970:)),
                            utcOffsetSeconds: s.isNull(2) ? nil : s.int(2), timeSource: try s.optionalValue(3, as: TimeSource.self),
                            coordinate: s.isNull(4) ? nil : Coordinate(latitude: s.double(4), longitude: s.double(5)),
@@ -106,7 +106,7 @@ extension PinDatabase {
                 return edited.timeIntervalSince1970 > importedAt
             }
             let removed = created.filter { !editedSince($0) }, kept = created.filter(editedSince)
-            let keptIDs: [SQLBindable] = kept.map { $0.id.uuidString.lowercased() }
+            let keptIDs: [SQLBindable] = kept.map { $0.id.lowercasedText }
             let placeholders = keptIDs.map { _ in "?" }.joined(separator: ", ")
             let keptClause = keptIDs.isEmpty ? "" : " AND (location_id IS NULL OR location_id NOT IN (\(placeholders)))"
             if dryRun {

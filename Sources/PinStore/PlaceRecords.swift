@@ -36,7 +36,7 @@ public struct PlaceRecordTable {
             INSERT INTO place_records (key, digest, location_id, run_id, imported_at) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT(key) DO UPDATE SET digest = excluded.digest, location_id = excluded.location_id,
                 run_id = excluded.run_id, imported_at = excluded.imported_at
-            """, [row.key, row.digest, row.locationID?.uuidString.lowercased(), row.runID, row.importedAt.timeIntervalSince1970])
+            """, [row.key, row.digest, row.locationID?.lowercasedText, row.runID, row.importedAt.timeIntervalSince1970])
     }
 }
 

@@ -79,7 +79,7 @@ struct SQLitePhotoRepository: PhotoRepository {
             """, [SQLValue.blob(r.path.bytes), r.fingerprint.size, r.fingerprint.modificationNanoseconds,
                   Int64(bitPattern: r.fingerprint.inode), r.digest, r.format?.rawValue, r.takenAt?.timeIntervalSince1970,
                   r.timeSource?.rawValue, r.utcOffsetSeconds, r.coordinate?.latitude, r.coordinate?.longitude,
-                  r.decision.rawValue, r.detail, r.locationID?.uuidString.lowercased(), runID])
+                  r.decision.rawValue, r.detail, r.locationID?.lowercasedText, runID])
     }
 }
 

@@ -48,14 +48,14 @@ extension Connection {
         do {
             try run(sql, values)
         } catch let error as StorageError where error.cause?.code == SQLITE_CONSTRAINT_PRIMARYKEY {
-            throw StorageError(.write, path: path, reason: .idTaken(table: table, id: id.uuidString.lowercased()), cause: error.cause)
+            throw StorageError(.write, path: path, reason: .idTaken(table: table, id: id.lowercasedText), cause: error.cause)
         }
     }
 
     /// Runs an UPDATE of one stored record: a record that is not stored is `.notStored`.
     func updateExisting(_ sql: String, _ values: [SQLBindable], table: String, id: UUID) throws {
         if try run(sql, values) == 0 {
-            throw StorageError(.write, path: path, reason: .notStored(table: table, id: id.uuidString.lowercased()))
+            throw StorageError(.write, path: path, reason: .notStored(table: table, id: id.lowercasedText))
         }
     }
 }
@@ -99,7 +99,7 @@ struct SQLiteLocationRepository: LocationRepository {
     }
 
     func fetch(id: UUID) throws -> Location? {
-        try db.query("SELECT \(Self.columns) FROM locations WHERE id = ?", [id.uuidString.lowercased()], row).first
+        try db.query("SELECT \(Self.columns) FROM locations WHERE id = ?", [id.lowercasedText], row).first
     }
 
     func fetchAll(countryID: String?) throws -> [Location] {
@@ -135,7 +135,7 @@ struct SQLiteLocationRepository: LocationRepository {
                                    visit_count, note, tags, photo_ids, utc_offset, edited_at,
                                    place, place_id, region, region_code, places_resolved, created_at, run_id)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [l.id.uuidString.lowercased()] + (try values(l)) + [Date().timeIntervalSince1970, l.runID], table: "locations", id: l.id)
+            """, [l.id.lowercasedText] + (try values(l)) + [Date().timeIntervalSince1970, l.runID], table: "locations", id: l.id)
     }
 
     func update(_ l: Location) throws {
@@ -144,11 +144,11 @@ struct SQLiteLocationRepository: LocationRepository {
                 date = ?, color = ?, visit_count = ?, note = ?, tags = ?, photo_ids = ?, utc_offset = ?, edited_at = ?,
                 place = ?, place_id = ?, region = ?, region_code = ?, places_resolved = ?
             WHERE id = ?
-            """, (try values(l)) + [l.id.uuidString.lowercased()], table: "locations", id: l.id)
+            """, (try values(l)) + [l.id.lowercasedText], table: "locations", id: l.id)
     }
 
     func delete(id: UUID) throws {
-        try db.run("DELETE FROM locations WHERE id = ?", [id.uuidString.lowercased()])
+        try db.run("DELETE FROM locations WHERE id = ?", [id.lowercasedText])
     }
 }
 
@@ -192,7 +192,7 @@ struct SQLiteCityRepository: CityRepository {
     private static let select = "SELECT id, name, latitude, longitude, pin_count, place_id FROM cities"
 
     func fetch(id: UUID) throws -> City? {
-        try db.query("\(Self.select) WHERE id = ?", [id.uuidString.lowercased()], row).first
+        try db.query("\(Self.select) WHERE id = ?", [id.lowercasedText], row).first
     }
 
     func find(key: SharedPlaceKey) throws -> City? {
@@ -210,17 +210,17 @@ struct SQLiteCityRepository: CityRepository {
     func insert(_ c: City) throws {
         try db.insertNew("""
             INSERT INTO cities (id, name, lat_e4, lon_e4, latitude, longitude, pin_count, place_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, [c.id.uuidString.lowercased()] + values(c), table: "cities", id: c.id)
+            """, [c.id.lowercasedText] + values(c), table: "cities", id: c.id)
     }
 
     func update(_ c: City) throws {
         try db.updateExisting("""
             UPDATE cities SET name = ?, lat_e4 = ?, lon_e4 = ?, latitude = ?, longitude = ?, pin_count = ?, place_id = ? WHERE id = ?
-            """, values(c) + [c.id.uuidString.lowercased()], table: "cities", id: c.id)
+            """, values(c) + [c.id.lowercasedText], table: "cities", id: c.id)
     }
 
     func delete(id: UUID) throws {
-        try db.run("DELETE FROM cities WHERE id = ?", [id.uuidString.lowercased()])
+        try db.run("DELETE FROM cities WHERE id = ?", [id.lowercasedText])
     }
 }
 
@@ -235,7 +235,7 @@ struct SQLiteMountainRepository: MountainRepository {
     private static let select = "SELECT id, name, height, latitude, longitude, pin_count FROM mountains"
 
     func fetch(id: UUID) throws -> Mountain? {
-        try db.query("\(Self.select) WHERE id = ?", [id.uuidString.lowercased()], row).first
+        try db.query("\(Self.select) WHERE id = ?", [id.lowercasedText], row).first
     }
 
     func find(key: SharedPlaceKey) throws -> Mountain? {
@@ -253,18 +253,18 @@ struct SQLiteMountainRepository: MountainRepository {
     func insert(_ m: Mountain) throws {
         try db.insertNew("""
             INSERT INTO mountains (id, name, height, lat_e4, lon_e4, latitude, longitude, pin_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, [m.id.uuidString.lowercased()] + values(m), table: "mountains", id: m.id)
+            """, [m.id.lowercasedText] + values(m), table: "mountains", id: m.id)
     }
 
     func update(_ m: Mountain) throws {
         try db.updateExisting("""
             UPDATE mountains SET name = ?, height = ?, lat_e4 = ?, lon_e4 = ?, latitude = ?, longitude = ?, pin_count = ?
             WHERE id = ?
-            """, values(m) + [m.id.uuidString.lowercased()], table: "mountains", id: m.id)
+            """, values(m) + [m.id.lowercasedText], table: "mountains", id: m.id)
     }
 
     func delete(id: UUID) throws {
-        try db.run("DELETE FROM mountains WHERE id = ?", [id.uuidString.lowercased()])
+        try db.run("DELETE FROM mountains WHERE id = ?", [id.lowercasedText])
     }
 }
 

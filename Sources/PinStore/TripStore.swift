@@ -20,6 +20,7 @@ extension PinDatabase {
         // of `pins trips`' time), in the order GROUP BY gave them (by day, offset, cell).
         struct Cell: Hashable { let day: Int, offset: Int?, latitude: Int, longitude: Int }
         var earliest: [Cell: Double] = [:]
+        earliest.reserveCapacity(1 << 16)
         let statement = try connection.prepare("""
             SELECT taken_at, utc_offset, latitude, longitude FROM photos
             WHERE decision IN ('distance', 'interval') AND missing = 0 AND taken_at IS NOT NULL

@@ -79,7 +79,7 @@ func writePlacesPage(_ report: PlacesImportReport, to path: RawPath, deps: AppDe
         let photo = RunOverlay.Photo(photo: name, latitude: c.latitude, longitude: c.longitude, takenAt: item.date,
                                      reason: item.decision == .created ? "created" : item.decision.rawValue, detail: item.detail,
                                      title: item.title, country: item.country,
-                                     pin: report.dryRun ? nil : item.pinID?.uuidString.lowercased())
+                                     pin: report.dryRun ? nil : item.pinID?.lowercasedText)
         switch item.decision {
         case .created: created.append(photo)
         case .distance: if skipped.count < RunOverlay.skippedDrawnCap { skipped.append(photo) }

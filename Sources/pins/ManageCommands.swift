@@ -97,7 +97,7 @@ func runEdit(_ args: ParsedArguments) throws {
     if args.has("--json") {
         Out.print(Out.json(locationJSON(pin)))
     } else {
-        Out.print("Edited \(pin.id.uuidString.lowercased()): \(TerminalText.escaped(pin.title)), \(pinDateText(pin)), \(pin.countryID ?? "at sea")")
+        Out.print("Edited \(pin.id.lowercasedText): \(TerminalText.escaped(pin.title)), \(pinDateText(pin)), \(pin.countryID ?? "at sea")")
     }
 }
 
@@ -135,7 +135,7 @@ func runShow(_ args: ParsedArguments) throws {
         return
     }
     var rows: [(String, String)] = [
-        ("id", pin.id.uuidString.lowercased()), ("title", TerminalText.escaped(pin.title)),
+        ("id", pin.id.lowercasedText), ("title", TerminalText.escaped(pin.title)),
         ("position", pin.coordinate.description),
         ("country", pin.countryID.map { "\(TerminalText.escaped(countryName ?? $0)) (\(TerminalText.escaped($0)))" } ?? "- (at sea or unknown)"),
     ]
@@ -203,7 +203,7 @@ private func printSharedPlaces(_ args: ParsedArguments, one: String, many: Strin
     let mountains = one == "mountain"
     if args.has("--json") {
         Out.print(Out.json(places.map { place -> [String: Any] in
-            var object: [String: Any] = ["id": place.id.uuidString.lowercased(), "name": place.name,
+            var object: [String: Any] = ["id": place.id.lowercasedText, "name": place.name,
                                          "latitude": place.coordinate.latitude, "longitude": place.coordinate.longitude,
                                          "pinCount": place.pinCount]
             if mountains { object["height"] = orNull(place.height) }

@@ -98,7 +98,7 @@ func runAdd(_ args: ParsedArguments) throws {
     if args.has("--json") {
         Out.print(Out.json(locationJSON(location)))
     } else {
-        Out.print(location.id.uuidString.lowercased())
+        Out.print(location.id.lowercasedText)
     }
 }
 
@@ -186,7 +186,7 @@ func runList(_ args: ParsedArguments) throws {
         return
     }
     let rows = locations.map { l in
-        [l.id.uuidString.lowercased().prefix(8).description, pinDateText(l).prefix(10).description, l.countryID ?? "-",
+        [l.id.lowercasedText.prefix(8).description, pinDateText(l).prefix(10).description, l.countryID ?? "-",
          TerminalText.escaped(l.place ?? l.region ?? "-"), l.type.selection.rawValue, formatDegrees(l.coordinate.latitude),
          formatDegrees(l.coordinate.longitude), TerminalText.escaped(l.title)]
     }
@@ -215,7 +215,7 @@ func runDelete(_ args: ParsedArguments) throws {
     } catch let error as ServiceError {
         throw CommandFailure(error.description)
     }
-    Out.print("Deleted \(id.uuidString.lowercased())")
+    Out.print("Deleted \(id.lowercasedText)")
 }
 
 // MARK: stats

@@ -137,7 +137,7 @@ func writeRunPage(_ report: ImportReport, to path: RawPath, deps: AppDependencie
         var photo = RunOverlay.Photo(
             photo: item.entry.relativePath.description, latitude: coordinate.latitude, longitude: coordinate.longitude,
             takenAt: item.takenAtText, reason: item.decision == .accepted ? "created" : item.decision.rawValue, detail: item.detail,
-            title: item.title, country: item.country, pin: report.dryRun ? nil : item.locationID?.uuidString.lowercased())
+            title: item.title, country: item.country, pin: report.dryRun ? nil : item.locationID?.lowercasedText)
         photo.positionSource = item.metadata?.positionSource?.rawValue
         if let fix = item.trackFix {
             photo.trackFile = fix.file
@@ -153,7 +153,7 @@ func writeRunPage(_ report: ImportReport, to path: RawPath, deps: AppDependencie
         + report.problems.map { RunOverlay.Unreadable(photo: $0.path.description, reason: $0.reason) }
     // Pins that followed their photo's sidecar: moved, or kept where they were.
     let corrected = report.corrected.prefix(RunOverlay.skippedDrawnCap).map { c in
-        RunOverlay.Correction(pin: c.pinID.uuidString.lowercased(), title: c.title,
+        RunOverlay.Correction(pin: c.pinID.lowercasedText, title: c.title,
                               newTitle: c.plan.flatMap { $0.title == c.title ? nil : $0.title }, photo: c.photo.description,
                               from: c.from, to: c.to, country: c.to == nil ? nil : c.plan?.country)
     }

@@ -89,7 +89,7 @@ private func runsShow(_ id: Int64, _ args: ParsedArguments) throws {
     text += "Created \(pins.count) pin\(pins.count == 1 ? "" : "s")"
     if !pins.isEmpty {
         text += ":\n" + Out.table(["ID", "DATE", "CC", "EDITED", "TITLE"], pins.map {
-            [String($0.id.uuidString.lowercased().prefix(8)), String(pinDateText($0).prefix(10)), $0.countryID ?? "-",
+            [String($0.id.lowercasedText.prefix(8)), String(pinDateText($0).prefix(10)), $0.countryID ?? "-",
              $0.editedAt == nil ? "" : "yes", TerminalText.escaped($0.title)]
         }).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
     }
@@ -131,10 +131,10 @@ private func runsUndo(_ id: Int64, _ args: ParsedArguments) throws {
     }
     let verb = dryRun ? "Would remove" : "Removed"
     var text = "\(verb) \(result.removed.count) pin\(result.removed.count == 1 ? "" : "s") of run \(id)"
-    for pin in result.removed { text += "\n  \(pin.id.uuidString.lowercased().prefix(8))  \(TerminalText.escaped(pin.title))" }
+    for pin in result.removed { text += "\n  \(pin.id.lowercasedText.prefix(8))  \(TerminalText.escaped(pin.title))" }
     if !result.kept.isEmpty {
         text += "\nKept \(result.kept.count) pin\(result.kept.count == 1 ? "" : "s") edited since:"
-        for pin in result.kept { text += "\n  \(pin.id.uuidString.lowercased().prefix(8))  \(TerminalText.escaped(pin.title))" }
+        for pin in result.kept { text += "\n  \(pin.id.lowercasedText.prefix(8))  \(TerminalText.escaped(pin.title))" }
     }
     text += "\n\(dryRun ? "Would forget" : "Forgot") \(result.forgottenPhotos) photo decision\(result.forgottenPhotos == 1 ? "" : "s"): the next import decides those photos again."
     Out.print(text)

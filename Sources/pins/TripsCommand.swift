@@ -130,7 +130,7 @@ enum TripJSON {
             document["outOfRange"] = timeline.outOfRange.map { point -> [String: Any] in
                 var o: [String: Any] = ["date": ISO8601.format(point.instant, offsetSeconds: point.utcOffsetSeconds),
                                         "latitude": point.coordinate.latitude, "longitude": point.coordinate.longitude]
-                if let id = point.pinID { o["pin"] = id.uuidString.lowercased() }
+                if let id = point.pinID { o["pin"] = id.lowercasedText }
                 return o
             }
         }
@@ -149,7 +149,7 @@ enum TripJSON {
         ["id": trip.id, "start": trip.start.description, "end": trip.end.description, "days": trip.days,
          "awayDays": trip.awayDays, "title": trip.title, "renamed": trip.renamed, "countries": trip.countries,
          "newCountries": trip.newCountries, "places": trip.places, "pinCount": trip.pinIDs.count,
-         "pins": trip.pinIDs.map { $0.uuidString.lowercased() }, "daysByCountry": trip.daysByCountry]
+         "pins": trip.pinIDs.map { $0.lowercasedText }, "daysByCountry": trip.daysByCountry]
     }
 
     static func statistics(_ timeline: TripTimeline, trips: [Trip], year: Int?) -> [String: Any] {
@@ -197,7 +197,7 @@ enum TripText {
         lines += statistics(timeline, trips: trips, year: year, catalog: catalog)
         for point in timeline.outOfRange.prefix(10) {
             lines.append("Left out (date before 1900 or in the future): \(ISO8601.format(point.instant, offsetSeconds: point.utcOffsetSeconds))"
-                         + (point.pinID.map { " pin \($0.uuidString.lowercased().prefix(8))" } ?? " photo"))
+                         + (point.pinID.map { " pin \($0.lowercasedText.prefix(8))" } ?? " photo"))
         }
         return lines.joined(separator: "\n")
     }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PinStore
+import PinCore
 import XCTest
 
 /// `Statement.uuid` parses a stored id from its bytes as Foundation would, and refuses what
@@ -18,5 +19,20 @@ final class UUIDColumnTests: XCTestCase {
         // One known value byte by byte.
         let id = try XCTUnwrap(try db.query("SELECT '01234567-89ab-cdef-0123-456789ABCDEF'") { $0.uuid(0) }.first ?? nil)
         XCTAssertEqual(id.uuidString, "01234567-89AB-CDEF-0123-456789ABCDEF")
+    }
+}
+
+/// `UUID.lowercasedText` is `uuidString.lowercased()`, byte for byte.
+final class UUIDTextTests: XCTestCase {
+    func testTheTextIsFoundationsInLowerCase() throws {
+        for text in ["01234567-89AB-CDEF-0123-456789ABCDEF", "00000000-0000-0000-0000-000000000000",
+                     "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"] {
+            let id = try XCTUnwrap(UUID(uuidString: text))
+            XCTAssertEqual(id.lowercasedText, text.lowercased())
+        }
+        for _ in 0..<100 {
+            let id = UUID()
+            XCTAssertEqual(id.lowercasedText, id.uuidString.lowercased())
+        }
     }
 }

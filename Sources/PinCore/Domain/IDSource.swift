@@ -45,3 +45,24 @@ public struct IDSource: Sendable {
                            b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
     }
 }
+
+extension UUID {
+    /// The id as pins writes it everywhere (database, JSON, exports): 36 lower-case characters.
+    /// Written from the bytes (`uuidString.lowercased()` made two strings, a tenth of printing
+    /// 100,000 ids).
+    public var lowercasedText: String {
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        return withUnsafeBytes(of: uuid) { raw in
+            String(unsafeUninitializedCapacity: 36) { out in
+                var at = 0
+                for (i, byte) in raw.enumerated() {
+                    if i == 4 || i == 6 || i == 8 || i == 10 { out[at] = UInt8(ascii: "-"); at += 1 }
+                    out[at] = hex[Int(byte >> 4)]
+                    out[at + 1] = hex[Int(byte & 0x0F)]
+                    at += 2
+                }
+                return at
+            }
+        }
+    }
+}

@@ -11,7 +11,7 @@ public enum ServiceError: Error, CustomStringConvertible, Equatable {
         switch self {
         case let .invalidCoordinate(c): return "invalid coordinate \(c.latitude),\(c.longitude): latitude must be within ±90 and longitude within ±180"
         case let .invalidColor(text): return "invalid color '\(text)': expected #RRGGBB"
-        case let .notFound(id): return "no pin with id \(id.uuidString.lowercased())"
+        case let .notFound(id): return "no pin with id \(id.lowercasedText)"
         case let .emptyName(what): return "\(what) must not be empty"
         case let .invalidEdit(why): return why
         }

@@ -43,7 +43,7 @@ public enum PlacesReportJSON {
             object["detail"] = item.detail
         } else {
             object["country"] = orNull(item.country)
-            object["id"] = orNull(item.pinID?.uuidString.lowercased())
+            object["id"] = orNull(item.pinID?.lowercasedText)
         }
         return object
     }
