@@ -115,8 +115,10 @@ public struct StorageError: Error, CustomStringConvertible, Equatable {
     /// disk is full" on the next, depending on which call found no block first.
     static func isOutOfSpace(_ cause: SQLiteError, path: String) -> Bool {
         if cause.systemErrno == ENOSPC || cause.systemErrno == EDQUOT { return true }
-        // An errno that names another cause is that cause, full disk or not.
-        if [EACCES, EPERM, ENOENT, EROFS, ENOTDIR, EISDIR, ELOOP, ENAMETOOLONG].contains(cause.systemErrno) { return false }
+        // An errno that names another cause is that cause, full disk or not. Not ENOENT: when
+        // SQLite cannot create the -wal or -shm (ENOSPC) it tries to open it read-only, and
+        // keeps that attempt's ENOENT (seen in FullDiskTests at 0 blocks free).
+        if [EACCES, EPERM, EROFS, ENOTDIR, EISDIR, ELOOP, ENAMETOOLONG].contains(cause.systemErrno) { return false }
         let folder: String
         if let slash = path.lastIndex(of: "/") {
             folder = slash == path.startIndex ? "/" : String(path[..<slash])

@@ -25,6 +25,7 @@ final class FullDiskClassificationTests: XCTestCase {
         // Room: neither code nor an errno that names another cause says "full".
         XCTAssertEqual(reason(SQLITE_CANTOPEN, errno: 0, at: db), .cannotOpen)
         XCTAssertEqual(reason(SQLITE_IOERR, errno: EIO, at: db), .inputOutput)
+        XCTAssertEqual(reason(SQLITE_CANTOPEN, errno: ENOENT, at: db), .cannotOpen)
         // Fill it up.
         let fd = open(dir + "/filler", O_WRONLY | O_CREAT, 0o600)
         XCTAssertGreaterThanOrEqual(fd, 0)
@@ -37,7 +38,8 @@ final class FullDiskClassificationTests: XCTestCase {
         XCTAssertEqual(reason(SQLITE_IOERR, errno: ENOSPC, at: "/nowhere/pins.sqlite"), .diskFull)
         // An errno that names another cause keeps it, full disk or not.
         XCTAssertEqual(reason(SQLITE_CANTOPEN, errno: EACCES, at: db), .cannotOpen)
-        XCTAssertEqual(reason(SQLITE_CANTOPEN, errno: ENOENT, at: db), .cannotOpen)
+        // ENOENT on a full disk is SQLite's read-only retry after a create that found no block.
+        XCTAssertEqual(reason(SQLITE_CANTOPEN, errno: ENOENT, at: db), .diskFull)
         // A bare file name is looked up in the current folder, not at "/".
         XCTAssertEqual(reason(SQLITE_CANTOPEN, errno: 0, at: "pins.sqlite"), .cannotOpen)
     }
