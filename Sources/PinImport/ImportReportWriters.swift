@@ -24,6 +24,8 @@ public enum ImportReportJSON {
             "read": report.read, "moved": report.moved, "copied": report.copied, "touched": report.touched, "missing": report.missing,
             "videosLeftOut": report.videosLeftOut, "withLocation": report.withLocation, "skipped": report.skippedCounts,
             "others": report.others.count, "pinsMoved": report.pinsMoved, "pinsKept": report.pinsKept,
+            // Photos without a position of their own that the tracks placed (0 without --track).
+            "placedFromTracks": report.placedFromTracks,
         ]
         sink.write("{\"counts\":" + JSONText.string(counts) + ",\"dryRun\":" + (report.dryRun ? "true" : "false") + ",\"movedPins\":[")
         // Pins that followed their photo's corrected metadata: `to` is null for a pin kept where

@@ -114,6 +114,10 @@ final class TrackCLITests: XCTestCase {
         XCTAssertEqual(imported.status, 0, imported.stderr)
         let pins = try XCTUnwrap(CLI.json(CLI.run(["list", "--json", "--db", db]).stdout) as? [[String: Any]])
         let id = try XCTUnwrap(pins.first?["id"] as? String)
+        // The report's summary counts it (text and JSON).
+        let again = try CLI.run(["import", library, "--track", gpx, "--dry-run", "--json", "--db", dir.appendingPathComponent("other.sqlite").path])
+        let counts = try XCTUnwrap((CLI.json(again.stdout) as? [String: Any])?["counts"] as? [String: Any], again.stderr)
+        XCTAssertEqual(counts["placedFromTracks"] as? Int, 1)
         let shown = try XCTUnwrap(CLI.json(CLI.run(["show", id, "--json", "--db", db]).stdout) as? [String: Any])
         let photos = try XCTUnwrap(shown["photos"] as? [[String: Any]])
         XCTAssertEqual(photos.first?["detail"] as? String, "position from the track \(gpx), nearest fix 200 s away")
