@@ -60,7 +60,7 @@ public struct ImportSession {
         // mounted) stops before the database is made: its "Nothing was changed" holds for the
         // disk too (no database, no lock file). With a database the walk finds it (exit 66 too).
         if !options.dryRun, !options.allowShrink, !FileManager.default.fileExists(atPath: databasePath),
-           Self.holdsNoFile(options.root) {
+           Self.holdsNoFile(options.root, options: options.scan) {
             let root = (try? ImportPipeline.canonicalRoot(options.root)) ?? options.root
             throw ImportFailure(.noInput, ImportError.empty(root: root).description)
         }
@@ -97,26 +97,25 @@ public struct ImportSession {
         return report
     }
 
-    /// True only when `root` and every folder below it could be listed and none holds anything
-    /// but folders (at most `emptyCheckFolders` folders are looked at: more is not "empty").
-    static func holdsNoFile(_ root: String) -> Bool {
-        var folders = [root], seen = 0
-        while let folder = folders.popLast() {
-            seen += 1
-            guard seen <= emptyCheckFolders, let dir = opendir(folder) else { return false }
-            defer { closedir(dir) }
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                if name == "." || name == ".." { continue }
-                var info = stat()
-                let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-                guard lstat(path, &info) == 0 else { return false }
-                guard info.st_mode & S_IFMT == S_IFDIR else { return false }
-                folders.append(path)
+    /// True only when the import's own walk (`Scanner`, with the run's scan options) finds no
+    /// file below `root` and could read every folder; it stops at the first file, a folder it
+    /// could not read, or after `emptyCheckFolders` folders (more is not "empty").
+    static func holdsNoFile(_ root: String, options: ScanOptions) -> Bool {
+        struct FirstFile: WalkVisitor {
+            struct Stop: Error {}
+            var folders = 0
+            mutating func enterFolder(_ relative: [UInt8]) throws {
+                folders += 1
+                if folders > ImportSession.emptyCheckFolders { throw Stop() }
             }
+            mutating func file(_ entry: FileEntry) throws { throw Stop() }
+            mutating func leaveFolder(_ relative: [UInt8]) throws {}
+            mutating func unseen(_ relative: [UInt8], problem: String?) throws { if problem != nil { throw Stop() } }
         }
+        var options = options
+        options.statFiles = false
+        var visitor = FirstFile()
+        do { try Scanner.walk(root: root, options: options, visitor: &visitor) } catch { return false }
         return true
     }
     static let emptyCheckFolders = 1_000
