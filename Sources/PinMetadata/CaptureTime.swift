@@ -82,106 +82,137 @@ public enum CaptureTime {
     /// - Nothing: the file's modification time (step 6).
     static func resolve(_ values: ExifValues, xmp: XMPValues? = nil, modificationTime: Date?,
                                defaultTimeZone: TimeZone) -> CaptureTimeResult {
-        var warnings: [String] = []
-        var chosen: (name: String, local: LocalDateTime, subSec: String?, offset: String?)?
-        // Date tags that are there but say nothing usable (zeros, blanks, a value libexif could
-        // not load): named if the file's time has to stand in (issue 22).
+        let (found, unusable) = exifDate(values)
+        guard let found else { return withoutExifDate(xmp: xmp, modificationTime: modificationTime, unusable: unusable) }
+        var chosen = found
+        var warnings = unusable.map { $0 + ": ignored" }
+        chosen.applySubSeconds(warnings: &warnings)
+        func result(_ offset: Int, _ source: TimeSource, _ tag: String) -> CaptureTimeResult {
+            CaptureTimeResult(takenAt: Date(timeIntervalSince1970: chosen.local.secondsIfUTC - Double(offset)),
+                              utcOffsetSeconds: offset, source: source, tag: tag, warnings: warnings)
+        }
+        // Step 1: the camera's own offset.
+        if let offset = chosen.ownOffset(warnings: &warnings) {
+            return result(offset, .exifOffset, chosen.name)
+        }
+        // The embedded XMP date lends its offset when both wall clocks agree (MWG).
+        if let (offset, property) = xmpOffset(xmp, agreeingWith: chosen, warnings: &warnings) {
+            return result(offset, .isoWithOffset, "\(chosen.name) + offset of XMP \(property)")
+        }
+        // Step 3: infer the offset from the GPS fix time.
+        if let offset = gpsOffset(values, for: chosen, preferredZone: defaultTimeZone, warnings: &warnings) {
+            return result(offset, .gpsInferredOffset, chosen.name)
+        }
+        // Step 5: the default zone.
+        let (instant, offset) = instant(of: chosen.local, in: defaultTimeZone)
+        return CaptureTimeResult(takenAt: instant, utcOffsetSeconds: offset, source: .assumedZone,
+                                 tag: chosen.name, warnings: warnings)
+    }
+
+    /// The EXIF date tag a capture time is read from, with its sub-seconds and offset tags.
+    struct ChosenDate {
+        var name: String
+        var local: LocalDateTime
+        var subSec: String?
+        var offset: String?
+        var isOriginal: Bool { name == "DateTimeOriginal" }
+
+        /// SubSecTime… read into the fraction; a value that is not digits is named.
+        mutating func applySubSeconds(warnings: inout [String]) {
+            guard let sub = subSec else { return }
+            if let fraction = CaptureTime.parseSubSeconds(sub) {
+                local.fraction = fraction
+            } else if !sub.exifTrimmed.isEmpty {
+                warnings.append("\(isOriginal ? "SubSecTimeOriginal" : "SubSecTimeDigitized") '\(CaptureTime.printable(sub))' is not digits: ignored")
+            }
+        }
+
+        /// OffsetTime… when it is a valid ±HH:MM; an invalid one is named.
+        func ownOffset(warnings: inout [String]) -> Int? {
+            guard let offsetText = offset else { return nil }
+            switch CaptureTime.parseOffset(offsetText) {
+            case .seconds(let seconds):
+                return seconds
+            case .unknown:
+                return nil
+            case .invalid:
+                warnings.append("\(isOriginal ? "OffsetTimeOriginal" : "OffsetTimeDigitized") '\(CaptureTime.printable(offsetText))' is not ±HH:MM: ignored")
+                return nil
+            }
+        }
+    }
+
+    /// The first EXIF date tag with a valid date (DateTimeOriginal, else DateTimeDigitized), and
+    /// the date tags that are there but say nothing usable (zeros, blanks, a value libexif could
+    /// not load): named if the file's time has to stand in (issue 22).
+    static func exifDate(_ values: ExifValues) -> (ChosenDate?, unusable: [String]) {
         var unusable: [String] = []
-        // The first tag with a valid date wins (no array of tags: this runs once per photo).
-        func consider(_ name: String, _ date: String?, _ subSec: String?, _ offset: String?) -> Bool {
+        func consider(_ name: String, _ date: String?, _ subSec: String?, _ offset: String?) -> ChosenDate? {
             guard let text = date else {
                 if let why = values.malformed[name] { unusable.append("\(name) is \(why)") }
-                return false
+                return nil
             }
             guard let local = parseDateTime(text) else {
                 let shown = text.exifTrimmed
                 // Blanks (and colons) are the Exif way of saying "unknown" (section 1.4).
                 unusable.append(shown.allSatisfy { $0 == " " || $0 == ":" } ? "\(name) is blank"
                                 : "\(name) '\(printable(String(shown)))' is not a valid date")
-                return false
+                return nil
             }
-            chosen = (name, local, subSec, offset)
-            return true
+            return ChosenDate(name: name, local: local, subSec: subSec, offset: offset)
         }
-        if !consider("DateTimeOriginal", values.dateTimeOriginal, values.subSecTimeOriginal, values.offsetTimeOriginal) {
-            _ = consider("DateTimeDigitized", values.dateTimeDigitized, values.subSecTimeDigitized, values.offsetTimeDigitized)
-        }
-        guard let chosen else {
-            if let xmp, let takenAt = xmp.takenAt {
-                warnings += unusable.map { $0 + ": ignored" }
-                return CaptureTimeResult(takenAt: takenAt, utcOffsetSeconds: xmp.utcOffsetSeconds,
-                                         source: xmp.timeSource, tag: xmp.timeProperty.map { "XMP \($0)" },
-                                         warnings: warnings)
-            }
-            // Step 6.
-            let fallback = modificationTime == nil ? "no capture time" : "the file's modification time is used"
-            if !unusable.isEmpty { warnings.append(unusable.joined(separator: "; ") + ": " + fallback) }
-            guard let modificationTime else { return CaptureTimeResult(warnings: warnings) }
-            return CaptureTimeResult(takenAt: modificationTime, source: .fileModification, warnings: warnings)
-        }
-        warnings += unusable.map { $0 + ": ignored" }
-        var local = chosen.local
-        let subSecName = chosen.name == "DateTimeOriginal" ? "SubSecTimeOriginal" : "SubSecTimeDigitized"
-        let offsetName = chosen.name == "DateTimeOriginal" ? "OffsetTimeOriginal" : "OffsetTimeDigitized"
-        if let sub = chosen.subSec {
-            if let fraction = parseSubSeconds(sub) {
-                local.fraction = fraction
-            } else if !sub.exifTrimmed.isEmpty {
-                warnings.append("\(subSecName) '\(printable(sub))' is not digits: ignored")
-            }
-        }
-        func result(_ offset: Int, _ source: TimeSource, _ tag: String) -> CaptureTimeResult {
-            CaptureTimeResult(takenAt: Date(timeIntervalSince1970: local.secondsIfUTC - Double(offset)),
-                              utcOffsetSeconds: offset, source: source, tag: tag, warnings: warnings)
-        }
+        let chosen = consider("DateTimeOriginal", values.dateTimeOriginal, values.subSecTimeOriginal, values.offsetTimeOriginal)
+            ?? consider("DateTimeDigitized", values.dateTimeDigitized, values.subSecTimeDigitized, values.offsetTimeDigitized)
+        return (chosen, unusable)
+    }
 
-        // Step 1: the camera's own offset.
-        if let offsetText = chosen.offset {
-            switch parseOffset(offsetText) {
-            case .seconds(let offset):
-                return result(offset, .exifOffset, chosen.name)
-            case .unknown:
-                break
-            case .invalid:
-                warnings.append("\(offsetName) '\(printable(offsetText))' is not ±HH:MM: ignored")
+    /// No usable EXIF date: the XMP date (with its offset, or read in the default zone), else
+    /// the file's modification time (step 6), the unusable tags named.
+    static func withoutExifDate(xmp: XMPValues?, modificationTime: Date?, unusable: [String]) -> CaptureTimeResult {
+        if let xmp, let takenAt = xmp.takenAt {
+            return CaptureTimeResult(takenAt: takenAt, utcOffsetSeconds: xmp.utcOffsetSeconds,
+                                     source: xmp.timeSource, tag: xmp.timeProperty.map { "XMP \($0)" },
+                                     warnings: unusable.map { $0 + ": ignored" })
+        }
+        let fallback = modificationTime == nil ? "no capture time" : "the file's modification time is used"
+        let warnings = unusable.isEmpty ? [] : [unusable.joined(separator: "; ") + ": " + fallback]
+        guard let modificationTime else { return CaptureTimeResult(warnings: warnings) }
+        return CaptureTimeResult(takenAt: modificationTime, source: .fileModification, warnings: warnings)
+    }
+
+    /// The offset of the embedded XMP date, and its property, when its wall clock is the EXIF
+    /// date's to the second; a different wall clock is named (the EXIF date is kept).
+    static func xmpOffset(_ xmp: XMPValues?, agreeingWith chosen: ChosenDate,
+                          warnings: inout [String]) -> (Int, String)? {
+        guard let xmp, let date = xmp.captureDate, date.hasTime, let property = xmp.timeProperty else { return nil }
+        guard date.local.wholeSecondsIfUTC == chosen.local.wholeSecondsIfUTC else {
+            warnings.append("XMP \(property) (\(date.local)) differs from \(chosen.name) (\(chosen.local)): the EXIF date is kept")
+            return nil
+        }
+        return date.offset.map { ($0, property) }
+    }
+
+    /// Step 3: the offset inferred from the GPS fix time, when it matches; why not, named.
+    static func gpsOffset(_ values: ExifValues, for chosen: ChosenDate, preferredZone: TimeZone,
+                          warnings: inout [String]) -> Int? {
+        guard let stamp = values.gpsTimeStamp else { return nil }
+        guard let secondsOfDay = secondsOfDay(stamp) else {
+            warnings.append("GPSTimeStamp has a zero denominator or is out of range: not used")
+            return nil
+        }
+        var gpsDate: (year: Int, month: Int, day: Int)?
+        if let dateText = values.gpsDateStamp {
+            gpsDate = parseDate(dateText)
+            if gpsDate == nil, !dateText.exifTrimmed.isEmpty {
+                warnings.append("GPSDateStamp '\(printable(dateText))' is not a date: trying the days around \(chosen.name)")
             }
         }
-
-        // The embedded XMP date lends its offset when both wall clocks agree (MWG).
-        if let xmp, let date = xmp.captureDate, date.hasTime, let property = xmp.timeProperty {
-            if date.local.wholeSecondsIfUTC == local.wholeSecondsIfUTC {
-                if let offset = date.offset {
-                    return result(offset, .isoWithOffset, "\(chosen.name) + offset of XMP \(property)")
-                }
-            } else {
-                warnings.append("XMP \(property) (\(date.local)) differs from \(chosen.name) (\(local)): the EXIF date is kept")
-            }
+        if let offset = inferOffset(local: chosen.local, gpsDate: gpsDate, gpsSecondsOfDay: secondsOfDay,
+                                    preferredZone: preferredZone) {
+            return offset
         }
-
-        // Step 3: infer the offset from the GPS fix time.
-        if let stamp = values.gpsTimeStamp {
-            if let secondsOfDay = secondsOfDay(stamp) {
-                var gpsDate: (year: Int, month: Int, day: Int)?
-                if let dateText = values.gpsDateStamp {
-                    gpsDate = parseDate(dateText)
-                    if gpsDate == nil, !dateText.exifTrimmed.isEmpty {
-                        warnings.append("GPSDateStamp '\(printable(dateText))' is not a date: trying the days around \(chosen.name)")
-                    }
-                }
-                if let offset = inferOffset(local: local, gpsDate: gpsDate, gpsSecondsOfDay: secondsOfDay,
-                                            preferredZone: defaultTimeZone) {
-                    return result(offset, .gpsInferredOffset, chosen.name)
-                }
-                warnings.append("GPS time does not match \(chosen.name) within \(Int(gpsTolerance / 60)) minutes of a zone offset: not used")
-            } else {
-                warnings.append("GPSTimeStamp has a zero denominator or is out of range: not used")
-            }
-        }
-
-        // Step 5: the default zone.
-        let (instant, offset) = instant(of: local, in: defaultTimeZone)
-        return CaptureTimeResult(takenAt: instant, utcOffsetSeconds: offset, source: .assumedZone,
-                                 tag: chosen.name, warnings: warnings)
+        warnings.append("GPS time does not match \(chosen.name) within \(Int(gpsTolerance / 60)) minutes of a zone offset: not used")
+        return nil
     }
 
     /// The offset O for local time L and GPS time G (section 7 step 3): d = L (read as UTC) − G,

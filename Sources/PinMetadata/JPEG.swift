@@ -53,36 +53,17 @@ enum JPEG {
                 throw MetadataError.limitExceeded(container: container, what: "marker segments before the image data",
                                                   limit: MetadataLimits.maxJPEGSegments)
             }
-            // Marker: FF, any run of FF fill bytes, then the code.
-            let markerStart = position
             guard position < size else {
                 throw MetadataError.endOfFile(container: container, offset: position, expected: "a marker")
             }
-            let first = try source.byte(at: position, context: container)
-            if first != 0xFF {
+            if try source.byte(at: position, context: container) != 0xFF {
                 // Junk between segments: rescan for the next marker, as ExifTool does.
                 position = try skipJunk(in: &source, from: position, warnings: &warnings)
                 continue
             }
-            var code: UInt8 = 0xFF
-            var fill = 0
-            while code == 0xFF {
-                position += 1
-                guard position < size else {
-                    throw MetadataError.endOfFile(container: container, offset: position, expected: "a marker code")
-                }
-                code = try source.byte(at: position, context: container)
-                if code == 0xFF {
-                    fill += 1
-                    guard fill <= MetadataLimits.maxJPEGFillBytes else {
-                        throw MetadataError.limitExceeded(container: container, what: "FF fill bytes at byte \(markerStart)",
-                                                          limit: MetadataLimits.maxJPEGFillBytes)
-                    }
-                }
-            }
-            position += 1  // past the code
+            let code: UInt8
+            (code, position) = try markerCode(in: &source, at: position)
             let codeOffset = position - 1
-
             switch code {
             case 0xD0...0xD7, 0x01:
                 continue  // RSTn, TEM: no length field
@@ -94,42 +75,81 @@ enum JPEG {
             default:
                 break
             }
-
-            let name = markerName(code)
-            guard position + 2 <= size else {
-                throw MetadataError.truncated(container: container, what: "\(name) segment header at byte \(codeOffset - 1)",
-                                              endsAt: position + 2, fileSize: size)
-            }
-            let length = Int(try source.reader(at: position, count: 2, context: container).u16(at: position, .bigEndian))
-            guard length >= 2 else {
-                throw MetadataError.malformed(container: container, offset: position,
-                                              reason: "\(name) segment length \(length) (minimum 2)")
-            }
-            let payloadStart = position + 2
-            let end = position + length
-            if end > size {
-                // Name the Exif segment as such when enough of it is there to tell.
-                let available = size - payloadStart
-                let head = try source.reader(at: payloadStart, count: min(available, 16), context: container)
-                let isExif = code == 0xE1 && exifStart(in: head) != nil
-                throw MetadataError.truncated(container: container,
-                                              what: isExif ? "Exif segment" : "\(name) segment at byte \(codeOffset - 1)",
-                                              endsAt: end, fileSize: size)
-            }
-            if code == 0xE1 {
-                let payload = try source.reader(at: payloadStart, count: length - 2, context: container)
-                switch exifStart(in: payload) {
-                case .some(.tiff(let start, let note)):
-                    if let note { warnings.append("\(note) (APP1 at byte \(codeOffset - 1))") }
-                    let tiff = try payload.bytes(at: start, count: payload.endOffset - start)
-                    return ExifBlock(tiff: tiff, offset: start)
-                case .some(.noTIFFHeader):
-                    warnings.append("APP1 at byte \(codeOffset - 1) has an Exif identifier but no TIFF header: skipped")
-                case nil:
-                    break  // XMP or another APP1
-                }
+            let end = try segmentEnd(in: &source, code: code, lengthAt: position)
+            if code == 0xE1, let block = try exifBlock(in: &source, payload: (position + 2)..<end,
+                                                       segmentAt: codeOffset - 1, warnings: &warnings) {
+                return block
             }
             position = end
+        }
+    }
+
+    /// The code of the marker whose first FF is at `start` (after any run of FF fill bytes),
+    /// and the offset just past the code.
+    static func markerCode<S: ByteSource>(in source: inout S, at start: Int) throws -> (UInt8, Int) {
+        var position = start
+        var code: UInt8 = 0xFF
+        var fill = 0
+        while code == 0xFF {
+            position += 1
+            guard position < source.size else {
+                throw MetadataError.endOfFile(container: container, offset: position, expected: "a marker code")
+            }
+            code = try source.byte(at: position, context: container)
+            if code == 0xFF {
+                fill += 1
+                guard fill <= MetadataLimits.maxJPEGFillBytes else {
+                    throw MetadataError.limitExceeded(container: container, what: "FF fill bytes at byte \(start)",
+                                                      limit: MetadataLimits.maxJPEGFillBytes)
+                }
+            }
+        }
+        return (code, position + 1)
+    }
+
+    /// The end of the segment of marker `code` whose length field is at `position`; a segment
+    /// that runs past the end of the file is `truncated` (named as the Exif segment when enough
+    /// of it is there to tell).
+    static func segmentEnd<S: ByteSource>(in source: inout S, code: UInt8, lengthAt position: Int) throws -> Int {
+        let size = source.size
+        let name = markerName(code)
+        let segmentAt = position - 2
+        guard position + 2 <= size else {
+            throw MetadataError.truncated(container: container, what: "\(name) segment header at byte \(segmentAt)",
+                                          endsAt: position + 2, fileSize: size)
+        }
+        let length = Int(try source.reader(at: position, count: 2, context: container).u16(at: position, .bigEndian))
+        guard length >= 2 else {
+            throw MetadataError.malformed(container: container, offset: position,
+                                          reason: "\(name) segment length \(length) (minimum 2)")
+        }
+        let payloadStart = position + 2
+        let end = position + length
+        guard end <= size else {
+            let head = try source.reader(at: payloadStart, count: min(size - payloadStart, 16), context: container)
+            let isExif = code == 0xE1 && exifStart(in: head) != nil
+            throw MetadataError.truncated(container: container,
+                                          what: isExif ? "Exif segment" : "\(name) segment at byte \(segmentAt)",
+                                          endsAt: end, fileSize: size)
+        }
+        return end
+    }
+
+    /// The Exif block of an APP1 payload, nil when it is XMP or another APP1 or has an Exif
+    /// identifier but no TIFF header (then named in `warnings`).
+    static func exifBlock<S: ByteSource>(in source: inout S, payload: Range<Int>, segmentAt: Int,
+                                         warnings: inout [String]) throws -> ExifBlock? {
+        let bytes = try source.reader(at: payload.lowerBound, count: payload.count, context: container)
+        switch exifStart(in: bytes) {
+        case .some(.tiff(let start, let note)):
+            if let note { warnings.append("\(note) (APP1 at byte \(segmentAt))") }
+            let tiff = try bytes.bytes(at: start, count: bytes.endOffset - start)
+            return ExifBlock(tiff: tiff, offset: start)
+        case .some(.noTIFFHeader):
+            warnings.append("APP1 at byte \(segmentAt) has an Exif identifier but no TIFF header: skipped")
+            return nil
+        case nil:
+            return nil
         }
     }
 

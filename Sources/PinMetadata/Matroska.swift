@@ -106,13 +106,64 @@ enum Matroska {
         guard segmentAt < size, let seg = try header(&source, at: segmentAt), seg.id == segment else {
             throw MetadataError.endOfFile(container: container, offset: min(segmentAt, size), expected: "the Segment")
         }
-        let start = seg.payload
-        let end = seg.size.map { min(size, start + $0) } ?? size
+        var walk = SegmentWalk(start: seg.payload, end: seg.size.map { min(size, seg.payload + $0) } ?? size, size: size)
+        let walked = try walk.topLevel(in: &source, warnings: &warnings)
+        try walk.followSeeks(walkedTo: walked, in: &source, warnings: &warnings)
+        return walk.values
+    }
+
+    /// The Segment's elements that carry metadata (SeekHead, Info, Tags), read once each.
+    struct SegmentWalk {
+        let start: Int, end: Int, size: Int
         var values = Values()
         var seen = Set<UInt32>()
+        /// Where the SeekHeads say the elements are (id, offset from the Segment's payload).
         var seeks: [(UInt32, Int)] = []
 
-        func load(_ e: Element, at offset: Int) throws {
+        /// The Segment's top level, up to the first Cluster or an element of unknown size; the
+        /// offset where the walk stopped.
+        mutating func topLevel<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> Int {
+            var offset = start
+            var count = 0
+            while offset < end {
+                count += 1
+                guard count <= MetadataLimits.maxMatroskaTopLevel else { break }
+                guard let e = try header(&source, at: offset) else {
+                    warnings.append("Matroska: no valid element at byte \(offset): the rest of the Segment is not read")
+                    break
+                }
+                if e.id == cluster { break }
+                guard let length = e.size else { break }
+                if [seekHead, info, tags].contains(e.id), !seen.contains(e.id) || e.id == seekHead {
+                    try load(e, at: offset, in: &source, warnings: &warnings)
+                }
+                guard length <= end - e.payload else {
+                    warnings.append("Matroska element at byte \(offset) runs past the end of the Segment")
+                    break
+                }
+                offset = e.payload + length
+            }
+            return offset
+        }
+
+        /// Info and Tags after the Clusters, where the SeekHead says (a second SeekHead once).
+        mutating func followSeeks<S: ByteSource>(walkedTo offset: Int, in source: inout S, warnings: inout [String]) throws {
+            var followed = 0
+            var i = 0
+            while i < seeks.count, followed < 4 {
+                let (id, position) = seeks[i]
+                i += 1
+                guard [info, tags, seekHead].contains(id), !seen.contains(id) || id == seekHead else { continue }
+                let at = start + position
+                guard at < end, at != start, let e = try header(&source, at: at), e.id == id else { continue }
+                if id == seekHead && at < offset { continue }  // already walked
+                followed += 1
+                try load(e, at: at, in: &source, warnings: &warnings)
+            }
+        }
+
+        /// Reads one SeekHead, Info or Tags element (bounded by its own limit).
+        mutating func load<S: ByteSource>(_ e: Element, at offset: Int, in source: inout S, warnings: inout [String]) throws {
             guard let length = e.size, length <= end - e.payload else { return }
             let limit = e.id == tags ? MetadataLimits.maxMatroskaTags : MetadataLimits.maxMatroskaSmallElement
             guard length <= limit else {
@@ -124,14 +175,7 @@ enum Matroska {
             var budget = MetadataLimits.maxMatroskaTagElements
             switch e.id {
             case seekHead:
-                for (entry, r) in children(payload, budget: &budget) where entry.id == seek {
-                    var id: UInt32?, position: Int?
-                    for (field, value) in children(r, budget: &budget) {
-                        if field.id == seekID, value.count <= 4 { id = value.allBytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
-                        if field.id == seekPosition, let p = unsigned(value), p < UInt64(size) { position = Int(p) }
-                    }
-                    if let id, let position { seeks.append((id, position)) }
-                }
+                seeks += seekEntries(payload, fileSize: size, budget: &budget)
             case info:
                 for (field, value) in children(payload, budget: &budget) where field.id == dateUTC && value.count == 8 {
                     let ns = Int64(bitPattern: unsigned(value) ?? 0)
@@ -146,44 +190,20 @@ enum Matroska {
                 break
             }
         }
+    }
 
-        // The Segment's top level, up to the first Cluster or an element of unknown size.
-        var offset = start
-        var count = 0
-        while offset < end {
-            count += 1
-            guard count <= MetadataLimits.maxMatroskaTopLevel else { break }
-            guard let e = try header(&source, at: offset) else {
-                warnings.append("Matroska: no valid element at byte \(offset): the rest of the Segment is not read")
-                break
+    /// The (id, position) of each Seek of a SeekHead's payload.
+    static func seekEntries(_ payload: ByteReader, fileSize size: Int, budget: inout Int) -> [(UInt32, Int)] {
+        var seeks: [(UInt32, Int)] = []
+        for (entry, r) in children(payload, budget: &budget) where entry.id == seek {
+            var id: UInt32?, position: Int?
+            for (field, value) in children(r, budget: &budget) {
+                if field.id == seekID, value.count <= 4 { id = value.allBytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+                if field.id == seekPosition, let p = unsigned(value), p < UInt64(size) { position = Int(p) }
             }
-            if e.id == cluster { break }
-            guard let length = e.size else { break }
-            if [seekHead, info, tags].contains(e.id), !seen.contains(e.id) || e.id == seekHead {
-                try load(e, at: offset)
-            }
-            guard length <= end - e.payload else {
-                warnings.append("Matroska element at byte \(offset) runs past the end of the Segment")
-                break
-            }
-            offset = e.payload + length
+            if let id, let position { seeks.append((id, position)) }
         }
-        // Info and Tags after the Clusters, where the SeekHead says (a second SeekHead once).
-        var followed = 0
-        var i = 0
-        while i < seeks.count, followed < 4 {
-            let (id, position) = seeks[i]
-            i += 1
-            guard [info, tags, seekHead].contains(id), !seen.contains(id) || id == seekHead else { continue }
-            let at = start + position
-            guard at < end, at != start, let e = try header(&source, at: at), e.id == id else {
-                continue
-            }
-            if id == seekHead && at < offset { continue }  // already walked
-            followed += 1
-            try load(e, at: at)
-        }
-        return values
+        return seeks
     }
 
     /// SimpleTags of one Tag (nested ones included): DATE_RECORDED and LOCATION, first wins.

@@ -51,9 +51,7 @@ enum PNG {
         guard size >= 8, try source.reader(at: 0, count: 8, context: container).matches(signature, at: 0) else {
             throw MetadataError.malformed(container: container, offset: 0, reason: "no PNG signature")
         }
-        var exif: ExifBlock?
-        var textProfile: ExifBlock?
-        var xmp: [UInt8]?
+        var found = Found()
         var position = 8
         var chunks = 0
         while true {
@@ -65,80 +63,120 @@ enum PNG {
             guard chunks <= MetadataLimits.maxPNGChunks else {
                 throw MetadataError.limitExceeded(container: container, what: "chunks", limit: MetadataLimits.maxPNGChunks)
             }
-            let headerEnd = position + 8
-            guard headerEnd <= size else {
-                if exif != nil || textProfile != nil || xmp != nil {
-                    warnings.append("PNG cut at byte \(size), inside a chunk header")
-                    break
-                }
-                throw MetadataError.truncated(container: container, what: "chunk header at byte \(position)",
-                                              endsAt: headerEnd, fileSize: size)
+            guard let chunk = try chunkHeader(in: &source, at: position, found: found, warnings: &warnings),
+                  chunk.type != "IEND" else { break }
+            if chunk.type.lowercased() == "exif" {
+                try exifChunk(chunk, in: &source, found: &found, warnings: &warnings)
+            } else if ["tEXt", "zTXt", "iTXt"].contains(chunk.type), chunk.length >= 2,
+                      let keyword = try textKeyword(in: &source, at: chunk.dataStart, length: chunk.length),
+                      xmpKeywords.contains(keyword) ? found.xmp == nil : (found.textProfile == nil && found.exif == nil) {
+                try textChunk(chunk, keyword: keyword, in: &source, found: &found, warnings: &warnings)
             }
-            let header = try source.reader(at: position, count: 8, context: container)
-            let length = Int(try header.u32(at: position, .bigEndian))
-            let typeBytes = try header.bytes(at: position + 4, count: 4)
-            let type = String(decoding: typeBytes, as: UTF8.self)
-            guard length <= 0x7FFF_FFFF else {
-                throw MetadataError.malformed(container: container, offset: position,
-                                              reason: "'\(type)' chunk length \(length) exceeds 2^31 − 1")
-            }
-            let dataStart = position + 8
-            let end = dataStart + length + 4  // data + CRC
-            guard end <= size else {
-                if exif != nil || textProfile != nil || xmp != nil {
-                    warnings.append("PNG cut at byte \(size), inside the '\(type)' chunk at byte \(position)")
-                    break
-                }
-                throw MetadataError.truncated(container: container, what: "'\(type)' chunk at byte \(position)",
-                                              endsAt: end, fileSize: size)
-            }
-            if type == "IEND" { break }
-
-            if type.lowercased() == "exif" {
-                if exif != nil {
-                    warnings.append("second '\(type)' chunk at byte \(position) ignored")
-                } else {
-                    guard length <= MetadataLimits.maxItemBytes else {
-                        throw MetadataError.limitExceeded(container: container, what: "'\(type)' chunk of \(length) bytes",
-                                                          limit: MetadataLimits.maxItemBytes)
-                    }
-                    let chunk = try source.reader(at: position + 4, count: length + 8, context: container)
-                    checkCRC(chunk, type: type, at: position, warnings: &warnings)
-                    if type != "eXIf" { warnings.append("Exif chunk named '\(type)' (before registration: 'eXIf')") }
-                    exif = tiffBlock(try chunk.child(at: dataStart, count: length), what: "'\(type)' chunk", warnings: &warnings)
-                }
-            } else if ["tEXt", "zTXt", "iTXt"].contains(type), length >= 2,
-                      let keyword = try textKeyword(in: &source, at: dataStart, length: length),
-                      xmpKeywords.contains(keyword) ? xmp == nil : (textProfile == nil && exif == nil) {
-                guard length <= MetadataLimits.maxPNGTextChunk else {
-                    throw MetadataError.limitExceeded(container: container, what: "'\(type)' chunk of \(length) bytes",
-                                                      limit: MetadataLimits.maxPNGTextChunk)
-                }
-                let chunk = try source.reader(at: position + 4, count: length + 8, context: container)
-                checkCRC(chunk, type: type, at: position, warnings: &warnings)
-                let data = try chunk.child(at: dataStart, count: length)
-                var text: [UInt8]?
-                do {
-                    text = try profileText(data, type: type, keywordLength: keyword.utf8.count, warnings: &warnings)
-                } catch let error as MetadataError {
-                    // A broken text chunk loses only this profile; a zlib bomb (limit) still throws.
-                    if case .limitExceeded = error { throw error }
-                    warnings.append("'\(keyword)' in the '\(type)' chunk at byte \(position) is unreadable (\(error)): ignored")
-                }
-                if keyword == xmpKeyword {
-                    xmp = text
-                } else if keyword == rawXMPKeyword {
-                    xmp = text.flatMap { rawProfile($0, warnings: &warnings) }
-                } else if let text, var bytes = rawProfile(text, warnings: &warnings) {
-                    // ImageMagick's profile normally starts with `Exif\0\0` (section 4.1): no warning.
-                    if bytes.starts(with: ExifDecoder.exifHeader) { bytes.removeFirst(ExifDecoder.exifHeader.count) }
-                    textProfile = tiffBlock(ByteReader(bytes, context: "raw profile"), what: "'\(keyword)'",
-                                            warnings: &warnings).map { ExifBlock(tiff: $0.tiff, offset: dataStart) }
-                }
-            }
-            position = end
+            position = chunk.end
         }
-        return EmbeddedMetadata(exif: exif ?? textProfile, xmp: xmp)
+        return EmbeddedMetadata(exif: found.exif ?? found.textProfile, xmp: found.xmp)
+    }
+
+    /// What the chunks gave so far.
+    struct Found {
+        var exif: ExifBlock?
+        var textProfile: ExifBlock?
+        var xmp: [UInt8]?
+        /// Once something was found, a file cut short ends the walk with a warning, not an error.
+        var any: Bool { exif != nil || textProfile != nil || xmp != nil }
+    }
+
+    /// A chunk's header: its type, data length and where it (data + CRC) ends.
+    struct Chunk {
+        var type: String
+        var length: Int
+        var position: Int
+        var dataStart: Int { position + 8 }
+        var end: Int { dataStart + length + 4 }
+    }
+
+    /// The header of the chunk at `position`; nil when the file is cut inside it after something
+    /// was found (a warning), else a cut is `truncated`.
+    static func chunkHeader<S: ByteSource>(in source: inout S, at position: Int, found: Found,
+                                           warnings: inout [String]) throws -> Chunk? {
+        let size = source.size
+        let headerEnd = position + 8
+        guard headerEnd <= size else {
+            if found.any {
+                warnings.append("PNG cut at byte \(size), inside a chunk header")
+                return nil
+            }
+            throw MetadataError.truncated(container: container, what: "chunk header at byte \(position)",
+                                          endsAt: headerEnd, fileSize: size)
+        }
+        let header = try source.reader(at: position, count: 8, context: container)
+        let length = Int(try header.u32(at: position, .bigEndian))
+        let type = String(decoding: try header.bytes(at: position + 4, count: 4), as: UTF8.self)
+        guard length <= 0x7FFF_FFFF else {
+            throw MetadataError.malformed(container: container, offset: position,
+                                          reason: "'\(type)' chunk length \(length) exceeds 2^31 − 1")
+        }
+        let chunk = Chunk(type: type, length: length, position: position)
+        guard chunk.end <= size else {
+            if found.any {
+                warnings.append("PNG cut at byte \(size), inside the '\(type)' chunk at byte \(position)")
+                return nil
+            }
+            throw MetadataError.truncated(container: container, what: "'\(type)' chunk at byte \(position)",
+                                          endsAt: chunk.end, fileSize: size)
+        }
+        return chunk
+    }
+
+    /// An `eXIf` chunk (or one of its pre-registration spellings): the first one is the Exif.
+    static func exifChunk<S: ByteSource>(_ chunk: Chunk, in source: inout S, found: inout Found,
+                                         warnings: inout [String]) throws {
+        let type = chunk.type
+        guard found.exif == nil else {
+            warnings.append("second '\(type)' chunk at byte \(chunk.position) ignored")
+            return
+        }
+        guard chunk.length <= MetadataLimits.maxItemBytes else {
+            throw MetadataError.limitExceeded(container: container, what: "'\(type)' chunk of \(chunk.length) bytes",
+                                              limit: MetadataLimits.maxItemBytes)
+        }
+        let bytes = try source.reader(at: chunk.position + 4, count: chunk.length + 8, context: container)
+        checkCRC(bytes, type: type, at: chunk.position, warnings: &warnings)
+        if type != "eXIf" { warnings.append("Exif chunk named '\(type)' (before registration: 'eXIf')") }
+        found.exif = tiffBlock(try bytes.child(at: chunk.dataStart, count: chunk.length), what: "'\(type)' chunk",
+                               warnings: &warnings)
+    }
+
+    /// A text chunk with an XMP or raw-profile keyword: the XMP packet, or ImageMagick's hex
+    /// Exif profile.
+    static func textChunk<S: ByteSource>(_ chunk: Chunk, keyword: String, in source: inout S, found: inout Found,
+                                         warnings: inout [String]) throws {
+        let type = chunk.type
+        guard chunk.length <= MetadataLimits.maxPNGTextChunk else {
+            throw MetadataError.limitExceeded(container: container, what: "'\(type)' chunk of \(chunk.length) bytes",
+                                              limit: MetadataLimits.maxPNGTextChunk)
+        }
+        let bytes = try source.reader(at: chunk.position + 4, count: chunk.length + 8, context: container)
+        checkCRC(bytes, type: type, at: chunk.position, warnings: &warnings)
+        let data = try bytes.child(at: chunk.dataStart, count: chunk.length)
+        var text: [UInt8]?
+        do {
+            text = try profileText(data, type: type, keywordLength: keyword.utf8.count, warnings: &warnings)
+        } catch let error as MetadataError {
+            // A broken text chunk loses only this profile; a zlib bomb (limit) still throws.
+            if case .limitExceeded = error { throw error }
+            warnings.append("'\(keyword)' in the '\(type)' chunk at byte \(chunk.position) is unreadable (\(error)): ignored")
+        }
+        if keyword == xmpKeyword {
+            found.xmp = text
+        } else if keyword == rawXMPKeyword {
+            found.xmp = text.flatMap { rawProfile($0, warnings: &warnings) }
+        } else if let text, var profile = rawProfile(text, warnings: &warnings) {
+            // ImageMagick's profile normally starts with `Exif\0\0` (section 4.1): no warning.
+            if profile.starts(with: ExifDecoder.exifHeader) { profile.removeFirst(ExifDecoder.exifHeader.count) }
+            found.textProfile = tiffBlock(ByteReader(profile, context: "raw profile"), what: "'\(keyword)'",
+                                          warnings: &warnings).map { ExifBlock(tiff: $0.tiff, offset: chunk.dataStart) }
+        }
     }
 
     /// Warns when the CRC-32 over type + data (the last 4 bytes of `chunk`) does not match.

@@ -499,6 +499,27 @@ enum QuickTime {
             result.storedDigest = .value(FNV1a64.hash(values.digestInput + Array(String(fileSize).utf8)))
         }
 
+        position(values, into: &result)
+        captureTime(values, options: options, into: &result)
+
+        // Embedded XMP ranks above the video atoms (MetadataMerge).
+        if let packet = values.xmp {
+            if let xmp = XMP.parse(packet, options: options) {
+                result = MetadataMerge.applyEmbeddedXMP(xmp, toMovie: result)
+            } else {
+                result.warnings.append("QuickTime XMP box holds no XMP packet")
+            }
+        }
+        if result.takenAt == nil, let modificationTime {
+            result.takenAt = modificationTime
+            result.timeSource = .fileModification
+        }
+        return result
+    }
+
+    /// The position: `mdta` keys, then `©xyz` (user data, then item list), then `loci`; else
+    /// why there is none.
+    static func position(_ values: QuickTimeValues, into result: inout PhotoMetadata) {
         var issues: [String] = []
         func location(_ text: String?, _ what: String) -> (Coordinate, Double?)? {
             guard let text else { return nil }
@@ -531,7 +552,11 @@ enum QuickTime {
         } else {
             result.locationIssue = issues.first
         }
+    }
 
+    /// The time: the first ISO date with an offset, else `mvhd`, else the first ISO date
+    /// without one.
+    static func captureTime(_ values: QuickTimeValues, options: MetadataOptions, into result: inout PhotoMetadata) {
         // Time: the first ISO date with an offset (step 2: `creationdate`, then `udta/date`, the
         // capture time as ExifTool names it, then `©day`, the content's date), else `mvhd` (step
         // 4), else the first ISO date without one (step 5).
@@ -570,20 +595,6 @@ enum QuickTime {
             result.timeSource = .assumedZone
             result.timeTag = what
         }
-
-        // Embedded XMP ranks above the video atoms (MetadataMerge).
-        if let packet = values.xmp {
-            if let xmp = XMP.parse(packet, options: options) {
-                result = MetadataMerge.applyEmbeddedXMP(xmp, toMovie: result)
-            } else {
-                result.warnings.append("QuickTime XMP box holds no XMP packet")
-            }
-        }
-        if result.takenAt == nil, let modificationTime {
-            result.takenAt = modificationTime
-            result.timeSource = .fileModification
-        }
-        return result
     }
 
     static func typeName(_ type: UInt32) -> String { ISOBox.name(type) }
