@@ -29,16 +29,52 @@ enum GIF {
         let packed = try source.byte(at: 10, context: container)
         var position = 13
         if packed & 0x80 != 0 { position += 3 << ((Int(packed) & 7) + 1) }
+        var walk = BlockWalk(size: size)
+        while position < size {
+            try walk.count()
+            let introducer = try source.byte(at: position, context: container)
+            let step: Step
+            switch introducer {
+            case 0x3B:
+                return EmbeddedMetadata()  // trailer
+            case 0x2C:
+                step = try walk.image(at: position, in: &source, warnings: &warnings)
+            case 0x21:
+                step = try walk.extensionBlock(at: position, in: &source)
+            default:
+                warnings.append("unknown GIF block 0x\(String(introducer, radix: 16)) at byte \(position): rest skipped")
+                return EmbeddedMetadata()
+            }
+            switch step {
+            case .next(let offset): position = offset
+            case .done(let found): return found
+            }
+        }
+        warnings.append("GIF ends at byte \(size) without its trailer")
+        return EmbeddedMetadata()
+    }
+
+    /// After a block: the offset of the next one, or what the walk ends with.
+    enum Step {
+        case next(Int)
+        case done(EmbeddedMetadata)
+    }
+
+    /// The walk's bounds: the blocks counted, where the first image was.
+    struct BlockWalk {
+        let size: Int
         var blocks = 0
         var firstImage: Int?
-        func count() throws {
+
+        mutating func count() throws {
             blocks += 1
             guard blocks <= MetadataLimits.maxGIFBlocks else {
                 throw MetadataError.limitExceeded(container: container, what: "blocks", limit: MetadataLimits.maxGIFBlocks)
             }
         }
+
         /// Skips a chain of sub-blocks starting at `at`; returns the offset after its 0 terminator.
-        func skipSubBlocks(_ at: Int) throws -> Int {
+        mutating func skipSubBlocks<S: ByteSource>(_ at: Int, in source: inout S) throws -> Int {
             var p = at
             while true {
                 try count()
@@ -50,56 +86,50 @@ enum GIF {
                 if n == 0 { return p }
             }
         }
-        while position < size {
-            try count()
-            let introducer = try source.byte(at: position, context: container)
-            switch introducer {
-            case 0x3B:
-                return EmbeddedMetadata()  // trailer
-            case 0x2C:
-                // An image: descriptor (9 bytes after the introducer), local colour table, LZW
-                // code size, then its data sub-blocks, skipped by their sizes.
-                firstImage = firstImage ?? position
-                guard position - firstImage! <= MetadataLimits.maxGIFBytesPastFirstImage else {
-                    // A long animation with no XMP this far: not walked further, and said so.
-                    let limit = MetadataLimits.maxGIFBytesPastFirstImage / (1024 * 1024)
-                    warnings.append("GIF walked to byte \(position) only (\(limit) MiB past its first image): an XMP packet after that is not read")
-                    return EmbeddedMetadata(unreadPart: "no position in the first \(limit) MiB past the GIF's first image (an XMP packet after that is not read)")
-                }
-                // A GIF cut inside its image data still gives what came before (a warning, as
-                // for a missing trailer), not an error.
-                var p = position + 10
-                if position + 11 <= size {
-                    let local = try source.byte(at: position + 9, context: container)
-                    if local & 0x80 != 0 { p += 3 << ((Int(local) & 7) + 1) }
-                }
-                do {
-                    position = try skipSubBlocks(p + 1)
-                } catch MetadataError.endOfFile {
-                    warnings.append("GIF ends at byte \(size) inside the image at byte \(position)")
-                    return EmbeddedMetadata()
-                }
-            case 0x21:
-                guard position + 2 <= size else {
-                    throw MetadataError.endOfFile(container: container, offset: size, expected: "an extension label")
-                }
-                let label = try source.byte(at: position + 1, context: container)
-                if label == 0xFF, position + 3 + 11 <= size,
-                   try source.reader(at: position + 2, count: 12, context: container).matches([0x0B] + xmpApplication, at: position + 2) {
-                    let start = position + 3 + 11
-                    let end = try skipSubBlocks(start)
-                    let count = min(end - start, MetadataLimits.maxXMPPacketBytes)
-                    let raw = try source.reader(at: start, count: count, context: container).allBytes
-                    return EmbeddedMetadata(xmp: packet(raw))
-                }
-                position = try skipSubBlocks(position + 2)
-            default:
-                warnings.append("unknown GIF block 0x\(String(introducer, radix: 16)) at byte \(position): rest skipped")
-                return EmbeddedMetadata()
+
+        /// An image: descriptor (9 bytes after the introducer), local colour table, LZW code
+        /// size, then its data sub-blocks, skipped by their sizes.
+        mutating func image<S: ByteSource>(at position: Int, in source: inout S, warnings: inout [String]) throws -> Step {
+            let first = firstImage ?? position
+            firstImage = first
+            guard position - first <= MetadataLimits.maxGIFBytesPastFirstImage else {
+                // A long animation with no XMP this far: not walked further, and said so.
+                let limit = MetadataLimits.maxGIFBytesPastFirstImage / (1024 * 1024)
+                warnings.append("GIF walked to byte \(position) only (\(limit) MiB past its first image): an XMP packet after that is not read")
+                return .done(EmbeddedMetadata(unreadPart: "no position in the first \(limit) MiB past the GIF's first image (an XMP packet after that is not read)"))
+            }
+            // A GIF cut inside its image data still gives what came before (a warning, as for a
+            // missing trailer), not an error.
+            var p = position + 10
+            if position + 11 <= size {
+                let local = try source.byte(at: position + 9, context: container)
+                if local & 0x80 != 0 { p += 3 << ((Int(local) & 7) + 1) }
+            }
+            do {
+                return .next(try skipSubBlocks(p + 1, in: &source))
+            } catch MetadataError.endOfFile {
+                warnings.append("GIF ends at byte \(size) inside the image at byte \(position)")
+                return .done(EmbeddedMetadata())
             }
         }
-        warnings.append("GIF ends at byte \(size) without its trailer")
-        return EmbeddedMetadata()
+
+        /// An extension: the XMP application extension ends the walk with its packet; any
+        /// other is skipped.
+        mutating func extensionBlock<S: ByteSource>(at position: Int, in source: inout S) throws -> Step {
+            guard position + 2 <= size else {
+                throw MetadataError.endOfFile(container: container, offset: size, expected: "an extension label")
+            }
+            let label = try source.byte(at: position + 1, context: container)
+            if label == 0xFF, position + 3 + 11 <= size,
+               try source.reader(at: position + 2, count: 12, context: container).matches([0x0B] + xmpApplication, at: position + 2) {
+                let start = position + 3 + 11
+                let end = try skipSubBlocks(start, in: &source)
+                let count = min(end - start, MetadataLimits.maxXMPPacketBytes)
+                let raw = try source.reader(at: start, count: count, context: container).allBytes
+                return .done(EmbeddedMetadata(xmp: packet(raw)))
+            }
+            return .next(try skipSubBlocks(position + 2, in: &source))
+        }
     }
 
     /// The packet: the raw bytes up to the end of `<?xpacket end=…?>` (the magic trailer

@@ -270,33 +270,58 @@ enum HEIF {
     /// Locations of the `wanted` items (section 3.3, `iloc` versions 0–2).
     static func readIloc(_ r: ByteReader, _ box: Box, wanted: Set<UInt32>) throws -> [UInt32: ItemLocation] {
         let box = try boxReader(r, box)
-        let b = box.r
-        let version = try fullBoxVersion(b, box.box)
-        guard version <= 2 else {
-            throw MetadataError.malformed(container: container, offset: box.box.start, reason: "'iloc' version \(version)")
-        }
-        var at = box.box.payloadStart + 4
-        let sizes1 = try b.u8(at: at), sizes2 = try b.u8(at: at + 1)
-        at += 2
-        let offsetSize = Int(sizes1 >> 4), lengthSize = Int(sizes1 & 0x0F)
-        let baseOffsetSize = Int(sizes2 >> 4), indexSize = version == 0 ? 0 : Int(sizes2 & 0x0F)
-        for (name, value) in [("offset_size", offsetSize), ("length_size", lengthSize),
-                              ("base_offset_size", baseOffsetSize), ("index_size", indexSize)]
-            where ![0, 4, 8].contains(value) {
-            throw MetadataError.malformed(container: container, offset: box.box.start, reason: "'iloc' \(name) \(value)")
-        }
-        let idSize = version == 2 ? 4 : 2
-        let count = Int(try uint(b, at: at, size: idSize))
-        at += idSize
-        // Fail fast on a count the box cannot hold (65,535 items in a 20-byte box).
-        let minimumItem = idSize + (version >= 1 ? 2 : 0) + 2 + baseOffsetSize + 2
-        try checkRoom(count: count, each: minimumItem, from: at, to: box.box.end, what: "'iloc' items", at: box.box.start)
-        guard count <= MetadataLimits.maxItems else {
-            throw MetadataError.limitExceeded(container: container, what: "\(count) items in 'iloc'", limit: MetadataLimits.maxItems)
-        }
-        let extentSize = indexSize + offsetSize + lengthSize
+        var iloc = try IlocReader(box.r, box.box)
         var result: [UInt32: ItemLocation] = [:]
-        for _ in 0..<count {
+        for _ in 0..<iloc.count {
+            let (id, location) = try iloc.nextItem(keepExtents: wanted)
+            if let location, result[id] == nil { result[id] = location }
+        }
+        return result
+    }
+
+    /// The `iloc` box read item by item: its field sizes, then each item's entry.
+    struct IlocReader {
+        let b: ByteReader
+        let box: Box
+        let version: Int
+        let offsetSize: Int, lengthSize: Int, baseOffsetSize: Int, indexSize: Int, idSize: Int
+        let count: Int
+        /// Where the next item's entry starts.
+        var at: Int
+
+        init(_ b: ByteReader, _ box: Box) throws {
+            self.b = b
+            self.box = box
+            version = Int(try fullBoxVersion(b, box))
+            guard version <= 2 else {
+                throw MetadataError.malformed(container: container, offset: box.start, reason: "'iloc' version \(version)")
+            }
+            at = box.payloadStart + 4
+            let sizes1 = try b.u8(at: at), sizes2 = try b.u8(at: at + 1)
+            at += 2
+            offsetSize = Int(sizes1 >> 4)
+            lengthSize = Int(sizes1 & 0x0F)
+            baseOffsetSize = Int(sizes2 >> 4)
+            indexSize = version == 0 ? 0 : Int(sizes2 & 0x0F)
+            for (name, value) in [("offset_size", offsetSize), ("length_size", lengthSize),
+                                  ("base_offset_size", baseOffsetSize), ("index_size", indexSize)]
+                where ![0, 4, 8].contains(value) {
+                throw MetadataError.malformed(container: container, offset: box.start, reason: "'iloc' \(name) \(value)")
+            }
+            idSize = version == 2 ? 4 : 2
+            count = Int(try uint(b, at: at, size: idSize))
+            at += idSize
+            // Fail fast on a count the box cannot hold (65,535 items in a 20-byte box).
+            let minimumItem = idSize + (version >= 1 ? 2 : 0) + 2 + baseOffsetSize + 2
+            try checkRoom(count: count, each: minimumItem, from: at, to: box.end, what: "'iloc' items", at: box.start)
+            guard count <= MetadataLimits.maxItems else {
+                throw MetadataError.limitExceeded(container: container, what: "\(count) items in 'iloc'", limit: MetadataLimits.maxItems)
+            }
+        }
+
+        /// The next item's id, and its location when `keepExtents` holds it (its extents are
+        /// walked over either way).
+        mutating func nextItem(keepExtents wanted: Set<UInt32>) throws -> (UInt32, ItemLocation?) {
             let id = UInt32(try uint(b, at: at, size: idSize))
             at += idSize
             var method = 0
@@ -310,8 +335,8 @@ enum HEIF {
             at += baseOffsetSize
             let extentCount = Int(try b.u16(at: at, .bigEndian))
             at += 2
-            try checkRoom(count: extentCount, each: extentSize, from: at, to: box.box.end,
-                          what: "extents of item \(id)", at: box.box.start)
+            try checkRoom(count: extentCount, each: indexSize + offsetSize + lengthSize, from: at, to: box.end,
+                          what: "extents of item \(id)", at: box.start)
             var extents: [Extent] = []
             for _ in 0..<extentCount {
                 at += indexSize
@@ -321,16 +346,14 @@ enum HEIF {
                 guard wanted.contains(id) else { continue }
                 let (sum, overflow) = base.addingReportingOverflow(offset)
                 guard !overflow else {
-                    throw MetadataError.malformed(container: container, offset: box.box.start,
+                    throw MetadataError.malformed(container: container, offset: box.start,
                                                   reason: "item \(id): base offset + extent offset overflows")
                 }
                 extents.append(Extent(offset: sum, length: length))
             }
-            if wanted.contains(id), result[id] == nil {
-                result[id] = ItemLocation(method: method, dataReference: dataReference, extents: extents)
-            }
+            guard wanted.contains(id) else { return (id, nil) }
+            return (id, ItemLocation(method: method, dataReference: dataReference, extents: extents))
         }
-        return result
     }
 
     /// The item's bytes, and a map from payload index to absolute file offset (start of each
@@ -339,10 +362,38 @@ enum HEIF {
     static func itemData<S: ByteSource>(_ id: UInt32, _ what: String, _ locations: [UInt32: ItemLocation],
                                         idat: Range<Int>?, meta: ByteReader, source: inout S,
                                         warnings: inout [String]) throws -> ([UInt8], [(index: Int, offset: Int)])? {
-        guard let location = locations[id] else {
-            warnings.append("\(what) item \(id) has no location in 'iloc'")
+        guard let location = locations[id], let total = try readableLength(location, id, what, warnings: &warnings) else {
+            if locations[id] == nil { warnings.append("\(what) item \(id) has no location in 'iloc'") }
             return nil
         }
+        var data: [UInt8] = []
+        data.reserveCapacity(Int(total))
+        var map: [(index: Int, offset: Int)] = []
+        for extent in location.extents {
+            let length = Int(extent.length)
+            let at: Int
+            if location.method == 1 {
+                at = try idatOffset(of: extent, idat: idat, meta: meta, id, what)
+                data += try meta.bytes(at: at, count: length)
+            } else {
+                guard extent.offset <= UInt64(source.size), extent.length <= UInt64(source.size) - extent.offset else {
+                    let end = extent.offset.addingReportingOverflow(extent.length)
+                    throw MetadataError.truncated(container: container, what: "\(what) item \(id)",
+                                                  endsAt: end.overflow ? Int.max : Int(clamping: end.partialValue),
+                                                  fileSize: source.size)
+                }
+                at = Int(extent.offset)
+                data += try source.reader(at: at, count: length, context: container).allBytes
+            }
+            map.append((data.count - length, at))
+        }
+        return (data, map)
+    }
+
+    /// The item's length when this reader can read it (in this file, construction method 0 or
+    /// 1, extents of known length, within `maxItemBytes`); nil with a warning when it cannot.
+    static func readableLength(_ location: ItemLocation, _ id: UInt32, _ what: String,
+                               warnings: inout [String]) throws -> UInt64? {
         guard location.dataReference == 0 else {
             warnings.append("\(what) item \(id) is stored in another file: skipped")
             return nil
@@ -367,36 +418,20 @@ enum HEIF {
                                                   limit: MetadataLimits.maxItemBytes)
             }
         }
-        var data: [UInt8] = []
-        data.reserveCapacity(Int(total))
-        var map: [(index: Int, offset: Int)] = []
-        for extent in location.extents {
-            let length = Int(extent.length)
-            if location.method == 1 {
-                guard let idat else {
-                    throw MetadataError.malformed(container: container, offset: meta.range.lowerBound,
-                                                  reason: "\(what) item \(id) is in 'idat' but there is no 'idat' box")
-                }
-                guard extent.offset <= UInt64(idat.count), extent.length <= UInt64(idat.count) - extent.offset else {
-                    throw MetadataError.malformed(container: container, offset: idat.lowerBound,
-                                                  reason: "\(what) item \(id) extent runs past the end of 'idat'")
-                }
-                let at = idat.lowerBound + Int(extent.offset)
-                map.append((data.count, at))
-                data += try meta.bytes(at: at, count: length)
-            } else {
-                guard extent.offset <= UInt64(source.size), extent.length <= UInt64(source.size) - extent.offset else {
-                    let end = extent.offset.addingReportingOverflow(extent.length)
-                    throw MetadataError.truncated(container: container, what: "\(what) item \(id)",
-                                                  endsAt: end.overflow ? Int.max : Int(clamping: end.partialValue),
-                                                  fileSize: source.size)
-                }
-                let at = Int(extent.offset)
-                map.append((data.count, at))
-                data += try source.reader(at: at, count: length, context: container).allBytes
-            }
+        return total
+    }
+
+    /// The absolute offset of an extent stored in `idat` (construction method 1).
+    static func idatOffset(of extent: Extent, idat: Range<Int>?, meta: ByteReader, _ id: UInt32, _ what: String) throws -> Int {
+        guard let idat else {
+            throw MetadataError.malformed(container: container, offset: meta.range.lowerBound,
+                                          reason: "\(what) item \(id) is in 'idat' but there is no 'idat' box")
         }
-        return (data, map)
+        guard extent.offset <= UInt64(idat.count), extent.length <= UInt64(idat.count) - extent.offset else {
+            throw MetadataError.malformed(container: container, offset: idat.lowerBound,
+                                          reason: "\(what) item \(id) extent runs past the end of 'idat'")
+        }
+        return idat.lowerBound + Int(extent.offset)
     }
 
     /// Strips the Exif item's offset prefix (section 3.4).

@@ -107,51 +107,17 @@ enum QuickTime {
 
     static func read<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> QuickTimeValues {
         var values = QuickTimeValues()
-        let size = source.size
         var nested = 0
         var sawMoov = false
         // A `uuid` too small for its user type is read as a plain box (ExifTool reads past it).
-        var walk = ISOBoxWalker(from: 0, to: size, sizeZeroEnds: false, lenientUUID: true,
+        var walk = ISOBoxWalker(from: 0, to: source.size, sizeZeroEnds: false, lenientUUID: true,
                                 limit: MetadataLimits.maxMovieTopLevelBoxes)
-        walking: while let step = try walk.next(in: &source, context: container) {
-            let box: Box
-            switch step {
-            case .box(let found, _):
-                box = found
-            case .stop(.tooManyBoxes(let limit)):
-                if sawMoov { break walking }
-                throw MetadataError.limitExceeded(container: container, what: "top-level boxes before moov", limit: limit)
-            case .stop(.strayBytes(let offset, let available, _)):
-                if sawMoov {
-                    warnings.append("\(available) stray byte\(available == 1 ? "" : "s") at the end of the file (byte \(offset))")
-                    break walking
+        while let step = try walk.next(in: &source, context: container) {
+            guard case .box(let box, _) = step else {
+                if case .stop(let reason) = step {
+                    try topLevelStop(reason, sawMoov: sawMoov, fileSize: source.size, warnings: &warnings)
                 }
-                throw MetadataError.endOfFile(container: container, offset: offset, expected: "a box header")
-            case .stop(.badHeader(let offset, let code, let problem)):
-                let type = code.map(typeName) ?? "?"
-                switch problem {
-                case .tooSmall(let n, _):
-                    if sawMoov {
-                        warnings.append("top-level '\(type)' box at byte \(offset) has size \(n): stopped there")
-                        return values
-                    }
-                    throw MetadataError.malformed(container: container, offset: offset,
-                                                  reason: "'\(type)' box size \(n) is smaller than its header")
-                case .pastParent(let pastBox):
-                    let end = pastBox.end
-                    if sawMoov, type != "moov" {
-                        warnings.append("file truncated: '\(type)' box at byte \(offset) ends at byte \(end) but the file has \(size) bytes")
-                        return values
-                    }
-                    throw MetadataError.truncated(container: container, what: "'\(type)' box at byte \(offset)",
-                                                  endsAt: end, fileSize: size)
-                case .truncatedHeader:
-                    if sawMoov {
-                        warnings.append("file truncated in a box header at byte \(offset)")
-                        return values
-                    }
-                    throw MetadataError.endOfFile(container: container, offset: offset, expected: "a 64-bit box size")
-                }
+                break
             }
             if box.type == moov {
                 if sawMoov {
@@ -160,18 +126,60 @@ enum QuickTime {
                     sawMoov = true
                     try readMoov(box, source: &source, values: &values, nested: &nested, warnings: &warnings)
                 }
-            } else if box.type == uuid, values.xmp == nil, box.headerSize == 24 || box.headerSize == 32,
-                      try source.reader(at: box.payloadStart - 16, count: 16, context: container)
-                          .matches(xmpUUID, at: box.payloadStart - 16) {
-                if box.payloadCount <= MetadataLimits.maxMovieXMPPayload {
-                    values.xmp = try source.reader(at: box.payloadStart, count: box.payloadCount, context: container).allBytes
-                } else {
-                    warnings.append("XMP 'uuid' box at byte \(box.start) is \(box.payloadCount) bytes: over the limit, skipped")
-                }
+            } else if box.type == uuid, values.xmp == nil {
+                try readXMPUUID(box, in: &source, values: &values, warnings: &warnings)
             }
         }
         if !sawMoov { warnings.append("no 'moov' box: the file has no movie metadata") }
         return values
+    }
+
+    /// Where the top-level walk stopped: after the `moov`, the file's end is noted and what was
+    /// read stands; before it, the file is malformed or cut (thrown).
+    static func topLevelStop(_ reason: ISOBoxWalker.Problem, sawMoov: Bool, fileSize size: Int,
+                             warnings: inout [String]) throws {
+        switch reason {
+        case .tooManyBoxes(let limit):
+            if sawMoov { return }
+            throw MetadataError.limitExceeded(container: container, what: "top-level boxes before moov", limit: limit)
+        case .strayBytes(let offset, let available, _):
+            guard sawMoov else { throw MetadataError.endOfFile(container: container, offset: offset, expected: "a box header") }
+            warnings.append("\(available) stray byte\(available == 1 ? "" : "s") at the end of the file (byte \(offset))")
+        case .badHeader(let offset, let code, let problem):
+            let type = code.map(typeName) ?? "?"
+            switch problem {
+            case .tooSmall(let n, _):
+                guard sawMoov else {
+                    throw MetadataError.malformed(container: container, offset: offset,
+                                                  reason: "'\(type)' box size \(n) is smaller than its header")
+                }
+                warnings.append("top-level '\(type)' box at byte \(offset) has size \(n): stopped there")
+            case .pastParent(let pastBox):
+                guard sawMoov, type != "moov" else {
+                    throw MetadataError.truncated(container: container, what: "'\(type)' box at byte \(offset)",
+                                                  endsAt: pastBox.end, fileSize: size)
+                }
+                warnings.append("file truncated: '\(type)' box at byte \(offset) ends at byte \(pastBox.end) but the file has \(size) bytes")
+            case .truncatedHeader:
+                guard sawMoov else {
+                    throw MetadataError.endOfFile(container: container, offset: offset, expected: "a 64-bit box size")
+                }
+                warnings.append("file truncated in a box header at byte \(offset)")
+            }
+        }
+    }
+
+    /// A top-level `uuid` box with the XMP user type: its payload is the XMP packet.
+    static func readXMPUUID<S: ByteSource>(_ box: Box, in source: inout S, values: inout QuickTimeValues,
+                                           warnings: inout [String]) throws {
+        guard box.headerSize == 24 || box.headerSize == 32,
+              try source.reader(at: box.payloadStart - 16, count: 16, context: container)
+                  .matches(xmpUUID, at: box.payloadStart - 16) else { return }
+        if box.payloadCount <= MetadataLimits.maxMovieXMPPayload {
+            values.xmp = try source.reader(at: box.payloadStart, count: box.payloadCount, context: container).allBytes
+        } else {
+            warnings.append("XMP 'uuid' box at byte \(box.start) is \(box.payloadCount) bytes: over the limit, skipped")
+        }
     }
 
     /// Walks the children of `moov` by their headers; reads only `mvhd`, `udta` and `meta`.
@@ -616,83 +624,109 @@ enum ISO6709 {
     }
 
     static func parse(_ text: String) -> Result {
-        let s = text.utf8TrimmingPadding
+        var scan = Scanner(s: text.utf8TrimmingPadding)
+        guard let lat = scan.number(), let lon = scan.number(),
+              let latForm = form(latitudeDigits: lat.integer.count), let lonForm = form(longitudeDigits: lon.integer.count),
+              latForm == lonForm,
+              let latitude = degrees(lat, form: latForm),
+              let longitude = degrees(lon, form: lonForm) else { return .invalid }
+        var altitude: Double?
+        if scan.atSign {
+            guard let alt = scan.number() else { return .invalid }
+            let metres = value(alt.integer[...], alt.fraction)
+            altitude = alt.negative ? -metres : metres
+        }
+        guard scan.atEndAfterCRS() else { return .invalid }
+        guard abs(latitude) <= 90, abs(longitude) <= 180 else { return .invalid }
+        if latitude == 0 && longitude == 0 { return .nullIsland }
+        return .position(Coordinate(latitude: latitude, longitude: longitude), altitude: altitude)
+    }
+
+    /// A signed number: sign, the integer digits and the fraction digits as written.
+    typealias Number = (negative: Bool, integer: [UInt8], fraction: [UInt8])
+
+    /// The text, read left to right.
+    struct Scanner {
+        let s: [UInt8]
         var i = 0
-        /// A signed number: sign, the integer digits and the fraction digits as written.
-        func number() -> (negative: Bool, integer: [UInt8], fraction: [UInt8])? {
-            guard i < s.count, s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") else { return nil }
+
+        var atSign: Bool { i < s.count && (s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-")) }
+
+        mutating func number() -> Number? {
+            guard atSign else { return nil }
             let negative = s[i] == UInt8(ascii: "-")
             i += 1
-            let start = i
-            while i < s.count, (48...57).contains(s[i]) { i += 1 }
-            let integer = Array(s[start..<i])
+            let integer = digits()
             guard !integer.isEmpty, integer.count <= 9 else { return nil }
             var fraction: [UInt8] = []
             if i < s.count, s[i] == UInt8(ascii: ".") {
                 i += 1
-                let fractionStart = i
-                while i < s.count, (48...57).contains(s[i]) { i += 1 }
-                fraction = Array(s[fractionStart..<i])
+                fraction = digits()
                 guard fraction.count <= 20 else { return nil }
             }
             return (negative, integer, fraction)
         }
-        /// `digits[.fraction]` as a Double, parsed from the text (exactly as a literal would be).
-        func value(_ digits: ArraySlice<UInt8>, _ fraction: [UInt8] = []) -> Double {
-            var text = String(decoding: digits, as: UTF8.self)
-            if text.isEmpty { text = "0" }
-            if !fraction.isEmpty { text += "." + String(decoding: fraction, as: UTF8.self) }
-            return Double(text) ?? .nan
+
+        mutating func digits() -> [UInt8] {
+            let start = i
+            while i < s.count, (48...57).contains(s[i]) { i += 1 }
+            return Array(s[start..<i])
         }
-        /// Degrees from a number in the form chosen by `form` (0 degrees, 1 DM, 2 DMS).
-        func degrees(_ n: (negative: Bool, integer: [UInt8], fraction: [UInt8]), form: Int) -> Double? {
-            let d = n.integer
-            var total: Double
-            switch form {
-            case 0:
-                total = value(d[...], n.fraction)
-            case 1:
-                let minutes = value(d[(d.count - 2)...], n.fraction)
-                guard minutes < 60 else { return nil }
-                total = value(d[..<(d.count - 2)]) + minutes / 60
-            default:
-                let minutes = value(d[(d.count - 4)..<(d.count - 2)])
-                let seconds = value(d[(d.count - 2)...], n.fraction)
-                guard minutes < 60, seconds < 60 else { return nil }
-                total = value(d[..<(d.count - 4)]) + minutes / 60 + seconds / 3600
+
+        /// Past an optional `CRS…` part and the closing `/` (which may be missing): the end?
+        mutating func atEndAfterCRS() -> Bool {
+            if i + 3 <= s.count, s[i..<(i + 3)].elementsEqual(Array("CRS".utf8)) {
+                while i < s.count, s[i] != UInt8(ascii: "/") { i += 1 }
             }
-            return n.negative ? -total : total
+            if i < s.count, s[i] == UInt8(ascii: "/") { i += 1 }
+            return i == s.count
         }
-        guard let lat = number(), let lon = number() else { return .invalid }
-        let latForm: Int, lonForm: Int
-        switch lat.integer.count {
-        case 1, 2: latForm = 0
-        case 4: latForm = 1
-        case 6: latForm = 2
-        default: return .invalid
+    }
+
+    /// The form told by the count of integer digits (0 degrees, 1 DM, 2 DMS).
+    static func form(latitudeDigits n: Int) -> Int? {
+        switch n {
+        case 1, 2: 0
+        case 4: 1
+        case 6: 2
+        default: nil
         }
-        switch lon.integer.count {
-        case 1, 2, 3: lonForm = 0
-        case 5: lonForm = 1
-        case 7: lonForm = 2
-        default: return .invalid
+    }
+
+    static func form(longitudeDigits n: Int) -> Int? {
+        switch n {
+        case 1, 2, 3: 0
+        case 5: 1
+        case 7: 2
+        default: nil
         }
-        guard latForm == lonForm,
-              let latitude = degrees(lat, form: latForm),
-              let longitude = degrees(lon, form: lonForm) else { return .invalid }
-        var altitude: Double?
-        if i < s.count, s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
-            guard let alt = number() else { return .invalid }
-            let metres = value(alt.integer[...], alt.fraction)
-            altitude = alt.negative ? -metres : metres
+    }
+
+    /// `digits[.fraction]` as a Double, parsed from the text (exactly as a literal would be).
+    static func value(_ digits: ArraySlice<UInt8>, _ fraction: [UInt8] = []) -> Double {
+        var text = String(decoding: digits, as: UTF8.self)
+        if text.isEmpty { text = "0" }
+        if !fraction.isEmpty { text += "." + String(decoding: fraction, as: UTF8.self) }
+        return Double(text) ?? .nan
+    }
+
+    /// Degrees from a number in the form chosen by `form`.
+    static func degrees(_ n: Number, form: Int) -> Double? {
+        let d = n.integer
+        var total: Double
+        switch form {
+        case 0:
+            total = value(d[...], n.fraction)
+        case 1:
+            let minutes = value(d[(d.count - 2)...], n.fraction)
+            guard minutes < 60 else { return nil }
+            total = value(d[..<(d.count - 2)]) + minutes / 60
+        default:
+            let minutes = value(d[(d.count - 4)..<(d.count - 2)])
+            let seconds = value(d[(d.count - 2)...], n.fraction)
+            guard minutes < 60, seconds < 60 else { return nil }
+            total = value(d[..<(d.count - 4)]) + minutes / 60 + seconds / 3600
         }
-        if i + 3 <= s.count, s[i..<(i + 3)].elementsEqual(Array("CRS".utf8)) {
-            while i < s.count, s[i] != UInt8(ascii: "/") { i += 1 }
-        }
-        if i < s.count, s[i] == UInt8(ascii: "/") { i += 1 }
-        guard i == s.count else { return .invalid }
-        guard abs(latitude) <= 90, abs(longitude) <= 180 else { return .invalid }
-        if latitude == 0 && longitude == 0 { return .nullIsland }
-        return .position(Coordinate(latitude: latitude, longitude: longitude), altitude: altitude)
+        return n.negative ? -total : total
     }
 }

@@ -299,37 +299,48 @@ enum TIFF {
             let n = layout.isBig ? try ifd.u64(at: at + countAt, order) : UInt64(try ifd.u32(at: at + countAt, order))
             raw.append((tag, try ifd.u16(at: at + 2, order), n, try ifd.bytes(at: at + fieldAt, count: layout.fieldSize)))
         }
-        func clamped(_ n: UInt64) -> UInt32 { UInt32(clamping: n) }
-        if !resolveValues { return raw.map { Entry(tag: $0.tag, type: $0.type, count: clamped($0.count), value: $0.field) } }
+        if !resolveValues {
+            return raw.map { Entry(tag: $0.tag, type: $0.type, count: UInt32(clamping: $0.count), value: $0.field) }
+        }
         var entries: [Entry] = []
         for (tag, type, n64, field) in raw {
-            let unit = layout.isBig && bigTypes.contains(type) ? 8 : typeSize(type)
-            let (bytes, overflow) = n64 > UInt64(Int.max) ? (0, true) : Int(n64).multipliedReportingOverflow(by: unit)
-            let n = clamped(n64)
-            if unit == 0 || (!overflow && bytes <= 4) {
-                // Unknown types keep their raw field (libexif drops them itself); BigTIFF keeps a
-                // small value at the start of its 8-byte field.
-                entries.append(Entry(tag: tag, type: type, count: n, value: Array(field.prefix(4))))
-                continue
+            if let entry = try resolve(tag: tag, type: type, count: n64, field: field, in: &source, order: order,
+                                       name: name, layout: layout, warnings: &warnings) {
+                entries.append(entry)
             }
-            if layout.isBig, !overflow, bytes <= 8 {
-                entries.append(Entry(tag: tag, type: type, count: n, value: Array(field.prefix(bytes))))
-                continue
-            }
-            let tagName = "tag 0x" + String(tag, radix: 16, uppercase: true) + " in \(name)"
-            guard !overflow, bytes <= MetadataLimits.maxCopiedTIFFValue else {
-                warnings.append("\(tagName): value of \(overflow ? "overflowing" : String(bytes)) bytes not copied")
-                continue
-            }
-            let found = try layout.offset(ByteReader(field, context: container), at: 0, order)
-            guard let at = found, at <= size, bytes <= size - at else {
-                warnings.append("\(tagName): value at byte \(found.map(String.init) ?? "2^62 or more") runs past the end of the file: dropped")
-                continue
-            }
-            let value = try source.reader(at: at, count: bytes, context: container).allBytes
-            entries.append(Entry(tag: tag, type: type, count: n, value: value))
         }
         return entries
+    }
+
+    /// The entry with its value: inline (a value that fits its field, or of an unknown type,
+    /// keeps the field's bytes), else copied from its offset; nil (with a warning) when the value
+    /// is too large to copy or runs past the end of the file.
+    static func resolve<S: ByteSource>(tag: UInt16, type: UInt16, count n64: UInt64, field: [UInt8],
+                                       in source: inout S, order: ByteOrder, name: String, layout: Layout,
+                                       warnings: inout [String]) throws -> Entry? {
+        let unit = layout.isBig && bigTypes.contains(type) ? 8 : typeSize(type)
+        let (bytes, overflow) = n64 > UInt64(Int.max) ? (0, true) : Int(n64).multipliedReportingOverflow(by: unit)
+        let n = UInt32(clamping: n64)
+        if unit == 0 || (!overflow && bytes <= 4) {
+            // Unknown types keep their raw field (libexif drops them itself); BigTIFF keeps a
+            // small value at the start of its 8-byte field.
+            return Entry(tag: tag, type: type, count: n, value: Array(field.prefix(4)))
+        }
+        if layout.isBig, !overflow, bytes <= 8 {
+            return Entry(tag: tag, type: type, count: n, value: Array(field.prefix(bytes)))
+        }
+        let tagName = "tag 0x" + String(tag, radix: 16, uppercase: true) + " in \(name)"
+        guard !overflow, bytes <= MetadataLimits.maxCopiedTIFFValue else {
+            warnings.append("\(tagName): value of \(overflow ? "overflowing" : String(bytes)) bytes not copied")
+            return nil
+        }
+        let size = source.size
+        let found = try layout.offset(ByteReader(field, context: container), at: 0, order)
+        guard let at = found, at <= size, bytes <= size - at else {
+            warnings.append("\(tagName): value at byte \(found.map(String.init) ?? "2^62 or more") runs past the end of the file: dropped")
+            return nil
+        }
+        return Entry(tag: tag, type: type, count: n, value: try source.reader(at: at, count: bytes, context: container).allBytes)
     }
 
     /// Builds a TIFF stream: header, IFD0 (`ifd0` entries plus the pointers), Exif IFD, GPS IFD,
@@ -337,6 +348,72 @@ enum TIFF {
     /// `maxRepackedTIFF` are dropped with a warning.
     static func assemble(order: ByteOrder, ifd0: [Entry], exif: [Entry]?, gps: [Entry]?,
                          warnings: inout [String]) -> [UInt8] {
+        var ifds = RepackedIFDs(ifd0: ifd0.sorted { $0.tag < $1.tag }, exif: exif?.sorted { $0.tag < $1.tag },
+                                gps: gps?.sorted { $0.tag < $1.tag })
+        ifds.fit(warnings: &warnings)
+        var writer = TIFFWriter(order: order)
+        let ifd0At = 8
+        let exifAt = ifd0At + RepackedIFDs.ifdSize(ifds.ifd0.count + ifds.pointerCount)
+        let gpsAt = exifAt + (ifds.exif.map { RepackedIFDs.ifdSize($0.count) } ?? 0)
+        writer.dataAt = gpsAt + (ifds.gps.map { RepackedIFDs.ifdSize($0.count) } ?? 0)
+        var pointers: [Entry] = []
+        if ifds.exif != nil { pointers.append(Entry(tag: Tag.exifPointer, type: 4, count: 1, value: writer.u32(UInt32(exifAt)))) }
+        if ifds.gps != nil { pointers.append(Entry(tag: Tag.gpsPointer, type: 4, count: 1, value: writer.u32(UInt32(gpsAt)))) }
+        writer.out = order == .bigEndian ? [0x4D, 0x4D, 0x00, 0x2A] : [0x49, 0x49, 0x2A, 0x00]
+        writer.out += writer.u32(UInt32(ifd0At))
+        writer.directory((ifds.ifd0 + pointers).sorted { $0.tag < $1.tag })
+        if let exif = ifds.exif { writer.directory(exif) }
+        if let gps = ifds.gps { writer.directory(gps) }
+        return writer.out + writer.data
+    }
+
+    /// The three directories of a repacked stream, each sorted by tag (nil: not written).
+    struct RepackedIFDs {
+        var ifd0: [Entry]
+        var exif: [Entry]?
+        var gps: [Entry]?
+
+        static func ifdSize(_ n: Int) -> Int { 2 + 12 * n + 4 }
+        var pointerCount: Int { (exif != nil ? 1 : 0) + (gps != nil ? 1 : 0) }
+
+        /// The stream's size: header, directories, out-of-line values word-aligned.
+        var total: Int {
+            let dirs = 8 + Self.ifdSize(ifd0.count + pointerCount) + (exif.map { Self.ifdSize($0.count) } ?? 0)
+                + (gps.map { Self.ifdSize($0.count) } ?? 0)
+            let values = (ifd0 + (exif ?? []) + (gps ?? [])).filter { !$0.isInline }.map { $0.value.count + ($0.value.count & 1) }
+            return dirs + values.reduce(0, +)
+        }
+
+        /// Drops entries until the stream fits `maxRepackedTIFF`: the largest out-of-line values
+        /// of the Exif IFD first (GPS and time values are small); only a crafted file gets here.
+        mutating func fit(warnings: inout [String]) {
+            while total > MetadataLimits.maxRepackedTIFF {
+                if var entries = exif, let i = entries.indices.filter({ !entries[$0].isInline })
+                    .max(by: { entries[$0].value.count < entries[$1].value.count }) {
+                    warnings.append("Exif IFD tag 0x\(String(entries[i].tag, radix: 16, uppercase: true)) dropped: too much Exif data")
+                    entries.remove(at: i)
+                    exif = entries
+                } else if exif?.isEmpty == false {
+                    exif?.removeLast()
+                } else if gps?.isEmpty == false {
+                    gps?.removeLast()
+                } else if !ifd0.isEmpty {
+                    ifd0.removeLast()
+                } else {
+                    break
+                }
+            }
+        }
+    }
+
+    /// Writes directories in one byte order, their out-of-line values gathered after them.
+    struct TIFFWriter {
+        let order: ByteOrder
+        var out: [UInt8] = []
+        var data: [UInt8] = []
+        /// Where the next out-of-line value goes (absolute).
+        var dataAt = 0
+
         func u16(_ v: UInt16) -> [UInt8] {
             order == .bigEndian ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)]
         }
@@ -344,51 +421,8 @@ enum TIFF {
             let be = [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
             return order == .bigEndian ? be : Array(be.reversed())
         }
-        func ifdSize(_ n: Int) -> Int { 2 + 12 * n + 4 }
 
-        // Fit the values: directory sizes are fixed first, then values are added while they fit.
-        var exifEntries = (exif ?? []).sorted { $0.tag < $1.tag }
-        var gpsEntries = (gps ?? []).sorted { $0.tag < $1.tag }
-        var ifd0Entries = ifd0.sorted { $0.tag < $1.tag }
-        func padded(_ n: Int) -> Int { n + (n & 1) }
-        func total() -> Int {
-            let pointers = (exif != nil ? 1 : 0) + (gps != nil ? 1 : 0)
-            let dirs = 8 + ifdSize(ifd0Entries.count + pointers) + (exif != nil ? ifdSize(exifEntries.count) : 0)
-                + (gps != nil ? ifdSize(gpsEntries.count) : 0)
-            let values = (ifd0Entries + exifEntries + gpsEntries).filter { !$0.isInline }.map { padded($0.value.count) }
-            return dirs + values.reduce(0, +)
-        }
-        // Drop the largest out-of-line values of the Exif IFD first (GPS and time values are
-        // small); only a crafted file gets here.
-        while total() > MetadataLimits.maxRepackedTIFF {
-            if let i = exifEntries.indices.filter({ !exifEntries[$0].isInline })
-                .max(by: { exifEntries[$0].value.count < exifEntries[$1].value.count }) {
-                warnings.append("Exif IFD tag 0x\(String(exifEntries[i].tag, radix: 16, uppercase: true)) dropped: too much Exif data")
-                exifEntries.remove(at: i)
-            } else if !exifEntries.isEmpty {
-                exifEntries.removeLast()
-            } else if !gpsEntries.isEmpty {
-                gpsEntries.removeLast()
-            } else if !ifd0Entries.isEmpty {
-                ifd0Entries.removeLast()
-            } else {
-                break
-            }
-        }
-
-        var pointers: [Entry] = []
-        let ifd0At = 8
-        let ifd0Count = ifd0Entries.count + (exif != nil ? 1 : 0) + (gps != nil ? 1 : 0)
-        let exifAt = ifd0At + ifdSize(ifd0Count)
-        let gpsAt = exifAt + (exif != nil ? ifdSize(exifEntries.count) : 0)
-        var dataAt = gpsAt + (gps != nil ? ifdSize(gpsEntries.count) : 0)
-        if exif != nil { pointers.append(Entry(tag: Tag.exifPointer, type: 4, count: 1, value: u32(UInt32(exifAt)))) }
-        if gps != nil { pointers.append(Entry(tag: Tag.gpsPointer, type: 4, count: 1, value: u32(UInt32(gpsAt)))) }
-
-        var out: [UInt8] = order == .bigEndian ? [0x4D, 0x4D, 0x00, 0x2A] : [0x49, 0x49, 0x2A, 0x00]
-        out += u32(UInt32(ifd0At))
-        var data: [UInt8] = []
-        func directory(_ entries: [Entry]) {
+        mutating func directory(_ entries: [Entry]) {
             out += u16(UInt16(entries.count))
             for e in entries {
                 out += u16(e.tag) + u16(e.type) + u32(e.count)
@@ -406,9 +440,5 @@ enum TIFF {
             }
             out += u32(0)
         }
-        directory((ifd0Entries + pointers).sorted { $0.tag < $1.tag })
-        if exif != nil { directory(exifEntries) }
-        if gps != nil { directory(gpsEntries) }
-        return out + data
     }
 }

@@ -62,39 +62,17 @@ enum TransportStream {
         }
         var pmtPID: Int?
         var videoPID: Int?
-        var frame: [UInt8] = []
-        var frameOffset = 0
-        var frames = 0
-        var inFrame = false
+        var frame = FrameCollector()
         let end = min(size, MetadataLimits.maxTransportStreamScan)
         var offset = 0
-
-        func finishFrame() -> MDPM? {
-            defer { frame.removeAll(keepingCapacity: true); inFrame = false }
-            guard inFrame, !frame.isEmpty else { return nil }
-            frames += 1
-            guard let records = records(inFrame: frame, warnings: &warnings) else { return nil }
-            return MDPM(records: records, offset: frameOffset)
-        }
-
         while offset + layout.size <= end {
-            let packet = try source.reader(at: offset, count: layout.size, context: container)
-            let p = packet.allBytes
-            let s = layout.sync
-            guard p[s] == syncByte else {
-                warnings.append("MPEG-TS packet sync lost at byte \(offset + s): the rest of the stream is not read")
-                return finishFrame()
+            let p = try source.reader(at: offset, count: layout.size, context: container).allBytes
+            guard p[layout.sync] == syncByte else {
+                warnings.append("MPEG-TS packet sync lost at byte \(offset + layout.sync): the rest of the stream is not read")
+                return frame.finish(warnings: &warnings)
             }
-            let pid = Int(p[s + 1] & 0x1F) << 8 | Int(p[s + 2])
-            let unitStart = p[s + 1] & 0x40 != 0
-            let adaptation = (p[s + 3] >> 4) & 0x3
-            var payload = s + 4
-            if adaptation & 0x2 != 0 { payload += 1 + Int(p[s + 4]) }
-            let packetEnd = s + 188
             defer { offset += layout.size }
-            guard adaptation & 0x1 != 0, payload < packetEnd else { continue }
-            let data = p[payload..<packetEnd]
-
+            guard let (pid, unitStart, data) = payload(of: p, sync: layout.sync) else { continue }
             if pid == 0, unitStart, pmtPID == nil {
                 pmtPID = programMapPID(section(data))
             } else if let pmt = pmtPID, pid == pmt, unitStart, videoPID == nil {
@@ -102,27 +80,72 @@ enum TransportStream {
                 guard let video = h264PID(table) else { return nil }  // no H.264: no MDPM
                 videoPID = video
             } else if let video = videoPID, pid == video {
-                if unitStart {
-                    if let found = finishFrame() { return found }
-                    if frames >= MetadataLimits.maxTransportStreamFrames { return nil }
-                    // PES header: 00 00 01, stream id, length (2), flags (2), header length.
-                    let b = Array(data)
-                    guard b.count >= 9, b[0] == 0, b[1] == 0, b[2] == 1, 9 + Int(b[8]) <= b.count else {
-                        warnings.append("MPEG-TS video packet at byte \(offset) has no PES header: skipped")
-                        continue
-                    }
-                    frameOffset = offset
-                    inFrame = true
-                    frame.append(contentsOf: b[(9 + Int(b[8]))...])
-                } else if inFrame, frame.count < MetadataLimits.maxTransportStreamFrameHead {
-                    frame.append(contentsOf: data.prefix(MetadataLimits.maxTransportStreamFrameHead - frame.count))
+                switch frame.add(data, unitStart: unitStart, at: offset, warnings: &warnings) {
+                case .more: continue
+                case .found(let mdpm): return mdpm
+                case .gaveUp: return nil
                 }
             }
         }
         if pmtPID == nil || videoPID == nil, end < size {
             warnings.append("MPEG-TS: no H.264 stream found in the first \(end) bytes")
         }
-        return finishFrame()
+        return frame.finish(warnings: &warnings)
+    }
+
+    /// A packet's PID, payload-unit-start flag and payload (after any adaptation field); nil
+    /// when it carries no payload.
+    static func payload(of p: [UInt8], sync s: Int) -> (pid: Int, unitStart: Bool, data: ArraySlice<UInt8>)? {
+        let pid = Int(p[s + 1] & 0x1F) << 8 | Int(p[s + 2])
+        let unitStart = p[s + 1] & 0x40 != 0
+        let adaptation = (p[s + 3] >> 4) & 0x3
+        var payload = s + 4
+        if adaptation & 0x2 != 0 { payload += 1 + Int(p[s + 4]) }
+        let packetEnd = s + 188
+        guard adaptation & 0x1 != 0, payload < packetEnd else { return nil }
+        return (pid, unitStart, p[payload..<packetEnd])
+    }
+
+    /// The head of each video frame (PES payload), gathered packet by packet, searched for the
+    /// MDPM SEI when the next frame starts.
+    struct FrameCollector {
+        var frame: [UInt8] = []
+        var frameOffset = 0
+        var frames = 0
+        var inFrame = false
+
+        enum Outcome { case more, found(MDPM), gaveUp }
+
+        /// The frame so far, searched; nil when it has no MDPM. Starts afresh.
+        mutating func finish(warnings: inout [String]) -> MDPM? {
+            defer { frame.removeAll(keepingCapacity: true); inFrame = false }
+            guard inFrame, !frame.isEmpty else { return nil }
+            frames += 1
+            guard let records = records(inFrame: frame, warnings: &warnings) else { return nil }
+            return MDPM(records: records, offset: frameOffset)
+        }
+
+        /// One video packet's payload: a new frame (PES header first) ends the last one.
+        mutating func add(_ data: ArraySlice<UInt8>, unitStart: Bool, at offset: Int, warnings: inout [String]) -> Outcome {
+            guard unitStart else {
+                if inFrame, frame.count < MetadataLimits.maxTransportStreamFrameHead {
+                    frame.append(contentsOf: data.prefix(MetadataLimits.maxTransportStreamFrameHead - frame.count))
+                }
+                return .more
+            }
+            if let found = finish(warnings: &warnings) { return .found(found) }
+            if frames >= MetadataLimits.maxTransportStreamFrames { return .gaveUp }
+            // PES header: 00 00 01, stream id, length (2), flags (2), header length.
+            let b = Array(data)
+            guard b.count >= 9, b[0] == 0, b[1] == 0, b[2] == 1, 9 + Int(b[8]) <= b.count else {
+                warnings.append("MPEG-TS video packet at byte \(offset) has no PES header: skipped")
+                return .more
+            }
+            frameOffset = offset
+            inFrame = true
+            frame.append(contentsOf: b[(9 + Int(b[8]))...])
+            return .more
+        }
     }
 
     /// A PSI section from a payload that starts one (pointer field first), bounded by its

@@ -633,77 +633,15 @@ struct XMLScanner {
     private mutating func startTag<H: XMLEventHandler>(_ handler: inout H) throws {
         i += 1
         let qname = try name()
-        var raw: [(name: [UInt8], value: String)] = []
-        var selfClosing = false
-        while true {
-            skipSpace()
-            guard i < s.count else { throw fail("end of data in a start tag") }
-            if s[i] == UInt8(ascii: ">") { i += 1; break }
-            if s[i] == UInt8(ascii: "/") {
-                guard i + 1 < s.count, s[i + 1] == UInt8(ascii: ">") else { throw fail("expected '/>'") }
-                i += 2
-                selfClosing = true
-                break
-            }
-            let attribute = try name()
-            skipSpace()
-            guard i < s.count, s[i] == UInt8(ascii: "=") else { throw fail("expected '=' after an attribute name") }
-            i += 1
-            skipSpace()
-            guard i < s.count, s[i] == UInt8(ascii: "\"") || s[i] == UInt8(ascii: "'") else {
-                throw fail("attribute value not quoted")
-            }
-            let quote = s[i]
-            i += 1
-            let start = i
-            while i < s.count, s[i] != quote {
-                guard s[i] != UInt8(ascii: "<") else { throw fail("'<' in an attribute value") }
-                i += 1
-            }
-            guard i < s.count else { throw fail("unterminated attribute value") }
-            let value = try Self.decodeEntities(s[start..<i], at: start)
-            i += 1
-            guard raw.count < 1_024 else { throw fail("too many attributes") }
-            raw.append((attribute, value))
-        }
+        let (raw, selfClosing) = try attributeList()
         elements += 1
         guard elements <= MetadataLimits.maxXMPElements else { throw fail("more than \(MetadataLimits.maxXMPElements) elements") }
         guard open.count < MetadataLimits.maxXMPDepth else { throw fail("nesting deeper than \(MetadataLimits.maxXMPDepth)") }
-
         // Namespace declarations first: they apply to the element's own name and attributes.
-        var bindings: [(prefix: String, uri: String)] = []
-        var attributes: [(uri: String, local: String, value: String)] = []
-        for (attribute, value) in raw {
-            let text = String(decoding: attribute, as: UTF8.self)
-            if text == "xmlns" {
-                bindings.append(("", value))
-            } else if text.hasPrefix("xmlns:") {
-                bindings.append((String(text.dropFirst(6)), value))
-            }
-        }
+        let bindings = Self.namespaceBindings(raw)
         scope.append(contentsOf: bindings)
-        for (attribute, value) in raw {
-            let text = String(decoding: attribute, as: UTF8.self)
-            if text == "xmlns" || text.hasPrefix("xmlns:") { continue }
-            if let colon = text.firstIndex(of: ":") {
-                let prefix = String(text[..<colon])
-                guard let uri = lookup(prefix) else { throw fail("unbound prefix '\(prefix)'") }
-                attributes.append((uri, String(text[text.index(after: colon)...]), value))
-            } else {
-                attributes.append(("", text, value))  // unprefixed attributes have no namespace
-            }
-        }
-        let elementName = String(decoding: qname, as: UTF8.self)
-        let uri: String, local: String
-        if let colon = elementName.firstIndex(of: ":") {
-            let prefix = String(elementName[..<colon])
-            guard let bound = lookup(prefix) else { throw fail("unbound prefix '\(prefix)'") }
-            uri = bound
-            local = String(elementName[elementName.index(after: colon)...])
-        } else {
-            uri = lookup("") ?? ""
-            local = elementName
-        }
+        let attributes = try namespacedAttributes(raw)
+        let (uri, local) = try namespaced(String(decoding: qname, as: UTF8.self), unprefixedURI: lookup("") ?? "")
         handler.start(uri: uri, local: local, attributes: attributes)
         if selfClosing {
             scope.removeLast(bindings.count)
@@ -711,6 +649,79 @@ struct XMLScanner {
         } else {
             open.append((qname, bindings))
         }
+    }
+
+    /// A start tag's attributes as written, up to `>` or `/>` (then `selfClosing`).
+    private mutating func attributeList() throws -> (attributes: [(name: [UInt8], value: String)], selfClosing: Bool) {
+        var raw: [(name: [UInt8], value: String)] = []
+        while true {
+            skipSpace()
+            guard i < s.count else { throw fail("end of data in a start tag") }
+            if s[i] == UInt8(ascii: ">") {
+                i += 1
+                return (raw, false)
+            }
+            if s[i] == UInt8(ascii: "/") {
+                guard i + 1 < s.count, s[i + 1] == UInt8(ascii: ">") else { throw fail("expected '/>'") }
+                i += 2
+                return (raw, true)
+            }
+            let attribute = try name()
+            skipSpace()
+            guard i < s.count, s[i] == UInt8(ascii: "=") else { throw fail("expected '=' after an attribute name") }
+            i += 1
+            skipSpace()
+            let value = try attributeValue()
+            guard raw.count < 1_024 else { throw fail("too many attributes") }
+            raw.append((attribute, value))
+        }
+    }
+
+    /// A quoted attribute value, its entities decoded.
+    private mutating func attributeValue() throws -> String {
+        guard i < s.count, s[i] == UInt8(ascii: "\"") || s[i] == UInt8(ascii: "'") else {
+            throw fail("attribute value not quoted")
+        }
+        let quote = s[i]
+        i += 1
+        let start = i
+        while i < s.count, s[i] != quote {
+            guard s[i] != UInt8(ascii: "<") else { throw fail("'<' in an attribute value") }
+            i += 1
+        }
+        guard i < s.count else { throw fail("unterminated attribute value") }
+        let value = try Self.decodeEntities(s[start..<i], at: start)
+        i += 1
+        return value
+    }
+
+    /// The `xmlns` and `xmlns:prefix` attributes, as (prefix, URI).
+    private static func namespaceBindings(_ raw: [(name: [UInt8], value: String)]) -> [(prefix: String, uri: String)] {
+        raw.compactMap { attribute, value in
+            let text = String(decoding: attribute, as: UTF8.self)
+            if text == "xmlns" { return ("", value) }
+            return text.hasPrefix("xmlns:") ? (String(text.dropFirst(6)), value) : nil
+        }
+    }
+
+    /// The other attributes with their namespace URIs (unprefixed attributes have none).
+    private func namespacedAttributes(_ raw: [(name: [UInt8], value: String)]) throws -> [(uri: String, local: String, value: String)] {
+        var attributes: [(uri: String, local: String, value: String)] = []
+        for (attribute, value) in raw {
+            let text = String(decoding: attribute, as: UTF8.self)
+            if text == "xmlns" || text.hasPrefix("xmlns:") { continue }
+            let (uri, local) = try namespaced(text, unprefixedURI: "")
+            attributes.append((uri, local, value))
+        }
+        return attributes
+    }
+
+    /// A qualified name's namespace URI and local part; a prefix in no binding in scope fails.
+    private func namespaced(_ qname: String, unprefixedURI: String) throws -> (uri: String, local: String) {
+        guard let colon = qname.firstIndex(of: ":") else { return (unprefixedURI, qname) }
+        let prefix = String(qname[..<colon])
+        guard let uri = lookup(prefix) else { throw fail("unbound prefix '\(prefix)'") }
+        return (uri, String(qname[qname.index(after: colon)...]))
     }
 
     private func lookup(_ prefix: String) -> String? {
