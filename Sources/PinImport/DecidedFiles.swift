@@ -39,11 +39,19 @@ public struct DecidedFiles: Sequence, Sendable {
         public var pinCountries: [String: Int] = [:]
         public var pinsAtSea = 0
         public var pinTableWidths: [Int] = []
+        /// Photos skipped earlier for "no location" decided again for new or changed tracks,
+        /// and those of them accepted.
+        public var retriedForTracks = 0
+        public var retriedAccepted = 0
 
         mutating func count(_ item: ImportItem) {
             total += 1
             perDecision[ItemCodec.decisions.firstIndex(of: item.decision)!] += 1
             if item.coordinate != nil { withLocation += 1 }
+            if item.isRetriedForTracks {
+                retriedForTracks += 1
+                if item.decision == .accepted { retriedAccepted += 1 }
+            }
             if item.decision == .notMedia && !item.isMedia
                 && !Sidecars.isSidecarName(item.entry.relativePath.lastComponent) { notMedia += 1 }
             if item.decision == .accepted {

@@ -31,7 +31,9 @@ public struct ImportOptions: Sendable {
     /// at a known point).
     var beforeRead: (@Sendable (FileEntry) -> Void)?
     /// The person's tracks (`--track`): photos without a position get one from them (issue 29).
-    public var tracks: TrackSet?
+    /// Read as the run needs them (`TrackRun`): new and changed files at the start, unchanged
+    /// ones only for a photo of the run that falls in their time.
+    public var tracks: TrackOptions?
 
     public init(root: String) { self.root = root }
 }
@@ -193,11 +195,13 @@ public struct ImportPipeline {
     /// The walk merged with the known files as both come (`Survey`), in the run's read of the
     /// database (`repos`, nil without one). Throws `.rootNotFound` when the root cannot be
     /// walked, `.empty`/`.shrunk` from the survey's guard, and storage errors.
-    private func survey(root: String, rootPath: RawPath, reader: ReadStage, in repos: Repositories?) throws -> Survey {
+    private func survey(root: String, rootPath: RawPath, reader: ReadStage, redecide: ((UnplacedPhoto) -> Bool)?,
+                        in repos: Repositories?) throws -> Survey {
         let allowShrink = options.allowShrink
         func walk(_ known: KnownFileCursor) throws -> Survey {
             var survey = try Survey(root: rootPath, known: known)
             survey.reader = reader
+            survey.redecide = redecide
             survey.stop = options.stop
             var scanOptions = options.scan
             scanOptions.statFiles = !survey.knowsNoFile
@@ -214,6 +218,23 @@ public struct ImportPipeline {
         // The walk's own errors pass through unchanged; the known files' are the database's.
         try readingDatabase { survey = try walk(try repos.photos.knownFiles(under: rootPath)) }
         return survey!
+    }
+
+    /// The run's tracks against what the database remembers of them for this root (`TrackRun`):
+    /// the new and changed files are read here, before the walk, which asks it which photos
+    /// skipped for "no location" are decided again.
+    private static func trackRun(_ options: TrackOptions, root: RawPath, in repos: Repositories?) throws -> TrackRun {
+        var records: [TrackRecord] = []
+        if let repos { try readingDatabase { records = try repos.tracks.all(root: root) } }
+        return TrackRun(options: options, root: root, records: records)
+    }
+
+    /// The instants for the tracks of the photos of `items` without a position.
+    static func instantsToPlace(_ items: some Sequence<ImportItem>, options: TrackOptions) -> [Double] {
+        items.compactMap { item in
+            guard item.isMedia, item.coordinate == nil, let m = item.metadata else { return nil }
+            return TrackSet.instant(of: m, cameraTimeZone: options.cameraTimeZone, clockOffset: options.clockOffset)
+        }
     }
 
     /// Runs `body` in one read of the database (nil without one): the walk, the reads and the
@@ -267,16 +288,22 @@ public struct ImportPipeline {
         var withCoordinate = false
         var lost: [(path: RawPath, reason: String)] = []
         let includeVideos = options.includeVideos
-        let tracks = options.tracks
+        var trackRun: TrackRun?
         var placedFromTracks = 0
         try readingSnapshot { repos in
             var batch: [ImportItem] = []
             var batchKnown: [RawPath: KnownPhoto] = [:]
             var failure: Error?
             func pass() throws {
-                for i in try reconciled.reconcile(batch, root: rootPath, known: batchKnown, includeVideos: includeVideos, in: repos) {
+                let undecided = try reconciled.reconcile(batch, root: rootPath, known: batchKnown, includeVideos: includeVideos, in: repos)
+                var tracks: TrackSet?
+                if trackRun != nil, let trackOptions = options.tracks {
+                    tracks = trackRun!.tracks(for: Self.instantsToPlace(undecided.lazy.map { batch[$0] }, options: trackOptions))
+                }
+                for i in undecided {
                     var item = batch[i]
                     if let tracks, item.coordinate == nil, item.place(from: tracks) { placedFromTracks += 1 }
+                    if batchKnown[item.entry.relativePath]?.redecide == true { item.markRetriedForTracks() }
                     if decide.admit(&item) {
                         if !historyRead {
                             try history.readRules(in: repos)
@@ -314,7 +341,8 @@ public struct ImportPipeline {
             defer { reader.consumer = nil }
             var survey: Survey
             do {
-                survey = try self.survey(root: root, rootPath: rootPath, reader: reader, in: repos)
+                trackRun = try options.tracks.map { try Self.trackRun($0, root: rootPath, in: repos) }
+                survey = try self.survey(root: root, rootPath: rootPath, reader: reader, redecide: trackRun?.redecides, in: repos)
                 if let failure { throw failure }
                 try options.stop.check()
             } catch {
@@ -339,7 +367,7 @@ public struct ImportPipeline {
         if let reason = rootWatch.lost() { throw ImportError.rootLost(root: root, reason: reason) }
         report.problems += lost
         report.read -= lost.count
-        report.tracks = tracks?.files ?? []
+        report.tracks = trackRun?.files ?? []
         report.placedFromTracks = placedFromTracks
         report.touched = reconciled.touched
         report.copied = reconciled.moves.count { $0.from == nil }
@@ -361,7 +389,8 @@ public struct ImportPipeline {
 
         // 5. Save.
         if !options.dryRun, let database {
-            try SaveStage(root: rootPath, runID: runID, batchSize: options.batchSize, creation: creation, stop: options.stop, saved: saved)
+            try SaveStage(root: rootPath, runID: runID, batchSize: options.batchSize, creation: creation, stop: options.stop, saved: saved,
+                          tracks: trackRun?.records(runID: runID) ?? [])
                 .save(report.items, reconciled: reconciled, database: database, progress: progress)
         }
         report.finishedAt = Date()

@@ -81,6 +81,12 @@ public struct ImportItem: Sendable {
         return false
     }
 
+    /// A photo skipped earlier for "no location", read and decided again in this run because a
+    /// new or changed track covers its time (issue 29, nightly).
+    public var isRetriedForTracks: Bool { (kept?.flags ?? 0) & KeptMetadata.retriedForTracks != 0 }
+
+    mutating func markRetriedForTracks() { kept?.flags |= KeptMetadata.retriedForTracks }
+
     /// For a photo skipped by the distance rule: the pin it was too close to (title and position).
     public var blockingPin: (title: String, coordinate: Coordinate)? {
         guard case let .distance(_, _, title, coordinate)? = verdict else { return nil }
@@ -193,6 +199,8 @@ struct KeptMetadata: Sendable {
     var flags: UInt8 = 0
 
     static let hasCoordinate: UInt8 = 1, hasTakenAt: UInt8 = 2, hasOffset: UInt8 = 4, hasHexDigest: UInt8 = 8
+    /// Not of the metadata: the photo is decided again for the tracks (`ImportItem.isRetriedForTracks`).
+    static let retriedForTracks: UInt8 = 16
 
     /// The rest unset (`ItemCodec` fills it in).
     init(format: FileKind, timeSource: TimeSource) {

@@ -26,6 +26,8 @@ public enum ImportReportJSON {
             "others": report.others.count, "pinsMoved": report.pinsMoved, "pinsKept": report.pinsKept,
             // Photos without a position of their own that the tracks placed (0 without --track).
             "placedFromTracks": report.placedFromTracks,
+            // Photos skipped earlier for no location decided again for new or changed tracks.
+            "redecidedForTracks": report.items.tally.retriedForTracks,
         ]
         sink.write("{\"counts\":" + JSONText.string(counts) + ",\"dryRun\":" + (report.dryRun ? "true" : "false") + ",\"movedPins\":[")
         // Pins that followed their photo's corrected metadata: `to` is null for a pin kept where
@@ -108,7 +110,9 @@ public enum ImportReportJSON {
             first = false
         }
         sink.write("],\"problems\":" + JSONText.string(report.problems.map { ["path": $0.path.description, "reason": $0.reason] })
-                   + ",\"root\":" + JSONText.string(report.root) + ",\"skipped\":[")
+                   + ",\"redecided\":[")
+        writeRedecided(report, to: sink)
+        sink.write("],\"root\":" + JSONText.string(report.root) + ",\"skipped\":[")
         first = true
         for item in report.items.only([.noLocation, .interval, .distance, .unreadable]) {
             line.removeAll()
@@ -135,7 +139,29 @@ public enum ImportReportJSON {
             sink.write(line.text)
             first = false
         }
-        sink.write("]}\n")
+        sink.write("],\"tracks\":" + JSONText.string(report.tracks.map(trackObject)) + "}\n")
+    }
+
+    /// The photos decided again for new or changed tracks, one a line: the decision now, why
+    /// (when skipped), and the track that placed it.
+    static func writeRedecided(_ report: ImportReport, to sink: TextSink) {
+        guard report.items.tally.retriedForTracks > 0 else { return }
+        var first = true
+        for item in report.items where item.isRetriedForTracks {
+            let fix = item.trackFix
+            let object: [String: Any] = [
+                "photo": item.entry.relativePath.description, "decision": item.decision.rawValue, "detail": orNull(item.detail),
+                "trackFile": orNull(fix?.file), "secondsToTrackFix": orNull(fix?.seconds),
+            ]
+            sink.write((first ? "\n" : ",\n") + JSONText.string(object))
+            first = false
+        }
+    }
+
+    /// A track file of the run: what it held and whether this run read it (`state`).
+    static func trackObject(_ file: TrackFileReport) -> [String: Any] {
+        ["file": file.path, "format": orNull(file.format?.rawValue), "points": file.points, "state": file.state.rawValue,
+         "first": orNull(file.first), "last": orNull(file.last), "error": orNull(file.error), "notes": orNull(file.notes)]
     }
 }
 
@@ -155,6 +181,7 @@ public enum ImportReportText {
     public static func write(_ report: ImportReport, catalog: CountryCatalog, verbose: Bool, to sink: TextSink) {
         writeSummary(report, catalog: catalog, to: sink)
         writeCorrected(report, limit: verbose ? Int.max : listLimit, to: sink)
+        writeRedecided(report, limit: verbose ? Int.max : listLimit, to: sink)
         if report.dryRun {
             writePins(report, to: sink)
             writeFromTracks(report, limit: verbose ? Int.max : listLimit, to: sink)
@@ -177,7 +204,8 @@ public enum ImportReportText {
         if report.files > 0, report.unchanged == report.files, report.moved == 0, report.touched == 0,
            report.corrected.isEmpty, report.missing == 0, report.created == 0, report.problems.isEmpty {
             line("pins import \(TerminalText.quoted(RawPath(report.root)))" + (report.dryRun ? " (dry run)" : "")
-                 + ": nothing new: \(grouped(report.files)) file\(report.files == 1 ? "" : "s") unchanged")
+                 + ": nothing new: \(grouped(report.files)) file\(report.files == 1 ? "" : "s") unchanged"
+                 + (report.tracks.isEmpty ? "" : "; " + trackFiles(report)))
             return
         }
         line("pins import \(TerminalText.quoted(RawPath(report.root)))" + (report.dryRun ? " (dry run: nothing written)" : ""))
@@ -198,11 +226,20 @@ public enum ImportReportText {
         if report.notMedia > 0 { line("  not media  \(report.notMedia) neither photo nor video (--verbose lists them)") }
         line("  photos     \(report.photos), \(report.withLocation) with a position")
         if !report.tracks.isEmpty {
-            let readable = report.tracks.filter { $0.points > 0 }.count
-            let fixes = report.tracks.reduce(0) { $0 + $1.points }
-            let bad = report.tracks.filter { $0.error != nil }.count
+            // The files this run read; the unchanged ones not read are counted apart.
+            let read = report.tracks.filter { $0.state.wasRead }
+            let readable = read.filter { $0.points > 0 }.count
+            let fixes = read.reduce(0) { $0 + $1.points }
+            let bad = read.filter { $0.error != nil }.count
+            let unchanged = report.tracks.count { $0.state == .unchanged }
             line("  tracks     \(report.placedFromTracks) photo\(report.placedFromTracks == 1 ? "" : "s") placed from \(fixes) fix\(fixes == 1 ? "" : "es") in \(readable) track file\(readable == 1 ? "" : "s")"
-                 + (bad > 0 ? " (\(bad) could not be read, named on stderr)" : ""))
+                 + (bad > 0 ? " (\(bad) could not be read, named on stderr)" : "")
+                 + (unchanged > 0 ? "; \(unchanged) track file\(unchanged == 1 ? "" : "s") unchanged, not read" : ""))
+            let again = report.items.tally.retriedForTracks, pins = report.items.tally.retriedAccepted
+            if again > 0 {
+                line("  again      \(again) photo\(again == 1 ? "" : "s") skipped earlier for no location decided again for new or changed tracks: "
+                     + "\(pins) pin\(pins == 1 ? "" : "s") \(verb) (listed below)")
+            }
         }
         line("  pins       \(report.created) \(verb)")
         line("  skipped    " + ImportReport.skipReasons.map { "\($0.words) \(report.count($0))" }.joined(separator: ", "))
@@ -215,6 +252,32 @@ public enum ImportReportText {
                 line(text)
             }
         }
+    }
+
+    /// The run's track files in a few words: "1 track file read, 2 unchanged, not read".
+    static func trackFiles(_ report: ImportReport) -> String {
+        let read = report.tracks.count { $0.state.wasRead }, unchanged = report.tracks.count - read
+        let files = { (n: Int) in "\(n) track file\(n == 1 ? "" : "s")" }
+        if read == 0 { return files(unchanged) + " unchanged, not read" }
+        return files(read) + " read" + (unchanged > 0 ? ", \(unchanged) unchanged, not read" : "")
+    }
+
+    /// The photos skipped earlier for no location that new or changed tracks had decided again:
+    /// photo, what they are now, and the track that placed them or why they stay skipped.
+    static func writeRedecided(_ report: ImportReport, limit: Int, to sink: TextSink) {
+        let count = report.items.tally.retriedForTracks
+        guard count > 0 else { return }
+        sink.write("\nDecided again for new or changed tracks (skipped earlier for no location):\n")
+        var rows: [[String]] = []
+        for item in report.items where item.isRetriedForTracks {
+            guard rows.count < limit else { break }
+            let fix = item.decision == .accepted ? item.trackFix : nil
+            let why = fix.map { "\($0.file), nearest fix \(TrackMatch.duration($0.seconds))" } ?? item.detail ?? ""
+            rows.append([TerminalText.quoted(item.entry.relativePath), item.decision == .accepted ? "pin" : item.decision.words,
+                         TerminalText.escaped(why)])
+        }
+        writeTable(["PHOTO", "NOW", "TRACK OR REASON"], rows, to: sink)
+        if count > limit { sink.write("  ... and \(count - limit) more (see --json)\n") }
     }
 
     /// 100000 as "100,000": a count read at a glance.

@@ -52,6 +52,23 @@ public struct TrackFileReport: Sendable, Hashable {
     /// The instants covered (seconds since 1970), when it has points.
     public var first: Double?
     public var last: Double?
+    /// Whether this run read it, and why (an import remembers the tracks it read: `TrackRun`).
+    public var state: ReadState = .new
+
+    public enum ReadState: String, Sendable, Hashable {
+        /// Not recorded for this import root (or no database): read.
+        case new
+        /// Recorded with another size, modification time or inode: read again.
+        case changed
+        /// Recorded with the same fingerprint: not read; `format`, `points`, `first` and `last`
+        /// are the recorded ones.
+        case unchanged
+        /// Unchanged, but read because a photo of this run without a position falls in its time.
+        case reread
+
+        /// Whether the run opened the file.
+        public var wasRead: Bool { self != .unchanged }
+    }
 }
 
 /// A photo's position from the tracks, or why it has none.
@@ -70,6 +87,10 @@ public struct TrackSet: Sendable {
     public let files: [TrackFileReport]
     public let timeline: TrackTimeline
     public let options: TrackOptions
+    /// The instants (first...last fix) of the files of the run not read (`TrackRun`: unchanged,
+    /// and no photo falls near their time): their nearest fix to a photo is one of those ends,
+    /// which the reason for no position takes into account.
+    var unread: [ClosedRange<Double>] = []
 
     /// Reads every track file under `options.paths`. Never throws: a file that cannot be read is
     /// in `files` with its reason.
@@ -77,32 +98,39 @@ public struct TrackSet: Sendable {
         var reports: [TrackFileReport] = []
         var timeline = TrackTimeline()
         for path in trackFiles(options.paths, problems: &reports) {
-            var report = TrackFileReport(path: path, format: nil, points: 0)
-            var sink = FixCollector()
-            do {
-                let format = try format(of: path)
-                report.format = format
-                guard let format else {
-                    throw FormatError(format: "track", reason: "not a track file this version reads (GPX, KML, KMZ, TCX, NMEA, OwnTracks .rec, GeoJSON, CSV, Google location history)")
-                }
-                var notes = TrackNotes()
-                do {
-                    try read(path, format: format, into: &sink, notes: &notes)
-                } catch {
-                    report.error = "\(error)"
-                }
-                report.notes = notes.summary
-            } catch {
-                report.error = "\(error)"
-            }
-            report.points = sink.fixes.count
-            report.first = sink.first
-            report.last = sink.last
-            timeline.add(sink.fixes, track: reports.count)
+            let (report, fixes) = readFile(path)
+            timeline.add(fixes, track: reports.count)
             reports.append(report)
         }
         timeline.seal()
         return TrackSet(files: reports, timeline: timeline, options: options)
+    }
+
+    /// One track file read whole: what it held, and its fixes in the file's order. Never
+    /// throws: why it could not be read (whole or from some byte on) is in the report.
+    static func readFile(_ path: String) -> (TrackFileReport, [TrackFix]) {
+        var report = TrackFileReport(path: path, format: nil, points: 0)
+        var sink = FixCollector()
+        do {
+            let format = try format(of: path)
+            report.format = format
+            guard let format else {
+                throw FormatError(format: "track", reason: "not a track file this version reads (GPX, KML, KMZ, TCX, NMEA, OwnTracks .rec, GeoJSON, CSV, Google location history)")
+            }
+            var notes = TrackNotes()
+            do {
+                try read(path, format: format, into: &sink, notes: &notes)
+            } catch {
+                report.error = "\(error)"
+            }
+            report.notes = notes.summary
+        } catch {
+            report.error = "\(error)"
+        }
+        report.points = sink.fixes.count
+        report.first = sink.first
+        report.last = sink.last
+        return (report, sink.fixes)
     }
 
     struct FixCollector: TimelineSink {
@@ -134,8 +162,9 @@ public struct TrackSet: Sendable {
     }
 
     /// The files named, and the track files (by name) found in the folders named, sorted; a path
-    /// that does not exist is reported.
-    static func trackFiles(_ paths: [String], problems: inout [TrackFileReport]) -> [String] {
+    /// that does not exist is reported. A file of a folder for which `known` is true (recorded,
+    /// unchanged) is taken as the track it was without its first bytes being read.
+    static func trackFiles(_ paths: [String], problems: inout [TrackFileReport], known: (String) -> Bool = { _ in false }) -> [String] {
         var out: [String] = []
         var seen = Set<String>()
         for path in paths {
@@ -156,7 +185,7 @@ public struct TrackSet: Sendable {
                     var sub: ObjCBool = false
                     guard FileManager.default.fileExists(atPath: full, isDirectory: &sub), !sub.boolValue else { continue }
                     // A folder's other JSON and CSV files (sidecars, exports) are not tracks.
-                    if !TrackFormat.namedTrack(rel) {
+                    if !TrackFormat.namedTrack(rel) && !known(full) {
                         guard let input = try? FileInput(path: full) else { continue }
                         var head = [UInt8](repeating: 0, count: TrackFiles.sniffBytes)
                         let n = (try? head.withUnsafeMutableBytes { try input.read(into: $0) }) ?? 0
@@ -200,7 +229,22 @@ public struct TrackSet: Sendable {
         case let .position(c, d, track, _):
             return TrackPlacement(coordinate: c, file: files[track].path, secondsToNearestFix: d)
         case let m:
+            let m = Self.counting(unread, in: m, at: t)
             return TrackPlacement(secondsToNearestFix: { if case let .tooFar(d, _) = m { return d }; return nil }(), reason: m.reason)
         }
+    }
+
+    /// A match without a position, with the files not read counted in: the nearest fix of one
+    /// is an end of its time (none covers `t`), and they may lie before or after all others.
+    static func counting(_ unread: [ClosedRange<Double>], in match: TrackMatch, at t: Double) -> TrackMatch {
+        guard case let .tooFar(seconds, place) = match, !unread.isEmpty else { return match }
+        var nearest = seconds ?? .infinity
+        var before = place == .beforeTrack || place == .noFix, after = place == .afterTrack || place == .noFix
+        for r in unread {
+            nearest = min(nearest, t < r.lowerBound ? r.lowerBound - t : max(0, t - r.upperBound))
+            if r.lowerBound <= t { before = false }
+            if r.upperBound >= t { after = false }
+        }
+        return .tooFar(secondsToNearestFix: nearest, where: before ? .beforeTrack : after ? .afterTrack : .inGap)
     }
 }

@@ -154,6 +154,26 @@ public enum Migrations {
             ALTER TABLE cities ADD COLUMN place_id INTEGER;
             CREATE UNIQUE INDEX cities_place ON cities(place_id) WHERE place_id IS NOT NULL;
             """),
+        // The track files given with --track, per import root (issue 29, nightly): the
+        // fingerprint of the content last read, what it covers, the run that read it and the
+        // last run of the root that had it. A new or changed file has the photos skipped for
+        // "no location" that it covers decided again; an unchanged one is not read.
+        Migration(version: 8, name: "tracks", sql: """
+            CREATE TABLE tracks (
+                root BLOB NOT NULL,
+                path BLOB NOT NULL,
+                size INTEGER NOT NULL,
+                mtime_ns INTEGER NOT NULL,
+                inode INTEGER NOT NULL,
+                format TEXT,
+                points INTEGER NOT NULL CHECK (points >= 0),
+                first_at REAL,
+                last_at REAL,
+                read_run INTEGER REFERENCES runs(id),
+                seen_run INTEGER REFERENCES runs(id),
+                PRIMARY KEY (root, path)
+            );
+            """),
     ]
 
     /// Schema 5: rewrites each photo id that holds a backslash in the text of `RawPath.description`.

@@ -12,17 +12,25 @@ struct SQLitePhotoRepository: PhotoRepository {
         var upper = prefix
         upper[upper.count - 1] += 1 // '/' + 1 = '0': every path below root sorts in [prefix, upper)
         let statement = try db.prepare("""
-            SELECT path, size, mtime_ns, inode, digest, missing FROM photos WHERE path >= ? AND path < ? ORDER BY path
+            SELECT path, size, mtime_ns, inode, digest, missing, decision = 'noLocation', taken_at, time_source, utc_offset, run_id
+            FROM photos WHERE path >= ? AND path < ? ORDER BY path
             """)
         try statement.bind([SQLValue.blob(prefix), SQLValue.blob(upper)])
         let skip = prefix.count
         return KnownFileCursor {
             guard try statement.step() else { return nil }
-            return (RawPath(bytes: statement.blob(0, droppingFirst: skip)), KnownPhoto(
+            var known = KnownPhoto(
                 fingerprint: PhotoFingerprint(size: statement.int64(1), modificationNanoseconds: statement.int64(2),
                                               inode: UInt64(bitPattern: statement.int64(3))),
                 storedDigest: statement.isNull(4) ? nil : statement.withText(4) { StoredDigest(utf8: $0) },
-                missing: statement.int(5) != 0))
+                missing: statement.int(5) != 0)
+            // Photos skipped for "no location" carry their time: a new track may cover them.
+            if statement.int(6) != 0 {
+                known.unplaced = UnplacedPhoto(takenAt: statement.optionalDouble(7), timeSource: try statement.optionalValue(8, as: TimeSource.self),
+                                               utcOffsetSeconds: statement.isNull(9) ? nil : statement.int(9),
+                                               runID: statement.isNull(10) ? nil : statement.int64(10))
+            }
+            return (RawPath(bytes: statement.blob(0, droppingFirst: skip)), known)
         }
     }
 
@@ -136,5 +144,30 @@ extension JSONEncoder {
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys]
         return e
+    }
+}
+
+struct SQLiteTrackRepository: TrackRepository {
+    let db: Connection
+
+    func all(root: RawPath) throws -> [TrackRecord] {
+        try db.query("""
+            SELECT path, size, mtime_ns, inode, format, points, first_at, last_at, read_run, seen_run
+            FROM tracks WHERE root = ? ORDER BY path
+            """, [SQLValue.blob(root.bytes)]) { s in
+            TrackRecord(root: root, path: RawPath(bytes: s.blob(0)),
+                        fingerprint: PhotoFingerprint(size: s.int64(1), modificationNanoseconds: s.int64(2),
+                                                      inode: UInt64(bitPattern: s.int64(3))),
+                        format: s.optionalString(4), points: s.int(5), first: s.optionalDouble(6), last: s.optionalDouble(7),
+                        readRunID: s.isNull(8) ? nil : s.int64(8), seenRunID: s.isNull(9) ? nil : s.int64(9))
+        }
+    }
+
+    func save(_ r: TrackRecord) throws {
+        try db.run("""
+            INSERT OR REPLACE INTO tracks (root, path, size, mtime_ns, inode, format, points, first_at, last_at, read_run, seen_run)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [SQLValue.blob(r.root.bytes), SQLValue.blob(r.path.bytes), r.fingerprint.size, r.fingerprint.modificationNanoseconds,
+                  Int64(bitPattern: r.fingerprint.inode), r.format, r.points, r.first, r.last, r.readRunID, r.seenRunID])
     }
 }

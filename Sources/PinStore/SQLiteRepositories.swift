@@ -12,6 +12,7 @@ struct SQLiteRepositories: Repositories {
     var settings: SettingsRepository { SQLiteSettingsRepository(db: connection) }
     var photos: PhotoRepository { SQLitePhotoRepository(db: connection) }
     var runs: RunRepository { SQLiteRunRepository(db: connection) }
+    var tracks: TrackRepository { SQLiteTrackRepository(db: connection) }
 }
 
 private let encoder: JSONEncoder = {

@@ -85,7 +85,7 @@ func runImport(_ args: ParsedArguments) async throws {
         options.timeZone = tz
     }
     options.timeZones = LazyTimeZones()
-    options.tracks = try loadTracks(args, command: "import", timeZone: options.timeZone)
+    options.tracks = try trackOptions(args, command: "import")
     options.scan = ScanOptions(followSymlinks: args.has("--follow-symlinks"), includeHidden: args.has("--include-hidden"),
                                includeSystemFolders: args.has("--include-system-folders"), excludes: args.all("--exclude"))
 
@@ -137,6 +137,7 @@ func runImport(_ args: ParsedArguments) async throws {
         let hint = failure.kind == .noInput ? ContainerImage.missingInputHint(root: options.root) : ""
         throw CommandFailure(failure.message + hint, code: failure.exitCode)
     }
+    if let tracks = options.tracks { reportTrackProblems(report.tracks, paths: tracks.paths, command: "import") }
     try outputs.write(json: { ImportReportJSON.write(report, to: $0) },
                       text: { ImportReportText.write(report, catalog: try deps.catalog(), verbose: args.has("--verbose"), to: $0) },
                       page: { try writeRunPage(report, to: $0, deps: deps) })

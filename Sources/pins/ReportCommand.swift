@@ -139,6 +139,10 @@ func writeRunPage(_ report: ImportReport, to path: RawPath, deps: AppDependencie
             takenAt: item.takenAtText, reason: item.decision == .accepted ? "created" : item.decision.rawValue, detail: item.detail,
             title: item.title, country: item.country, pin: report.dryRun ? nil : item.locationID?.lowercasedText)
         photo.positionSource = item.metadata?.positionSource?.rawValue
+        // A pin a new or changed track made of a photo an earlier run skipped (issue 29, nightly).
+        if item.isRetriedForTracks, item.decision == .accepted {
+            photo.detail = "skipped earlier for no location, decided again for a new or changed track"
+        }
         if let fix = item.trackFix {
             photo.trackFile = fix.file
             photo.secondsToTrackFix = fix.seconds

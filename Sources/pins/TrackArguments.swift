@@ -32,6 +32,14 @@ func parseClockOffset(_ text: String) -> Double? {
 /// The tracks the arguments name, read; nil without `--track`. Each track file that cannot be
 /// read is named on stderr with its reason and the run goes on without it.
 func loadTracks(_ args: ParsedArguments, command: String, timeZone: TimeZone) throws -> TrackSet? {
+    guard let options = try trackOptions(args, command: command) else { return nil }
+    let tracks = TrackSet.load(options)
+    reportTrackProblems(tracks.files, paths: options.paths, command: command)
+    return tracks
+}
+
+/// What the track options of the arguments ask for; nil without `--track`.
+func trackOptions(_ args: ParsedArguments, command: String) throws -> TrackOptions? {
     let paths = args.all("--track")
     let others = ["--camera-timezone", "--camera-clock-offset", "--track-max-gap", "--track-max-extrapolation"]
     guard !paths.isEmpty else {
@@ -50,7 +58,6 @@ func loadTracks(_ args: ParsedArguments, command: String, timeZone: TimeZone) th
     } else {
         options.cameraTimeZone = nil  // the photo's time was read in --timezone already
     }
-    _ = timeZone
     if let text = args.value("--camera-clock-offset") {
         guard let seconds = parseClockOffset(text) else {
             throw UsageError("--camera-clock-offset expects ±[[HH:]MM:]SS such as -12 or +1:02:03, got '\(text)'", command: command)
@@ -59,8 +66,14 @@ func loadTracks(_ args: ParsedArguments, command: String, timeZone: TimeZone) th
     }
     options.limits.maxGap = try args.double("--track-max-gap", range: 0...(86_400 * 366)) ?? options.limits.maxGap
     options.limits.maxExtrapolation = try args.double("--track-max-extrapolation", range: 0...(86_400 * 366)) ?? options.limits.maxExtrapolation
-    let tracks = TrackSet.load(options)
-    for file in tracks.files {
+    return options
+}
+
+/// Names on stderr each track file read that could not be read, or only in part, with the
+/// reason; and says so when no file gave a fix. Files not read (unchanged since an earlier
+/// import) were named when they were read.
+func reportTrackProblems(_ files: [TrackFileReport], paths: [String], command: String) {
+    for file in files where file.state.wasRead {
         if let error = file.error {
             Out.error("pins \(command): track \(TerminalText.quoted(RawPath(file.path))): \(TerminalText.escaped(error))"
                       + (file.points > 0 ? " (the \(file.points) fixes before it are used)" : ""))
@@ -69,8 +82,7 @@ func loadTracks(_ args: ParsedArguments, command: String, timeZone: TimeZone) th
             Out.error("pins \(command): track \(TerminalText.quoted(RawPath(file.path))): \(TerminalText.escaped(notes))")
         }
     }
-    if tracks.files.allSatisfy({ $0.points == 0 }) {
+    if files.allSatisfy({ $0.points == 0 }) {
         Out.error("pins \(command): no track fix was read from \(paths.map { TerminalText.quoted(RawPath($0)) }.joined(separator: ", ")): photos without a position stay without one")
     }
-    return tracks
 }

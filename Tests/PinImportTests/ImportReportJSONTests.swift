@@ -37,7 +37,7 @@ final class ImportReportJSONTests: XCTestCase {
         XCTAssertEqual(String(text[skipped...]),
                        "\n{\"detail\":\"1.00 km from pin 'x'\",\"latitude\":-10.123456789,\"longitude\":-170.5,\"photo\":\"d \\\"q\\\".jpg\","
                        + "\"reason\":\"distance\",\"takenAt\":\"1969-12-31T14:30:05-09:30\",\"timeSource\":\"exifOffset\"},"
-                       + "\n{\"detail\":\"truncated: 3 bytes\",\"photo\":\"z.jpg\",\"reason\":\"unreadable\"}]}\n")
+                       + "\n{\"detail\":\"truncated: 3 bytes\",\"photo\":\"z.jpg\",\"reason\":\"unreadable\"}],\"tracks\":[]}\n")
         // The same lines through JSONText's dictionaries (the way they were written before).
         XCTAssertTrue(text.contains(JSONText.string(["photo": "z.jpg", "reason": "unreadable", "detail": "truncated: 3 bytes"])))
     }

@@ -10,6 +10,7 @@ final class InMemoryStore: TransactionRunner {
         var countries: [String: Country] = [:]
         var photos: [RawPath: (record: PhotoRecord, runID: Int64?, missing: Bool)] = [:]
         var runs: [ImportRunRecord] = []
+        var tracks: [TrackRecord] = []
     }
 
     private(set) var state = State()
@@ -45,6 +46,7 @@ final class InMemoryStore: TransactionRunner {
         var settings: SettingsRepository { Unused() }
         var photos: PhotoRepository { PhotoRepo(box: box) }
         var runs: RunRepository { RunRepo(box: box) }
+        var tracks: TrackRepository { TrackRepo(box: box) }
     }
 
     struct NotStored: Error {}
@@ -86,8 +88,12 @@ final class InMemoryStore: TransactionRunner {
             let prefix = root.bytes + [UInt8(ascii: "/")]
             var out: [RawPath: KnownPhoto] = [:]
             for (path, row) in box.state.photos where path.bytes.starts(with: prefix) {
-                out[RawPath(bytes: Array(path.bytes.dropFirst(prefix.count)))] =
-                    KnownPhoto(fingerprint: row.record.fingerprint, digest: row.record.digest, missing: row.missing)
+                var known = KnownPhoto(fingerprint: row.record.fingerprint, digest: row.record.digest, missing: row.missing)
+                if row.record.decision == .noLocation {
+                    known.unplaced = UnplacedPhoto(takenAt: row.record.takenAt?.timeIntervalSince1970, timeSource: row.record.timeSource,
+                                                   utcOffsetSeconds: row.record.utcOffsetSeconds, runID: row.runID)
+                }
+                out[RawPath(bytes: Array(path.bytes.dropFirst(prefix.count)))] = known
             }
             return out
         }
@@ -114,6 +120,15 @@ final class InMemoryStore: TransactionRunner {
         }
         func markMissing(_ paths: [RawPath]) throws {
             for path in paths { box.state.photos[path]?.missing = true }
+        }
+    }
+
+    struct TrackRepo: TrackRepository {
+        let box: Box
+        func all(root: RawPath) throws -> [TrackRecord] { box.state.tracks.filter { $0.root == root }.sorted { $0.path < $1.path } }
+        func save(_ record: TrackRecord) throws {
+            box.state.tracks.removeAll { $0.root == record.root && $0.path == record.path }
+            box.state.tracks.append(record)
         }
     }
 

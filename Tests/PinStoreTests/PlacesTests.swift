@@ -208,7 +208,7 @@ final class PlacesTests: XCTestCase {
                 """)
         }
         let db = try PinDatabase(path: path)
-        XCTAssertEqual(db.schemaVersion, 7)
+        XCTAssertEqual(db.schemaVersion, Migrations.latestVersion)
         XCTAssertTrue(try db.hasPinsWithoutPlaces())
         let result = try db.write { try PlaceBackfill(creation: creation).run(in: $0) }
         XCTAssertEqual(result, PlaceBackfill.Result(resolved: 6, retitled: 2))

@@ -80,6 +80,12 @@ public struct KnownPhoto: Sendable, Hashable {
     public var storedDigest: StoredDigest?
     /// The file was not there on a later run (its record and pin are kept).
     public var missing: Bool
+    /// For a photo skipped for "no location": what a new or changed track needs to tell
+    /// whether it covers the photo (issue 29, nightly).
+    public var unplaced: UnplacedPhoto?
+    /// Set by the import's walk: the photo is read and decided again although unchanged (a new
+    /// or changed track covers it).
+    public var redecide = false
 
     public var digest: String? {
         get { storedDigest?.text }
@@ -94,6 +100,23 @@ public struct KnownPhoto: Sendable, Hashable {
         self.fingerprint = fingerprint
         self.storedDigest = storedDigest
         self.missing = missing
+    }
+}
+
+/// A photo recorded as skipped for "no location": its capture time as recorded and the run
+/// that decided it.
+public struct UnplacedPhoto: Sendable, Hashable {
+    /// Seconds since 1970 (`photos.taken_at`); nil without a capture time.
+    public var takenAt: Double?
+    public var timeSource: TimeSource?
+    public var utcOffsetSeconds: Int?
+    public var runID: Int64?
+
+    public init(takenAt: Double?, timeSource: TimeSource?, utcOffsetSeconds: Int?, runID: Int64?) {
+        self.takenAt = takenAt
+        self.timeSource = timeSource
+        self.utcOffsetSeconds = utcOffsetSeconds
+        self.runID = runID
     }
 }
 

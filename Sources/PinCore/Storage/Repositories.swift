@@ -59,6 +59,7 @@ public protocol Repositories {
     var settings: SettingsRepository { get }
     var photos: PhotoRepository { get }
     var runs: RunRepository { get }
+    var tracks: TrackRepository { get }
 }
 
 /// Runs closures in transactions: everything a write closure does is committed together or

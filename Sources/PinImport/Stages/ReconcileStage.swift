@@ -96,7 +96,10 @@ struct Reconciliation {
                 }
                 let path = root.appending(entry.relativePath.bytes)
                 if let previous = known[entry.relativePath] {
-                    if previous.digest == digest {
+                    if previous.redecide {
+                        // Skipped for "no location", and a new or changed track covers it.
+                        undecided.append(i)
+                    } else if previous.digest == digest {
                         refreshed.append((path, entry.fingerprint))
                     } else if let correction = try PinCorrection(previous, item: item, path: path, in: repos) {
                         corrected.append(correction)

@@ -14,6 +14,10 @@ struct SaveStage {
     var stop = StopRequest()
     /// What the committed transactions hold so far: a run stopped midway records that.
     var saved = SavedSoFar()
+    /// The run's track files as it found them (`TrackRun.records`): written once every decision
+    /// is, so that a run stopped before reads them again next time and decides again the
+    /// photos it did not save.
+    var tracks: [TrackRecord] = []
 
     /// `items`: the decided files, read back from their records one batch at a time.
     func save(_ items: DecidedFiles, reconciled: Reconciliation, database: TransactionRunner,
@@ -39,6 +43,12 @@ struct SaveStage {
                 saved.add(batch)
                 done += batch.count
                 progress(ImportProgress(phase: .saving, done: done, total: items.count))
+            }
+            if !tracks.isEmpty {
+                try stop.check()
+                try database.write { repos in
+                    for record in tracks { try repos.tracks.save(record) }
+                }
             }
         } catch let error as ImportError {
             throw error

@@ -57,6 +57,11 @@ struct Survey: WalkVisitor {
     /// With a `reader`, the first files go to it instead, to be read while the walk goes on.
     var toRead = FilesToRead()
     var reader: ReadStage?
+    /// Whether an unchanged photo skipped for "no location" is read and decided again (a new or
+    /// changed track covers it: `TrackRun.redecides`); nil without tracks.
+    var redecide: ((UnplacedPhoto) -> Bool)?
+    /// Unchanged photos read to be decided again for the tracks.
+    var redecided = 0
     /// SIGINT/SIGTERM: looked at in every folder and every 4,096 files, so a stop during the walk
     /// of a large (or slow, networked) share ends it at once, not after the whole walk (a
     /// container's stop gives 10 s before SIGKILL).
@@ -166,7 +171,7 @@ struct Survey: WalkVisitor {
         // Its whole subtree is walked: the known files below it not found are gone (or out of
         // sight). "D/..." sorts below "D0" ('/' + 1); the root holds them all.
         try passKnown(before: relative.isEmpty ? nil : RawPath(bytes: relative + [UInt8(ascii: "0")]))
-        let (_, found, deletedSidecars) = folders.removeLast()
+        var (_, found, deletedSidecars) = folders.removeLast()
         guard !found.isEmpty else { return }
         // Only names that may be a sidecar's (".xmp", ".json": the last byte is p or n, any
         // case) are taken out of their paths up front; the others when a file is to be read,
@@ -189,6 +194,12 @@ struct Survey: WalkVisitor {
             // (The walk stats every file when the database knows some: this one, not statted,
             // cannot be compared; its reader tells.)
             if entry.isStatted && record.fingerprint == entry.fingerprint {
+                if let unplaced = record.unplaced, let redecide, redecide(unplaced) {
+                    found[i].known?.redecide = true
+                    redecided += 1
+                    read[i] = true
+                    continue
+                }
                 unchanged += 1
                 if record.missing { reappeared.append((root.appending(entry.relativePath.bytes), entry.fingerprint)) }
             } else {
