@@ -216,7 +216,7 @@ public struct ImportPipeline {
         guard let repos else { return try walk(KnownFileCursor()) }
         var survey: Survey?
         // The walk's own errors pass through unchanged; the known files' are the database's.
-        try readingDatabase { survey = try walk(try repos.photos.knownFiles(under: rootPath)) }
+        try readingDatabase { survey = try walk(try repos.photos.knownFiles(under: rootPath, unplaced: redecide != nil)) }
         return survey!
     }
 
@@ -296,8 +296,9 @@ public struct ImportPipeline {
             var failure: Error?
             func pass() throws {
                 let undecided = try reconciled.reconcile(batch, root: rootPath, known: batchKnown, includeVideos: includeVideos, in: repos)
-                var tracks: TrackSet?
-                if trackRun != nil, let trackOptions = options.tracks {
+                // The instants of the photos to place are needed only while files wait to be read.
+                var tracks = trackRun?.set
+                if trackRun?.hasUnread == true, let trackOptions = options.tracks {
                     tracks = trackRun!.tracks(for: Self.instantsToPlace(undecided.lazy.map { batch[$0] }, options: trackOptions))
                 }
                 for i in undecided {

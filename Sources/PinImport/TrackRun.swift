@@ -165,6 +165,9 @@ struct TrackRun {
         return TrackSet.instant(of: metadata, cameraTimeZone: options.cameraTimeZone, clockOffset: options.clockOffset)
     }
 
+    /// Whether files with fixes wait to be read (`tracks(for:)` may read some).
+    var hasUnread: Bool { !set.unread.isEmpty }
+
     /// The tracks to place photos at `instants` with: the unchanged files that cover one of
     /// them are read first (all of the rest at once after `maxLazyLoads` loads).
     mutating func tracks(for instants: [Double]) -> TrackSet {

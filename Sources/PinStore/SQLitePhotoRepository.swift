@@ -4,7 +4,7 @@ import PinCore
 struct SQLitePhotoRepository: PhotoRepository {
     let db: Connection
 
-    func knownFiles(under root: RawPath) throws -> KnownFileCursor {
+    func knownFiles(under root: RawPath, unplaced: Bool) throws -> KnownFileCursor {
         // Paths are BLOBs: compare bytes, so names that are not UTF-8 match too. SQLite orders
         // BLOBs as memcmp does, the walk's order; the primary key's index gives that order.
         var prefix = root.bytes
@@ -12,7 +12,7 @@ struct SQLitePhotoRepository: PhotoRepository {
         var upper = prefix
         upper[upper.count - 1] += 1 // '/' + 1 = '0': every path below root sorts in [prefix, upper)
         let statement = try db.prepare("""
-            SELECT path, size, mtime_ns, inode, digest, missing, decision = 'noLocation', taken_at, time_source, utc_offset, run_id
+            SELECT path, size, mtime_ns, inode, digest, missing\(unplaced ? ", decision = 'noLocation', taken_at, time_source, utc_offset, run_id" : "")
             FROM photos WHERE path >= ? AND path < ? ORDER BY path
             """)
         try statement.bind([SQLValue.blob(prefix), SQLValue.blob(upper)])
@@ -25,7 +25,7 @@ struct SQLitePhotoRepository: PhotoRepository {
                 storedDigest: statement.isNull(4) ? nil : statement.withText(4) { StoredDigest(utf8: $0) },
                 missing: statement.int(5) != 0)
             // Photos skipped for "no location" carry their time: a new track may cover them.
-            if statement.int(6) != 0 {
+            if unplaced, statement.int(6) != 0 {
                 known.unplaced = UnplacedPhoto(takenAt: statement.optionalDouble(7), timeSource: try statement.optionalValue(8, as: TimeSource.self),
                                                utcOffsetSeconds: statement.isNull(9) ? nil : statement.int(9),
                                                runID: statement.isNull(10) ? nil : statement.int64(10))

@@ -193,6 +193,36 @@ final class TrackNightlyTests: XCTestCase {
         XCTAssertEqual(next.tracks.first?["state"] as? String, "unchanged")
     }
 
+    /// The tracks are remembered per imported folder: a track already read for one library is
+    /// new to another, whose photos skipped for no location are decided again against every pin
+    /// (the distance rule), their camera's zone given by --camera-timezone.
+    func testATrackIsNewToAnotherFolderAndItsPhotosAreDecidedAgainstAllPins() throws {
+        let (dir, photos, phone, db) = try library()
+        try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent("segments.gpx").path, toPath: phone + "/track.gpx")
+        _ = try importJSON(photos, db: db, track: phone)
+        XCTAssertEqual(try pins(db).count, 8)
+        // A camera set to New York time, without offsets: 06:03:20 and 09:15:00 on its clock.
+        let other = dir.appendingPathComponent("camera").path
+        try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent("local").path, toPath: other)
+        let first = try importJSON(other, db: db, track: nil)
+        XCTAssertEqual((first.counts["skipped"] as? [String: Int])?["noLocation"], 2)
+        let r = try CLI.run(["import", other, "--db", db, "--timezone", "UTC", "--json", "--track", phone,
+                             "--camera-timezone", "America/New_York"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let report = Report(json: try XCTUnwrap(CLI.json(r.stdout) as? [String: Any]), stderr: r.stderr)
+        XCTAssertEqual(report.tracks.first?["state"] as? String, "new")
+        // 10:03:20Z is where between-fixes.jpg made its pin (a third of F1..F2), 13:15:00Z is
+        // 900 s after F6, where after-last-within.jpg made one: both too close to those pins.
+        XCTAssertEqual(Set(report.redecided.keys), ["new-york-between-fixes.jpg", "new-york-after-last.jpg"])
+        XCTAssertEqual(report.redecided["new-york-between-fixes.jpg"]?["decision"] as? String, "distance")
+        XCTAssertEqual(report.redecided["new-york-between-fixes.jpg"]?["secondsToTrackFix"] as? Double, 200)
+        XCTAssertEqual(report.redecided["new-york-after-last.jpg"]?["decision"] as? String, "distance")
+        XCTAssertEqual(report.redecided["new-york-after-last.jpg"]?["secondsToTrackFix"] as? Double, 900)
+        XCTAssertEqual(try pins(db).count, 8)
+        // The first folder's record of the track is as it was: unchanged there.
+        XCTAssertEqual(try importJSON(photos, db: db, track: phone).tracks.first?["state"] as? String, "unchanged")
+    }
+
     /// Writes `data` (of the file's size) over the file in place and puts its modification time
     /// back: the same size, inode and time, other bytes.
     func replaceKeepingFingerprint(_ path: String, with data: Data) throws {

@@ -81,15 +81,15 @@ final class InMemoryStore: TransactionRunner {
 
     struct PhotoRepo: PhotoRepository {
         let box: Box
-        func knownFiles(under root: RawPath) throws -> KnownFileCursor {
-            KnownFileCursor(sorting: try known(under: root))
+        func knownFiles(under root: RawPath, unplaced: Bool) throws -> KnownFileCursor {
+            KnownFileCursor(sorting: try known(under: root, unplaced: unplaced))
         }
-        func known(under root: RawPath) throws -> [RawPath: KnownPhoto] {
+        func known(under root: RawPath, unplaced: Bool = false) throws -> [RawPath: KnownPhoto] {
             let prefix = root.bytes + [UInt8(ascii: "/")]
             var out: [RawPath: KnownPhoto] = [:]
             for (path, row) in box.state.photos where path.bytes.starts(with: prefix) {
                 var known = KnownPhoto(fingerprint: row.record.fingerprint, digest: row.record.digest, missing: row.missing)
-                if row.record.decision == .noLocation {
+                if unplaced, row.record.decision == .noLocation {
                     known.unplaced = UnplacedPhoto(takenAt: row.record.takenAt?.timeIntervalSince1970, timeSource: row.record.timeSource,
                                                    utcOffsetSeconds: row.record.utcOffsetSeconds, runID: row.runID)
                 }

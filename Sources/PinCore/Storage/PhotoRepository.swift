@@ -13,6 +13,10 @@ public struct PhotoFingerprint: Sendable, Hashable {
     }
 }
 
+extension PhotoRepository {
+    public func knownFiles(under root: RawPath) throws -> KnownFileCursor { try knownFiles(under: root, unplaced: false) }
+}
+
 /// The import's decision on one file.
 public enum PhotoDecision: String, Sendable, Codable, CaseIterable {
     case accepted, noLocation, interval, distance, unreadable
@@ -144,7 +148,9 @@ public struct KnownFileCursor {
 public protocol PhotoRepository {
     /// Every known file below `root` (absolute path bytes, no trailing '/'), by its path
     /// relative to `root`, in byte order of that path, one at a time.
-    func knownFiles(under root: RawPath) throws -> KnownFileCursor
+    /// With `unplaced`, photos skipped for "no location" carry their capture time
+    /// (`KnownPhoto.unplaced`), for a run with tracks; a run without reads no more than it needs.
+    func knownFiles(under root: RawPath, unplaced: Bool) throws -> KnownFileCursor
     /// Every accepted photo, in any folder, by capture instant.
     func acceptedPhotos() throws -> [AcceptedPhoto]
     /// A recorded photo with this content identity (size and metadata digest), preferring one
