@@ -34,7 +34,10 @@ let importSpec = CommandSpec(
     is skipped (interval); one closer than 5 km to any pin, including pins made earlier in the
     same run, is skipped (distance); every other photo becomes a pin with its country. Files
     that cannot be decoded are listed as unreadable and the run goes on. Files decided in an
-    earlier run and unchanged since are not opened again.
+    earlier run and unchanged since are not opened again. With --track, a track file that is
+    new or changed since the last run on the folder has the photos skipped earlier for no
+    location that fall in its time decided again; an unchanged one is not read, unless a
+    photo of the run without a position falls in its time.
 
     Without DIR, the folder is PINS_LIBRARY (the environment's, else pins.conf's, which
     scripts/install --library writes): the nightly run. It then also writes the map page to

@@ -101,6 +101,40 @@ final class TrackRunTests: XCTestCase {
         XCTAssertEqual(run.records(runID: 8).first?.readRunID, 1, "the content is the one run 1 read")
     }
 
+    /// Six loggers' CSV files, one a day (each two fixes at 10:00Z and 11:00Z), recorded by an
+    /// earlier run: each photo's day reads that day's file; after four such loads the rest is
+    /// read at once. A photo between two days' files, both unread, is "in a gap" of the tracks.
+    func testUnchangedFilesAreReadDayByDayThenAllAtOnce() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-trackrun-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let day = 86_400.0, start = 1714557600.0  // 2024-05-01T10:00:00Z
+        for d in 0..<6 {
+            try Data("lat,lon,time\n48.\(d),2.0,\(Int(start + Double(d) * day))\n48.\(d),2.1,\(Int(start + Double(d) * day + 3600))\n".utf8)
+                .write(to: dir.appendingPathComponent("day\(d).csv"))
+        }
+        var o = TrackOptions()
+        o.paths = [dir.path]
+        let first = TrackRun(options: o, root: root, records: [])
+        XCTAssertEqual(first.files.map(\.state), Array(repeating: .new, count: 6))
+        var run = TrackRun(options: o, root: root, records: first.records(runID: 1))
+        XCTAssertEqual(run.files.map(\.state), Array(repeating: .unchanged, count: 6))
+        // Between day 0 (ends 11:00Z) and day 1 (starts 10:00Z the next day): 23 h from both ends.
+        let between = start + 3600 + day / 2 - 1800
+        XCTAssertEqual(TrackSet.counting(run.set.unread, in: run.set.timeline.match(between), at: between),
+                       .tooFar(secondsToNearestFix: 11.5 * 3600, where: .inGap))
+        for d in 0..<4 {
+            _ = run.tracks(for: [start + Double(d) * day + 1800])
+            XCTAssertEqual(run.files.map(\.state).filter { $0 == .reread }.count, d + 1)
+            XCTAssertEqual(run.files[d].state, .reread)
+        }
+        // A photo far from every file: after four loads, the two left are read anyway.
+        let set = run.tracks(for: [start - 10 * day])
+        XCTAssertEqual(run.files.map(\.state), Array(repeating: .reread, count: 6))
+        XCTAssertEqual(set.timeline.count, 12)
+        XCTAssertTrue(run.tracks(for: [start]).unread.isEmpty)
+    }
+
     func testAChangedFileIsReadAndRecordedByTheRunThatReadIt() throws {
         var old = try record(seen: 5)
         old.fingerprint.modificationNanoseconds -= 1
