@@ -453,6 +453,55 @@ final class ImportStagesTests: XCTestCase {
         XCTAssertEqual(pin.date, Date(timeIntervalSince1970: 0), "the date is the pin's, not the title's")
     }
 
+    /// The run's track records are written after its last decision, in a transaction of their
+    /// own: a run stopped during the save keeps none, so the next run reads those tracks again
+    /// and decides again what this one did not save.
+    func testSaveWritesTheTrackRecordsAfterTheDecisionsAndNotWhenStopped() throws {
+        let record = TrackRecord(root: root, path: RawPath("/phone/a.gpx"), fingerprint: PhotoFingerprint(size: 1, modificationNanoseconds: 2, inode: 3),
+                                 format: "GPX", points: 2, first: 0, last: 60, readRunID: 7, seenRunID: 7)
+        let items = (0..<5).map { photo(entry("p\($0).jpg"), at: Double($0) * 100, digest: "D\($0)") }
+        let survey = try Survey(files: [], known: [:], root: root, allowShrink: true)
+        let reconciled = try Reconciliation(items: [], root: root, known: [:], survey: survey, includeVideos: true, database: nil)
+        let db = InMemoryStore()
+        try SaveStage(root: root, runID: 7, batchSize: 2, creation: creation(), tracks: [record])
+            .save(DecidedFiles(items), reconciled: reconciled, database: db, progress: { _ in })
+        XCTAssertEqual(db.commits, 4, "3 batches of decisions, then the tracks")
+        XCTAssertEqual(db.state.tracks, [record])
+        let stopped = InMemoryStore(), stop = StopRequest()
+        XCTAssertThrowsError(try SaveStage(root: root, runID: 7, batchSize: 2, creation: creation(), stop: stop, tracks: [record])
+            .save(DecidedFiles(items), reconciled: reconciled, database: stopped, progress: { _ in stop.stop(signal: SIGTERM) }))
+        XCTAssertEqual(stopped.state.photos.count, 2, "the first batch is saved")
+        XCTAssertEqual(stopped.state.tracks, [])
+    }
+
+    /// An unchanged photo skipped for "no location" is read again when the tracks say so
+    /// (`TrackRun.redecides`), and then left to the rules, not set aside as touched.
+    func testAnUnchangedNoLocationPhotoIsReadAndDecidedAgainWhenTheTracksSaySo() throws {
+        let a = entry("a.jpg"), b = entry("b.jpg")
+        var knownA = KnownPhoto(fingerprint: a.fingerprint, digest: "DA", missing: false)
+        knownA.unplaced = UnplacedPhoto(takenAt: 100, timeSource: .exifOffset, utcOffsetSeconds: 0, runID: 1)
+        let knownB = KnownPhoto(fingerprint: b.fingerprint, digest: "DB", missing: false)
+        let known = [a.relativePath: knownA, b.relativePath: knownB]
+        var asked: [Double?] = []
+        let survey = try Survey(files: [a, b], known: known, root: root, allowShrink: false, redecide: { asked.append($0.takenAt); return true })
+        XCTAssertEqual(asked, [100], "only the photo skipped for no location is asked about")
+        XCTAssertEqual(survey.toRead.entries, [a])
+        XCTAssertEqual(survey.unchanged, 1)
+        XCTAssertEqual(survey.redecided, 1)
+        XCTAssertEqual(survey.knownToRead[a.relativePath]?.redecide, true)
+        let no = try Survey(files: [a, b], known: known, root: root, allowShrink: false, redecide: { _ in false })
+        XCTAssertEqual(no.toRead.entries, [])
+        XCTAssertEqual(no.unchanged, 2)
+        // The same digest: without the mark it is only touched; with it, the rules decide it.
+        let db = InMemoryStore()
+        let item = photo(a, at: 100, digest: "DA")
+        let touched = try Reconciliation(items: [item], root: root, known: [a.relativePath: knownA], survey: no, includeVideos: true, database: db)
+        XCTAssertEqual(touched.undecided, [])
+        let again = try Reconciliation(items: [item], root: root, known: survey.knownToRead, survey: survey, includeVideos: true, database: db)
+        XCTAssertEqual(again.undecided, [0])
+        XCTAssertEqual(again.touched, 0)
+    }
+
     func testSaveWritesPinsAndRecordsWithTheRunIDInBatches() throws {
         let db = InMemoryStore()
         var items = (0..<5).map { photo(entry("p\($0).jpg"), at: Double($0) * 100, lat: Double($0), digest: "D\($0)") }

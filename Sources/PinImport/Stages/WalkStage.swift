@@ -110,9 +110,10 @@ struct Survey: WalkVisitor {
     /// The same on a walk already made and known files in a dictionary (tests): `files` in any
     /// order; `unseen` lists what the walk did not look into.
     init(files: [FileEntry], known: [RawPath: KnownPhoto], root: RawPath, allowShrink: Bool,
-         walkIncomplete: Bool = false, unseen: Set<RawPath> = []) throws {
+         walkIncomplete: Bool = false, unseen: Set<RawPath> = [], redecide: ((UnplacedPhoto) -> Bool)? = nil) throws {
         try self.init(root: root, known: KnownFileCursor(sorting: known))
         self.unseen = unseen
+        self.redecide = redecide
         // As the walk would: files in byte order of path, folders entered and left around them.
         var open: [[UInt8]] = []
         func isBelow(_ folder: [UInt8], _ ancestor: [UInt8]) -> Bool {
