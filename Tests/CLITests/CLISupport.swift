@@ -71,6 +71,13 @@ enum CLI {
                    stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// The JSON island `id` of a page pins wrote (`<script type="application/json" id=...>`).
+    static func island(_ html: String, _ id: String) throws -> Any {
+        let start = try XCTUnwrap(html.range(of: "<script type=\"application/json\" id=\"\(id)\">"))
+        let end = try XCTUnwrap(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
+        return try json(String(html[start.upperBound..<end.lowerBound]))
+    }
+
     /// A library of `files` small photos made by scripts/gen-library at `path`.
     static func generateLibrary(at path: String, files: Int) throws {
         let generate = Process()

@@ -136,11 +136,7 @@ final class ReportCommandTests: XCTestCase {
         XCTAssertEqual(rows["0"]?["t"] as? String, expected)
     }
 
-    private func island(_ html: String, _ id: String) throws -> Any {
-        let start = try XCTUnwrap(html.range(of: "<script type=\"application/json\" id=\"\(id)\">"))
-        let end = try XCTUnwrap(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
-        return try CLI.json(String(html[start.upperBound..<end.lowerBound]))
-    }
+    private func island(_ html: String, _ id: String) throws -> Any { try CLI.island(html, id) }
 
     private func islandObjects(_ html: String) throws -> [[String: Any]] {
         try XCTUnwrap(try island(html, "pins-data") as? [[String: Any]])

@@ -37,9 +37,9 @@ final class TrackNightlyTests: XCTestCase {
         var tracks: [[String: Any]] { json["tracks"] as! [[String: Any]] }
     }
 
-    func importJSON(_ photos: String, db: String, track: String?, dryRun: Bool = false) throws -> Report {
+    func importJSON(_ photos: String, db: String, track: String?, dryRun: Bool = false, extra: [String] = []) throws -> Report {
         let r = try CLI.run(["import", photos, "--db", db, "--timezone", "UTC", "--json"] + (track.map { ["--track", $0] } ?? [])
-                            + (dryRun ? ["--dry-run"] : []))
+                            + (dryRun ? ["--dry-run"] : []) + extra)
         XCTAssertEqual(r.status, 0, r.stderr)
         return Report(json: try XCTUnwrap(CLI.json(r.stdout) as? [String: Any], r.stdout), stderr: r.stderr)
     }
@@ -83,7 +83,8 @@ final class TrackNightlyTests: XCTestCase {
         XCTAssertEqual(try sqlite(db, "SELECT count(*) FROM tracks") { $0.int(0) }, [0])
 
         // The track arrives: the 10 photos it covers (all but 09:20Z and 13:40Z) are decided again.
-        let second = try importJSON(photos, db: db, track: phone)
+        let page = phone + "/../run.html"
+        let second = try importJSON(photos, db: db, track: phone, extra: ["--html", page])
         XCTAssertEqual(second.counts["redecidedForTracks"] as? Int, 10)
         XCTAssertEqual(second.counts["created"] as? Int, 8)
         XCTAssertEqual(second.counts["read"] as? Int, 10)
@@ -97,6 +98,11 @@ final class TrackNightlyTests: XCTestCase {
         XCTAssertEqual(second.redecided["between-fixes.jpg"]?["secondsToTrackFix"] as? Double, 200)
         XCTAssertEqual(second.redecided["wide-gap.jpg"]?["decision"] as? String, "noLocation")
         XCTAssertEqual(second.redecided["between-fixes-subsec.jpg"]?["decision"] as? String, "interval")
+        // The run's page says it of the pins, with the track that placed them.
+        let run = try XCTUnwrap(CLI.island(String(contentsOfFile: page, encoding: .utf8), "run-data") as? [String: Any])
+        let created = try XCTUnwrap((run["created"] as? [[String: Any]])?.first { $0["photo"] as? String == "between-fixes.jpg" })
+        XCTAssertEqual(created["detail"] as? String, "skipped earlier for no location, decided again for a new or changed track")
+        XCTAssertEqual(created["trackFile"] as? String, track)
         var p = try pins(db)
         XCTAssertEqual(p.count, 8)
         assertPin(p, "before-first-within.jpg", 48.0, 2.0)                // 09:45Z, 900 s before F1: F1
