@@ -317,7 +317,7 @@ public struct ImportReport: Sendable {
 
     /// EX_IOERR (sysexits.h): the run completed, but the walk could not read some folders or
     /// entries; their files were left as they were. Cron mails someone.
-    public static let incompleteExitCode: Int32 = 74
+    public static let incompleteExitCode = ExitCode.ioError
 
     /// The exit code of a completed run: 0, or `incompleteExitCode` when the walk could not
     /// read everything.

@@ -4,7 +4,7 @@ import PinStore
 
 /// Why an import session stopped, and the exit code it means (sysexits.h, documented in the
 /// README and `pins import --help`); the run record keeps the same code.
-public struct ImportFailure: Error, CustomStringConvertible {
+public struct ImportFailure: ExitStatusError {
     public enum Kind: Int32, Sendable {
         /// The run stopped: a message says why.
         case failed = 1
@@ -21,6 +21,7 @@ public struct ImportFailure: Error, CustomStringConvertible {
     public let message: String
     public let exitCode: Int32
     public var description: String { message }
+    public var exitStatus: Int32 { exitCode }
 
     public init(_ kind: Kind, _ message: String, exitCode: Int32? = nil) {
         self.kind = kind

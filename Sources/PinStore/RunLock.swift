@@ -90,11 +90,17 @@ public enum DatabaseFileLock {
 /// path, which also holds the pid of the holder for the message. The kernel drops both when
 /// the process ends, however it ends, so a killed run never leaves a stale lock behind.
 public final class RunLock {
-    public enum Failure: Error, CustomStringConvertible {
+    public enum Failure: ExitStatusError {
         case busy(path: String, holder: String)
         /// `excludingWriters`: commands kept writing for the whole wait.
         case writersBusy(path: String)
         case cannotOpen(path: String, reason: String)
+
+        /// 75 (try later) while another import or writers hold the database; else 1.
+        public var exitStatus: Int32 {
+            if case .cannotOpen = self { return ExitCode.failure }
+            return ExitCode.busy
+        }
 
         public var description: String {
             switch self {

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import PinCore
 
 /// SQLite's "transient" destructor: SQLite copies bound text/blobs before the call returns.
 let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -28,7 +29,10 @@ public struct SQLiteError: Error, CustomStringConvertible, Equatable {
 
 /// A storage failure in words: what pins was doing, on which file, and why, e.g. "cannot write
 /// to /data/pins.sqlite: the disk is full". The SQLite code it came from is kept as `cause`.
-public struct StorageError: Error, CustomStringConvertible, Equatable {
+public struct StorageError: ExitStatusError, Equatable {
+    /// 75 (try later) when another writer or a repair held the file past the wait; else 1.
+    public var exitStatus: Int32 { reason == .busy || reason == .repairing ? ExitCode.busy : ExitCode.failure }
+
     public enum Action: String, Sendable {
         case open = "open"
         case read = "read"

@@ -175,16 +175,19 @@ final class AppDependencies {
 
     func catalog() throws -> CountryCatalog {
         if let cachedCatalog { return cachedCatalog }
-        let catalog: CountryCatalog
+        let catalog = try Self.loadCatalog()
+        cachedCatalog = catalog
+        return catalog
+    }
+
+    /// Countries.json, read and parsed; a damaged file is named.
+    static func loadCatalog() throws -> CountryCatalog {
+        let data = Data(try ResourceLocator.read("Countries.json"))
         do {
-            catalog = try CountryCatalog(json: Data(try ResourceLocator.read("Countries.json")))
-        } catch let failure as CommandFailure {
-            throw failure
+            return try CountryCatalog(json: data)
         } catch {
             throw CommandFailure("Countries.json is damaged: \(error)")
         }
-        cachedCatalog = catalog
-        return catalog
     }
 
     /// The database, opened (created, migrated) for writing.
@@ -196,9 +199,7 @@ final class AppDependencies {
             cachedDatabase = db
             try backfillPlaces(db)
             return db
-        } catch let error as StorageError {
-            throw CommandFailure(error.description, code: error.reason == .busy || error.reason == .repairing ? ExitCode.busy : ExitCode.failure)
-        } catch {
+        } catch let error where !(error is ExitStatusError) {
             throw CommandFailure("cannot open the database \(databasePath): \(error)")
         }
     }
@@ -226,9 +227,7 @@ final class AppDependencies {
         guard FileManager.default.fileExists(atPath: databasePath) else { return nil }
         do {
             return try PinDatabase(readOnlyPath: databasePath)
-        } catch let error as StorageError {
-            throw CommandFailure(error.description)
-        } catch {
+        } catch let error where !(error is ExitStatusError) {
             throw CommandFailure("cannot read the database \(databasePath): \(error)")
         }
     }

@@ -2,35 +2,27 @@ import Foundation
 import PinCore
 
 /// A usage mistake: printed with a hint to --help, exit 64 (EX_USAGE).
-struct UsageError: Error {
+struct UsageError: ExitStatusError {
     let message: String
     let command: String?
     init(_ message: String, command: String? = nil) {
         self.message = message
         self.command = command
     }
+    var description: String { message }
+    var exitStatus: Int32 { ExitCode.usage }
 }
 
 /// A failure that stops the command: printed, exit `code` (1 unless said otherwise).
-struct CommandFailure: Error {
+struct CommandFailure: ExitStatusError {
     let message: String
     let code: Int32
     init(_ message: String, code: Int32 = ExitCode.failure) {
         self.message = message
         self.code = code
     }
-}
-
-/// Exit codes, documented in README ("Exit codes"): cron and systemd read these.
-enum ExitCode {
-    static let success: Int32 = 0
-    static let failure: Int32 = 1
-    /// EX_USAGE from sysexits.h.
-    static let usage: Int32 = 64
-    /// EX_NOINPUT: the folder to import is missing, empty or lost most of its files.
-    static let noInput: Int32 = 66
-    /// EX_TEMPFAIL: another import holds the database; cron may simply try again later.
-    static let busy: Int32 = 75
+    var description: String { message }
+    var exitStatus: Int32 { code }
 }
 
 /// A number as people write one: an optional sign, digits, an optional decimal point (48.8584,
@@ -157,48 +149,81 @@ struct ParsedArguments {
 /// Parses `--name value`, `--name=value`, flags, short forms (`-n`, `-qn`, `-j 4`, `-j4`) and
 /// positionals; `--` ends the options.
 func parse(_ args: [String], spec: CommandSpec) throws -> ParsedArguments {
-    var parsed = ParsedArguments(command: spec.name)
-    var i = 0
+    var parser = ArgumentParser(args: args, spec: spec)
     var optionsDone = false
-    func add(_ option: OptionSpec, _ value: String) throws {
+    while let arg = parser.next() {
+        if optionsDone || !arg.hasPrefix("-") || arg == "-" {
+            parser.parsed.positionals.append(arg)
+        } else if arg == "--" {
+            optionsDone = true
+        } else if Double(arg) != nil {
+            // Negative numbers are values, not options (pins add --lat -33.9 ...).
+            parser.parsed.positionals.append(arg)
+        } else if arg.hasPrefix("--") {
+            try parser.longOption(arg)
+        } else {
+            try parser.shortGroup(arg)
+        }
+    }
+    return parser.parsed
+}
+
+/// The arguments of one command, read left to right into `parsed`.
+private struct ArgumentParser {
+    let args: [String]
+    let spec: CommandSpec
+    var parsed: ParsedArguments
+    var i = 0
+
+    init(args: [String], spec: CommandSpec) {
+        self.args = args
+        self.spec = spec
+        parsed = ParsedArguments(command: spec.name)
+    }
+
+    mutating func next() -> String? {
+        guard i < args.count else { return nil }
+        i += 1
+        return args[i - 1]
+    }
+
+    mutating func add(_ option: OptionSpec, _ value: String) throws {
         if !option.repeatable, parsed.values[option.name] != nil {
             throw UsageError("\(option.name) given twice", command: spec.name)
         }
         parsed.values[option.name, default: []].append(value)
     }
-    while i < args.count {
-        let arg = args[i]
-        i += 1
-        if optionsDone || !arg.hasPrefix("-") || arg == "-" {
-            parsed.positionals.append(arg)
-            continue
-        }
-        if arg == "--" { optionsDone = true; continue }
-        // Negative numbers are values, not options (pins add --lat -33.9 ...).
-        if Double(arg) != nil { parsed.positionals.append(arg); continue }
-        if !arg.hasPrefix("--") {
-            // One or more short flags; a short option that takes a value ends the group.
-            var rest = Substring(arg.dropFirst())
-            while let letter = rest.first {
-                rest = rest.dropFirst()
-                guard let option = spec.options.first(where: { $0.short == "-\(letter)" }) else {
-                    throw UsageError("unknown option '-\(letter)'", command: spec.name)
-                }
-                if option.value == nil {
-                    parsed.flags.insert(option.name)
-                    continue
-                }
-                if rest.isEmpty {
-                    guard i < args.count else { throw UsageError("-\(letter) needs a value (\(option.value!))", command: spec.name) }
-                    try add(option, args[i])
-                    i += 1
-                } else {
-                    try add(option, String(rest.hasPrefix("=") ? rest.dropFirst() : rest))
-                }
-                break
+
+    /// The value of `option` as the next argument.
+    mutating func separateValue(of option: OptionSpec, as written: String) throws {
+        guard let value = next() else { throw UsageError("\(written) needs a value (\(option.value!))", command: spec.name) }
+        try add(option, value)
+    }
+
+    /// One or more short flags (`-qn`); a short option that takes a value ends the group
+    /// (`-j4`, `-j=4`, `-j 4`).
+    mutating func shortGroup(_ arg: String) throws {
+        var rest = Substring(arg.dropFirst())
+        while let letter = rest.first {
+            rest = rest.dropFirst()
+            guard let option = spec.options.first(where: { $0.short == "-\(letter)" }) else {
+                throw UsageError("unknown option '-\(letter)'", command: spec.name)
             }
-            continue
+            if option.value == nil {
+                parsed.flags.insert(option.name)
+                continue
+            }
+            if rest.isEmpty {
+                try separateValue(of: option, as: "-\(letter)")
+            } else {
+                try add(option, String(rest.hasPrefix("=") ? rest.dropFirst() : rest))
+            }
+            return
         }
+    }
+
+    /// `--name`, `--name value` or `--name=value`; an unknown name gets a suggestion.
+    mutating func longOption(_ arg: String) throws {
         var name = arg
         var inline: String?
         if let eq = arg.firstIndex(of: "=") {
@@ -215,12 +240,9 @@ func parse(_ args: [String], spec: CommandSpec) throws -> ParsedArguments {
         } else if let inline {
             try add(option, inline)
         } else {
-            guard i < args.count else { throw UsageError("\(name) needs a value (\(option.value!))", command: spec.name) }
-            try add(option, args[i])
-            i += 1
+            try separateValue(of: option, as: name)
         }
     }
-    return parsed
 }
 
 /// Whether `arg`, seen before the command, is an option whose value is the next argument

@@ -33,15 +33,10 @@ func runCheck(_ args: ParsedArguments) throws {
     do {
         damage = try DatabaseCheck.damage(path: path)
     } catch let error as StorageError {
-        if !args.has("--repair") { throw CommandFailure(error.description) }
+        if !args.has("--repair") { throw error }
         damage = nil
     }
-    let mismatches: [String]
-    do {
-        mismatches = damage == [] ? try DatabaseCheck.countMismatches(path: path) : []
-    } catch let error as StorageError {
-        throw CommandFailure(error.description)
-    }
+    let mismatches = damage == [] ? try DatabaseCheck.countMismatches(path: path) : []
     if !args.has("--repair") {
         let problems = (damage ?? []) + mismatches
         guard !problems.isEmpty else {
@@ -63,22 +58,14 @@ func runCheck(_ args: ParsedArguments) throws {
     // 75 for it and for this), and no other writing command (`add`, `edit`, `delete`, ...):
     // those running are waited for, those started meanwhile wait for the repair and then
     // write into the repaired file.
-    let lock: RunLock
-    do {
-        lock = try RunLock(databasePath: path, excludingWriters: true)
-    } catch let failure as RunLock.Failure {
-        switch failure {
-        case .busy, .writersBusy: throw CommandFailure(failure.description, code: ExitCode.busy)
-        case .cannotOpen: throw CommandFailure(failure.description)
-        }
-    }
+    let lock = try RunLock(databasePath: path, excludingWriters: true)
     holdForTest()
     if damage == [] {
         let remaining: [String]
         do {
             remaining = try withExtendedLifetime(lock) { try DatabaseCheck.recountInPlace(path: path) }
         } catch let error as StorageError {
-            throw CommandFailure("the recount failed, nothing was changed: \(error)")
+            throw CommandFailure("the recount failed, nothing was changed: \(error)", code: error.exitStatus)
         }
         Out.print("Recounted \(path) in place (the file is sound: no copy kept)")
         for problem in mismatches where !remaining.contains(problem) { Out.print("  recounted: " + problem) }
@@ -92,7 +79,7 @@ func runCheck(_ args: ParsedArguments) throws {
             try DatabaseCheck.repair(path: path) { id in catalog[id].map { ($0.name, $0.continent) } }
         }
     } catch let error as StorageError {
-        throw CommandFailure("the repair failed, nothing was changed: \(error)")
+        throw CommandFailure("the repair failed, nothing was changed: \(error)", code: error.exitStatus)
     }
     Out.print("Repaired \(path); the damaged file is kept as \(repair.damagedKeptAt)")
     for table in repair.tables {

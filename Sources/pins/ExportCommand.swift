@@ -28,24 +28,72 @@ let exportSpec = CommandSpec(
         """)
 
 func runExport(_ args: ParsedArguments) throws {
-    guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "export") }
-    guard let formatText = args.value("--format") else {
-        throw UsageError("--format is required: geojson, kml, gpx or csv", command: "export")
-    }
-    guard let format = ExportFormat(rawValue: formatText.lowercased()) else {
-        throw UsageError("--format must be geojson, kml, gpx or csv, got '\(formatText)'", command: "export")
-    }
-    let filter = try pinFilter(from: args)
-    // `--out -` (or /dev/stdout) is standard output, as no --out is.
-    let out = args.path("--out").flatMap { $0.goesToStandardOutput ? nil : $0 }
-    let split = try args.int("--split", range: 1...1_000_000)
-    if split != nil, out == nil { throw UsageError("--split needs --out FILE", command: "export") }
-    if args.has("--countries"), format != .geojson { throw UsageError("--countries is for --format geojson", command: "export") }
-    if args.has("--bom"), format != .csv { throw UsageError("--bom is for --format csv", command: "export") }
-    if args.has("--json"), out == nil { throw UsageError("--json needs --out FILE (without it, stdout is the export)", command: "export") }
-
+    let options = try ExportOptions(args)
     let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let pins = try filteredPins(filter, deps: deps)
+    let pins = try filteredPins(options.filter, deps: deps)
+    let whole = try exportInput(pins, withOutlines: options.countries, deps: deps)
+    if options.format == .kml, pins.count > 2_000, options.split == nil || options.split! > 2_000 {
+        Out.error("pins export: \(pins.count) placemarks; Google My Maps imports at most 2,000 per file: use --split 2000")
+    }
+    guard let out = options.out else {
+        let sink = BufferedSink(fd: 1)
+        Exporter.write(whole, format: options.format, bom: options.bom, to: sink)
+        sink.flush()
+        return
+    }
+    let chunks: [[Location]] = options.split.map { size in
+        stride(from: 0, to: max(pins.count, 1), by: size).map { Array(pins[$0..<min(pins.count, $0 + size)]) }
+    } ?? [pins]
+    var written: [RawPath] = []
+    for (index, chunk) in chunks.enumerated() {
+        var input = whole
+        input.pins = chunk
+        if index > 0 { input.countries = [] }
+        let path = options.split == nil ? out : numbered(out, index + 1)
+        try writeOutput(to: path) { sink in Exporter.write(input, format: options.format, bom: options.bom, to: sink) }
+        written.append(path)
+    }
+    if args.has("--json") {
+        Out.print(Out.json(["format": options.format.rawValue, "pins": pins.count, "files": written.map(\.description)]))
+    } else {
+        Out.print("Wrote \(pins.count) pin\(pins.count == 1 ? "" : "s") to \(written.map(TerminalText.quoted).joined(separator: ", "))")
+    }
+}
+
+/// What `pins export` was asked for, checked before anything is read.
+private struct ExportOptions {
+    var format: ExportFormat
+    var filter: PinFilter
+    /// nil: standard output (no --out, `--out -`, /dev/stdout).
+    var out: RawPath?
+    var split: Int?
+    var countries: Bool
+    var bom: Bool
+
+    init(_ args: ParsedArguments) throws {
+        guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "export") }
+        guard let formatText = args.value("--format") else {
+            throw UsageError("--format is required: geojson, kml, gpx or csv", command: "export")
+        }
+        guard let format = ExportFormat(rawValue: formatText.lowercased()) else {
+            throw UsageError("--format must be geojson, kml, gpx or csv, got '\(formatText)'", command: "export")
+        }
+        self.format = format
+        filter = try pinFilter(from: args)
+        out = args.path("--out").flatMap { $0.goesToStandardOutput ? nil : $0 }
+        split = try args.int("--split", range: 1...1_000_000)
+        countries = args.has("--countries")
+        bom = args.has("--bom")
+        if split != nil, out == nil { throw UsageError("--split needs --out FILE", command: "export") }
+        if countries, format != .geojson { throw UsageError("--countries is for --format geojson", command: "export") }
+        if bom, format != .csv { throw UsageError("--bom is for --format csv", command: "export") }
+        if args.has("--json"), out == nil { throw UsageError("--json needs --out FILE (without it, stdout is the export)", command: "export") }
+    }
+}
+
+/// The pins with what an export shows beside them: country names, the map colour, each pin's
+/// trip, and (`withOutlines`) the outlines of the countries they are in.
+private func exportInput(_ pins: [Location], withOutlines: Bool, deps: AppDependencies) throws -> ExportInput {
     let catalog = try deps.catalog()
     var names: [String: String] = [:]
     for code in Set(pins.compactMap(\.countryID)) { names[code] = catalog[code]?.name ?? code }
@@ -55,41 +103,12 @@ func runExport(_ args: ParsedArguments) throws {
         for id in trip.pinIDs { trips[id] = (trip.id, trip.title) }
     }
     var countries: [ExportCountry] = []
-    if args.has("--countries") {
+    if withOutlines {
         var counts: [String: Int] = [:]
         for code in pins.compactMap(\.countryID) { counts[code, default: 0] += 1 }
         countries = try countryOutlines(counts, names: names)
     }
-    if format == .kml, pins.count > 2_000, split == nil || split! > 2_000 {
-        Out.error("pins export: \(pins.count) placemarks; Google My Maps imports at most 2,000 per file: use --split 2000")
-    }
-
-    let chunks: [[Location]] = split.map { size in
-        stride(from: 0, to: max(pins.count, 1), by: size).map { Array(pins[$0..<min(pins.count, $0 + size)]) }
-    } ?? [pins]
-    var written: [RawPath] = []
-    for (index, chunk) in chunks.enumerated() {
-        let input = ExportInput(pins: chunk, countryNames: names, countries: index == 0 ? countries : [],
-                                fillColor: settings.mapFillColor, trips: trips)
-        guard let out else {
-            let sink = BufferedSink(fd: 1)
-            Exporter.write(input, format: format, bom: args.has("--bom"), to: sink)
-            sink.flush()
-            return
-        }
-        let path = split == nil ? out : numbered(out, index + 1)
-        do {
-            try writeOutput(to: path) { sink in Exporter.write(input, format: format, bom: args.has("--bom"), to: sink) }
-        } catch let error as AtomicFile.WriteError {
-            throw CommandFailure(error.description)
-        }
-        written.append(path)
-    }
-    if args.has("--json") {
-        Out.print(Out.json(["format": format.rawValue, "pins": pins.count, "files": written.map(\.description)]))
-    } else {
-        Out.print("Wrote \(pins.count) pin\(pins.count == 1 ? "" : "s") to \(written.map(TerminalText.quoted).joined(separator: ", "))")
-    }
+    return ExportInput(pins: pins, countryNames: names, countries: countries, fillColor: settings.mapFillColor, trips: trips)
 }
 
 /// `out.kml` → `out-2.kml`, `out` → `out-2`, `.kml` → `.kml-2`, `a.b/out` → `a.b/out-2`.

@@ -138,7 +138,7 @@ func runImport(_ args: ParsedArguments) async throws {
         report = try await session.run(progress: printer.update, warning: { Out.error("pins import: \($0)") })
     } catch let failure as ImportFailure {
         let hint = failure.kind == .noInput ? ContainerImage.missingInputHint(root: options.root) : ""
-        throw CommandFailure(failure.message + hint, code: failure.exitCode)
+        throw CommandFailure(failure.message + hint, code: failure.exitStatus)
     }
     if let tracks = options.tracks { reportTrackProblems(report.tracks, paths: tracks.paths, command: "import") }
     try outputs.write(json: { ImportReportJSON.write(report, to: $0) },

@@ -47,12 +47,7 @@ func runImportPlaces(_ args: ParsedArguments) throws {
     let outputs = try ReportOutputs(args, command: "import-places")
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let job = PlacesImport(options: options, databasePath: deps.databasePath, creation: try deps.lazyCreationService())
-    let report: PlacesImportReport
-    do {
-        report = try job.run(warning: { Out.error("pins import-places: \($0)") })
-    } catch let failure as PlacesImportFailure {
-        throw CommandFailure(failure.message, code: failure.exitCode)
-    }
+    let report = try job.run(warning: { Out.error("pins import-places: \($0)") })
     try outputs.write(json: { PlacesReportJSON.write(report, to: $0) },
                       text: { PlacesReportText.write(report, verbose: args.has("--verbose"), to: $0) },
                       page: { try writePlacesPage(report, to: $0, deps: deps) })
@@ -93,9 +88,5 @@ func writePlacesPage(_ report: PlacesImportReport, to path: RawPath, deps: AppDe
                              unreadable: unreadable, corrected: [], movedCount: 0, keptCount: 0)
     let input = try pageInput(deps: deps, title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + root,
                               filterDescription: nil, run: overlay)
-    do {
-        try writeOutput(to: path) { $0.write(PageRenderer.render(input)) }
-    } catch let error as AtomicFile.WriteError {
-        throw CommandFailure(error.description)
-    }
+    try writeOutput(to: path) { $0.write(PageRenderer.render(input)) }
 }

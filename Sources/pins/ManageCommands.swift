@@ -39,6 +39,37 @@ let editSpec = CommandSpec(
 
 func runEdit(_ args: ParsedArguments) throws {
     guard args.positionals.count == 1 else { throw UsageError("edit takes exactly one pin id", command: "edit") }
+    var edit = try locationEdit(args)
+    let deps = try AppDependencies(databaseOption: args.value("--db"))
+    guard FileManager.default.fileExists(atPath: deps.databasePath) else {
+        throw CommandFailure("no pin with id \(args.positionals[0]): the database \(deps.databasePath) does not exist")
+    }
+    let db = try deps.database()
+    let id = try resolvePinID(args.positionals[0], in: db)
+    if args.value("--date") != nil {
+        // Without an offset, the wall clock where the pin is (or goes).
+        let at = try edit.coordinate ?? db.read { try $0.locations.fetch(id: id) }?.coordinate ?? Coordinate(latitude: 0, longitude: 0)
+        edit.date = try dateOption(args, at: at).map { ($0.date, $0.offsetSeconds) }
+    }
+    // The outlines are loaded only when the pin moves.
+    let creation = try edit.coordinate.map { try deps.creationService(near: $0) } ?? deps.lazyCreationService()
+    let pin: Location
+    do {
+        pin = try LocationService(creation: creation).edit(id: id, edit, using: db)
+    } catch ServiceError.invalidEdit(let why) {
+        // `--type city` without `--name` on a point, a height for a city: how it was asked.
+        throw UsageError(why, command: "edit")
+    }
+    if args.has("--json") {
+        Out.print(Out.json(locationJSON(pin)))
+    } else {
+        Out.print("Edited \(pin.id.lowercasedText): \(TerminalText.escaped(pin.title)), \(pinDateText(pin)), \(pin.countryID ?? "at sea")")
+    }
+}
+
+/// The changes `pins edit` asks for, checked before the database is opened (the date is read
+/// at the pin's position later).
+private func locationEdit(_ args: ParsedArguments) throws -> LocationEdit {
     var edit = LocationEdit()
     edit.title = args.value("--title")
     edit.note = args.value("--note")
@@ -48,7 +79,6 @@ func runEdit(_ args: ParsedArguments) throws {
         guard let color = Settings.normalizedColor(text) else { throw UsageError("--color expects #RRGGBB, got '\(text)'", command: "edit") }
         edit.color = color
     }
-    // Checked now (a usage error before the database is opened); read at the pin's position below.
     _ = try dateOption(args)
     let lat = try args.double("--lat", range: -90...90), lon = try args.double("--lon", range: -180...180)
     switch (lat, lon) {
@@ -71,34 +101,7 @@ func runEdit(_ args: ParsedArguments) throws {
     edit.address = args.value("--address")
     edit.visitCount = try args.int("--visits", range: 1...1_000_000)
     guard !edit.isEmpty || args.value("--date") != nil else { throw UsageError("nothing to change: give at least one option", command: "edit") }
-
-    let deps = try AppDependencies(databaseOption: args.value("--db"))
-    guard FileManager.default.fileExists(atPath: deps.databasePath) else {
-        throw CommandFailure("no pin with id \(args.positionals[0]): the database \(deps.databasePath) does not exist")
-    }
-    let db = try deps.database()
-    let id = try resolvePinID(args.positionals[0], in: db)
-    if args.value("--date") != nil {
-        // Without an offset, the wall clock where the pin is (or goes).
-        let at = try edit.coordinate ?? db.read { try $0.locations.fetch(id: id) }?.coordinate ?? Coordinate(latitude: 0, longitude: 0)
-        edit.date = try dateOption(args, at: at).map { ($0.date, $0.offsetSeconds) }
-    }
-    // The outlines are loaded only when the pin moves.
-    let creation = try edit.coordinate.map { try deps.creationService(near: $0) } ?? deps.lazyCreationService()
-    let pin: Location
-    do {
-        pin = try LocationService(creation: creation).edit(id: id, edit, using: db)
-    } catch ServiceError.invalidEdit(let why) {
-        // `--type city` without `--name` on a point, a height for a city: how it was asked.
-        throw UsageError(why, command: "edit")
-    } catch let error as ServiceError {
-        throw CommandFailure(error.description)
-    }
-    if args.has("--json") {
-        Out.print(Out.json(locationJSON(pin)))
-    } else {
-        Out.print("Edited \(pin.id.lowercasedText): \(TerminalText.escaped(pin.title)), \(pinDateText(pin)), \(pin.countryID ?? "at sea")")
-    }
+    return edit
 }
 
 // MARK: show

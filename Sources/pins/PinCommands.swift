@@ -210,11 +210,7 @@ func runDelete(_ args: ParsedArguments) throws {
     }
     let db = try deps.database()
     let id = try resolvePinID(text, in: db)
-    do {
-        try LocationService(creation: try deps.lazyCreationService()).delete(id: id, using: db) // deleting needs no outlines
-    } catch let error as ServiceError {
-        throw CommandFailure(error.description)
-    }
+    try LocationService(creation: try deps.lazyCreationService()).delete(id: id, using: db) // deleting needs no outlines
     Out.print("Deleted \(id.lowercasedText)")
 }
 

@@ -104,13 +104,7 @@ func pinFilter(from args: ParsedArguments) throws -> PinFilter {
 
 /// The country catalog, for checking --country and --continent before any database is read.
 private func filterCatalog() throws -> CountryCatalog {
-    do {
-        return try CountryCatalog(json: Data(try ResourceLocator.read("Countries.json")))
-    } catch let failure as CommandFailure {
-        throw failure
-    } catch {
-        throw CommandFailure("Countries.json is damaged: \(error)")
-    }
+    try AppDependencies.loadCatalog()
 }
 
 /// Words in lines of at most `width` characters, each line indented.

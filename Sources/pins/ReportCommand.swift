@@ -34,11 +34,7 @@ func runReport(_ args: ParsedArguments) throws {
     }.joined(separator: " ")
     let input = try pageInput(deps: deps, locations: try filteredPins(filter, deps: deps), title: args.value("--title") ?? "pins",
                               filterDescription: described.isEmpty ? nil : described, thumbnails: !args.has("--no-thumbnails"))
-    do {
-        try writeOutput(to: out) { $0.write(PageRenderer.render(input)) }
-    } catch let error as AtomicFile.WriteError {
-        throw CommandFailure(error.description)
-    }
+    try writeOutput(to: out) { $0.write(PageRenderer.render(input)) }
     // With `--out -` standard output is the page.
     if !out.goesToStandardOutput {
         Out.print("Wrote \(TerminalText.quoted(out)): \(input.pins.count) pin\(input.pins.count == 1 ? "" : "s")")
@@ -167,11 +163,7 @@ func writeRunPage(_ report: ImportReport, to path: RawPath, deps: AppDependencie
     overlay.unplaced = unplaced
     let input = try pageInput(deps: deps, title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + report.root,
                               filterDescription: nil, run: overlay)
-    do {
-        try writeOutput(to: path) { $0.write(PageRenderer.render(input)) }
-    } catch let error as AtomicFile.WriteError {
-        throw CommandFailure(error.description)
-    }
+    try writeOutput(to: path) { $0.write(PageRenderer.render(input)) }
 }
 
 /// Most photos opened for thumbnails by one page (the newest pins'): bounds the page's cost on

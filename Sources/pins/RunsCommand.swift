@@ -109,13 +109,7 @@ private func runsUndo(_ id: Int64, _ args: ParsedArguments) throws {
         throw CommandFailure("no import run \(id): the database \(deps.databasePath) does not exist")
     }
     // No import may run while its pins are taken away (exit 75 as for a second import).
-    let lock: RunLock?
-    do {
-        lock = dryRun ? nil : try RunLock(databasePath: deps.databasePath)
-    } catch let failure as RunLock.Failure {
-        if case .busy = failure { throw CommandFailure(failure.description, code: ExitCode.busy) }
-        throw CommandFailure(failure.description)
-    }
+    let lock = dryRun ? nil : try RunLock(databasePath: deps.databasePath)
     defer { withExtendedLifetime(lock) {} }
     let db = dryRun ? try deps.existingDatabaseForReading()! : try deps.database()
     let result: RunUndoResult

@@ -1,8 +1,11 @@
 import Foundation
+import PinCore
 import PinImport
 import PinStore
 
-/// `pins`: one file per subcommand; this file only dispatches and maps errors to exit codes.
+/// `pins`: the commands' table, and the dispatch; errors become exit codes here only
+/// (`ExitStatusError`). Each command parses its arguments, calls its module's entry point and
+/// prints.
 let version = "0.1.0"
 
 struct Command {
@@ -141,14 +144,11 @@ func main() async -> Int32 {
     } catch let error as UsageError {
         Out.error("pins \(command.spec.name): \(error.message)\nRun 'pins \(command.spec.name) --help' for usage.")
         return ExitCode.usage
-    } catch let failure as CommandFailure {
-        Out.error("pins \(command.spec.name): \(failure.message)")
-        return failure.code
-    } catch let error as StorageError where error.reason == .busy || error.reason == .repairing {
-        // Held by another writer past the wait, or by a repair: nothing was changed; cron and
-        // scripts may try again later.
+    } catch let error as ExitStatusError {
+        // The one place errors become exit codes: each says its own (a database held by
+        // another writer or a repair is 75, try later; a missing folder 66; ...).
         Out.error("pins \(command.spec.name): \(error)")
-        return ExitCode.busy
+        return error.exitStatus
     } catch {
         Out.error("pins \(command.spec.name): \(error)")
         return ExitCode.failure

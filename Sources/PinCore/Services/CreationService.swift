@@ -1,6 +1,12 @@
 import Foundation
 
-public enum ServiceError: Error, CustomStringConvertible, Equatable {
+public enum ServiceError: ExitStatusError, Equatable {
+    /// 64 for an edit that cannot apply to the pin as asked (a usage mistake), else 1.
+    public var exitStatus: Int32 {
+        if case .invalidEdit = self { return ExitCode.usage }
+        return ExitCode.failure
+    }
+
     case invalidCoordinate(Coordinate)
     case invalidColor(String)
     case notFound(UUID)

@@ -17,7 +17,8 @@ import Foundation
 ///   to directly, never replaced by a regular file;
 /// - a folder, or a name ending in `/`: refused.
 public enum AtomicFile {
-    public struct WriteError: Error, CustomStringConvertible {
+    public struct WriteError: ExitStatusError {
+        public var exitStatus: Int32 { ExitCode.failure }
         /// The path as the terminal shows it (`TerminalText.quoted`).
         public let path: String
         public let reason: String

@@ -85,10 +85,11 @@ public struct PlacesImportOptions: Sendable {
 
 /// Why `import-places` stopped before it changed anything (or, for a failed write, after
 /// what it wrote was rolled back).
-public struct PlacesImportFailure: Error, CustomStringConvertible {
+public struct PlacesImportFailure: ExitStatusError {
     public let message: String
     public let exitCode: Int32
     public var description: String { message }
+    public var exitStatus: Int32 { exitCode }
     public init(_ message: String, exitCode: Int32) {
         self.message = message
         self.exitCode = exitCode
