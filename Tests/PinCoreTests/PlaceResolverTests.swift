@@ -143,3 +143,41 @@ final class PlaceResolverTests: XCTestCase {
         }
     }
 }
+
+/// The grid and its early exits (scripts/build-places: a cell's places in increasing gap, the
+/// scan stopping where none can win) change no answer: at 100,000 points near places, on land,
+/// at sea and far from any town, `match` gives what measuring every place of the country gives.
+final class PlaceGridTests: XCTestCase {
+    func testTheGridAnswersAsAScanOfEveryPlaceOfTheCountry() throws {
+        let resolver = try PlaceResolverTests.resolver()
+        let countries = try CountryResolverTests.resolver()
+        var state: UInt64 = 23
+        func random() -> Double { // SplitMix64, in [0, 1)
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+        }
+        let anchors = countries.codes.flatMap { resolver.largestPlaces(of: $0, limit: 200) }
+        var candidates: [String: [Int]] = [:]
+        var named = 0, regionOnly = 0, atSea = 0
+        for _ in 0..<100_000 {
+            let a = anchors[Int(random() * Double(anchors.count))].coordinate
+            // Up to 0.3° (33 km) from a place: inside towns, between them, beyond every reach.
+            let point = Coordinate(latitude: max(-90, min(90, a.latitude + 0.6 * random() - 0.3)),
+                                   longitude: max(-180, min(180, a.longitude + 0.6 * random() - 0.3)))
+            guard let code = countries.countryCode(at: point) else { continue }
+            if countries.containingCountry(point) == nil { atSea += 1 }
+            let all = candidates[code] ?? resolver.placeIndices(inOutlineOf: code)
+            candidates[code] = all
+            let expected = resolver.matchByScanning(at: point, countryCode: code, candidates: all)
+            XCTAssertEqual(resolver.match(at: point, countryCode: code), expected, "\(point) in \(code)")
+            if expected.place != nil { named += 1 } else if expected.region != nil { regionOnly += 1 }
+        }
+        // The points test every rule: named places, regions without a town, the sea.
+        XCTAssertGreaterThan(named, 50_000)
+        XCTAssertGreaterThan(regionOnly, 1_000)
+        XCTAssertGreaterThan(atSea, 1_000)
+    }
+}

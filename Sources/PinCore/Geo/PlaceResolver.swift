@@ -37,26 +37,24 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     public static let regionKm = 150.0
 
     static let magic = Array("PINSPL1\n".utf8)
-    private static let kmPerDegree = AngularDistance.earthRadiusKm * .pi / 180
+    /// A grid entry: the place's index in its low 18 bits; above them, g (a lower bound of d − r
+    /// over the cell's points, km) coded as (g + 128) × 64, rounded down.
+    private static let indexBits: UInt32 = 18
+    private static let indexMask = (1 << 18) - 1
+    fileprivate static let kmPerDegree = AngularDistance.earthRadiusKm * .pi / 180
 
     private let codes: [String]
     private let countryOutline: [UInt16]
-    /// Two ASCII letters packed as (first << 8 | second) -> country id.
-    private let countryByCode: [UInt16: UInt16]
+    /// Country id by its two letters, (first − "A") × 26 + (second − "A"); 0xFFFF: none.
+    private let countryByLetters: [UInt16]
+    /// Every region, its strings made once at load (4,073: a lookup makes none).
+    private let regionValues: [Region]
     private let regionCountry: [UInt16]
-    private let regionName: [UInt32]
-    private let regionISO: [UInt32]
-    private let stringOffsets: [UInt32]
     private let stringBytes: [UInt8]
-    private let lat: [Int32]
-    private let lon: [Int32]
-    private let population: [UInt32]
-    private let geonamesID: [UInt32]
-    private let nameString: [UInt32]
-    private let region: [UInt16]
-    private let outline: [UInt16]
-    private let ownCountry: [UInt16]
-    private let radius: [Float]
+    /// What a lookup reads of each candidate, one record per place.
+    private let places: [PlaceRecord]
+    /// What ties and the chosen place need.
+    private let details: [PlaceDetail]
     private let columns: Int
     private let rows: Int
     private let cellStart: [UInt32]
@@ -65,7 +63,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     /// coastal 22 km); nil: never at sea.
     private let onLand: (@Sendable (Coordinate, String) -> Bool)?
 
-    public var placeCount: Int { lat.count }
+    public var placeCount: Int { places.count }
 
     /// Reads Places.bin's bytes, checking every count and index (damaged bytes are an error,
     /// never a crash). `onLand`: whether a point is inside its country's outline (at sea
@@ -98,7 +96,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         }
         guard data.starts(with: Self.magic) else { throw fail("not a pins places file (magic)") }
         i = Self.magic.count
-        guard try u32() == 1 else { throw fail("unknown version") }
+        guard try u32() == 2 else { throw fail("unknown version (rebuild it with scripts/build-places)") }
         let countryCount = try u32(), regionCount = try u32(), placeCount = try u32()
         let stringCount = try u32(), stringByteCount = try u32()
         let columns = try u32(), rows = try u32(), entryCount = try u32()
@@ -113,13 +111,13 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         }
         var codes: [String] = []
         var outlines: [UInt16] = []
-        var byCode: [UInt16: UInt16] = [:]
+        var byLetters = [UInt16](repeating: 0xFFFF, count: 26 * 26)
         for c in 0..<countryCount {
             try need(4)
             let a = data[i], b = data[i + 1]
             guard (0x41...0x5A).contains(a), (0x41...0x5A).contains(b) else { throw fail("bad country code") }
             codes.append(String(decoding: [a, b], as: UTF8.self))
-            byCode[UInt16(a) << 8 | UInt16(b)] = UInt16(c)
+            byLetters[Int(a - 0x41) * 26 + Int(b - 0x41)] = UInt16(c)
             let o = UInt16(data[i + 2]) | UInt16(data[i + 3]) << 8
             guard Int(o) < countryCount else { throw fail("bad outline country") }
             outlines.append(o)
@@ -168,26 +166,31 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         guard start.first == 0, start.last.map({ Int($0) }) == entryCount else { throw fail("bad grid") }
         for c in 0..<(columns * rows) where start[c] > start[c + 1] { throw fail("bad grid") }
         let entries = try array(entryCount, UInt32.self)
-        for e in entries where Int(e) >= placeCount { throw fail("bad grid entry") }
+        guard placeCount <= Self.indexMask + 1 else { throw fail("more places than the grid's entries can name") }
+        for e in entries where Int(e & UInt32(Self.indexMask)) >= placeCount { throw fail("bad grid entry") }
         guard i == data.count else { throw fail("trailing bytes") }
 
+        func text(_ s: UInt32) -> String {
+            String(decoding: bytes[Int(offsets[Int(s)])..<Int(offsets[Int(s) + 1])], as: UTF8.self)
+        }
         self.codes = codes
         self.countryOutline = outlines
-        self.countryByCode = byCode
+        self.countryByLetters = byLetters
         self.regionCountry = regionCountry
-        self.regionName = regionName
-        self.regionISO = regionISO
-        self.stringOffsets = offsets
+        self.regionValues = (0..<regionCount).map { r in
+            Region(code: regionISO[r] == 0xFFFF_FFFF ? nil : text(regionISO[r]), name: text(regionName[r]),
+                   countryCode: codes[Int(regionCountry[r])])
+        }
         self.stringBytes = bytes
-        self.lat = lat
-        self.lon = lon
-        self.population = population
-        self.geonamesID = ids
-        self.nameString = names
-        self.region = region
-        self.outline = outline
-        self.ownCountry = own
-        self.radius = population.map { max(Self.minimumRadiusKm, Self.radiusPerSqrtPopulation * Float($0).squareRoot()) }
+        self.places = (0..<placeCount).map { p in
+            PlaceRecord(latitude: lat[p], longitude: lon[p],
+                        radius: max(Self.minimumRadiusKm, Self.radiusPerSqrtPopulation * Float(population[p]).squareRoot()),
+                        outline: outline[p], region: region[p])
+        }
+        self.details = (0..<placeCount).map { p in
+            PlaceDetail(population: population[p], id: ids[p], nameStart: offsets[Int(names[p])],
+                        nameEnd: offsets[Int(names[p]) + 1], own: own[p])
+        }
         self.columns = columns
         self.rows = rows
         self.cellStart = start
@@ -196,26 +199,27 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
 
     // MARK: lookups
 
+    /// The country id of a code, without making anything (two letters A–Z, else nil).
+    @inline(__always)
     private func countryID(_ code: String) -> Int? {
-        let u = Array(code.utf8)
-        guard u.count == 2, let id = countryByCode[UInt16(u[0]) << 8 | UInt16(u[1])] else { return nil }
-        return Int(id)
-    }
-
-    private func string(_ s: UInt32) -> String {
-        let a = Int(stringOffsets[Int(s)]), b = Int(stringOffsets[Int(s) + 1])
-        return String(decoding: stringBytes[a..<b], as: UTF8.self)
+        var letters = code.utf8.makeIterator()
+        guard let a = letters.next(), let b = letters.next(), letters.next() == nil,
+              a &- 0x41 < 26, b &- 0x41 < 26 else { return nil }
+        let id = countryByLetters[Int(a &- 0x41) * 26 + Int(b &- 0x41)]
+        return id == 0xFFFF ? nil : Int(id)
     }
 
     private func makeRegion(_ r: UInt16) -> Region? {
-        guard r != 0xFFFF else { return nil }
-        let iso = regionISO[Int(r)]
-        return Region(code: iso == 0xFFFF_FFFF ? nil : string(iso), name: string(regionName[Int(r)]),
-                      countryCode: codes[Int(regionCountry[Int(r)])])
+        r == 0xFFFF ? nil : regionValues[Int(r)]
     }
 
-    private func coordinate(_ p: Int) -> Coordinate {
-        Coordinate(latitude: Double(lat[p]) / 1e5, longitude: Double(lon[p]) / 1e5)
+    /// Place p as the gazetteer has it: its name made now.
+    private func place(_ p: Int) -> Place {
+        let record = places[p], detail = details[p]
+        return Place(id: Int(detail.id), name: String(decoding: stringBytes[Int(detail.nameStart)..<Int(detail.nameEnd)], as: UTF8.self),
+                     countryCode: codes[Int(detail.own)],
+                     coordinate: Coordinate(latitude: record.latitudeDegrees, longitude: record.longitudeDegrees),
+                     population: Int(detail.population))
     }
 
     private func cell(latitude: Double, longitude: Double) -> (row: Int, column: Int) {
@@ -225,74 +229,109 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         return (r, c)
     }
 
-    /// Kilometres from the point to place p in the point's own equirectangular projection (to
-    /// rank candidates; the distance reported is the haversine one).
+    /// A point and the places' records, read without bounds checks: every index in `entries`
+    /// was checked against the place count at load.
+    private struct Scan {
+        let places: UnsafeBufferPointer<PlaceRecord>
+        let details: UnsafeBufferPointer<PlaceDetail>
+        let entries: UnsafeBufferPointer<UInt32>
+        let latitude: Double, longitude: Double, cosPhi: Double
+
+        /// Kilometres from the point to place p in the point's own equirectangular projection
+        /// (to rank candidates; the distance reported is the haversine one).
+        @inline(__always)
+        func planarKm(_ place: PlaceRecord) -> Double {
+            var dx = place.longitudeDegrees - longitude
+            if dx > 180 { dx -= 360 } else if dx < -180 { dx += 360 }
+            let dy = place.latitudeDegrees - latitude
+            return (dx * dx * cosPhi * cosPhi + dy * dy).squareRoot() * PlaceResolver.kmPerDegree
+        }
+
+        /// Ties (the same score): the larger place, then the smaller GeoNames id, so the answer
+        /// never depends on the order of the file.
+        @inline(__always)
+        func better(_ p: Int, than q: Int) -> Bool {
+            guard q >= 0 else { return true }
+            return details[p].ranks(before: details[q])
+        }
+    }
+
+    /// Calls `body` with the point's scan (its cos φ computed once).
     @inline(__always)
-    private func planarKm(_ p: Int, latitude: Double, longitude: Double, cosPhi: Double) -> Double {
-        var dx = Double(lon[p]) / 1e5 - longitude
-        if dx > 180 { dx -= 360 } else if dx < -180 { dx += 360 }
-        let dy = Double(lat[p]) / 1e5 - latitude
-        return (dx * dx * cosPhi * cosPhi + dy * dy).squareRoot() * Self.kmPerDegree
+    private func scanning<T>(_ point: Coordinate, _ body: (Scan) -> T) -> T {
+        places.withUnsafeBufferPointer { places in
+            details.withUnsafeBufferPointer { details in
+                entries.withUnsafeBufferPointer { entries in
+                    body(Scan(places: places, details: details, entries: entries, latitude: point.latitude,
+                              longitude: point.longitude, cosPhi: cos(point.latitude * .pi / 180)))
+                }
+            }
+        }
     }
 
     public func match(at point: Coordinate, countryCode: String?) -> PlaceMatch {
         guard point.isValid, let countryCode, let country = countryID(countryCode) else { return .none }
-        let outlineCountry = Int(countryOutline[country])
-        let latitude = point.latitude, longitude = point.longitude
-        let cosPhi = cos(latitude * .pi / 180)
+        let outlineCountry = UInt16(countryOutline[country])
         var chosen: Int?
         if let onLand, !onLand(point, countryCode) {
             chosen = nearest(to: point, outlineCountry: outlineCountry, withinKm: Self.seaKm)
         } else {
-            let (r, c) = cell(latitude: latitude, longitude: longitude)
+            let (r, c) = cell(latitude: point.latitude, longitude: point.longitude)
             let k = r * columns + c
-            var bestInside = -1, bestInsideScore = Double.infinity
-            var bestOutside = -1, bestOutsideScore = Double(Self.capBeyondRadiusKm)
-            for s in Int(cellStart[k])..<Int(cellStart[k + 1]) {
-                let p = Int(entries[s])
-                guard Int(outline[p]) == outlineCountry else { continue }
-                let d = planarKm(p, latitude: latitude, longitude: longitude, cosPhi: cosPhi)
-                let radius = Double(self.radius[p])
-                if d <= radius {
-                    let score = d / radius
-                    if score < bestInsideScore || (score == bestInsideScore && better(p, than: bestInside)) {
-                        bestInside = p
-                        bestInsideScore = score
-                    }
-                } else if bestInside < 0 {
-                    let score = d - radius
-                    if score < bestOutsideScore || (score == bestOutsideScore && better(p, than: bestOutside)) {
-                        bestOutside = p
-                        bestOutsideScore = score
-                    }
-                }
+            chosen = scanning(point) { scan in
+                Self.onLandChoice(scan, entries: Int(cellStart[k])..<Int(cellStart[k + 1]), outlineCountry: outlineCountry)
             }
-            chosen = bestInside >= 0 ? bestInside : (bestOutside >= 0 ? bestOutside : nil)
         }
-        guard let p = chosen else {
-            let regionPlace = nearest(to: point, outlineCountry: outlineCountry, withinKm: Self.regionKm)
-            return PlaceMatch(region: regionPlace.flatMap { makeRegion(region[$0]) })
-        }
-        let centre = coordinate(p)
-        let place = Place(id: Int(geonamesID[p]), name: string(nameString[p]), countryCode: codes[Int(ownCountry[p])],
-                          coordinate: centre, population: Int(population[p]))
-        return PlaceMatch(place: place, placeDistanceKm: AngularDistance.kilometres(point, centre), region: makeRegion(region[p]))
+        return makeMatch(point, chosen: chosen, regionPlace: nearest(to: point, outlineCountry: outlineCountry, withinKm: Self.regionKm))
     }
 
-    /// Ties (the same score): the larger place, then the smaller GeoNames id, so the answer
-    /// never depends on the order of the file.
+    /// The answer for the chosen place; without one, the region of `regionPlace` (rule 6), only
+    /// then looked for.
+    private func makeMatch(_ point: Coordinate, chosen: Int?, regionPlace: @autoclosure () -> Int?) -> PlaceMatch {
+        guard let p = chosen else { return PlaceMatch(region: regionPlace().flatMap { makeRegion(places[$0].region) }) }
+        let chosenPlace = place(p)
+        return PlaceMatch(place: chosenPlace, placeDistanceKm: AngularDistance.kilometres(point, chosenPlace.coordinate),
+                          region: makeRegion(places[p].region))
+    }
+
+    /// Rules 2–3 over one cell's places: the place that holds the point most centrally (the
+    /// smallest d / r), else the one whose edge is nearest within the cap (the smallest d − r).
     @inline(__always)
-    private func better(_ p: Int, than q: Int) -> Bool {
-        guard q >= 0 else { return true }
-        if population[p] != population[q] { return population[p] > population[q] }
-        return geonamesID[p] < geonamesID[q]
+    private static func onLandChoice(_ scan: Scan, entries range: Range<Int>, outlineCountry: UInt16) -> Int? {
+        var bestInside = -1, bestInsideScore = Double.infinity
+        var bestOutside = -1, bestOutsideScore = Double(capBeyondRadiusKm)
+        for s in range {
+            let entry = scan.entries[s]
+            // The entries come in increasing g: past g > 0 no place can hold the point (once one
+            // does, nothing else matters); past g > the best d − r, none can beat or tie it.
+            let gap = Double(entry >> indexBits) / 64 - 128
+            if bestInside >= 0 ? gap > 0 : gap > bestOutsideScore { break }
+            let p = Int(entry) & indexMask
+            let place = scan.places[p]
+            guard place.outline == outlineCountry else { continue }
+            let d = scan.planarKm(place)
+            let radius = Double(place.radius)
+            if d <= radius {
+                let score = d / radius
+                if score < bestInsideScore || (score == bestInsideScore && scan.better(p, than: bestInside)) {
+                    bestInside = p
+                    bestInsideScore = score
+                }
+            } else if bestInside < 0 {
+                let score = d - radius
+                if score < bestOutsideScore || (score == bestOutsideScore && scan.better(p, than: bestOutside)) {
+                    bestOutside = p
+                    bestOutsideScore = score
+                }
+            }
+        }
+        return bestInside >= 0 ? bestInside : (bestOutside >= 0 ? bestOutside : nil)
     }
 
     /// The nearest place centre of the outline country within `km` (every cell that the circle
     /// can reach; each place is listed in its own cell at least).
-    private func nearest(to point: Coordinate, outlineCountry: Int, withinKm km: Double) -> Int? {
+    private func nearest(to point: Coordinate, outlineCountry: UInt16, withinKm km: Double) -> Int? {
         let latitude = point.latitude, longitude = point.longitude
-        let cosPhi = cos(latitude * .pi / 180)
         let step = 360.0 / Double(columns)
         let dLat = km / Self.kmPerDegree
         let top = min(90, abs(latitude) + dLat)
@@ -302,22 +341,25 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         let c0 = Int(((longitude - dLon + 180) / step).rounded(.down))
         let c1 = Int(((longitude + dLon + 180) / step).rounded(.down))
         let columnRange = c1 - c0 + 1 >= columns ? 0...(columns - 1) : c0...c1
-        var best = -1, bestKm = km
-        for r in r0...r1 {
-            for raw in columnRange {
-                let k = r * columns + ((raw % columns) + columns) % columns
-                for s in Int(cellStart[k])..<Int(cellStart[k + 1]) {
-                    let p = Int(entries[s])
-                    guard Int(outline[p]) == outlineCountry else { continue }
-                    let d = planarKm(p, latitude: latitude, longitude: longitude, cosPhi: cosPhi)
-                    if d < bestKm || (d == bestKm && best >= 0 && better(p, than: best)) {
-                        best = p
-                        bestKm = d
+        return scanning(point) { scan in
+            var best = -1, bestKm = km
+            for r in r0...r1 {
+                for raw in columnRange {
+                    let k = r * columns + ((raw % columns) + columns) % columns
+                    for s in Int(cellStart[k])..<Int(cellStart[k + 1]) {
+                        let p = Int(scan.entries[s]) & Self.indexMask
+                        let place = scan.places[p]
+                        guard place.outline == outlineCountry else { continue }
+                        let d = scan.planarKm(place)
+                        if d < bestKm || (d == bestKm && best >= 0 && scan.better(p, than: best)) {
+                            best = p
+                            bestKm = d
+                        }
                     }
                 }
             }
+            return best >= 0 ? best : nil
         }
-        return best >= 0 ? best : nil
     }
 
     public func regions(of countryCode: String) -> [Region] {
@@ -338,11 +380,80 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         guard limit > 0, let country = countryID(countryCode) else { return [] }
         let outlineCountry = Int(countryOutline[country])
         var chosen: [Int] = []
-        for p in 0..<lat.count where Int(outline[p]) == outlineCountry { chosen.append(p) }
-        chosen.sort { better($0, than: $1) }
-        return chosen.prefix(limit).map { p in
-            Place(id: Int(geonamesID[p]), name: string(nameString[p]), countryCode: codes[Int(ownCountry[p])],
-                  coordinate: coordinate(p), population: Int(population[p]))
+        for p in places.indices where Int(places[p].outline) == outlineCountry { chosen.append(p) }
+        chosen.sort { details[$0].ranks(before: details[$1]) }
+        return chosen.prefix(limit).map(place)
+    }
+}
+
+// MARK: the rule without the grid
+
+extension PlaceResolver {
+    /// The places of a country's outline (`matchByScanning`'s candidates).
+    func placeIndices(inOutlineOf countryCode: String) -> [Int] {
+        guard let country = countryID(countryCode) else { return [] }
+        let outlineCountry = countryOutline[country]
+        return places.indices.filter { places[$0].outline == outlineCountry }
+    }
+
+    /// `match` by the rule alone, measuring every one of `candidates` (the places of the point's
+    /// outline country: `placeIndices`), with no grid and no early exit: what PlaceResolverTests
+    /// holds `match` to.
+    func matchByScanning(at point: Coordinate, countryCode: String, candidates: [Int]) -> PlaceMatch {
+        guard point.isValid, countryID(countryCode) != nil else { return .none }
+        let atSea = onLand.map { !$0(point, countryCode) } ?? false
+        return scanning(point) { scan in
+            var inside = -1, insideScore = Double.infinity, outside = -1, outsideScore = Double(Self.capBeyondRadiusKm)
+            var sea = -1, seaKm = Self.seaKm, regionPlace = -1, regionKm = Self.regionKm
+            for p in candidates {
+                let d = scan.planarKm(scan.places[p]), r = Double(scan.places[p].radius)
+                if d <= r, d / r < insideScore || (d / r == insideScore && scan.better(p, than: inside)) {
+                    (inside, insideScore) = (p, d / r)
+                }
+                if d > r, d - r < outsideScore || (d - r == outsideScore && scan.better(p, than: outside)) {
+                    (outside, outsideScore) = (p, d - r)
+                }
+                if d < seaKm || (d == seaKm && sea >= 0 && scan.better(p, than: sea)) { (sea, seaKm) = (p, d) }
+                if d < regionKm || (d == regionKm && regionPlace >= 0 && scan.better(p, than: regionPlace)) {
+                    (regionPlace, regionKm) = (p, d)
+                }
+            }
+            let chosen = atSea ? sea : (inside >= 0 ? inside : outside)
+            return makeMatch(point, chosen: chosen >= 0 ? chosen : nil, regionPlace: regionPlace >= 0 ? regionPlace : nil)
         }
+    }
+}
+
+/// What a lookup reads of a candidate place, in 16 bytes (four in a cache line: the scans of a
+/// cell read their candidates' records and nothing else, and memory, not arithmetic, is what a
+/// lookup waits for).
+private struct PlaceRecord {
+    /// 1e-5 degree, as in the file: `degrees` divides them as the build did.
+    var latitude: Int32
+    var longitude: Int32
+    /// The rule's radius in km, max(1, 0.01 × √population), in Float as the build's grid has it.
+    var radius: Float
+    /// The country whose outline holds it.
+    var outline: UInt16
+    /// Its admin-1 region, 0xFFFF: none.
+    var region: UInt16
+
+    @inline(__always) var latitudeDegrees: Double { Double(latitude) / 1e5 }
+    @inline(__always) var longitudeDegrees: Double { Double(longitude) / 1e5 }
+}
+
+/// What only ties and the chosen place need: population and GeoNames id (ties: the larger place
+/// first, then the smaller id), where its name's UTF-8 lies in the strings, its own country
+/// (GF for Cayenne, inside FR's outline).
+private struct PlaceDetail {
+    var population: UInt32
+    var id: UInt32
+    var nameStart: UInt32
+    var nameEnd: UInt32
+    var own: UInt16
+
+    @inline(__always)
+    func ranks(before other: PlaceDetail) -> Bool {
+        population != other.population ? population > other.population : id < other.id
     }
 }
