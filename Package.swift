@@ -45,14 +45,15 @@ let package = Package(
         // The app's model and rules: no file or database I/O.
         // Optimised even in a debug build: every command loads the country outlines and the
         // gazetteer through this code, 1.3 s a process unoptimised and most of `scripts/test`.
-        .target(name: "PinCore", dependencies: ["CSupport"], swiftSettings: optimisedInDebug),
+        .target(name: "PinCore", swiftSettings: optimisedInDebug),
         // Container readers and the one libexif wrapper.
         .target(name: "PinMetadata", dependencies: ["PinCore", "CExif", "CZlib", "CBrotli", "CSupport"]),
-        // SQLite storage: connection, migrations, repositories, run lock.
-        .target(name: "PinStore", dependencies: ["PinCore", "CSQLite"]),
+        // SQLite storage: connection, migrations, repositories, run lock; the system source of
+        // new ids (getrandom).
+        .target(name: "PinStore", dependencies: ["PinCore", "CSQLite", "CSupport"]),
         // The import session end to end: lock, run record, scanner, pipeline stages, reports.
         .target(name: "PinImport", dependencies: ["PinCore", "PinMetadata", "PinStore", "PinFormats", "CSupport"], exclude: ["THREADS.md"]),
-        // The offline HTML map page, and exports: plain values in, files out. The page's script,
+        // The offline HTML map page, and exports: plain values in, files out (AtomicFile). The page's script,
         // style sheet and template (Sources/PinReport/Page) are compiled in by EmbedFiles.
         .target(name: "PinReport", dependencies: ["PinCore"], plugins: ["EmbedFiles"]),
         .executableTarget(

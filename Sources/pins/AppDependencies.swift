@@ -253,12 +253,12 @@ final class AppDependencies {
     func creationService(near coordinate: Coordinate) throws -> CreationService {
         _ = try ResourceLocator.directory()
         let point = PointCountryLocator(polygons: try Self.loadPolygons(), latitude: coordinate.latitude, fallback: locator)
-        return CreationService(locator: point, countries: CountryService(catalog: try catalog()), places: places)
+        return CreationService(locator: point, countries: CountryService(catalog: try catalog()), places: places, ids: .system)
     }
 
     /// For the importer and delete: the outlines are loaded only if something needs a country.
     func lazyCreationService() throws -> CreationService {
         _ = try ResourceLocator.directory()
-        return CreationService(locator: locator, countries: CountryService(catalog: try catalog()), places: places)
+        return CreationService(locator: locator, countries: CountryService(catalog: try catalog()), places: places, ids: .system)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinReport
 import PinImport
 
 /// Where the report of `import` and `import-places` goes: `--report FILE` (its JSON), `--html

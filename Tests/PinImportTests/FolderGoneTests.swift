@@ -19,7 +19,7 @@ final class FolderGoneTests: XCTestCase {
     func creation() -> CreationService {
         CreationService(locator: FixedCountry(), countries: CountryService(catalog: CountryCatalog(entries: [
             CountryInfo(alpha2: "FR", alpha3: "FRA", numeric: "250", name: "France", continent: "Europe", region: "", subRegion: ""),
-        ])))
+        ])), ids: .system)
     }
 
     func temporaryDirectory() throws -> String {

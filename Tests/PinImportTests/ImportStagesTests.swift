@@ -418,7 +418,7 @@ final class ImportStagesTests: XCTestCase {
     func creation() -> CreationService {
         CreationService(locator: FixedCountry(), countries: CountryService(catalog: CountryCatalog(entries: [
             CountryInfo(alpha2: "FR", alpha3: "FRA", numeric: "250", name: "France", continent: "Europe", region: "", subRegion: ""),
-        ])))
+        ])), ids: .system)
     }
 
     /// A gazetteer of one town, for the places a plan carries to the stored pin.
@@ -432,7 +432,7 @@ final class ImportStagesTests: XCTestCase {
     }
 
     func testAPlanCarriesThePlaceToTheStoredPinAndItsTitle() throws {
-        let creation = CreationService(locator: FixedCountry(), countries: self.creation().countries, places: OneTown())
+        let creation = CreationService(locator: FixedCountry(), countries: self.creation().countries, places: OneTown(), ids: .system)
         let db = InMemoryStore()
         var items = [photo(entry("p0.jpg"), at: 0, lat: 0, digest: "D0")]
         let plan = try creation.planPhotoPin(at: Coordinate(latitude: 43.7, longitude: 7.27), takenAt: Date(timeIntervalSince1970: 0),

@@ -11,7 +11,7 @@ final class DatabaseCheckTests: XCTestCase {
         let page: Int64, cells: Int64, size: Int64
         do {
             let db = try PinDatabase(path: path)
-            let creation = CreationService(locator: StubLocator(), countries: CountryService(catalog: testCatalog))
+            let creation = CreationService(locator: StubLocator(), countries: CountryService(catalog: testCatalog), ids: .system)
             for i in 0..<60 {
                 try creation.create(LocationDraft(title: String(repeating: "x", count: 1000) + " \(i)",
                                                   coordinate: Coordinate(latitude: 10, longitude: Double(i)), date: Date(timeIntervalSince1970: Double(i))),

@@ -23,7 +23,7 @@ final class LocationEditTests: XCTestCase {
 
     override func setUpWithError() throws {
         db = try PinDatabase(path: try temporaryDatabasePath(self))
-        creation = CreationService(locator: StubLocator(), countries: CountryService(catalog: testCatalog))
+        creation = CreationService(locator: StubLocator(), countries: CountryService(catalog: testCatalog), ids: .system)
         service = LocationService(creation: creation)
     }
 

@@ -41,7 +41,7 @@ final class MigrationTests: XCTestCase {
 
     func testReopenKeepsData() throws {
         let path = try temporaryDatabasePath(self)
-        let creation = CreationService(locator: StubLocator(), countries: CountryService(catalog: testCatalog))
+        let creation = CreationService(locator: StubLocator(), countries: CountryService(catalog: testCatalog), ids: .system)
         let id: UUID
         do {
             let db = try PinDatabase(path: path)

@@ -39,7 +39,7 @@ final class PlacesTests: XCTestCase {
 
     override func setUpWithError() throws {
         db = try PinDatabase(path: try temporaryDatabasePath(self))
-        creation = CreationService(locator: StubLocator(), countries: CountryService(catalog: testCatalog), places: StubPlaces())
+        creation = CreationService(locator: StubLocator(), countries: CountryService(catalog: testCatalog), places: StubPlaces(), ids: .system)
         service = LocationService(creation: creation)
     }
 

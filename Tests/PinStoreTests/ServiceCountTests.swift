@@ -10,7 +10,7 @@ final class ServiceCountTests: XCTestCase {
 
     override func setUpWithError() throws {
         db = try PinDatabase(path: try temporaryDatabasePath(self))
-        creation = CreationService(locator: StubLocator(), countries: CountryService(catalog: testCatalog))
+        creation = CreationService(locator: StubLocator(), countries: CountryService(catalog: testCatalog), ids: .system)
         service = LocationService(creation: creation)
     }
 
@@ -83,7 +83,7 @@ final class ServiceCountTests: XCTestCase {
             loads.increment()
             return CountryResolver(polygons: try CountryGeoJSONParser.parse(Array(Self.squares.utf8)), cellDegrees: 1, coastalKilometres: 0)
         }
-        let service = LocationService(creation: CreationService(locator: lazy, countries: CountryService(catalog: testCatalog)))
+        let service = LocationService(creation: CreationService(locator: lazy, countries: CountryService(catalog: testCatalog), ids: .system))
         // Made with a country given by the caller: nothing loaded yet. (Two, so that FR keeps a
         // pin: moving the only pin of a country out of it trips the countries foreign key in
         // LocationService.save, a separate problem.)
@@ -106,7 +106,7 @@ final class ServiceCountTests: XCTestCase {
     func testALocatorThatCannotLoadFailsTheEditWithoutWriting() throws {
         struct Damaged: Error {}
         let service = LocationService(creation: CreationService(locator: LazyCountryLocator { throw Damaged() },
-                                                                countries: CountryService(catalog: testCatalog)))
+                                                                countries: CountryService(catalog: testCatalog), ids: .system))
         let pin = try creation.create(LocationDraft(title: "x", coordinate: paris(), date: Date()), using: db)
         var moved = pin
         moved.coordinate = boston()

@@ -1,4 +1,3 @@
-import CSupport
 import Foundation
 
 /// No randomness could be had for a new id: pins stops rather than make an id that may repeat.
@@ -16,24 +15,14 @@ public struct RandomnessUnavailable: Error, CustomStringConvertible, Equatable {
 ///
 /// Not Foundation's `UUID()`: on Linux it reads /dev/urandom and ignores a failure, so without
 /// that file (a bare chroot, a container, a NAS jail) every id is the same and pins overwrite
-/// each other. The system source is getrandom(2); its failure is an error, never a fixed id.
-/// Tests inject their own bytes (a constant, to provoke a collision; a failure).
+/// each other. The system source (`IDSource.system`, in PinStore: PinCore does no I/O) is
+/// getrandom(2); its failure is an error, never a fixed id. Tests inject their own bytes (a
+/// constant, to provoke a collision; a failure).
 public struct IDSource: Sendable {
     private let bytes: @Sendable () throws -> [UInt8]
 
     /// `bytes` returns at least 16 bytes per call.
     public init(bytes: @escaping @Sendable () throws -> [UInt8]) { self.bytes = bytes }
-
-    /// The kernel's random source.
-    public static let system = IDSource {
-        var buffer = [UInt8](repeating: 0, count: 16)
-        let rc = buffer.withUnsafeMutableBufferPointer { pins_fill_random($0.baseAddress, UInt($0.count)) }
-        guard rc == 0 else {
-            let code = errno
-            throw RandomnessUnavailable(reason: "getrandom: \(String(cString: strerror(code)))")
-        }
-        return buffer
-    }
 
     /// A new random (version 4, RFC 9562) id.
     public func next() throws -> UUID {

@@ -88,7 +88,7 @@ public struct CreationService: Sendable {
     public let ids: IDSource
 
     public init(locator: any CountryLocating, countries: CountryService, places: any PlaceLocating = NoPlaces(),
-                ids: IDSource = .system) {
+                ids: IDSource) {
         self.locator = locator
         self.countries = countries
         self.places = places

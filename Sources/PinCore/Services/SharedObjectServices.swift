@@ -33,7 +33,7 @@ public struct CityService: Sendable {
     /// Two city pins named alike this close to one city's centre share it (a city is large).
     public static let sharingKm = 15.0
 
-    public init(ids: IDSource = .system) { self.ids = ids }
+    public init(ids: IDSource) { self.ids = ids }
 
     /// Finds or creates the City for this visit and adds one pin to it; the visit as it now
     /// points at it (the city's name, centre and place id).
@@ -100,7 +100,7 @@ public struct MountainService: Sendable {
     /// Two mountain pins named alike this close share the mountain (a summit and a hut below it).
     public static let sharingKm = 5.0
 
-    public init(ids: IDSource = .system) { self.ids = ids }
+    public init(ids: IDSource) { self.ids = ids }
 
     @discardableResult
     public func plusPin(for visit: MountainVisitData, in repos: Repositories) throws -> (mountain: Mountain, visit: MountainVisitData) {

@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinReport
 import XCTest
 
 final class AtomicFileTests: XCTestCase {

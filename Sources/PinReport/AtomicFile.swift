@@ -1,4 +1,5 @@
 import Foundation
+import PinCore
 
 /// Writes a file so that a reader (a browser, a NAS web server, a script reading a report) never
 /// sees half of it: the bytes go to a temporary file in the same folder, are flushed, and the
