@@ -27,60 +27,39 @@ func runCheck(_ args: ParsedArguments) throws {
     guard FileManager.default.fileExists(atPath: path) else {
         throw CommandFailure("there is no database at \(path): check --db or PINS_DB")
     }
-    // integrity_check first, then (on a sound file) the counts. A file the check cannot even
-    // read counts as damaged for --repair, as before.
-    let damage: [String]?
-    do {
-        damage = try DatabaseCheck.damage(path: path)
-    } catch let error as StorageError {
-        if !args.has("--repair") { throw error }
-        damage = nil
-    }
-    let mismatches = damage == [] ? try DatabaseCheck.countMismatches(path: path) : []
-    if !args.has("--repair") {
-        let problems = (damage ?? []) + mismatches
-        guard !problems.isEmpty else {
+    let repairing = args.has("--repair")
+    let found = try DatabaseCheck.examine(path: path, forRepair: repairing)
+    if !repairing {
+        guard !found.problems.isEmpty else {
             Out.print("\(path): ok")
             return
         }
-        Out.print("\(path): \(problems.count) problem\(problems.count == 1 ? "" : "s")")
-        for problem in problems { Out.print("  " + problem) }
-        throw CommandFailure(damage == [] ? "'pins check --repair --db \(path)' makes the counts true again (the file itself is sound)"
+        Out.print("\(path): \(found.problems.count) problem\(found.problems.count == 1 ? "" : "s")")
+        for problem in found.problems { Out.print("  " + problem) }
+        throw CommandFailure(found.needsOnlyRecount ? "'pins check --repair --db \(path)' makes the counts true again (the file itself is sound)"
                              : "'pins check --repair --db \(path)' saves what can be read into a new file and keeps this one")
     }
     // A sound file with true counts: nothing to repair, so nothing is written (not even the
     // lock file).
-    if damage == [], mismatches.isEmpty {
+    if found.isWhole {
         Out.print("\(path): ok, the file is sound and its counts agree: nothing to repair, nothing written")
         return
     }
-    // Nothing may write while the file is recounted, or copied and swapped: no import (exit
-    // 75 for it and for this), and no other writing command (`add`, `edit`, `delete`, ...):
-    // those running are waited for, those started meanwhile wait for the repair and then
-    // write into the repaired file.
-    let lock = try RunLock(databasePath: path, excludingWriters: true)
-    holdForTest()
-    if damage == [] {
-        let remaining: [String]
-        do {
-            remaining = try withExtendedLifetime(lock) { try DatabaseCheck.recountInPlace(path: path) }
-        } catch let error as StorageError {
-            throw CommandFailure("the recount failed, nothing was changed: \(error)", code: error.exitStatus)
-        }
+    // The catalog names the countries a repair makes again; a recount needs none.
+    let catalog = found.needsOnlyRecount ? nil : try deps.catalog()
+    switch try DatabaseCheck.mend(path: path, found, countries: { id in catalog?[id].map { ($0.name, $0.continent) } },
+                                  held: holdForTest) {
+    case let .recounted(fixed, remaining):
         Out.print("Recounted \(path) in place (the file is sound: no copy kept)")
-        for problem in mismatches where !remaining.contains(problem) { Out.print("  recounted: " + problem) }
+        for problem in fixed { Out.print("  recounted: " + problem) }
         printRemaining(remaining)
-        return
+    case let .repaired(repair):
+        printRepair(repair, path: path)
     }
-    let repair: DatabaseCheck.Repair
-    do {
-        let catalog = try deps.catalog()
-        repair = try withExtendedLifetime(lock) {
-            try DatabaseCheck.repair(path: path) { id in catalog[id].map { ($0.name, $0.continent) } }
-        }
-    } catch let error as StorageError {
-        throw CommandFailure("the repair failed, nothing was changed: \(error)", code: error.exitStatus)
-    }
+}
+
+/// What a repair kept, made again and forgot.
+private func printRepair(_ repair: DatabaseCheck.Repair, path: String) {
     Out.print("Repaired \(path); the damaged file is kept as \(repair.damagedKeptAt)")
     for table in repair.tables {
         Out.print("  " + describe(table))

@@ -239,24 +239,7 @@ private func zshCompletion(_ specs: [CommandSpec]) -> String {
         "                completions) _values 'shell' bash zsh fish ;;",
     ]
     for spec in specs where spec.name != "completions" {
-        var arguments: [String] = []
-        for option in spec.options {
-            let description = "[" + zshDescription(option.help) + "]"
-            var value = ""
-            if let metavar = option.value {
-                value = ":" + zshDescription(metavar) + ":"
-                    + (!option.choices.isEmpty ? "(" + option.choices.joined(separator: " ") + ")" : pathValues.contains(metavar) ? "_files" : " ")
-            }
-            let many = option.repeatable ? "*" : ""
-            if let short = option.short {
-                let exclusion = option.repeatable ? "" : "(\(short) \(option.name))"
-                let separator = option.value == nil ? "" : "+"
-                arguments.append(singleQuoted("\(exclusion)\(many)\(short)\(separator)\(description)\(value)"))
-                arguments.append(singleQuoted("\(exclusion)\(many)\(option.name)\(option.value == nil ? "" : "=")\(description)\(value)"))
-            } else {
-                arguments.append(singleQuoted("\(many)\(option.name)\(option.value == nil ? "" : "=")\(description)\(value)"))
-            }
-        }
+        var arguments = spec.options.flatMap(zshArguments)
         arguments.append(singleQuoted("(- *)" + "--help[Show this help.]"))
         if !spec.subcommands.isEmpty {
             arguments.append(singleQuoted("1:action:(" + spec.subcommands.joined(separator: " ") + ")"))
@@ -273,6 +256,23 @@ private func zshCompletion(_ specs: [CommandSpec]) -> String {
         "_pins \"$@\"",
     ]
     return lines.joined(separator: "\n") + "\n"
+}
+
+/// An option's `_arguments` specs: the long form, and the short one when it has one (the two
+/// exclude each other unless the option repeats).
+private func zshArguments(_ option: OptionSpec) -> [String] {
+    let description = "[" + zshDescription(option.help) + "]"
+    var value = ""
+    if let metavar = option.value {
+        value = ":" + zshDescription(metavar) + ":"
+            + (!option.choices.isEmpty ? "(" + option.choices.joined(separator: " ") + ")" : pathValues.contains(metavar) ? "_files" : " ")
+    }
+    let many = option.repeatable ? "*" : ""
+    let long = "\(option.name)\(option.value == nil ? "" : "=")\(description)\(value)"
+    guard let short = option.short else { return [singleQuoted(many + long)] }
+    let exclusion = option.repeatable ? "" : "(\(short) \(option.name))"
+    let separator = option.value == nil ? "" : "+"
+    return [singleQuoted("\(exclusion)\(many)\(short)\(separator)\(description)\(value)"), singleQuoted(exclusion + many + long)]
 }
 
 private func fishCompletion(_ specs: [CommandSpec]) -> String {

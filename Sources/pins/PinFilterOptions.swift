@@ -31,28 +31,7 @@ func pinFilter(from args: ParsedArguments) throws -> PinFilter {
     let command = args.command
     var filter = PinFilter()
     filter.search = args.value("--search")
-    for text in args.all("--country") {
-        let code = text.uppercased()
-        guard code.count == 2, code.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-            // A country's name for its code: "did you mean --country FR (France)?".
-            let named = (try? filterCatalog())?.entries.values.first { PinFilter.fold($0.name) == PinFilter.fold(text) || $0.alpha3 == code }
-            throw UsageError("--country expects a two-letter ISO code such as FR, got '\(text)'"
-                             + (named.map { "; did you mean --country \($0.alpha2) (\($0.name))?" } ?? ""), command: command)
-        }
-        filter.countries.insert(code)
-    }
-    if !filter.countries.isEmpty || !args.all("--continent").isEmpty {
-        let catalog = try filterCatalog()
-        for code in filter.countries.sorted() where catalog[code] == nil {
-            throw UsageError("--country \(code) is not a country code pins knows; the codes:\n"
-                             + wrapped(catalog.entries.keys.sorted(), width: 78, indent: "  "), command: command)
-        }
-        let continents = Set(catalog.entries.values.map(\.continent)).sorted()
-        for text in args.all("--continent") where !continents.contains(where: { PinFilter.fold($0) == PinFilter.fold(text) }) {
-            throw UsageError("--continent '\(text)' is not a continent; the continents:\n  "
-                             + continents.joined(separator: ", "), command: command)
-        }
-    }
+    filter.countries = try filterCountries(args)
     filter.continents = args.all("--continent")
     filter.regions = args.all("--region")
     filter.places = args.all("--place")
@@ -65,17 +44,9 @@ func pinFilter(from args: ParsedArguments) throws -> PinFilter {
     filter.tags = args.all("--tag")
     filter.since = try filterDate(args, "--since", endOfDay: false)
     filter.until = try filterDate(args, "--until", endOfDay: true)
-    if let text = args.value("--near") {
-        guard let point = parseLatLon(text) else {
-            throw UsageError("--near expects LAT,LON such as 48.85,2.35, got '\(text)'", command: command)
-        }
+    if let (point, km) = try filterNear(args) {
         filter.near = point
-        guard let km = try args.double("--within", range: 0...20_100) else {
-            throw UsageError("--near needs --within KM", command: command)
-        }
         filter.withinKm = km
-    } else if args.value("--within") != nil {
-        throw UsageError("--within needs --near LAT,LON", command: command)
     }
     if let text = args.value("--source") {
         guard let source = PinFilter.Source(rawValue: text) else {
@@ -90,16 +61,65 @@ func pinFilter(from args: ParsedArguments) throws -> PinFilter {
         }
         filter.trip = trip
     }
-    if var text = args.value("--sort") {
-        if text.hasPrefix("-") { filter.descending = true; text.removeFirst() }
-        guard let sort = PinFilter.Sort(rawValue: text) else {
-            throw UsageError("--sort must be date, title, country or distance, got '\(args.value("--sort")!)'", command: command)
-        }
-        if sort == .distance, filter.near == nil { throw UsageError("--sort distance needs --near LAT,LON", command: command) }
-        filter.sort = sort
-    }
+    try filterSort(args, into: &filter)
     filter.limit = try args.int("--limit", range: 1...Int(Int32.max))
     return filter
+}
+
+/// --country codes (a name gets "did you mean"), each one pins knows; --continent names,
+/// each one of the catalog's.
+private func filterCountries(_ args: ParsedArguments) throws -> Set<String> {
+    let command = args.command
+    var countries = Set<String>()
+    for text in args.all("--country") {
+        let code = text.uppercased()
+        guard code.count == 2, code.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            // A country's name for its code: "did you mean --country FR (France)?".
+            let named = (try? filterCatalog())?.entries.values.first { PinFilter.fold($0.name) == PinFilter.fold(text) || $0.alpha3 == code }
+            throw UsageError("--country expects a two-letter ISO code such as FR, got '\(text)'"
+                             + (named.map { "; did you mean --country \($0.alpha2) (\($0.name))?" } ?? ""), command: command)
+        }
+        countries.insert(code)
+    }
+    guard !countries.isEmpty || !args.all("--continent").isEmpty else { return countries }
+    let catalog = try filterCatalog()
+    for code in countries.sorted() where catalog[code] == nil {
+        throw UsageError("--country \(code) is not a country code pins knows; the codes:\n"
+                         + wrapped(catalog.entries.keys.sorted(), width: 78, indent: "  "), command: command)
+    }
+    let continents = Set(catalog.entries.values.map(\.continent)).sorted()
+    for text in args.all("--continent") where !continents.contains(where: { PinFilter.fold($0) == PinFilter.fold(text) }) {
+        throw UsageError("--continent '\(text)' is not a continent; the continents:\n  "
+                         + continents.joined(separator: ", "), command: command)
+    }
+    return countries
+}
+
+/// --near LAT,LON with its --within KM (each needs the other).
+private func filterNear(_ args: ParsedArguments) throws -> (Coordinate, Double)? {
+    let command = args.command
+    guard let text = args.value("--near") else {
+        if args.value("--within") != nil { throw UsageError("--within needs --near LAT,LON", command: command) }
+        return nil
+    }
+    guard let point = parseLatLon(text) else {
+        throw UsageError("--near expects LAT,LON such as 48.85,2.35, got '\(text)'", command: command)
+    }
+    guard let km = try args.double("--within", range: 0...20_100) else {
+        throw UsageError("--near needs --within KM", command: command)
+    }
+    return (point, km)
+}
+
+/// --sort FIELD or -FIELD (descending); distance needs --near.
+private func filterSort(_ args: ParsedArguments, into filter: inout PinFilter) throws {
+    guard var text = args.value("--sort") else { return }
+    if text.hasPrefix("-") { filter.descending = true; text.removeFirst() }
+    guard let sort = PinFilter.Sort(rawValue: text) else {
+        throw UsageError("--sort must be date, title, country or distance, got '\(args.value("--sort")!)'", command: args.command)
+    }
+    if sort == .distance, filter.near == nil { throw UsageError("--sort distance needs --near LAT,LON", command: args.command) }
+    filter.sort = sort
 }
 
 /// The country catalog, for checking --country and --continent before any database is read.

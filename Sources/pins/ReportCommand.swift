@@ -50,23 +50,47 @@ func pageInput(deps: AppDependencies, locations: [Location]? = nil, title: Strin
     } catch let error as WorldMap.LoadError {
         throw CommandFailure(error.description)
     }
+    let stored = try StoredPage(deps, allPins: locations == nil)
+    let locations = locations ?? stored.locations
+    var pins = pagePins(locations, places: stored.places, trips: stored.trips)
+    if thumbnails { attachThumbnails(&pins, places: stored.places) }
+    var input = PageInput(title: title, pins: pins, catalog: try deps.catalog(), settings: stored.settings, worldMap: worldMap,
+                          filterDescription: filterDescription, run: run)
+    input.importedFolders = stored.folders
+    input.trips = stored.trips
+    // The names of the larger places of the visited countries, and their region counts.
+    // (A run's page names the places of the countries its new pins are in too: a first dry run
+    // has no pins yet.)
+    let visited = Set(locations.compactMap(\.countryID) + (run?.created.compactMap(\.country) ?? [])).sorted()
+    addPlaceLabels(&input, countries: visited, deps: deps)
+    return input
+}
+
+/// What the page reads from the database: nothing when there is none.
+private struct StoredPage {
     var settings = Settings()
     var places: [UUID: PinPhotoPlace] = [:]
-    var all: [Location] = []
+    var locations: [Location] = []
+    /// As text the way photo ids write paths, so the page finds each photo below its folder.
     var folders: [String] = []
     var trips: [Trip] = []
-    if let db = try deps.existingDatabaseForReading() {
+
+    /// `allPins`: read every pin too (the page of the whole database).
+    init(_ deps: AppDependencies, allPins: Bool) throws {
+        guard let db = try deps.existingDatabaseForReading() else { return }
         trips = try findTrips(db, catalog: try deps.catalog()).trips
-        (all, settings) = try db.read { (locations == nil ? try $0.locations.fetchAll(countryID: nil) : [], try $0.settings.load()) }
+        (locations, settings) = try db.read { (allPins ? try $0.locations.fetchAll(countryID: nil) : [], try $0.settings.load()) }
         places = try db.photoPlaces()
-        // As text the way photo ids write paths, so the page finds each photo below its folder.
         folders = try db.importedFolders().map { RawPath($0).description }
     }
-    let locations = locations ?? all
+}
+
+/// The page's pins: each one's list JSON (with its trip, without its place keys: the page
+/// gives them once per distinct place, `pins-places`), offset and photo.
+private func pagePins(_ locations: [Location], places: [UUID: PinPhotoPlace], trips: [Trip]) -> [PagePin] {
     let tripOfPin = tripOf(trips)
-    var pins = locations.map { location -> PagePin in
+    return locations.map { location -> PagePin in
         let place = places[location.id]
-        // Without its place keys: the page gives them once per distinct place (`pins-places`).
         var object = locationJSON(location)
         object["trip"] = tripOfPin[location.id]
         for key in PageRenderer.placeKeys { object[key] = nil }
@@ -74,45 +98,37 @@ func pageInput(deps: AppDependencies, locations: [Location]? = nil, title: Strin
                        utcOffsetSeconds: location.utcOffsetSeconds ?? place?.utcOffsetSeconds,
                        photoPath: place?.relativePath.description)
     }
-    if thumbnails {
-        // Newest pins first, and only while the page's budget lasts and at most
-        // `thumbnailLookups` photos are looked at: a page of 10,000 pins opens a few hundred
-        // photos, not 10,000.
-        var budget = PageRenderer.thumbnailPageCap
-        var lookups = 0
-        for index in pins.indices.reversed() where budget > 0 && lookups < thumbnailLookups {
-            lookups += 1
-            guard let place = places[pins[index].location.id], isStill(place),
-                  let jpeg = try? ExifThumbnail.read(path: place.path), jpeg.count <= PageRenderer.thumbnailCap else { continue }
-            pins[index].thumbnailJPEG = jpeg
-            budget -= jpeg.count
-        }
+}
+
+/// Thumbnails of the newest pins' photos, only while the page's budget lasts and at most
+/// `thumbnailLookups` photos are looked at: a page of 10,000 pins opens a few hundred photos,
+/// not 10,000.
+private func attachThumbnails(_ pins: inout [PagePin], places: [UUID: PinPhotoPlace]) {
+    var budget = PageRenderer.thumbnailPageCap
+    var lookups = 0
+    for index in pins.indices.reversed() where budget > 0 && lookups < thumbnailLookups {
+        lookups += 1
+        guard let place = places[pins[index].location.id], isStill(place),
+              let jpeg = try? ExifThumbnail.read(path: place.path), jpeg.count <= PageRenderer.thumbnailCap else { continue }
+        pins[index].thumbnailJPEG = jpeg
+        budget -= jpeg.count
     }
-    var input = PageInput(title: title, pins: pins, catalog: try deps.catalog(), settings: settings, worldMap: worldMap,
-                          filterDescription: filterDescription, run: run)
-    input.importedFolders = folders
-    input.trips = trips
-    // The names of the larger places of the visited countries, and their region counts.
-    // (A run's page names the places of the countries its new pins are in too: a first dry run
-    // has no pins yet.)
-    let visited = Set(locations.compactMap(\.countryID) + (run?.created.compactMap(\.country) ?? [])).sorted()
-    // Without a readable Places.bin the page names no places (a warning says why), nothing else is lost.
-    var gazetteer = !visited.isEmpty
-    if gazetteer {
-        do { try deps.places.prepare() } catch {
-            Out.error("pins: warning: \(error); the map names no places")
-            gazetteer = false
-        }
+}
+
+/// The names of the larger places of `countries` and their region counts. Without a readable
+/// Places.bin the page names no places (a warning says why); nothing else is lost.
+private func addPlaceLabels(_ input: inout PageInput, countries: [String], deps: AppDependencies) {
+    guard !countries.isEmpty else { return }
+    do { try deps.places.prepare() } catch {
+        Out.error("pins: warning: \(error); the map names no places")
+        return
     }
-    if gazetteer {
-        var labels: [Place] = []
-        for code in visited {
-            labels += deps.places.largestPlaces(of: code, limit: PageRenderer.labelsPerCountry)
-            input.regionCounts[code] = deps.places.regions(of: code).count
-        }
-        input.labelPlaces = Array(labels.sorted { ($0.population, $1.id) > ($1.population, $0.id) }.prefix(PageRenderer.labelsPerPage))
+    var labels: [Place] = []
+    for code in countries {
+        labels += deps.places.largestPlaces(of: code, limit: PageRenderer.labelsPerCountry)
+        input.regionCounts[code] = deps.places.regions(of: code).count
     }
-    return input
+    input.labelPlaces = Array(labels.sorted { ($0.population, $1.id) > ($1.population, $0.id) }.prefix(PageRenderer.labelsPerPage))
 }
 
 // MARK: import --html

@@ -81,20 +81,38 @@ func main() async -> Int32 {
         Out.error("pins: \(problem)")
         return ExitCode.failure
     }
-    var args = Array(CommandLine.arguments.dropFirst())
-    // Options before the command (`pins --db FILE list`, `pins -q import DIR`) go to the command.
+    switch dispatch(Array(CommandLine.arguments.dropFirst())) {
+    case .done(let code):
+        return code
+    case let .run(command, args):
+        return await run(command, args)
+    }
+}
+
+/// What the command line asks for: a command to run with its arguments, or an answer already
+/// given (help, version, a usage mistake) with its exit code.
+enum Dispatch {
+    case run(Command, [String])
+    case done(Int32)
+}
+
+/// Options before the command (`pins --db FILE list`, `pins -q import DIR`) go to the command;
+/// `--help`, `--version`, `--generate-man` and `help [COMMAND]` are answered here.
+@MainActor
+func dispatch(_ arguments: [String]) -> Dispatch {
+    var args = arguments
     var leading: [String] = []
     while let first = args.first, first.hasPrefix("-"), first != "-", first != "--" {
         switch first {
         case "--help", "-h":
             Out.print(topHelp)
-            return ExitCode.success
+            return .done(ExitCode.success)
         case "--version":
             Out.print("pins \(version)")
-            return ExitCode.success
+            return .done(ExitCode.success)
         case "--generate-man":
             Out.print(manPage(commands.map(\.spec)))
-            return ExitCode.success
+            return .done(ExitCode.success)
         default:
             args.removeFirst()
             leading.append(first)
@@ -106,31 +124,42 @@ func main() async -> Int32 {
     }
     guard let first = args.first else {
         Out.error(leading.isEmpty ? topHelp : "pins: options given but no command\nRun 'pins --help' for the list of commands.")
-        return ExitCode.usage
+        return .done(ExitCode.usage)
     }
     args.removeFirst()
-    if first == "help" {
-        guard let name = args.first else {
-            Out.print(topHelp)
-            return ExitCode.success
-        }
-        guard let command = commands.first(where: { $0.spec.name == name }) else {
-            Out.error("pins help: unknown command '\(name)'\(didYouMean(name))\nRun 'pins --help' for the list of commands.")
-            return ExitCode.usage
-        }
-        Out.print(command.spec.helpText)
-        return ExitCode.success
-    }
+    if first == "help" { return .done(help(args.first)) }
     guard let command = commands.first(where: { $0.spec.name == first }) else {
         Out.error("pins: unknown command '\(first)'\(didYouMean(first))\nRun 'pins --help' for the list of commands.")
-        return ExitCode.usage
+        return .done(ExitCode.usage)
     }
     args = leading + args
-    let options = args.prefix(while: { $0 != "--" })
-    if options.contains("--help") || options.contains("-h") {
+    if args.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) {
         Out.print(command.spec.helpText)
+        return .done(ExitCode.success)
+    }
+    return .run(command, args)
+}
+
+/// `pins help [COMMAND]`.
+@MainActor
+func help(_ name: String?) -> Int32 {
+    guard let name else {
+        Out.print(topHelp)
         return ExitCode.success
     }
+    guard let command = commands.first(where: { $0.spec.name == name }) else {
+        Out.error("pins help: unknown command '\(name)'\(didYouMean(name))\nRun 'pins --help' for the list of commands.")
+        return ExitCode.usage
+    }
+    Out.print(command.spec.helpText)
+    return ExitCode.success
+}
+
+/// Runs the command; the one place errors become exit codes: each error says its own
+/// (`ExitStatusError`: a database held by another writer or a repair is 75, try later; a
+/// missing folder 66; ...), any other is 1.
+@MainActor
+func run(_ command: Command, _ args: [String]) async -> Int32 {
     // Foundation reads a TZ it does not know as UTC, silently: every time without an offset would
     // then be off by the machine's offset. Said once, naming the variable (issue 22 item 11).
     if let unknown = MachineZone.unknownTZ(environment: ProcessInfo.processInfo.environment) {
@@ -145,8 +174,6 @@ func main() async -> Int32 {
         Out.error("pins \(command.spec.name): \(error.message)\nRun 'pins \(command.spec.name) --help' for usage.")
         return ExitCode.usage
     } catch let error as ExitStatusError {
-        // The one place errors become exit codes: each says its own (a database held by
-        // another writer or a repair is 75, try later; a missing folder 66; ...).
         Out.error("pins \(command.spec.name): \(error)")
         return error.exitStatus
     } catch {
