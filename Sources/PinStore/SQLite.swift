@@ -204,6 +204,8 @@ extension Optional: SQLBindable where Wrapped: SQLBindable {
 public final class Connection {
     let handle: OpaquePointer
     public let path: String
+    /// A private scratch database (`init(scratchCacheKiB:)`): its file has no name.
+    private var isScratch = false
     private var statementCache: [String: Statement] = [:]
 
     /// Opens (creating when `create`) the file; `readOnly` never writes a byte.
@@ -233,6 +235,25 @@ public final class Connection {
         self.handle = try Self.open(uri, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
                                     displayPath: displayPath)
         self.path = displayPath
+    }
+
+    /// A private scratch database: SQLite's temporary file, in `SQLITE_TMPDIR`, else `TMPDIR`,
+    /// else /var/tmp, /usr/tmp, /tmp. SQLite makes it only when the pages outgrow the cache
+    /// (`cacheKiB`), and unlinks it as soon as it has opened it: nothing is left behind, however
+    /// the process ends. No journal and no syncs: it is thrown away with the connection.
+    public init(scratchCacheKiB cacheKiB: Int) throws {
+        // The folder SQLite takes (unixTempFileDir): the first of these that is a folder it can write.
+        let environment = ProcessInfo.processInfo.environment
+        let folder = ([environment["SQLITE_TMPDIR"], environment["TMPDIR"]].compactMap { $0 } + ["/var/tmp", "/usr/tmp", "/tmp", "."])
+            .first { folder in
+                var info = stat()
+                return stat(folder, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR && access(folder, W_OK | X_OK) == 0
+            } ?? "."
+        let name = "a scratch database in \(folder) (TMPDIR chooses the folder)"
+        self.handle = try Self.open("", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, displayPath: name)
+        self.path = name
+        isScratch = true
+        try execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -\(max(64, cacheKiB))")
     }
 
     /// A private in-memory database holding a copy of `source` (sqlite3_backup): read commands
@@ -292,6 +313,7 @@ public final class Connection {
     /// True when the file at `path` is no longer the one this connection has open: deleted
     /// (unlinked) or replaced by another file (SQLite compares the inode, SQLITE_FCNTL_HAS_MOVED).
     public var fileWasMoved: Bool {
+        guard !isScratch else { return false }
         var moved: Int32 = 0
         let rc = sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
         return rc == SQLITE_OK && moved != 0
@@ -315,12 +337,18 @@ public final class Connection {
             cached.reset()
             return cached
         }
+        let statement = try self.statement(sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// A prepared statement of its own, not cached: for a query read step by step while other
+    /// statements run on the connection (a cached one is reset by the next `prepare` of its SQL).
+    public func statement(_ sql: String) throws -> Statement {
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v2(handle, sql, -1, &stmt, nil)
         guard rc == SQLITE_OK, let stmt else { throw error(rc, sql) }
-        let statement = Statement(stmt, connection: self, sql: sql)
-        statementCache[sql] = statement
-        return statement
+        return Statement(stmt, connection: self, sql: sql)
     }
 
     /// Runs one statement with bound parameters; returns the number of changed rows.
@@ -329,7 +357,7 @@ public final class Connection {
         let statement = try prepare(sql)
         try statement.bind(values)
         while try statement.step() {}
-        return Int(sqlite3_changes(handle))
+        return changes
     }
 
     /// Rows of a query, each mapped by `row`.
@@ -346,6 +374,8 @@ public final class Connection {
     }
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    /// Rows the last INSERT, UPDATE or DELETE changed.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// Runs `body` in one transaction: BEGIN IMMEDIATE takes the write lock up front (no
     /// deadlock upgrading a read), COMMIT on return, ROLLBACK on any error.
@@ -394,7 +424,8 @@ public final class Statement {
 
     deinit { sqlite3_finalize(stmt) }
 
-    func reset() {
+    /// Ready to be bound and run again (a statement of `Connection.statement`; `prepare` does it).
+    public func reset() {
         sqlite3_reset(stmt)
         sqlite3_clear_bindings(stmt)
     }

@@ -45,6 +45,8 @@ public struct PlaceItem: Sendable {
     public var pinID: UUID?
     /// Its place in the import (files in order, records in file order): the report's order.
     var sequence = 0
+    /// Its file's place in the import's files.
+    var fileIndex = 0
 }
 
 /// One file of the import.
@@ -61,9 +63,10 @@ public struct PlacesImportReport: Sendable {
     public var runID: Int64?
     public var startedAt: Date
     public var files: [PlaceFileSummary]
-    public var items: [PlaceItem]
+    /// Every record's outcome in report order, read from the import's scratch database.
+    public var items: PlaceItems
 
-    public func count(_ decision: PlaceDecision) -> Int { items.reduce(0) { $0 + ($1.decision == decision ? 1 : 0) } }
+    public func count(_ decision: PlaceDecision) -> Int { items.tally.count(decision) }
     /// 65 (EX_DATAERR) when a file could not be read to its end; else 0.
     public var exitCode: Int32 { files.contains { $0.error != nil } ? 65 : 0 }
 }
@@ -99,7 +102,8 @@ public struct PlacesImportFailure: ExitStatusError {
 /// `pins import-places`: every record of the files becomes a pin through CreationService, as a
 /// pin made by hand, or is skipped with its reason. Place lists first, in file order; then the
 /// visits of timelines, by start time, under the app's distance rule. One run record
-/// (`pins runs`), a run lock, and nothing written by a dry run.
+/// (`pins runs`), a run lock, and nothing written by a dry run. The visits wait for their turn,
+/// and the outcomes for the report, in a scratch database (`PlacesSpool`), not in memory.
 public struct PlacesImport {
     public let options: PlacesImportOptions
     public let databasePath: String
@@ -117,14 +121,52 @@ public struct PlacesImport {
         var fileIndex: Int
         var record: PlaceRecord
         var sequence: Int
+        /// Visits are decided by this, then by `sequence` (file order).
         var instant: Double
-        var order: Int
     }
 
+    /// A file of the import: its path, its kind and its first bytes.
+    typealias FileHead = (path: String, kind: PlaceFileKind, head: [UInt8])
+
     public func run(warning: @escaping (String) -> Void = { _ in }) throws -> PlacesImportReport {
-        // Every file is found and its kind known before anything is written.
-        var kinds: [(path: String, kind: PlaceFileKind, head: [UInt8])] = []
-        for path in options.files {
+        let kinds = try fileKinds()
+        let lock: RunLock? = options.dryRun ? nil : try takeLock()
+        defer { withExtendedLifetime(lock) {} }
+        let database = try openDatabase()
+        let spool: PlacesSpool
+        do {
+            spool = try PlacesSpool(files: kinds.map { ($0.path, $0.kind) })
+        } catch {
+            throw PlacesImportFailure("cannot make the import's scratch database: \(error); nothing was imported", exitCode: 1)
+        }
+        let startedAt = Date()
+        var report = PlacesImportReport(dryRun: options.dryRun, runID: nil, startedAt: startedAt, files: [], items: PlaceItems())
+        if let database, !options.dryRun {
+            do {
+                report.runID = try database.write { try $0.runs.start(root: runRoot, at: startedAt) }
+            } catch {
+                throw PlacesImportFailure("cannot record the run, so nothing would be saved: \(error)", exitCode: 1)
+            }
+        }
+        var decider = try Decider(import: self, database: database, spool: spool, runID: report.runID, warning: warning)
+        do {
+            try read(kinds, decider: &decider, spool: spool, into: &report.files)
+            // Visits follow the app's rules as photos do: by time (then file order).
+            try spool.visitsInTimeOrder(Self.batchSize) { try decider.decide($0, kinds: kinds) }
+        } catch {
+            report.items = spool.items
+            finish(report, database: database, status: .failed, exitCode: 1, warning: warning)
+            if let failure = error as? PlacesImportFailure { throw failure }
+            throw PlacesImportFailure("the import stopped: \(error); what earlier batches saved is kept (see 'pins runs')", exitCode: 1)
+        }
+        report.items = spool.items
+        finish(report, database: database, status: .completed, exitCode: report.exitCode, warning: warning)
+        return report
+    }
+
+    /// Every file found and its kind known before anything is written.
+    private func fileKinds() throws -> [FileHead] {
+        try options.files.map { path in
             let head: [UInt8]
             do {
                 head = try PlaceFiles.head(of: path)
@@ -135,70 +177,46 @@ public struct PlacesImport {
                 throw PlacesImportFailure("\(path): not a place file pins reads (\(head.isEmpty ? "empty" : "unknown content")); "
                                           + "it reads \(PlaceFileKind.readableDescription); nothing was imported", exitCode: 64)
             }
-            kinds.append((path, kind, head))
+            return (path, kind, head)
         }
-        let lock: RunLock? = options.dryRun ? nil : try takeLock()
-        defer { withExtendedLifetime(lock) {} }
-        let database = try openDatabase()
-        let startedAt = Date()
-        var report = PlacesImportReport(dryRun: options.dryRun, runID: nil, startedAt: startedAt, files: [], items: [])
-        if let database, !options.dryRun {
+    }
+
+    /// Reads the files in order: the records of place lists are decided as they are read, a
+    /// batch at a time; the visits of timelines are kept in the spool for their turn.
+    private func read(_ kinds: [FileHead], decider: inout Decider, spool: PlacesSpool, into files: inout [PlaceFileSummary]) throws {
+        var sequence = 0
+        var lists: [Pending] = []
+        for (index, file) in kinds.enumerated() {
+            var summary = PlaceFileSummary(file: file.path, kind: file.kind, records: 0)
             do {
-                report.runID = try database.write { try $0.runs.start(root: runRoot, at: startedAt) }
-            } catch {
-                throw PlacesImportFailure("cannot record the run, so nothing would be saved: \(error)", exitCode: 1)
-            }
-        }
-        var decider = try Decider(import: self, database: database, runID: report.runID, warning: warning)
-        do {
-            var sequence = 0
-            var lists: [Pending] = []
-            var visits: [Pending] = []
-            for (index, file) in kinds.enumerated() {
-                var summary = PlaceFileSummary(file: file.path, kind: file.kind, records: 0)
-                do {
-                    try PlaceFiles.read(path: file.path, kind: file.kind, head: file.head) { event in
-                        summary.records += 1
-                        sequence += 1
-                        switch event {
-                        case let .malformed(position, reason):
-                            report.items.append(PlaceItem(file: file.path, kind: file.kind, position: position, decision: .malformed,
-                                                          detail: reason, sequence: sequence))
-                        case let .record(record):
-                            let pending = Pending(fileIndex: index, record: record, sequence: sequence, instant: decider.instant(of: record),
-                                                  order: lists.count + visits.count)
-                            if file.kind.isTimeline { visits.append(pending) } else { lists.append(pending) }
-                            // Place lists are decided as they are read; a batch at a time.
-                            if lists.count >= Self.batchSize {
-                                try decider.decide(lists, kinds: kinds, into: &report)
-                                lists.removeAll(keepingCapacity: true)
-                            }
+                try PlaceFiles.read(path: file.path, kind: file.kind, head: file.head) { event in
+                    summary.records += 1
+                    sequence += 1
+                    switch event {
+                    case let .malformed(position, reason):
+                        try spool.add(PlaceItem(file: file.path, kind: file.kind, position: position, decision: .malformed,
+                                                detail: reason, sequence: sequence, fileIndex: index))
+                    case let .record(record):
+                        let pending = Pending(fileIndex: index, record: record, sequence: sequence, instant: decider.instant(of: record))
+                        if file.kind.isTimeline {
+                            try spool.add(visit: pending)
+                        } else {
+                            lists.append(pending)
+                        }
+                        if lists.count >= Self.batchSize {
+                            try decider.decide(lists, kinds: kinds)
+                            lists.removeAll(keepingCapacity: true)
                         }
                     }
-                } catch let error as PlaceFileError {
-                    summary.error = error.reason
-                } catch let error as FormatError {
-                    summary.error = error.description
                 }
-                report.files.append(summary)
+            } catch let error as PlaceFileError {
+                summary.error = error.reason
+            } catch let error as FormatError {
+                summary.error = error.description
             }
-            try decider.decide(lists, kinds: kinds, into: &report)
-            // Visits follow the app's rules as photos do: by time (then file order).
-            visits.sort { ($0.instant, $0.order) < ($1.instant, $1.order) }
-            var start = 0
-            while start < visits.count {
-                let end = min(visits.count, start + Self.batchSize)
-                try decider.decide(Array(visits[start..<end]), kinds: kinds, into: &report)
-                start = end
-            }
-        } catch {
-            finish(report, database: database, status: .failed, exitCode: 1, warning: warning)
-            if let failure = error as? PlacesImportFailure { throw failure }
-            throw PlacesImportFailure("the import stopped: \(error); what earlier batches saved is kept (see 'pins runs')", exitCode: 1)
+            files.append(summary)
         }
-        report.items.sort { $0.sequence < $1.sequence }
-        finish(report, database: database, status: .completed, exitCode: report.exitCode, warning: warning)
-        return report
+        try decider.decide(lists, kinds: kinds)
     }
 
     private func finish(_ report: PlacesImportReport, database: PinDatabase?, status: RunStatus, exitCode: Int32, warning: (String) -> Void) {
@@ -254,20 +272,21 @@ struct Decider {
     let options: PlacesImportOptions
     let creation: CreationService
     let database: PinDatabase?
+    /// Where the outcomes go, and the keys seen in this import.
+    let spool: PlacesSpool
     let runID: Int64?
     var listIndex: PinSpatialIndex?
     var visitIndex: PinSpatialIndex
     /// Titles of the pins in the indexes, by tag.
     var titles: [String] = []
-    /// Keys seen in this import.
-    var seen: Set<String> = []
     var zoneWarned = false
     let warning: (String) -> Void
 
-    init(import job: PlacesImport, database: PinDatabase?, runID: Int64?, warning: @escaping (String) -> Void) throws {
+    init(import job: PlacesImport, database: PinDatabase?, spool: PlacesSpool, runID: Int64?, warning: @escaping (String) -> Void) throws {
         self.options = job.options
         self.creation = job.creation
         self.database = database
+        self.spool = spool
         self.runID = runID
         self.warning = warning
         listIndex = options.listThreshold.map { PinSpatialIndex(threshold: $0) }
@@ -330,8 +349,8 @@ struct Decider {
         }
     }
 
-    mutating func decide(_ batch: [PlacesImport.Pending], kinds: [(path: String, kind: PlaceFileKind, head: [UInt8])],
-                         into report: inout PlacesImportReport) throws {
+    /// A batch in one transaction; its outcomes to the spool once it is committed.
+    mutating func decide(_ batch: [PlacesImport.Pending], kinds: [PlacesImport.FileHead]) throws {
         guard !batch.isEmpty else { return }
         let items: [PlaceItem]
         if let database {
@@ -343,17 +362,18 @@ struct Decider {
         } else {
             items = try decideAll(batch, kinds: kinds, repos: nil, records: nil)
         }
-        report.items += items
+        for item in items { try spool.add(item) }
     }
 
-    /// A batch in one transaction; without a database (a dry run before any), every record is new.
-    mutating func decideAll(_ batch: [PlacesImport.Pending], kinds: [(path: String, kind: PlaceFileKind, head: [UInt8])],
+    /// Without a database (a dry run before any), every record is new.
+    mutating func decideAll(_ batch: [PlacesImport.Pending], kinds: [PlacesImport.FileHead],
                             repos: Repositories?, records: PlaceRecordTable?) throws -> [PlaceItem] {
         var items: [PlaceItem] = []
         for pending in batch {
             let file = kinds[pending.fileIndex]
             var item = try decideOne(pending.record, file: file.path, kind: file.kind, repos: repos, records: records)
             item.sequence = pending.sequence
+            item.fileIndex = pending.fileIndex
             items.append(item)
         }
         return items
@@ -369,7 +389,7 @@ struct Decider {
             return item
         }
         let key = record.key(kind: kind)
-        guard seen.insert(key).inserted else {
+        guard try spool.firstSeen(key) else {
             item.decision = .duplicate
             item.detail = "the same record as one earlier in this import"
             return item

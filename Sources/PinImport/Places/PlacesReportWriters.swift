@@ -22,7 +22,7 @@ public enum PlacesReportJSON {
         for (name, wanted) in [("pins", [PlaceDecision.created]), ("updated", [.updated]), ("skipped", PlaceDecision.skipReasons)] {
             sink.write("],\n\"\(name)\":[")
             var first = true
-            for item in report.items where wanted.contains(item.decision) {
+            for item in report.items.only(wanted) {
                 sink.write((first ? "\n" : ",\n") + JSONText.string(object(item, skipped: name == "skipped")))
                 first = false
             }
@@ -66,20 +66,20 @@ public enum PlacesReportText {
             line += "; skipped \(skips.reduce(0) { $0 + $1.1 }) (" + skips.map { "\($0.1) \(words($0.0))" }.joined(separator: ", ") + ")"
         }
         sink.write(line + (report.dryRun ? " (dry run: nothing was written)" : "") + "\n")
-        let shown = report.items.filter { $0.decision == .created || $0.decision == .updated || (verbose && $0.decision == .unchanged) }
+        let shown = report.items.only([.created, .updated] + (verbose ? [.unchanged] : []))
         if !shown.isEmpty {
             sink.write("\n")
-            sink.write(table(["", "DATE", "CC", "TITLE"], shown.map { item in
+            table(["", "DATE", "CC", "TITLE"], shown.lazy.map { item in
                 [item.decision == .created ? "+" : item.decision == .updated ? "~" : "=", String((item.date ?? "").prefix(10)),
                  item.country ?? "-", TerminalText.escaped(item.title ?? "")]
-            }))
+            }, to: sink)
         }
-        let skipped = report.items.filter(\.decision.isSkip)
+        let skipped = report.items.only(PlaceDecision.skipReasons)
         if !skipped.isEmpty {
             sink.write("\nSkipped:\n")
-            sink.write(table(["REASON", "WHERE", "DETAIL"], skipped.map { item in
+            table(["REASON", "WHERE", "DETAIL"], skipped.lazy.map { item in
                 [words(item.decision), TerminalText.escaped("\(item.file) \(item.position)"), TerminalText.escaped(item.detail ?? "")]
-            }))
+            }, to: sink)
         }
     }
 
@@ -90,12 +90,18 @@ public enum PlacesReportText {
         }
     }
 
-    static func table(_ header: [String], _ rows: [[String]]) -> String {
-        let all = [header] + rows
-        let widths = header.indices.map { c in all.map { $0[c].count }.max() ?? 0 }
-        return all.map { row in
-            row.enumerated().map { c, cell in c == row.count - 1 ? cell : cell.padding(toLength: widths[c], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ")
-        }.joined(separator: "\n") + "\n"
+    /// The rows under the header, each column as wide as its widest cell but the last; `rows` is
+    /// read twice (the widths, then the lines), never held.
+    static func table<Rows: Sequence>(_ header: [String], _ rows: Rows, to sink: TextSink) where Rows.Element == [String] {
+        var widths = header.map(\.count)
+        for row in rows {
+            for c in widths.indices { widths[c] = max(widths[c], row[c].count) }
+        }
+        func line(_ row: [String]) {
+            sink.write(row.enumerated().map { c, cell in c == row.count - 1 ? cell : cell.padding(toLength: widths[c], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ") + "\n")
+        }
+        line(header)
+        for row in rows { line(row) }
     }
 }
