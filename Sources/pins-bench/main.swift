@@ -2,6 +2,7 @@
 //   pins-bench rules [PHOTOS] [PINS]     decide PHOTOS photos against PINS existing pins
 //   pins-bench countries [LOOKUPS]       country lookups at random points
 //   pins-bench places [LOOKUPS]          place lookups near the gazetteer's places, and the two loads
+//   pins-bench regions [LOOKUPS]         place lookups with and without the admin-1 outlines
 import Foundation
 import PinCore
 
@@ -132,7 +133,45 @@ case "places":
                  + "load (CPU s): outlines %.4f, gazetteer %.4f, together %.4f (target <= 0.020) (%d places)",
                  lookups, alone, Double(lookups) / alone, aloneWall, Double(lookups) / both, named,
                  countryLoad, placeLoad, countryLoad + placeLoad, gazetteer.placeCount))
+case "regions":
+    // The admin-1 outlines (issue 23, step 6): points near the largest places of the 8 countries
+    // DCW divides, each looked up by the gazetteer alone and then with the outlines deciding the
+    // region, in the same run (the ratio is the figure).
+    let lookups = args.count > 2 ? Int(args[2]) ?? 1_000_000 : 1_000_000
+    let dir = args.count > 3 ? args[3] : "Resources"
+    guard let countryData = FileManager.default.contents(atPath: dir + "/Countries.geojson"),
+          let placeData = FileManager.default.contents(atPath: dir + "/Places.bin"),
+          let regionData = FileManager.default.contents(atPath: dir + "/Regions.bin") else {
+        print("pins-bench: cannot read \(dir)/Countries.geojson, Places.bin or Regions.bin"); exit(1)
+    }
+    let resolver = CountryResolver(polygons: try! CountryGeoJSONParser.parse([UInt8](countryData)))
+    let onLand: @Sendable (Coordinate, String) -> Bool = { point, code in
+        resolver.containingCountry(point).map { resolver.codes[$0] } == code
+    }
+    let gazetteer = try! PlaceResolver(data: [UInt8](placeData), onLand: onLand)
+    var outlines: RegionOutlines?
+    let load = cpuSeconds { outlines = try! RegionOutlines(data: [UInt8](regionData)) }
+    let outlined = try! OutlinedRegionPlaces(places: gazetteer, outlines: outlines!, onLand: onLand)
+    let anchors = outlines!.countryCodes.flatMap { gazetteer.largestPlaces(of: $0, limit: 200) }
+    var points: [Coordinate] = []
+    for _ in 0..<lookups {
+        let a = anchors[Int(rng.next() % UInt64(anchors.count))].coordinate
+        points.append(Coordinate(latitude: a.latitude + rng.uniform(-0.09, 0.09), longitude: a.longitude + rng.uniform(-0.09, 0.09)))
+    }
+    let codes = points.map { resolver.countryIndex(at: $0).map { resolver.codes[$0] } }
+    var differ = 0, inUnit = 0
+    let alone = cpuSeconds { for (p, c) in zip(points, codes) { _ = gazetteer.match(at: p, countryCode: c) } }
+    let with = cpuSeconds { for (p, c) in zip(points, codes) { _ = outlined.match(at: p, countryCode: c) } }
+    let units = cpuSeconds {
+        for (p, c) in zip(points, codes) where c != nil && outlines!.unit(at: p, countryCode: c!) != nil { inUnit += 1 }
+    }
+    for (p, c) in zip(points, codes) where outlined.match(at: p, countryCode: c).region != gazetteer.match(at: p, countryCode: c).region {
+        differ += 1
+    }
+    print(String(format: "regions: %d lookups; gazetteer alone %.0f per CPU second, with the outlines %.0f per CPU second (%.2fx the time); "
+                 + "outline lookups alone %.0f per CPU second (%d in a unit); the outline changed %d regions; Regions.bin load %.1f CPU ms",
+                 lookups, Double(lookups) / alone, Double(lookups) / with, with / alone, Double(lookups) / units, inUnit, differ, load * 1000))
 default:
-    print("usage: pins-bench rules [PHOTOS] [PINS] | countries [LOOKUPS] [RESOURCE_DIR] | places [LOOKUPS] [RESOURCE_DIR]")
+    print("usage: pins-bench rules [PHOTOS] [PINS] | countries [LOOKUPS] [RESOURCE_DIR] | places [LOOKUPS] [RESOURCE_DIR] | regions [LOOKUPS] [RESOURCE_DIR]")
     exit(64)
 }

@@ -130,15 +130,22 @@ final class AppDependencies {
         }
     }
 
-    /// Places.bin read and checked now; `countries` tells land from sea.
-    static func loadPlaces(countries: CountryResolver) throws -> PlaceResolver {
-        let bytes = try ResourceLocator.read("Places.bin")
+    /// Places.bin and Regions.bin read and checked now; `countries` tells land from sea.
+    static func loadPlaces(countries: CountryResolver) throws -> OutlinedRegionPlaces {
+        let onLand: @Sendable (Coordinate, String) -> Bool = { point, code in
+            countries.containingCountry(point).map { countries.codes[$0] } == code
+        }
+        let gazetteer: PlaceResolver
         do {
-            return try PlaceResolver(data: bytes) { point, code in
-                countries.containingCountry(point).map { countries.codes[$0] } == code
-            }
+            gazetteer = try PlaceResolver(data: try ResourceLocator.read("Places.bin"), onLand: onLand)
         } catch let error as PlaceDataError {
             throw CommandFailure("\(try ResourceLocator.directory())/\(error.description); reinstall pins or rebuild it with scripts/build-places")
+        }
+        do {
+            let outlines = try RegionOutlines(data: try ResourceLocator.read("Regions.bin"))
+            return try OutlinedRegionPlaces(places: gazetteer, outlines: outlines, onLand: onLand)
+        } catch let error as RegionDataError {
+            throw CommandFailure("\(try ResourceLocator.directory())/\(error.description); reinstall pins or rebuild it with scripts/build-regions")
         }
     }
 

@@ -26,7 +26,7 @@ func runLocate(_ args: ParsedArguments) throws {
     let resolver = try AppDependencies.loadResolver()
     let codeBytes = resolver.codes.map { Array($0.utf8) }
     let json = args.has("--json")
-    let places: PlaceResolver? = json ? try AppDependencies.loadPlaces(countries: resolver) : nil
+    let places: OutlinedRegionPlaces? = json ? try AppDependencies.loadPlaces(countries: resolver) : nil
     var output = [UInt8]()
     output.reserveCapacity(1 << 16)
     var lineNumber = 0

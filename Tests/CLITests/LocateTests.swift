@@ -60,4 +60,25 @@ final class LocateJSONTests: XCTestCase {
         XCTAssertEqual(damaged.status, 1)
         XCTAssertTrue(damaged.stderr.contains("\(dir.path)/Places.bin"), damaged.stderr)
     }
+
+    /// A good Places.bin beside a missing or damaged Regions.bin: --json is an error naming
+    /// Regions.bin (a wrong region is not a silent fallback); the plain form still works.
+    func testMissingOrDamagedRegionsNamesTheFile() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        for name in ["Countries.geojson", "Countries.json", "Places.bin"] {
+            try FileManager.default.copyItem(at: CLI.repo.appendingPathComponent("Resources/\(name)"),
+                                             to: dir.appendingPathComponent(name))
+        }
+        let missing = try CLI.run(["locate", "--json"], stdin: "33.43,-94.055\n", environment: ["PINS_DATA_DIR": dir.path])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("\(dir.path)/Regions.bin"), missing.stderr)
+        var bytes = [UInt8](try Data(contentsOf: CLI.repo.appendingPathComponent("Resources/Regions.bin")))
+        bytes.removeLast(8)
+        try Data(bytes).write(to: dir.appendingPathComponent("Regions.bin"))
+        let damaged = try CLI.run(["locate", "--json"], stdin: "33.43,-94.055\n", environment: ["PINS_DATA_DIR": dir.path])
+        XCTAssertEqual(damaged.status, 1)
+        XCTAssertTrue(damaged.stderr.contains("\(dir.path)/Regions.bin: "), damaged.stderr)
+        let plain = try CLI.run(["locate"], stdin: "33.43,-94.055\n", environment: ["PINS_DATA_DIR": dir.path])
+        XCTAssertEqual([plain.status, plain.stdout] as [AnyHashable], [0, "US\n"], plain.stderr)
+    }
 }

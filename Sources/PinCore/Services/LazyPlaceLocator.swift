@@ -9,15 +9,15 @@ import Foundation
 public final class LazyPlaceLocator: PlaceLocating, @unchecked Sendable {
     // `loaded` is guarded by `lock`.
     private let lock = NSLock()
-    private var loaded: Result<PlaceResolver, Error>?
-    private let load: @Sendable () throws -> PlaceResolver
+    private var loaded: Result<any PlaceLocating, Error>?
+    private let load: @Sendable () throws -> any PlaceLocating
 
-    public init(load: @escaping @Sendable () throws -> PlaceResolver) {
+    public init(load: @escaping @Sendable () throws -> any PlaceLocating) {
         self.load = load
     }
 
     /// The resolver, loaded first if needed.
-    public func resolver() throws -> PlaceResolver {
+    public func resolver() throws -> any PlaceLocating {
         lock.lock()
         defer { lock.unlock() }
         if let loaded { return try loaded.get() }
@@ -41,5 +41,10 @@ public final class LazyPlaceLocator: PlaceLocating, @unchecked Sendable {
 
     public func largestPlaces(of countryCode: String, limit: Int) -> [Place] {
         (try? resolver())?.largestPlaces(of: countryCode, limit: limit) ?? []
+    }
+
+    /// The borders between a country's admin-1 units, for the map page: empty without outlines.
+    public func borderLines(of countryCode: String) -> [[Coordinate]] {
+        ((try? resolver()) as? OutlinedRegionPlaces)?.borderLines(of: countryCode) ?? []
     }
 }

@@ -1,0 +1,216 @@
+import Foundation
+
+public enum RegionDataError: Error, CustomStringConvertible {
+    case malformed(offset: Int, what: String)
+
+    public var description: String {
+        switch self {
+        case let .malformed(offset, what): return "Regions.bin: \(what) at byte \(offset)"
+        }
+    }
+}
+
+/// The admin-1 outlines of the 8 countries DCW-GMT divides (AR AU BR CA CN IN RU US: 272 state
+/// and province units; DCW-GMT 2.1.1, LGPL-3+), from Resources/Regions.bin (scripts/build-regions
+/// writes it and describes its layout; Resources/PLACES.md "Regions" says why and how).
+///
+/// A lookup reads one grid cell of 0.25°: the unit holding the cell's centre is in the file, and
+/// the point's own unit follows from the parity of the crossings of the path from the point to
+/// the centre (along the point's latitude, then the centre's longitude) with each unit's edges
+/// in the cell. Longitudes are in 0..360 inside the file (Russia and the Aleutians cross 180°).
+public final class RegionOutlines: @unchecked Sendable {
+    // Immutable after init.
+    static let magic = Array("PINSRG1\n".utf8)
+    /// Coordinates in the file are in 1e-5 degree.
+    private static let scale = 1e5
+    private static let kmPerUnit = AngularDistance.earthRadiusKm * .pi / 180 / scale
+
+    struct Grid {
+        var code: String
+        var west: Double, south: Double, cell: Double
+        var columns: Int, rows: Int
+        var firstUnit: Int, unitCount: Int, firstCell: Int
+    }
+
+    private let grids: [Grid]
+    private let unitCountry: [UInt16]
+    private let unitCodes: [String]
+    private let unitRegionCodes: [[String]]
+    private let ringFirst: [UInt32]
+    private let ringCount: [UInt32]
+    private let xy: [Int32]
+    private let centre: [UInt16]
+    private let runStart: [UInt32]
+    private let runFirst: [UInt32]
+    private let runEdges: [UInt16]
+    private let runUnit: [UInt16]
+    private let pageUnit: [UInt32]
+    private let pageStart: [UInt32]
+    private let pageXY: [Int32]
+
+    /// The units, in the file's order (index = unit id).
+    public var unitCount: Int { unitCodes.count }
+    /// The country codes the outlines cover.
+    public var countryCodes: [String] { grids.map(\.code) }
+
+    /// Reads Regions.bin's bytes, checking every count, offset and index (damaged bytes are an
+    /// error, never a crash or a wrong unit's index).
+    public init(data: [UInt8]) throws {
+        var reader = RegionDataReader(data: data)
+        let file = try reader.readFile()
+        grids = file.grids
+        unitCountry = file.unitCountry
+        unitCodes = file.unitCodes
+        unitRegionCodes = file.unitRegionCodes
+        ringFirst = file.ringFirst
+        ringCount = file.ringCount
+        xy = file.xy
+        centre = file.centre
+        runStart = file.runStart
+        runFirst = file.runFirst
+        runEdges = file.runEdges
+        runUnit = file.runUnit
+        pageUnit = file.pageUnit
+        pageStart = file.pageStart
+        pageXY = file.pageXY
+    }
+
+    /// DCW's code of a unit ("US.TX").
+    public func dcwCode(ofUnit unit: Int) -> String { unitCodes[unit] }
+    /// The gazetteer's ISO 3166-2 codes a unit stands for: one (it decides the region), or
+    /// several where DCW predates a split (IN.AP is Andhra Pradesh and Telangana).
+    public func regionCodes(ofUnit unit: Int) -> [String] { unitRegionCodes[unit] }
+    /// The country code of a unit.
+    public func countryCode(ofUnit unit: Int) -> String { grids[Int(unitCountry[unit])].code }
+
+    public func covers(_ countryCode: String) -> Bool { grid(countryCode) != nil }
+
+    private func grid(_ code: String) -> Grid? {
+        for g in grids where g.code == code { return g }
+        return nil
+    }
+
+    @inline(__always)
+    private static func units(_ point: Coordinate) -> (x: Double, y: Double) {
+        let lon = point.longitude < 0 ? point.longitude + 360 : point.longitude
+        return (lon * scale, point.latitude * scale)
+    }
+
+    /// The unit of `countryCode` whose outline holds the point, nil where none does (where
+    /// DCW's units overlap, by some metres along a shared border, the lower unit id).
+    public func unit(at point: Coordinate, countryCode: String) -> Int? {
+        guard point.isValid, let g = grid(countryCode) else { return nil }
+        let (px, py) = Self.units(point)
+        let column = Int(((px - g.west) / g.cell).rounded(.down)), row = Int(((py - g.south) / g.cell).rounded(.down))
+        guard column >= 0, column < g.columns, row >= 0, row < g.rows else { return nil }
+        let k = g.firstCell + row * g.columns + column
+        let cx = g.west + (Double(column) + 0.5) * g.cell, cy = g.south + (Double(row) + 0.5) * g.cell
+        let centreUnit = Int(centre[k])
+        var found = Int.max, centreSeen = false
+        var s = Int(runStart[k])
+        let end = Int(runStart[k + 1])
+        while s < end {
+            let u = Int(runUnit[s])
+            var odd = false
+            while s < end, Int(runUnit[s]) == u {
+                odd = odd != crossesOddly(run: s, px: px, py: py, cx: cx, cy: cy)
+                s += 1
+            }
+            if u == centreUnit {
+                centreSeen = true
+                if !odd { found = min(found, u) }
+            } else if odd {
+                found = min(found, u)
+            }
+        }
+        if !centreSeen, centreUnit != 0xFFFF { found = min(found, centreUnit) }
+        return found == Int.max ? nil : found
+    }
+
+    /// Whether the run's edges cross the path (px, py) → (cx, py) → (cx, cy) an odd number of
+    /// times. A vertex on either line counts as above it (or right of it), the rule the build
+    /// used for the centres.
+    @inline(__always)
+    private func crossesOddly(run s: Int, px: Double, py: Double, cx: Double, cy: Double) -> Bool {
+        var odd = false
+        var v = Int(runFirst[s]) * 2
+        var ax = Double(xy[v]), ay = Double(xy[v + 1])
+        for _ in 0..<Int(runEdges[s]) {
+            v += 2
+            let bx = Double(xy[v]), by = Double(xy[v + 1])
+            if (ay > py) != (by > py) {
+                let x = ax + (py - ay) * (bx - ax) / (by - ay)
+                if (x - px) * (x - cx) < 0 { odd.toggle() }
+            }
+            if (ax > cx) != (bx > cx) {
+                let y = ay + (cx - ax) * (by - ay) / (bx - ax)
+                if (y - py) * (y - cy) < 0 { odd.toggle() }
+            }
+            ax = bx
+            ay = by
+        }
+        return odd
+    }
+
+    /// The unit of `countryCode` with an edge nearest the point, if within `km` (equirectangular
+    /// at the point's latitude): for a point between DCW's coast or border and Natural Earth's.
+    public func nearestUnit(to point: Coordinate, countryCode: String, withinKm km: Double) -> Int? {
+        guard point.isValid, km > 0, let g = grid(countryCode) else { return nil }
+        let (px, py) = Self.units(point)
+        let ky = Self.kmPerUnit, kx = ky * max(0.01, cos(point.latitude * .pi / 180))
+        let dy = km / ky, dx = km / kx
+        let c0 = max(0, Int(((px - dx - g.west) / g.cell).rounded(.down)))
+        let c1 = min(g.columns - 1, Int(((px + dx - g.west) / g.cell).rounded(.down)))
+        let r0 = max(0, Int(((py - dy - g.south) / g.cell).rounded(.down)))
+        let r1 = min(g.rows - 1, Int(((py + dy - g.south) / g.cell).rounded(.down)))
+        guard c0 <= c1, r0 <= r1 else { return nil }
+        var best = -1, bestKm = km
+        for row in r0...r1 {
+            for column in c0...c1 {
+                let k = g.firstCell + row * g.columns + column
+                for s in Int(runStart[k])..<Int(runStart[k + 1]) {
+                    let d = nearestKm(run: s, px: px, py: py, kx: kx, ky: ky)
+                    if d < bestKm || (d == bestKm && best >= 0 && Int(runUnit[s]) < best) {
+                        best = Int(runUnit[s])
+                        bestKm = d
+                    }
+                }
+            }
+        }
+        return best >= 0 ? best : nil
+    }
+
+    private func nearestKm(run s: Int, px: Double, py: Double, kx: Double, ky: Double) -> Double {
+        var best = Double.infinity
+        var v = Int(runFirst[s]) * 2
+        var ax = (Double(xy[v]) - px) * kx, ay = (Double(xy[v + 1]) - py) * ky
+        for _ in 0..<Int(runEdges[s]) {
+            v += 2
+            let bx = (Double(xy[v]) - px) * kx, by = (Double(xy[v + 1]) - py) * ky
+            let dx = bx - ax, dy = by - ay
+            let length = dx * dx + dy * dy
+            let t = length == 0 ? 0 : max(0, min(1, -(ax * dx + ay * dy) / length))
+            let ex = ax + t * dx, ey = ay + t * dy
+            best = min(best, ex * ex + ey * ey)
+            ax = bx
+            ay = by
+        }
+        return best.squareRoot()
+    }
+
+    /// The borders between the units of a country (not its coasts), simplified for the map
+    /// page: polylines of (latitude, longitude) in -180..180, each drawn once.
+    public func borderLines(of countryCode: String) -> [[Coordinate]] {
+        guard let country = grids.firstIndex(where: { $0.code == countryCode }) else { return [] }
+        var lines: [[Coordinate]] = []
+        for line in 0..<pageUnit.count where Int(unitCountry[Int(pageUnit[line])]) == country {
+            var points: [Coordinate] = []
+            for v in Int(pageStart[line])..<Int(pageStart[line + 1]) {
+                let lon = Double(pageXY[2 * v]) / Self.scale
+                points.append(Coordinate(latitude: Double(pageXY[2 * v + 1]) / Self.scale, longitude: lon > 180 ? lon - 360 : lon))
+            }
+            lines.append(points)
+        }
+        return lines
+    }
+}
