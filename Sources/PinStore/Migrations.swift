@@ -229,7 +229,7 @@ public enum Migrations {
         }
     }
 
-    public static func currentVersion(of connection: Connection) throws -> Int {
+    static func currentVersion(of connection: Connection) throws -> Int {
         let exists = try connection.scalarInt(
             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'") ?? 0
         guard exists > 0 else { return 0 }
@@ -238,7 +238,7 @@ public enum Migrations {
 
     /// Applies every migration the database lacks, up to `target` (tests stop early to build
     /// files "from an earlier migration").
-    public static func migrate(_ connection: Connection, upTo target: Int = latestVersion) throws {
+    static func migrate(_ connection: Connection, upTo target: Int = latestVersion) throws {
         try connection.execute("""
             CREATE TABLE IF NOT EXISTS schema_migrations (
                 version INTEGER PRIMARY KEY,

@@ -82,7 +82,7 @@ public final class PinDatabase: TransactionRunner {
     /// PRAGMA quick_check: the b-trees and their pages (not the slower index-content match of
     /// integrity_check). Up to `limit` problems, empty when the file is sound.
     /// With `table`, that table and its indexes only (up to 100 problems).
-    public static func quickCheck(_ connection: Connection, limit: Int = 1, table: String? = nil) throws -> [String] {
+    static func quickCheck(_ connection: Connection, limit: Int = 1, table: String? = nil) throws -> [String] {
         let argument = table.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "\(limit)"
         let lines = try connection.query("PRAGMA quick_check(\(argument))") { $0.string(0) }
         // The first problem comes as "*** in database main ***\nPage 11: ...": the heading goes.

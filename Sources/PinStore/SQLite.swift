@@ -180,7 +180,7 @@ extension StorageError.Reason {
 }
 
 /// A value to bind or read. All SQL in pins binds its parameters; none is built from data.
-public enum SQLValue: Equatable, Sendable {
+enum SQLValue: Equatable, Sendable {
     case null
     case integer(Int64)
     case real(Double)
@@ -188,28 +188,28 @@ public enum SQLValue: Equatable, Sendable {
     case blob([UInt8])
 }
 
-public protocol SQLBindable { var sqlValue: SQLValue { get } }
-extension Int: SQLBindable { public var sqlValue: SQLValue { .integer(Int64(self)) } }
-extension Int64: SQLBindable { public var sqlValue: SQLValue { .integer(self) } }
-extension Double: SQLBindable { public var sqlValue: SQLValue { .real(self) } }
-extension String: SQLBindable { public var sqlValue: SQLValue { .text(self) } }
-extension Bool: SQLBindable { public var sqlValue: SQLValue { .integer(self ? 1 : 0) } }
-extension SQLValue: SQLBindable { public var sqlValue: SQLValue { self } }
+protocol SQLBindable { var sqlValue: SQLValue { get } }
+extension Int: SQLBindable { var sqlValue: SQLValue { .integer(Int64(self)) } }
+extension Int64: SQLBindable { var sqlValue: SQLValue { .integer(self) } }
+extension Double: SQLBindable { var sqlValue: SQLValue { .real(self) } }
+extension String: SQLBindable { var sqlValue: SQLValue { .text(self) } }
+extension Bool: SQLBindable { var sqlValue: SQLValue { .integer(self ? 1 : 0) } }
+extension SQLValue: SQLBindable { var sqlValue: SQLValue { self } }
 extension Optional: SQLBindable where Wrapped: SQLBindable {
-    public var sqlValue: SQLValue { self?.sqlValue ?? .null }
+    var sqlValue: SQLValue { self?.sqlValue ?? .null }
 }
 
 /// One open database file. Not shared between threads: each task that needs the database opens
 /// its own connection (the importer has one writer).
-public final class Connection {
+final class Connection {
     let handle: OpaquePointer
-    public let path: String
+    let path: String
     /// A private scratch database (`init(scratchCacheKiB:)`): its file has no name.
     private var isScratch = false
     private var statementCache: [String: Statement] = [:]
 
     /// Opens (creating when `create`) the file; `readOnly` never writes a byte.
-    public init(path: String, readOnly: Bool = false, create: Bool = true) throws {
+    init(path: String, readOnly: Bool = false, create: Bool = true) throws {
         var flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
         flags |= SQLITE_OPEN_NOMUTEX
@@ -231,7 +231,7 @@ public final class Connection {
     }
 
     /// Opens a read-only `file:` URI (used with `immutable=1` for dry runs).
-    public init(uriReadOnly uri: String, displayPath: String) throws {
+    init(uriReadOnly uri: String, displayPath: String) throws {
         self.handle = try Self.open(uri, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
                                     displayPath: displayPath)
         self.path = displayPath
@@ -241,7 +241,7 @@ public final class Connection {
     /// else /var/tmp, /usr/tmp, /tmp. SQLite makes it only when the pages outgrow the cache
     /// (`cacheKiB`), and unlinks it as soon as it has opened it: nothing is left behind, however
     /// the process ends. No journal and no syncs: it is thrown away with the connection.
-    public init(scratchCacheKiB cacheKiB: Int) throws {
+    init(scratchCacheKiB cacheKiB: Int) throws {
         // The folder SQLite takes (unixTempFileDir): the first of these that is a folder it can write.
         let environment = ProcessInfo.processInfo.environment
         let folder = ([environment["SQLITE_TMPDIR"], environment["TMPDIR"]].compactMap { $0 } + ["/var/tmp", "/usr/tmp", "/tmp", "."])
@@ -258,7 +258,7 @@ public final class Connection {
 
     /// A private in-memory database holding a copy of `source` (sqlite3_backup): read commands
     /// migrate an older file's copy, never the file.
-    public init(inMemoryCopyOf source: Connection) throws {
+    init(inMemoryCopyOf source: Connection) throws {
         self.handle = try Self.open(":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, displayPath: source.path)
         self.path = source.path
         guard let backup = sqlite3_backup_init(handle, "main", source.handle, "main") else {
@@ -312,7 +312,7 @@ public final class Connection {
 
     /// True when the file at `path` is no longer the one this connection has open: deleted
     /// (unlinked) or replaced by another file (SQLite compares the inode, SQLITE_FCNTL_HAS_MOVED).
-    public var fileWasMoved: Bool {
+    var fileWasMoved: Bool {
         guard !isScratch else { return false }
         var moved: Int32 = 0
         let rc = sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
@@ -320,7 +320,7 @@ public final class Connection {
     }
 
     /// Runs SQL without parameters (schema, pragmas); may hold several statements.
-    public func execute(_ sql: String) throws {
+    func execute(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &message)
         if rc != SQLITE_OK {
@@ -332,7 +332,7 @@ public final class Connection {
     }
 
     /// A prepared statement, cached per SQL text.
-    public func prepare(_ sql: String) throws -> Statement {
+    func prepare(_ sql: String) throws -> Statement {
         if let cached = statementCache[sql] {
             cached.reset()
             return cached
@@ -344,7 +344,7 @@ public final class Connection {
 
     /// A prepared statement of its own, not cached: for a query read step by step while other
     /// statements run on the connection (a cached one is reset by the next `prepare` of its SQL).
-    public func statement(_ sql: String) throws -> Statement {
+    func statement(_ sql: String) throws -> Statement {
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v2(handle, sql, -1, &stmt, nil)
         guard rc == SQLITE_OK, let stmt else { throw error(rc, sql) }
@@ -353,7 +353,7 @@ public final class Connection {
 
     /// Runs one statement with bound parameters; returns the number of changed rows.
     @discardableResult
-    public func run(_ sql: String, _ values: [SQLBindable] = []) throws -> Int {
+    func run(_ sql: String, _ values: [SQLBindable] = []) throws -> Int {
         let statement = try prepare(sql)
         try statement.bind(values)
         while try statement.step() {}
@@ -361,7 +361,7 @@ public final class Connection {
     }
 
     /// Rows of a query, each mapped by `row`.
-    public func query<T>(_ sql: String, _ values: [SQLBindable] = [], _ row: (Statement) throws -> T) throws -> [T] {
+    func query<T>(_ sql: String, _ values: [SQLBindable] = [], _ row: (Statement) throws -> T) throws -> [T] {
         let statement = try prepare(sql)
         try statement.bind(values)
         var out: [T] = []
@@ -369,13 +369,13 @@ public final class Connection {
         return out
     }
 
-    public func scalarInt(_ sql: String, _ values: [SQLBindable] = []) throws -> Int64? {
+    func scalarInt(_ sql: String, _ values: [SQLBindable] = []) throws -> Int64? {
         try query(sql, values) { $0.isNull(0) ? nil : $0.int64(0) }.first ?? nil
     }
 
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     /// Rows the last INSERT, UPDATE or DELETE changed.
-    public var changes: Int { Int(sqlite3_changes(handle)) }
+    var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// Runs `body` in one transaction: BEGIN IMMEDIATE takes the write lock up front (no
     /// deadlock upgrading a read), COMMIT on return, ROLLBACK on any error.
@@ -383,7 +383,7 @@ public final class Connection {
     /// Before and after each COMMIT the file is checked to still be the one at `path`: a
     /// database deleted or replaced during a run would otherwise take every later write with it
     /// while the run reports success.
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
+    func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -398,12 +398,12 @@ public final class Connection {
     }
 
     /// Throws `.deleted` when the open file is no longer the one at `path`.
-    public func ensureNotMoved() throws {
+    func ensureNotMoved() throws {
         if fileWasMoved { throw StorageError(.write, path: path, reason: .deleted) }
     }
 
     /// A read-only snapshot.
-    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+    func readTransaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN DEFERRED")
         defer { try? execute("COMMIT") }
         return try body()
@@ -411,7 +411,7 @@ public final class Connection {
 }
 
 /// A prepared statement; columns are read by index.
-public final class Statement {
+final class Statement {
     let stmt: OpaquePointer
     unowned let connection: Connection
     let sql: String
@@ -425,12 +425,12 @@ public final class Statement {
     deinit { sqlite3_finalize(stmt) }
 
     /// Ready to be bound and run again (a statement of `Connection.statement`; `prepare` does it).
-    public func reset() {
+    func reset() {
         sqlite3_reset(stmt)
         sqlite3_clear_bindings(stmt)
     }
 
-    public func bind(_ values: [SQLBindable]) throws {
+    func bind(_ values: [SQLBindable]) throws {
         guard values.count == Int(sqlite3_bind_parameter_count(stmt)) else {
             throw connection.storageError(SQLiteError(code: SQLITE_RANGE, message: "expected \(sqlite3_bind_parameter_count(stmt)) parameters, got \(values.count)", sql: sql))
         }
@@ -450,7 +450,7 @@ public final class Statement {
     }
 
     /// True while there is a row.
-    public func step() throws -> Bool {
+    func step() throws -> Bool {
         let rc = sqlite3_step(stmt)
         switch rc {
         case SQLITE_ROW: return true
@@ -463,20 +463,20 @@ public final class Statement {
         }
     }
 
-    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(stmt, column) == SQLITE_NULL }
-    public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(stmt, column) }
-    public func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(stmt, column)) }
-    public func double(_ column: Int32) -> Double { sqlite3_column_double(stmt, column) }
-    public func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
-    public func string(_ column: Int32) -> String {
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(stmt, column) == SQLITE_NULL }
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(stmt, column) }
+    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(stmt, column)) }
+    func double(_ column: Int32) -> Double { sqlite3_column_double(stmt, column) }
+    func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
+    func string(_ column: Int32) -> String {
         guard let text = sqlite3_column_text(stmt, column) else { return "" }
         return String(cString: text)
     }
-    public func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
+    func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
     /// A TEXT column holding a UUID in its 36-character form, parsed from its bytes (either
     /// case); nil when it is not one. Foundation's `UUID(uuidString:)` goes through sscanf, a
     /// tenth of reading 100,000 pins.
-    public func uuid(_ column: Int32) -> UUID? {
+    func uuid(_ column: Int32) -> UUID? {
         withText(column) { text -> UUID? in
             guard text.count == 36 else { return nil }
             var bytes = [UInt8](repeating: 0, count: 16)
@@ -501,13 +501,13 @@ public final class Statement {
         }
     }
     /// A TEXT column's bytes as `string` reads them (up to a NUL), without making a string.
-    public func withText<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+    func withText<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         guard let text = sqlite3_column_text(stmt, column) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
         return try body(UnsafeRawBufferPointer(start: text, count: strlen(text)))
     }
     /// A column holding one of a closed set of values (stored as their raw values); a value
     /// outside the set is a read error naming the column and the value.
-    public func value<T: RawRepresentable>(_ column: Int32, as type: T.Type) throws -> T where T.RawValue == String {
+    func value<T: RawRepresentable>(_ column: Int32, as type: T.Type) throws -> T where T.RawValue == String {
         let text = string(column)
         guard let value = T(rawValue: text) else {
             let name = sqlite3_column_name(stmt, column).map { String(cString: $0) } ?? "column \(column)"
@@ -515,11 +515,11 @@ public final class Statement {
         }
         return value
     }
-    public func optionalValue<T: RawRepresentable>(_ column: Int32, as type: T.Type) throws -> T? where T.RawValue == String {
+    func optionalValue<T: RawRepresentable>(_ column: Int32, as type: T.Type) throws -> T? where T.RawValue == String {
         isNull(column) ? nil : try value(column, as: type)
     }
     /// A column as stored, whatever its type.
-    public func value(_ column: Int32) -> SQLValue {
+    func value(_ column: Int32) -> SQLValue {
         switch sqlite3_column_type(stmt, column) {
         case SQLITE_NULL: return .null
         case SQLITE_INTEGER: return .integer(int64(column))
@@ -530,7 +530,7 @@ public final class Statement {
     }
 
     /// The bytes of a BLOB column, without the first `skip` (a prefix every row shares).
-    public func blob(_ column: Int32, droppingFirst skip: Int = 0) -> [UInt8] {
+    func blob(_ column: Int32, droppingFirst skip: Int = 0) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(stmt, column))
         guard count > skip, let pointer = sqlite3_column_blob(stmt, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: pointer + skip, count: count - skip))

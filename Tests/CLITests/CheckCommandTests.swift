@@ -1,5 +1,5 @@
 import Foundation
-import PinStore
+@testable import PinStore
 import XCTest
 
 final class CheckCommandTests: XCTestCase {

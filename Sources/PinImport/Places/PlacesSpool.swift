@@ -4,17 +4,16 @@ import PinStore
 
 /// What `import-places` would otherwise hold per record, kept on disk: the timeline visits
 /// waiting to be decided in time order, the keys of the records seen, and every record's outcome
-/// in report order. One private SQLite scratch database (`Connection(scratchCacheKiB:)`): SQLite
+/// in report order. One private SQLite scratch database (`ScratchSpool`, in PinStore): SQLite
 /// makes its file only when the pages outgrow the cache (a few hundred records never touch the
 /// disk) and unlinks it at once, so an import killed at any point leaves nothing behind. Sorting
 /// the visits is SQLite's (ORDER BY, its external merge sort within the same cache): the import
 /// of a 1 GB timeline holds no more than that of a 100 MB one (`scripts/bench-timeline`).
 final class PlacesSpool: @unchecked Sendable {
     // One thread uses it: the import's, then the report writers'.
-    let db: Connection
+    let store: ScratchSpool
     /// The files of the import, in order (a stored record names its file by index).
     let files: [(path: String, kind: PlaceFileKind)]
-    private let addVisit: Statement, addItem: Statement, addKey: Statement
     private(set) var tally = PlaceItems.Tally()
 
     /// SQLite's page cache for the scratch database (KiB).
@@ -22,22 +21,7 @@ final class PlacesSpool: @unchecked Sendable {
 
     init(files: [(path: String, kind: PlaceFileKind)]) throws {
         self.files = files
-        db = try Connection(scratchCacheKiB: Self.cacheKiB)
-        try db.execute("""
-            CREATE TABLE visit(seq INTEGER PRIMARY KEY, instant REAL NOT NULL, body BLOB NOT NULL);
-            CREATE TABLE seen(key TEXT PRIMARY KEY) WITHOUT ROWID;
-            CREATE TABLE item(seq INTEGER PRIMARY KEY, decision INTEGER NOT NULL, body BLOB NOT NULL);
-            BEGIN;
-            """)
-        addVisit = try db.statement("INSERT INTO visit(seq, instant, body) VALUES (?, ?, ?)")
-        addItem = try db.statement("INSERT INTO item(seq, decision, body) VALUES (?, ?, ?)")
-        addKey = try db.statement("INSERT OR IGNORE INTO seen(key) VALUES (?)")
-    }
-
-    private func run(_ statement: Statement, _ values: [SQLBindable]) throws {
-        statement.reset()
-        try statement.bind(values)
-        while try statement.step() {}
+        store = try ScratchSpool(cacheKiB: Self.cacheKiB)
     }
 
     /// Keeps a visit until `visitsInTimeOrder`.
@@ -46,22 +30,17 @@ final class PlacesSpool: @unchecked Sendable {
         w.u64(UInt64(visit.fileIndex))
         PlaceRecordCodec.encode(visit.record, into: &w)
         // NaN sorts nowhere: last, with the visits without a time.
-        try run(addVisit, [Int64(visit.sequence), visit.instant.isNaN ? .infinity : visit.instant, SQLValue.blob(w.bytes)])
+        try store.addSorted(seq: visit.sequence, key: visit.instant, body: w.bytes)
     }
 
     /// The visits by start time, then file order, `size` at a time, to `body`.
     func visitsInTimeOrder(_ size: Int, _ body: ([PlacesImport.Pending]) throws -> Void) throws {
-        let query = try db.statement("SELECT seq, instant, body FROM visit ORDER BY instant, seq")
         var batch: [PlacesImport.Pending] = []
-        while try query.step() {
-            let bytes = query.blob(2)
-            let pending = bytes.withUnsafeBytes { raw -> PlacesImport.Pending in
-                var r = ByteCursor(raw)
-                let fileIndex = Int(r.u64())
-                return PlacesImport.Pending(fileIndex: fileIndex, record: PlaceRecordCodec.decode(&r), sequence: query.int(0),
-                                            instant: query.double(1))
-            }
-            batch.append(pending)
+        try store.sorted { sequence, instant, raw in
+            var r = ByteCursor(raw)
+            let fileIndex = Int(r.u64())
+            batch.append(PlacesImport.Pending(fileIndex: fileIndex, record: PlaceRecordCodec.decode(&r), sequence: sequence,
+                                              instant: instant))
             if batch.count >= size {
                 try body(batch)
                 batch.removeAll(keepingCapacity: true)
@@ -72,15 +51,14 @@ final class PlacesSpool: @unchecked Sendable {
 
     /// True the first time `key` is given in this import.
     func firstSeen(_ key: String) throws -> Bool {
-        try run(addKey, [key])
-        return db.changes == 1
+        try store.insertKey(key)
     }
 
     /// Keeps a record's outcome (in any order: they are read back by `sequence`).
     func add(_ item: PlaceItem) throws {
         var w = ByteWriter()
         PlaceItemCodec.encode(item, into: &w)
-        try run(addItem, [Int64(item.sequence), Int64(PlaceItems.decisions.firstIndex(of: item.decision)!), SQLValue.blob(w.bytes)])
+        try store.addLogged(seq: item.sequence, category: PlaceItems.decisions.firstIndex(of: item.decision)!, body: w.bytes)
         tally.add(item.decision)
     }
 
@@ -134,23 +112,24 @@ public struct PlaceItems: Sequence, Sendable {
 
     public struct Iterator: IteratorProtocol {
         private let spool: PlacesSpool?
-        private let query: Statement?
+        private let cursor: ScratchSpool.Cursor?
 
         init(_ items: PlaceItems) {
             spool = items.spool
             guard let spool = items.spool else {
-                query = nil
+                cursor = nil
                 return
             }
-            let filter = items.only.map { " WHERE decision IN (" + $0.map(String.init).joined(separator: ",") + ")" } ?? ""
-            query = Self.orExit { try spool.db.statement("SELECT body FROM item\(filter) ORDER BY seq") }
+            cursor = Self.orExit { try spool.store.logged(categories: items.only) }
         }
 
         public mutating func next() -> PlaceItem? {
-            guard let spool, let query, Self.orExit({ try query.step() }) else { return nil }
-            return query.blob(0).withUnsafeBytes { raw in
-                var r = ByteCursor(raw)
-                return PlaceItemCodec.decode(&r, files: spool.files)
+            guard let spool, let cursor else { return nil }
+            return Self.orExit {
+                try cursor.next { raw in
+                    var r = ByteCursor(raw)
+                    return PlaceItemCodec.decode(&r, files: spool.files)
+                }
             }
         }
 
