@@ -45,6 +45,9 @@ public struct PageInput: Sendable {
     public var labelPlaces: [Place] = []
     /// Each visited country's admin-1 count in the gazetteer, for "7 of 51 states".
     public var regionCounts: [String: Int] = [:]
+    /// The borders between the admin-1 units of each visited country where outlines exist
+    /// (DCW-GMT: AR AU BR CA CN IN RU US), drawn at region zoom (`PageRenderer.appendRegionBorders`).
+    public var regionBorders: [String: [[Coordinate]]] = [:]
     /// The trips (`pins trips`) with at least one pin on the page, oldest first: the Trips tab.
     public var trips: [Trip] = []
 

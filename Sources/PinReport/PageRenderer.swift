@@ -27,6 +27,7 @@ public enum PageRenderer {
         PageTemplate.page.render(into: &html) { hole, html in
             switch hole {
             case "countries": appendCountries(input.worldMap, visited: Set(stats.countries.map(\.code)), to: &html)
+            case "regions": appendRegionBorders(input, to: &html)
             case "data": appendData(input, stats: stats, to: &html)
             case "style": html += EmbeddedFiles.pageCSS
             case "script": html += EmbeddedFiles.pageJS
@@ -40,7 +41,7 @@ public enum PageRenderer {
         return html
     }
 
-    /// The holes of the template that take one short text (the others: `countries`, `data`,
+    /// The holes of the template that take one short text (the others: `countries`, `regions`, `data`,
     /// `style`, `script`); nil for a name that is none of them.
     static func text(of hole: String, _ input: PageInput) -> String? {
         switch hole {

@@ -115,7 +115,8 @@ private func attachThumbnails(_ pins: inout [PagePin], places: [UUID: PinPhotoPl
     }
 }
 
-/// The names of the larger places of `countries` and their region counts. Without a readable
+/// The names of the larger places of `countries`, their region counts and the borders between
+/// their regions where outlines exist (DCW-GMT). Without a readable
 /// Places.bin the page names no places (a warning says why); nothing else is lost.
 private func addPlaceLabels(_ input: inout PageInput, countries: [String], deps: AppDependencies) {
     guard !countries.isEmpty else { return }
@@ -127,6 +128,8 @@ private func addPlaceLabels(_ input: inout PageInput, countries: [String], deps:
     for code in countries {
         labels += deps.places.largestPlaces(of: code, limit: PageRenderer.labelsPerCountry)
         input.regionCounts[code] = deps.places.regions(of: code).count
+        let borders = deps.places.borderLines(of: code)
+        if !borders.isEmpty { input.regionBorders[code] = borders }
     }
     input.labelPlaces = Array(labels.sorted { ($0.population, $1.id) > ($1.population, $0.id) }.prefix(PageRenderer.labelsPerPage))
 }

@@ -126,6 +126,23 @@ final class PageRendererTests: XCTestCase {
         XCTAssertTrue(html.contains("GeoNames (CC BY 4.0)"), "GeoNames credited on the page")
     }
 
+    /// The admin-1 borders: one path per country, in the base map's world units (Web Mercator,
+    /// here 360 wide: lon 0 is x 180, lon 10 x 190; lat 0 is y 180, lat 30 y
+    /// (0.5 - ln(3) / 4π) × 360 = 148.5, drawn 149), relative steps, a line of no whole step left out.
+    func testRegionBordersAreOnePathPerCountryInWorldUnits() throws {
+        var input = PageInput(pins: [pin("a", "US", "2024-01-01T00:00:00Z")], catalog: testCatalog, settings: Settings(),
+                              worldMap: WorldMap(width: 360, countries: []))
+        XCTAssertTrue(PageRenderer.render(input).contains("<g id=\"regions\"></g>"))
+        input.regionBorders = ["US": [[Coordinate(latitude: 0, longitude: 0), Coordinate(latitude: 0, longitude: 10),
+                                       Coordinate(latitude: 30, longitude: 10)],
+                                      [Coordinate(latitude: 1, longitude: 1), Coordinate(latitude: 1.0001, longitude: 1.0001)]],
+                               "<b": [[Coordinate(latitude: 0, longitude: 0), Coordinate(latitude: 0, longitude: 10)]]]
+        let html = PageRenderer.render(input)
+        XCTAssertTrue(html.contains("<g id=\"regions\"><path id=\"r-US\" d=\"M180 180l10 0 0-31\"/>\n</g>"), html)
+        XCTAssertFalse(html.contains("r-<b"), "a code that is not two letters is left out")
+        XCTAssertTrue(html.contains("regions: DCW-GMT (LGPL-3+)"), "DCW-GMT credited on the page")
+    }
+
     func testLoadsNothingFromOutside() {
         let html = render([pin("a", "FR", "2024-01-01T00:00:00Z")])
         XCTAssertTrue(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:;"))
@@ -225,7 +242,7 @@ final class PageFilesTests: XCTestCase {
     }
 
     func testEveryHoleOfThePageTemplateIsFilled() {
-        let own = ["countries", "data", "style", "script"]
+        let own = ["countries", "regions", "data", "style", "script"]
         let input = PageInput(pins: [], catalog: testCatalog, settings: Settings(), worldMap: WorldMap(width: 10, countries: []))
         XCTAssertEqual(Set(PageTemplate.page.holes).intersection(own), Set(own))
         for hole in PageTemplate.page.holes where !own.contains(hole) {

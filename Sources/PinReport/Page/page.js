@@ -126,6 +126,8 @@
     limits();
     const [w, h] = size();
     base.setAttribute("viewBox", (cx - w / 2 / k) + " " + (cy - h / 2 / k) + " " + (w / k) + " " + (h / k));
+    // Region zoom (the admin-1 borders, page.css #regions): where the place labels start.
+    base.classList.toggle("rz", k >= kmin * 3);
     if (now === true) {
       if (frame) { cancelAnimationFrame(frame); frame = 0; }
       draw();
