@@ -48,15 +48,7 @@ enum MetadataMerge {
     /// replaced by any XMP date.
     static func applyEmbeddedXMP(_ xmp: XMPValues, toMovie base: PhotoMetadata) -> PhotoMetadata {
         var result = base
-        result.warnings += xmp.warnings
-        if let coordinate = xmp.coordinate {
-            result.coordinate = coordinate
-            result.altitude = xmp.altitude
-            result.positionSource = .xmp
-            result.locationIssue = nil
-        } else if result.coordinate == nil, result.locationIssue == nil {
-            result.locationIssue = xmp.locationIssue
-        }
+        applyPosition(of: xmp, to: &result, overriding: true)
         if let takenAt = xmp.takenAt, step(xmp.timeSource) <= step(base.timeSource) {
             result.takenAt = takenAt
             result.utcOffsetSeconds = xmp.utcOffsetSeconds
@@ -64,6 +56,21 @@ enum MetadataMerge {
             result.timeTag = xmp.timeProperty.map { "XMP \($0)" }
         }
         return capped(result)
+    }
+
+    /// An embedded XMP packet's warnings and its position: over the one already there
+    /// (`overriding`), else only where there is none; without a position of its own, its reason
+    /// why, where nothing else gave one.
+    static func applyPosition(of xmp: XMPValues, to result: inout PhotoMetadata, overriding: Bool) {
+        result.warnings += xmp.warnings
+        if let coordinate = xmp.coordinate, overriding || result.coordinate == nil {
+            result.coordinate = coordinate
+            result.altitude = xmp.altitude
+            result.positionSource = .xmp
+            result.locationIssue = nil
+        } else if result.coordinate == nil, result.locationIssue == nil {
+            result.locationIssue = xmp.locationIssue
+        }
     }
 
     /// Merges sidecars into the result of reading the media file itself. `xmp` and `takeout`

@@ -239,18 +239,8 @@ public enum MetadataReader {
             xmp = XMP.completed(main, by: extended, options: options)
         }
         if let xmp {
-            result.warnings += xmp.warnings
-            if result.coordinate == nil, let coordinate = xmp.coordinate {
-                result.coordinate = coordinate
-                result.altitude = xmp.altitude
-                result.positionSource = .xmp
-                result.locationIssue = nil
-            } else if result.coordinate == nil, result.locationIssue == nil {
-                result.locationIssue = xmp.locationIssue
-            }
-        }
-
-        if let xmp {
+            // The EXIF position wins over the embedded XMP one.
+            MetadataMerge.applyPosition(of: xmp, to: &result, overriding: false)
             time = CaptureTime.resolve(values, xmp: xmp, modificationTime: modificationTime,
                                        defaultTimeZone: options.defaultTimeZone)
         }

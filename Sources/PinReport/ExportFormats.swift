@@ -38,27 +38,29 @@ enum GeoJSONExport {
 /// XML 1.0 cannot carry at all (C0 controls but tab/LF/CR, U+FFFE, U+FFFF) replaced by U+FFFD,
 /// so a hostile title can neither close an element nor make the file unreadable.
 func xmlEscaped(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.utf8.count)
-    for scalar in text.unicodeScalars {
+    markupEscaped(text, apostrophe: "&apos;") { scalar, out in
         switch scalar {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&apos;"
         case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
-        case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF:
-            out += "\u{FFFD}"
+        case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF: out += "\u{FFFD}"
         default: out.unicodeScalars.append(scalar)
         }
     }
-    return out
 }
 
 /// Text as HTML that displays it as it is: `&`, `<`, `>`, `"`, `'` as entities, each line break
 /// as `<br>` (for a KML description, which viewers render as HTML).
 func htmlText(_ text: String) -> String {
+    markupEscaped(text, apostrophe: "&#39;") { scalar, out in
+        switch scalar {
+        case "\n": out += "<br>"
+        case "\r": break
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+}
+
+/// `&`, `<`, `>`, `"` and `'` (spelt `apostrophe`) as entities; every other scalar through `other`.
+private func markupEscaped(_ text: String, apostrophe: String, other: (Unicode.Scalar, inout String) -> Void) -> String {
     var out = ""
     out.reserveCapacity(text.utf8.count)
     for scalar in text.unicodeScalars {
@@ -67,10 +69,8 @@ func htmlText(_ text: String) -> String {
         case "<": out += "&lt;"
         case ">": out += "&gt;"
         case "\"": out += "&quot;"
-        case "'": out += "&#39;"
-        case "\n": out += "<br>"
-        case "\r": break
-        default: out.unicodeScalars.append(scalar)
+        case "'": out += apostrophe
+        default: other(scalar, &out)
         }
     }
     return out
