@@ -67,18 +67,7 @@ enum PlacesCSV {
     static func read(_ source: ByteInput, head: [UInt8], emit: (PlaceReadEvent) throws -> Void) throws {
         var reader = CSVReader(source, delimiter: delimiter(ofHeader: head))
         guard let header = try reader.nextRecord() else { throw PlaceFileError("empty file") }
-        let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        guard let (latColumn, lonColumn) = coordinateColumns(names) else {
-            throw PlaceFileError("line 1: no latitude and longitude columns (looked for \(latitudeNames.joined(separator: ", ")) and \(longitudeNames.joined(separator: ", ")))")
-        }
-        let pins = pinsHeaders.contains(header.fields)
-        func column(_ candidates: [String]) -> Int? { candidates.lazy.compactMap { names.firstIndex(of: $0) }.first }
-        let titleColumn = column(["title", "name", "label"])
-        let dateColumn = column(["date", "time", "timestamp", "datetime"])
-        let noteColumn = column(["note", "notes", "description", "desc", "comment"])
-        let tagsColumn = column(["tags"])
-        let colorColumn = column(["color", "colour"])
-        let idColumn = column(["id", "fid"])
+        let columns = try Columns(header)
         while true {
             let row: CSVReader.Record
             do {
@@ -90,59 +79,87 @@ enum PlacesCSV {
                 return
             }
             if row.fields.count == 1, row.fields[0].isEmpty { continue }
-            let position = "line \(row.line)"
-            func field(_ index: Int?) -> String? {
-                guard let index, index < row.fields.count else { return nil }
-                let value = row.fields[index]
-                return value.isEmpty ? nil : value
+            try emit(try event(row, columns))
+        }
+    }
+
+    /// Where the header puts each field (the QGIS names for the coordinates).
+    struct Columns {
+        let latitude: Int, longitude: Int
+        /// pins' own CSV export, read back exactly.
+        let pins: Bool
+        let title: Int?, date: Int?, note: Int?, tags: Int?, color: Int?, id: Int?
+
+        init(_ header: CSVReader.Record) throws {
+            let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let (lat, lon) = coordinateColumns(names) else {
+                throw PlaceFileError("line 1: no latitude and longitude columns (looked for \(latitudeNames.joined(separator: ", ")) and \(longitudeNames.joined(separator: ", ")))")
             }
-            guard row.fields.count > max(latColumn, lonColumn) else {
-                try emit(.malformed(position: position, reason: "\(row.fields.count) fields, fewer than the header's columns for latitude and longitude"))
-                continue
+            func column(_ candidates: [String]) -> Int? { candidates.lazy.compactMap { names.firstIndex(of: $0) }.first }
+            latitude = lat
+            longitude = lon
+            pins = pinsHeaders.contains(header.fields)
+            title = column(["title", "name", "label"])
+            date = column(["date", "time", "timestamp", "datetime"])
+            note = column(["note", "notes", "description", "desc", "comment"])
+            tags = column(["tags"])
+            color = column(["color", "colour"])
+            id = column(["id", "fid"])
+        }
+    }
+
+    /// One row as a record, or why it is malformed.
+    static func event(_ row: CSVReader.Record, _ columns: Columns) throws -> PlaceReadEvent {
+        let position = "line \(row.line)"
+        guard row.fields.count > max(columns.latitude, columns.longitude) else {
+            return .malformed(position: position, reason: "\(row.fields.count) fields, fewer than the header's columns for latitude and longitude")
+        }
+        let latText = row.fields[columns.latitude].trimmingCharacters(in: .whitespaces)
+        let lonText = row.fields[columns.longitude].trimmingCharacters(in: .whitespaces)
+        var record = PlaceRecord(position: position)
+        if latText.isEmpty && lonText.isEmpty {
+            record.locationIssue = "no coordinates"
+        } else {
+            guard let lat = decimal(latText), let lon = decimal(lonText) else {
+                return .malformed(position: position, reason: "latitude '\(latText)' or longitude '\(lonText)' is not a number")
             }
-            let latText = row.fields[latColumn].trimmingCharacters(in: .whitespaces)
-            let lonText = row.fields[lonColumn].trimmingCharacters(in: .whitespaces)
-            var record = PlaceRecord(position: position)
-            if latText.isEmpty && lonText.isEmpty {
-                record.locationIssue = "no coordinates"
+            record.setCoordinate(latitude: lat, longitude: lon)
+        }
+        do {
+            if columns.pins {
+                try readPinsRow(row.fields, into: &record)
             } else {
-                guard let lat = decimal(latText), let lon = decimal(lonText) else {
-                    try emit(.malformed(position: position, reason: "latitude '\(latText)' or longitude '\(lonText)' is not a number"))
-                    continue
-                }
-                record.setCoordinate(latitude: lat, longitude: lon)
+                try readRow(row.fields, columns, into: &record)
             }
-            if pins {
-                do {
-                    try readPinsRow(row.fields, into: &record)
-                } catch let failure as PlaceFileError {
-                    try emit(.malformed(position: position, reason: failure.reason))
-                    continue
-                }
-            } else {
-                record.ownID = field(idColumn)
-                record.title = field(titleColumn)
-                record.note = field(noteColumn)
-                if let tags = field(tagsColumn) {
-                    let list = TagList.split(tags)
-                    record.tags = list.isEmpty ? nil : list
-                }
-                if let color = field(colorColumn) {
-                    guard let normalized = Settings.normalizedColor(color) else {
-                        try emit(.malformed(position: position, reason: "colour '\(color)' is not #RRGGBB"))
-                        continue
-                    }
-                    record.color = normalized
-                }
-                if let text = field(dateColumn) {
-                    guard let date = PlaceDates.parse(text, zoneless: .utc) else {
-                        try emit(.malformed(position: position, reason: "date '\(text)' is not ISO 8601 (2024-05-01 or 2024-05-01T12:00:00+02:00)"))
-                        continue
-                    }
-                    record.date = date
-                }
+        } catch let failure as PlaceFileError {
+            return .malformed(position: position, reason: failure.reason)
+        }
+        return .record(record)
+    }
+
+    /// Another app's row: id, title, note, tags, colour and date where the header names them.
+    static func readRow(_ fields: [String], _ columns: Columns, into record: inout PlaceRecord) throws {
+        func field(_ index: Int?) -> String? {
+            guard let index, index < fields.count else { return nil }
+            let value = fields[index]
+            return value.isEmpty ? nil : value
+        }
+        record.ownID = field(columns.id)
+        record.title = field(columns.title)
+        record.note = field(columns.note)
+        if let tags = field(columns.tags) {
+            let list = TagList.split(tags)
+            record.tags = list.isEmpty ? nil : list
+        }
+        if let color = field(columns.color) {
+            guard let normalized = Settings.normalizedColor(color) else { throw PlaceFileError("colour '\(color)' is not #RRGGBB") }
+            record.color = normalized
+        }
+        if let text = field(columns.date) {
+            guard let date = PlaceDates.parse(text, zoneless: .utc) else {
+                throw PlaceFileError("date '\(text)' is not ISO 8601 (2024-05-01 or 2024-05-01T12:00:00+02:00)")
             }
-            try emit(.record(record))
+            record.date = date
         }
     }
 

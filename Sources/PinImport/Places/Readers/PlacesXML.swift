@@ -49,47 +49,10 @@ enum PlacesXML {
     static func placemark(_ parser: XMLPullParser, position: String, folder: String?) throws -> PlaceReadEvent {
         var record = PlaceRecord(position: position)
         let id = parser.attribute("id")
-        let depth = parser.depth
-        var data: [String: String] = [:]
-        var coordinates: String?
-        var geometry: String?
-        var when: String?
-        var name: String?
-        var description: String?
-        while let event = try parser.next() {
-            if event == .endElement, parser.depth < depth { break }
-            guard event == .startElement else { continue }
-            switch parser.localName {
-            case "name" where parser.depth == depth + 1: name = try parser.readText()
-            case "description" where parser.depth == depth + 1: description = try parser.readText()
-            case "when": if when == nil { when = try parser.readText() }
-            case "Data":
-                let key = parser.attribute("name")
-                let d = parser.depth
-                var value = ""
-                while let e = try parser.next() {
-                    if e == .endElement, parser.depth < d { break }
-                    if e == .startElement, parser.localName == "value" { value = try parser.readText() }
-                }
-                if let key { data[key] = value }
-            case "SimpleData":
-                let key = parser.attribute("name")
-                let value = try parser.readText()
-                if let key { data[key] = value }
-            case "Point":
-                geometry = geometry ?? "Point"
-            case "coordinates" where geometry == "Point" && coordinates == nil:
-                coordinates = try parser.readText()
-            case "LineString", "Polygon", "LinearRing", "Track", "MultiTrack", "Model":
-                if geometry == nil { geometry = String(parser.localName) }
-                try parser.skipElement()
-            default:
-                break
-            }
-        }
-        record.title = name?.trimmingCharacters(in: .whitespacesAndNewlines).nonEmpty
-        guard let coordinates else {
-            record.locationIssue = geometry.map { "a \($0), not a point" } ?? "a placemark without a point"
+        let fields = try PlacemarkFields(parser)
+        record.title = fields.name?.trimmingCharacters(in: .whitespacesAndNewlines).nonEmpty
+        guard let coordinates = fields.coordinates else {
+            record.locationIssue = fields.geometry.map { "a \($0), not a point" } ?? "a placemark without a point"
             return .record(record)
         }
         let parts = coordinates.trimmingCharacters(in: .whitespacesAndNewlines).split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).first?
@@ -99,36 +62,92 @@ enum PlacesXML {
             return .malformed(position: position, reason: "coordinates '\(coordinates.prefix(80))' are not 'longitude,latitude'")
         }
         record.setCoordinate(latitude: lat, longitude: lon)
-        if let when = when?.trimmingCharacters(in: .whitespacesAndNewlines), !when.isEmpty {
+        if let when = fields.when?.trimmingCharacters(in: .whitespacesAndNewlines), !when.isEmpty {
             guard let date = PlaceDates.parse(when, zoneless: .utc) else {
                 return .malformed(position: position, reason: "TimeStamp '\(when)' is not an xsd:dateTime")
             }
             record.date = date
         }
-        let own = data["id"] ?? id.map { $0.hasPrefix("p-") ? String($0.dropFirst(2)) : $0 }
-        record.ownID = own
+        let data = fields.data
+        record.ownID = data["id"] ?? id.map { $0.hasPrefix("p-") ? String($0.dropFirst(2)) : $0 }
         if data["id"] != nil, data["type"] != nil {
-            // pins' own KML export.
-            record.note = data["note"]?.nonEmpty
-            if let tags = data["tags"], !tags.isEmpty { record.tags = TagList.split(tags, trim: false) }
-            if let visits = data["visitCount"].flatMap(Int.init), visits >= 1 { record.visitCount = visits }
-            switch data["type"] {
-            case "city"?: if let n = data["name"]?.nonEmpty { record.type = .city(name: n, address: nil) }
-            case "mountain"?:
-                if let n = data["name"]?.nonEmpty {
-                    let h = data["height"].flatMap(Double.init)
-                    record.type = .mountain(name: n, height: h, achievedHeight: h)
-                }
-            default: break
-            }
+            readPinsOwn(data, into: &record)
             return .record(record)
         }
-        record.note = (description ?? data["description"] ?? data["desc"])?.trimmingCharacters(in: .whitespacesAndNewlines).nonEmpty
+        record.note = (fields.description ?? data["description"] ?? data["desc"])?.trimmingCharacters(in: .whitespacesAndNewlines).nonEmpty
         if record.date == nil, let text = (data["time"] ?? data["date"] ?? data["timestamp"])?.nonEmpty {
             record.date = PlaceDates.parse(text, zoneless: .utc)
         }
         if let folder { record.tags = [folder] }
         return .record(record)
+    }
+
+    /// What a Placemark element holds, read to its end.
+    struct PlacemarkFields {
+        var data: [String: String] = [:]
+        var coordinates: String?
+        /// The first geometry: "Point", or the line or polygon that makes it no place.
+        var geometry: String?
+        var when: String?
+        var name: String?
+        var description: String?
+
+        init(_ parser: XMLPullParser) throws {
+            let depth = parser.depth
+            while let event = try parser.next() {
+                if event == .endElement, parser.depth < depth { break }
+                guard event == .startElement else { continue }
+                switch parser.localName {
+                case "name" where parser.depth == depth + 1: name = try parser.readText()
+                case "description" where parser.depth == depth + 1: description = try parser.readText()
+                case "when": if when == nil { when = try parser.readText() }
+                case "Data":
+                    let key = parser.attribute("name")
+                    let value = try Self.dataValue(parser)
+                    if let key { data[key] = value }
+                case "SimpleData":
+                    let key = parser.attribute("name")
+                    let value = try parser.readText()
+                    if let key { data[key] = value }
+                case "Point":
+                    geometry = geometry ?? "Point"
+                case "coordinates" where geometry == "Point" && coordinates == nil:
+                    coordinates = try parser.readText()
+                case "LineString", "Polygon", "LinearRing", "Track", "MultiTrack", "Model":
+                    if geometry == nil { geometry = String(parser.localName) }
+                    try parser.skipElement()
+                default:
+                    break
+                }
+            }
+        }
+
+        /// A `Data` element's `value`, read to the element's end.
+        static func dataValue(_ parser: XMLPullParser) throws -> String {
+            let d = parser.depth
+            var value = ""
+            while let e = try parser.next() {
+                if e == .endElement, parser.depth < d { break }
+                if e == .startElement, parser.localName == "value" { value = try parser.readText() }
+            }
+            return value
+        }
+    }
+
+    /// pins' own KML export: its note, tags, visit count and type from ExtendedData.
+    static func readPinsOwn(_ data: [String: String], into record: inout PlaceRecord) {
+        record.note = data["note"]?.nonEmpty
+        if let tags = data["tags"], !tags.isEmpty { record.tags = TagList.split(tags, trim: false) }
+        if let visits = data["visitCount"].flatMap(Int.init), visits >= 1 { record.visitCount = visits }
+        switch data["type"] {
+        case "city"?: if let n = data["name"]?.nonEmpty { record.type = .city(name: n, address: nil) }
+        case "mountain"?:
+            if let n = data["name"]?.nonEmpty {
+                let h = data["height"].flatMap(Double.init)
+                record.type = .mountain(name: n, height: h, achievedHeight: h)
+            }
+        default: break
+        }
     }
 
     // MARK: GPX 1.0 / 1.1
