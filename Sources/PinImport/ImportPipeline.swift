@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 import PinMetadata
+import Synchronization
 
 public struct ImportOptions: Sendable {
     public var root: String
@@ -40,28 +41,24 @@ public struct ImportOptions: Sendable {
 
 /// A request to stop the run, from a signal handler on any thread: reads end at once, the batch
 /// being saved is finished, nothing more is written.
-public final class StopRequest: @unchecked Sendable {
-    // `signal` is guarded by `lock`.
-    private let lock = NSLock()
-    private var received: Int32?
+public final class StopRequest: Sendable {
+    /// The signal that asked to stop (a signal number, or 0 for a stop of the run's own), or
+    /// `none`. Read by every reader before each file: an atomic, no lock.
+    private let received = Atomic<Int64>(StopRequest.none)
+    private static let none = Int64(Int32.max) + 1
 
     public init() {}
 
     /// Asks the run to stop; false when a stop was already asked (a second Ctrl-C).
     @discardableResult
     public func stop(signal: Int32) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard received == nil else { return false }
-        received = signal
-        return true
+        received.compareExchange(expected: Self.none, desired: Int64(signal), ordering: .sequentiallyConsistent).exchanged
     }
 
     /// The signal that asked to stop, if any.
     public var signal: Int32? {
-        lock.lock()
-        defer { lock.unlock() }
-        return received
+        let signal = received.load(ordering: .sequentiallyConsistent)
+        return signal == Self.none ? nil : Int32(signal)
     }
 
     /// Throws `.interrupted` when a stop was asked.
@@ -269,102 +266,176 @@ public struct ImportPipeline {
         let creation = self.creation
         var outlines: Task<Result<Void, Error>, Never>?
         reader.willRead = { outlines = Task.detached { Result { try creation.prepareCountries() } } }
-        // 2-3. Read, and reconcile moves and touches batch by batch as the files come, from the
-        // first files the walk finds on: the walk hands them to the reader, which hands the items
-        // back as they are read (the walk waits when it is too far ahead). What is left to the
-        // rules goes into the sorter (`ItemSorter`: on disk, in sorted runs).
-        var reconciled = Reconciliation()
-        var decide = DecideStage(minInterval: options.minInterval, threshold: options.threshold,
-                                 includeVideos: options.includeVideos, timeZone: options.timeZone,
-                                 plan: { try creation.planPhotoPin(at: $0, takenAt: $1, utcOffsetSeconds: $2) })
-        var sorter = ItemSorter(isCandidate: DecideStage.isCandidate)
-        // The rules' history, read at the first photo to decide (a night with only touched or
-        // moved files does not read it); and the photos an earlier run accepted that are
-        // decided again (their content changed): they do not count as their own previous photo.
-        var history = ImportHistory()
-        var historyRead = false
-        var acceptedHere: Set<RawPath> = []
-        var redecided: Set<RawPath> = []
-        var withCoordinate = false
-        var lost: [(path: RawPath, reason: String)] = []
-        let includeVideos = options.includeVideos
-        var trackRun: TrackRun?
-        var placedFromTracks = 0
-        try readingSnapshot { repos in
-            var batch: [ImportItem] = []
-            var batchKnown: [RawPath: KnownPhoto] = [:]
-            var failure: Error?
-            func pass() throws {
-                let undecided = try reconciled.reconcile(batch, root: rootPath, known: batchKnown, includeVideos: includeVideos, in: repos)
-                // The instants of the photos to place are needed only while files wait to be read.
-                var tracks = trackRun?.set
-                if trackRun?.hasUnread == true, let trackOptions = options.tracks {
-                    tracks = trackRun!.tracks(for: Self.instantsToPlace(undecided.lazy.map { batch[$0] }, options: trackOptions))
-                }
-                for i in undecided {
-                    var item = batch[i]
-                    if let tracks, item.coordinate == nil, item.place(from: tracks) { placedFromTracks += 1 }
-                    if batchKnown[item.entry.relativePath]?.redecide == true { item.markRetriedForTracks() }
-                    if decide.admit(&item) {
-                        if !historyRead {
-                            try history.readRules(in: repos)
-                            historyRead = true
-                            acceptedHere = DecideStage.relativePaths(of: history.earlierAccepted, below: rootPath)
-                        }
-                        if acceptedHere.contains(item.entry.relativePath) { redecided.insert(item.entry.relativePath) }
-                        if item.coordinate != nil { withCoordinate = true }
-                    }
-                    try sorter.add(item)
-                }
-                batch.removeAll(keepingCapacity: true)
-                batchKnown.removeAll(keepingCapacity: true)
-            }
-            let consume: ReadStage.Consumer = { item, known in
-                guard failure == nil else { return }
-                // A file the walk listed that is not there any more is no decision: left unread,
-                // named as a problem (its record, if any, keeps its state). When the root itself
-                // went away, the run stops before deciding anything.
-                if item.isLost {
-                    if let reason = rootWatch.lost() {
-                        failure = ImportError.rootLost(root: root, reason: reason)
-                        reader.halt(failure!)
-                    } else {
-                        lost.append((item.entry.relativePath, "\(item.error ?? "not found"): gone since the walk listed it; not read"))
-                    }
-                    return
-                }
-                batch.append(item)
-                if let known { batchKnown[item.entry.relativePath] = known }
-                guard batch.count >= Self.reconcileBatch else { return }
-                do { try pass() } catch { failure = error }
-            }
-            reader.consumer = consume
-            defer { reader.consumer = nil }
-            var survey: Survey
-            do {
-                trackRun = try options.tracks.map { try Self.trackRun($0, root: rootPath, in: repos) }
-                survey = try self.survey(root: root, rootPath: rootPath, reader: reader, redecide: trackRun?.redecides, in: repos)
-                if let failure { throw failure }
-                try options.stop.check()
-            } catch {
-                reader.abandon()
-                throw error
-            }
-            report.files = survey.files
-            report.problems = survey.problems
-            report.outOfSight = survey.outOfSight
-            report.unchanged = survey.unchanged
-            report.read = reader.submitted + survey.toRead.count
-            reconciled.surveyed(survey)
-            reader.read(rest: survey.toRead, known: survey.knownToRead, consume: consume)
-            survey.toRead = FilesToRead()
-            if let failure { throw failure }
-            try pass()
-        }
+        // 2-3. Read, and reconcile moves and touches batch by batch as the files come.
+        let intake = ReadIntake(root: root, rootWatch: rootWatch, reader: reader, options: options, creation: creation)
+        try readingSnapshot { repos in try walkAndRead(into: intake, reader: reader, report: &report, in: repos) }
         try options.stop.check()
+        try intake.finish(into: &report)
+        progress(ImportProgress(phase: .deciding, done: 0, total: report.read))
+
+        // 4. Decide, in report order; each file goes to the report's records as it is decided.
+        if case let .failure(error) = await outlines?.value ?? .success(()),
+           intake.withCoordinate || intake.reconciled.corrected.contains(where: { $0.kind == .moved }) {
+            throw ImportError.storage("cannot load the country outlines: \(error)")
+        }
+        try decide(intake, into: &report)
+
+        // 5. Save.
+        if !options.dryRun, let database {
+            try SaveStage(root: rootPath, runID: runID, batchSize: options.batchSize, creation: creation, stop: options.stop, saved: saved,
+                          tracks: intake.trackRun?.records(runID: runID) ?? [])
+                .save(report.items, reconciled: intake.reconciled, database: database, progress: progress)
+        }
+        report.finishedAt = Date()
+        return report
+    }
+
+    /// The walk, and the reads from the first files the walk finds on: the walk hands them to
+    /// the reader, which hands the items back to `intake` as they are read (the walk waits
+    /// when it is too far ahead); then the files the walk listed to read after it.
+    private func walkAndRead(into intake: ReadIntake, reader: ReadStage, report: inout ImportReport, in repos: Repositories?) throws {
+        let consume: ReadStage.Consumer = { item, known in intake.take(item, known: known, in: repos) }
+        reader.consumer = consume
+        defer { reader.consumer = nil }
+        var survey: Survey
+        do {
+            intake.trackRun = try options.tracks.map { try Self.trackRun($0, root: intake.rootPath, in: repos) }
+            survey = try self.survey(root: intake.root, rootPath: intake.rootPath, reader: reader, redecide: intake.trackRun?.redecides, in: repos)
+            if let failure = intake.failure { throw failure }
+            try options.stop.check()
+        } catch {
+            reader.abandon()
+            throw error
+        }
+        report.files = survey.files
+        report.problems = survey.problems
+        report.outOfSight = survey.outOfSight
+        report.unchanged = survey.unchanged
+        report.read = reader.submitted + survey.toRead.count
+        intake.reconciled.surveyed(survey)
+        reader.read(rest: survey.toRead, known: survey.knownToRead, consume: consume)
+        survey.toRead = FilesToRead()
+        if let failure = intake.failure { throw failure }
+        try intake.pass(in: repos)
+    }
+
+    /// The rules over the photos `intake` sorted, after the pins that follow their photo's
+    /// corrected metadata are planned; every item goes to the report's records as it is decided.
+    private func decide(_ intake: ReadIntake, into report: inout ImportReport) throws {
+        try PinCorrection.plan(&intake.reconciled.corrected, timeZone: options.timeZone, creation: creation)
+        report.corrected = intake.reconciled.corrected.filter { $0.kind != .same }
+        var sorted = try intake.sorter.sorted()
+        var decided = DecidedFiles.Writer()
+        try intake.decide.decide(&sorted, history: intake.history, redecided: intake.redecided, root: intake.rootPath, into: &decided)
+        report.videosLeftOut = intake.decide.videosLeftOut
+        report.items = try decided.finish()
+    }
+}
+
+/// Where the read items go, on the session's thread, batch by batch as they come (during the
+/// walk too): a file lost since the walk listed it is set aside (or stops the run when the
+/// root itself went away); the others are reconciled (moves, touches), placed from the tracks,
+/// and what is left to the rules goes into the sorter (`ItemSorter`: on disk, in sorted runs).
+private final class ReadIntake {
+    let root: String
+    let rootPath: RawPath
+    let rootWatch: ImportPipeline.RootWatch
+    let reader: ReadStage
+    let includeVideos: Bool
+    let trackOptions: TrackOptions?
+    var trackRun: TrackRun?
+    var reconciled = Reconciliation()
+    var decide: DecideStage
+    var sorter = ItemSorter(isCandidate: DecideStage.isCandidate)
+    // The rules' history, read at the first photo to decide (a night with only touched or
+    // moved files does not read it); and the photos an earlier run accepted that are decided
+    // again (their content changed): they do not count as their own previous photo.
+    var history = ImportHistory()
+    private var historyRead = false
+    private var acceptedHere: Set<RawPath> = []
+    var redecided: Set<RawPath> = []
+    /// Some photo to decide has a position (the country outlines are needed).
+    var withCoordinate = false
+    var lost: [(path: RawPath, reason: String)] = []
+    var placedFromTracks = 0
+    /// The items read since the last pass, and what the database knew of those it knew.
+    private var batch: [ImportItem] = []
+    private var batchKnown: [RawPath: KnownPhoto] = [:]
+    /// Why the run stops, met while taking items (the reader's consumer cannot throw).
+    private(set) var failure: Error?
+
+    init(root: String, rootWatch: ImportPipeline.RootWatch, reader: ReadStage, options: ImportOptions, creation: CreationService) {
+        self.root = root
+        rootPath = RawPath(root)
+        self.rootWatch = rootWatch
+        self.reader = reader
+        includeVideos = options.includeVideos
+        trackOptions = options.tracks
+        decide = DecideStage(minInterval: options.minInterval, threshold: options.threshold,
+                             includeVideos: options.includeVideos, timeZone: options.timeZone,
+                             plan: { try creation.planPhotoPin(at: $0, takenAt: $1, utcOffsetSeconds: $2) })
+    }
+
+    /// The reader's consumer: one item as it is read, with what the database knew of its file.
+    func take(_ item: ImportItem, known: KnownPhoto?, in repos: Repositories?) {
+        guard failure == nil else { return }
+        // A file the walk listed that is not there any more is no decision: left unread, named
+        // as a problem (its record, if any, keeps its state). When the root itself went away,
+        // the run stops before deciding anything.
+        if item.isLost {
+            if let reason = rootWatch.lost() {
+                failure = ImportError.rootLost(root: root, reason: reason)
+                reader.halt(failure!)
+            } else {
+                lost.append((item.entry.relativePath, "\(item.error ?? "not found"): gone since the walk listed it; not read"))
+            }
+            return
+        }
+        batch.append(item)
+        if let known { batchKnown[item.entry.relativePath] = known }
+        guard batch.count >= ImportPipeline.reconcileBatch else { return }
+        do { try pass(in: repos) } catch { failure = error }
+    }
+
+    /// The items taken since the last pass: reconciled, then those left to the rules placed
+    /// from the tracks and sorted.
+    func pass(in repos: Repositories?) throws {
+        let undecided = try reconciled.reconcile(batch, root: rootPath, known: batchKnown, includeVideos: includeVideos, in: repos)
+        let tracks = tracks(for: undecided)
+        for i in undecided {
+            var item = batch[i]
+            if let tracks, item.coordinate == nil, item.place(from: tracks) { placedFromTracks += 1 }
+            if batchKnown[item.entry.relativePath]?.redecide == true { item.markRetriedForTracks() }
+            if decide.admit(&item) { try admitted(item, in: repos) }
+            try sorter.add(item)
+        }
+        batch.removeAll(keepingCapacity: true)
+        batchKnown.removeAll(keepingCapacity: true)
+    }
+
+    /// The tracks for the photos of the batch at `undecided`: the instants of the photos to
+    /// place are needed only while track files wait to be read.
+    private func tracks(for undecided: [Int]) -> TrackSet? {
+        guard trackRun?.hasUnread == true, let trackOptions else { return trackRun?.set }
+        return trackRun!.tracks(for: ImportPipeline.instantsToPlace(undecided.lazy.map { self.batch[$0] }, options: trackOptions))
+    }
+
+    /// A photo the rules will decide: the history is read at the first one.
+    private func admitted(_ item: ImportItem, in repos: Repositories?) throws {
+        if !historyRead {
+            try history.readRules(in: repos)
+            historyRead = true
+            acceptedHere = DecideStage.relativePaths(of: history.earlierAccepted, below: rootPath)
+        }
+        if acceptedHere.contains(item.entry.relativePath) { redecided.insert(item.entry.relativePath) }
+        if item.coordinate != nil { withCoordinate = true }
+    }
+
+    /// Every file is read: the reconciliation's end, and its figures in `report`. Copies are
+    /// told from moves by whether the old file is still there: all of it holds only if the
+    /// root is still the folder the run started on.
+    func finish(into report: inout ImportReport) throws {
         reconciled.finish()
-        // Every file is read, and copies are told from moves by whether the old file is still
-        // there: all of it holds only if the root is still the folder the run started on.
         if let reason = rootWatch.lost() { throw ImportError.rootLost(root: root, reason: reason) }
         report.problems += lost
         report.read -= lost.count
@@ -374,27 +445,5 @@ public struct ImportPipeline {
         report.copied = reconciled.moves.count { $0.from == nil }
         report.moved = reconciled.moves.count - report.copied
         report.missing = reconciled.missing.count
-        progress(ImportProgress(phase: .deciding, done: 0, total: report.read))
-
-        // 4. Decide, in report order; each file goes to the report's records as it is decided.
-        if case let .failure(error) = await outlines?.value ?? .success(()), withCoordinate || reconciled.corrected.contains(where: { $0.kind == .moved }) {
-            throw ImportError.storage("cannot load the country outlines: \(error)")
-        }
-        try PinCorrection.plan(&reconciled.corrected, timeZone: options.timeZone, creation: creation)
-        report.corrected = reconciled.corrected.filter { $0.kind != .same }
-        var sorted = try sorter.sorted()
-        var decided = DecidedFiles.Writer()
-        try decide.decide(&sorted, history: history, redecided: redecided, root: rootPath, into: &decided)
-        report.videosLeftOut = decide.videosLeftOut
-        report.items = try decided.finish()
-
-        // 5. Save.
-        if !options.dryRun, let database {
-            try SaveStage(root: rootPath, runID: runID, batchSize: options.batchSize, creation: creation, stop: options.stop, saved: saved,
-                          tracks: trackRun?.records(runID: runID) ?? [])
-                .save(report.items, reconciled: reconciled, database: database, progress: progress)
-        }
-        report.finishedAt = Date()
-        return report
     }
 }

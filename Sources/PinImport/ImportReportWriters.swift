@@ -19,7 +19,22 @@ public final class StringSink: TextSink {
 /// sorted order, as everywhere else.
 public enum ImportReportJSON {
     public static func write(_ report: ImportReport, to sink: TextSink) {
-        let counts: [String: Any] = [
+        sink.write("{\"counts\":" + JSONText.string(counts(report)) + ",\"dryRun\":" + (report.dryRun ? "true" : "false") + ",\"movedPins\":[")
+        writeMovedPins(report, to: sink)
+        sink.write("],\"others\":[")
+        writeOthers(report, to: sink)
+        sink.write("],\"pins\":[")
+        writePins(report, to: sink)
+        sink.write("],\"problems\":" + JSONText.string(report.problems.map { ["path": $0.path.description, "reason": $0.reason] })
+                   + ",\"redecided\":[")
+        writeRedecided(report, to: sink)
+        sink.write("],\"root\":" + JSONText.string(report.root) + ",\"skipped\":[")
+        writeSkipped(report, to: sink)
+        sink.write("],\"tracks\":" + JSONText.string(report.tracks.map(trackObject)) + "}\n")
+    }
+
+    static func counts(_ report: ImportReport) -> [String: Any] {
+        [
             "files": report.files, "photos": report.photos, "created": report.created, "unchanged": report.unchanged,
             "read": report.read, "moved": report.moved, "copied": report.copied, "touched": report.touched, "missing": report.missing,
             "videosLeftOut": report.videosLeftOut, "withLocation": report.withLocation, "skipped": report.skippedCounts,
@@ -29,9 +44,11 @@ public enum ImportReportJSON {
             // Photos skipped earlier for no location decided again for new or changed tracks.
             "redecidedForTracks": report.items.tally.retriedForTracks,
         ]
-        sink.write("{\"counts\":" + JSONText.string(counts) + ",\"dryRun\":" + (report.dryRun ? "true" : "false") + ",\"movedPins\":[")
-        // Pins that followed their photo's corrected metadata: `to` is null for a pin kept where
-        // it was (the photo has no position any more).
+    }
+
+    /// Pins that followed their photo's corrected metadata: `to` is null for a pin kept where
+    /// it was (the photo has no position any more).
+    static func writeMovedPins(_ report: ImportReport, to sink: TextSink) {
         var first = true
         for c in report.corrected {
             func point(_ p: Coordinate?) -> Any { p.map { ["latitude": $0.latitude, "longitude": $0.longitude] as [String: Any] } ?? NSNull() }
@@ -43,33 +60,25 @@ public enum ImportReportJSON {
             sink.write((first ? "\n" : ",\n") + JSONText.string(object))
             first = false
         }
-        sink.write("],\"others\":[")
-        // Every file of the run is in one list: pins, skipped (unreadable included), others.
-        first = true
+    }
+
+    /// Every file of the run is in one list: pins, skipped (unreadable included), others.
+    static func writeOthers(_ report: ImportReport, to sink: TextSink) {
+        var first = true
         for item in report.others {
             sink.write((first ? "\n" : ",\n") + JSONText.string(["file": item.entry.relativePath.description, "reason": orNull(item.otherReason)]))
             first = false
         }
-        sink.write("],\"pins\":[")
-        first = true
-        // The pins and the skipped photos (most of a report) are written key by key, in the
-        // sorted order `JSONText.write` gives a dictionary, without building one per line.
+    }
+
+    // The pins and the skipped photos (most of a report) are written key by key, in the
+    // sorted order `JSONText.write` gives a dictionary, without building one per line.
+
+    static func writePins(_ report: ImportReport, to sink: TextSink) {
         var line = JSONText()
-        // The keys both lists share, in their sorted places.
-        func writeCoordinate(_ c: Coordinate) {
-            line.writeRaw(",\"latitude\":")
-            line.writeNumber(c.latitude)
-            line.writeRaw(",\"longitude\":")
-            line.writeNumber(c.longitude)
-        }
-        func writeTime(of item: ImportItem, source: TimeSource) {
-            line.writeRaw(",\"takenAt\":")
-            line.writeString(item.takenAtText)
-            line.writeRaw(",\"timeSource\":")
-            line.writeString(source.rawValue)
-        }
+        var first = true
         for item in report.accepted {
-            let k = item.keptMetadata!, c = item.coordinate!
+            let k = item.keptMetadata!
             line.removeAll()
             line.writeRaw(first ? "\n{\"country\":" : ",\n{\"country\":")
             line.writeString(item.country)
@@ -78,27 +87,13 @@ public enum ImportReportJSON {
             line.writeRaw(",\"id\":")
             // A dry run creates no pin, so there is no id to show.
             line.writeString(report.dryRun ? nil : item.locationID?.lowercasedText)
-            writeCoordinate(c)
+            writeCoordinate(item.coordinate!, to: &line)
             line.writeRaw(",\"photo\":")
             line.writeString(item.entry.relativePath.description)
-            let place = item.pin?.place ?? .none
-            if let name = place.place {
-                line.writeRaw(",\"place\":")
-                line.writeString(name)
-            }
-            line.writeRaw(",\"positionSource\":")
-            line.writeString(k.positionSource?.rawValue)
-            if let region = place.region {
-                line.writeRaw(",\"region\":")
-                line.writeString(region)
-            }
-            if let code = place.regionCode {
-                line.writeRaw(",\"regionCode\":")
-                line.writeString(code)
-            }
+            writePlace(of: item, source: k.positionSource, to: &line)
             let track = item.trackFix
             if let track { line.writeRaw(",\"secondsToTrackFix\":" + JSONText.string(track.seconds)) }
-            writeTime(of: item, source: k.timeSource)
+            writeTime(of: item, source: k.timeSource, to: &line)
             if let track {
                 line.writeRaw(",\"trackFile\":")
                 line.writeString(track.file)
@@ -109,18 +104,38 @@ public enum ImportReportJSON {
             sink.write(line.text)
             first = false
         }
-        sink.write("],\"problems\":" + JSONText.string(report.problems.map { ["path": $0.path.description, "reason": $0.reason] })
-                   + ",\"redecided\":[")
-        writeRedecided(report, to: sink)
-        sink.write("],\"root\":" + JSONText.string(report.root) + ",\"skipped\":[")
-        first = true
+    }
+
+    /// A pin's keys from "place" to "regionCode": its place and region (when it has them) and
+    /// where its position came from.
+    private static func writePlace(of item: ImportItem, source: PositionSource?, to line: inout JSONText) {
+        let place = item.pin?.place ?? .none
+        if let name = place.place {
+            line.writeRaw(",\"place\":")
+            line.writeString(name)
+        }
+        line.writeRaw(",\"positionSource\":")
+        line.writeString(source?.rawValue)
+        if let region = place.region {
+            line.writeRaw(",\"region\":")
+            line.writeString(region)
+        }
+        if let code = place.regionCode {
+            line.writeRaw(",\"regionCode\":")
+            line.writeString(code)
+        }
+    }
+
+    static func writeSkipped(_ report: ImportReport, to sink: TextSink) {
+        var line = JSONText()
+        var first = true
         for item in report.items.only([.noLocation, .interval, .distance, .unreadable]) {
             line.removeAll()
             line.writeRaw(first ? "\n{\"detail\":" : ",\n{\"detail\":")
             line.writeString(item.detail)
             let kept = item.keptMetadata
             if let c = kept?.coordinate {
-                writeCoordinate(c)
+                writeCoordinate(c, to: &line)
             }
             line.writeRaw(",\"photo\":")
             line.writeString(item.entry.relativePath.description)
@@ -129,7 +144,7 @@ public enum ImportReportJSON {
             let track = item.trackFix
             if let track { line.writeRaw(",\"secondsToTrackFix\":" + JSONText.string(track.seconds)) }
             if let kept {
-                writeTime(of: item, source: kept.timeSource)
+                writeTime(of: item, source: kept.timeSource, to: &line)
             }
             if let track {
                 line.writeRaw(",\"trackFile\":")
@@ -139,7 +154,22 @@ public enum ImportReportJSON {
             sink.write(line.text)
             first = false
         }
-        sink.write("],\"tracks\":" + JSONText.string(report.tracks.map(trackObject)) + "}\n")
+    }
+
+    // The keys both lists share, in their sorted places.
+
+    private static func writeCoordinate(_ c: Coordinate, to line: inout JSONText) {
+        line.writeRaw(",\"latitude\":")
+        line.writeNumber(c.latitude)
+        line.writeRaw(",\"longitude\":")
+        line.writeNumber(c.longitude)
+    }
+
+    private static func writeTime(of item: ImportItem, source: TimeSource, to line: inout JSONText) {
+        line.writeRaw(",\"takenAt\":")
+        line.writeString(item.takenAtText)
+        line.writeRaw(",\"timeSource\":")
+        line.writeString(source.rawValue)
     }
 
     /// The photos decided again for new or changed tracks, one a line: the decision now, why

@@ -44,12 +44,12 @@ public enum ReadPool {
 /// `abandon` ends it early (the walk failed, or a stop was asked): inputs not yet claimed are
 /// never read.
 public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
-    // Everything below `read` is guarded by `mutex`; threads wait on `work` (a batch to claim,
-    // or room in the window), the consumer on `ready` (the next batch's results, or the threads
-    // leaving). Two conditions, so that a new batch wakes one thread, not all of them.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let work = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private let ready = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    // Everything below `read` is guarded by `lock`; threads wait on `work` (a batch to claim,
+    // or room in the window), the consumer on `ready` (the next batch's results). Two
+    // conditions, so that a new batch wakes one thread, not all of them.
+    private let lock = ThreadLock()
+    private let work: ThreadCondition
+    private let ready: ThreadCondition
     private let threads: Int
     private let window: Int
     /// Inputs a thread claims at once (`ReadPool.batch`).
@@ -58,8 +58,9 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
     /// Called on a thread with each batch it claimed, before its reads (`ReadStage`: opens the
     /// files ahead on a cold cache).
     private let prefetch: (@Sendable ([Input]) -> Void)?
-    /// How much nicer the threads make themselves once a walk met a cold cache (`ColdStats`).
+    /// How much nicer the threads make themselves once a walk met a cold cache (`ColdCache`).
     private let coldNice: Int32
+    private let name: String
     /// Submitted inputs not yet claimed: `pending[head...]`.
     private var pending: [Input] = []
     private var head = 0
@@ -68,15 +69,18 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
     private var next = 0, consumed = 0
     /// Results of claimed batches, at `b % window`, until the consumer takes them.
     private var slots: [[(Input, Result)]?]
-    private var running = 0
+    /// The threads, once started (joined by `finish` and `abandon`).
+    private var workers: [WorkerThread<Void>] = []
     /// Inputs submitted, and results handed to the consumer.
     private var submitted = 0, taken = 0
 
     /// `window`: batches that may be read ahead of the consumer (default 4 per thread).
     /// `coldNice`: once a walk of this process met a cold cache, each thread raises its nice
     /// value by this much (see `ReadStage.coldNice`); 0 leaves it.
-    public init(threads: Int, window: Int? = nil, batch: Int? = nil, coldNice: Int32 = 0,
+    /// `name`: the threads' job, for the message when one cannot be started.
+    public init(threads: Int, window: Int? = nil, batch: Int? = nil, coldNice: Int32 = 0, name: String = "reader",
                 prefetch: (@Sendable ([Input]) -> Void)? = nil, read: @escaping @Sendable (Input) -> Result) {
+        self.name = name
         self.coldNice = coldNice
         self.prefetch = prefetch
         self.threads = max(1, threads)
@@ -84,18 +88,8 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
         self.read = read
         self.window = max(1, window ?? max(1, threads) * 4)
         slots = Array(repeating: nil, count: self.window)
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(work, nil)
-        pthread_cond_init(ready, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(work)
-        pthread_cond_destroy(ready)
-        pthread_mutex_destroy(mutex)
-        work.deallocate()
-        ready.deallocate()
-        mutex.deallocate()
+        work = ThreadCondition(lock)
+        ready = ThreadCondition(lock)
     }
 
     private var unclaimed: Int { pending.count - head }
@@ -106,12 +100,12 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
     }
 
     public func submit(_ input: Input) {
-        pthread_mutex_lock(mutex)
+        lock.lock()
         if !started { start() }
         pending.append(input)
         submitted += 1
-        if unclaimed % batch == 0 { pthread_cond_signal(work) }
-        pthread_mutex_unlock(mutex)
+        if unclaimed % batch == 0 { work.signal() }
+        lock.unlock()
     }
 
     /// Consumes the results ready now, in order, without waiting.
@@ -128,54 +122,49 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
     }
 
     private var outstanding: Int {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        lock.lock()
+        defer { lock.unlock() }
         return submitted - taken
     }
 
     /// No more inputs: consumes every result left, in order, and returns once the threads left.
     public func finish(_ consume: (Input, Result) -> Void) {
-        pthread_mutex_lock(mutex)
+        lock.lock()
         closed = true
-        pthread_cond_broadcast(work)
-        pthread_mutex_unlock(mutex)
+        work.broadcast()
+        lock.unlock()
         while let results = take(wait: true) { for (input, result) in results { consume(input, result) } }
         join()
     }
 
     /// Stops early: inputs not claimed are dropped, reads under way end, results are dropped.
     public func abandon() {
-        pthread_mutex_lock(mutex)
+        lock.lock()
         closed = true
         cancelled = true
         pending = []
         head = 0
-        pthread_cond_broadcast(work)
-        pthread_mutex_unlock(mutex)
+        work.broadcast()
+        lock.unlock()
         join()
-        pthread_mutex_lock(mutex)
+        lock.lock()
         slots = Array(repeating: nil, count: window)
-        pthread_mutex_unlock(mutex)
+        lock.unlock()
     }
 
-    /// Called with the mutex held.
+    /// Called with the lock held.
     private func start() {
         started = true
-        running = threads
-        for _ in 0..<threads {
-            let thread = Thread { [self] in serve() }
-            // Readers go a few frames deep into the container parsers: 256 KiB is plenty and
-            // keeps 64 threads' stacks at 16 MiB of address space.
-            thread.stackSize = 256 * 1024
-            thread.start()
-        }
+        // Readers go a few frames deep into the container parsers: 256 KiB is plenty and keeps
+        // 64 threads' stacks at 16 MiB of address space.
+        workers = (0..<threads).map { _ in WorkerThread(name: name, stackSize: 256 * 1024) { [self] in serve() } }
     }
 
     private func serve() {
         var niced = false
-        pthread_mutex_lock(mutex)
+        lock.lock()
         while true {
-            while !cancelled && !claimable && !(closed && unclaimed == 0) { pthread_cond_wait(work, mutex) }
+            while !cancelled && !claimable && !(closed && unclaimed == 0) { work.wait() }
             guard !cancelled, claimable else { break }
             let b = next
             next += 1
@@ -183,14 +172,14 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
             let inputs = Array(pending[head..<end])
             head = end
             // The last inputs are claimed: threads waiting for more may leave.
-            if closed && head == pending.count { pthread_cond_broadcast(work) }
+            if closed && head == pending.count { work.broadcast() }
             // Claimed inputs leave the queue: compact it now and then.
             if head >= 4096 && head * 2 >= pending.count {
                 pending.removeFirst(head)
                 head = 0
             }
-            pthread_mutex_unlock(mutex)
-            if coldNice > 0 && !niced && ColdStats.metColdCache.load(ordering: .relaxed) {
+            lock.unlock()
+            if coldNice > 0 && !niced && ColdCache.met.load(ordering: .relaxed) {
                 // This thread only (Linux: the nice value is per thread); once, as an unprivileged
                 // process cannot lower it again.
                 niced = true
@@ -201,37 +190,35 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
             }
             prefetch?(inputs)
             let results = inputs.map { ($0, read($0)) }
-            pthread_mutex_lock(mutex)
+            lock.lock()
             slots[b % window] = results
-            if b == consumed { pthread_cond_signal(ready) }
+            if b == consumed { ready.signal() }
         }
-        running -= 1
-        if running == 0 { pthread_cond_signal(ready) }
-        pthread_mutex_unlock(mutex)
+        lock.unlock()
     }
 
     /// The next batch's results in order; nil when none is ready (`wait` false) or none is left.
     private func take(wait: Bool) -> [(Input, Result)]? {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        lock.lock()
+        defer { lock.unlock() }
         while true {
             if let results = slots[consumed % window] {
                 slots[consumed % window] = nil
                 consumed += 1
                 taken += results.count
                 // A thread held back by the window may go on.
-                if claimable { pthread_cond_signal(work) }
+                if claimable { work.signal() }
                 return results
             }
             // Every claimed batch was taken and nothing is left to claim (or it was abandoned).
             if !wait || cancelled || closed && unclaimed == 0 && consumed == next { return nil }
-            pthread_cond_wait(ready, mutex)
+            ready.wait()
         }
     }
 
+    /// Waits for the threads to leave (they do once closed and every batch is claimed, or
+    /// once cancelled).
     private func join() {
-        pthread_mutex_lock(mutex)
-        while running > 0 { pthread_cond_wait(ready, mutex) }
-        pthread_mutex_unlock(mutex)
+        for worker in lock.withLock({ workers }) { worker.join() }
     }
 }

@@ -154,7 +154,7 @@ public enum Scanner {
         var rootStat = stat()
         fstat(rootFD, &rootStat)
         var visited: Set<FolderID> = [FolderID(rootStat)]
-        let stats = ColdStats()
+        let stats = ColdWalkPool()
         defer { stats.finish() }
         try walk(rootFD: rootFD, relative: [], options: options, visited: &visited, stats: stats, visitor: &visitor)
     }
@@ -214,48 +214,113 @@ public enum Scanner {
     }
 
     private static func walk<V: WalkVisitor>(rootFD: Int32, relative: [UInt8], unstattedFolder: Bool = false, options: ScanOptions,
-                                             visited: inout Set<FolderID>, stats: ColdStats, visitor: inout V) throws {
-        // Open this folder relative to the root; read all its names; close it before descending,
-        // so a deep tree holds one descriptor, not one per level.
+                                             visited: inout Set<FolderID>, stats: ColdWalkPool, visitor: inout V) throws {
+        let dir: OpaquePointer
+        // A folder not statted when listed: an ancestor (`visited`) while it is walked.
+        var ownID: FolderID?
+        switch openFolder(rootFD: rootFD, relative: relative, unstatted: unstattedFolder, options: options, visited: visited) {
+        case let .unseen(reason): return try visitor.unseen(relative, problem: reason)
+        case .walkedAlready: return
+        case let .opened(opened, id):
+            dir = opened
+            if let id { visited.insert(id) }
+            ownID = id
+        }
+        defer { if let ownID { visited.remove(ownID) } }
+        let (entries, subfolderKeys) = children(of: dir, relative: relative, options: options, visited: &visited, stats: stats)
+        // On a cold cache the subfolders after the first are read ahead on other threads while
+        // the walk goes down the first (`ColdWalkPool.readAhead`).
+        if subfolderKeys, ColdCache.met.load(ordering: .relaxed) {
+            readAhead(laterFoldersOf: entries, rootFD: rootFD, options: options, stats: stats)
+        }
+        try visitor.enterFolder(relative)
+        try visit(entries, rootFD: rootFD, options: options, visited: &visited, stats: stats, visitor: &visitor)
+        try visitor.leaveFolder(relative)
+    }
+
+    private enum OpenedFolder {
+        /// Its device and inode when it was not statted when listed (the loop guard).
+        case opened(OpaquePointer, FolderID?)
+        /// Cannot be opened or read: why.
+        case unseen(String)
+        /// A bind mount of an ancestor (found on its descriptor): left out, as when listed.
+        case walkedAlready
+    }
+
+    /// Opens the folder `relative` (to the root) to read its names: it is closed again before
+    /// the walk descends, so a deep tree holds one descriptor, not one per level. A folder not
+    /// statted when listed (`unstatted`: not following symlinks, so `visited` holds its
+    /// ancestors only) gets the loop guard here, on its descriptor; the open's time tells a
+    /// cold cache (its inode read from the disk) instead of the stat's.
+    private static func openFolder(rootFD: Int32, relative: [UInt8], unstatted: Bool, options: ScanOptions,
+                                   visited: Set<FolderID>) -> OpenedFolder {
         let path = relative.isEmpty ? [UInt8(ascii: ".")] : relative
-        let started = unstattedFolder ? ColdStats.now() : 0
+        let started = unstatted ? ColdCache.now() : 0
         let fd = (path + [0]).withUnsafeBufferPointer {
             openat(rootFD, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self),
                    O_RDONLY | O_DIRECTORY | O_CLOEXEC | (options.followSymlinks ? 0 : O_NOFOLLOW))
         }
-        guard fd >= 0 else { return try visitor.unseen(relative, problem: String(cString: strerror(errno))) }
-        // A folder not statted when listed (not following symlinks, so `visited` holds its
-        // ancestors only): the loop guard here, on its descriptor; an ancestor while walked.
-        // A bind mount of an ancestor is left out, as when listed. The open's time tells a
-        // cold cache (its inode read from the disk) instead of the stat's.
+        guard fd >= 0 else { return .unseen(String(cString: strerror(errno))) }
         var ownID: FolderID?
-        defer { if let ownID { visited.remove(ownID) } }
-        if unstattedFolder {
+        if unstatted {
             var st = stat()
             if fstat(fd, &st) == 0 {
-                if ColdStats.now() - started > ColdStats.slowNanoseconds { ColdStats.noteSlowStat() }
+                if ColdCache.now() - started > ColdCache.slowNanoseconds { ColdCache.noteSlowStat() }
                 let id = FolderID(st)
                 guard !visited.contains(id) else {
                     close(fd)
-                    return
+                    return .walkedAlready
                 }
-                visited.insert(id)
                 ownID = id
             }
         }
         guard let dir = fdopendir(fd) else {
             let reason = String(cString: strerror(errno))
             close(fd)
-            return try visitor.unseen(relative, problem: reason)
+            return .unseen(reason)
         }
-        // Names with the stat of each, taken while the entry is at hand (fstatat on the name
-        // readdir returned, NUL-terminated in place: no copy per file). Once one stat waits for
-        // the disk (a cold cache: its inode is not in memory), the folder's other names are
-        // statted side by side on `ColdStats`' threads instead, many inode reads in flight.
-        // Without `statFiles`, an entry whose type getdents gives (other than a symlink, or a
-        // folder when following symlinks) is not statted: its mode is that type, and a regular
-        // file's entry carries no size, time or inode (`FileEntry.unstatted`).
-        var found: [(name: [UInt8], st: stat, error: Int32, typedOnly: Bool)] = []
+        return .opened(dir, ownID)
+    }
+
+    /// A name of a folder with its stat (or the error of its stat); `typedOnly`: not statted,
+    /// its mode taken from its getdents type.
+    private struct Listed {
+        var name: [UInt8]
+        var st: stat
+        var error: Int32
+        var typedOnly: Bool
+    }
+
+    /// The entries of the open folder `dir` (which is closed here), classified and in the order
+    /// the walk visits them; and whether any is a subfolder.
+    private static func children(of dir: OpaquePointer, relative: [UInt8], options: ScanOptions, visited: inout Set<FolderID>,
+                                 stats: ColdWalkPool) -> (children: [(key: [UInt8], child: Child)], subfolderKeys: Bool) {
+        defer { closedir(dir) }
+        let dfd = dirfd(dir)
+        var found = list(dir, options: options, stats: stats)
+        found.sort { $0.name.lexicographicallyPrecedes($1.name) }
+        var children: [(key: [UInt8], child: Child)] = []
+        children.reserveCapacity(found.count)
+        var subfolderKeys = false
+        for listed in found {
+            guard let (key, child) = classify(listed, in: dfd, relative: relative, options: options, visited: &visited) else { continue }
+            if case .folder = child { subfolderKeys = true }
+            children.append((key, child))
+        }
+        // A name followed by '/' can sort after a longer name ("a/" > "a.jpg"): sort again only then.
+        if subfolderKeys { children.sort { $0.key.lexicographicallyPrecedes($1.key) } }
+        return (children, subfolderKeys)
+    }
+
+    /// The names of `dir` with the stat of each, taken while the entry is at hand (fstatat on
+    /// the name readdir returned, NUL-terminated in place: no copy per file). Once one stat
+    /// waits for the disk (a cold cache: its inode is not in memory), the folder's other names
+    /// are statted side by side on `ColdWalkPool`'s threads instead, many inode reads in flight.
+    /// Without `statFiles`, an entry whose type getdents gives (other than a symlink, or a
+    /// folder when following symlinks) is not statted: its mode is that type, and a regular
+    /// file's entry carries no size, time or inode (`FileEntry.unstatted`).
+    private static func list(_ dir: OpaquePointer, options: ScanOptions, stats: ColdWalkPool) -> [Listed] {
+        var found: [Listed] = []
         let dfd = dirfd(dir)
         var cold = false
         var unstatted: [Int] = []
@@ -272,10 +337,10 @@ public enum Scanner {
                 if let typeMode {
                     st.st_mode = typeMode
                 } else if !cold {
-                    let started = ColdStats.now()
+                    let started = ColdCache.now()
                     if fstatat(dfd, raw.baseAddress!.assumingMemoryBound(to: CChar.self), &st, AT_SYMLINK_NOFOLLOW) != 0 { failure = errno }
-                    cold = ColdStats.now() - started > ColdStats.slowNanoseconds
-                    if cold { ColdStats.noteSlowStat() }
+                    cold = ColdCache.now() - started > ColdCache.slowNanoseconds
+                    if cold { ColdCache.noteSlowStat() }
                 } else {
                     failure = -1
                 }
@@ -283,89 +348,84 @@ public enum Scanner {
             }
             if !name.isEmpty {
                 if failure == -1 { unstatted.append(found.count) }
-                found.append((name, st, failure, typeMode != nil))
+                found.append(Listed(name: name, st: st, error: failure, typedOnly: typeMode != nil))
             }
         }
         if !unstatted.isEmpty {
-            for (k, outcome) in stats.stat(unstatted.map { ColdStats.Job(folder: dfd, name: found[$0].name) }).enumerated() {
+            for (k, outcome) in stats.stat(unstatted.map { ColdWalkPool.Job(folder: dfd, name: found[$0].name) }).enumerated() {
                 found[unstatted[k]].st = outcome.st
                 found[unstatted[k]].error = outcome.error
             }
         }
-        found.sort { $0.name.lexicographicallyPrecedes($1.name) }
-        var children: [(key: [UInt8], child: Child)] = []
-        children.reserveCapacity(found.count)
-        var subfolderKeys = false
-        for (name, statted, failure, typedOnly) in found {
-            // One array for the path below the root, not the three of `relative + "/" + name`.
-            var childRelative = name
-            if !relative.isEmpty {
-                childRelative = []
-                childRelative.reserveCapacity(relative.count + 1 + name.count)
-                childRelative += relative
-                childRelative.append(UInt8(ascii: "/"))
-                childRelative += name
-            }
-            var st = statted
-            guard failure == 0 else {
-                children.append((name, .unseen(childRelative, problem: String(cString: strerror(failure)))))
-                continue
-            }
-            var mode = st.st_mode & S_IFMT
-            if mode == S_IFLNK {
-                guard options.followSymlinks else { continue }
-                let target = (name + [0]).withUnsafeBufferPointer {
-                    fstatat(dfd, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &st, 0)
-                }
-                guard target == 0 else {
-                    children.append((name, .unseen(childRelative, problem: "broken symlink: \(String(cString: strerror(errno)))")))
-                    continue
-                }
-                mode = st.st_mode & S_IFMT
-            }
-            let isDirectory = mode == S_IFDIR
-            if isExcluded(name: name, relative: childRelative, isDirectory: isDirectory, options: options) {
-                children.append((name, .unseen(childRelative, problem: nil)))
-                continue
-            }
-            if isDirectory && typedOnly {
-                children.append((name + [UInt8(ascii: "/")], .folder(childRelative, nil)))
-                subfolderKeys = true
-            } else if isDirectory {
-                // Each folder once: a symlink loop, or two links to one folder, is walked once.
-                let id = FolderID(st)
-                if options.followSymlinks {
-                    guard visited.insert(id).inserted else { continue }
-                } else if visited.contains(id) {
-                    continue
-                }
-                // Its files sort as "name/...".
-                children.append((name + [UInt8(ascii: "/")], .folder(childRelative, id)))
-                subfolderKeys = true
-            } else if mode == S_IFREG && typedOnly {
-                children.append((name, .file(FileEntry.unstatted(RawPath(bytes: childRelative)))))
-            } else if mode == S_IFREG {
-                children.append((name, .file(FileEntry(
-                    relativePath: RawPath(bytes: childRelative), size: Int64(st.st_size),
-                    modificationNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
-                    inode: UInt64(st.st_ino), device: UInt64(st.st_dev)))))
-            }
-            // FIFOs, sockets, devices: never opened, not counted.
+        return found
+    }
+
+    /// What the walk makes of one entry of the folder `dfd` (`relative` to the root), keyed
+    /// where its path sorts; nil for one it passes over: a symlink not followed, a folder
+    /// walked already, a FIFO, socket or device (never opened, not counted).
+    private static func classify(_ listed: Listed, in dfd: Int32, relative: [UInt8], options: ScanOptions,
+                                 visited: inout Set<FolderID>) -> (key: [UInt8], child: Child)? {
+        let name = listed.name
+        // One array for the path below the root, not the three of `relative + "/" + name`.
+        var childRelative = name
+        if !relative.isEmpty {
+            childRelative = []
+            childRelative.reserveCapacity(relative.count + 1 + name.count)
+            childRelative += relative
+            childRelative.append(UInt8(ascii: "/"))
+            childRelative += name
         }
-        closedir(dir)
-        found = []
-        // A name followed by '/' can sort after a longer name ("a/" > "a.jpg"): sort again only then.
-        if subfolderKeys { children.sort { $0.key.lexicographicallyPrecedes($1.key) } }
-        // On a cold cache the subfolders after the first are read ahead on other threads while
-        // the walk goes down the first (`ColdStats.readAhead`).
-        if subfolderKeys, ColdStats.metColdCache.load(ordering: .relaxed) {
-            var later: [[UInt8]] = []
-            for (_, child) in children {
-                if case let .folder(path, _) = child { later.append(path) }
+        var st = listed.st
+        guard listed.error == 0 else { return (name, .unseen(childRelative, problem: String(cString: strerror(listed.error)))) }
+        var mode = st.st_mode & S_IFMT
+        if mode == S_IFLNK {
+            guard options.followSymlinks else { return nil }
+            let target = (name + [0]).withUnsafeBufferPointer {
+                fstatat(dfd, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &st, 0)
             }
-            if later.count > 1 { stats.readAhead(rootFD: rootFD, folders: later.dropFirst(), followSymlinks: options.followSymlinks) }
+            guard target == 0 else { return (name, .unseen(childRelative, problem: "broken symlink: \(String(cString: strerror(errno)))")) }
+            mode = st.st_mode & S_IFMT
         }
-        try visitor.enterFolder(relative)
+        let isDirectory = mode == S_IFDIR
+        if isExcluded(name: name, relative: childRelative, isDirectory: isDirectory, options: options) {
+            return (name, .unseen(childRelative, problem: nil))
+        }
+        if isDirectory && listed.typedOnly {
+            return (name + [UInt8(ascii: "/")], .folder(childRelative, nil))
+        } else if isDirectory {
+            // Each folder once: a symlink loop, or two links to one folder, is walked once.
+            let id = FolderID(st)
+            if options.followSymlinks {
+                guard visited.insert(id).inserted else { return nil }
+            } else if visited.contains(id) {
+                return nil
+            }
+            // Its files sort as "name/...".
+            return (name + [UInt8(ascii: "/")], .folder(childRelative, id))
+        } else if mode == S_IFREG && listed.typedOnly {
+            return (name, .file(FileEntry.unstatted(RawPath(bytes: childRelative))))
+        } else if mode == S_IFREG {
+            return (name, .file(FileEntry(
+                relativePath: RawPath(bytes: childRelative), size: Int64(st.st_size),
+                modificationNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
+                inode: UInt64(st.st_ino), device: UInt64(st.st_dev))))
+        }
+        return nil
+    }
+
+    /// Hands the subfolders of `children` after the first to `stats`' read-ahead threads.
+    private static func readAhead(laterFoldersOf children: [(key: [UInt8], child: Child)], rootFD: Int32, options: ScanOptions,
+                                  stats: ColdWalkPool) {
+        var later: [[UInt8]] = []
+        for (_, child) in children {
+            if case let .folder(path, _) = child { later.append(path) }
+        }
+        if later.count > 1 { stats.readAhead(rootFD: rootFD, folders: later.dropFirst(), followSymlinks: options.followSymlinks) }
+    }
+
+    /// Visits the entries of a folder in order, walking each subfolder where it sorts.
+    private static func visit<V: WalkVisitor>(_ children: [(key: [UInt8], child: Child)], rootFD: Int32, options: ScanOptions,
+                                              visited: inout Set<FolderID>, stats: ColdWalkPool, visitor: inout V) throws {
         for (_, child) in children {
             switch child {
             case let .file(entry): try visitor.file(entry)
@@ -383,7 +443,6 @@ public enum Scanner {
                 }
             }
         }
-        try visitor.leaveFolder(relative)
     }
 }
 
@@ -391,26 +450,30 @@ extension Scanner {
     /// The same walk, its system calls (getdents, fstatat) and sorting on a thread of its own
     /// while the calling thread gives its events to `visitor`: a nightly run over a large share
     /// merges the walk with the known files (SQLite, `Survey`) on one core while the other
-    /// walks, instead of one after the other. At most `queued` batches of events wait, so
-    /// memory stays small however large the tree. An error thrown by `visitor` stops the walk;
-    /// the walk's own errors are rethrown here.
+    /// walks, instead of one after the other. At most `WalkForwarder.queued` batches of events
+    /// wait, so memory stays small however large the tree. An error thrown by `visitor` stops
+    /// the walk; the walk's own errors are rethrown here.
     public static func walkAside<V: WalkVisitor>(root: String, options: ScanOptions = ScanOptions(), visitor: inout V) throws {
-        let queue = WalkQueue()
-        let thread = Thread {
+        let queue = BoundedQueue<[WalkEvent]>(capacity: WalkForwarder.queued)
+        // One frame per folder level: deep trees need a main thread's stack.
+        let walker = WorkerThread<Error?>(name: "walk", stackSize: 8 << 20) {
             var forward = WalkForwarder(queue: queue)
+            defer { queue.close() }
             do {
                 try walk(root: root, options: options, visitor: &forward)
                 forward.flush()
-                queue.close(error: nil)
+                return nil
             } catch {
-                queue.close(error: error)
+                return error
             }
         }
-        // One frame per folder level: deep trees need more than a secondary thread's default.
-        thread.stackSize = 8 << 20
-        thread.start()
-        defer { queue.cancelAndWait() }
-        while let batch = try queue.next() {
+        // The visitor is done or gave up: the walk stops at its next batch, and has left
+        // before this returns.
+        defer {
+            queue.abandon()
+            walker.join()
+        }
+        while let batch = queue.take() {
             for event in batch {
                 switch event {
                 case let .enter(relative): try visitor.enterFolder(relative)
@@ -420,6 +483,7 @@ extension Scanner {
                 }
             }
         }
+        if let error = walker.join() { throw error }
     }
 }
 
@@ -430,76 +494,22 @@ private enum WalkEvent: Sendable {
     case unseen([UInt8], String?)
 }
 
-/// The walk's events, in batches, from the walking thread to the visiting one.
-private final class WalkQueue: @unchecked Sendable {
-    /// Events handed over at once, and batches that may wait.
-    static let batch = 512, queued = 64
-    // Guarded by `condition`.
-    private let condition = NSCondition()
-    private var batches: [[WalkEvent]] = []
-    private var closed = false, cancelled = false, finished = false
-    private var error: Error?
-
-    /// From the walking thread; false once the visitor gave up (the walk then stops).
-    func put(_ batch: [WalkEvent]) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while batches.count >= Self.queued && !cancelled { condition.wait() }
-        guard !cancelled else { return false }
-        batches.append(batch)
-        condition.broadcast()
-        return true
-    }
-
-    /// From the walking thread, at its end.
-    func close(error: Error?) {
-        condition.lock()
-        closed = true
-        finished = true
-        self.error = error
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// The next batch; nil at the end of the walk; throws the walk's error.
-    func next() throws -> [WalkEvent]? {
-        condition.lock()
-        defer { condition.unlock() }
-        while batches.isEmpty && !closed { condition.wait() }
-        if !batches.isEmpty {
-            condition.broadcast()
-            return batches.removeFirst()
-        }
-        if let error { throw error }
-        return nil
-    }
-
-    /// The visitor is done (or gave up): the walk stops at its next batch; returns once the
-    /// walking thread has left.
-    func cancelAndWait() {
-        condition.lock()
-        cancelled = true
-        batches = []
-        condition.broadcast()
-        while !finished { condition.wait() }
-        condition.unlock()
-    }
-}
-
 /// The visitor on the walking thread: events go to the queue a batch at a time.
 private struct WalkForwarder: WalkVisitor {
+    /// Events handed over at once, and batches that may wait.
+    static let batch = 512, queued = 64
     struct Stopped: Error {}
-    let queue: WalkQueue
+    let queue: BoundedQueue<[WalkEvent]>
     var pending: [WalkEvent] = []
 
-    init(queue: WalkQueue) {
+    init(queue: BoundedQueue<[WalkEvent]>) {
         self.queue = queue
-        pending.reserveCapacity(WalkQueue.batch)
+        pending.reserveCapacity(Self.batch)
     }
 
     private mutating func add(_ event: WalkEvent) throws {
         pending.append(event)
-        if pending.count >= WalkQueue.batch {
+        if pending.count >= Self.batch {
             guard queue.put(pending) else { throw Stopped() }
             pending.removeAll(keepingCapacity: true)
         }
@@ -516,25 +526,13 @@ private struct WalkForwarder: WalkVisitor {
     mutating func unseen(_ relative: [UInt8], problem: String?) throws { try add(.unseen(relative, problem)) }
 }
 
-/// The walk's stats on a cold cache: a folder whose stats wait for the disk has the rest statted
-/// by `threads` threads at once (each fstatat a blocking inode read), the way the read pool
-/// keeps many reads in flight. Started at the first cold folder: a warm walk (a nightly run)
-/// never starts its threads, and pays two clock reads per stat to find out.
-final class ColdStats {
-    struct Job: Sendable {
-        let folder: Int32
-        let name: [UInt8]
-    }
-
-    struct Outcome: @unchecked Sendable {
-        var st: stat
-        var error: Int32
-    }
-
+/// Whether this process met a cold cache: the walk times its stats (a warm one takes a
+/// microsecond or two), and once one waited for the disk the walk gets helper threads
+/// (`ColdWalkPool`) and the readers give way to it (`ReadStage.coldNice`).
+enum ColdCache {
     /// A stat slower than this waited for the disk (a warm one takes a microsecond or two).
     /// Tests set it to -1 to take the cold path everywhere.
     nonisolated(unsafe) static var slowNanoseconds: Int64 = 200_000
-    static let threads = 16
 
     static func now() -> Int64 {
         var t = timespec()
@@ -544,7 +542,7 @@ final class ColdStats {
 
     /// Set once a walk of this process met a cold cache (a stat that waited for the disk): the
     /// read pool's threads then give way to the walk (`ReadStage.coldNice`).
-    static let metColdCache = Atomic<Bool>(false)
+    static let met = Atomic<Bool>(false)
 
     /// A stat took longer than `slowNanoseconds`, on the walking thread. On a busy machine a
     /// warm stat is slow too when the thread is preempted in it (at a load average of 20, a
@@ -555,20 +553,40 @@ final class ColdStats {
     static let coldBlocks = 2048
 
     static func noteSlowStat() {
-        guard !metColdCache.load(ordering: .relaxed) else { return }
+        guard !met.load(ordering: .relaxed) else { return }
         var usage = rusage()
         // RUSAGE_THREAD (1): the calling thread's own counts; Glibc's module does not export it.
         if slowNanoseconds < 0 || getrusage(__rusage_who_t(1), &usage) == 0 && usage.ru_inblock >= coldBlocks {
-            metColdCache.store(true, ordering: .relaxed)
+            met.store(true, ordering: .relaxed)
         }
     }
+}
+
+/// The walk's helper threads on a cold cache, two pools of `ReadFeed` threads started at the
+/// first cold folder (a warm walk, a nightly run, never starts them): a folder whose stats
+/// wait for the disk has the rest statted by `threads` threads at once (each fstatat a
+/// blocking inode read), the way the read pool keeps many reads in flight; and the later
+/// subfolders of a folder are read ahead by `folderThreads` threads while the walk goes down
+/// the first.
+final class ColdWalkPool {
+    struct Job: Sendable {
+        let folder: Int32
+        let name: [UInt8]
+    }
+
+    struct Outcome: Sendable {
+        var st: stat
+        var error: Int32
+    }
+
+    static let threads = 16
 
     private var feed: ReadFeed<Job, Outcome>?
 
     /// The stats of `jobs` (symlinks not followed), in order.
     func stat(_ jobs: [Job]) -> [Outcome] {
         if feed == nil {
-            feed = ReadFeed(threads: Self.threads, window: Self.threads * 8, batch: 1) { job in
+            feed = ReadFeed(threads: Self.threads, window: Self.threads * 8, batch: 1, name: "cold stats") { job in
                 var st = Glibc.stat()
                 let failed = (job.name + [0]).withUnsafeBufferPointer {
                     fstatat(job.folder, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), &st, AT_SYMLINK_NOFOLLOW) != 0
@@ -602,7 +620,7 @@ final class ColdStats {
         if folderFeed == nil {
             // The walk never waits for these; their (empty) results are taken at each call, and
             // at most a window of them wait.
-            folderFeed = ReadFeed(threads: Self.folderThreads, window: 1 << 14, batch: 1) { job in
+            folderFeed = ReadFeed(threads: Self.folderThreads, window: 1 << 14, batch: 1, name: "folder read-ahead") { job in
                 let fd = (job.path + [0]).withUnsafeBufferPointer {
                     openat(job.root, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), job.flags)
                 }

@@ -161,91 +161,8 @@ public enum DatabaseCheck {
         let present = Set((try? source.query("SELECT name FROM pragma_table_info(?)", [table]) { $0.string(0) }) ?? [])
         let columns = wanted.filter(present.contains)
         guard !columns.isEmpty else { return TableCopy(table: table, rows: 0, complete: present.isEmpty ? false : true) }
-        let list = columns.map { "\"\($0)\"" }.joined(separator: ", ")
-        let insert = "INSERT OR IGNORE INTO \"\(table)\" (rowid, \(list)) VALUES (?\(String(repeating: ", ?", count: columns.count)))"
-        let select = "SELECT rowid, \(list) FROM \"\(table)\" WHERE rowid >= ? ORDER BY rowid ASC"
-        let seek = "SELECT rowid FROM \"\(table)\" WHERE rowid >= ? ORDER BY rowid ASC LIMIT 1"
-        var rows = 0
-        var complete = true
-        var lostBetween = 0
-        var lostAtEnd = false
-        /// Rows from `start` on until the end (nil) or a damaged page (the last rowid read).
-        func scan(from start: Int64, lastRead: inout Int64?) throws -> Bool {
-            do {
-                let statement = try source.prepare(select)
-                try statement.bind([start])
-                while try statement.step() {
-                    let rowid = statement.int64(0)
-                    lastRead = rowid
-                    let values: [SQLBindable] = [rowid] + (0..<columns.count).map { statement.value(Int32($0 + 1)) }
-                    rows += try target.run(insert, values)
-                }
-                return true
-            } catch let error as StorageError where error.action == .write {
-                throw error
-            } catch {
-                return false
-            }
-        }
-        /// The first rowid >= `from` whose seek does not fail: .some(rowid), .none at the end.
-        enum Probe { case row(Int64), end, damaged }
-        func probe(_ from: Int64) -> Probe {
-            do {
-                let statement = try source.prepare(seek)
-                try statement.bind([from])
-                return try statement.step() ? .row(statement.int64(0)) : .end
-            } catch {
-                return .damaged
-            }
-        }
-        var start = Int64.min
-        while true {
-            var lastRead: Int64?
-            if try scan(from: start, lastRead: &lastRead) { break }
-            complete = false
-            // Seeks from `base + 1` on fail (the page after the last row read is damaged).
-            let base = lastRead ?? (start == Int64.min ? Int64.min : start - 1)
-            var low = base
-            var step: Int64 = 1
-            var high: Int64?
-            while high == nil {
-                let (next, overflow) = low.addingReportingOverflow(step)
-                let candidate = overflow ? Int64.max : next
-                if case .damaged = probe(candidate) {
-                    if candidate == Int64.max { break }
-                    low = candidate
-                    step = step > Int64.max / 2 ? Int64.max : step * 2
-                } else {
-                    high = candidate
-                }
-            }
-            // Seeks fail all the way: the rest of the table is on damaged or missing pages.
-            guard var hi = high else { lostAtEnd = true; break }
-            // Halve back to the smallest start past the damage whose seek reads.
-            var lo = low
-            while UInt64(bitPattern: hi &- lo) > 1 {
-                let mid = lo &+ Int64(bitPattern: UInt64(bitPattern: hi &- lo) / 2)
-                if case .damaged = probe(mid) { lo = mid } else { hi = mid }
-            }
-            guard case let .row(first) = probe(hi) else {
-                // Nothing after the damaged pages: what was on them is lost, how much is unknown.
-                lostAtEnd = true
-                break
-            }
-            let from = base == Int64.min ? 0 : base
-            if hi == base &+ 1 {
-                // The seek reads right where the scan failed: that row's own content (an
-                // overflow page) is damaged. It is lost; the reading goes on after it.
-                lostBetween += Int(clamping: max(0, first - from))
-                if first == Int64.max { break }
-                start = first + 1
-            } else {
-                // The rows between the last read and the first sound one were on the damaged pages.
-                lostBetween += Int(clamping: max(0, first - from - 1))
-                start = first
-            }
-        }
-        return TableCopy(table: table, rows: rows, complete: complete, lostBetween: lostBetween, lostAtEnd: lostAtEnd)
+        var copier = TableCopier(table: table, columns: columns, source: source, target: target)
+        return try copier.copy()
     }
 
     /// What is derived from the pins, made again where its rows were lost: a country row for
@@ -317,5 +234,124 @@ public enum DatabaseCheck {
                 AND CAST(round(json_extract(l.type_data, '$.mountainCoordinate.longitude') * 10000) AS INTEGER) = mountains.lon_e4);
             DELETE FROM mountains WHERE pin_count = 0;
             """)
+    }
+}
+
+/// One table's copy for `DatabaseCheck.copy`: the rows read forwards by rowid, and past each
+/// damaged stretch the first rowid that reads again.
+private struct TableCopier {
+    let table: String
+    let columnCount: Int
+    let source: Connection
+    let target: Connection
+    let insert: String
+    let select: String
+    let seek: String
+    var rows = 0
+    var complete = true
+    var lostBetween = 0
+    var lostAtEnd = false
+
+    init(table: String, columns: [String], source: Connection, target: Connection) {
+        self.table = table
+        columnCount = columns.count
+        self.source = source
+        self.target = target
+        let list = columns.map { "\"\($0)\"" }.joined(separator: ", ")
+        insert = "INSERT OR IGNORE INTO \"\(table)\" (rowid, \(list)) VALUES (?\(String(repeating: ", ?", count: columns.count)))"
+        select = "SELECT rowid, \(list) FROM \"\(table)\" WHERE rowid >= ? ORDER BY rowid ASC"
+        seek = "SELECT rowid FROM \"\(table)\" WHERE rowid >= ? ORDER BY rowid ASC LIMIT 1"
+    }
+
+    mutating func copy() throws -> DatabaseCheck.TableCopy {
+        var start = Int64.min
+        while true {
+            var lastRead: Int64?
+            if try scan(from: start, lastRead: &lastRead) { break }
+            complete = false
+            // Seeks from `base + 1` on fail (the page after the last row read is damaged).
+            let base = lastRead ?? (start == Int64.min ? Int64.min : start - 1)
+            guard case let (sound, first)? = firstSoundRow(after: base) else {
+                // Nothing after the damaged pages: what was on them is lost, how much is unknown.
+                lostAtEnd = true
+                break
+            }
+            let from = base == Int64.min ? 0 : base
+            if sound == base &+ 1 {
+                // The seek reads right where the scan failed: that row's own content (an
+                // overflow page) is damaged. It is lost; the reading goes on after it.
+                lostBetween += Int(clamping: max(0, first - from))
+                if first == Int64.max { break }
+                start = first + 1
+            } else {
+                // The rows between the last read and the first sound one were on the damaged pages.
+                lostBetween += Int(clamping: max(0, first - from - 1))
+                start = first
+            }
+        }
+        return DatabaseCheck.TableCopy(table: table, rows: rows, complete: complete, lostBetween: lostBetween, lostAtEnd: lostAtEnd)
+    }
+
+    /// Rows from `start` on until the end (true) or a damaged page (false; `lastRead`: the
+    /// last rowid read).
+    private mutating func scan(from start: Int64, lastRead: inout Int64?) throws -> Bool {
+        do {
+            let statement = try source.prepare(select)
+            try statement.bind([start])
+            while try statement.step() {
+                let rowid = statement.int64(0)
+                lastRead = rowid
+                let values: [SQLBindable] = [rowid] + (0..<columnCount).map { statement.value(Int32($0 + 1)) }
+                rows += try target.run(insert, values)
+            }
+            return true
+        } catch let error as StorageError where error.action == .write {
+            throw error
+        } catch {
+            return false
+        }
+    }
+
+    /// The first rowid >= a start whose seek does not fail: `row`, or `end` past the last.
+    private enum Probe { case row(Int64), end, damaged }
+
+    private func probe(_ from: Int64) -> Probe {
+        do {
+            let statement = try source.prepare(seek)
+            try statement.bind([from])
+            return try statement.step() ? .row(statement.int64(0)) : .end
+        } catch {
+            return .damaged
+        }
+    }
+
+    /// Past `base`, whose next seek fails: the smallest start whose seek reads (doubling steps,
+    /// then halving back) and the rowid it reads; nil when the rest of the table is on
+    /// damaged or missing pages.
+    private func firstSoundRow(after base: Int64) -> (start: Int64, row: Int64)? {
+        var low = base
+        var step: Int64 = 1
+        var high: Int64?
+        while high == nil {
+            let (next, overflow) = low.addingReportingOverflow(step)
+            let candidate = overflow ? Int64.max : next
+            if case .damaged = probe(candidate) {
+                if candidate == Int64.max { break }
+                low = candidate
+                step = step > Int64.max / 2 ? Int64.max : step * 2
+            } else {
+                high = candidate
+            }
+        }
+        // Seeks fail all the way: the rest of the table is on damaged or missing pages.
+        guard var hi = high else { return nil }
+        // Halve back to the smallest start past the damage whose seek reads.
+        var lo = low
+        while UInt64(bitPattern: hi &- lo) > 1 {
+            let mid = lo &+ Int64(bitPattern: UInt64(bitPattern: hi &- lo) / 2)
+            if case .damaged = probe(mid) { lo = mid } else { hi = mid }
+        }
+        guard case let .row(first) = probe(hi) else { return nil }
+        return (hi, first)
     }
 }

@@ -60,20 +60,49 @@ func runImport(_ args: ParsedArguments) async throws {
     // The settings file is checked first, whatever comes from it: a broken line is an error
     // even for a dry run that would go on without a database.
     _ = try InstalledSettings.load()
-    // Without a folder: the library of the settings (the nightly run), and its map page.
-    var configuredPage: RawPath?
-    let root: String
-    if let folder = args.positionals.first {
-        root = folder
-    } else if let library = try InstalledSettings.value("PINS_LIBRARY") {
-        root = library
-        if !args.has("--dry-run"), args.value("--html") == nil, let page = try InstalledSettings.value("PINS_PAGE") {
-            configuredPage = RawPath(page)
-        }
-    } else {
+    let (root, configuredPage) = try importRoot(args)
+    let options = try importOptions(args, root: root)
+    if args.has("--quiet") && args.has("--verbose") { throw UsageError("--quiet and --verbose exclude each other", command: "import") }
+    if args.has("--nice") { lowerPriority() }
+
+    let outputs = try ReportOutputs(args, command: "import", page: configuredPage)
+    let deps = try importDependencies(args, dryRun: options.dryRun)
+    if !options.dryRun { try deps.requireDatabaseFolder() }
+    let session = ImportSession(options: options, databasePath: deps.databasePath, creation: try deps.lazyCreationService())
+    let printer = ProgressPrinter(quiet: args.has("--quiet") || args.has("--json"))
+    let stopSignals = stopOnSignals(options.stop)
+    defer { stopSignals.forEach { $0.cancel() } }
+    let report: ImportReport
+    do {
+        defer { printer.finish() }
+        report = try await session.run(progress: printer.update, warning: { Out.error("pins import: \($0)") })
+    } catch let failure as ImportFailure {
+        let hint = failure.kind == .noInput ? ContainerImage.missingInputHint(root: options.root) : ""
+        throw CommandFailure(failure.message + hint, code: failure.exitStatus)
+    }
+    if let tracks = options.tracks { reportTrackProblems(report.tracks, paths: tracks.paths, command: "import") }
+    try outputs.write(json: { ImportReportJSON.write(report, to: $0) },
+                      text: { ImportReportText.write(report, catalog: try deps.catalog(), verbose: args.has("--verbose"), to: $0) },
+                      page: { try writeRunPage(report, to: $0, deps: deps) })
+    try reportProblems(of: report)
+}
+
+/// The folder to import: DIR, or without it the library of the settings (the nightly run),
+/// with its map page (PINS_PAGE, unless a dry run or --html).
+private func importRoot(_ args: ParsedArguments) throws -> (root: String, page: RawPath?) {
+    if let folder = args.positionals.first { return (folder, nil) }
+    guard let library = try InstalledSettings.value("PINS_LIBRARY") else {
         throw UsageError("missing DIR: the folder to import (or PINS_LIBRARY in the environment or in "
                          + "\(InstalledSettings.location()?.path ?? "pins.conf"))", command: "import")
     }
+    if !args.has("--dry-run"), args.value("--html") == nil, let page = try InstalledSettings.value("PINS_PAGE") {
+        return (library, RawPath(page))
+    }
+    return (library, nil)
+}
+
+/// The run's options from the command line.
+private func importOptions(_ args: ParsedArguments, root: String) throws -> ImportOptions {
     var options = ImportOptions(root: root)
     options.dryRun = args.has("--dry-run")
     options.jobs = try args.int("--jobs", range: 1...256) ?? options.jobs
@@ -94,31 +123,29 @@ func runImport(_ args: ParsedArguments) async throws {
 
     options.allowShrink = args.has("--allow-shrink")
     options.includeVideos = !args.has("--no-videos")
-    if args.has("--quiet") && args.has("--verbose") { throw UsageError("--quiet and --verbose exclude each other", command: "import") }
-    if args.has("--nice") { lowerPriority() }
+    return options
+}
 
-    let outputs = try ReportOutputs(args, command: "import", page: configuredPage)
-    let deps: AppDependencies
+/// The database and services. A dry run reads the database when there is one, and needs
+/// none: in a clean environment (no HOME, no PINS_DB) it compares with no pins at all.
+private func importDependencies(_ args: ParsedArguments, dryRun: Bool) throws -> AppDependencies {
     do {
-        deps = try AppDependencies(databaseOption: args.value("--db"))
-    } catch let failure as CommandFailure where options.dryRun && args.value("--db") == nil {
-        // A dry run reads the database when there is one, and needs none: in a clean
-        // environment (no HOME, no PINS_DB) it compares with no pins at all.
+        return try AppDependencies(databaseOption: args.value("--db"))
+    } catch let failure as CommandFailure where dryRun && args.value("--db") == nil {
         _ = failure
-        deps = AppDependencies(withoutDatabase: ())
+        return AppDependencies(withoutDatabase: ())
     }
-    if !options.dryRun { try deps.requireDatabaseFolder() }
-    let session = ImportSession(options: options, databasePath: deps.databasePath, creation: try deps.lazyCreationService())
-    let printer = ProgressPrinter(quiet: args.has("--quiet") || args.has("--json"))
-    // SIGINT and SIGTERM end the run at the next file or batch: what was saved stays whole and
-    // the run is recorded as interrupted (exit 130 or 143). A second one while the run winds
-    // down (a batch being saved, a database held by another writer) ends the process at once:
-    // SQLite keeps only committed transactions (a batch without its commit is not replayed, as
-    // after kill -9), and the run lock goes with the process.
-    let stopSignals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
+}
+
+/// SIGINT and SIGTERM end the run at the next file or batch: what was saved stays whole and
+/// the run is recorded as interrupted (exit 130 or 143). A second one while the run winds
+/// down (a batch being saved, a database held by another writer) ends the process at once:
+/// SQLite keeps only committed transactions (a batch without its commit is not replayed, as
+/// after kill -9), and the run lock goes with the process. Cancel the sources when done.
+private func stopOnSignals(_ stop: StopRequest) -> [DispatchSourceSignal] {
+    [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
         signal(number, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-        let stop = options.stop
         let name = number == SIGINT ? "SIGINT" : "SIGTERM"
         source.setEventHandler {
             if stop.stop(signal: number) {
@@ -131,19 +158,10 @@ func runImport(_ args: ParsedArguments) async throws {
         source.resume()
         return source
     }
-    defer { stopSignals.forEach { $0.cancel() } }
-    let report: ImportReport
-    do {
-        defer { printer.finish() }
-        report = try await session.run(progress: printer.update, warning: { Out.error("pins import: \($0)") })
-    } catch let failure as ImportFailure {
-        let hint = failure.kind == .noInput ? ContainerImage.missingInputHint(root: options.root) : ""
-        throw CommandFailure(failure.message + hint, code: failure.exitStatus)
-    }
-    if let tracks = options.tracks { reportTrackProblems(report.tracks, paths: tracks.paths, command: "import") }
-    try outputs.write(json: { ImportReportJSON.write(report, to: $0) },
-                      text: { ImportReportText.write(report, catalog: try deps.catalog(), verbose: args.has("--verbose"), to: $0) },
-                      page: { try writeRunPage(report, to: $0, deps: deps) })
+}
+
+/// The folders and files the run could not read, on stderr, and the exit code they give.
+private func reportProblems(of report: ImportReport) throws {
     for problem in report.problems {
         Out.error("pins import: cannot read \(TerminalText.quoted(problem.path)): \(TerminalText.escaped(problem.reason))")
     }
@@ -199,51 +217,61 @@ func runInspect(_ args: ParsedArguments) throws {
             failed = true
             continue
         }
-        for target in targets {
-            let (path, shown, modified, sidecarPaths) = (target.path, target.shown, target.modified, target.sidecars)
-            var object: [String: Any] = ["path": shown]
-            if !sidecarPaths.isEmpty { object["sidecars"] = sidecarPaths.map { $0.description } }
-            if target.isUnclaimedSidecar {
-                object["format"] = NSNull()
-                object["error"] = "a sidecar without its photo: read only with the photo it describes"
-                Out.print(Out.json(object))
-                continue
-            }
-            do {
-                if var m = try MetadataReader.read(path: path, modificationTime: modified, options: options, sidecars: sidecarPaths) {
-                    // A position the photo or its sidecar carries always wins over a track.
-                    if let tracks, m.coordinate == nil {
-                        let placed = tracks.place(m)
-                        if let c = placed.coordinate {
-                            m.coordinate = c
-                            m.positionSource = .track
-                            object["trackFile"] = placed.file
-                            object["secondsToTrackFix"] = placed.secondsToNearestFix
-                        } else {
-                            object["trackIssue"] = orNull(placed.reason)
-                        }
-                    }
-                    object["format"] = m.format.rawValue
-                    object["latitude"] = orNull(m.coordinate?.latitude)
-                    object["longitude"] = orNull(m.coordinate?.longitude)
-                    object["altitude"] = orNull(m.altitude)
-                    object["positionSource"] = orNull(m.positionSource?.rawValue)
-                    object["locationIssue"] = orNull(m.locationIssue)
-                    object["takenAt"] = orNull(m.takenAt.map { ISO8601.format($0, offsetSeconds: m.utcOffsetSeconds) })
-                    object["timeSource"] = m.timeSource.rawValue
-                    object["timeTag"] = orNull(m.timeTag)
-                    object["warnings"] = m.warnings
-                    object["error"] = NSNull()
-                } else {
-                    object["format"] = NSNull()
-                    object["error"] = "not a photo or video (unrecognised content)"
-                }
-            } catch {
-                object["format"] = NSNull()
-                object["error"] = "\(error)"
-            }
-            Out.print(Out.json(object))
-        }
+        for target in targets { Out.print(Out.json(inspection(of: target, options: options, tracks: tracks))) }
     }
     if failed { throw CommandFailure("some paths could not be read") }
+}
+
+/// The JSON line of one file `pins inspect` reads.
+private func inspection(of target: InspectTarget, options: MetadataOptions, tracks: TrackSet?) -> [String: Any] {
+    var object: [String: Any] = ["path": target.shown]
+    if !target.sidecars.isEmpty { object["sidecars"] = target.sidecars.map { $0.description } }
+    if target.isUnclaimedSidecar {
+        object["format"] = NSNull()
+        object["error"] = "a sidecar without its photo: read only with the photo it describes"
+        return object
+    }
+    do {
+        if var m = try MetadataReader.read(path: target.path, modificationTime: target.modified, options: options, sidecars: target.sidecars) {
+            // A position the photo or its sidecar carries always wins over a track.
+            if let tracks, m.coordinate == nil { placeFromTracks(&m, from: tracks, noting: &object) }
+            describe(m, in: &object)
+        } else {
+            object["format"] = NSNull()
+            object["error"] = "not a photo or video (unrecognised content)"
+        }
+    } catch {
+        object["format"] = NSNull()
+        object["error"] = "\(error)"
+    }
+    return object
+}
+
+/// A photo without a position of its own gets the tracks' (with the track file and the
+/// distance to its nearest fix in `object`), or `object` says why it gets none.
+private func placeFromTracks(_ m: inout PhotoMetadata, from tracks: TrackSet, noting object: inout [String: Any]) {
+    let placed = tracks.place(m)
+    if let c = placed.coordinate {
+        m.coordinate = c
+        m.positionSource = .track
+        object["trackFile"] = placed.file
+        object["secondsToTrackFix"] = placed.secondsToNearestFix
+    } else {
+        object["trackIssue"] = orNull(placed.reason)
+    }
+}
+
+/// What `pins inspect` shows of a file's metadata.
+private func describe(_ m: PhotoMetadata, in object: inout [String: Any]) {
+    object["format"] = m.format.rawValue
+    object["latitude"] = orNull(m.coordinate?.latitude)
+    object["longitude"] = orNull(m.coordinate?.longitude)
+    object["altitude"] = orNull(m.altitude)
+    object["positionSource"] = orNull(m.positionSource?.rawValue)
+    object["locationIssue"] = orNull(m.locationIssue)
+    object["takenAt"] = orNull(m.takenAt.map { ISO8601.format($0, offsetSeconds: m.utcOffsetSeconds) })
+    object["timeSource"] = m.timeSource.rawValue
+    object["timeTag"] = orNull(m.timeTag)
+    object["warnings"] = m.warnings
+    object["error"] = NSNull()
 }

@@ -642,11 +642,11 @@ final class ImportStagesTests: XCTestCase {
     func testOnAColdCacheTheReadersOpenAheadAndReadTheSame() async throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/library").path
-        let saved = ColdStats.metColdCache.load(ordering: .relaxed)
-        defer { ColdStats.metColdCache.store(saved, ordering: .relaxed) }
+        let saved = ColdCache.met.load(ordering: .relaxed)
+        defer { ColdCache.met.store(saved, ordering: .relaxed) }
         var seen: [[String]] = []
         for cold in [false, true] {
-            ColdStats.metColdCache.store(cold, ordering: .relaxed)
+            ColdCache.met.store(cold, ordering: .relaxed)
             var options = ImportOptions(root: fixtures)
             options.dryRun = true
             options.timeZone = TimeZone(identifier: "UTC")!

@@ -144,9 +144,9 @@ final class ReadPoolTests: XCTestCase {
             feed.finish { _, nice in seen.insert(nice) }
             return seen
         }
-        let saved = ColdStats.metColdCache.load(ordering: .relaxed)
-        defer { ColdStats.metColdCache.store(saved, ordering: .relaxed) }
-        ColdStats.metColdCache.store(false, ordering: .relaxed)
+        let saved = ColdCache.met.load(ordering: .relaxed)
+        defer { ColdCache.met.store(saved, ordering: .relaxed) }
+        ColdCache.met.store(false, ordering: .relaxed)
         XCTAssertEqual(nices(), [base], "a warm walk: the threads keep the caller's priority")
 
         // A walk whose stats wait for the disk (the cold path forced) sets it.
@@ -154,11 +154,11 @@ final class ReadPoolTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir + "/a", withIntermediateDirectories: true)
         try "x".write(toFile: dir + "/a/1.jpg", atomically: false, encoding: .utf8)
-        let slow = ColdStats.slowNanoseconds
-        ColdStats.slowNanoseconds = -1
-        defer { ColdStats.slowNanoseconds = slow }
+        let slow = ColdCache.slowNanoseconds
+        ColdCache.slowNanoseconds = -1
+        defer { ColdCache.slowNanoseconds = slow }
         _ = try Scanner.scan(root: dir)
-        XCTAssertTrue(ColdStats.metColdCache.load(ordering: .relaxed))
+        XCTAssertTrue(ColdCache.met.load(ordering: .relaxed))
         XCTAssertEqual(nices(), [min(19, base + 10)], "after a cold walk: 10 nicer")
         XCTAssertEqual(getpriority(which, 0), base, "the caller's own thread is left as it was")
     }

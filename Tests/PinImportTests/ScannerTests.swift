@@ -138,7 +138,7 @@ final class ScannerTests: XCTestCase {
         }
     }
 
-    /// On a cold cache a folder's names are statted side by side (`ColdStats`): the walk finds
+    /// On a cold cache a folder's names are statted side by side (`ColdWalkPool`): the walk finds
     /// the very files, sizes, times and inodes, problems and folders it finds statting them one
     /// by one.
     func testTheColdWalkStatsSideBySideAndFindsTheSame() throws {
@@ -150,9 +150,9 @@ final class ScannerTests: XCTestCase {
         var warm = Recorder()
         try Scanner.walk(root: root, visitor: &warm)
         let warmFiles = try Scanner.scan(root: root).files
-        let saved = ColdStats.slowNanoseconds
-        ColdStats.slowNanoseconds = -1
-        defer { ColdStats.slowNanoseconds = saved }
+        let saved = ColdCache.slowNanoseconds
+        ColdCache.slowNanoseconds = -1
+        defer { ColdCache.slowNanoseconds = saved }
         var cold = Recorder()
         try Scanner.walk(root: root, visitor: &cold)
         let coldFiles = try Scanner.scan(root: root).files
@@ -231,16 +231,16 @@ final class ScannerTests: XCTestCase {
             for day in 0..<12 { try touch("y\(year)/d\(day)/\(day).jpg", String(repeating: "x", count: day)) }
         }
         try touch("y1/d3/sub/deep.jpg")
-        let saved = ColdStats.metColdCache.load(ordering: .relaxed)
-        defer { ColdStats.metColdCache.store(saved, ordering: .relaxed) }
+        let saved = ColdCache.met.load(ordering: .relaxed)
+        defer { ColdCache.met.store(saved, ordering: .relaxed) }
         func openFiles() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
         for statFiles in [true, false] {
             var options = ScanOptions()
             options.statFiles = statFiles
-            ColdStats.metColdCache.store(false, ordering: .relaxed)
+            ColdCache.met.store(false, ordering: .relaxed)
             var warm = Recorder()
             try Scanner.walk(root: root, options: options, visitor: &warm)
-            ColdStats.metColdCache.store(true, ordering: .relaxed)
+            ColdCache.met.store(true, ordering: .relaxed)
             let before = try openFiles()
             var cold = Recorder()
             try Scanner.walk(root: root, options: options, visitor: &cold)

@@ -94,7 +94,7 @@ struct DecideStage {
 /// appends every item to the report's records, in the order the rules decided them (so pin ids
 /// are drawn in the same order as on one thread). Items come in chunks through a bounded queue:
 /// the memory in flight is at most `maxQueued` chunks.
-final class DecidedWriter: @unchecked Sendable {
+final class DecidedWriter: Sendable {
     struct Pending: Sendable {
         var item: ImportItem
         /// An accepted photo with a position: its pin is planned before it is written.
@@ -104,76 +104,46 @@ final class DecidedWriter: @unchecked Sendable {
     static let chunkSize = 256
     static let maxQueued = 8
 
-    // Guarded by `condition`: the queue, `closed`, `exited`, `failure`, and `writer` once the
-    // thread has exited.
-    private let condition = NSCondition()
-    private var queue: [[Pending]] = []
-    private var closed = false
-    private var exited = false
-    private var failure: Error?
-    private var writer: DecidedFiles.Writer
-    private let plan: @Sendable (Coordinate, Date, Int) throws -> PinPlan
-    private let timeZone: TimeZone
+    private let queue = BoundedQueue<[Pending]>(capacity: DecidedWriter.maxQueued)
+    /// Gives back the records once the queue is closed and written, or the first error.
+    private let thread: WorkerThread<Result<DecidedFiles.Writer, Error>>
 
     init(_ writer: DecidedFiles.Writer, plan: @escaping @Sendable (Coordinate, Date, Int) throws -> PinPlan, timeZone: TimeZone) {
-        self.writer = writer
-        self.plan = plan
-        self.timeZone = timeZone
-        let thread = Thread { [self] in run() }
-        thread.name = "pins decided writer"
-        thread.start()
+        let queue = self.queue
+        thread = WorkerThread(name: "decided writer") {
+            Self.write(queue, into: writer, plan: plan, timeZone: timeZone)
+        }
     }
 
     /// Queues a chunk (waiting while the queue is full); throws the writer's error, if any.
     func send(_ chunk: [Pending]) throws {
         guard !chunk.isEmpty else { return }
-        condition.lock()
-        defer { condition.unlock() }
-        while queue.count >= Self.maxQueued, failure == nil, !exited { condition.wait() }
-        if let failure { throw failure }
-        precondition(!exited && !closed, "chunk sent to a stopped writer")
-        queue.append(chunk)
-        condition.broadcast()
+        guard queue.put(chunk) else {
+            // The writer failed (it abandons the queue then).
+            _ = try thread.join().get()
+            preconditionFailure("chunk sent to a stopped writer")
+        }
     }
 
     /// Waits until every queued item is written; the records, or the first error.
     func finish() throws -> DecidedFiles.Writer {
-        condition.lock()
-        defer { condition.unlock() }
-        closed = true
-        condition.broadcast()
-        while !exited { condition.wait() }
-        if let failure { throw failure }
-        return writer
+        queue.close()
+        return try thread.join().get()
     }
 
     /// Ends the thread without writing what is queued (after an error of the rules' side);
     /// nothing after `finish`.
     func stop() {
-        condition.lock()
-        defer { condition.unlock() }
-        closed = true
-        if !exited { queue.removeAll() }
-        condition.broadcast()
-        while !exited { condition.wait() }
+        queue.abandon()
+        thread.join()
     }
 
-    private func run() {
-        var writer: DecidedFiles.Writer
-        condition.lock()
-        writer = self.writer
-        condition.unlock()
-        var failure: Error?
-        while failure == nil {
-            condition.lock()
-            while queue.isEmpty, !closed { condition.wait() }
-            if queue.isEmpty {
-                condition.unlock()
-                break
-            }
-            var chunk = queue.removeFirst()
-            condition.broadcast()
-            condition.unlock()
+    /// The writer's thread: the chunks of `queue` in order, until it is closed or abandoned;
+    /// at the first error, abandons it (the rules' side then throws that error).
+    private static func write(_ queue: BoundedQueue<[Pending]>, into writer: DecidedFiles.Writer,
+                              plan: (Coordinate, Date, Int) throws -> PinPlan, timeZone: TimeZone) -> Result<DecidedFiles.Writer, Error> {
+        var writer = writer
+        while var chunk = queue.take() {
             do {
                 for i in chunk.indices {
                     if chunk[i].planned, let coordinate = chunk[i].item.coordinate {
@@ -184,14 +154,10 @@ final class DecidedWriter: @unchecked Sendable {
                     try writer.append(chunk[i].item)
                 }
             } catch {
-                failure = error
+                queue.abandon()
+                return .failure(error)
             }
         }
-        condition.lock()
-        self.writer = writer
-        self.failure = failure
-        exited = true
-        condition.broadcast()
-        condition.unlock()
+        return .success(writer)
     }
 }

@@ -45,7 +45,7 @@ final class ReadStage {
     static let chunk = 16384
 
     /// How much nicer the pool's threads make themselves once the walk met a cold cache
-    /// (`ColdStats.metColdCache`). The walk is then the run's critical path: one thread waiting
+    /// (`ColdCache.met`). The walk is then the run's critical path: one thread waiting
     /// for one folder after the other, whose files the readers wait for. Among 32 runnable
     /// readers decoding on 2 cores it got a small share of the CPU: in a cold dry run of
     /// 100,000 files it ended at 4.0 s of 4.3 s (a cold walk alone takes 1.5-2.4 s); with the
@@ -98,7 +98,7 @@ final class ReadStage {
         // Room for every file read during the walk to wait, or for 4 batches per thread.
         let ahead = Self.prefetchedPerThread(jobs: jobs)
         feed = ReadFeed(threads: jobs, window: max(jobs * 4, lead / ReadPool.batch), coldNice: Self.coldNice, prefetch: { jobs in
-            guard ahead > 0, ColdStats.metColdCache.load(ordering: .relaxed), stop.signal == nil, abandoned.signal == nil else { return }
+            guard ahead > 0, ColdCache.met.load(ordering: .relaxed), stop.signal == nil, abandoned.signal == nil else { return }
             MetadataReader.prefetch(jobs.prefix(ahead).map { root.appending($0.entry.relativePath.bytes) })
         }) { job in
             if stop.signal != nil || abandoned.signal != nil { return ReadStage.item(job.entry, .notMedia) }
