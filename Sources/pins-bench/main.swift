@@ -150,7 +150,11 @@ case "regions":
     }
     let gazetteer = try! PlaceResolver(data: [UInt8](placeData), onLand: onLand)
     var outlines: RegionOutlines?
-    let load = cpuSeconds { outlines = try! RegionOutlines(data: [UInt8](regionData)) }
+    let regionBytes = [UInt8](regionData)
+    // The best of 5 loads (the first pays the page faults of its arrays, as a process does).
+    var loads: [Double] = []
+    for _ in 0..<5 { loads.append(cpuSeconds { outlines = try! RegionOutlines(data: regionBytes) }) }
+    let load = loads[0], bestLoad = loads.min()!
     let outlined = try! OutlinedRegionPlaces(places: gazetteer, outlines: outlines!, onLand: onLand)
     let anchors = outlines!.countryCodes.flatMap { gazetteer.largestPlaces(of: $0, limit: 200) }
     var points: [Coordinate] = []
@@ -169,8 +173,8 @@ case "regions":
         differ += 1
     }
     print(String(format: "regions: %d lookups; gazetteer alone %.0f per CPU second, with the outlines %.0f per CPU second (%.2fx the time); "
-                 + "outline lookups alone %.0f per CPU second (%d in a unit); the outline changed %d regions; Regions.bin load %.1f CPU ms",
-                 lookups, Double(lookups) / alone, Double(lookups) / with, with / alone, Double(lookups) / units, inUnit, differ, load * 1000))
+                 + "outline lookups alone %.0f per CPU second (%d in a unit); the outline changed %d regions; Regions.bin load %.1f CPU ms (the first), %.1f (the best of 5)",
+                 lookups, Double(lookups) / alone, Double(lookups) / with, with / alone, Double(lookups) / units, inUnit, differ, load * 1000, bestLoad * 1000))
 default:
     print("usage: pins-bench rules [PHOTOS] [PINS] | countries [LOOKUPS] [RESOURCE_DIR] | places [LOOKUPS] [RESOURCE_DIR] | regions [LOOKUPS] [RESOURCE_DIR]")
     exit(64)

@@ -57,9 +57,11 @@ public final class OutlinedRegionPlaces: PlaceLocating, @unchecked Sendable {
     public func outlineRegion(at point: Coordinate, countryCode: String) -> Region? {
         guard outlines.covers(countryCode) else { return nil }
         if let unit = outlines.unit(at: point, countryCode: countryCode) { return regionOfUnit[unit] }
-        let atSea = onLand.map { !$0(point, countryCode) } ?? false
-        return outlines.nearestUnit(to: point, countryCode: countryCode, withinKm: atSea ? Self.seaKm : Self.landKm)
-            .flatMap { regionOfUnit[$0] }
+        // Within 10 km the answer is the same on land and at sea; only farther is the (costly)
+        // land-or-sea question asked.
+        if let unit = outlines.nearestUnit(to: point, countryCode: countryCode, withinKm: Self.landKm) { return regionOfUnit[unit] }
+        guard let onLand, !onLand(point, countryCode) else { return nil }
+        return outlines.nearestUnit(to: point, countryCode: countryCode, withinKm: Self.seaKm).flatMap { regionOfUnit[$0] }
     }
 
     public func regions(of countryCode: String) -> [Region] { places.regions(of: countryCode) }

@@ -33,6 +33,8 @@ public final class RegionOutlines: @unchecked Sendable {
     }
 
     private let grids: [Grid]
+    /// Two ASCII letters packed as (first << 8 | second) -> grid index.
+    private let gridByCode: [UInt16: Int]
     private let unitCountry: [UInt16]
     private let unitCodes: [String]
     private let unitRegionCodes: [[String]]
@@ -59,6 +61,12 @@ public final class RegionOutlines: @unchecked Sendable {
         var reader = RegionDataReader(data: data)
         let file = try reader.readFile()
         grids = file.grids
+        var byCode: [UInt16: Int] = [:]
+        for (k, g) in file.grids.enumerated() {
+            let u = Array(g.code.utf8)
+            byCode[UInt16(u[0]) << 8 | UInt16(u[1])] = k
+        }
+        gridByCode = byCode
         unitCountry = file.unitCountry
         unitCodes = file.unitCodes
         unitRegionCodes = file.unitRegionCodes
@@ -85,9 +93,11 @@ public final class RegionOutlines: @unchecked Sendable {
 
     public func covers(_ countryCode: String) -> Bool { grid(countryCode) != nil }
 
+    @inline(__always)
     private func grid(_ code: String) -> Grid? {
-        for g in grids where g.code == code { return g }
-        return nil
+        var it = code.utf8.makeIterator()
+        guard let a = it.next(), let b = it.next(), it.next() == nil, let k = gridByCode[UInt16(a) << 8 | UInt16(b)] else { return nil }
+        return grids[k]
     }
 
     @inline(__always)
@@ -165,16 +175,25 @@ public final class RegionOutlines: @unchecked Sendable {
         let r1 = min(g.rows - 1, Int(((py + dy - g.south) / g.cell).rounded(.down)))
         guard c0 <= c1, r0 <= r1 else { return nil }
         var best = -1, bestKm = km
-        for row in r0...r1 {
-            for column in c0...c1 {
-                let k = g.firstCell + row * g.columns + column
-                for s in Int(runStart[k])..<Int(runStart[k + 1]) {
-                    let d = nearestKm(run: s, px: px, py: py, kx: kx, ky: ky)
-                    if d < bestKm || (d == bestKm && best >= 0 && Int(runUnit[s]) < best) {
-                        best = Int(runUnit[s])
-                        bestKm = d
-                    }
+        // The point's own cell first; then a cell only where its box comes within the best
+        // distance so far (the nearest edge is most often in the point's own cell).
+        let ownColumn = Int(((px - g.west) / g.cell).rounded(.down)), ownRow = Int(((py - g.south) / g.cell).rounded(.down))
+        func scan(_ row: Int, _ column: Int) {
+            let k = g.firstCell + row * g.columns + column
+            for s in Int(runStart[k])..<Int(runStart[k + 1]) {
+                let d = nearestKm(run: s, px: px, py: py, kx: kx, ky: ky)
+                if d < bestKm || (d == bestKm && best >= 0 && Int(runUnit[s]) < best) {
+                    best = Int(runUnit[s])
+                    bestKm = d
                 }
+            }
+        }
+        if (r0...r1).contains(ownRow), (c0...c1).contains(ownColumn) { scan(ownRow, ownColumn) }
+        for row in r0...r1 {
+            for column in c0...c1 where row != ownRow || column != ownColumn {
+                let x0 = g.west + Double(column) * g.cell, y0 = g.south + Double(row) * g.cell
+                let ex = max(0, x0 - px, px - (x0 + g.cell)) * kx, ey = max(0, y0 - py, py - (y0 + g.cell)) * ky
+                if (ex * ex + ey * ey).squareRoot() <= bestKm { scan(row, column) }
             }
         }
         return best >= 0 ? best : nil

@@ -97,21 +97,40 @@ struct RegionDataReader {
         return file
     }
 
-    /// `count` points stored as zigzag varint deltas in `bytes` bytes, each in 0...360° and
-    /// -90...90° (1e-5 degree), the section padded to 4.
+    /// `count` points stored as i16 deltas (dx, dy) in `bytes` bytes, a step that does not fit
+    /// being dx = -32768, dy = 0, then i32 x, y; each point in 0...360° and -90...90° (1e-5
+    /// degree); the section padded to 4. One pass over raw buffers.
     mutating func points(_ count: Int, bytes: Int) throws -> [Int32] {
         try need(bytes)
-        let end = i + bytes
-        var out = [Int32](repeating: 0, count: 2 * count)
-        var x = 0, y = 0
-        for k in 0..<count {
-            x += try zigzag(end)
-            y += try zigzag(end)
-            guard (0...36_000_000).contains(x), (-9_000_000...9_000_000).contains(y) else { throw fail("bad vertex \(k)") }
-            out[2 * k] = Int32(x)
-            out[2 * k + 1] = Int32(y)
+        let start = i, end = i + bytes
+        var ok = true, at = start
+        let out = [Int32](unsafeUninitializedCapacity: 2 * count) { buffer, n in
+            data.withUnsafeBytes { raw in
+                var x: Int32 = 0, y: Int32 = 0
+                for k in 0..<count {
+                    guard at + 4 <= end else { ok = false; break }
+                    let dx = Int16(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: Int16.self))
+                    let dy = Int16(littleEndian: raw.loadUnaligned(fromByteOffset: at + 2, as: Int16.self))
+                    at += 4
+                    if dx == Int16.min {
+                        guard dy == 0, at + 8 <= end else { ok = false; break }
+                        x = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: Int32.self))
+                        y = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 4, as: Int32.self))
+                        at += 8
+                    } else {
+                        x &+= Int32(dx)
+                        y &+= Int32(dy)
+                    }
+                    guard x >= 0, x <= 36_000_000, y >= -9_000_000, y <= 9_000_000 else { ok = false; break }
+                    buffer[2 * k] = x
+                    buffer[2 * k + 1] = y
+                }
+            }
+            if !ok { for j in 0..<(2 * count) { buffer[j] = 0 } }
+            n = 2 * count
         }
-        guard i == end else { throw fail("bad vertex bytes") }
+        guard ok, at == end else { throw fail("bad vertex bytes") }
+        i = at
         align()
         return out
     }
@@ -126,11 +145,6 @@ struct RegionDataReader {
             if b < 0x80 { return value }
             shift += 7
         }
-    }
-
-    mutating func zigzag(_ end: Int) throws -> Int {
-        let v = try varint(end)
-        return v & 1 == 0 ? v >> 1 : -((v + 1) >> 1)
     }
 
     mutating func readCountries(_ h: Header, into file: inout RegionOutlinesFile) throws {
@@ -213,19 +227,29 @@ struct RegionDataReader {
     }
 
     /// Each cell's centre unit is of the cell's own country; each run lies inside one ring of
-    /// its unit, of that country, the runs of a cell in unit order.
+    /// its unit, of that country, the runs of a cell in unit order. The ring of every vertex
+    /// first (one pass), so each run is checked at once.
     mutating func checkRuns(_ runs: [UInt32], _ h: Header, into file: inout RegionOutlinesFile) throws {
-        let ringOf = ringIndex(file)
+        var ringOf = [UInt32](repeating: 0, count: h.vertices)
+        var unitOfRing = [UInt16](repeating: 0, count: h.rings)
+        for u in 0..<h.units {
+            for r in file.unitFirstRing[u]..<(file.unitFirstRing[u] + file.unitRingCount[u]) { unitOfRing[r] = UInt16(u) }
+        }
+        for r in 0..<h.rings {
+            let first = Int(file.ringFirst[r])
+            for v in first..<(first + Int(file.ringCount[r])) { ringOf[v] = UInt32(r) }
+        }
+        let centre = file.centre, start = file.runStart, ringFirst = file.ringFirst, ringCount = file.ringCount
         for g in file.grids {
             let units = g.firstUnit..<(g.firstUnit + g.unitCount)
             for k in g.firstCell..<(g.firstCell + g.columns * g.rows) {
-                guard file.centre[k] == 0xFFFF || units.contains(Int(file.centre[k])) else { throw fail("bad cell \(k)") }
+                guard centre[k] == 0xFFFF || units.contains(Int(centre[k])) else { throw fail("bad cell \(k)") }
                 var last = -1
-                for s in Int(file.runStart[k])..<Int(file.runStart[k + 1]) {
+                for s in Int(start[k])..<Int(start[k + 1]) {
                     let first = Int(runs[2 * s]), edges = Int(runs[2 * s + 1] & 0xFFFF), unit = Int(runs[2 * s + 1] >> 16)
-                    guard units.contains(unit), unit >= last, edges > 0, first < h.vertices,
-                          let r = ringOf(first), Int(file.ringFirst[r] + file.ringCount[r]) - 1 - first >= edges,
-                          r >= file.unitFirstRing[unit], r < file.unitFirstRing[unit] + file.unitRingCount[unit] else {
+                    guard units.contains(unit), unit >= last, edges > 0, first < h.vertices else { throw fail("bad run \(s)") }
+                    let r = Int(ringOf[first])
+                    guard Int(unitOfRing[r]) == unit, Int(ringFirst[r] + ringCount[r]) - 1 - first >= edges else {
                         throw fail("bad run \(s)")
                     }
                     last = unit
@@ -235,20 +259,6 @@ struct RegionDataReader {
         file.runFirst = (0..<h.runs).map { runs[2 * $0] }
         file.runEdges = (0..<h.runs).map { UInt16(runs[2 * $0 + 1] & 0xFFFF) }
         file.runUnit = (0..<h.runs).map { UInt16(runs[2 * $0 + 1] >> 16) }
-    }
-
-    /// The ring holding a vertex (the rings are consecutive and ascending: a binary search).
-    func ringIndex(_ file: RegionOutlinesFile) -> (Int) -> Int? {
-        let firsts = file.ringFirst
-        return { v in
-            var lo = 0, hi = firsts.count - 1
-            guard hi >= 0, v >= Int(firsts[0]) else { return nil }
-            while lo < hi {
-                let mid = (lo + hi + 1) / 2
-                if Int(firsts[mid]) <= v { lo = mid } else { hi = mid - 1 }
-            }
-            return lo
-        }
     }
 
     func checkPage(_ h: Header, _ file: RegionOutlinesFile) throws {
