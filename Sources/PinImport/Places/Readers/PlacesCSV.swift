@@ -233,7 +233,10 @@ enum PlaceDates {
     /// ISO 8601: with an offset, the offset is the visit's; `Z` is per `zoneless`; without any,
     /// a wall clock at the position.
     static func parse(_ text: String, zoneless: Zoneless) -> PlaceDate? {
-        var trimmed = text.trimmingCharacters(in: .whitespaces)
+        // Foundation's trim only where there may be something to trim (a space, a tab, or any
+        // byte of a non-ASCII character at either end): most dates have none, and it is slow.
+        let edges = [text.utf8.first, text.utf8.last].compactMap { $0 }
+        var trimmed = edges.contains { $0 == 0x20 || $0 == 0x09 || $0 >= 0x80 } ? text.trimmingCharacters(in: .whitespaces) : text
         // OGR (ogr2ogr's CSV and KML) writes date-times as `2023/07/14 10:11:12+00`.
         let u = Array(trimmed.utf8)
         if u.count >= 10, u[4] == UInt8(ascii: "/"), u[7] == UInt8(ascii: "/") {

@@ -90,10 +90,14 @@ enum PlacesJSON {
         var index = 0
         func readArray(named arrayName: String) throws {
             let level = reader.depth
+            // A timeline's element is named in the singular ("semanticSegment 3"): once per array,
+            // not a search and replace per record.
+            let label = kind == .semanticHistory && arrayName == "timelineObjects" ? "timelineObject"
+                : kind == .timeline && arrayName == "semanticSegments" ? "semanticSegment" : arrayName
             while let t = try reader.next(), t != .arrayEnd {
                 _ = t
                 index += 1
-                let position = "\(arrayName) \(index)"
+                let position = "\(label) \(index)"
                 if kind.isTimeline {
                     // Read by the parser the track reader shares (PinFormats), token by token.
                     guard t == .objectStart else {
@@ -289,7 +293,7 @@ enum PlacesJSON {
     /// (older files: `startTimestampMs`, milliseconds as a string) and `activitySegment` (a
     /// journey: not a place, not a record here).
     static func placeVisit(_ visit: GoogleTimelineParse.PlaceVisit, position: String) -> PlaceReadEvent {
-        var record = PlaceRecord(position: position.replacingOccurrences(of: "timelineObjects", with: "timelineObject"))
+        var record = PlaceRecord(position: position)
         let lat = visit.latitudeE7?.double ?? visit.centerLatE7?.double
         let lon = visit.longitudeE7?.double ?? visit.centerLngE7?.double
         record.setCoordinate(latitude: lat.map { $0 / 1e7 }, longitude: lon.map { $0 / 1e7 })
@@ -325,7 +329,7 @@ enum PlacesJSON {
     /// semanticType, placeLocation: "geo:48.8566,2.3522"}}}`.
     static func timelineVisit(_ visit: GoogleTimelineParse.Visit, of segment: GoogleTimelineParse.Segment,
                               position: String) -> PlaceReadEvent {
-        var record = PlaceRecord(position: position.replacingOccurrences(of: "semanticSegments", with: "semanticSegment"))
+        var record = PlaceRecord(position: position)
         guard let text = visit.placeLocation, let (lat, lon) = GoogleTimelineParse.latLng(text) else {
             return .malformed(position: record.position, reason: "a visit without a readable placeLocation")
         }
