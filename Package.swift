@@ -65,6 +65,8 @@ let package = Package(
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"]),
         // Benchmarks of the rules and the resolver alone (scripts/bench).
         .executableTarget(name: "pins-bench", dependencies: ["PinCore"]),
+        // Writes Resources/Countries.bin, the country index, from Countries.geojson (scripts/build-countries).
+        .executableTarget(name: "build-country-index", dependencies: ["PinCore"]),
         // What the test targets share: the repository root, fixtures, the Eiffel Tower check.
         .target(name: "TestSupport", dependencies: ["PinCore"], path: "Tests/TestSupport"),
         .testTarget(name: "PinCoreTests", dependencies: ["PinCore", "TestSupport"]),

@@ -23,7 +23,7 @@ enum ManText {
         ("XDG_DATA_HOME", "the default database is $XDG_DATA_HOME/pins/pins.sqlite (~/.local/share/pins)",
          "Without --db and PINS_DB, the database is $XDG_DATA_HOME/pins/pins.sqlite, else ~/.local/share/pins/pins.sqlite."),
         ("PINS_DATA_DIR", "the country data, when BIN/../share/pins has none",
-         "The folder holding Countries.geojson and Countries.json, used when the share/pins folder beside the binary (BIN/../share/pins) has none."),
+         "The folder holding the data files (Countries.bin, Countries.json, Countries.geojson, Places.bin, TimeZones.bin), used when the share/pins folder beside the binary (BIN/../share/pins) has none."),
         ("TZ", "the zone for capture times that carry none",
          "The machine's time zone, used for capture times that carry none unless --timezone is given."),
     ]

@@ -55,7 +55,7 @@ final class DataLookupTests: XCTestCase {
         let (dir, binary) = try lonelyBinary()
         let share = dir.appendingPathComponent("share/pins")
         try FileManager.default.createDirectory(at: share, withIntermediateDirectories: true)
-        for name in ["Countries.geojson", "Countries.json"] {
+        for name in ["Countries.bin", "Countries.json"] {
             try FileManager.default.copyItem(atPath: CLI.repo.appendingPathComponent("Resources/\(name)").path,
                                             toPath: share.appendingPathComponent(name).path)
         }

@@ -13,6 +13,20 @@ final class LocateTests: XCTestCase {
         XCTAssertFalse(run.stderr.contains("line 4:"), "open ocean is an answer, not an error")
         XCTAssertEqual(run.stderr.split(separator: "\n").count, 3, run.stderr)
     }
+
+    /// A damaged country index (Countries.bin) is an error naming the file and what is wrong.
+    func testDamagedCountryIndexNamesTheFile() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        try FileManager.default.copyItem(at: CLI.repo.appendingPathComponent("Resources/Countries.json"),
+                                         to: dir.appendingPathComponent("Countries.json"))
+        var index = try Data(contentsOf: CLI.repo.appendingPathComponent("Resources/Countries.bin"))
+        index[index.count / 2] ^= 0x01
+        try index.write(to: dir.appendingPathComponent("Countries.bin"))
+        let run = try CLI.run(["locate"], stdin: "48.8566,2.3522\n", environment: ["PINS_DATA_DIR": dir.path])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("\(dir.path)/Countries.bin: checksum mismatch: the file is damaged"), run.stderr)
+        XCTAssertEqual(run.stdout, "")
+    }
 }
 
 /// `pins locate --json`: the place and region beside the country, one object per line, in order.
@@ -44,7 +58,7 @@ final class LocateJSONTests: XCTestCase {
     /// Without Places.bin, --json is an error naming the file; the plain form needs no places.
     func testMissingPlacesNamesTheFileAndPlainLocateStillWorks() throws {
         let dir = try CLI.temporaryDirectory(self)
-        for name in ["Countries.geojson", "Countries.json"] {
+        for name in ["Countries.bin", "Countries.json"] {
             try FileManager.default.copyItem(at: CLI.repo.appendingPathComponent("Resources/\(name)"),
                                              to: dir.appendingPathComponent(name))
         }

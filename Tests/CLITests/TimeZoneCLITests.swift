@@ -23,7 +23,7 @@ final class TimeZoneCLITests: XCTestCase {
 
     func testWithoutTheZoneDataInspectSaysSoAndKeepsTheOldRule() throws {
         let dir = try CLI.temporaryDirectory(self)
-        for name in ["Countries.geojson", "Countries.json"] {
+        for name in ["Countries.bin", "Countries.json"] {
             try FileManager.default.copyItem(at: CLI.repo.appendingPathComponent("Resources/\(name)"),
                                              to: dir.appendingPathComponent(name))
         }

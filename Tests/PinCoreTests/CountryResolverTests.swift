@@ -8,11 +8,22 @@ final class CountryResolverTests: XCTestCase {
     static let repo = Repository.root
     nonisolated(unsafe) static var shared: CountryResolver?
 
+    nonisolated(unsafe) static var sharedFromOutlines: CountryResolver?
+
+    /// The resolver pins uses: read from Resources/Countries.bin.
     static func resolver() throws -> CountryResolver {
         if let shared { return shared }
+        let resolver = try CountryIndexFile.resolver([UInt8](try Data(contentsOf: repo.appendingPathComponent("Resources/Countries.bin"))))
+        shared = resolver
+        return resolver
+    }
+
+    /// The same index built from Resources/Countries.geojson (CountryIndexFileTests compares them).
+    static func geoJSONResolver() throws -> CountryResolver {
+        if let sharedFromOutlines { return sharedFromOutlines }
         let data = try Data(contentsOf: repo.appendingPathComponent("Resources/Countries.geojson"))
         let resolver = CountryResolver(polygons: try CountryGeoJSONParser.parse([UInt8](data)))
-        shared = resolver
+        sharedFromOutlines = resolver
         return resolver
     }
 

@@ -12,194 +12,75 @@ import Foundation
 ///
 /// A point outside every polygon but within `coastalKilometres` of one (beaches, harbours,
 /// boats) gets the nearest country; farther out, none.
-public final class CountryResolver: Sendable {
+public final class CountryResolver: @unchecked Sendable {
+    // Immutable after init; the buffers point into `memory`, which lives as long as the resolver.
     /// 12 nautical miles, the territorial sea, rounded as the issue says.
     public static let defaultCoastalKilometres = 22.0
 
     public let codes: [String]
     public let names: [String]
     public let coastalKilometres: Double
-    private let cellDegrees: Double
-    private let columns: Int
-    private let rows: Int
+    let cellDegrees: Double
+    let columns: Int
+    let rows: Int
+    /// What the buffers below point into: memory of this resolver's own (built from outlines),
+    /// or a read-only mapping of Countries.bin (`CountryIndexFile`).
+    private let memory: AnyObject
     /// CSR layout: edges of cell k are cellEdge[cellStart[k] ..< cellStart[k + 1]].
-    private let cellStart: [UInt32]
+    let cellStart: UnsafeBufferPointer<UInt32>
     /// Country index of each cell's centre, or -1.
-    private let centreCountry: [Int16]
+    let centreCountry: UnsafeBufferPointer<Int16>
     /// Edge endpoints (x1, y1, x2, y2) in cell order, relative to the centre of the cell that
     /// lists them, as Float: half the memory of Double, and still millimetres near the cell
     /// (Float has 24 bits; a 0.25° offset keeps 1.5e-8° of precision, a 10° one 6e-7°).
-    private let edgeCoords: [Float]
-    private let edgeCountry: [UInt16]
-    /// Cells with an edge within `coastalKilometres` of some point of theirs: only there can the
-    /// coastal rule answer, so open-ocean queries stop after one array read.
-    private let nearCoast: [Bool]
+    let edgeCoords: UnsafeBufferPointer<Float>
+    let edgeCountry: UnsafeBufferPointer<UInt16>
+    /// 1 for cells with an edge within `coastalKilometres` of some point of theirs: only there
+    /// can the coastal rule answer, so open-ocean queries stop after one array read.
+    let nearCoast: UnsafeBufferPointer<UInt8>
 
-    public init(polygons: CountryPolygons, cellDegrees: Double = 0.25,
-                coastalKilometres: Double = CountryResolver.defaultCoastalKilometres) {
+    public convenience init(polygons: CountryPolygons, cellDegrees: Double = 0.25,
+                            coastalKilometres: Double = CountryResolver.defaultCoastalKilometres) {
         precondition(cellDegrees > 0 && (360 / cellDegrees).rounded() == 360 / cellDegrees, "cells must tile the globe")
         precondition(polygons.codes.count < Int(Int16.max), "too many countries")
-        self.codes = polygons.codes
-        self.names = polygons.names
+        var grid = CountryGrid(cellDegrees: cellDegrees)
+        let vertexCountry = CountryGrid.vertexCountries(polygons)
+        grid.listEdges(polygons, vertexCountry: vertexCountry)
+        let xs = polygons.xs, ys = polygons.ys, slots = grid.slots
+        let (coords, owners) = grid.edgeEndpoints(slot: { Int(slots[$0]) }, vertex: { (xs[$0], ys[$0]) }, vertexCountry: vertexCountry)
+        self.init(grid: grid, codes: polygons.codes, names: polygons.names, coastalKilometres: coastalKilometres,
+                  coords: coords, owners: owners)
+    }
+
+    /// The index of a grid's cells and edges (`CountryGrid`), its centre countries and the cells
+    /// near a coast computed, copied into memory of its own.
+    convenience init(grid: CountryGrid, codes: [String], names: [String], coastalKilometres: Double, coords: [Float],
+                     owners: [UInt16]) {
+        let memory = IndexMemory()
+        let centre = grid.centreCountries(coords: coords, countries: owners, countryCount: codes.count)
+        let near = grid.nearCoast(coastalKilometres: coastalKilometres).map { UInt8($0 ? 1 : 0) }
+        self.init(codes: codes, names: names, coastalKilometres: coastalKilometres, cellDegrees: grid.cellDegrees,
+                  memory: memory, cellStart: memory.copy(grid.cellStart), centreCountry: memory.copy(centre),
+                  edgeCoords: memory.copy(coords), edgeCountry: memory.copy(owners), nearCoast: memory.copy(near))
+    }
+
+    /// An index whose buffers point into `memory` (checked by the caller: every cell start,
+    /// country and flag in range).
+    init(codes: [String], names: [String], coastalKilometres: Double, cellDegrees: Double, memory: AnyObject,
+         cellStart: UnsafeBufferPointer<UInt32>, centreCountry: UnsafeBufferPointer<Int16>, edgeCoords: UnsafeBufferPointer<Float>,
+         edgeCountry: UnsafeBufferPointer<UInt16>, nearCoast: UnsafeBufferPointer<UInt8>) {
+        self.codes = codes
+        self.names = names
         self.coastalKilometres = coastalKilometres
         self.cellDegrees = cellDegrees
-        let columns = Int((360 / cellDegrees).rounded())
-        let rows = Int((180 / cellDegrees).rounded())
-        self.columns = columns
-        self.rows = rows
-        let cellCount = columns * rows
-
-        func column(_ x: Double) -> Int { min(columns - 1, max(0, Int(((x + 180) / cellDegrees).rounded(.down)))) }
-        func row(_ y: Double) -> Int { min(rows - 1, max(0, Int(((y + 90) / cellDegrees).rounded(.down)))) }
-
-        // An edge is named by its first vertex v (it runs from v to v + 1 within its ring).
-        // Pass 1: count edges per cell (bounding-box cover: a superset, which is all the
-        // crossing test needs).
-        let xs = polygons.xs, ys = polygons.ys
-        var vertexCountry = [UInt16](repeating: 0, count: xs.count)
-        var counts = [UInt32](repeating: 0, count: cellCount + 1)
-        // Each vertex's cell, computed once for both passes (column and row are monotonic, so
-        // the cell of the smaller coordinate is the smaller cell).
-        var vertexColumn = [Int32](repeating: 0, count: xs.count)
-        var vertexRow = [Int32](repeating: 0, count: xs.count)
-        for v in 0..<xs.count {
-            vertexColumn[v] = Int32(column(xs[v]))
-            vertexRow[v] = Int32(row(ys[v]))
-        }
-        func cover(_ v: Int, _ visit: (Int) -> Void) {
-            let c0 = Int(min(vertexColumn[v], vertexColumn[v + 1])), c1 = Int(max(vertexColumn[v], vertexColumn[v + 1]))
-            let r0 = Int(min(vertexRow[v], vertexRow[v + 1])), r1 = Int(max(vertexRow[v], vertexRow[v + 1]))
-            for r in r0...r1 { for c in c0...c1 { visit(r * columns + c) } }
-        }
-        for ring in polygons.rings {
-            for v in ring.start..<(ring.start + ring.count - 1) {
-                vertexCountry[v] = UInt16(ring.country)
-                cover(v) { counts[$0] += 1 }
-            }
-        }
-        var start = [UInt32](repeating: 0, count: cellCount + 1)
-        var running: UInt32 = 0
-        for k in 0..<cellCount {
-            start[k] = running
-            running += counts[k]
-        }
-        start[cellCount] = running
-        counts = []
-        // Pass 2: fill each cell's slots with edge names, then sort each cell's slots by
-        // country (a country with several rings does not arrive contiguously).
-        var fill = Array(start[0..<cellCount])
-        var slot = [UInt32](repeating: 0, count: Int(running))
-        for ring in polygons.rings {
-            for v in ring.start..<(ring.start + ring.count - 1) {
-                cover(v) { k in
-                    slot[Int(fill[k])] = UInt32(v)
-                    fill[k] += 1
-                }
-            }
-        }
-        fill = []
-        vertexColumn = []
-        vertexRow = []
-        // Endpoints as Float offsets from the cell's centre, the only copy of the geometry the
-        // index keeps; the build below uses the same rounded values as the queries will.
-        var relative = [Float](repeating: 0, count: Int(running) * 4)
-        var owner = [UInt16](repeating: 0, count: Int(running))
-        for k in 0..<cellCount where start[k + 1] > start[k] {
-            let lo = Int(start[k]), hi = Int(start[k + 1])
-            // Rings come country by country, so a cell's slots mostly are in order already;
-            // the sort (stable) would leave such a cell as it is.
-            var ordered = true
-            for s in lo..<(hi - 1) where vertexCountry[Int(slot[s])] > vertexCountry[Int(slot[s + 1])] {
-                ordered = false
-                break
-            }
-            if !ordered { slot[lo..<hi].sort { vertexCountry[Int($0)] < vertexCountry[Int($1)] } }
-            let cx = -180 + (Double(k % columns) + 0.5) * cellDegrees
-            let cy = -90 + (Double(k / columns) + 0.5) * cellDegrees
-            for s in lo..<hi {
-                let v = Int(slot[s])
-                relative[4 * s] = Float(xs[v] - cx)
-                relative[4 * s + 1] = Float(ys[v] - cy)
-                relative[4 * s + 2] = Float(xs[v + 1] - cx)
-                relative[4 * s + 3] = Float(ys[v + 1] - cy)
-                owner[s] = vertexCountry[v]
-            }
-        }
-        slot = []
-        vertexCountry = []
-
-        // Centre of every cell: sweep each row's centre line from −180° eastwards, toggling a
-        // country's parity at each crossing of one of its edges (half-open rule on y, so a
-        // vertex on the line is counted once).
-        var centre = [Int16](repeating: -1, count: cellCount)
-        var parity = [Bool](repeating: false, count: polygons.codes.count)
-        var crossings: [(Double, Int)] = []
-        for r in 0..<rows {
-            crossings.removeAll(keepingCapacity: true)
-            for c in 0..<columns {
-                let k = r * columns + c
-                let cx = -180 + (Double(c) + 0.5) * cellDegrees
-                for s in Int(start[k])..<Int(start[k + 1]) {
-                    // In cell-relative terms the row's centre line is y = 0.
-                    let y1 = Double(relative[4 * s + 1]), y2 = Double(relative[4 * s + 3])
-                    guard (y1 > 0) != (y2 > 0) else { continue }
-                    let x1 = Double(relative[4 * s]), x2 = Double(relative[4 * s + 2])
-                    let x = cx + x1 + (0 - y1) * (x2 - x1) / (y2 - y1)
-                    // Count the crossing only in the cell that holds it (edges sit in several).
-                    guard column(x) == c else { continue }
-                    crossings.append((x, Int(owner[s])))
-                }
-            }
-            crossings.sort { $0.0 < $1.0 }
-            for i in parity.indices { parity[i] = false }
-            var inside: [Int] = []
-            var next = 0
-            for c in 0..<columns {
-                let xc = -180 + (Double(c) + 0.5) * cellDegrees
-                while next < crossings.count, crossings[next].0 < xc {
-                    let country = crossings[next].1
-                    parity[country].toggle()
-                    if parity[country] { inside.append(country) } else { inside.removeAll { $0 == country } }
-                    next += 1
-                }
-                if let country = inside.last { centre[r * columns + c] = Int16(country) }
-            }
-        }
-        // Mark every cell within the coastal distance of a cell holding edges.
-        var near = [Bool](repeating: false, count: cellCount)
-        let kmPerDegree = AngularDistance.earthRadiusKm * .pi / 180
-        let rowReach = Int((coastalKilometres / kmPerDegree / cellDegrees).rounded(.up))
-        let angle = coastalKilometres / AngularDistance.earthRadiusKm
-        for r in 0..<rows {
-            // The widest longitude reach over this row's cells (the edge nearest the pole).
-            let poleward = max(abs(-90 + Double(r) * cellDegrees), abs(-90 + Double(r + 1) * cellDegrees))
-                + Double(rowReach) * cellDegrees
-            let cosPhi = cos(min(90, poleward) * .pi / 180)
-            let columnReach: Int
-            if coastalKilometres <= 0 {
-                columnReach = 0
-            } else if poleward >= 90 || sin(angle) >= cosPhi {
-                columnReach = columns
-            } else {
-                columnReach = Int((asin(sin(angle) / cosPhi) * 180 / .pi / cellDegrees).rounded(.up))
-            }
-            for c in 0..<columns where start[r * columns + c + 1] > start[r * columns + c] {
-                for nr in max(0, r - rowReach)...min(rows - 1, r + rowReach) {
-                    if columnReach >= columns / 2 {
-                        for nc in 0..<columns { near[nr * columns + nc] = true }
-                    } else {
-                        for raw in (c - columnReach)...(c + columnReach) {
-                            near[nr * columns + ((raw % columns) + columns) % columns] = true
-                        }
-                    }
-                }
-            }
-        }
-        self.nearCoast = near
-        self.cellStart = start
-        self.centreCountry = centre
-        self.edgeCoords = relative
-        self.edgeCountry = owner
+        self.columns = Int((360 / cellDegrees).rounded())
+        self.rows = Int((180 / cellDegrees).rounded())
+        self.memory = memory
+        self.cellStart = cellStart
+        self.centreCountry = centreCountry
+        self.edgeCoords = edgeCoords
+        self.edgeCountry = edgeCountry
+        self.nearCoast = nearCoast
     }
 
     /// ISO alpha-2 code of the country at the point, or nil (open sea, invalid input).
@@ -212,7 +93,7 @@ public final class CountryResolver: Sendable {
         guard point.isValid else { return nil }
         if let inside = containingCountry(point) { return inside }
         let (r, c) = cellIndex(x: point.longitude, y: point.latitude)
-        guard nearCoast[r * columns + c] else { return nil }
+        guard nearCoast[r * columns + c] != 0 else { return nil }
         return nearestCountry(point, withinKilometres: coastalKilometres)
     }
 
@@ -238,32 +119,29 @@ public final class CountryResolver: Sendable {
         let dx = qx - rx, dy = qy - ry
         var leftBase = false
         var entered = -1
-        edgeCoords.withUnsafeBufferPointer { e in
-            edgeCountry.withUnsafeBufferPointer { owner in
-                var s = lo
-                while s < hi {
-                    let country = owner[s]
-                    var odd = false
-                    while s < hi, owner[s] == country {
-                        let ax = Double(e[4 * s]), ay = Double(e[4 * s + 1])
-                        let bx = Double(e[4 * s + 2]), by = Double(e[4 * s + 3])
-                        // A and B on opposite sides of the line R→Q (a vertex on the line counts
-                        // as the positive side, on both edges that share it, so parity holds)...
-                        let sa = dx * ay - dy * ax > 0
-                        let sb = dx * by - dy * bx > 0
-                        if sa != sb {
-                            // ...and R and Q on opposite sides of the line A→B.
-                            let ex = bx - ax, ey = by - ay
-                            let sr = ex * (0 - ay) - ey * (0 - ax) > 0
-                            let sq = ex * (dy - ay) - ey * (dx - ax) > 0
-                            if sr != sq { odd.toggle() }
-                        }
-                        s += 1
-                    }
-                    if odd {
-                        if Int(country) == base { leftBase = true } else { entered = Int(country) }
-                    }
+        let e = edgeCoords, owner = edgeCountry
+        var s = lo
+        while s < hi {
+            let country = owner[s]
+            var odd = false
+            while s < hi, owner[s] == country {
+                let ax = Double(e[4 * s]), ay = Double(e[4 * s + 1])
+                let bx = Double(e[4 * s + 2]), by = Double(e[4 * s + 3])
+                // A and B on opposite sides of the line R→Q (a vertex on the line counts
+                // as the positive side, on both edges that share it, so parity holds)...
+                let sa = dx * ay - dy * ax > 0
+                let sb = dx * by - dy * bx > 0
+                if sa != sb {
+                    // ...and R and Q on opposite sides of the line A→B.
+                    let ex = bx - ax, ey = by - ay
+                    let sr = ex * (0 - ay) - ey * (0 - ax) > 0
+                    let sq = ex * (dy - ay) - ey * (dx - ax) > 0
+                    if sr != sq { odd.toggle() }
                 }
+                s += 1
+            }
+            if odd {
+                if Int(country) == base { leftBase = true } else { entered = Int(country) }
             }
         }
         if entered >= 0 { return entered }
@@ -328,5 +206,23 @@ public final class CountryResolver: Sendable {
         t = min(1, max(0, t))
         let px = ax + t * ex, py = ay + t * ey
         return px * px + py * py
+    }
+}
+
+/// Memory a built index owns: copies of its arrays, freed with it.
+final class IndexMemory {
+    private var blocks: [UnsafeMutableRawPointer] = []
+
+    /// A copy of `array` that lives as long as this object (an empty array gets one element's
+    /// room, never read).
+    func copy<T: BitwiseCopyable>(_ array: [T]) -> UnsafeBufferPointer<T> {
+        let block = UnsafeMutableBufferPointer<T>.allocate(capacity: max(1, array.count))
+        _ = block.initialize(from: array)
+        blocks.append(UnsafeMutableRawPointer(block.baseAddress!))
+        return UnsafeBufferPointer(rebasing: block[0..<array.count])
+    }
+
+    deinit {
+        for block in blocks { block.deallocate() }
     }
 }
