@@ -38,6 +38,22 @@ func cpuSeconds(_ body: () -> Void) -> Double {
     return now() - start
 }
 
+/// A read-only mapping of a whole file, as pins' ResourceLocator.Mapping makes it (the loads are
+/// measured as pins makes them: mapped, not read).
+final class Mapped {
+    let bytes: UnsafeRawBufferPointer
+    init?(_ path: String) {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_size > 0,
+              let base = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0), base != MAP_FAILED else { return nil }
+        bytes = UnsafeRawBufferPointer(start: base, count: Int(info.st_size))
+    }
+    deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count) }
+}
+
 let args = CommandLine.arguments
 var rng = SplitMix(state: 42)
 switch args.count > 1 ? args[1] : "" {
@@ -73,14 +89,16 @@ case "rules":
 case "countries":
     let lookups = args.count > 2 ? Int(args[2]) ?? 100_000 : 100_000
     let dir = args.count > 3 ? args[3] : "Resources"
-    guard let data = FileManager.default.contents(atPath: dir + "/Countries.geojson"),
-          let index = FileManager.default.contents(atPath: dir + "/Countries.bin") else {
-        print("pins-bench: cannot read \(dir)/Countries.geojson or Countries.bin"); exit(1)
+    guard let data = FileManager.default.contents(atPath: dir + "/Countries.geojson") else {
+        print("pins-bench: cannot read \(dir)/Countries.geojson"); exit(1)
     }
     var resolver: CountryResolver?
     var polygons = CountryPolygons()
     // What pins loads (Countries.bin), and for reference what it used to do (parse the outlines, index them).
-    let load = cpuSeconds { resolver = try! CountryIndexFile.resolver([UInt8](index)) }
+    let load = cpuSeconds {
+        guard let file = Mapped(dir + "/Countries.bin") else { print("pins-bench: cannot map \(dir)/Countries.bin"); exit(1) }
+        resolver = try! CountryIndexFile.resolver(mapped: file.bytes, owner: file)
+    }
     let parse = cpuSeconds { polygons = try! CountryGeoJSONParser.parse([UInt8](data)) }
     let build = cpuSeconds { _ = CountryResolver(polygons: polygons) }
     let points = (0..<lookups).map { _ in Coordinate(latitude: rng.uniform(-60, 75), longitude: rng.uniform(-180, 180)) }
@@ -95,18 +113,17 @@ case "places":
     // does; the lookup is timed alone, then with its country lookup.
     let lookups = args.count > 2 ? Int(args[2]) ?? 1_000_000 : 1_000_000
     let dir = args.count > 3 ? args[3] : "Resources"
-    guard let countryData = FileManager.default.contents(atPath: dir + "/Countries.bin"),
-          let placeData = FileManager.default.contents(atPath: dir + "/Places.bin") else {
-        print("pins-bench: cannot read \(dir)/Countries.bin or Places.bin"); exit(1)
-    }
     var countries: CountryResolver?
     var places: PlaceResolver?
-    // The two loads as pins makes them, from bytes already read (ResourceLocator.read).
-    let countryBytes = [UInt8](countryData), placeBytes = [UInt8](placeData)
-    let countryLoad = cpuSeconds { countries = try! CountryIndexFile.resolver(countryBytes) }
+    // The two loads as pins makes them: the files mapped, then checked and indexed.
+    let countryLoad = cpuSeconds {
+        guard let file = Mapped(dir + "/Countries.bin") else { print("pins-bench: cannot map \(dir)/Countries.bin"); exit(1) }
+        countries = try! CountryIndexFile.resolver(mapped: file.bytes, owner: file)
+    }
     let resolver = countries!
     let placeLoad = cpuSeconds {
-        places = try! PlaceResolver(data: placeBytes) { point, code in
+        guard let file = Mapped(dir + "/Places.bin") else { print("pins-bench: cannot map \(dir)/Places.bin"); exit(1) }
+        places = try! PlaceResolver(mapped: file.bytes, owner: file) { point, code in
             resolver.containingCountry(point).map { resolver.codes[$0] } == code
         }
     }

@@ -162,7 +162,8 @@ final class AppDependencies {
         }
         let gazetteer: PlaceResolver
         do {
-            gazetteer = try PlaceResolver(data: try ResourceLocator.read("Places.bin"), onLand: onLand)
+            let file = try ResourceLocator.map("Places.bin")
+            gazetteer = try PlaceResolver(mapped: file.bytes, owner: file, onLand: onLand)
         } catch let error as PlaceDataError {
             throw CommandFailure("\(try ResourceLocator.directory())/\(error.description); reinstall pins or rebuild it with scripts/build-places")
         }
@@ -173,6 +174,15 @@ final class AppDependencies {
             throw CommandFailure("\(try ResourceLocator.directory())/\(error.description); reinstall pins or rebuild it with scripts/build-regions")
         }
     }
+
+    /// For scripts/bench alone: with PINS_BENCH_WITHOUT_PLACES=1 the importer, `add` and `edit`
+    /// resolve countries but name no place, as before places, to measure what places cost an
+    /// import (issue 23: at most 3 %). Not for use on a database that matters: its new pins would
+    /// count as resolved without a place.
+    private static let benchWithoutPlaces = ProcessInfo.processInfo.environment["PINS_BENCH_WITHOUT_PLACES"] == "1"
+
+    /// The places the creation services name.
+    private var creationPlaces: any PlaceLocating { Self.benchWithoutPlaces ? NoPlaces() : places }
 
     /// The path came from `--db` or `$PINS_DB`, not the default.
     let databasePathNamed: Bool
@@ -290,6 +300,6 @@ final class AppDependencies {
     /// For the importer and delete: the outlines are loaded only if something needs a country.
     func lazyCreationService() throws -> CreationService {
         _ = try ResourceLocator.directory()
-        return CreationService(locator: locator, countries: CountryService(catalog: try catalog()), places: places, ids: .system)
+        return CreationService(locator: locator, countries: CountryService(catalog: try catalog()), places: creationPlaces, ids: .system)
     }
 }

@@ -50,26 +50,42 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     /// Every region, its strings made once at load (4,073: a lookup makes none).
     private let regionValues: [Region]
     private let regionCountry: [UInt16]
-    private let stringBytes: [UInt8]
-    /// What a lookup reads of each candidate, one record per place.
+    /// What a lookup reads of each candidate, one record per place, made at load.
     private let places: [PlaceRecord]
-    /// What ties and the chosen place need.
-    private let details: [PlaceDetail]
+    /// What the views below point into: a read-only mapping of Places.bin, or a copy of its bytes.
+    private let memory: AnyObject
+    /// The file's own arrays, read where they lie: what ties and the chosen place need, and
+    /// the grid.
+    private let population: UnsafeBufferPointer<UInt32>
+    private let geonamesID: UnsafeBufferPointer<UInt32>
+    private let nameString: UnsafeBufferPointer<UInt32>
+    private let ownCountry: UnsafeBufferPointer<UInt16>
+    private let stringOffsets: UnsafeBufferPointer<UInt32>
+    private let stringBytes: UnsafeBufferPointer<UInt8>
     private let columns: Int
     private let rows: Int
-    private let cellStart: [UInt32]
-    private let entries: [UInt32]
+    private let cellStart: UnsafeBufferPointer<UInt32>
+    private let entries: UnsafeBufferPointer<UInt32>
     /// Whether the point lies inside the outline of the given country (not only within its
     /// coastal 22 km); nil: never at sea.
     private let onLand: (@Sendable (Coordinate, String) -> Bool)?
 
     public var placeCount: Int { places.count }
 
-    /// Reads Places.bin's bytes, checking every count and index (damaged bytes are an error,
+    /// Reads Places.bin's bytes (copied once, into memory the resolver keeps).
+    public convenience init(data: [UInt8], onLand: (@Sendable (Coordinate, String) -> Bool)? = nil) throws {
+        let copy = AlignedBytes(data)
+        try self.init(mapped: copy.bytes, owner: copy, onLand: onLand)
+    }
+
+    /// Reads Places.bin where it lies (`bytes`, 4-byte aligned, valid while `owner` lives, which
+    /// the resolver keeps), checking every count and index first (damaged bytes are an error,
     /// never a crash). `onLand`: whether a point is inside its country's outline (at sea
     /// otherwise), from the country resolver.
-    public init(data: [UInt8], onLand: (@Sendable (Coordinate, String) -> Bool)? = nil) throws {
+    public init(mapped data: UnsafeRawBufferPointer, owner: AnyObject,
+                onLand: (@Sendable (Coordinate, String) -> Bool)? = nil) throws {
         self.onLand = onLand
+        self.memory = owner
         var i = 0
         func fail(_ what: String) -> PlaceDataError { .malformed(offset: i, what: what) }
         func need(_ bytes: Int) throws {
@@ -78,23 +94,17 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         func u32() throws -> Int {
             try need(4)
             defer { i += 4 }
-            return Int(data[i]) | Int(data[i + 1]) << 8 | Int(data[i + 2]) << 16 | Int(data[i + 3]) << 24
+            return Int(UInt32(littleEndian: data.loadUnaligned(fromByteOffset: i, as: UInt32.self)))
         }
         func f32() throws -> Float { Float(bitPattern: UInt32(try u32())) }
         func align() { i = (i + 3) & ~3 }
-        func array<T: FixedWidthInteger>(_ count: Int, _: T.Type) throws -> [T] {
-            try need(count * MemoryLayout<T>.size)
-            let start = i
-            i += count * MemoryLayout<T>.size
-            return [T](unsafeUninitializedCapacity: count) { buffer, n in
-                data.withUnsafeBytes { raw in
-                    let bytes = UnsafeRawBufferPointer(rebasing: raw[start..<(start + count * MemoryLayout<T>.size)])
-                    for k in 0..<count { buffer[k] = T(littleEndian: bytes.loadUnaligned(fromByteOffset: k * MemoryLayout<T>.size, as: T.self)) }
-                }
-                n = count
-            }
+        /// The next `count` values of T where they lie (the file is little-endian, as this machine).
+        func array<T>(_ count: Int, _: T.Type) throws -> UnsafeBufferPointer<T> {
+            try need(count * MemoryLayout<T>.stride)
+            defer { i += count * MemoryLayout<T>.stride; align() }
+            return UnsafeBufferPointer(start: (data.baseAddress! + i).assumingMemoryBound(to: T.self), count: count)
         }
-        guard data.starts(with: Self.magic) else { throw fail("not a pins places file (magic)") }
+        guard data.starts(with: Self.magic), Int(bitPattern: data.baseAddress) % 4 == 0 else { throw fail("not a pins places file (magic)") }
         i = Self.magic.count
         guard try u32() == 2 else { throw fail("unknown version (rebuild it with scripts/build-places)") }
         let countryCount = try u32(), regionCount = try u32(), placeCount = try u32()
@@ -104,7 +114,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         guard k == Self.radiusPerSqrtPopulation, minimum == Self.minimumRadiusKm, cap == Self.capBeyondRadiusKm else {
             throw fail("built for other constants (radius \(k) km per √population, at least \(minimum) km, cap \(cap) km); rebuild it with scripts/build-places")
         }
-        guard countryCount > 0, countryCount < 0xFFFF, regionCount < 0xFFFF, placeCount > 0,
+        guard countryCount > 0, countryCount < 0xFFFF, regionCount < 0xFFFF, placeCount > 0, placeCount <= Self.indexMask + 1,
               stringCount < 0xFFFF_FFFF, columns > 0, rows > 0, columns == 2 * rows, columns <= 36000,
               entryCount <= data.count / 4 else {
             throw fail("bad counts")
@@ -123,7 +133,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
             outlines.append(o)
             i += 4
         }
-        var regionCountry: [UInt16] = [], regionName: [UInt32] = [], regionISO: [UInt32] = []
+        var regionCountry: [UInt16] = [], regionName: [Int] = [], regionISO: [Int] = []
         for _ in 0..<regionCount {
             let country = try u32() & 0xFFFF
             let name = try u32(), iso = try u32()
@@ -131,47 +141,45 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
                 throw fail("bad region")
             }
             regionCountry.append(UInt16(country))
-            regionName.append(UInt32(name))
-            regionISO.append(UInt32(iso))
+            regionName.append(name)
+            regionISO.append(iso)
         }
         let offsets = try array(stringCount + 1, UInt32.self)
         guard offsets.first == 0, offsets.last.map({ Int($0) }) == stringByteCount else { throw fail("bad string table") }
         for s in 0..<stringCount where offsets[s] > offsets[s + 1] { throw fail("bad string offsets") }
-        try need(stringByteCount)
-        let bytes = Array(data[i..<(i + stringByteCount)])
-        i += stringByteCount
-        align()
+        let bytes = try array(stringByteCount, UInt8.self)
         let lat = try array(placeCount, Int32.self)
         let lon = try array(placeCount, Int32.self)
         let population = try array(placeCount, UInt32.self)
         let ids = try array(placeCount, UInt32.self)
         let names = try array(placeCount, UInt32.self)
         let region = try array(placeCount, UInt16.self)
-        align()
         let outline = try array(placeCount, UInt16.self)
-        align()
         let own = try array(placeCount, UInt16.self)
-        align()
-        try need(placeCount)
-        i += placeCount // feature codes: the build's filter; not needed to resolve
-        align()
-        for p in 0..<placeCount {
-            guard abs(lat[p]) <= 9_000_000, abs(lon[p]) <= 18_000_000, Int(names[p]) < stringCount,
-                  region[p] == 0xFFFF || Int(region[p]) < regionCount,
-                  Int(outline[p]) < countryCount, Int(own[p]) < countryCount else {
-                throw fail("bad place \(p)")
-            }
-        }
+        _ = try array(placeCount, UInt8.self) // feature codes: the build's filter; not needed to resolve
         let start = try array(columns * rows + 1, UInt32.self)
         guard start.first == 0, start.last.map({ Int($0) }) == entryCount else { throw fail("bad grid") }
         for c in 0..<(columns * rows) where start[c] > start[c + 1] { throw fail("bad grid") }
         let entries = try array(entryCount, UInt32.self)
-        guard placeCount <= Self.indexMask + 1 else { throw fail("more places than the grid's entries can name") }
-        for e in entries where Int(e & UInt32(Self.indexMask)) >= placeCount { throw fail("bad grid entry") }
+        var badEntry = false
+        for e in entries where Int(e & UInt32(Self.indexMask)) >= placeCount { badEntry = true }
+        guard !badEntry else { throw fail("bad grid entry") }
         guard i == data.count else { throw fail("trailing bytes") }
-
-        func text(_ s: UInt32) -> String {
-            String(decoding: bytes[Int(offsets[Int(s)])..<Int(offsets[Int(s) + 1])], as: UTF8.self)
+        self.places = try [PlaceRecord](unsafeUninitializedCapacity: placeCount) { records, made in
+            for p in 0..<placeCount {
+                guard abs(lat[p]) <= 9_000_000, abs(lon[p]) <= 18_000_000, Int(names[p]) < stringCount,
+                      region[p] == 0xFFFF || Int(region[p]) < regionCount,
+                      Int(outline[p]) < countryCount, Int(own[p]) < countryCount else {
+                    throw fail("bad place \(p)")
+                }
+                records[p] = PlaceRecord(latitude: lat[p], longitude: lon[p],
+                                         radius: max(Self.minimumRadiusKm, Self.radiusPerSqrtPopulation * Float(population[p]).squareRoot()),
+                                         outline: outline[p], region: region[p])
+                made = p + 1
+            }
+        }
+        func text(_ s: Int) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[Int(offsets[s])..<Int(offsets[s + 1])]), as: UTF8.self)
         }
         self.codes = codes
         self.countryOutline = outlines
@@ -181,16 +189,12 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
             Region(code: regionISO[r] == 0xFFFF_FFFF ? nil : text(regionISO[r]), name: text(regionName[r]),
                    countryCode: codes[Int(regionCountry[r])])
         }
+        self.population = population
+        self.geonamesID = ids
+        self.nameString = names
+        self.ownCountry = own
+        self.stringOffsets = offsets
         self.stringBytes = bytes
-        self.places = (0..<placeCount).map { p in
-            PlaceRecord(latitude: lat[p], longitude: lon[p],
-                        radius: max(Self.minimumRadiusKm, Self.radiusPerSqrtPopulation * Float(population[p]).squareRoot()),
-                        outline: outline[p], region: region[p])
-        }
-        self.details = (0..<placeCount).map { p in
-            PlaceDetail(population: population[p], id: ids[p], nameStart: offsets[Int(names[p])],
-                        nameEnd: offsets[Int(names[p]) + 1], own: own[p])
-        }
         self.columns = columns
         self.rows = rows
         self.cellStart = start
@@ -215,11 +219,11 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
 
     /// Place p as the gazetteer has it: its name made now.
     private func place(_ p: Int) -> Place {
-        let record = places[p], detail = details[p]
-        return Place(id: Int(detail.id), name: String(decoding: stringBytes[Int(detail.nameStart)..<Int(detail.nameEnd)], as: UTF8.self),
-                     countryCode: codes[Int(detail.own)],
+        let record = places[p], name = Int(nameString[p])
+        let utf8 = UnsafeBufferPointer(rebasing: stringBytes[Int(stringOffsets[name])..<Int(stringOffsets[name + 1])])
+        return Place(id: Int(geonamesID[p]), name: String(decoding: utf8, as: UTF8.self), countryCode: codes[Int(ownCountry[p])],
                      coordinate: Coordinate(latitude: record.latitudeDegrees, longitude: record.longitudeDegrees),
-                     population: Int(detail.population))
+                     population: Int(population[p]))
     }
 
     private func cell(latitude: Double, longitude: Double) -> (row: Int, column: Int) {
@@ -233,7 +237,8 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     /// was checked against the place count at load.
     private struct Scan {
         let places: UnsafeBufferPointer<PlaceRecord>
-        let details: UnsafeBufferPointer<PlaceDetail>
+        let population: UnsafeBufferPointer<UInt32>
+        let id: UnsafeBufferPointer<UInt32>
         let entries: UnsafeBufferPointer<UInt32>
         let latitude: Double, longitude: Double, cosPhi: Double
 
@@ -252,7 +257,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         @inline(__always)
         func better(_ p: Int, than q: Int) -> Bool {
             guard q >= 0 else { return true }
-            return details[p].ranks(before: details[q])
+            return PlaceResolver.ranks(p, before: q, population: population, id: id)
         }
     }
 
@@ -260,13 +265,15 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     @inline(__always)
     private func scanning<T>(_ point: Coordinate, _ body: (Scan) -> T) -> T {
         places.withUnsafeBufferPointer { places in
-            details.withUnsafeBufferPointer { details in
-                entries.withUnsafeBufferPointer { entries in
-                    body(Scan(places: places, details: details, entries: entries, latitude: point.latitude,
-                              longitude: point.longitude, cosPhi: cos(point.latitude * .pi / 180)))
-                }
-            }
+            body(Scan(places: places, population: population, id: geonamesID, entries: entries, latitude: point.latitude,
+                      longitude: point.longitude, cosPhi: cos(point.latitude * .pi / 180)))
         }
+    }
+
+    /// Ties: the larger place first, then the smaller GeoNames id.
+    @inline(__always)
+    fileprivate static func ranks(_ p: Int, before q: Int, population: UnsafeBufferPointer<UInt32>, id: UnsafeBufferPointer<UInt32>) -> Bool {
+        population[p] != population[q] ? population[p] > population[q] : id[p] < id[q]
     }
 
     public func match(at point: Coordinate, countryCode: String?) -> PlaceMatch {
@@ -381,7 +388,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         let outlineCountry = Int(countryOutline[country])
         var chosen: [Int] = []
         for p in places.indices where Int(places[p].outline) == outlineCountry { chosen.append(p) }
-        chosen.sort { details[$0].ranks(before: details[$1]) }
+        chosen.sort { Self.ranks($0, before: $1, population: population, id: geonamesID) }
         return chosen.prefix(limit).map(place)
     }
 }
@@ -442,18 +449,3 @@ private struct PlaceRecord {
     @inline(__always) var longitudeDegrees: Double { Double(longitude) / 1e5 }
 }
 
-/// What only ties and the chosen place need: population and GeoNames id (ties: the larger place
-/// first, then the smaller id), where its name's UTF-8 lies in the strings, its own country
-/// (GF for Cayenne, inside FR's outline).
-private struct PlaceDetail {
-    var population: UInt32
-    var id: UInt32
-    var nameStart: UInt32
-    var nameEnd: UInt32
-    var own: UInt16
-
-    @inline(__always)
-    func ranks(before other: PlaceDetail) -> Bool {
-        population != other.population ? population > other.population : id < other.id
-    }
-}
