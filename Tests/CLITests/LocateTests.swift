@@ -79,7 +79,7 @@ final class LocateJSONTests: XCTestCase {
     /// Regions.bin (a wrong region is not a silent fallback); the plain form still works.
     func testMissingOrDamagedRegionsNamesTheFile() throws {
         let dir = try CLI.temporaryDirectory(self)
-        for name in ["Countries.geojson", "Countries.json", "Places.bin"] {
+        for name in ["Countries.bin", "Countries.json", "Places.bin"] {
             try FileManager.default.copyItem(at: CLI.repo.appendingPathComponent("Resources/\(name)"),
                                              to: dir.appendingPathComponent(name))
         }
