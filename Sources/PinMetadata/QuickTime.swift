@@ -624,7 +624,7 @@ enum ISO6709 {
     }
 
     static func parse(_ text: String) -> Result {
-        var scan = Scanner(s: text.utf8TrimmingPadding)
+        var scan = Cursor(s: text.utf8TrimmingPadding)
         guard let lat = scan.number(), let lon = scan.number(),
               let latForm = form(latitudeDigits: lat.integer.count), let lonForm = form(longitudeDigits: lon.integer.count),
               latForm == lonForm,
@@ -646,7 +646,7 @@ enum ISO6709 {
     typealias Number = (negative: Bool, integer: [UInt8], fraction: [UInt8])
 
     /// The text, read left to right.
-    struct Scanner {
+    struct Cursor {
         let s: [UInt8]
         var i = 0
 

@@ -68,7 +68,7 @@ public struct PlacesImportReport: Sendable {
 
     public func count(_ decision: PlaceDecision) -> Int { items.tally.count(decision) }
     /// 65 (EX_DATAERR) when a file could not be read to its end; else 0.
-    public var exitCode: Int32 { files.contains { $0.error != nil } ? 65 : 0 }
+    public var exitCode: Int32 { files.contains { $0.error != nil } ? ExitCode.dataError : ExitCode.success }
 }
 
 public struct PlacesImportOptions: Sendable {
@@ -137,7 +137,7 @@ public struct PlacesImport {
         do {
             spool = try PlacesSpool(files: kinds.map { ($0.path, $0.kind) })
         } catch {
-            throw PlacesImportFailure("cannot make the import's scratch database: \(error); nothing was imported", exitCode: 1)
+            throw PlacesImportFailure("cannot make the import's scratch database: \(error); nothing was imported", exitCode: ExitCode.failure)
         }
         let startedAt = Date()
         var report = PlacesImportReport(dryRun: options.dryRun, runID: nil, startedAt: startedAt, files: [], items: PlaceItems())
@@ -145,7 +145,7 @@ public struct PlacesImport {
             do {
                 report.runID = try database.write { try $0.runs.start(root: runRoot, at: startedAt) }
             } catch {
-                throw PlacesImportFailure("cannot record the run, so nothing would be saved: \(error)", exitCode: 1)
+                throw PlacesImportFailure("cannot record the run, so nothing would be saved: \(error)", exitCode: ExitCode.failure)
             }
         }
         var decider = try Decider(import: self, database: database, spool: spool, runID: report.runID, warning: warning)
@@ -155,9 +155,9 @@ public struct PlacesImport {
             try spool.visitsInTimeOrder(Self.batchSize) { try decider.decide($0, kinds: kinds) }
         } catch {
             report.items = spool.items
-            finish(report, database: database, status: .failed, exitCode: 1, warning: warning)
+            finish(report, database: database, status: .failed, exitCode: ExitCode.failure, warning: warning)
             if let failure = error as? PlacesImportFailure { throw failure }
-            throw PlacesImportFailure("the import stopped: \(error); what earlier batches saved is kept (see 'pins runs')", exitCode: 1)
+            throw PlacesImportFailure("the import stopped: \(error); what earlier batches saved is kept (see 'pins runs')", exitCode: ExitCode.failure)
         }
         report.items = spool.items
         finish(report, database: database, status: .completed, exitCode: report.exitCode, warning: warning)
@@ -171,11 +171,11 @@ public struct PlacesImport {
             do {
                 head = try PlaceFiles.head(of: path)
             } catch let error as FormatError {
-                throw PlacesImportFailure("cannot read \(path): \(error.reason); nothing was imported", exitCode: 66)
+                throw PlacesImportFailure("cannot read \(path): \(error.reason); nothing was imported", exitCode: ExitCode.noInput)
             }
             guard let kind = PlaceFiles.kind(ofHead: head) else {
                 throw PlacesImportFailure("\(path): not a place file pins reads (\(head.isEmpty ? "empty" : "unknown content")); "
-                                          + "it reads \(PlaceFileKind.readableDescription); nothing was imported", exitCode: 64)
+                                          + "it reads \(PlaceFileKind.readableDescription); nothing was imported", exitCode: ExitCode.usage)
             }
             return (path, kind, head)
         }
@@ -247,8 +247,7 @@ public struct PlacesImport {
         do {
             return try RunLock(databasePath: databasePath)
         } catch let failure as RunLock.Failure {
-            if case .busy = failure { throw PlacesImportFailure(failure.description, exitCode: 75) }
-            throw PlacesImportFailure(failure.description, exitCode: 1)
+            throw PlacesImportFailure(failure.description, exitCode: failure.exitStatus)
         }
     }
 
@@ -260,9 +259,9 @@ public struct PlacesImport {
             }
             return try PinDatabase(path: databasePath)
         } catch let error as StorageError where error.reason == .busy {
-            throw PlacesImportFailure("\(error); nothing was changed, try again later", exitCode: 75)
+            throw PlacesImportFailure("\(error); nothing was changed, try again later", exitCode: ExitCode.busy)
         } catch {
-            throw PlacesImportFailure("cannot open the database \(databasePath): \(error)", exitCode: 1)
+            throw PlacesImportFailure("cannot open the database \(databasePath): \(error)", exitCode: ExitCode.failure)
         }
     }
 }
