@@ -219,14 +219,18 @@ struct Survey: WalkVisitor {
             }
         }
         for i in found.indices where read[i] {
-            let entry = found[i].entry
-            let sidecars = SidecarLookup.matching(name(i), in: relative, among: sidecarNames)
-            if let reader, reader.takesMore {
-                reader.submit(entry, sidecars: sidecars, known: found[i].known)
-            } else {
-                try toRead.append(entry, sidecars: sidecars)
-                if let record = found[i].known { knownToRead[entry.relativePath] = record }
-            }
+            try hand(found[i].entry, known: found[i].known, sidecars: SidecarLookup.matching(name(i), in: relative, among: sidecarNames))
+        }
+    }
+
+    /// A file to read: to the reader while it takes more during the walk, else to the list
+    /// read after it.
+    private mutating func hand(_ entry: FileEntry, known: KnownPhoto?, sidecars: [RawPath]) throws {
+        if let reader, reader.takesMore {
+            reader.submit(entry, sidecars: sidecars, known: known)
+        } else {
+            try toRead.append(entry, sidecars: sidecars)
+            if let known { knownToRead[entry.relativePath] = known }
         }
     }
 
