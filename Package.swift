@@ -48,6 +48,9 @@ let package = Package(
         .target(name: "PinCore", swiftSettings: optimisedInDebug),
         // Container readers and the one libexif wrapper.
         .target(name: "PinMetadata", dependencies: ["PinCore", "CExif", "CZlib", "CBrotli", "CSupport"]),
+        // The data files (Resources/, share/pins when installed) found, read or mapped, and loaded:
+        // the one loader of the CLI, the benchmark and the tests.
+        .target(name: "PinData", dependencies: ["PinCore"]),
         // SQLite storage: connection, migrations, repositories, run lock; the system source of
         // new ids (getrandom).
         .target(name: "PinStore", dependencies: ["PinCore", "CSQLite", "CSupport"]),
@@ -58,17 +61,17 @@ let package = Package(
         .target(name: "PinReport", dependencies: ["PinCore"], plugins: ["EmbedFiles"]),
         .executableTarget(
             name: "pins",
-            dependencies: ["PinCore", "PinMetadata", "PinStore", "PinImport", "PinReport", "CSupport"]
+            dependencies: ["PinCore", "PinData", "PinMetadata", "PinStore", "PinImport", "PinReport", "CSupport"]
         ),
         // The build step that turns text files into string constants (Plugins/EmbedFiles).
         .executableTarget(name: "embed-files", path: "Sources/embed-files"),
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"]),
         // Benchmarks of the rules and the resolver alone (scripts/bench).
-        .executableTarget(name: "pins-bench", dependencies: ["PinCore"]),
+        .executableTarget(name: "pins-bench", dependencies: ["PinCore", "PinData"]),
         // Writes Resources/Countries.bin, the country index, from Countries.geojson (scripts/build-countries).
         .executableTarget(name: "build-country-index", dependencies: ["PinCore"]),
         // What the test targets share: the repository root, fixtures, the Eiffel Tower check.
-        .target(name: "TestSupport", dependencies: ["PinCore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["PinCore", "PinData"], path: "Tests/TestSupport"),
         .testTarget(name: "PinCoreTests", dependencies: ["PinCore", "TestSupport"]),
         .testTarget(name: "PinFormatsTests", dependencies: ["PinFormats"]),
         .testTarget(name: "PinStoreTests", dependencies: ["PinStore", "PinCore"]),

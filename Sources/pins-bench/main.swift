@@ -5,6 +5,7 @@
 //   pins-bench regions [LOOKUPS]         place lookups with and without the admin-1 outlines
 import Foundation
 import PinCore
+import PinData
 
 struct SplitMix {
     var state: UInt64
@@ -38,20 +39,14 @@ func cpuSeconds(_ body: () -> Void) -> Double {
     return now() - start
 }
 
-/// A read-only mapping of a whole file, as pins' ResourceLocator.Mapping makes it (the loads are
-/// measured as pins makes them: mapped, not read).
-final class Mapped {
-    let bytes: UnsafeRawBufferPointer
-    init?(_ path: String) {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_size > 0,
-              let base = mmap(nil, Int(info.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0), base != MAP_FAILED else { return nil }
-        bytes = UnsafeRawBufferPointer(start: base, count: Int(info.st_size))
-    }
-    deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count) }
+/// The data folder named on the command line (Resources/ of the checkout by default), loaded
+/// as pins loads it (DataFiles: mapped, checked, indexed); a load that fails ends the bench.
+func dataFiles(_ position: Int) -> DataFiles {
+    DataFiles(directory: args.count > position ? args[position] : "Resources")
+}
+
+func loaded<T>(_ what: String, _ body: () throws -> T) -> T {
+    do { return try body() } catch { print("pins-bench: \(what): \(error)"); exit(1) }
 }
 
 let args = CommandLine.arguments
@@ -88,18 +83,13 @@ case "rules":
                  photos, pinCount, total, built, ordered, accepted))
 case "countries":
     let lookups = args.count > 2 ? Int(args[2]) ?? 100_000 : 100_000
-    let dir = args.count > 3 ? args[3] : "Resources"
-    guard let data = FileManager.default.contents(atPath: dir + "/Countries.geojson") else {
-        print("pins-bench: cannot read \(dir)/Countries.geojson"); exit(1)
-    }
+    let data = dataFiles(3)
+    let geojson = loaded("Countries.geojson") { try data.read("Countries.geojson") }
     var resolver: CountryResolver?
     var polygons = CountryPolygons()
     // What pins loads (Countries.bin), and for reference what it used to do (parse the outlines, index them).
-    let load = cpuSeconds {
-        guard let file = Mapped(dir + "/Countries.bin") else { print("pins-bench: cannot map \(dir)/Countries.bin"); exit(1) }
-        resolver = try! CountryIndexFile.resolver(mapped: file.bytes, owner: file)
-    }
-    let parse = cpuSeconds { polygons = try! CountryGeoJSONParser.parse([UInt8](data)) }
+    let load = cpuSeconds { resolver = loaded("Countries.bin") { try data.countryResolver() } }
+    let parse = cpuSeconds { polygons = try! CountryGeoJSONParser.parse(geojson) }
     let build = cpuSeconds { _ = CountryResolver(polygons: polygons) }
     let points = (0..<lookups).map { _ in Coordinate(latitude: rng.uniform(-60, 75), longitude: rng.uniform(-180, 180)) }
     var found = 0
@@ -112,21 +102,13 @@ case "places":
     // centres of places drawn at random, as photos are), their country found first as an import
     // does; the lookup is timed alone, then with its country lookup.
     let lookups = args.count > 2 ? Int(args[2]) ?? 1_000_000 : 1_000_000
-    let dir = args.count > 3 ? args[3] : "Resources"
+    let data = dataFiles(3)
     var countries: CountryResolver?
     var places: PlaceResolver?
     // The two loads as pins makes them: the files mapped, then checked and indexed.
-    let countryLoad = cpuSeconds {
-        guard let file = Mapped(dir + "/Countries.bin") else { print("pins-bench: cannot map \(dir)/Countries.bin"); exit(1) }
-        countries = try! CountryIndexFile.resolver(mapped: file.bytes, owner: file)
-    }
+    let countryLoad = cpuSeconds { countries = loaded("Countries.bin") { try data.countryResolver() } }
     let resolver = countries!
-    let placeLoad = cpuSeconds {
-        guard let file = Mapped(dir + "/Places.bin") else { print("pins-bench: cannot map \(dir)/Places.bin"); exit(1) }
-        places = try! PlaceResolver(mapped: file.bytes, owner: file) { point, code in
-            resolver.containingCountry(point).map { resolver.codes[$0] } == code
-        }
-    }
+    let placeLoad = cpuSeconds { places = loaded("Places.bin") { try data.gazetteer(onLand: DataFiles.onLand(resolver)) } }
     let gazetteer = places!
     let anchors = resolver.codes.flatMap { gazetteer.largestPlaces(of: $0, limit: 200) }
     var points: [Coordinate] = []
@@ -161,19 +143,12 @@ case "regions":
     // DCW divides, each looked up by the gazetteer alone and then with the outlines deciding the
     // region, in the same run (the ratio is the figure).
     let lookups = args.count > 2 ? Int(args[2]) ?? 1_000_000 : 1_000_000
-    let dir = args.count > 3 ? args[3] : "Resources"
-    guard let countryData = FileManager.default.contents(atPath: dir + "/Countries.geojson"),
-          let placeData = FileManager.default.contents(atPath: dir + "/Places.bin"),
-          let regionData = FileManager.default.contents(atPath: dir + "/Regions.bin") else {
-        print("pins-bench: cannot read \(dir)/Countries.geojson, Places.bin or Regions.bin"); exit(1)
-    }
-    let resolver = CountryResolver(polygons: try! CountryGeoJSONParser.parse([UInt8](countryData)))
-    let onLand: @Sendable (Coordinate, String) -> Bool = { point, code in
-        resolver.containingCountry(point).map { resolver.codes[$0] } == code
-    }
-    let gazetteer = try! PlaceResolver(data: [UInt8](placeData), onLand: onLand)
+    let data = dataFiles(3)
+    let resolver = loaded("Countries.bin") { try data.countryResolver() }
+    let onLand = DataFiles.onLand(resolver)
+    let gazetteer = loaded("Places.bin") { try data.gazetteer(onLand: onLand) }
     var outlines: RegionOutlines?
-    let regionBytes = [UInt8](regionData)
+    let regionBytes = loaded("Regions.bin") { try data.read("Regions.bin") }
     // The best of 5 loads (the first pays the page faults of its arrays, as a process does).
     var loads: [Double] = []
     for _ in 0..<5 { loads.append(cpuSeconds { outlines = try! RegionOutlines(data: regionBytes) }) }

@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinData
 import PinStore
 
 /// Where the database lives: `--db`, else `$PINS_DB`, else `PINS_DB` in pins.conf (`Settings`),
@@ -25,110 +26,6 @@ private func defaultDatabasePath(_ env: [String: String]) throws -> String {
     return home + "/.local/share/pins/pins.sqlite"
 }
 
-/// Finds the data files (Countries.bin, Countries.json; Countries.geojson for exports, Places.bin,
-/// TimeZones.bin): first `<bin>/../share/pins`, next to
-/// the binary wherever it was put (scripts/install, the package); then `$PINS_DATA_DIR`. Never a
-/// path of the machine that built it: a development build (`swift run`, the tests) sets
-/// PINS_DATA_DIR to the checkout's Resources/.
-enum ResourceLocator {
-    static let files = ["Countries.bin", "Countries.json"]
-
-    static func directory() throws -> String {
-        var looked: [String] = []
-        var candidates: [String] = []
-        if let bin = executableDirectory() {
-            let share = PathParts.folder(of: bin) + "/share/pins"
-            candidates.append(share)
-            looked.append(share)
-        } else {
-            looked.append("<bin>/../share/pins (the binary's own path is unknown)")
-        }
-        if let dir = ProcessInfo.processInfo.environment["PINS_DATA_DIR"], !dir.isEmpty {
-            candidates.append(dir)
-            looked.append("PINS_DATA_DIR=\(dir)")
-        } else {
-            looked.append("PINS_DATA_DIR (not set)")
-        }
-        for dir in candidates where files.allSatisfy({ FileManager.default.isReadableFile(atPath: dir + "/" + $0) }) {
-            return dir
-        }
-        throw CommandFailure("cannot find the country data (\(files.joined(separator: ", "))); looked in: "
-            + looked.joined(separator: "; ") + ". Reinstall pins with its share/pins folder, or set PINS_DATA_DIR.")
-    }
-
-    /// The folder holding the running binary, symbolic links resolved: /proc/self/exe, else
-    /// argv[0] (a chroot or container without /proc), searched in PATH when it has no slash.
-    static func executableDirectory() -> String? {
-        var candidates = ["/proc/self/exe"]
-        let argv0 = CommandLine.arguments.first ?? ""
-        if argv0.contains("/") {
-            candidates.append(argv0)
-        } else if !argv0.isEmpty {
-            let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-            for dir in path.split(separator: ":") where !dir.isEmpty {
-                candidates.append(dir + "/" + argv0)
-            }
-        }
-        for candidate in candidates {
-            guard let resolved = realpath(candidate, nil) else { continue }
-            defer { free(resolved) }
-            let path = String(cString: resolved)
-            guard FileManager.default.isExecutableFile(atPath: path) else { continue }
-            return PathParts.folder(of: path)
-        }
-        return nil
-    }
-
-    /// The whole file mapped read-only (the country index, 19 MB, is used where it lies: no
-    /// copy, and its pages come from the page cache in one go), unmapped with the object.
-    final class Mapping {
-        let bytes: UnsafeRawBufferPointer
-
-        init(path: String) throws {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw CommandFailure("cannot read \(path)") }
-            defer { close(fd) }
-            var info = stat()
-            guard fstat(fd, &info) == 0, info.st_size > 0 else { throw CommandFailure("cannot read \(path) (empty)") }
-            let size = Int(info.st_size)
-            guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0), base != MAP_FAILED else {
-                throw CommandFailure("cannot read \(path): \(String(cString: strerror(errno)))")
-            }
-            bytes = UnsafeRawBufferPointer(start: base, count: size)
-        }
-
-        deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count) }
-    }
-
-    static func map(_ name: String) throws -> Mapping {
-        try Mapping(path: try directory() + "/" + name)
-    }
-
-    /// The whole file, read straight into the array (the outlines are 12 MB: no Data first
-    /// and a copy after).
-    static func read(_ name: String) throws -> [UInt8] {
-        let path = try directory() + "/" + name
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw CommandFailure("cannot read \(path)") }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw CommandFailure("cannot read \(path)") }
-        var failure: Int32 = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: max(0, Int(info.st_size))) { buffer, count in
-            count = 0
-            while count < buffer.count {
-                let n = Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
-                if n < 0, errno == EINTR { continue }
-                if n < 0 { failure = errno }
-                if n <= 0 { break }
-                count += n
-            }
-        }
-        guard failure == 0 else { throw CommandFailure("cannot read \(path)") }
-        return bytes
-    }
-}
-
 /// Wires storage into services, as the app's AppDependencies does. Country data is loaded
 /// and indexed once, on first use.
 final class AppDependencies {
@@ -143,36 +40,15 @@ final class AppDependencies {
     private var cachedCatalog: CountryCatalog?
     private var cachedDatabase: PinDatabase?
 
-    /// The country index read now (Countries.bin: the outlines' grid, built by
-    /// scripts/build-countries; milliseconds, where parsing Countries.geojson and indexing it
-    /// took about 0.2 s), with no database: `pins locate`.
-    static func loadResolver() throws -> CountryResolver {
-        let file = try ResourceLocator.map("Countries.bin")
-        do {
-            return try CountryIndexFile.resolver(mapped: file.bytes, owner: file)
-        } catch let error as CountryIndexError {
-            throw CommandFailure("\(try ResourceLocator.directory())/\(error.description); reinstall pins or rebuild it with scripts/build-countries")
-        }
-    }
+    /// The installed data files (DataFiles.installed), or an error saying where pins looked.
+    static func data() throws -> DataFiles { try DataFiles.installed() }
+
+    /// The country index read now, with no database: `pins locate`.
+    static func loadResolver() throws -> CountryResolver { try data().countryResolver() }
 
     /// Places.bin and Regions.bin read and checked now; `countries` tells land from sea.
     static func loadPlaces(countries: CountryResolver) throws -> OutlinedRegionPlaces {
-        let onLand: @Sendable (Coordinate, String) -> Bool = { point, code in
-            countries.containingCountry(point).map { countries.codes[$0] } == code
-        }
-        let gazetteer: PlaceResolver
-        do {
-            let file = try ResourceLocator.map("Places.bin")
-            gazetteer = try PlaceResolver(mapped: file.bytes, owner: file, onLand: onLand)
-        } catch let error as PlaceDataError {
-            throw CommandFailure("\(try ResourceLocator.directory())/\(error.description); reinstall pins or rebuild it with scripts/build-places")
-        }
-        do {
-            let outlines = try RegionOutlines(data: try ResourceLocator.read("Regions.bin"))
-            return try OutlinedRegionPlaces(places: gazetteer, outlines: outlines, onLand: onLand)
-        } catch let error as RegionDataError {
-            throw CommandFailure("\(try ResourceLocator.directory())/\(error.description); reinstall pins or rebuild it with scripts/build-regions")
-        }
+        try data().places(countries: countries)
     }
 
     /// For scripts/bench alone: with PINS_BENCH_WITHOUT_PLACES=1 the importer, `add` and `edit`
@@ -223,14 +99,7 @@ final class AppDependencies {
     }
 
     /// Countries.json, read and parsed; a damaged file is named.
-    static func loadCatalog() throws -> CountryCatalog {
-        let data = Data(try ResourceLocator.read("Countries.json"))
-        do {
-            return try CountryCatalog(json: data)
-        } catch {
-            throw CommandFailure("Countries.json is damaged: \(error)")
-        }
-    }
+    static func loadCatalog() throws -> CountryCatalog { try data().catalog() }
 
     /// The database, opened (created, migrated) for writing.
     func database() throws -> PinDatabase {
@@ -260,7 +129,7 @@ final class AppDependencies {
             return
         }
         let backfill = PlaceBackfill(creation: try lazyCreationService())
-        try db.write { repos in try backfill.run(in: repos) }
+        _ = try db.write { repos in try backfill.run(in: repos) }
     }
 
     /// The database for reading only, or nil when the file does not exist (nothing stored yet):
@@ -291,15 +160,14 @@ final class AppDependencies {
     }
 
     /// For a command that resolves one position (`add`, `edit --lat --lon`): the whole index,
-    /// now that it loads in milliseconds (it used to index only the outlines near the position's
-    /// latitude, `PointCountryLocator`, to spare the 0.2 s of a full build).
+    /// now that it loads in milliseconds.
     func creationService(near coordinate: Coordinate) throws -> CreationService {
         try creationService()
     }
 
     /// For the importer and delete: the outlines are loaded only if something needs a country.
     func lazyCreationService() throws -> CreationService {
-        _ = try ResourceLocator.directory()
+        _ = try Self.data()
         return CreationService(locator: locator, countries: CountryService(catalog: try catalog()), places: creationPlaces, ids: .system)
     }
 }

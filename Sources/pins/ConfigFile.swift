@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinData
 
 /// pins.conf: the settings of an installed pins, shared by every way it runs. `scripts/install
 /// --library` writes it; the nightly service reads it (`EnvironmentFile=`), and pins reads it
@@ -32,7 +33,7 @@ enum InstalledSettings {
     /// when there is one.
     static func location() -> (path: String, named: Bool)? {
         if let named = ProcessInfo.processInfo.environment["PINS_CONFIG"], !named.isEmpty { return (named, true) }
-        guard let bin = ResourceLocator.executableDirectory() else { return nil }
+        guard let bin = DataFiles.executableDirectory() else { return nil }
         return (defaultPath(binaryFolder: bin), false)
     }
 

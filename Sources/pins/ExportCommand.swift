@@ -121,26 +121,20 @@ func numbered(_ path: RawPath, _ n: Int) -> RawPath {
     return RawPath(bytes: Array(path.bytes[..<cut]) + suffix + Array(path.bytes[cut...]))
 }
 
-/// The outlines of the given countries from Countries.geojson, one feature per line there: only
-/// the lines of visited countries are parsed.
+/// The outlines of the given countries from Countries.geojson, read by the resolver's own
+/// parser: each visited country's geometry as the file spells it (compact, as
+/// scripts/build-countries writes it), so the export is the same bytes at every run.
 private func countryOutlines(_ counts: [String: Int], names: [String: String]) throws -> [ExportCountry] {
     guard !counts.isEmpty else { return [] }
-    let bytes = try ResourceLocator.read("Countries.geojson")
-    let key = Array("\"iso_a2\":\"".utf8)
-    var found: [ExportCountry] = []
-    for line in bytes.split(separator: UInt8(ascii: "\n")) {
-        guard let at = line.firstRange(of: key), line.distance(from: line.startIndex, to: at.upperBound) + 2 <= line.count else { continue }
-        let code = String(decoding: line[at.upperBound..<line.index(at.upperBound, offsetBy: 2)], as: UTF8.self)
-        guard let pinCount = counts[code] else { continue }
-        var json = line
-        while let last = json.last, last == UInt8(ascii: ",") || last == UInt8(ascii: "\r") || last == UInt8(ascii: " ") { json = json.dropLast() }
-        guard let feature = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any],
-              let geometry = feature["geometry"],
-              let geometryData = try? JSONSerialization.data(withJSONObject: geometry) else {
-            throw CommandFailure("Countries.geojson is damaged near the outline of \(code)")
-        }
-        found.append(ExportCountry(code: code, name: names[code] ?? code, pinCount: pinCount,
-                                   geometryJSON: String(decoding: geometryData, as: UTF8.self)))
+    let geometries: [(code: String, geometry: ArraySlice<UInt8>)]
+    do {
+        geometries = try CountryGeoJSONParser.geometries(try AppDependencies.data().read("Countries.geojson"), of: Set(counts.keys))
+    } catch let error as GeoJSONError {
+        throw CommandFailure("\(error); reinstall pins or rebuild it with scripts/build-countries")
+    }
+    let found = geometries.map { code, geometry in
+        ExportCountry(code: code, name: names[code] ?? code, pinCount: counts[code] ?? 0,
+                      geometryJSON: String(decoding: geometry, as: UTF8.self))
     }
     return found.sorted { $0.code < $1.code }
 }

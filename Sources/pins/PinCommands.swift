@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinData
 import PinReport
 import PinStore
 

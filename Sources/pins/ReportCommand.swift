@@ -46,7 +46,7 @@ func pageInput(deps: AppDependencies, locations: [Location]? = nil, title: Strin
                run: RunOverlay? = nil, thumbnails: Bool = true) throws -> PageInput {
     let worldMap: WorldMap
     do {
-        worldMap = try WorldMap(json: try ResourceLocator.read("WorldMap.json"))
+        worldMap = try WorldMap(json: try AppDependencies.data().read("WorldMap.json"))
     } catch let error as WorldMap.LoadError {
         throw CommandFailure(error.description)
     }

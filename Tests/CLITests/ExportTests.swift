@@ -157,4 +157,20 @@ final class ExportTests: XCTestCase {
         let stdout = try CLI.run(["export", "--format", "csv", "--search", "zurich", "--db", db])
         XCTAssertEqual(stdout.stdout.components(separatedBy: "\r\n").count, 3, stdout.stdout)
     }
+
+    /// The countries' outlines are Countries.geojson's own geometry, byte for byte, so two
+    /// exports of the same pins are the same file (they were not: the geometry went through a
+    /// dictionary, and its keys came out in a different order from one run to the next).
+    func testCountryOutlinesAreTheDataFilesGeometryAndTheSameAtEveryRun() throws {
+        let first = try Data(contentsOf: URL(fileURLWithPath: try export("geojson", ["--countries"])))
+        for _ in 0..<3 {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: try export("geojson", ["--countries"]))), first)
+        }
+        let data = try String(contentsOfFile: CLI.repo.appendingPathComponent("Resources/Countries.geojson").path, encoding: .utf8)
+        let line = try XCTUnwrap(data.split(separator: "\n").first { $0.contains(#""iso_a2":"CH""#) })
+        let geometry = try XCTUnwrap(line.range(of: #""geometry":"#)).upperBound
+        let expected = String(line[geometry...].dropLast(2))  // the feature's "}," after it
+        XCTAssertTrue(expected.hasPrefix(#"{"type":"Polygon","coordinates":[[["#), expected.prefix(60).description)
+        XCTAssertTrue(String(decoding: first, as: UTF8.self).contains(#""geometry":"# + expected))
+    }
 }

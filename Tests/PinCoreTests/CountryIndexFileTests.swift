@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import PinCore
 
@@ -5,13 +6,13 @@ import XCTest
 /// Resources/Countries.geojson, and a damaged copy is an error naming it, never a crash.
 final class CountryIndexFileTests: XCTestCase {
     static func shipped() throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: CountryResolverTests.repo.appendingPathComponent("Resources/Countries.bin")))
+        try ShippedData.files.read("Countries.bin")
     }
 
     /// The shipped file is what the shipped outlines give (a stale or hand-edited file fails),
     /// and the resolver read from it holds the same grid, to the bit, as the one built from them.
     func testTheShippedIndexIsTheOneTheOutlinesGive() throws {
-        let geojson = [UInt8](try Data(contentsOf: CountryResolverTests.repo.appendingPathComponent("Resources/Countries.geojson")))
+        let geojson = try ShippedData.files.read("Countries.geojson")
         let polygons = try CountryGeoJSONParser.parse(geojson)
         let file = try Self.shipped()
         XCTAssertTrue(try CountryIndexFile.bytes(polygons: polygons) == file,

@@ -6,22 +6,15 @@ import XCTest
 /// (Fixtures/countries/points.tsv: expected answers from geography, cross-checked with shapely).
 final class CountryResolverTests: XCTestCase {
     static let repo = Repository.root
-    nonisolated(unsafe) static var shared: CountryResolver?
-
     nonisolated(unsafe) static var sharedFromOutlines: CountryResolver?
 
     /// The resolver pins uses: read from Resources/Countries.bin.
-    static func resolver() throws -> CountryResolver {
-        if let shared { return shared }
-        let resolver = try CountryIndexFile.resolver([UInt8](try Data(contentsOf: repo.appendingPathComponent("Resources/Countries.bin"))))
-        shared = resolver
-        return resolver
-    }
+    static func resolver() throws -> CountryResolver { try ShippedData.countries() }
 
     /// The same index built from Resources/Countries.geojson (CountryIndexFileTests compares them).
     static func geoJSONResolver() throws -> CountryResolver {
         if let sharedFromOutlines { return sharedFromOutlines }
-        let data = try Data(contentsOf: repo.appendingPathComponent("Resources/Countries.geojson"))
+        let data = Data(try ShippedData.files.read("Countries.geojson"))
         let resolver = CountryResolver(polygons: try CountryGeoJSONParser.parse([UInt8](data)))
         sharedFromOutlines = resolver
         return resolver
@@ -76,7 +69,7 @@ final class CountryResolverTests: XCTestCase {
     func testGridAgreesWithAPlainRayCastAwayFromBorders() throws {
         // Every point the grid answers must agree with a plain even-odd ray cast over all rings.
         let resolver = try Self.resolver()
-        let data = try Data(contentsOf: Self.repo.appendingPathComponent("Resources/Countries.geojson"))
+        let data = Data(try ShippedData.files.read("Countries.geojson"))
         let polygons = try CountryGeoJSONParser.parse([UInt8](data))
         var generator = SplitMix(seed: 7)
         for _ in 0..<60 {
@@ -188,5 +181,20 @@ final class CountryResolverTests: XCTestCase {
             XCTAssertEqual(polygons.rings.map(\.count), [4], text)
         }
     }
-}
 
+    /// The export's outlines: the geometry of the wanted countries' features exactly as the file
+    /// spells it, in file order (a country of two features gives two), whatever the key order
+    /// and spacing; the others are skipped.
+    func testGeometriesOfTheWantedCountriesAsTheFileSpellsThem() throws {
+        let text = #"{"type":"FeatureCollection","features":[{"properties":{"iso_a2":"AA","name":"A"},"geometry": {"type":"Polygon","coordinates":[[[0,0],[2,0],[2,2],[0,0]]]} },"#
+            + #"{"geometry":{"coordinates":[[[5,5],[6,5],[6,6]]],"type":"Polygon"},"properties":{"name":"B","iso_a2":"BB"}},"#
+            + #"{"geometry":{"type":"Polygon","coordinates":[[[9, 9],[8,9],[8,8]]]},"properties":{"iso_a2":"AA"}},"#
+            + #"{"geometry":{"type":"Polygon","coordinates":[[[1,1],[1,2],[2,2]]]},"properties":{"iso_a2":null}}]}"#
+        let found = try CountryGeoJSONParser.geometries(Array(text.utf8), of: ["AA", "CC"])
+        XCTAssertEqual(found.map(\.code), ["AA", "AA"])
+        XCTAssertEqual(found.map { String(decoding: $0.geometry, as: UTF8.self) },
+                       [#"{"type":"Polygon","coordinates":[[[0,0],[2,0],[2,2],[0,0]]]}"#,
+                        #"{"type":"Polygon","coordinates":[[[9, 9],[8,9],[8,8]]]}"#])
+        XCTAssertThrowsError(try CountryGeoJSONParser.geometries(Array(text.dropLast(3).utf8), of: ["AA"]))
+    }
+}

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import PinCore
 
@@ -6,18 +7,7 @@ import XCTest
 /// the comments too) with an equirectangular approximation, and each point's side of a border
 /// from a map.
 final class PlaceResolverTests: XCTestCase {
-    nonisolated(unsafe) static var shared: PlaceResolver?
-
-    static func resolver() throws -> PlaceResolver {
-        if let shared { return shared }
-        let countries = try CountryResolverTests.resolver()
-        let data = [UInt8](try Data(contentsOf: CountryResolverTests.repo.appendingPathComponent("Resources/Places.bin")))
-        let resolver = try PlaceResolver(data: data) { point, code in
-            countries.containingCountry(point).map { countries.codes[$0] } == code
-        }
-        shared = resolver
-        return resolver
-    }
+    static func resolver() throws -> PlaceResolver { try ShippedData.gazetteer() }
 
     /// (country, place, region code) at a point, the country from its outline as pins does.
     func at(_ lat: Double, _ lon: Double) throws -> (String?, String?, String?, Double?) {
@@ -126,7 +116,7 @@ final class PlaceResolverTests: XCTestCase {
     }
 
     func testDamagedFilesAreErrorsNotCrashes() throws {
-        let data = [UInt8](try Data(contentsOf: CountryResolverTests.repo.appendingPathComponent("Resources/Places.bin")))
+        let data = try ShippedData.files.read("Places.bin")
         XCTAssertThrowsError(try PlaceResolver(data: Array(data.prefix(data.count - 1))))
         XCTAssertThrowsError(try PlaceResolver(data: Array(data.prefix(100))))
         XCTAssertThrowsError(try PlaceResolver(data: []))

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import PinCore
 
@@ -6,21 +7,9 @@ import XCTest
 /// the line from a map and the line's position (given in the comments), at least 300 m from it,
 /// and its distance to DCW's own line worked from the unsimplified `gmt coast -E… -M` output.
 final class RegionOutlinesTests: XCTestCase {
-    nonisolated(unsafe) static var shared: OutlinedRegionPlaces?
+    static func outlines() throws -> RegionOutlines { try ShippedData.files.regionOutlines() }
 
-    static func outlines() throws -> RegionOutlines {
-        try RegionOutlines(data: [UInt8](try Data(contentsOf: CountryResolverTests.repo.appendingPathComponent("Resources/Regions.bin"))))
-    }
-
-    static func places() throws -> OutlinedRegionPlaces {
-        if let shared { return shared }
-        let countries = try CountryResolverTests.resolver()
-        let made = try OutlinedRegionPlaces(places: try PlaceResolverTests.resolver(), outlines: try outlines()) { point, code in
-            countries.containingCountry(point).map { countries.codes[$0] } == code
-        }
-        shared = made
-        return made
-    }
+    static func places() throws -> OutlinedRegionPlaces { try ShippedData.places() }
 
     /// (country, place, region code): with the outlines, and by the gazetteer alone (the rule
     /// before them, for the cases where they differ).
@@ -143,7 +132,7 @@ final class RegionOutlinesTests: XCTestCase {
     }
 
     func testDamagedFilesAreErrorsNotCrashes() throws {
-        let data = [UInt8](try Data(contentsOf: CountryResolverTests.repo.appendingPathComponent("Resources/Regions.bin")))
+        let data = try ShippedData.files.read("Regions.bin")
         XCTAssertThrowsError(try RegionOutlines(data: Array(data.prefix(data.count - 4))))
         XCTAssertThrowsError(try RegionOutlines(data: Array(data.prefix(200))))
         XCTAssertThrowsError(try RegionOutlines(data: []))

@@ -5,15 +5,7 @@ import XCTest
 
 final class TimeZoneResolverTests: XCTestCase {
     static let repo = Repository.root
-    nonisolated(unsafe) static var shared: TimeZoneResolver?
-
-    func resolver() throws -> TimeZoneResolver {
-        if let shared = Self.shared { return shared }
-        let data = try Data(contentsOf: Self.repo.appendingPathComponent("Resources/TimeZones.bin"))
-        let made = try TimeZoneResolver(data: [UInt8](data))
-        Self.shared = made
-        return made
-    }
+    func resolver() throws -> TimeZoneResolver { try ShippedData.timeZones() }
 
     func zone(_ lat: Double, _ lon: Double) throws -> String? {
         try resolver().identifier(at: Coordinate(latitude: lat, longitude: lon))

@@ -10,15 +10,7 @@ import XCTest
 /// GPSDateStamp/GPSTimeStamp); expected instants worked by hand (and checked with GNU date).
 final class ZoneOfPositionTests: XCTestCase {
     static let repo = Repository.root
-    nonisolated(unsafe) static var shared: TimeZoneResolver?
-
-    func zones() throws -> TimeZoneResolver {
-        if let shared = Self.shared { return shared }
-        let data = try Data(contentsOf: Self.repo.appendingPathComponent("Resources/TimeZones.bin"))
-        let made = try TimeZoneResolver(data: [UInt8](data))
-        Self.shared = made
-        return made
-    }
+    func zones() throws -> TimeZoneResolver { try ShippedData.timeZones() }
 
     /// `--timezone` is New York in every case, so a result in the photo's own zone cannot be it.
     func read(_ name: String, timeZones: (any TimeZoneLocating)?) throws -> PhotoMetadata {

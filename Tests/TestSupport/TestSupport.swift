@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinData
 import XCTest
 
 /// What the test targets share: where the repository is, its fixtures (a missing one fails the
@@ -45,4 +46,41 @@ public func assertEiffel(_ metadata: PhotoMetadata?, format: String? = nil, posi
     if let positionSource { XCTAssertEqual(m.positionSource, positionSource, file: file, line: line) }
     if let timeSource { XCTAssertEqual(m.timeSource, timeSource, file: file, line: line) }
     if let warnings { XCTAssertEqual(m.warnings, warnings, file: file, line: line) }
+}
+
+/// The shipped data files (Resources/), loaded through pins' own loader (DataFiles) once per
+/// test process: the country index, the gazetteer, the outlines and the zones every geography
+/// test asks.
+public enum ShippedData {
+    public static let files = DataFiles(directory: Repository.url("Resources").path)
+
+    private static let lock = NSRecursiveLock()  // a loader asks for the ones it builds on
+    nonisolated(unsafe) private static var cache: [String: Any] = [:]
+
+    private static func once<T>(_ key: String, _ load: () throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        if let made = cache[key] as? T { return made }
+        let made = try load()
+        cache[key] = made
+        return made
+    }
+
+    /// Countries.bin, as pins maps it.
+    public static func countries() throws -> CountryResolver { try once("countries") { try files.countryResolver() } }
+
+    /// Places.bin alone, telling land from sea by the country outlines.
+    public static func gazetteer() throws -> PlaceResolver {
+        try once("gazetteer") { try files.gazetteer(onLand: DataFiles.onLand(try countries())) }
+    }
+
+    /// Places.bin with the admin-1 outlines of Regions.bin: the places pins names.
+    public static func places() throws -> OutlinedRegionPlaces {
+        try once("places") {
+            try OutlinedRegionPlaces(places: try gazetteer(), outlines: try files.regionOutlines(), onLand: DataFiles.onLand(try countries()))
+        }
+    }
+
+    /// TimeZones.bin, every zone indexed.
+    public static func timeZones() throws -> TimeZoneResolver { try once("zones") { try files.timeZoneResolver() } }
 }

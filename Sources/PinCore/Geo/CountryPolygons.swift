@@ -100,6 +100,22 @@ public struct CountryGeoJSONParser {
         }
     }
 
+    /// The geometry of each feature whose `iso_a2` is in `codes`, in file order, as the file
+    /// spells it (the export's country outlines): the same reading of the file, with the rings
+    /// skipped instead of parsed.
+    public static func geometries(_ data: [UInt8], of codes: Set<String>) throws -> [(code: String, geometry: ArraySlice<UInt8>)] {
+        try data.withUnsafeBufferPointer { buffer in
+            var parser = CountryGeoJSONParser(bytes: buffer)
+            parser.wanted = codes
+            _ = try parser.parseCollection()
+            return parser.spans.map { ($0.code, data[$0.bytes]) }
+        }
+    }
+
+    /// Set by `geometries(_:of:)`: the codes whose geometry is kept as bytes, and where each lies.
+    private var wanted: Set<String>?
+    private var spans: [(code: String, bytes: Range<Int>)] = []
+
     private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     // MARK: tokens
@@ -262,6 +278,7 @@ public struct CountryGeoJSONParser {
     private mutating func parseFeature(into polygons: inout CountryPolygons) throws {
         var code: String?
         var name = ""
+        var geometry: Range<Int>?
         clearRings()
         try expect(UInt8(ascii: "{"), "'{' (a feature)")
         repeat {
@@ -282,6 +299,11 @@ public struct CountryGeoJSONParser {
                     } while take(UInt8(ascii: ","))
                     try expect(UInt8(ascii: "}"), "'}'")
                 }
+            case "geometry" where wanted != nil:
+                skipSpace()
+                let start = i
+                try skipValue()
+                geometry = start..<i
             case "geometry":
                 try parseGeometry()
             default:
@@ -289,6 +311,7 @@ public struct CountryGeoJSONParser {
             }
         } while take(UInt8(ascii: ","))
         try expect(UInt8(ascii: "}"), "'}'")
+        if let code, let geometry, wanted?.contains(code) == true { spans.append((code, geometry)) }
         if let code, !ringEnds.isEmpty {
             polygons.add(code: code, name: name, ringXs: ringXs, ringYs: ringYs, ringEnds: ringEnds)
         }
@@ -404,7 +427,7 @@ extension CountryResolver {
     /// cell and its grid row (whose centre line is swept for the cell's centre country), the
     /// coastal reach and the cells it ends in, and a whole degree to spare. A resolver built
     /// from `polygons.reaching(latitudes:)` of this band answers at that latitude exactly as one
-    /// built from all of them (PointCountryLocatorTests).
+    /// built from all of them (OneLatitudeZoneIndexTests, for the zone outlines).
     public static func decidingLatitudes(around latitude: Double, cellDegrees: Double = 0.25,
                                          coastalKilometres: Double = defaultCoastalKilometres) -> ClosedRange<Double> {
         let kmPerDegree = AngularDistance.earthRadiusKm * .pi / 180

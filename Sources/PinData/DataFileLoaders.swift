@@ -1,0 +1,111 @@
+import Foundation
+import PinCore
+
+/// Each data file loaded as the code that uses it needs it; a damaged file is an error naming
+/// it and the script that rebuilds it.
+extension DataFiles {
+    /// The country index (Countries.bin, mapped: the outlines' grid built by
+    /// scripts/build-countries; milliseconds, where parsing Countries.geojson and indexing it
+    /// took about 0.2 s).
+    public func countryResolver() throws -> CountryResolver {
+        let file = try map("Countries.bin")
+        do {
+            return try CountryIndexFile.resolver(mapped: file.bytes, owner: file)
+        } catch let error as CountryIndexError {
+            throw DataFileError("\(directory)/\(error.description); reinstall pins or rebuild it with scripts/build-countries")
+        }
+    }
+
+    /// The gazetteer alone (Places.bin, mapped); `onLand` tells land from sea.
+    public func gazetteer(onLand: (@Sendable (Coordinate, String) -> Bool)?) throws -> PlaceResolver {
+        do {
+            let file = try map("Places.bin")
+            return try PlaceResolver(mapped: file.bytes, owner: file, onLand: onLand)
+        } catch let error as PlaceDataError {
+            throw DataFileError("\(directory)/\(error.description); reinstall pins or rebuild it with scripts/build-places")
+        }
+    }
+
+    /// The admin-1 outlines (Regions.bin).
+    public func regionOutlines() throws -> RegionOutlines {
+        do {
+            return try RegionOutlines(data: try read("Regions.bin"))
+        } catch let error as RegionDataError {
+            throw DataFileError("\(directory)/\(error.description); reinstall pins or rebuild it with scripts/build-regions")
+        }
+    }
+
+    /// The places pins names: the gazetteer with the admin-1 outlines deciding the region;
+    /// `countries` tells land from sea.
+    public func places(countries: CountryResolver) throws -> OutlinedRegionPlaces {
+        let onLand = Self.onLand(countries)
+        let gazetteer = try self.gazetteer(onLand: onLand)
+        let outlines = try regionOutlines()
+        do {
+            return try OutlinedRegionPlaces(places: gazetteer, outlines: outlines, onLand: onLand)
+        } catch let error as RegionDataError {
+            throw DataFileError("\(directory)/\(error.description); reinstall pins or rebuild it with scripts/build-regions")
+        }
+    }
+
+    /// Whether `point` lies inside the outline of the country `code`.
+    public static func onLand(_ countries: CountryResolver) -> @Sendable (Coordinate, String) -> Bool {
+        { point, code in countries.containingCountry(point).map { countries.codes[$0] } == code }
+    }
+
+    /// Countries.json: names and continents.
+    public func catalog() throws -> CountryCatalog {
+        let data = Data(try read("Countries.json"))
+        do {
+            return try CountryCatalog(json: data)
+        } catch {
+            throw DataFileError("Countries.json is damaged: \(error)")
+        }
+    }
+
+    /// The time-zone outlines (TimeZones.bin); with a latitude, only the zones reaching it are
+    /// indexed, and only points at that latitude may be asked.
+    public func timeZoneResolver(onlyAtLatitude latitude: Double? = nil) throws -> TimeZoneResolver {
+        let data = try read("TimeZones.bin")
+        return try latitude.map { try TimeZoneResolver(data: data, onlyAtLatitude: $0) } ?? TimeZoneResolver(data: data)
+    }
+}
+
+/// The zone outlines, loaded and indexed on first use, once, from any thread: only a photo with
+/// a position and a time without offset needs them. When the files cannot be found or read,
+/// every such photo keeps `--timezone` and says why.
+public final class LazyTimeZones: TimeZoneLocating, @unchecked Sendable {
+    // The state is guarded by `lock`.
+    private let lock = NSLock()
+    private var loaded: Result<TimeZoneResolver, TimeZoneUnavailable>?
+    private let data: @Sendable () throws -> DataFiles
+    /// Set for one position (`pins add`, `pins edit`): only the zones near its latitude are
+    /// indexed, and only points at that latitude may be asked.
+    private let latitude: Double?
+
+    public init(onlyAtLatitude latitude: Double? = nil, data: @escaping @Sendable () throws -> DataFiles = { try DataFiles.installed() }) {
+        self.latitude = latitude
+        self.data = data
+    }
+
+    private func resolver() -> Result<TimeZoneResolver, TimeZoneUnavailable> {
+        lock.lock()
+        defer { lock.unlock() }
+        if let loaded { return loaded }
+        let made: Result<TimeZoneResolver, TimeZoneUnavailable>
+        do {
+            made = .success(try data().timeZoneResolver(onlyAtLatitude: latitude))
+        } catch {
+            var reason = "\(error)"
+            if reason.hasSuffix(".") { reason.removeLast() }
+            made = .failure(TimeZoneUnavailable("no time-zone outlines: \(reason)"))
+        }
+        loaded = made
+        return made
+    }
+
+    public func timeZone(at point: Coordinate) throws -> TimeZone {
+        precondition(latitude == nil || latitude == point.latitude, "a zone index made for one latitude")
+        return try resolver().get().timeZone(at: point)
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import PinCore
+
+/// A data file that cannot be found, read or trusted: what and where, and what to do about it.
+public struct DataFileError: ExitStatusError {
+    public let description: String
+    public var exitStatus: Int32 { ExitCode.failure }
+    init(_ description: String) { self.description = description }
+}
+
+/// The one loader of pins' data files (Resources/ in the checkout, share/pins when installed):
+/// where they are, and each file read or mapped and checked as the code that uses it needs it.
+/// The CLI, the benchmark and the tests all load through it.
+///
+/// | file | what | made by |
+/// | --- | --- | --- |
+/// | Countries.bin | the country index (mapped) | scripts/build-countries |
+/// | Countries.json | names and continents | scripts/build-countries |
+/// | Countries.geojson | the outlines, for exports | scripts/build-countries |
+/// | Places.bin | the gazetteer (mapped) | scripts/build-places |
+/// | Regions.bin | admin-1 outlines | scripts/build-regions |
+/// | TimeZones.bin | zone outlines | scripts/build-timezones |
+/// | WorldMap.json | the page's base map | scripts/build-basemap |
+public struct DataFiles: Sendable {
+    /// The files without which pins cannot resolve a country: a folder without them is not the
+    /// data folder.
+    public static let required = ["Countries.bin", "Countries.json"]
+
+    public let directory: String
+
+    /// The data in `directory` (the benchmark, the tests: Resources/ of the checkout).
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    /// The installed data: first `<bin>/../share/pins`, next to the binary wherever it was put
+    /// (scripts/install, the package); then `$PINS_DATA_DIR`. Never a path of the machine that
+    /// built it: a development build (`swift run`, the tests) sets PINS_DATA_DIR to the
+    /// checkout's Resources/.
+    public static func installed(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> DataFiles {
+        var looked: [String] = []
+        var candidates: [String] = []
+        if let bin = executableDirectory() {
+            let share = PathParts.folder(of: bin) + "/share/pins"
+            candidates.append(share)
+            looked.append(share)
+        } else {
+            looked.append("<bin>/../share/pins (the binary's own path is unknown)")
+        }
+        if let dir = environment["PINS_DATA_DIR"], !dir.isEmpty {
+            candidates.append(dir)
+            looked.append("PINS_DATA_DIR=\(dir)")
+        } else {
+            looked.append("PINS_DATA_DIR (not set)")
+        }
+        for dir in candidates where required.allSatisfy({ FileManager.default.isReadableFile(atPath: dir + "/" + $0) }) {
+            return DataFiles(directory: dir)
+        }
+        throw DataFileError("cannot find the country data (\(required.joined(separator: ", "))); looked in: "
+            + looked.joined(separator: "; ") + ". Reinstall pins with its share/pins folder, or set PINS_DATA_DIR.")
+    }
+
+    /// The folder holding the running binary, symbolic links resolved: /proc/self/exe, else
+    /// argv[0] (a chroot or container without /proc), searched in PATH when it has no slash.
+    public static func executableDirectory() -> String? {
+        var candidates = ["/proc/self/exe"]
+        let argv0 = CommandLine.arguments.first ?? ""
+        if argv0.contains("/") {
+            candidates.append(argv0)
+        } else if !argv0.isEmpty {
+            let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+            for dir in path.split(separator: ":") where !dir.isEmpty {
+                candidates.append(dir + "/" + argv0)
+            }
+        }
+        for candidate in candidates {
+            guard let resolved = realpath(candidate, nil) else { continue }
+            defer { free(resolved) }
+            let path = String(cString: resolved)
+            guard FileManager.default.isExecutableFile(atPath: path) else { continue }
+            return PathParts.folder(of: path)
+        }
+        return nil
+    }
+
+    public func path(_ name: String) -> String { directory + "/" + name }
+
+    /// The whole file mapped read-only (the country index, 19 MB, is used where it lies: no
+    /// copy, and its pages come from the page cache in one go).
+    public func map(_ name: String) throws -> MappedFile {
+        try MappedFile(path: path(name))
+    }
+
+    /// The whole file, read straight into the array (no Data first and a copy after).
+    public func read(_ name: String) throws -> [UInt8] {
+        let path = path(name)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw DataFileError("cannot read \(path)") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw DataFileError("cannot read \(path)") }
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: max(0, Int(info.st_size))) { buffer, count in
+            count = 0
+            while count < buffer.count {
+                let n = Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
+                if n < 0, errno == EINTR { continue }
+                if n < 0 { failure = errno }
+                if n <= 0 { break }
+                count += n
+            }
+        }
+        guard failure == 0 else { throw DataFileError("cannot read \(path)") }
+        return bytes
+    }
+}
+
+/// A whole file mapped read-only, unmapped with the object (the loaders keep it as the owner of
+/// the bytes they use where they lie).
+public final class MappedFile: @unchecked Sendable {
+    // Immutable after init; the pages are read-only.
+    public let bytes: UnsafeRawBufferPointer
+
+    public init(path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw DataFileError("cannot read \(path)") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_size > 0 else { throw DataFileError("cannot read \(path) (empty)") }
+        let size = Int(info.st_size)
+        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0), base != MAP_FAILED else {
+            throw DataFileError("cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        bytes = UnsafeRawBufferPointer(start: base, count: size)
+    }
+
+    deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count) }
+}
