@@ -73,12 +73,12 @@ let package = Package(
         // What the test targets share: the repository root, fixtures, the Eiffel Tower check.
         .target(name: "TestSupport", dependencies: ["PinCore", "PinData"], path: "Tests/TestSupport"),
         .testTarget(name: "PinCoreTests", dependencies: ["PinCore", "TestSupport"]),
-        .testTarget(name: "PinFormatsTests", dependencies: ["PinFormats"]),
-        .testTarget(name: "PinStoreTests", dependencies: ["PinStore", "PinCore"]),
+        .testTarget(name: "PinFormatsTests", dependencies: ["PinFormats", "TestSupport"]),
+        .testTarget(name: "PinStoreTests", dependencies: ["PinStore", "PinCore", "TestSupport"]),
         .testTarget(name: "PinMetadataTests", dependencies: ["PinMetadata", "PinCore", "TestSupport"]),
-        .testTarget(name: "PinImportTests", dependencies: ["PinImport", "PinCore", "PinMetadata", "PinStore", "PinFormats"]),
-        .testTarget(name: "PinReportTests", dependencies: ["PinReport", "PinCore"]),
-        .testTarget(name: "CLITests", dependencies: ["PinCore", "PinStore"], exclude: ["golden", "schemas"]),
+        .testTarget(name: "PinImportTests", dependencies: ["PinImport", "PinCore", "PinMetadata", "PinStore", "PinFormats", "TestSupport"]),
+        .testTarget(name: "PinReportTests", dependencies: ["PinReport", "PinCore", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["PinCore", "PinStore", "TestSupport"], exclude: ["golden", "schemas"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Runs the built `pins` binary (next to this test bundle) the way a user does.
@@ -12,7 +13,7 @@ enum CLI {
     /// Thrown after an XCTFail that says what went wrong, to end the test there.
     enum Failure: Error { case setup }
 
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repo = Repository.root
 
     /// A build folder has no share/pins beside the binary: every pins the tests start, through
     /// `run` or their own Process, reads the checkout's data (unless the caller set one).

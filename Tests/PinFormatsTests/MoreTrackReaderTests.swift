@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import PinFormats
 
@@ -9,8 +10,7 @@ import XCTest
 /// Then: a malformed record inside each format is named (line or byte, and why) and the records
 /// after it are read; the format is found from the content whatever the name.
 final class MoreTrackReaderTests: XCTestCase {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/tracks")
+    static let fixtures = Repository.url("Fixtures/tracks")
 
     struct Sink: TimelineSink {
         var points: [TrackPoint] = []

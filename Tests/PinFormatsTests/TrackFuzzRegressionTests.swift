@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import PinFormats
 
@@ -7,7 +8,7 @@ import XCTest
 /// sniffed and read as that format, then read again as the format the first byte picks. No crash,
 /// no delay, and every point a reader gives is valid.
 final class TrackFuzzRegressionTests: XCTestCase {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repo = Repository.root
 
     struct Sink: TimelineSink {
         var points = 0, invalid = 0

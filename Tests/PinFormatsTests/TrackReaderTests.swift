@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import PinFormats
 
@@ -62,8 +63,7 @@ final class TrackReaderTests: XCTestCase {
     /// `<fix>`, gpsbabel writes void RMC and quality-0 GGA sentences, which are no fixes: the
     /// points get `<fix>3d</fix>` first.)
     func testNMEAWrittenByGpsbabel() throws {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/tracks/segments.gpx")
+        let source = Repository.url("Fixtures/tracks/segments.gpx")
         let gpx = FileManager.default.temporaryDirectory.appendingPathComponent("pins-\(UUID().uuidString).gpx").path
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("pins-\(UUID().uuidString).nmea")
         defer { try? FileManager.default.removeItem(at: out); try? FileManager.default.removeItem(atPath: gpx) }

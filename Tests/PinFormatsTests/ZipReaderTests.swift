@@ -1,11 +1,11 @@
 import Foundation
 import PinFormats
+import TestSupport
 import XCTest
 
 /// ZIP archives made by Info-ZIP's `zip` and Python's zipfile (scripts/fixtures-places).
 final class ZipReaderTests: XCTestCase {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/places")
+    static let fixtures = Repository.url("Fixtures/places")
 
     func path(_ name: String) -> String { Self.fixtures.appendingPathComponent(name).path }
 

@@ -3,6 +3,7 @@ import PinCore
 import PinMetadata
 @testable import PinImport
 @testable import PinStore
+import TestSupport
 import XCTest
 
 /// Issue 22 item 1: a share that goes away while an import reads it. A file the walk listed
@@ -14,7 +15,7 @@ import XCTest
 /// Deterministic: the folder is taken away from the reading thread itself, before the read of
 /// a chosen file (`ImportOptions.beforeRead`), never by a sleep racing the run.
 final class FolderGoneTests: XCTestCase {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repo = Repository.root
 
     func creation() -> CreationService {
         CreationService(locator: FixedCountry(), countries: CountryService(catalog: CountryCatalog(entries: [

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 import PinCore
 import PinMetadata
@@ -533,8 +534,7 @@ final class ImportStagesTests: XCTestCase {
     func library(_ files: [String: String]) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-stages-\(UUID().uuidString)").path
         addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/library").path
+        let fixtures = Repository.url("Fixtures/library").path
         for (name, source) in files {
             try FileManager.default.createDirectory(atPath: ((dir + "/" + name) as NSString).deletingLastPathComponent,
                                                     withIntermediateDirectories: true)
@@ -640,8 +640,7 @@ final class ImportStagesTests: XCTestCase {
     /// On a cold cache the readers open each batch ahead (`MetadataReader.prefetch`) and read
     /// through those descriptors: the same items as on a warm one, over the sample library.
     func testOnAColdCacheTheReadersOpenAheadAndReadTheSame() async throws {
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/library").path
+        let fixtures = Repository.url("Fixtures/library").path
         let saved = ColdCache.met.load(ordering: .relaxed)
         defer { ColdCache.met.store(saved, ordering: .relaxed) }
         var seen: [[String]] = []

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import PinImport
 
@@ -7,7 +8,7 @@ import XCTest
 /// under 256 KiB), read the way Fuzz/Places.swift reads them: as the kind sniffed from their
 /// head, then as the kind their first byte picks, on the rest. No crash and no delay.
 final class PlacesFuzzRegressionTests: XCTestCase {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repo = Repository.root
 
     /// As Fuzz/Places.swift: the events of both readings.
     static func replay(_ bytes: [UInt8]) -> [PlaceReadEvent] {

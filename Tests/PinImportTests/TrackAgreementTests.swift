@@ -3,6 +3,7 @@ import PinCore
 import PinFormats
 @testable import PinImport
 import PinMetadata
+import TestSupport
 import XCTest
 
 /// Issue 29 item 5: on the same photos and the same track, the position pins gives each photo
@@ -17,8 +18,7 @@ import XCTest
 /// offset runs with TZ=America/New_York (pins: `--camera-timezone America/New_York`), the camera
 /// clock 100 s fast with `-geosync=-100` (pins: `--camera-clock-offset -100`).
 final class TrackAgreementTests: XCTestCase {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/tracks")
+    static let fixtures = Repository.url("Fixtures/tracks")
 
     struct Case {
         var folder: String

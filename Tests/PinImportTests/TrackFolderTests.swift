@@ -2,14 +2,14 @@ import Foundation
 import PinCore
 import PinFormats
 @testable import PinImport
+import TestSupport
 import XCTest
 
 /// `--track DIR` (issue 29): the folder is walked for track files of every format, found by their
 /// content whatever their name; its other CSV and JSON files are passed over; a track file that
 /// cannot be read is named with why, and the others are used.
 final class TrackFolderTests: XCTestCase {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/tracks")
+    static let fixtures = Repository.url("Fixtures/tracks")
 
     func folder() throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-trackdir-\(UUID().uuidString)")

@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 @testable import PinImport
+import TestSupport
 import XCTest
 
 /// `TrackRun` (issue 29 item 4): which photos skipped for "no location" a run's tracks decide
@@ -8,8 +9,7 @@ import XCTest
 /// 2024-05-01T10:00:00Z (1714557600) to 13:00:00Z (1714568400), so with the default limits
 /// (1800 s) it covers 1714555800 ... 1714570200.
 final class TrackRunTests: XCTestCase {
-    static let gpx = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/tracks/segments.gpx").path
+    static let gpx = Repository.url("Fixtures/tracks/segments.gpx").path
     let root = RawPath("/photos")
     let f1 = 1714557600.0, f6 = 1714568400.0
 

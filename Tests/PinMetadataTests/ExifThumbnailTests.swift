@@ -1,13 +1,13 @@
 import Foundation
 import PinCore
 @testable import PinMetadata
+import TestSupport
 import XCTest
 
 /// Fixtures: scripts/fixtures-thumbnail (ImageMagick + ExifTool); the expected bytes are
 /// ExifTool's own `-b -ThumbnailImage` of the same file.
 final class ExifThumbnailTests: XCTestCase {
-    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures/thumbnail")
+    let folder = Repository.url("Fixtures/thumbnail")
 
     func testReadsTheIFD1ThumbnailExifToolReads() throws {
         let expected = [UInt8](try Data(contentsOf: folder.appendingPathComponent("exiftool-thumbnail.jpg")))

@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 @testable import PinReport
+import TestSupport
 import XCTest
 
 final class PageTextTests: XCTestCase {
@@ -206,8 +207,7 @@ final class WorldMapTests: XCTestCase {
 
     func testTheBundledMapHasEveryResolvedCountry() throws {
         // Every code of Countries.geojson (what the resolver can return) has an outline to fill.
-        let resources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Resources")
+        let resources = Repository.url("Resources")
         let map = try WorldMap(json: Array(try Data(contentsOf: resources.appendingPathComponent("WorldMap.json"))))
         let geojson = try String(contentsOf: resources.appendingPathComponent("Countries.geojson"), encoding: .utf8)
         let codes = Set(geojson.components(separatedBy: "\"iso_a2\":\"").dropFirst().map { String($0.prefix(2)) })
@@ -218,8 +218,7 @@ final class WorldMapTests: XCTestCase {
 
 final class PageFilesTests: XCTestCase {
     /// Sources/PinReport/Page, found from this file's own path.
-    let pageFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Sources/PinReport/Page").standardizedFileURL
+    let pageFolder = Repository.url("Sources/PinReport/Page")
 
     func testTheBinaryHoldsTheExactBytesOfPageJSCSSAndHTML() throws {
         for (name, embedded) in [("page.js", EmbeddedFiles.pageJS), ("page.css", EmbeddedFiles.pageCSS), ("page.html", EmbeddedFiles.pageHTML)] {
