@@ -41,7 +41,11 @@ let package = Package(
         // Byte-level streaming readers with no knowledge of pins: an XML pull parser, a JSON token
         // reader, the track formats (GPX, KML, NMEA, TCX, ...) and Google's location exports; CSV
         // (RFC 4180) and ZIP (for KMZ, inflated through zlib).
-        .target(name: "PinFormats", dependencies: ["CZlib"]),
+        // Release builds skip the dynamic exclusivity checks of its readers: their state is class
+        // properties touched at every byte run, and the checks took 40 % of reading a GPX track
+        // (debug builds, the tests and scripts/fuzz keep them).
+        .target(name: "PinFormats", dependencies: ["CZlib"],
+                swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         // The app's model and rules: no file or database I/O.
         // Optimised even in a debug build: every command loads the country outlines and the
         // gazetteer through this code, 1.3 s a process unoptimised and most of `scripts/test`.

@@ -73,14 +73,12 @@ public final class JSONReader {
             var p = pos
             var eof = false
             while true {
-                if p == window.end {
-                    let r = try window.refill(keeping: p)
-                    p -= r.shift
-                    if !r.more { eof = true; break }
-                    continue
-                }
-                let c = window.base[p]
-                if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { p += 1 } else { break }
+                let base = window.base, end = window.end
+                while p < end, base[p] == 0x20 || base[p] == 0x0A || base[p] == 0x0D || base[p] == 0x09 { p += 1 }
+                if p < end { break }
+                let r = try window.refill(keeping: p)
+                p -= r.shift
+                if !r.more { eof = true; break }
             }
             pos = p
             if eof {
@@ -251,20 +249,20 @@ public final class JSONReader {
         var start = pos
         var p = pos
         while true {
-            if p >= window.end {
-                let r = try window.refill(keeping: start)
-                start -= r.shift
-                p -= r.shift
-                if !r.more { break }
-                continue
-            }
-            let c = window.base[p]
-            if (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x2B || c == 0x2E || c == 0x65 || c == 0x45 {
+            let base = window.base, end = window.end
+            while p < end {
+                let c = base[p]
+                guard (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x2B || c == 0x2E || c == 0x65 || c == 0x45 else { break }
                 p += 1
-            } else {
-                if JSONReader.isWordByte(c) { throw fail("not a number", at: start) }
+            }
+            if p < end {
+                if JSONReader.isWordByte(base[p]) { throw fail("not a number", at: start) }
                 break
             }
+            let r = try window.refill(keeping: start)
+            start -= r.shift
+            p -= r.shift
+            if !r.more { break }
         }
         tokStart = start
         tokEnd = p

@@ -45,31 +45,58 @@ public enum XMLLimits {
 /// internal entity definitions (a DOCTYPE is skipped; only the five predefined entities and
 /// character references are resolved, an unknown one is kept as written), encodings other than
 /// UTF-8 (ASCII and UTF-8 are what these files are written in; invalid bytes become U+FFFD).
+///
+/// An event costs no String: the names, attributes and text stay bytes in the window (names of
+/// open elements in one flat buffer) until `name`, `attributes`, `text` or `attribute(_:)` asks
+/// for them, so a reader that matches names with `localNameIs` and reads values as bytes
+/// (`withAttribute`, `readTextBytes`) reads a 1 GB track without making one String a point.
 public final class XMLPullParser {
     private let window: InputWindow
     private var pos = 0
     /// Start of the token being scanned; refills keep the bytes from here.
     private var mark = 0
-    private var stack: [String] = []
+    /// The names of the open elements, one after the other in `nameBytes`; `nameStarts[k]` is
+    /// where the k-th begins (it ends where the next begins, the last at `nameEnd`).
+    private var nameBytes: [UInt8] = []
+    private var nameStarts: [Int] = []
+    private var nameEnd = 0
+    /// The current event's element name: `nameBytes[currentName]` (an end event's name stays
+    /// there, past `nameEnd`, until the next start).
+    private var currentName = 0..<0
+    private var nameCache: String?
+    /// The current start tag's attributes, as offsets from `mark` (the tag's '<').
+    private struct Span { var name: Range<Int>; var value: Range<Int>; var entities: Bool }
+    private var spans: [Span] = []
+    /// The current text event's bytes `[textRange)` of the window, and how to read them.
+    private var textRange = 0..<0
+    private var textIsCDATA = false
+    private var textHasEntities = false
+    private var scratch: [UInt8] = []
     private var pendingEnd = false
     private var sawRoot = false
     private var started = false
 
-    /// The qualified name of the current start or end element (`gx:Track`).
-    public private(set) var name = ""
-    public private(set) var attributes: [XMLAttribute] = []
-    /// The current text event's characters.
-    public private(set) var text = ""
     /// Input offset where the current event's markup or text begins.
     public private(set) var offset: Int64 = 0
 
     public init(input: ByteInput, bufferSize: Int = 1 << 18) {
         window = InputWindow(input: input, initialCapacity: bufferSize, limit: XMLLimits.maxTokenBytes,
                              format: "XML")
+        nameBytes.reserveCapacity(256)
+        nameStarts.reserveCapacity(16)
+        spans.reserveCapacity(8)
     }
 
     /// Open elements around the current position (a start event counts its own element).
-    public var depth: Int { stack.count }
+    public var depth: Int { nameStarts.count }
+
+    /// The qualified name of the current start or end element (`gx:Track`).
+    public var name: String {
+        if let nameCache { return nameCache }
+        let s = nameBytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[currentName]), as: UTF8.self) }
+        nameCache = s
+        return s
+    }
 
     /// The current element's name after its namespace prefix (`gx:coord` → `coord`).
     public var localName: Substring { XMLPullParser.local(name) }
@@ -79,9 +106,66 @@ public final class XMLPullParser {
         return name[...]
     }
 
+    /// Where the local part of `b[range]` begins (after the last ':').
+    private static func localStart(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int {
+        var k = range.upperBound
+        while k > range.lowerBound && b[k - 1] != 0x3A { k -= 1 }
+        return k
+    }
+
+    private static func equal(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ s: StaticString) -> Bool {
+        range.count == s.utf8CodeUnitCount && memcmp(b.baseAddress! + range.lowerBound, s.utf8Start, range.count) == 0
+    }
+
+    /// Whether the current element's local name is `local` (`localName == local`, without a String).
+    func localNameIs(_ local: StaticString) -> Bool {
+        nameBytes.withUnsafeBufferPointer { b in
+            XMLPullParser.equal(b, XMLPullParser.localStart(b, currentName)..<currentName.upperBound, local)
+        }
+    }
+
+    /// The current start tag's attributes (none at other events).
+    public var attributes: [XMLAttribute] {
+        let b = UnsafeBufferPointer(start: window.base + mark, count: window.end - mark)
+        return spans.map { s in
+            XMLAttribute(name: String(decoding: UnsafeBufferPointer(rebasing: b[s.name]), as: UTF8.self),
+                         value: XMLPullParser.decode(b.baseAddress! + s.value.lowerBound, count: s.value.count,
+                                                     entities: s.entities, attribute: true))
+        }
+    }
+
+    /// The first of the current start tag's attributes whose name, after its prefix, passes `matches`.
+    private func span(_ matches: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Bool) -> Span? {
+        let b = UnsafeBufferPointer(start: window.base + mark, count: window.end - mark)
+        return spans.first { matches(b, XMLPullParser.localStart(b, $0.name)..<$0.name.upperBound) }
+    }
+
     /// The value of the current start tag's attribute with this local name (prefix ignored).
     public func attribute(_ localName: String) -> String? {
-        attributes.first { $0.localName == localName }?.value
+        let wanted = Array(localName.utf8)
+        guard let s = span({ b, r in r.count == wanted.count && memcmp(b.baseAddress! + r.lowerBound, wanted, r.count) == 0 }) else {
+            return nil
+        }
+        return XMLPullParser.decode(window.base + mark + s.value.lowerBound, count: s.value.count, entities: s.entities, attribute: true)
+    }
+
+    /// `body` over the bytes of the attribute `attribute(local)` would give (entities resolved,
+    /// white space characters as spaces); nil without one.
+    func withAttribute<R>(_ local: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard let s = span({ b, r in XMLPullParser.equal(b, r, local) }) else { return nil }
+        let start = window.base + mark + s.value.lowerBound
+        let plain = !s.entities && !UnsafeBufferPointer(start: start, count: s.value.count).contains { $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        if plain { return body(UnsafeBufferPointer(start: start, count: s.value.count)) }
+        if !scratch.isEmpty { scratch.removeAll(keepingCapacity: true) }
+        XMLPullParser.decode(start, count: s.value.count, entities: s.entities, attribute: true, into: &scratch)
+        return scratch.withUnsafeBufferPointer(body)
+    }
+
+    /// The current text event's characters.
+    public var text: String {
+        let b = window.base + textRange.lowerBound
+        if textIsCDATA { return String(decoding: UnsafeBufferPointer(start: b, count: textRange.count), as: UTF8.self) }
+        return XMLPullParser.decode(b, count: textRange.count, entities: textHasEntities)
     }
 
     private func fail(_ reason: String, at index: Int? = nil) -> FormatError {
@@ -90,7 +174,12 @@ public final class XMLPullParser {
 
     /// Makes at least `need` bytes available from `pos`, keeping those from `mark`. False at the
     /// end of the input.
+    @inline(__always)
     private func fill(_ need: Int) throws -> Bool {
+        window.end - pos >= need ? true : try refill(need)
+    }
+
+    private func refill(_ need: Int) throws -> Bool {
         while window.end - pos < need {
             let r = try window.refill(keeping: mark)
             pos -= r.shift
@@ -132,19 +221,32 @@ public final class XMLPullParser {
         isSpace(c) || c == 0x2F || c == 0x3E || c == 0x3D || c == 0x3C || c == 0x22 || c == 0x27
     }
 
-    private func skipSpace() throws {
+    /// Advances `pos` over the bytes `keep` accepts, reading more as needed; false when the input
+    /// ends first.
+    @inline(__always)
+    private func advance(while keep: (UInt8) -> Bool) throws -> Bool {
+        var p = pos
         while true {
-            guard try fill(1) else { return }
-            if XMLPullParser.isSpace(byte()) { pos += 1 } else { return }
+            let base = window.base, end = window.end
+            while p < end && keep(base[p]) { p += 1 }
+            pos = p
+            if p < end { return true }
+            guard try fill(1) else { return false }
+            p = pos
         }
+    }
+
+    private func skipSpace() throws {
+        _ = try advance(while: XMLPullParser.isSpace)
     }
 
     /// The next event, or nil after the root element has ended.
     public func next() throws -> XMLEvent? {
+        nameCache = nil
+        if !spans.isEmpty { spans.removeAll(keepingCapacity: true) }
         if pendingEnd {
             pendingEnd = false
-            name = stack.removeLast()
-            attributes = []
+            popName()
             return .endElement
         }
         if !started {
@@ -155,50 +257,18 @@ public final class XMLPullParser {
             mark = pos
             offset = window.baseOffset + Int64(pos)
             guard try fill(1) else {
-                if let open = stack.last { throw fail("the document ends inside <\(open)>") }
+                if depth > 0 { throw fail("the document ends inside <\(openName(depth - 1))>") }
                 if !sawRoot { throw fail("no root element") }
                 return nil
             }
             if byte() != 0x3C {
-                // Character data up to the next '<'.
-                var hasEntity = false
-                while true {
-                    guard try fill(1) else { break }
-                    let base = window.base
-                    let end = window.end
-                    var p = pos
-                    while p < end {
-                        let c = base[p]
-                        if c == 0x3C { break }
-                        if c == 0x26 { hasEntity = true }
-                        p += 1
-                    }
-                    pos = p
-                    if p < end { break }
-                }
-                if stack.isEmpty {
-                    // Outside the root only white space is allowed.
-                    for k in mark..<pos where !XMLPullParser.isSpace(window.base[k]) {
-                        throw fail(sawRoot ? "text after the root element" : "text before the root element", at: k)
-                    }
-                    continue
-                }
-                text = XMLPullParser.decode(window.base + mark, count: pos - mark, entities: hasEntity)
-                return .text
+                if try characterData() { return .text }
+                continue
             }
             guard try fill(2) else { throw fail("the document ends inside a tag") }
             switch byte(1) {
             case 0x2F: // </name>
-                pos += 2
-                let n = try scanTagName()
-                try skipSpace()
-                guard try fill(1), byte() == 0x3E else { throw fail("expected '>' to close </\(n)") }
-                pos += 1
-                guard let open = stack.last else { throw fail("</\(n)> closes nothing", at: mark) }
-                guard open == n else { throw fail("</\(n)> closes <\(open)>", at: mark) }
-                stack.removeLast()
-                name = n
-                attributes = []
+                try scanEndTag()
                 return .endElement
             case 0x3F: // <? ... ?>
                 pos += 2
@@ -213,13 +283,12 @@ public final class XMLPullParser {
                     continue
                 }
                 if try startsWith("<![CDATA[") {
-                    guard !stack.isEmpty else { throw fail("a CDATA section outside the root element") }
+                    guard depth > 0 else { throw fail("a CDATA section outside the root element") }
                     pos += 9
                     let contentStart = pos - mark
                     try skip(past: "]]>", inside: "a CDATA section")
-                    text = String(decoding: UnsafeBufferPointer(start: window.base + mark + contentStart,
-                                                                 count: pos - 3 - mark - contentStart),
-                                  as: UTF8.self)
+                    textRange = (mark + contentStart)..<(pos - 3)
+                    textIsCDATA = true
                     return .text
                 }
                 if try startsWith("<!DOCTYPE") {
@@ -235,67 +304,139 @@ public final class XMLPullParser {
         }
     }
 
-    /// A name at `pos` (the tag's), ending at white space, '/', '>'.
-    private func scanTagName() throws -> String {
-        let startOffset = pos - mark
+    /// Character data from `pos` up to the next '<': true when it is a text event, false when it
+    /// was white space outside the root (skipped).
+    private func characterData() throws -> Bool {
+        var hasEntity = false
         while true {
-            guard try fill(1) else { throw fail("the document ends inside a tag") }
-            if XMLPullParser.isNameEnd(byte()) { break }
-            pos += 1
+            guard try fill(1) else { break }
+            let base = window.base
+            let end = window.end
+            var p = pos
+            while p < end {
+                let c = base[p]
+                if c == 0x3C { break }
+                if c == 0x26 { hasEntity = true }
+                p += 1
+            }
+            pos = p
+            if p < end { break }
         }
+        if depth == 0 {
+            // Outside the root only white space is allowed.
+            for k in mark..<pos where !XMLPullParser.isSpace(window.base[k]) {
+                throw fail(sawRoot ? "text after the root element" : "text before the root element", at: k)
+            }
+            return false
+        }
+        textRange = mark..<pos
+        textIsCDATA = false
+        textHasEntities = hasEntity
+        return true
+    }
+
+    /// The name of the k-th open element, for a message.
+    private func openName(_ k: Int) -> String {
+        let end = k + 1 < nameStarts.count ? nameStarts[k + 1] : nameEnd
+        return String(decoding: nameBytes[nameStarts[k]..<end], as: UTF8.self)
+    }
+
+    private func popName() {
+        let start = nameStarts.removeLast()
+        currentName = start..<nameEnd
+        nameEnd = start
+    }
+
+    /// Bytes `[range)` after `mark` as text (a name, for a message).
+    private func written(_ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(start: window.base + mark + range.lowerBound, count: range.count), as: UTF8.self)
+    }
+
+    /// `</name>` at `pos`: it must close the innermost open element.
+    private func scanEndTag() throws {
+        pos += 2
+        let n = try scanTagName()
+        try skipSpace()
+        guard try fill(1), byte() == 0x3E else { throw fail("expected '>' to close </\(written(n))") }
+        pos += 1
+        guard depth > 0 else { throw fail("</\(written(n))> closes nothing", at: mark) }
+        let top = nameStarts[depth - 1]
+        let same = nameEnd - top == n.count
+            && nameBytes.withUnsafeBufferPointer { memcmp($0.baseAddress! + top, window.base + mark + n.lowerBound, n.count) == 0 }
+        guard same else { throw fail("</\(written(n))> closes <\(openName(depth - 1))>", at: mark) }
+        popName()
+    }
+
+    /// A name at `pos` (the tag's), ending at white space, '/', '>': its bytes, as offsets from `mark`.
+    private func scanTagName() throws -> Range<Int> {
+        let startOffset = pos - mark
+        guard try advance(while: { !XMLPullParser.isNameEnd($0) }) else { throw fail("the document ends inside a tag") }
         let length = pos - mark - startOffset
         guard length > 0 else { throw fail("a tag without a name") }
-        return String(decoding: UnsafeBufferPointer(start: window.base + mark + startOffset, count: length),
-                      as: UTF8.self)
+        return startOffset..<(startOffset + length)
     }
 
     private func scanStartTag() throws {
-        guard stack.count < XMLLimits.maxDepth else { throw fail("elements nested deeper than \(XMLLimits.maxDepth)") }
-        if stack.isEmpty && sawRoot { throw fail("a second root element") }
+        guard depth < XMLLimits.maxDepth else { throw fail("elements nested deeper than \(XMLLimits.maxDepth)") }
+        if depth == 0 && sawRoot { throw fail("a second root element") }
         pos += 1
         let n = try scanTagName()
-        var attrs: [XMLAttribute] = []
         while true {
             try skipSpace()
-            guard try fill(1) else { throw fail("the document ends inside <\(n)>") }
+            guard try fill(1) else { throw fail("the document ends inside <\(written(n))>") }
             let c = byte()
             if c == 0x3E { pos += 1; break }
             if c == 0x2F {
-                guard try fill(2), byte(1) == 0x3E else { throw fail("expected '>' after '/' in <\(n)>") }
+                guard try fill(2), byte(1) == 0x3E else { throw fail("expected '>' after '/' in <\(written(n))>") }
                 pos += 2
                 pendingEnd = true
                 break
             }
-            let attrName = try scanTagName()
-            try skipSpace()
-            guard try fill(1), byte() == 0x3D else { throw fail("attribute \(attrName) of <\(n)> has no '='") }
-            pos += 1
-            try skipSpace()
-            guard try fill(1), byte() == 0x22 || byte() == 0x27 else {
-                throw fail("attribute \(attrName) of <\(n)> is not quoted")
-            }
-            let quote = byte()
-            pos += 1
-            let valueStart = pos - mark
-            var hasEntity = false
-            while true {
-                guard try fill(1) else { throw fail("the document ends inside an attribute value") }
-                let c = byte()
-                if c == quote { break }
-                if c == 0x3C { throw fail("'<' inside the value of attribute \(attrName)") }
-                if c == 0x26 { hasEntity = true }
-                pos += 1
-            }
-            let value = XMLPullParser.decode(window.base + mark + valueStart, count: pos - mark - valueStart,
-                                             entities: hasEntity, attribute: true)
-            pos += 1
-            guard attrs.count < XMLLimits.maxAttributes else { throw fail("more than \(XMLLimits.maxAttributes) attributes on <\(n)>") }
-            attrs.append(XMLAttribute(name: attrName, value: value))
+            try scanAttribute(of: n)
         }
         sawRoot = true
-        stack.append(n)
-        name = n
-        attributes = attrs
+        if nameBytes.count > nameEnd { nameBytes.removeLast(nameBytes.count - nameEnd) }
+        nameStarts.append(nameEnd)
+        nameBytes.append(contentsOf: UnsafeBufferPointer(start: window.base + mark + n.lowerBound, count: n.count))
+        nameEnd = nameBytes.count
+        currentName = nameStarts[depth - 1]..<nameEnd
+    }
+
+    /// `name = "value"` at `pos`, added to `spans`.
+    private func scanAttribute(of tag: Range<Int>) throws {
+        let attr = try scanTagName()
+        func attrName() -> String { written(attr) }
+        func tagName() -> String { written(tag) }
+        try skipSpace()
+        guard try fill(1), byte() == 0x3D else { throw fail("attribute \(attrName()) of <\(tagName())> has no '='") }
+        pos += 1
+        try skipSpace()
+        guard try fill(1), byte() == 0x22 || byte() == 0x27 else {
+            throw fail("attribute \(attrName()) of <\(tagName())> is not quoted")
+        }
+        let quote = byte()
+        pos += 1
+        let valueStart = pos - mark
+        var hasEntity = false
+        var p = pos
+        while true {
+            let base = window.base, end = window.end
+            while p < end {
+                let c = base[p]
+                if c == quote || c == 0x3C { break }
+                if c == 0x26 { hasEntity = true }
+                p += 1
+            }
+            pos = p
+            if p < end { break }
+            guard try fill(1) else { throw fail("the document ends inside an attribute value") }
+            p = pos
+        }
+        if byte() == 0x3C { throw fail("'<' inside the value of attribute \(attrName())") }
+        let value = valueStart..<(pos - mark)
+        pos += 1
+        guard spans.count < XMLLimits.maxAttributes else { throw fail("more than \(XMLLimits.maxAttributes) attributes on <\(tagName())>") }
+        spans.append(Span(name: attr, value: value, entities: hasEntity))
     }
 
     /// `<!DOCTYPE name [ internal subset ]>`: skipped, brackets and quotes respected.
@@ -326,7 +467,13 @@ public final class XMLPullParser {
     static func decode(_ b: UnsafePointer<UInt8>, count n: Int, entities: Bool, attribute: Bool = false) -> String {
         if !entities && !attribute { return String(decoding: UnsafeBufferPointer(start: b, count: n), as: UTF8.self) }
         var out: [UInt8] = []
-        out.reserveCapacity(n)
+        decode(b, count: n, entities: entities, attribute: attribute, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `decode`'s bytes, appended to `out`.
+    static func decode(_ b: UnsafePointer<UInt8>, count n: Int, entities: Bool, attribute: Bool, into out: inout [UInt8]) {
+        out.reserveCapacity(out.count + n)
         var i = 0
         while i < n {
             let c = b[i]
@@ -358,7 +505,6 @@ public final class XMLPullParser {
             }
             i = j + 1
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     // MARK: Conveniences
@@ -376,6 +522,33 @@ public final class XMLPullParser {
             }
         }
         return collected
+    }
+
+    /// `readText()`'s text as UTF-8 bytes, to `body`, without a String when the element holds one
+    /// run of text (a `<time>`, a `<gx:coord>`); several runs are joined as `readText` joins them.
+    func readTextBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) throws -> R {
+        let d = depth
+        if !scratch.isEmpty { scratch.removeAll(keepingCapacity: true) }
+        var runs = 0
+        var joined = ""
+        loop: while let e = try next() {
+            switch e {
+            case .text:
+                runs += 1
+                if runs == 2 { joined = String(decoding: scratch, as: UTF8.self) }
+                if runs >= 2 { joined += text; continue }
+                let b = window.base + textRange.lowerBound
+                if textIsCDATA || !textHasEntities {
+                    scratch.append(contentsOf: UnsafeBufferPointer(start: b, count: textRange.count))
+                } else {
+                    XMLPullParser.decode(b, count: textRange.count, entities: true, attribute: false, into: &scratch)
+                }
+            case .endElement where depth < d: break loop
+            default: break
+            }
+        }
+        if runs >= 2 { scratch = Array(joined.utf8) }
+        return try scratch.withUnsafeBufferPointer(body)
     }
 
     /// After a start event: everything up to and including the element's end tag.

@@ -83,7 +83,8 @@ public enum TrackMatch: Sendable, Hashable {
 /// - otherwise (before the first fix, after the last, inside a wider gap), the nearest fix when
 ///   it is at most `maxExtrapolation` away (a tie takes the later fix); else no position.
 ///
-/// Memory: 25 bytes per fix in flat arrays (a million-point track is 25 MB).
+/// Memory: 25 bytes per fix in flat arrays (a million-point track is 25 MB), and while `seal`
+/// sorts fixes added out of order, 4 bytes a fix and one column more.
 public struct TrackTimeline: Sendable {
     private(set) var times: [Double] = []
     private(set) var latitudes: [Double] = []
@@ -92,48 +93,80 @@ public struct TrackTimeline: Sendable {
     private(set) var tracks: [UInt16] = []
     /// Bit 0: first fix of its track file.
     private(set) var flags: [UInt8] = []
-    private var pending: [(fix: TrackFix, track: UInt16, first: Bool, order: Int)] = []
-    private var sorted = true
+    /// Fixes before this index are sealed (sorted, one per instant); the rest were added since.
+    private var sealedCount = 0
+    /// The fixes added since the last seal are in time order after the sealed ones.
+    private var inOrder = true
 
     public init() {}
 
-    /// The fixes as `init` sorted them (for tests and the bench).
-    public var count: Int { times.count + pending.count }
+    /// The fixes: after `seal`, one per instant.
+    public var count: Int { times.count }
 
     /// Adds one track file's fixes in the order the file holds them; `track` names the file in
     /// `TrackMatch.position`. Call `seal()` before `match`.
     public mutating func add(_ fixes: [TrackFix], track: Int) {
-        guard !fixes.isEmpty else { return }
-        let t = UInt16(clamping: track)
-        let base = pending.count
-        pending.reserveCapacity(pending.count + fixes.count)
-        for (i, f) in fixes.enumerated() {
-            pending.append((f, t, i == 0, base + i))
-        }
-        sorted = false
+        reserve(fixes.count)
+        for (i, f) in fixes.enumerated() { append(f, track: track, first: i == 0) }
     }
+
+    /// Room for `n` more fixes.
+    public mutating func reserve(_ n: Int) {
+        let total = times.count + n
+        times.reserveCapacity(total); latitudes.reserveCapacity(total); longitudes.reserveCapacity(total)
+        spans.reserveCapacity(total); tracks.reserveCapacity(total); flags.reserveCapacity(total)
+    }
+
+    /// Adds one fix of a track file, in the file's order (`first`: the file's first fix).
+    public mutating func append(_ f: TrackFix, track: Int, first: Bool) {
+        if let last = times.last, !(f.time >= last) { inOrder = false }
+        times.append(f.time)
+        latitudes.append(f.latitude)
+        longitudes.append(f.longitude)
+        spans.append(f.span)
+        tracks.append(UInt16(clamping: track))
+        flags.append(first ? 1 : 0)
+    }
+
+    private var sorted: Bool { sealedCount == times.count }
 
     /// Sorts the fixes by time (stable, in the order added), keeps the last of equal instants.
     public mutating func seal() {
         guard !sorted else { return }
-        for i in times.indices {
-            pending.append((TrackFix(time: times[i], latitude: latitudes[i], longitude: longitudes[i], span: spans[i]),
-                            tracks[i], flags[i] & 1 != 0, -times.count + i))
+        if !inOrder {
+            // A permutation sorted by (time, order added), then each column moved once.
+            var order = [Int32](unsafeUninitializedCapacity: times.count) { b, n in
+                for k in 0..<b.count { b[k] = Int32(truncatingIfNeeded: k) }
+                n = b.count
+            }
+            times.withUnsafeBufferPointer { t in
+                order.sort { t[Int($0)] != t[Int($1)] ? t[Int($0)] < t[Int($1)] : $0 < $1 }
+            }
+            TrackTimeline.permute(&times, order); TrackTimeline.permute(&latitudes, order)
+            TrackTimeline.permute(&longitudes, order); TrackTimeline.permute(&spans, order)
+            TrackTimeline.permute(&tracks, order); TrackTimeline.permute(&flags, order)
         }
-        pending.sort { $0.fix.time != $1.fix.time ? $0.fix.time < $1.fix.time : $0.order < $1.order }
-        times = []; latitudes = []; longitudes = []; spans = []; tracks = []; flags = []
-        for k in pending.indices {
-            let p = pending[k]
-            if k + 1 < pending.count, pending[k + 1].fix.time == p.fix.time { continue }  // a later one wins
-            times.append(p.fix.time)
-            latitudes.append(p.fix.latitude)
-            longitudes.append(p.fix.longitude)
-            spans.append(p.fix.span)
-            tracks.append(p.track)
-            flags.append(p.first ? 1 : 0)
+        // Of equal instants, the one added last stays.
+        var kept = 0
+        let n = times.count
+        for k in 0..<n {
+            if k + 1 < n, times[k + 1] == times[k] { continue }
+            if kept != k {
+                times[kept] = times[k]; latitudes[kept] = latitudes[k]; longitudes[kept] = longitudes[k]
+                spans[kept] = spans[k]; tracks[kept] = tracks[k]; flags[kept] = flags[k]
+            }
+            kept += 1
         }
-        pending = []
-        sorted = true
+        if kept < n {
+            times.removeSubrange(kept...); latitudes.removeSubrange(kept...); longitudes.removeSubrange(kept...)
+            spans.removeSubrange(kept...); tracks.removeSubrange(kept...); flags.removeSubrange(kept...)
+        }
+        sealedCount = times.count
+        inOrder = true
+    }
+
+    private static func permute<T>(_ column: inout [T], _ order: [Int32]) {
+        column = column.withUnsafeBufferPointer { c in order.map { c[Int($0)] } }
     }
 
     /// The first and last instants covered, nil without fixes.

@@ -79,7 +79,7 @@ public enum GoogleTimeline {
     static func time(_ r: JSONReader, millis: Bool) -> Double? {
         if millis { return r.int64.map { Double($0) / 1000 } }
         guard r.token == .string else { return nil }
-        return r.withBytes { TrackTime.parse(String(decoding: $0, as: UTF8.self)) }
+        return r.withBytes(TrackTime.parse(bytes:))
     }
 
     /// Calls `body` for each member of the object the reader is at (after `objectStart`), with

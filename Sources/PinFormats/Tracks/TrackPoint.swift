@@ -61,28 +61,37 @@ public enum TrackTime {
     /// `YYYY-MM-DD[T ]HH:MM[:SS[.fff]][Z|±HH:MM|±HHMM|±HH]`; no zone is read as UTC (as
     /// exiftool does). Nil when it is not such a time.
     public static func parse<S: StringProtocol>(_ text: S) -> Double? {
-        var b = Array(text.utf8)
-        while let last = b.last, last == 0x20 || last == 0x0A || last == 0x0D || last == 0x09 { b.removeLast() }
+        if let v = text.utf8.withContiguousStorageIfAvailable({ parse(bytes: $0) }) { return v }
+        return Array(text.utf8).withUnsafeBufferPointer { parse(bytes: $0) }
+    }
+
+    /// `parse` of UTF-8 bytes (white space around them ignored): the one ISO 8601 reader of the
+    /// track formats, run on the bytes in a reader's window.
+    public static func parse(bytes all: UnsafeBufferPointer<UInt8>) -> Double? {
+        var n = all.count
+        while n > 0, isSpace(all[n - 1]) { n -= 1 }
         var i = 0
-        while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
-        func digits(_ n: Int) -> Int? {
-            guard i + n <= b.count else { return nil }
+        while i < n, isSpace(all[i]) { i += 1 }
+        guard n > 0 else { return nil }
+        let b = UnsafeBufferPointer(rebasing: all[0..<n])
+        func digits(_ count: Int) -> Int? {
+            guard i + count <= n else { return nil }
             var v = 0
-            for k in i..<(i + n) {
-                let d = Int(b[k]) - 48
-                guard d >= 0 && d <= 9 else { return nil }
-                v = v * 10 + d
+            for k in i..<(i + count) {
+                let d = b[k] &- 0x30
+                guard d <= 9 else { return nil }
+                v = v * 10 + Int(d)
             }
-            i += n
+            i += count
             return v
         }
         func expect(_ c: UInt8) -> Bool {
-            guard i < b.count, b[i] == c else { return false }
+            guard i < n, b[i] == c else { return false }
             i += 1
             return true
         }
         guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2) else { return nil }
-        guard i < b.count, b[i] == 0x54 || b[i] == 0x74 || b[i] == 0x20 else { return nil }
+        guard i < n, b[i] == 0x54 || b[i] == 0x74 || b[i] == 0x20 else { return nil }
         i += 1
         guard let hour = digits(2), expect(0x3A), let minute = digits(2) else { return nil }
         var second = 0
@@ -90,11 +99,11 @@ public enum TrackTime {
         if expect(0x3A) {
             guard let s = digits(2) else { return nil }
             second = s
-            if i < b.count, b[i] == 0x2E || b[i] == 0x2C {
+            if i < n, b[i] == 0x2E || b[i] == 0x2C {
                 i += 1
                 var scale = 0.1
                 var any = false
-                while i < b.count, b[i] >= 0x30 && b[i] <= 0x39 {
+                while i < n, b[i] >= 0x30 && b[i] <= 0x39 {
                     fraction += Double(b[i] - 0x30) * scale
                     scale /= 10
                     i += 1
@@ -105,7 +114,7 @@ public enum TrackTime {
         }
         guard (1...12).contains(month), (1...31).contains(day), hour <= 24, minute <= 59, second <= 60 else { return nil }
         var offset = 0
-        if i < b.count {
+        if i < n {
             if b[i] == 0x5A || b[i] == 0x7A {
                 i += 1
             } else if b[i] == 0x2B || b[i] == 0x2D {
@@ -125,10 +134,12 @@ public enum TrackTime {
                 return nil
             }
         }
-        guard i == b.count else { return nil }
+        guard i == n else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
     }
+
+    private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
 
     /// Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm).
     public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {

@@ -4,10 +4,21 @@ import Foundation
 /// `doc.kml` too). Element names are matched on their local name, as exiftool does, so a
 /// namespace prefix (`gpx:trkpt`, `gx:Track`) does not matter.
 public enum XMLTracks {
-    static func number<S: StringProtocol>(_ s: S) -> Double? {
-        let t = s.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let v = Double(t), v.isFinite else { return nil }
-        return v
+    static func number<S: StringProtocol>(_ s: S) -> Double? { ByteNumber.decimal(s) }
+
+    /// A point's time as read from its bytes: the instant, or (when it is not ISO 8601) the
+    /// text, for the note.
+    enum Time {
+        case instant(Double)
+        case unreadable(String)
+
+        init(_ b: UnsafeBufferPointer<UInt8>) {
+            if let t = TrackTime.parse(bytes: b) { self = .instant(t) } else { self = .unreadable(String(decoding: b, as: UTF8.self)) }
+        }
+
+        init(_ text: String) {
+            if let t = TrackTime.parse(text) { self = .instant(t) } else { self = .unreadable(text) }
+        }
     }
 
     /// GPX (topografix.com/GPX/1/1, and 1/0): `trkpt` of every `trkseg` of every `trk`, `rtept`
@@ -16,24 +27,22 @@ public enum XMLTracks {
     public static func readGPX<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
         let p = XMLPullParser(input: input)
         var pointDepth = 0
-        var lat: String?, lon: String?, time: String?
+        var lat: Double?, lon: Double?, time: Time?
         var pointOffset: Int64 = 0
         var untimed = 0
         while let e = try p.next() {
             switch e {
             case .startElement:
                 if pointDepth == 0 {
-                    switch p.localName {
-                    case "trkpt", "rtept", "wpt":
+                    if p.localNameIs("trkpt") || p.localNameIs("rtept") || p.localNameIs("wpt") {
                         pointDepth = p.depth
-                        lat = p.attribute("lat")
-                        lon = p.attribute("lon")
+                        lat = p.withAttribute("lat", ByteNumber.decimal) ?? nil
+                        lon = p.withAttribute("lon", ByteNumber.decimal) ?? nil
                         time = nil
                         pointOffset = p.offset
-                    default: break
                     }
-                } else if p.depth == pointDepth + 1 && p.localName == "time" {
-                    time = try p.readText()
+                } else if p.depth == pointDepth + 1 && p.localNameIs("time") {
+                    time = try p.readTextBytes(Time.init)
                 }
             case .endElement:
                 guard pointDepth != 0, p.depth < pointDepth else { break }
@@ -48,15 +57,23 @@ public enum XMLTracks {
 
     static func emit<Sink: TrackSink>(lat: String?, lon: String?, time: String, at offset: Int64, what: String,
                                       span: Int32 = 0, into sink: inout Sink, notes: inout TrackNotes) {
-        guard let t = TrackTime.parse(time) else {
-            return notes.add("\(what) at byte \(offset): time '\(time.prefix(40))' is not ISO 8601")
+        emit(lat: lat.flatMap(number), lon: lon.flatMap(number), time: Time(time), at: offset, what: what, span: span,
+             into: &sink, notes: &notes)
+    }
+
+    /// A point, or the note of why it is not one (its time first, then its position).
+    static func emit<Sink: TrackSink>(lat: Double?, lon: Double?, time: Time, at offset: Int64, what: @autoclosure () -> String,
+                                      span: Int32 = 0, into sink: inout Sink, notes: inout TrackNotes) {
+        guard case let .instant(t) = time else {
+            if case let .unreadable(text) = time { notes.add("\(what()) at byte \(offset): time '\(text.prefix(40))' is not ISO 8601") }
+            return
         }
-        guard let la = lat.flatMap(number), let lo = lon.flatMap(number) else {
-            return notes.add("\(what) at byte \(offset): no latitude and longitude in degrees")
+        guard let la = lat, let lo = lon else {
+            return notes.add("\(what()) at byte \(offset): no latitude and longitude in degrees")
         }
         let point = TrackPoint(time: t, latitude: la, longitude: lo, span: span)
         guard point.isValid else {
-            return notes.add("\(what) at byte \(offset): position \(la), \(lo) out of range")
+            return notes.add("\(what()) at byte \(offset): position \(la), \(lo) out of range")
         }
         sink.point(point)
     }
@@ -67,33 +84,56 @@ public enum XMLTracks {
     public static func readTCX<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
         let p = XMLPullParser(input: input)
         var pointDepth = 0
-        var lat: String?, lon: String?, time: String?
+        // A coordinate read: nil (no element), .some(nil) (not a number), or its value.
+        var lat: Double??, lon: Double??, time: Time?
         var pointOffset: Int64 = 0
         while let e = try p.next() {
             switch e {
             case .startElement:
                 if pointDepth == 0 {
-                    if p.localName == "Trackpoint" {
+                    if p.localNameIs("Trackpoint") {
                         pointDepth = p.depth
                         lat = nil; lon = nil; time = nil
                         pointOffset = p.offset
                     }
-                } else {
-                    switch p.localName {
-                    case "Time" where p.depth == pointDepth + 1: time = try p.readText()
-                    case "LatitudeDegrees": lat = try p.readText()
-                    case "LongitudeDegrees": lon = try p.readText()
-                    default: break
-                    }
+                } else if p.localNameIs("Time") && p.depth == pointDepth + 1 {
+                    time = try p.readTextBytes(Time.init)
+                } else if p.localNameIs("LatitudeDegrees") {
+                    lat = .some(try p.readTextBytes(ByteNumber.decimal))
+                } else if p.localNameIs("LongitudeDegrees") {
+                    lon = .some(try p.readTextBytes(ByteNumber.decimal))
                 }
             case .endElement:
                 guard pointDepth != 0, p.depth < pointDepth else { break }
                 pointDepth = 0
                 guard let time, lat != nil || lon != nil else { break }
-                emit(lat: lat, lon: lon, time: time, at: pointOffset, what: "<Trackpoint>", into: &sink, notes: &notes)
+                emit(lat: lat ?? nil, lon: lon ?? nil, time: time, at: pointOffset, what: "<Trackpoint>", into: &sink, notes: &notes)
             case .text: break
             }
         }
+    }
+
+    /// A `gx:coord` (`lon lat [alt]`, separated by white space): its first two numbers.
+    static func coordinate(_ b: UnsafeBufferPointer<UInt8>) -> (lon: Double?, lat: Double?) {
+        func isSeparator(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+        // Bytes beyond ASCII, or a CR (a "\r\n" is one Character, no separator in the String
+        // split): as the Strings split them.
+        if b.contains(where: { $0 >= 0x80 || $0 == 0x0D }) {
+            let parts = String(decoding: b, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
+            return (parts.first.flatMap(number), parts.count >= 2 ? number(parts[1]) : nil)
+        }
+        var fields: [Range<Int>] = []
+        var i = 0
+        while i < b.count && fields.count < 2 {
+            while i < b.count && isSeparator(b[i]) { i += 1 }
+            let start = i
+            while i < b.count && !isSeparator(b[i]) { i += 1 }
+            if i > start { fields.append(start..<i) }
+        }
+        func value(_ k: Int) -> Double? {
+            k < fields.count ? ByteNumber.decimal(UnsafeBufferPointer(rebasing: b[fields[k]])) : nil
+        }
+        return (value(0), value(1))
     }
 
     /// KML 2.2 (OGC 07-147r2) with Google's gx extension: every `gx:Track` (its `when` and
@@ -112,13 +152,12 @@ public enum XMLTracks {
         // The gx:Track being read: times and coordinates waiting for their partner.
         var trackDepth = 0
         var trackOffset: Int64 = 0
-        var whens: [String] = [], coords: [String] = []
+        var whens: [Time] = [], coords: [(lon: Double?, lat: Double?)] = []
         var whenHead = 0, coordHead = 0
         var mismatched = 0
         func pairTrack() {
             while whenHead < whens.count && coordHead < coords.count {
-                let parts = coords[coordHead].split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
-                emit(lat: parts.count >= 2 ? String(parts[1]) : nil, lon: parts.first.map(String.init), time: whens[whenHead],
+                emit(lat: coords[coordHead].lat, lon: coords[coordHead].lon, time: whens[whenHead],
                      at: trackOffset, what: "gx:Track", into: &sink, notes: &notes)
                 whenHead += 1
                 coordHead += 1
@@ -130,12 +169,12 @@ public enum XMLTracks {
         while let e = try p.next() {
             switch e {
             case .startElement:
-                let name = p.localName
                 if trackDepth != 0 {
-                    if name == "when" { whens.append(try p.readText()); pairTrack() }
-                    else if name == "coord" { coords.append(try p.readText()); pairTrack() }
+                    if p.localNameIs("when") { whens.append(try p.readTextBytes(Time.init)); pairTrack() }
+                    else if p.localNameIs("coord") { coords.append(try p.readTextBytes(coordinate)); pairTrack() }
                     continue
                 }
+                let name = p.localName
                 switch name {
                 case "Track":
                     trackDepth = p.depth

@@ -112,12 +112,10 @@ struct TrackRun {
     private mutating func load(_ indices: [Int], always: Bool = false) {
         guard always || !indices.isEmpty else { return }
         for i in indices {
-            let (report, fixes) = TrackSet.readFile(files[i].path)
-            var read = report
+            var read = TrackSet.readFile(files[i].path, into: &timeline, track: i)
             read.state = files[i].state == .unchanged ? .reread : files[i].state
             files[i] = read
             loaded[i] = true
-            timeline.add(fixes, track: i)
         }
         timeline.seal()
         set = TrackSet(files: files, timeline: timeline, options: options)

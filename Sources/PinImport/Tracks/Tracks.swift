@@ -98,19 +98,20 @@ public struct TrackSet: Sendable {
         var reports: [TrackFileReport] = []
         var timeline = TrackTimeline()
         for path in trackFiles(options.paths, problems: &reports) {
-            let (report, fixes) = readFile(path)
-            timeline.add(fixes, track: reports.count)
-            reports.append(report)
+            reports.append(readFile(path, into: &timeline, track: reports.count))
         }
         timeline.seal()
         return TrackSet(files: reports, timeline: timeline, options: options)
     }
 
-    /// One track file read whole: what it held, and its fixes in the file's order. Never
-    /// throws: why it could not be read (whole or from some byte on) is in the report.
-    static func readFile(_ path: String) -> (TrackFileReport, [TrackFix]) {
+    /// One track file read whole: what it held; its fixes, in the file's order, go straight into
+    /// `timeline` as file `track` (no array of them). Never throws: why it could not be read
+    /// (whole or from some byte on) is in the report, and the fixes before that are added.
+    static func readFile(_ path: String, into timeline: inout TrackTimeline, track: Int) -> TrackFileReport {
         var report = TrackFileReport(path: path, format: nil, points: 0)
-        var sink = FixCollector()
+        var sink = FixCollector(track: track)
+        swap(&sink.timeline, &timeline)
+        defer { swap(&sink.timeline, &timeline) }
         do {
             let format = try format(of: path)
             report.format = format
@@ -127,18 +128,23 @@ public struct TrackSet: Sendable {
         } catch {
             report.error = "\(error)"
         }
-        report.points = sink.fixes.count
+        report.points = sink.count
         report.first = sink.first
         report.last = sink.last
-        return (report, sink.fixes)
+        return report
     }
 
     struct FixCollector: TimelineSink {
         mutating func visit(_ v: TimelineVisit) {}
-        var fixes: [TrackFix] = []
+        var timeline = TrackTimeline()
+        let track: Int
+        var count = 0
         var first: Double?, last: Double?
+        init(track: Int) { self.track = track }
         mutating func point(_ p: TrackPoint) {
-            fixes.append(TrackFix(time: p.time, latitude: p.latitude, longitude: p.longitude, span: p.span))
+            timeline.append(TrackFix(time: p.time, latitude: p.latitude, longitude: p.longitude, span: p.span),
+                            track: track, first: count == 0)
+            count += 1
             first = min(first ?? p.time, p.time)
             last = max(last ?? p.time, p.time)
         }
