@@ -161,7 +161,7 @@ public final class XMLPullParser {
         return scratch.withUnsafeBufferPointer(body)
     }
 
-    /// The current text event's characters.
+    /// The current text event's characters (empty at other events).
     public var text: String {
         let b = window.base + textRange.lowerBound
         if textIsCDATA { return String(decoding: UnsafeBufferPointer(start: b, count: textRange.count), as: UTF8.self) }
@@ -244,6 +244,10 @@ public final class XMLPullParser {
     public func next() throws -> XMLEvent? {
         nameCache = nil
         if !spans.isEmpty { spans.removeAll(keepingCapacity: true) }
+        // `text` at any other event is empty: the window moves, the range would not.
+        textRange = 0..<0
+        textIsCDATA = false
+        textHasEntities = false
         if pendingEnd {
             pendingEnd = false
             popName()

@@ -103,4 +103,31 @@ final class XMLPullParserTests: XCTestCase {
             XCTAssertTrue("\(e)".contains("deeper"), "\(e)")
         }
     }
+
+    /// The byte accessors give what the String ones give, at every chunk size (the window
+    /// refilled inside names, values and text): entities, a tab in a value (a space in an
+    /// attribute), text in several runs (text, a comment, CDATA), a prefix.
+    func testByteAccessorsAgreeWithTheStringOnes() throws {
+        let doc = "<gpx><p:pt p:lat=\"&#52;8.5\" lon=\"\t-2.5\" x='1'><time>2024-05-01T10:00<!--c-->:07<![CDATA[Z]]></time>"
+            + "<time>a&amp;b</time><time>2024-05-01T10:00:00Z</time></p:pt></gpx>"
+        for chunk in [1, 2, 3, 7, 10_000] {
+            let p = XMLPullParser(input: MemoryInput(doc, chunk: chunk), bufferSize: 16)
+            XCTAssertEqual(try p.next(), .startElement)
+            XCTAssertTrue(p.localNameIs("gpx"))
+            XCTAssertEqual(try p.next(), .startElement)
+            XCTAssertTrue(p.localNameIs("pt"), "chunk \(chunk)")
+            XCTAssertFalse(p.localNameIs("p:pt"))
+            XCTAssertEqual(p.withAttribute("lat") { String(decoding: $0, as: UTF8.self) }, "48.5")
+            XCTAssertEqual(p.withAttribute("lon") { String(decoding: $0, as: UTF8.self) }, " -2.5")
+            XCTAssertEqual(p.attribute("lon"), " -2.5")
+            XCTAssertNil(p.withAttribute("la") { _ in 0 })
+            var texts: [String] = []
+            while let e = try p.next(), e != .endElement {
+                texts.append(try p.readTextBytes { String(decoding: $0, as: UTF8.self) })
+            }
+            XCTAssertEqual(texts, ["2024-05-01T10:00:07Z", "a&b", "2024-05-01T10:00:00Z"], "chunk \(chunk)")
+            XCTAssertEqual(p.name, "p:pt")
+            XCTAssertEqual(p.text, "", "no text at an end event")
+        }
+    }
 }
