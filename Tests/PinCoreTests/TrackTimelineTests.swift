@@ -115,6 +115,33 @@ final class TrackTimelineTests: XCTestCase {
         XCTAssertTrue(interpolated)
     }
 
+    /// The marks of each file's first fix follow the sort: a first fix added after a later one
+    /// still marks its gap; a first fix replaced by a later-added fix at its instant does not.
+    func testTheFirstFixMarksFollowTheSortAndTheFixesKept() {
+        let limits = TrackLimits(maxGap: 100, maxExtrapolation: 1000)
+        let sorted = timeline([[TrackFix(time: 500, latitude: 10, longitude: 0), TrackFix(time: 600, latitude: 11, longitude: 0)],
+                               [TrackFix(time: 0, latitude: 0, longitude: 0)]])
+        assertPosition(sorted.match(250, limits: limits), 5, 0, nearest: 250)
+        let replaced = timeline([[TrackFix(time: 1000, latitude: 10, longitude: 0)],
+                                 [TrackFix(time: 0, latitude: 0, longitude: 0), TrackFix(time: 1000, latitude: 20, longitude: 0)]])
+        XCTAssertEqual(replaced.count, 2)
+        // 1000 s > 100 s and the fix at 1000 is no file's first: the nearest (a tie: the later).
+        assertPosition(replaced.match(500, limits: limits), 20, 0, nearest: 500)
+    }
+
+    /// Spans and track numbers that differ only from the third fix on.
+    func testSpansAndTracksThatAppearLate() {
+        let t = timeline([[TrackFix(time: 0, latitude: 0, longitude: 0), TrackFix(time: 100, latitude: 1, longitude: 0)],
+                          [TrackFix(time: 1000, latitude: 10, longitude: 0, span: 7), TrackFix(time: 100_000, latitude: 20, longitude: 0, span: 7)]])
+        assertPosition(t.match(50_000), 10 + 10 * 49_000 / 99_000, 0, nearest: 49_000)
+        guard case let .position(_, _, late, _) = t.match(50_000), case let .position(_, _, early, _) = t.match(50) else { return XCTFail() }
+        XCTAssertEqual([early, late], [0, 1])
+        // Between the files: 900 s, interpolated (1 + 9 * 300 / 900).
+        assertPosition(t.match(400), 4, 0, nearest: 300)
+        // Wider than both limits (a first fix: 800 s), span 0 shared is no span: the nearest fix.
+        assertPosition(t.match(400, limits: TrackLimits(maxGap: 100, maxExtrapolation: 800)), 1, 0, nearest: 300)
+    }
+
     func testDurations() {
         XCTAssertEqual(TrackMatch.duration(45), "45 s")
         XCTAssertEqual(TrackMatch.duration(725), "12 min 5 s")

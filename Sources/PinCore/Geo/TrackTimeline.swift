@@ -83,16 +83,18 @@ public enum TrackMatch: Sendable, Hashable {
 /// - otherwise (before the first fix, after the last, inside a wider gap), the nearest fix when
 ///   it is at most `maxExtrapolation` away (a tie takes the later fix); else no position.
 ///
-/// Memory: 25 bytes per fix in flat arrays (a million-point track is 25 MB), and while `seal`
-/// sorts fixes added out of order, 4 bytes a fix and one column more.
+/// Memory: 24 bytes per fix in flat arrays (a million-point track is 24 MB; a 1 GB Records.json
+/// of 2.8 million fixes 67 MB), 2 more when the fixes come from several files and 4 more when
+/// some share a span; while `seal` sorts fixes added out of order, 8 bytes a fix and one column
+/// more.
 public struct TrackTimeline: Sendable {
     private(set) var times: [Double] = []
     private(set) var latitudes: [Double] = []
     private(set) var longitudes: [Double] = []
-    private(set) var spans: [Int32] = []
-    private(set) var tracks: [UInt16] = []
-    /// Bit 0: first fix of its track file.
-    private(set) var flags: [UInt8] = []
+    private var spans = UniformColumn<Int32>()
+    private var tracks = UniformColumn<UInt16>()
+    /// The indices of the fixes that are the first of their track file, ascending.
+    private var firsts: [Int] = []
     /// Fixes before this index are sealed (sorted, one per instant); the rest were added since.
     private var sealedCount = 0
     /// The fixes added since the last seal are in time order after the sealed ones.
@@ -114,18 +116,17 @@ public struct TrackTimeline: Sendable {
     public mutating func reserve(_ n: Int) {
         let total = times.count + n
         times.reserveCapacity(total); latitudes.reserveCapacity(total); longitudes.reserveCapacity(total)
-        spans.reserveCapacity(total); tracks.reserveCapacity(total); flags.reserveCapacity(total)
     }
 
     /// Adds one fix of a track file, in the file's order (`first`: the file's first fix).
     public mutating func append(_ f: TrackFix, track: Int, first: Bool) {
         if let last = times.last, !(f.time >= last) { inOrder = false }
+        if first { firsts.append(times.count) }
+        spans.append(f.span, at: times.count)
+        tracks.append(UInt16(clamping: track), at: times.count)
         times.append(f.time)
         latitudes.append(f.latitude)
         longitudes.append(f.longitude)
-        spans.append(f.span)
-        tracks.append(UInt16(clamping: track))
-        flags.append(first ? 1 : 0)
     }
 
     private var sorted: Bool { sealedCount == times.count }
@@ -133,40 +134,66 @@ public struct TrackTimeline: Sendable {
     /// Sorts the fixes by time (stable, in the order added), keeps the last of equal instants.
     public mutating func seal() {
         guard !sorted else { return }
-        if !inOrder {
-            // A permutation sorted by (time, order added), then each column moved once.
-            var order = [Int32](unsafeUninitializedCapacity: times.count) { b, n in
-                for k in 0..<b.count { b[k] = Int32(truncatingIfNeeded: k) }
-                n = b.count
-            }
-            times.withUnsafeBufferPointer { t in
-                order.sort { t[Int($0)] != t[Int($1)] ? t[Int($0)] < t[Int($1)] : $0 < $1 }
-            }
-            TrackTimeline.permute(&times, order); TrackTimeline.permute(&latitudes, order)
-            TrackTimeline.permute(&longitudes, order); TrackTimeline.permute(&spans, order)
-            TrackTimeline.permute(&tracks, order); TrackTimeline.permute(&flags, order)
+        if !inOrder { sortByTime() }
+        dropEqualInstants()
+        sealedCount = times.count
+        inOrder = true
+    }
+
+    /// A permutation sorted by (time, order added), then each column moved once.
+    private mutating func sortByTime() {
+        var order = [Int32](unsafeUninitializedCapacity: times.count) { b, n in
+            for k in 0..<b.count { b[k] = Int32(truncatingIfNeeded: k) }
+            n = b.count
         }
-        // Of equal instants, the one added last stays.
-        var kept = 0
+        times.withUnsafeBufferPointer { t in
+            order.sort { t[Int($0)] != t[Int($1)] ? t[Int($0)] < t[Int($1)] : $0 < $1 }
+        }
+        TrackTimeline.permute(&times, order); TrackTimeline.permute(&latitudes, order)
+        TrackTimeline.permute(&longitudes, order)
+        spans.permute(order); tracks.permute(order)
+        guard !firsts.isEmpty else { return }
+        var position = [Int32](repeating: 0, count: order.count)
+        for (p, k) in order.enumerated() { position[Int(k)] = Int32(truncatingIfNeeded: p) }
+        firsts = firsts.map { Int(position[$0]) }.sorted()
+    }
+
+    /// Of equal instants (sorted), the one added last stays.
+    private mutating func dropEqualInstants() {
+        var kept = 0, f = 0
+        var keptFirsts: [Int] = []
+        keptFirsts.reserveCapacity(firsts.count)
         let n = times.count
         for k in 0..<n {
+            let isFirst = f < firsts.count && firsts[f] == k
+            if isFirst { f += 1 }
             if k + 1 < n, times[k + 1] == times[k] { continue }
+            if isFirst { keptFirsts.append(kept) }
             if kept != k {
                 times[kept] = times[k]; latitudes[kept] = latitudes[k]; longitudes[kept] = longitudes[k]
-                spans[kept] = spans[k]; tracks[kept] = tracks[k]; flags[kept] = flags[k]
+                spans.move(k, to: kept); tracks.move(k, to: kept)
             }
             kept += 1
         }
         if kept < n {
             times.removeSubrange(kept...); latitudes.removeSubrange(kept...); longitudes.removeSubrange(kept...)
-            spans.removeSubrange(kept...); tracks.removeSubrange(kept...); flags.removeSubrange(kept...)
+            spans.truncate(kept); tracks.truncate(kept)
         }
-        sealedCount = times.count
-        inOrder = true
+        firsts = keptFirsts
     }
 
     private static func permute<T>(_ column: inout [T], _ order: [Int32]) {
         column = column.withUnsafeBufferPointer { c in order.map { c[Int($0)] } }
+    }
+
+    /// Whether fix `i` is the first of its track file.
+    private func isFirst(_ i: Int) -> Bool {
+        var lo = 0, hi = firsts.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if firsts[mid] < i { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < firsts.count && firsts[lo] == i
     }
 
     /// The first and last instants covered, nil without fixes.
@@ -197,7 +224,7 @@ public struct TrackTimeline: Sendable {
             if time < times[mid] { i1 = mid } else { i0 = mid }
         }
         let t0 = times[i0], t1 = times[i1]
-        let maxSecs = (flags[i1] & 1 != 0 && limits.maxGap != 0) ? limits.maxExtrapolation : limits.maxGap
+        let maxSecs = (isFirst(i1) && limits.maxGap != 0) ? limits.maxExtrapolation : limits.maxGap
         let sameSpan = spans[i0] != 0 && spans[i0] == spans[i1]
         if t1 - t0 > maxSecs && !sameSpan {
             let nearest = time - t0 < t1 - time ? i0 : i1
@@ -225,5 +252,38 @@ public struct TrackTimeline: Sendable {
     private func fix(_ i: Int, _ d: Double) -> TrackMatch {
         .position(Coordinate(latitude: latitudes[i], longitude: longitudes[i]), secondsToNearestFix: d,
                   track: Int(tracks[i]), interpolated: false)
+    }
+}
+
+/// A column of the timeline whose value is, in most runs, the same for every fix (the track
+/// number with one file, the span outside KML TimeSpans and Google's visits): no storage until
+/// a second value comes.
+struct UniformColumn<T: Equatable & Sendable>: Sendable {
+    /// Every fix's value; empty while they are all `uniform`.
+    private var values: [T] = []
+    private var uniform: T?
+
+    subscript(i: Int) -> T { values.isEmpty ? uniform! : values[i] }
+
+    /// The value of fix `index` (the count of fixes before it).
+    mutating func append(_ v: T, at index: Int) {
+        if !values.isEmpty { return values.append(v) }
+        guard let u = uniform, index > 0 else { uniform = v; return }
+        if v == u { return }
+        values = Array(repeating: u, count: index)
+        values.append(v)
+    }
+
+    mutating func permute(_ order: [Int32]) {
+        guard !values.isEmpty else { return }
+        values = values.withUnsafeBufferPointer { c in order.map { c[Int($0)] } }
+    }
+
+    mutating func move(_ from: Int, to: Int) {
+        if !values.isEmpty { values[to] = values[from] }
+    }
+
+    mutating func truncate(_ count: Int) {
+        if !values.isEmpty { values.removeSubrange(count...) }
     }
 }
