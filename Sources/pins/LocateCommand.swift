@@ -30,24 +30,12 @@ func runLocate(_ args: ParsedArguments) throws {
     var output = [UInt8]()
     output.reserveCapacity(1 << 16)
     var lineNumber = 0
-    var pending = [UInt8]()
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
 
-    func flush() {
-        output.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(1, buffer.baseAddress! + offset, buffer.count - offset)
-                if n <= 0 { if errno == EINTR { continue }; break }
-                offset += n
-            }
-        }
-        output.removeAll(keepingCapacity: true)
-    }
+    func flush() { writeToStdout(&output) }
 
     func handle(_ line: UnsafeBufferPointer<UInt8>) {
         lineNumber += 1
-        switch parseLatLon(line) {
+        switch LatLonText.parse(line) {
         case let .success(point):
             if let places {
                 let index = resolver.countryIndex(at: point)
@@ -65,6 +53,28 @@ func runLocate(_ args: ParsedArguments) throws {
         if output.count >= 1 << 15 { flush() }
     }
 
+    try forEachStdinLine(handle)
+    flush()
+}
+
+/// Writes `output` to standard output, all of it (a short write goes on), and empties it.
+func writeToStdout(_ output: inout [UInt8]) {
+    output.withUnsafeBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(1, buffer.baseAddress! + offset, buffer.count - offset)
+            if n <= 0 { if errno == EINTR { continue }; break }
+            offset += n
+        }
+    }
+    output.removeAll(keepingCapacity: true)
+}
+
+/// Each line of standard input without its newline, in 64 KiB reads (the last one also when
+/// no newline ends it).
+func forEachStdinLine(_ body: (UnsafeBufferPointer<UInt8>) -> Void) throws {
+    var pending = [UInt8]()
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
         let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
         if n < 0 { if errno == EINTR { continue }; throw CommandFailure("cannot read stdin: \(String(cString: strerror(errno)))") }
@@ -75,15 +85,14 @@ func runLocate(_ args: ParsedArguments) throws {
             while start < buffer.count,
                   let hit = memchr(buffer.baseAddress! + start, 0x0A, buffer.count - start) {
                 let newline = buffer.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-                handle(UnsafeBufferPointer(rebasing: buffer[start..<newline]))
+                body(UnsafeBufferPointer(rebasing: buffer[start..<newline]))
                 start = newline + 1
             }
             return start
         }
         pending.removeSubrange(..<consumed)
     }
-    if !pending.isEmpty { pending.withUnsafeBufferPointer { handle($0) } }
-    flush()
+    if !pending.isEmpty { pending.withUnsafeBufferPointer { body($0) } }
 }
 
 /// One `locate --json` object: the keys in a fixed order, each absent when there is none.
@@ -126,75 +135,4 @@ func appendJSONString(_ out: inout [UInt8], _ value: String) {
         }
     }
     out.append(0x22)
-}
-
-enum LineResult { case success(Coordinate), failure(String) }
-
-/// `lat,lon` with optional spaces (and a trailing CR). A byte parser: `pins locate` must keep
-/// up with half a million lines a second, which String and Double(String) do not.
-func parseLatLon(_ line: UnsafeBufferPointer<UInt8>) -> LineResult {
-    var i = 0
-    func skipSpace() { while i < line.count, line[i] == 0x20 || line[i] == 0x09 || line[i] == 0x0D { i += 1 } }
-    func quoted() -> String {
-        var text = String(decoding: line.prefix(60), as: UTF8.self)
-        while text.hasSuffix("\r") { text.removeLast() }
-        return text
-    }
-    skipSpace()
-    guard let lat = parseDecimal(line, &i) else {
-        return .failure(line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } ? "empty line, expected 'lat,lon'" : "expected 'lat,lon', got '\(quoted())'")
-    }
-    skipSpace()
-    guard i < line.count, line[i] == UInt8(ascii: ",") else { return .failure("expected 'lat,lon', got '\(quoted())'") }
-    i += 1
-    skipSpace()
-    guard let lon = parseDecimal(line, &i) else { return .failure("expected 'lat,lon' as two decimal numbers, got '\(quoted())'") }
-    skipSpace()
-    guard i == line.count else { return .failure("expected 'lat,lon', got '\(quoted())'") }
-    guard abs(lat) <= 90 else { return .failure("latitude \(lat) is out of range (-90 to 90)") }
-    guard abs(lon) <= 180 else { return .failure("longitude \(lon) is out of range (-180 to 180)") }
-    return .success(Coordinate(latitude: lat, longitude: lon))
-}
-
-private let exactPowersOfTen: [Double] = (0...15).map { pow(10, Double($0)) }
-
-/// A decimal number at `i`: a fast exact path (up to 15 significant digits, no exponent:
-/// m / 10^k with both exact is correctly rounded), strtod for the rest.
-func parseDecimal(_ s: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> Double? {
-    let start = i
-    var negative = false
-    if i < s.count, s[i] == UInt8(ascii: "-") || s[i] == UInt8(ascii: "+") { negative = s[i] == UInt8(ascii: "-"); i += 1 }
-    var mantissa: UInt64 = 0
-    var digits = 0, fraction = 0
-    var dot = false
-    while i < s.count {
-        let b = s[i]
-        if b >= 0x30 && b <= 0x39 {
-            if digits < 19 { mantissa = mantissa * 10 + UInt64(b - 0x30) }
-            digits += 1
-            if dot { fraction += 1 }
-        } else if b == UInt8(ascii: "."), !dot {
-            dot = true
-        } else {
-            break
-        }
-        i += 1
-    }
-    guard digits > 0 else { i = start; return nil }
-    let exponent = i < s.count && (s[i] == UInt8(ascii: "e") || s[i] == UInt8(ascii: "E"))
-    if digits <= 15 && !exponent {
-        let value = Double(mantissa) / exactPowersOfTen[fraction]
-        return negative ? -value : value
-    }
-    if exponent {
-        i += 1
-        if i < s.count, s[i] == UInt8(ascii: "-") || s[i] == UInt8(ascii: "+") { i += 1 }
-        let expStart = i
-        while i < s.count, s[i] >= 0x30 && s[i] <= 0x39 { i += 1 }
-        guard i > expStart else { i = start; return nil }
-    }
-    var text = Array(s[start..<i]).map { CChar(bitPattern: $0) }
-    text.append(0)
-    let value = strtod(text, nil)
-    return value.isFinite ? value : nil
 }

@@ -102,7 +102,7 @@ private func filterNear(_ args: ParsedArguments) throws -> (Coordinate, Double)?
         if args.value("--within") != nil { throw UsageError("--within needs --near LAT,LON", command: command) }
         return nil
     }
-    guard let point = parseLatLon(text) else {
+    guard let point = LatLonText.parse(text) else {
         throw UsageError("--near expects LAT,LON such as 48.85,2.35, got '\(text)'", command: command)
     }
     guard let km = try args.double("--within", range: 0...20_100) else {
@@ -140,16 +140,6 @@ func wrapped(_ words: [String], width: Int, indent: String) -> String {
     }
     if line.count > indent.count { lines.append(line) }
     return lines.joined(separator: "\n")
-}
-
-/// `LAT,LON` in decimal degrees, within range.
-func parseLatLon(_ text: String) -> Coordinate? {
-    let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-    guard parts.count == 2,
-          let lat = Double(parts[0].trimmingCharacters(in: .whitespaces)),
-          let lon = Double(parts[1].trimmingCharacters(in: .whitespaces)) else { return nil }
-    let point = Coordinate(latitude: lat, longitude: lon)
-    return point.isValid ? point : nil
 }
 
 /// A date option: ISO 8601, read in the machine's zone when it has no offset; a plain day as

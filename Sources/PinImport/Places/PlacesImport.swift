@@ -393,47 +393,11 @@ struct Decider {
             item.detail = "the same record as one earlier in this import"
             return item
         }
-        let digest = record.digest
         let (date, offset) = dateAndOffset(record, at: coordinate)
         item.date = ISO8601.format(date, offsetSeconds: offset)
+        let visit = Visit(record: record, key: key, coordinate: coordinate, date: date, offset: offset)
         if let records, let repos, let stored = try records.fetch(key: key) {
-            guard let pinID = stored.locationID, let pin = try repos.locations.fetch(id: pinID) else {
-                item.decision = .deleted
-                item.detail = "its pin was deleted after it was imported; not made again"
-                return item
-            }
-            item.pinID = pin.id
-            item.country = pin.countryID
-            item.title = pin.title
-            if stored.digest == digest {
-                item.decision = .unchanged
-                return item
-            }
-            if let edited = pin.editedAt, edited.timeIntervalSince1970 > stored.importedAt.timeIntervalSince1970 {
-                item.decision = .edited
-                item.detail = "changed in the file, but its pin was edited since it was imported; kept as edited"
-                return item
-            }
-            var changed = pin
-            changed.title = record.title ?? pin.title
-            changed.coordinate = coordinate
-            changed.type = locationType(record.type, at: coordinate)
-            changed.date = date
-            changed.utcOffsetSeconds = offset
-            changed.color = record.color ?? pin.color
-            changed.visitCount = record.visitCount ?? 1
-            changed.note = record.note
-            changed.tags = record.tags
-            changed.photoIDs = record.photoIDs
-            if record.edited { changed.editedAt = options.now }
-            item.decision = .updated
-            item.title = changed.title
-            if !options.dryRun {
-                let saved = try LocationService(creation: creation).save(changed, replacing: pin, in: repos)
-                item.country = saved.countryID
-                try records.save(PlaceRecordRow(key: key, digest: digest, locationID: pin.id, runID: stored.runID, importedAt: options.now))
-            }
-            return item
+            return try decideImported(visit, stored: stored, item: item, repos: repos, records: records)
         }
         let threshold = kind.isTimeline ? visitIndex : listIndex
         if let index = threshold, let match = index.nearest(to: coordinate) {
@@ -442,11 +406,80 @@ struct Decider {
             item.detail = String(format: "%.0f m from '%@'", metres, titles[match.entry.tag])
             return item
         }
-        let plan = try creation.planPhotoPin(at: coordinate, takenAt: date, utcOffsetSeconds: offset ?? 0)
+        return try create(visit, item: item, repos: repos, records: records)
+    }
+
+    /// A record as `decideOne` has read it: where and when, and its key in the records table.
+    struct Visit {
+        let record: PlaceRecord
+        let key: String
+        let coordinate: Coordinate
+        let date: Date
+        let offset: Int?
+    }
+
+    /// A record imported before: its pin deleted (not made again), unchanged, edited by hand
+    /// since (kept as edited), or changed in the file (the pin updated).
+    private func decideImported(_ visit: Visit, stored: PlaceRecordRow, item: PlaceItem, repos: Repositories,
+                                 records: PlaceRecordTable) throws -> PlaceItem {
+        var item = item
+        guard let pinID = stored.locationID, let pin = try repos.locations.fetch(id: pinID) else {
+            item.decision = .deleted
+            item.detail = "its pin was deleted after it was imported; not made again"
+            return item
+        }
+        item.pinID = pin.id
+        item.country = pin.countryID
+        item.title = pin.title
+        let digest = visit.record.digest
+        if stored.digest == digest {
+            item.decision = .unchanged
+            return item
+        }
+        if let edited = pin.editedAt, edited.timeIntervalSince1970 > stored.importedAt.timeIntervalSince1970 {
+            item.decision = .edited
+            item.detail = "changed in the file, but its pin was edited since it was imported; kept as edited"
+            return item
+        }
+        let changed = updated(pin, from: visit)
+        item.decision = .updated
+        item.title = changed.title
+        if !options.dryRun {
+            let saved = try LocationService(creation: creation).save(changed, replacing: pin, in: repos)
+            item.country = saved.countryID
+            try records.save(PlaceRecordRow(key: visit.key, digest: digest, locationID: pin.id, runID: stored.runID, importedAt: options.now))
+        }
+        return item
+    }
+
+    /// `pin` with what the record now says.
+    private func updated(_ pin: Location, from visit: Visit) -> Location {
+        let record = visit.record
+        var changed = pin
+        changed.title = record.title ?? pin.title
+        changed.coordinate = visit.coordinate
+        changed.type = locationType(record.type, at: visit.coordinate)
+        changed.date = visit.date
+        changed.utcOffsetSeconds = visit.offset
+        changed.color = record.color ?? pin.color
+        changed.visitCount = record.visitCount ?? 1
+        changed.note = record.note
+        changed.tags = record.tags
+        changed.photoIDs = record.photoIDs
+        if record.edited { changed.editedAt = options.now }
+        return changed
+    }
+
+    /// A new record far enough from every pin: a new pin through CreationService (only planned
+    /// in a dry run), and a pin later records of this import are measured against.
+    private mutating func create(_ visit: Visit, item: PlaceItem, repos: Repositories?, records: PlaceRecordTable?) throws -> PlaceItem {
+        var item = item
+        let record = visit.record, coordinate = visit.coordinate
+        let plan = try creation.planPhotoPin(at: coordinate, takenAt: visit.date, utcOffsetSeconds: visit.offset ?? 0)
         var draft = LocationDraft(title: record.title ?? plan.title, coordinate: coordinate, type: locationType(record.type, at: coordinate),
-                                  date: date, color: record.color, visitCount: record.visitCount ?? 1, note: record.note,
+                                  date: visit.date, color: record.color, visitCount: record.visitCount ?? 1, note: record.note,
                                   tags: record.tags, photoIDs: record.photoIDs, runID: runID)
-        draft.utcOffsetSeconds = offset
+        draft.utcOffsetSeconds = visit.offset
         let title = record.title ?? plan.title
         item.title = title
         item.country = plan.country
@@ -458,7 +491,7 @@ struct Decider {
                 location.editedAt = options.now
                 try repos.locations.update(location)
             }
-            try records.save(PlaceRecordRow(key: key, digest: digest, locationID: location.id, runID: runID, importedAt: options.now))
+            try records.save(PlaceRecordRow(key: visit.key, digest: record.digest, locationID: location.id, runID: runID, importedAt: options.now))
         }
         insert(coordinate, title: title)
         return item
