@@ -22,14 +22,14 @@ import Synchronization
 /// taken the batch `window` places before it, so at most `4 x threads` batches of results wait
 /// at once however large the run (inputs submitted and not yet read wait too: the caller holds
 /// those anyway).
-public enum ReadPool {
+enum ReadPool {
     /// Inputs a thread claims at once: one file per claim made the hand-over (a mutex, a wake-up)
     /// cost more than a warm read itself. Reads in flight stay one per thread.
     static let batch = 16
 
     /// Runs `read(i)` for every `i` in `0..<count` on `threads` threads and calls `consume(i, result)`
     /// on the calling thread in increasing `i`. Returns when every result was consumed.
-    public static func run<Result>(count: Int, threads: Int, read: @escaping @Sendable (Int) -> Result,
+    static func run<Result>(count: Int, threads: Int, read: @escaping @Sendable (Int) -> Result,
                                    consume: (Int, Result) -> Void) {
         guard count > 0 else { return }
         let feed = ReadFeed<Int, Result>(threads: min(threads, (count + batch - 1) / batch), read: read)
@@ -43,7 +43,7 @@ public enum ReadPool {
 /// order. The threads start at the first `submit`: a run with nothing to read starts none.
 /// `abandon` ends it early (the walk failed, or a stop was asked): inputs not yet claimed are
 /// never read.
-public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
+final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
     // Everything below `read` is guarded by `lock`; threads wait on `work` (a batch to claim,
     // or room in the window), the consumer on `ready` (the next batch's results). Two
     // conditions, so that a new batch wakes one thread, not all of them.
@@ -78,7 +78,7 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
     /// `coldNice`: once a walk of this process met a cold cache, each thread raises its nice
     /// value by this much (see `ReadStage.coldNice`); 0 leaves it.
     /// `name`: the threads' job, for the message when one cannot be started.
-    public init(threads: Int, window: Int? = nil, batch: Int? = nil, coldNice: Int32 = 0, name: String = "reader",
+    init(threads: Int, window: Int? = nil, batch: Int? = nil, coldNice: Int32 = 0, name: String = "reader",
                 prefetch: (@Sendable ([Input]) -> Void)? = nil, read: @escaping @Sendable (Input) -> Result) {
         self.name = name
         self.coldNice = coldNice
@@ -99,7 +99,7 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
         next < consumed + window && (unclaimed >= batch || closed && unclaimed > 0)
     }
 
-    public func submit(_ input: Input) {
+    func submit(_ input: Input) {
         lock.lock()
         if !started { start() }
         pending.append(input)
@@ -109,14 +109,14 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
     }
 
     /// Consumes the results ready now, in order, without waiting.
-    public func takeReady(_ consume: (Input, Result) -> Void) {
+    func takeReady(_ consume: (Input, Result) -> Void) {
         while let results = take(wait: false) { for (input, result) in results { consume(input, result) } }
     }
 
     /// Consumes results in order, waiting for them, until at most `keeping` submitted inputs are
     /// left without their result taken (`keeping` at least a batch less one: a partial batch
     /// is read only once the feed is finished).
-    public func drain(keeping: Int, _ consume: (Input, Result) -> Void) {
+    func drain(keeping: Int, _ consume: (Input, Result) -> Void) {
         precondition(keeping >= batch - 1)
         while outstanding > keeping, let results = take(wait: true) { for (input, result) in results { consume(input, result) } }
     }
@@ -128,7 +128,7 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
     }
 
     /// No more inputs: consumes every result left, in order, and returns once the threads left.
-    public func finish(_ consume: (Input, Result) -> Void) {
+    func finish(_ consume: (Input, Result) -> Void) {
         lock.lock()
         closed = true
         work.broadcast()
@@ -138,7 +138,7 @@ public final class ReadFeed<Input: Sendable, Result>: @unchecked Sendable {
     }
 
     /// Stops early: inputs not claimed are dropped, reads under way end, results are dropped.
-    public func abandon() {
+    func abandon() {
         lock.lock()
         closed = true
         cancelled = true

@@ -10,39 +10,39 @@ public struct DecidedFiles: Sequence, Sendable {
     private let file: ScratchFile?
     private let start: Int64, end: Int64
     /// Counts, kept as the records were written.
-    public private(set) var tally = Tally()
+    private(set) var tally = Tally()
 
-    public struct Tally: Sendable, Equatable {
+    struct Tally: Sendable, Equatable {
         /// Files per decision (the decisions counted at least once).
-        public var byDecision: [PhotoDecision: Int] {
+        var byDecision: [PhotoDecision: Int] {
             var counts: [PhotoDecision: Int] = [:]
             for (decision, count) in zip(ItemCodec.decisions, perDecision) where count > 0 { counts[decision] = count }
             return counts
         }
         /// Files with `decision`.
-        public func count(of decision: PhotoDecision) -> Int {
+        func count(of decision: PhotoDecision) -> Int {
             perDecision[ItemCodec.decisions.firstIndex(of: decision)!]
         }
         /// The same by the decision's place in `ItemCodec.decisions`: counted per record written,
         /// so without hashing a decision each time.
         private var perDecision = [Int](repeating: 0, count: ItemCodec.decisions.count)
         /// Photos with a position, whatever their decision.
-        public var withLocation = 0
+        var withLocation = 0
         /// `.notMedia` files that are neither a sidecar nor a video left out (see
         /// `ImportReport.notMedia`).
-        public var notMedia = 0
-        public var total = 0
+        var notMedia = 0
+        var total = 0
         /// For the text report, kept as the accepted photos are written, so that it goes over
         /// them once (the rows), not three times (countries, widths, rows): pins per country
         /// code, pins at sea, and the widths of the pin table's columns but the last
         /// (`ImportReportText.pinCells`).
-        public var pinCountries: [String: Int] = [:]
-        public var pinsAtSea = 0
-        public var pinTableWidths: [Int] = []
+        var pinCountries: [String: Int] = [:]
+        var pinsAtSea = 0
+        var pinTableWidths: [Int] = []
         /// Photos skipped earlier for "no location" decided again for new or changed tracks,
         /// and those of them accepted.
-        public var retriedForTracks = 0
-        public var retriedAccepted = 0
+        var retriedForTracks = 0
+        var retriedAccepted = 0
 
         mutating func count(_ item: ImportItem) {
             total += 1
@@ -65,14 +65,14 @@ public struct DecidedFiles: Sequence, Sendable {
     }
 
     /// No file.
-    public init() {
+    init() {
         file = nil
         start = 0
         end = 0
     }
 
     /// `items`, in this order (tests, and runs small enough to say so).
-    public init(_ items: [ImportItem]) throws {
+    init(_ items: [ImportItem]) throws {
         var writer = Writer()
         for item in items { try writer.append(item) }
         self = try writer.finish()

@@ -8,9 +8,9 @@ import Synchronization
 /// sockets and devices are never opened. Symlinks are followed only when asked, then with loop
 /// detection by device and inode. Entries are visited in byte order of their paths (see
 /// `WalkVisitor`), so the walk is deterministic.
-public enum Scanner {
+enum Scanner {
     /// The whole walk as one list (`pins inspect`, tests). The import streams it instead.
-    public static func scan(root: String, options: ScanOptions = ScanOptions()) throws -> ScanResult {
+    static func scan(root: String, options: ScanOptions = ScanOptions()) throws -> ScanResult {
         var collector = Collector()
         try walk(root: root, options: options, visitor: &collector)
         return collector.result
@@ -26,7 +26,7 @@ public enum Scanner {
 
     /// Walks `root`, reporting to `visitor`; throws what the visitor throws, and
     /// `ScanError.cannotOpenRoot` when the root cannot be opened.
-    public static func walk<V: WalkVisitor>(root: String, options: ScanOptions = ScanOptions(), visitor: inout V) throws {
+    static func walk<V: WalkVisitor>(root: String, options: ScanOptions = ScanOptions(), visitor: inout V) throws {
         let rootFD = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard rootFD >= 0 else { throw ScanError.cannotOpenRoot(root, String(cString: strerror(errno))) }
         defer { close(rootFD) }
@@ -332,7 +332,7 @@ extension Scanner {
     /// walks, instead of one after the other. At most `WalkForwarder.queued` batches of events
     /// wait, so memory stays small however large the tree. An error thrown by `visitor` stops
     /// the walk; the walk's own errors are rethrown here.
-    public static func walkAside<V: WalkVisitor>(root: String, options: ScanOptions = ScanOptions(), visitor: inout V) throws {
+    static func walkAside<V: WalkVisitor>(root: String, options: ScanOptions = ScanOptions(), visitor: inout V) throws {
         let queue = BoundedQueue<[WalkEvent]>(capacity: WalkForwarder.queued)
         // One frame per folder level: deep trees need a main thread's stack.
         let walker = WorkerThread<Error?>(name: "walk", stackSize: 8 << 20) {
