@@ -63,4 +63,58 @@ public enum Inspection {
         }
         return names
     }
+
+    /// The JSON line of one file `pins inspect` reads, as an object for JSONSerialization.
+    public static func object(of target: InspectTarget, options: MetadataOptions, tracks: TrackSet?) -> [String: Any] {
+        var object: [String: Any] = ["path": target.shown]
+        if !target.sidecars.isEmpty { object["sidecars"] = target.sidecars.map { $0.description } }
+        if target.isUnclaimedSidecar {
+            object["format"] = NSNull()
+            object["error"] = "a sidecar without its photo: read only with the photo it describes"
+            return object
+        }
+        do {
+            if var m = try MetadataReader.read(path: target.path, modificationTime: target.modified, options: options, sidecars: target.sidecars) {
+                // A position the photo or its sidecar carries always wins over a track.
+                if let tracks, m.coordinate == nil { placeFromTracks(&m, from: tracks, noting: &object) }
+                describe(m, in: &object)
+            } else {
+                object["format"] = NSNull()
+                object["error"] = "not a photo or video (unrecognised content)"
+            }
+        } catch {
+            object["format"] = NSNull()
+            object["error"] = "\(error)"
+        }
+        return object
+    }
+
+    /// A photo without a position of its own gets the tracks' (with the track file and the
+    /// distance to its nearest fix in `object`), or `object` says why it gets none.
+    private static func placeFromTracks(_ m: inout PhotoMetadata, from tracks: TrackSet, noting object: inout [String: Any]) {
+        let placed = tracks.place(m)
+        if let c = placed.coordinate {
+            m.coordinate = c
+            m.positionSource = .track
+            object["trackFile"] = placed.file
+            object["secondsToTrackFix"] = placed.secondsToNearestFix
+        } else {
+            object["trackIssue"] = orNull(placed.reason)
+        }
+    }
+
+    /// What `pins inspect` shows of a file's metadata.
+    private static func describe(_ m: PhotoMetadata, in object: inout [String: Any]) {
+        object["format"] = m.format.rawValue
+        object["latitude"] = orNull(m.coordinate?.latitude)
+        object["longitude"] = orNull(m.coordinate?.longitude)
+        object["altitude"] = orNull(m.altitude)
+        object["positionSource"] = orNull(m.positionSource?.rawValue)
+        object["locationIssue"] = orNull(m.locationIssue)
+        object["takenAt"] = orNull(m.takenAt.map { ISO8601.format($0, offsetSeconds: m.utcOffsetSeconds) })
+        object["timeSource"] = m.timeSource.rawValue
+        object["timeTag"] = orNull(m.timeTag)
+        object["warnings"] = m.warnings
+        object["error"] = NSNull()
+    }
 }

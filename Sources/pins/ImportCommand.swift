@@ -64,14 +64,14 @@ func runImport(_ args: ParsedArguments) async throws {
     let (root, configuredPage) = try importRoot(args)
     let options = try importOptions(args, root: root)
     if args.has("--quiet") && args.has("--verbose") { throw UsageError("--quiet and --verbose exclude each other", command: "import") }
-    if args.has("--nice") { lowerPriority() }
+    if args.has("--nice") { ImportProcess.lowerPriority { Out.error("pins import: --nice: \($0)") } }
 
     let outputs = try ReportOutputs(args, command: "import", page: configuredPage)
     let deps = try importDependencies(args, dryRun: options.dryRun)
     if !options.dryRun { try deps.requireDatabaseFolder() }
     let session = ImportSession(options: options, databasePath: deps.databasePath, creation: try deps.lazyCreationService())
     let printer = ProgressPrinter(quiet: args.has("--quiet") || args.has("--json"))
-    let stopSignals = stopOnSignals(options.stop)
+    let stopSignals = ImportProcess.stopOnSignals(options.stop) { Out.error("pins import: \($0)") }
     defer { stopSignals.forEach { $0.cancel() } }
     let report: ImportReport
     do {
@@ -138,29 +138,6 @@ private func importDependencies(_ args: ParsedArguments, dryRun: Bool) throws ->
     }
 }
 
-/// SIGINT and SIGTERM end the run at the next file or batch: what was saved stays whole and
-/// the run is recorded as interrupted (exit 130 or 143). A second one while the run winds
-/// down (a batch being saved, a database held by another writer) ends the process at once:
-/// SQLite keeps only committed transactions (a batch without its commit is not replayed, as
-/// after kill -9), and the run lock goes with the process. Cancel the sources when done.
-private func stopOnSignals(_ stop: StopRequest) -> [DispatchSourceSignal] {
-    [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
-        signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-        let name = number == SIGINT ? "SIGINT" : "SIGTERM"
-        source.setEventHandler {
-            if stop.stop(signal: number) {
-                if isatty(2) != 0 { Out.error("pins import: stopping after the batch being saved (\(name) again stops at once)") }
-            } else {
-                Out.error("pins import: stopped at once by a second \(name): only whole batches were saved; the next run does the rest")
-                _exit(128 + number)
-            }
-        }
-        source.resume()
-        return source
-    }
-}
-
 /// The folders and files the run could not read, on stderr, and the exit code they give.
 private func reportProblems(of report: ImportReport) throws {
     for problem in report.problems {
@@ -171,16 +148,6 @@ private func reportProblems(of report: ImportReport) throws {
         let n = report.problems.count
         throw CommandFailure("\(n) folder\(n == 1 ? "" : "s") or file\(n == 1 ? "" : "s") could not be read (above); "
                              + "what was known there keeps its state", code: report.exitCode)
-    }
-}
-
-/// Nice 10 and the idle I/O class: the NAS keeps serving files while pins runs.
-func lowerPriority() {
-    if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) != 0 {
-        Out.error("pins import: --nice: cannot lower the CPU priority: \(String(cString: strerror(errno)))")
-    }
-    if pins_set_idle_io_priority() != 0 {
-        Out.error("pins import: --nice: cannot lower the I/O priority: \(String(cString: strerror(errno)))")
     }
 }
 
@@ -218,61 +185,7 @@ func runInspect(_ args: ParsedArguments) throws {
             failed = true
             continue
         }
-        for target in targets { Out.print(Out.json(inspection(of: target, options: options, tracks: tracks))) }
+        for target in targets { Out.print(Out.json(Inspection.object(of: target, options: options, tracks: tracks))) }
     }
     if failed { throw CommandFailure("some paths could not be read") }
-}
-
-/// The JSON line of one file `pins inspect` reads.
-private func inspection(of target: InspectTarget, options: MetadataOptions, tracks: TrackSet?) -> [String: Any] {
-    var object: [String: Any] = ["path": target.shown]
-    if !target.sidecars.isEmpty { object["sidecars"] = target.sidecars.map { $0.description } }
-    if target.isUnclaimedSidecar {
-        object["format"] = NSNull()
-        object["error"] = "a sidecar without its photo: read only with the photo it describes"
-        return object
-    }
-    do {
-        if var m = try MetadataReader.read(path: target.path, modificationTime: target.modified, options: options, sidecars: target.sidecars) {
-            // A position the photo or its sidecar carries always wins over a track.
-            if let tracks, m.coordinate == nil { placeFromTracks(&m, from: tracks, noting: &object) }
-            describe(m, in: &object)
-        } else {
-            object["format"] = NSNull()
-            object["error"] = "not a photo or video (unrecognised content)"
-        }
-    } catch {
-        object["format"] = NSNull()
-        object["error"] = "\(error)"
-    }
-    return object
-}
-
-/// A photo without a position of its own gets the tracks' (with the track file and the
-/// distance to its nearest fix in `object`), or `object` says why it gets none.
-private func placeFromTracks(_ m: inout PhotoMetadata, from tracks: TrackSet, noting object: inout [String: Any]) {
-    let placed = tracks.place(m)
-    if let c = placed.coordinate {
-        m.coordinate = c
-        m.positionSource = .track
-        object["trackFile"] = placed.file
-        object["secondsToTrackFix"] = placed.secondsToNearestFix
-    } else {
-        object["trackIssue"] = orNull(placed.reason)
-    }
-}
-
-/// What `pins inspect` shows of a file's metadata.
-private func describe(_ m: PhotoMetadata, in object: inout [String: Any]) {
-    object["format"] = m.format.rawValue
-    object["latitude"] = orNull(m.coordinate?.latitude)
-    object["longitude"] = orNull(m.coordinate?.longitude)
-    object["altitude"] = orNull(m.altitude)
-    object["positionSource"] = orNull(m.positionSource?.rawValue)
-    object["locationIssue"] = orNull(m.locationIssue)
-    object["takenAt"] = orNull(m.takenAt.map { ISO8601.format($0, offsetSeconds: m.utcOffsetSeconds) })
-    object["timeSource"] = m.timeSource.rawValue
-    object["timeTag"] = orNull(m.timeTag)
-    object["warnings"] = m.warnings
-    object["error"] = NSNull()
 }
