@@ -58,8 +58,9 @@ let package = Package(
         // SQLite storage: connection, migrations, repositories, run lock; the system source of
         // new ids (getrandom).
         .target(name: "PinStore", dependencies: ["PinCore", "CSQLite", "CSupport"]),
-        // The import session end to end: lock, run record, scanner, pipeline stages, reports.
-        .target(name: "PinImport", dependencies: ["PinCore", "PinMetadata", "PinStore", "PinFormats", "CSupport"], exclude: ["THREADS.md"]),
+        // The import session end to end: lock, run record, scanner, pipeline stages, reports (and
+        // the run as the map page draws it, a PinReport value).
+        .target(name: "PinImport", dependencies: ["PinCore", "PinMetadata", "PinStore", "PinFormats", "PinReport", "CSupport"], exclude: ["THREADS.md"]),
         // The offline HTML map page, and exports: plain values in, files out (AtomicFile). The page's script,
         // style sheet and template (Sources/PinReport/Page) are compiled in by EmbedFiles.
         .target(name: "PinReport", dependencies: ["PinCore"], plugins: ["EmbedFiles"]),

@@ -138,50 +138,8 @@ private func addPlaceLabels(_ input: inout PageInput, countries: [String], deps:
 
 /// `pins import --html FILE`: the page of the database with the run drawn over it.
 func writeRunPage(_ report: ImportReport, to path: RawPath, deps: AppDependencies) throws {
-    var created: [RunOverlay.Photo] = []
-    var skipped: [RunOverlay.Photo] = []
-    var unplaced: [RunOverlay.Unreadable] = []
-    for item in report.items {
-        guard let coordinate = item.metadata?.coordinate else {
-            if item.decision == .noLocation, unplaced.count < RunOverlay.unplacedListedCap {
-                unplaced.append(RunOverlay.Unreadable(photo: item.entry.relativePath.description,
-                                                      reason: item.detail ?? item.decision.words))
-            }
-            continue
-        }
-        var photo = RunOverlay.Photo(
-            photo: item.entry.relativePath.description, latitude: coordinate.latitude, longitude: coordinate.longitude,
-            takenAt: item.takenAtText, reason: item.decision == .accepted ? "created" : item.decision.rawValue, detail: item.detail,
-            title: item.title, country: item.country, pin: report.dryRun ? nil : item.locationID?.lowercasedText)
-        photo.positionSource = item.metadata?.positionSource?.rawValue
-        // A pin a new or changed track made of a photo an earlier run skipped (issue 29, nightly).
-        if item.isRetriedForTracks, item.decision == .accepted {
-            photo.detail = "skipped earlier for no location, decided again for a new or changed track"
-        }
-        if let fix = item.trackFix {
-            photo.trackFile = fix.file
-            photo.secondsToTrackFix = fix.seconds
-        }
-        switch item.decision {
-        case .accepted: created.append(photo)
-        case .interval, .distance, .noLocation: if skipped.count < RunOverlay.skippedDrawnCap { skipped.append(photo) }
-        case .unreadable, .notMedia: break
-        }
-    }
-    let unreadable = report.unreadable.map { RunOverlay.Unreadable(photo: $0.entry.relativePath.description, reason: $0.detail ?? "unreadable") }
-        + report.problems.map { RunOverlay.Unreadable(photo: $0.path.description, reason: $0.reason) }
-    // Pins that followed their photo's sidecar: moved, or kept where they were.
-    let corrected = report.corrected.prefix(RunOverlay.skippedDrawnCap).map { c in
-        RunOverlay.Correction(pin: c.pinID.lowercasedText, title: c.title,
-                              newTitle: c.plan.flatMap { $0.title == c.title ? nil : $0.title }, photo: c.photo.description,
-                              from: c.from, to: c.to, country: c.to == nil ? nil : c.plan?.country)
-    }
-    var overlay = RunOverlay(root: report.root, dryRun: report.dryRun, created: created, skipped: skipped,
-                             counts: report.skippedCounts, unreadable: unreadable, corrected: Array(corrected),
-                             movedCount: report.pinsMoved, keptCount: report.pinsKept)
-    overlay.unplaced = unplaced
     let input = try pageInput(deps: deps, title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + report.root,
-                              filterDescription: nil, run: overlay)
+                              filterDescription: nil, run: report.runOverlay)
     try writeOutput(to: path) { $0.write(PageRenderer.render(input)) }
 }
 
