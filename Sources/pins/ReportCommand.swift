@@ -1,7 +1,6 @@
 import Foundation
 import PinCore
 import PinImport
-import PinMetadata
 import PinReport
 import PinStore
 
@@ -53,7 +52,7 @@ func pageInput(deps: AppDependencies, locations: [Location]? = nil, title: Strin
     let stored = try StoredPage(deps, allPins: locations == nil)
     let locations = locations ?? stored.locations
     var pins = pagePins(locations, places: stored.places, trips: stored.trips)
-    if thumbnails { attachThumbnails(&pins, places: stored.places) }
+    if thumbnails { PageThumbnails.attach(to: &pins, places: stored.places) }
     var input = PageInput(title: title, pins: pins, catalog: try deps.catalog(), settings: stored.settings, worldMap: worldMap,
                           filterDescription: filterDescription, run: run)
     input.importedFolders = stored.folders
@@ -100,20 +99,6 @@ private func pagePins(_ locations: [Location], places: [UUID: PinPhotoPlace], tr
     }
 }
 
-/// Thumbnails of the newest pins' photos, only while the page's budget lasts and at most
-/// `thumbnailLookups` photos are looked at: a page of 10,000 pins opens a few hundred photos,
-/// not 10,000.
-private func attachThumbnails(_ pins: inout [PagePin], places: [UUID: PinPhotoPlace]) {
-    var budget = PageRenderer.thumbnailPageCap
-    var lookups = 0
-    for index in pins.indices.reversed() where budget > 0 && lookups < thumbnailLookups {
-        lookups += 1
-        guard let place = places[pins[index].location.id], isStill(place),
-              let jpeg = try? ExifThumbnail.read(path: place.path), jpeg.count <= PageRenderer.thumbnailCap else { continue }
-        pins[index].thumbnailJPEG = jpeg
-        budget -= jpeg.count
-    }
-}
 
 /// The names of the larger places of `countries`, their region counts and the borders between
 /// their regions where outlines exist (DCW-GMT). Without a readable
@@ -141,17 +126,4 @@ func writeRunPage(_ report: ImportReport, to path: RawPath, deps: AppDependencie
     let input = try pageInput(deps: deps, title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + report.root,
                               filterDescription: nil, run: report.runOverlay)
     try writeOutput(to: path) { $0.write(PageRenderer.render(input)) }
-}
-
-/// Most photos opened for thumbnails by one page (the newest pins'): bounds the page's cost on
-/// a library whose photos carry none.
-let thumbnailLookups = 600
-
-/// The photo is still where its pin says: a regular file at the recorded path with the
-/// recorded size and modification time.
-private func isStill(_ place: PinPhotoPlace) -> Bool {
-    var info = stat()
-    guard place.path.withCString({ stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
-    let nanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-    return Int64(info.st_size) == place.fingerprint.size && nanoseconds == place.fingerprint.modificationNanoseconds
 }
