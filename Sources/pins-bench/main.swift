@@ -118,18 +118,22 @@ case "places":
         points.append(Coordinate(latitude: max(-89.9, min(89.9, a.latitude + rng.uniform(-0.09, 0.09))),
                                  longitude: max(-180, min(180, a.longitude + rng.uniform(-0.09, 0.09)))))
     }
-    let codes = points.map { resolver.countryIndex(at: $0).map { resolver.codes[$0] } }
+    // The country and whether its outline holds the point (as an import has them: at sea the
+    // coastal rule gave the country).
+    let fixes = points.map { resolver.country(at: $0) }
     var named = 0
     var alone = 0.0
     let aloneWall = seconds {
         alone = cpuSeconds {
-            for (p, code) in zip(points, codes) where gazetteer.match(at: p, countryCode: code).place != nil { named += 1 }
+            for (p, c) in zip(points, fixes) where gazetteer.match(at: p, countryCode: c?.code, inOutline: c?.inOutline).place != nil {
+                named += 1
+            }
         }
     }
     let both = cpuSeconds {
         for p in points {
-            let code = resolver.countryIndex(at: p).map { resolver.codes[$0] }
-            _ = gazetteer.match(at: p, countryCode: code)
+            let c = resolver.country(at: p)
+            _ = gazetteer.match(at: p, countryCode: c?.code, inOutline: c?.inOutline)
         }
     }
     // CPU seconds of this thread (cpuSeconds): the rate on one core, whatever else runs.
@@ -160,14 +164,15 @@ case "regions":
         let a = anchors[Int(rng.next() % UInt64(anchors.count))].coordinate
         points.append(Coordinate(latitude: a.latitude + rng.uniform(-0.09, 0.09), longitude: a.longitude + rng.uniform(-0.09, 0.09)))
     }
-    let codes = points.map { resolver.countryIndex(at: $0).map { resolver.codes[$0] } }
+    let countries = points.map { resolver.country(at: $0) }
     var differ = 0, inUnit = 0
-    let alone = cpuSeconds { for (p, c) in zip(points, codes) { _ = gazetteer.match(at: p, countryCode: c) } }
-    let with = cpuSeconds { for (p, c) in zip(points, codes) { _ = outlined.match(at: p, countryCode: c) } }
+    let alone = cpuSeconds { for (p, c) in zip(points, countries) { _ = gazetteer.match(at: p, countryCode: c?.code, inOutline: c?.inOutline) } }
+    let with = cpuSeconds { for (p, c) in zip(points, countries) { _ = outlined.match(at: p, countryCode: c?.code, inOutline: c?.inOutline) } }
     let units = cpuSeconds {
-        for (p, c) in zip(points, codes) where c != nil && outlines!.unit(at: p, countryCode: c!) != nil { inUnit += 1 }
+        for (p, c) in zip(points, countries) where c != nil && outlines!.unit(at: p, countryCode: c!.code) != nil { inUnit += 1 }
     }
-    for (p, c) in zip(points, codes) where outlined.match(at: p, countryCode: c).region != gazetteer.match(at: p, countryCode: c).region {
+    for (p, c) in zip(points, countries)
+    where outlined.match(at: p, countryCode: c?.code, inOutline: c?.inOutline).region != gazetteer.match(at: p, countryCode: c?.code).region {
         differ += 1
     }
     print(String(format: "regions: %d lookups; gazetteer alone %.0f per CPU second, with the outlines %.0f per CPU second (%.2fx the time); "

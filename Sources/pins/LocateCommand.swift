@@ -38,9 +38,9 @@ func runLocate(_ args: ParsedArguments) throws {
         switch LatLonText.parse(line) {
         case let .success(point):
             if let places {
-                let index = resolver.countryIndex(at: point)
-                appendLocateJSON(&output, country: index.map { resolver.codes[$0] },
-                                 match: places.match(at: point, countryCode: index.map { resolver.codes[$0] }))
+                let found = resolver.countryIndexAndOutline(at: point)
+                let code = found.map { resolver.codes[$0.index] }
+                appendLocateJSON(&output, country: code, match: places.match(at: point, countryCode: code, inOutline: found?.inOutline))
             } else if let index = resolver.countryIndex(at: point) {
                 output.append(contentsOf: codeBytes[index])
             }

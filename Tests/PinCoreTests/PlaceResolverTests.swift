@@ -163,6 +163,11 @@ final class PlaceGridTests: XCTestCase {
             candidates[code] = all
             let expected = resolver.matchByScanning(at: point, countryCode: code, candidates: all)
             XCTAssertEqual(resolver.match(at: point, countryCode: code), expected, "\(point) in \(code)")
+            // Told by the country lookup whether the outline holds the point (as an import
+            // is), the resolver answers the same without asking the outlines again.
+            let fix = countries.country(at: point)
+            XCTAssertEqual(fix?.code, code)
+            XCTAssertEqual(resolver.match(at: point, countryCode: code, inOutline: fix?.inOutline), expected, "\(point) in \(code), told")
             if expected.place != nil { named += 1 } else if expected.region != nil { regionOnly += 1 }
         }
         // The points test every rule: named places, regions without a town, the sea.

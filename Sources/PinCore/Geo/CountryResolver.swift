@@ -90,11 +90,17 @@ public final class CountryResolver: @unchecked Sendable {
 
     /// Index into `codes`, or nil.
     public func countryIndex(at point: Coordinate) -> Int? {
+        countryIndexAndOutline(at: point)?.index
+    }
+
+    /// Index into `codes`, and whether the country's outline holds the point (false: it is
+    /// the nearest within the coastal distance), or nil.
+    public func countryIndexAndOutline(at point: Coordinate) -> (index: Int, inOutline: Bool)? {
         guard point.isValid else { return nil }
-        if let inside = containingCountry(point) { return inside }
+        if let inside = containingCountry(point) { return (inside, true) }
         let (r, c) = cellIndex(x: point.longitude, y: point.latitude)
         guard nearCoast[r * columns + c] != 0 else { return nil }
-        return nearestCountry(point, withinKilometres: coastalKilometres)
+        return nearestCountry(point, withinKilometres: coastalKilometres).map { ($0, false) }
     }
 
     private func cellIndex(x: Double, y: Double) -> (row: Int, column: Int) {

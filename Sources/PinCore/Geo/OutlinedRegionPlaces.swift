@@ -46,21 +46,26 @@ public final class OutlinedRegionPlaces: PlaceLocating, @unchecked Sendable {
     }
 
     public func match(at point: Coordinate, countryCode: String?) -> PlaceMatch {
-        var match = places.match(at: point, countryCode: countryCode)
-        if let countryCode, let region = outlineRegion(at: point, countryCode: countryCode) {
+        match(at: point, countryCode: countryCode, inOutline: nil)
+    }
+
+    public func match(at point: Coordinate, countryCode: String?, inOutline: Bool?) -> PlaceMatch {
+        var match = places.match(at: point, countryCode: countryCode, inOutline: inOutline)
+        if let countryCode, let region = outlineRegion(at: point, countryCode: countryCode, inOutline: inOutline) {
             match.region = region
         }
         return match
     }
 
-    /// The region the outlines decide at the point, nil where they do not.
-    public func outlineRegion(at point: Coordinate, countryCode: String) -> Region? {
+    /// The region the outlines decide at the point, nil where they do not. `inOutline`: whether
+    /// the country's outline holds the point, where the caller knows (nil: asked when needed).
+    public func outlineRegion(at point: Coordinate, countryCode: String, inOutline: Bool? = nil) -> Region? {
         guard outlines.covers(countryCode) else { return nil }
         if let unit = outlines.unit(at: point, countryCode: countryCode) { return regionOfUnit[unit] }
         // Within 10 km the answer is the same on land and at sea; only farther is the (costly)
         // land-or-sea question asked.
         if let unit = outlines.nearestUnit(to: point, countryCode: countryCode, withinKm: Self.landKm) { return regionOfUnit[unit] }
-        guard let onLand, !onLand(point, countryCode) else { return nil }
+        guard !(inOutline ?? onLand.map { $0(point, countryCode) } ?? true) else { return nil }
         return outlines.nearestUnit(to: point, countryCode: countryCode, withinKm: Self.seaKm).flatMap { regionOfUnit[$0] }
     }
 

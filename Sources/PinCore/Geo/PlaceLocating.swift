@@ -62,6 +62,10 @@ public protocol PlaceLocating: Sendable {
     /// The place and region at `point`, inside `countryCode` (the country its outline gave, or
     /// the coastal country within 22 km at sea); `.none` when `countryCode` is nil.
     func match(at point: Coordinate, countryCode: String?) -> PlaceMatch
+    /// `match(at:countryCode:)` where the caller knows whether the country's outline holds the
+    /// point (`CountryLocating.country(at:)`): false is at sea. nil: the resolver asks the
+    /// outlines itself (a second point-in-polygon test).
+    func match(at point: Coordinate, countryCode: String?, inOutline: Bool?) -> PlaceMatch
     /// Every admin-1 region of a country, for "United States: 7 of 51 states".
     func regions(of countryCode: String) -> [Region]
     /// Loads the gazetteer now, reporting a damaged or missing resource (naming the file)
@@ -73,6 +77,9 @@ public protocol PlaceLocating: Sendable {
 }
 
 extension PlaceLocating {
+    public func match(at point: Coordinate, countryCode: String?, inOutline: Bool?) -> PlaceMatch {
+        match(at: point, countryCode: countryCode)
+    }
     public func prepare() throws {}
     public func largestPlaces(of countryCode: String, limit: Int) -> [Place] { [] }
 }

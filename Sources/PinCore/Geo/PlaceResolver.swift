@@ -240,17 +240,32 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         let population: UnsafeBufferPointer<UInt32>
         let id: UnsafeBufferPointer<UInt32>
         let entries: UnsafeBufferPointer<UInt32>
-        let latitude: Double, longitude: Double, cosPhi: Double
+        /// The point in the records' units (1e-5 degree), and km per unit east and north there.
+        let latitude: Double, longitude: Double, kmEast: Double, kmNorth: Double
 
-        /// Kilometres from the point to place p in the point's own equirectangular projection
-        /// (to rank candidates; the distance reported is the haversine one).
-        @inline(__always)
-        func planarKm(_ place: PlaceRecord) -> Double {
-            var dx = place.longitudeDegrees - longitude
-            if dx > 180 { dx -= 360 } else if dx < -180 { dx += 360 }
-            let dy = place.latitudeDegrees - latitude
-            return (dx * dx * cosPhi * cosPhi + dy * dy).squareRoot() * PlaceResolver.kmPerDegree
+        init(places: UnsafeBufferPointer<PlaceRecord>, population: UnsafeBufferPointer<UInt32>, id: UnsafeBufferPointer<UInt32>,
+             entries: UnsafeBufferPointer<UInt32>, point: Coordinate) {
+            (self.places, self.population, self.id, self.entries) = (places, population, id, entries)
+            latitude = point.latitude * 1e5
+            longitude = point.longitude * 1e5
+            kmNorth = PlaceResolver.kmPerDegree / 1e5
+            kmEast = kmNorth * cos(point.latitude * .pi / 180)
         }
+
+        /// The square of the kilometres from the point to `place` in the point's own
+        /// equirectangular projection (to rank candidates; the distance reported is the
+        /// haversine one): no square root, no division, for the candidates that cannot win.
+        @inline(__always)
+        func planarSquaredKm(_ place: PlaceRecord) -> Double {
+            var dx = Double(place.longitude) - longitude
+            if dx > 18_000_000 { dx -= 36_000_000 } else if dx < -18_000_000 { dx += 36_000_000 }
+            let x = dx * kmEast, y = (Double(place.latitude) - latitude) * kmNorth
+            return x * x + y * y
+        }
+
+        /// Kilometres from the point to `place` in the point's projection.
+        @inline(__always)
+        func planarKm(_ place: PlaceRecord) -> Double { planarSquaredKm(place).squareRoot() }
 
         /// Ties (the same score): the larger place, then the smaller GeoNames id, so the answer
         /// never depends on the order of the file.
@@ -261,12 +276,18 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         }
     }
 
+    /// Whether a squared distance may lie within `km` (a hair of slack: what passes is then
+    /// measured exactly, so the answer is the one every place measured gives).
+    @inline(__always)
+    fileprivate static func mayLie(_ squaredKm: Double, within km: Double) -> Bool {
+        squaredKm <= km * km * (1 + 1e-9)
+    }
+
     /// Calls `body` with the point's scan (its cos φ computed once).
     @inline(__always)
     private func scanning<T>(_ point: Coordinate, _ body: (Scan) -> T) -> T {
         places.withUnsafeBufferPointer { places in
-            body(Scan(places: places, population: population, id: geonamesID, entries: entries, latitude: point.latitude,
-                      longitude: point.longitude, cosPhi: cos(point.latitude * .pi / 180)))
+            body(Scan(places: places, population: population, id: geonamesID, entries: entries, point: point))
         }
     }
 
@@ -277,10 +298,14 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     }
 
     public func match(at point: Coordinate, countryCode: String?) -> PlaceMatch {
+        match(at: point, countryCode: countryCode, inOutline: nil)
+    }
+
+    public func match(at point: Coordinate, countryCode: String?, inOutline: Bool?) -> PlaceMatch {
         guard point.isValid, let countryCode, let country = countryID(countryCode) else { return .none }
         let outlineCountry = UInt16(countryOutline[country])
         var chosen: Int?
-        if let onLand, !onLand(point, countryCode) {
+        if !(inOutline ?? onLand.map { $0(point, countryCode) } ?? true) {
             chosen = nearest(to: point, outlineCountry: outlineCountry, withinKm: Self.seaKm)
         } else {
             let (r, c) = cell(latitude: point.latitude, longitude: point.longitude)
@@ -307,37 +332,78 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     private static func onLandChoice(_ scan: Scan, entries range: Range<Int>, outlineCountry: UInt16) -> Int? {
         var bestInside = -1, bestInsideScore = Double.infinity
         var bestOutside = -1, bestOutsideScore = Double(capBeyondRadiusKm)
+        // The entries come in increasing g: past g > 0 no place can hold the point (once one
+        // does, nothing else matters); past g > the best d − r, none can beat or tie it. The
+        // bound as an entry's coded g, so the test is one integer comparison.
+        var stop = gapCode(above: bestOutsideScore)
         for s in range {
             let entry = scan.entries[s]
-            // The entries come in increasing g: past g > 0 no place can hold the point (once one
-            // does, nothing else matters); past g > the best d − r, none can beat or tie it.
-            let gap = Double(entry >> indexBits) / 64 - 128
-            if bestInside >= 0 ? gap > 0 : gap > bestOutsideScore { break }
+            if entry >> indexBits > stop { break }
             let p = Int(entry) & indexMask
             let place = scan.places[p]
             guard place.outline == outlineCountry else { continue }
-            let d = scan.planarKm(place)
             let radius = Double(place.radius)
+            // Only a place that may hold the point, or (while none does) come nearer than the
+            // best edge so far, is measured.
+            let squared = scan.planarSquaredKm(place)
+            guard mayLie(squared, within: bestInside >= 0 ? radius : radius + bestOutsideScore) else { continue }
+            let d = squared.squareRoot()
             if d <= radius {
                 let score = d / radius
                 if score < bestInsideScore || (score == bestInsideScore && scan.better(p, than: bestInside)) {
                     bestInside = p
                     bestInsideScore = score
+                    stop = gapCode(above: 0)
                 }
             } else if bestInside < 0 {
                 let score = d - radius
                 if score < bestOutsideScore || (score == bestOutsideScore && scan.better(p, than: bestOutside)) {
                     bestOutside = p
                     bestOutsideScore = score
+                    stop = gapCode(above: score)
                 }
             }
         }
         return bestInside >= 0 ? bestInside : (bestOutside >= 0 ? bestOutside : nil)
     }
 
-    /// The nearest place centre of the outline country within `km` (every cell that the circle
-    /// can reach; each place is listed in its own cell at least).
+    /// The largest coded g (an entry's bits above the index: (g + 128) × 64) that is not above
+    /// `km`: an entry coded higher has g > km. A hair of slack keeps a tie in.
+    @inline(__always)
+    private static func gapCode(above km: Double) -> UInt32 {
+        UInt32(((km + 128) * 64 + 1e-6).rounded(.down))
+    }
+
+    /// The nearest place centre of the outline country within `km`: the cells the circle can
+    /// reach, nearest first, each only while it may hold a nearer centre (every place is listed
+    /// in its own cell at least).
     private func nearest(to point: Coordinate, outlineCountry: UInt16, withinKm km: Double) -> Int? {
+        let cells = reachableCells(from: point, withinKm: km)
+        return scanning(point) { scan in
+            var best = -1, bestKm = km
+            for (bound, k) in cells {
+                if bound > bestKm { break }
+                for s in Int(cellStart[k])..<Int(cellStart[k + 1]) {
+                    let p = Int(scan.entries[s]) & Self.indexMask
+                    let place = scan.places[p]
+                    guard place.outline == outlineCountry else { continue }
+                    let squared = scan.planarSquaredKm(place)
+                    guard Self.mayLie(squared, within: bestKm) else { continue }
+                    let d = squared.squareRoot()
+                    if d < bestKm || (d == bestKm && best >= 0 && scan.better(p, than: best)) {
+                        best = p
+                        bestKm = d
+                    }
+                }
+            }
+            return best >= 0 ? best : nil
+        }
+    }
+
+    /// The cells a circle of `km` around the point can reach, each with a lower bound of the
+    /// distance (in the point's projection) from the point to any place centre in it, nearest
+    /// first.
+    private func reachableCells(from point: Coordinate, withinKm km: Double) -> [(km: Double, cell: Int)] {
         let latitude = point.latitude, longitude = point.longitude
         let step = 360.0 / Double(columns)
         let dLat = km / Self.kmPerDegree
@@ -348,25 +414,28 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         let c0 = Int(((longitude - dLon + 180) / step).rounded(.down))
         let c1 = Int(((longitude + dLon + 180) / step).rounded(.down))
         let columnRange = c1 - c0 + 1 >= columns ? 0...(columns - 1) : c0...c1
-        return scanning(point) { scan in
-            var best = -1, bestKm = km
-            for r in r0...r1 {
-                for raw in columnRange {
-                    let k = r * columns + ((raw % columns) + columns) % columns
-                    for s in Int(cellStart[k])..<Int(cellStart[k + 1]) {
-                        let p = Int(scan.entries[s]) & Self.indexMask
-                        let place = scan.places[p]
-                        guard place.outline == outlineCountry else { continue }
-                        let d = scan.planarKm(place)
-                        if d < bestKm || (d == bestKm && best >= 0 && scan.better(p, than: best)) {
-                            best = p
-                            bestKm = d
-                        }
-                    }
-                }
-            }
-            return best >= 0 ? best : nil
+        let cosPhi = cos(latitude * .pi / 180)
+        /// Degrees from the point's longitude to the nearest of [lo, hi], the short way round.
+        func lonGap(_ lo: Double, _ hi: Double) -> Double {
+            if longitude >= lo && longitude <= hi { return 0 }
+            func around(_ a: Double) -> Double { let m = abs(a).truncatingRemainder(dividingBy: 360); return min(m, 360 - m) }
+            return min(around(lo - longitude), around(longitude - hi))
         }
+        var cells: [(km: Double, cell: Int)] = []
+        cells.reserveCapacity((r1 - r0 + 1) * columnRange.count)
+        for r in r0...r1 {
+            let south = -90 + Double(r) * step
+            let dy = max(0, south - latitude, latitude - (south + step))
+            for raw in columnRange {
+                let c = ((raw % columns) + columns) % columns
+                let west = -180 + Double(c) * step
+                let dx = lonGap(west, west + step) * cosPhi
+                // A hair less than the bound: rounding never leaves out a cell that holds a tie.
+                cells.append(((dx * dx + dy * dy).squareRoot() * Self.kmPerDegree * (1 - 1e-9) - 1e-6, r * columns + c))
+            }
+        }
+        cells.sort { $0.km < $1.km }
+        return cells
     }
 
     public func regions(of countryCode: String) -> [Region] {

@@ -33,8 +33,14 @@ public final class RegionOutlines: @unchecked Sendable {
     }
 
     private let grids: [Grid]
-    /// Two ASCII letters packed as (first << 8 | second) -> grid index.
-    private let gridByCode: [UInt16: Int]
+    /// What a lookup reads of a grid: its numbers, no string (nothing to retain).
+    private struct Frame {
+        var west: Double, south: Double, cell: Double
+        var columns: Int, rows: Int, firstCell: Int
+    }
+    private let frames: [Frame]
+    /// A country's grid by its two letters, (first − "A") × 26 + (second − "A"); -1: none.
+    private let gridByLetters: [Int16]
     private let unitCountry: [UInt16]
     private let unitCodes: [String]
     private let unitRegionCodes: [[String]]
@@ -61,12 +67,12 @@ public final class RegionOutlines: @unchecked Sendable {
         var reader = RegionDataReader(data: data)
         let file = try reader.readFile()
         grids = file.grids
-        var byCode: [UInt16: Int] = [:]
+        var byLetters = [Int16](repeating: -1, count: 26 * 26)
         for (k, g) in file.grids.enumerated() {
-            let u = Array(g.code.utf8)
-            byCode[UInt16(u[0]) << 8 | UInt16(u[1])] = k
+            if let slot = Self.letterSlot(g.code) { byLetters[slot] = Int16(k) }
         }
-        gridByCode = byCode
+        gridByLetters = byLetters
+        frames = file.grids.map { Frame(west: $0.west, south: $0.south, cell: $0.cell, columns: $0.columns, rows: $0.rows, firstCell: $0.firstCell) }
         unitCountry = file.unitCountry
         unitCodes = file.unitCodes
         unitRegionCodes = file.unitRegionCodes
@@ -93,11 +99,19 @@ public final class RegionOutlines: @unchecked Sendable {
 
     public func covers(_ countryCode: String) -> Bool { grid(countryCode) != nil }
 
+    /// The slot of a two-letter code (A–Z) in `gridByLetters`, nil for anything else.
     @inline(__always)
-    private func grid(_ code: String) -> Grid? {
+    private static func letterSlot(_ code: String) -> Int? {
         var it = code.utf8.makeIterator()
-        guard let a = it.next(), let b = it.next(), it.next() == nil, let k = gridByCode[UInt16(a) << 8 | UInt16(b)] else { return nil }
-        return grids[k]
+        guard let a = it.next(), let b = it.next(), it.next() == nil, a &- 0x41 < 26, b &- 0x41 < 26 else { return nil }
+        return Int(a &- 0x41) * 26 + Int(b &- 0x41)
+    }
+
+    @inline(__always)
+    private func grid(_ code: String) -> Frame? {
+        guard let slot = Self.letterSlot(code) else { return nil }
+        let k = gridByLetters[slot]
+        return k < 0 ? nil : frames[Int(k)]
     }
 
     @inline(__always)

@@ -109,8 +109,8 @@ public struct CreationService: Sendable {
 
     /// The country (by its outline) and then the place and region inside it.
     public func resolve(at coordinate: Coordinate) -> (country: String?, match: PlaceMatch) {
-        let country = locator.countryCode(at: coordinate)
-        return (country, country == nil ? .none : places.match(at: coordinate, countryCode: country))
+        guard let country = locator.country(at: coordinate) else { return (nil, .none) }
+        return (country.code, places.match(at: coordinate, countryCode: country.code, inOutline: country.inOutline))
     }
 
     /// The title pins gives a pin: "Kyoto, Japan" (see `PinPlace.title`).

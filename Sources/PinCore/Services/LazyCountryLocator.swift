@@ -35,4 +35,8 @@ public final class LazyCountryLocator: CountryLocating, @unchecked Sendable {
     public func countryCode(at point: Coordinate) -> String? {
         (try? resolver())?.countryCode(at: point)
     }
+
+    public func country(at point: Coordinate) -> (code: String, inOutline: Bool?)? {
+        (try? resolver())?.country(at: point)
+    }
 }

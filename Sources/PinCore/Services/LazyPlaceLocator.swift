@@ -35,6 +35,11 @@ public final class LazyPlaceLocator: PlaceLocating, @unchecked Sendable {
         return resolver.match(at: point, countryCode: countryCode)
     }
 
+    public func match(at point: Coordinate, countryCode: String?, inOutline: Bool?) -> PlaceMatch {
+        guard countryCode != nil, let resolver = try? resolver() else { return .none }
+        return resolver.match(at: point, countryCode: countryCode, inOutline: inOutline)
+    }
+
     public func regions(of countryCode: String) -> [Region] {
         (try? resolver())?.regions(of: countryCode) ?? []
     }
