@@ -62,6 +62,18 @@ final class PlacesTests: XCTestCase {
         XCTAssertEqual(PinPlace().title(countryName: "France"), "France")
     }
 
+    /// A place named as its country is named once, whatever the case or accents: the ASCII
+    /// shortcut and Foundation's folding agree.
+    func testAPlaceNamedAsItsCountryIsNamedOnceInAnyCaseOrAccent() {
+        XCTAssertEqual(PinPlace(place: "MONACO").title(countryName: "Monaco"), "Monaco")
+        XCTAssertEqual(PinPlace(place: "Kuwait City").title(countryName: "Kuwait"), "Kuwait City, Kuwait")
+        XCTAssertEqual(PinPlace(place: "Luxemburg").title(countryName: "Luxembourg"), "Luxemburg, Luxembourg")
+        XCTAssertEqual(PinPlace(place: "Curacao").title(countryName: "Curaçao"), "Curaçao", "accents folded")
+        XCTAssertEqual(PinPlace(place: "Ｍonaco").title(countryName: "Monaco"), "Monaco", "a full-width letter folded")
+        XCTAssertEqual(PinPlace(place: "[onaco").title(countryName: "{onaco"), "[onaco, {onaco", "only letters have a case")
+        XCTAssertEqual(PinPlace(place: "Djibouti").title(countryName: "Djibouti"), "Djibouti")
+    }
+
     func testAPinStoresItsPlaceAndAMovedPinGetsItsNewOne() throws {
         let pin = try creation.create(LocationDraft(title: "Tower", coordinate: eiffel, date: date), using: db)
         let stored = try XCTUnwrap(try db.read { try $0.locations.fetch(id: pin.id) })

@@ -93,7 +93,16 @@ public struct PinPlace: Sendable, Hashable {
     public func title(countryName: String?) -> String {
         guard let countryName else { return "At sea" }
         guard let local = place ?? region, !local.isEmpty else { return countryName }
-        if PinFilter.fold(local) == PinFilter.fold(countryName) { return countryName }
+        if Self.sameName(local, countryName) { return countryName }
         return "\(local), \(countryName)"
+    }
+
+    /// `PinFilter.fold(a) == PinFilter.fold(b)`, without Foundation's folding where both are
+    /// ASCII (most names): there the fold is the lower case, letter for letter.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        let x = a.utf8, y = b.utf8
+        guard x.allSatisfy({ $0 < 0x80 }), y.allSatisfy({ $0 < 0x80 }) else { return PinFilter.fold(a) == PinFilter.fold(b) }
+        func lower(_ c: UInt8) -> UInt8 { c &- 0x41 < 26 ? c | 0x20 : c }
+        return x.count == y.count && zip(x, y).allSatisfy { lower($0) == lower($1) }
     }
 }
