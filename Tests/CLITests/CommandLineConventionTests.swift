@@ -71,7 +71,7 @@ final class CommandLineConventionTests: XCTestCase {
         XCTAssertNotEqual(try CLI.run(["inspect", "--", "--help"], cwd: dir.path).stdout, try CLI.run(["inspect", "--help"]).stdout)
     }
 
-    func testHelpCommand() throws {
+    func testHelpNamePrintsWhatNameDashDashHelpPrintsAndAnUnknownNameExits64() throws {
         for name in Self.commandNames {
             let viaHelp = try CLI.run(["help", name])
             XCTAssertEqual(viaHelp.status, 0)

@@ -16,7 +16,7 @@ final class HelpAndExitCodeTests: XCTestCase {
         XCTAssertEqual(top.stdout, try String(contentsOf: golden.appendingPathComponent("pins.txt"), encoding: .utf8))
     }
 
-    func testVersion() throws {
+    func testVersionPrintsPinsAndExitsZero() throws {
         let run = try CLI.run(["--version"])
         XCTAssertEqual(run.status, 0)
         XCTAssertTrue(run.stdout.hasPrefix("pins "), run.stdout)

@@ -155,7 +155,10 @@ final class ImportEndToEndTests: XCTestCase {
         XCTAssertEqual((report["counts"] as? [String: Any])?["created"] as? Int, 22)
     }
 
-    func testThresholdOptions() throws {
+    /// --min-interval 0 --min-distance-km 0.001: no photo of Fixtures/library with a position lies
+    /// within 1 m of another's pin, so every one the default rules accept or skip for interval or
+    /// distance in Fixtures/library-expected.json (29) is created.
+    func testWithNoIntervalAndA1MetreRadiusEveryPhotoWithAPositionBecomesAPin() throws {
         let db = try CLI.temporaryDirectory(self).appendingPathComponent("x").path
         // With no interval rule and a 1 m distance rule, every photo with a position and a
         // distinct place becomes a pin: the two bursts' near-duplicates are then within 1 m?

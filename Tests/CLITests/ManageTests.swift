@@ -37,7 +37,7 @@ final class ManageTests: XCTestCase {
         XCTAssertEqual(try list([]).first?["date"] as? String, "2024-03-10T20:30:00-10:00")
     }
 
-    func testFilters() throws {
+    func testEveryListFilterSelectsTheHandWorkedPinsAndBadValuesExit64() throws {
         _ = try add(["--lat", "47.3769", "--lon", "8.5417", "--title", "Zürich HB", "--type", "city", "--name", "Zürich",
                      "--date", "2023-06-01T12:00:00+02:00", "--tag", "Rail"])
         _ = try add(["--lat", "45.8326", "--lon", "6.8652", "--title", "Summit", "--type", "mountain", "--name", "Mont Blanc",

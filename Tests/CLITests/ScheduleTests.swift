@@ -4,7 +4,7 @@ import XCTest
 final class ScheduleTests: XCTestCase {
     /// scripts/install --print-units: a oneshot service that treats 75 (busy) as success, a
     /// persistent timer, and the same command as a crontab line.
-    func testPrintUnits() throws {
+    func testPrintUnitsGivesAServiceTreating75AsSuccessATimerAndACrontabLine() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [CLI.repo.appendingPathComponent("scripts/install").path, "/opt/pins", "--library", "/srv/my photos",

@@ -29,7 +29,7 @@ final class ImportRulesTests: XCTestCase {
         XCTAssertEqual(decide([candidate(0, 0, 45), candidate(1, 10, nil)]), ["accepted", "noLocation"])
     }
 
-    func testIntervalBoundary() {
+    func testAPhotoUnder60SecondsAfterTheLastAcceptedIsSkippedAndOneAt60SecondsIsNot() {
         // Far apart (1 degree = 111 km), 59.999 s / 60 s / 60.001 s after the accepted one.
         XCTAssertEqual(decide([candidate(0, 0, 45), candidate(1, 59.999, 46)]), ["accepted", "interval"])
         XCTAssertEqual(decide([candidate(0, 0, 45), candidate(1, 60, 46)]), ["accepted", "accepted"])
@@ -46,7 +46,7 @@ final class ImportRulesTests: XCTestCase {
                        ["accepted", "distance", "accepted"])
     }
 
-    func testDistanceBoundary() {
+    func testAPhotoJustInsideThe5KmAngleOfAPinIsSkippedAndOneJustOutsideIsNot() {
         let inside = 0.0007847 * radToDeg, outside = 0.0007849 * radToDeg
         XCTAssertEqual(decide([candidate(0, 0, 45), candidate(1, 100, 45 + inside)]), ["accepted", "distance"])
         XCTAssertEqual(decide([candidate(0, 0, 45), candidate(1, 100, 45 + outside)]), ["accepted", "accepted"])
@@ -95,7 +95,7 @@ final class ImportRulesTests: XCTestCase {
         XCTAssertEqual(decide([b, a]), ["accepted", "interval"])
     }
 
-    func testThresholdOptions() {
+    func testWithIntervalZeroAnd1KmOnlyAPhotoWithin1KmOfAPinIsSkipped() {
         // --min-interval 0: only the distance rule remains; --min-distance-km 1: 1/6371 rad.
         let filters = ImportRules(minInterval: 0, threshold: AngularDistance.angle(forKilometres: 1))
         let d = 0.9 / 111.195, e = 1.1 / 111.195 // degrees of latitude for 0.9 km and 1.1 km

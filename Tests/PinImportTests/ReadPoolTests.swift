@@ -123,8 +123,9 @@ final class ReadPoolTests: XCTestCase {
         XCTAssertLessThanOrEqual(reads.mostWaiting, 4 * ReadPool.batch)
     }
 
-    /// A feed given nothing starts no thread and finishes at once.
-    func testEmptyFeed() {
+    /// A feed given nothing finishes at once (were it to wait for work, the test would hang)
+    /// and never calls its handler.
+    func testAnEmptyFeedFinishesWithoutCallingItsHandler() {
         let feed = ReadFeed<Int, Int>(threads: 8) { $0 }
         var seen = 0
         feed.finish { _, _ in seen += 1 }

@@ -4,7 +4,7 @@ import XCTest
 final class ByteReaderTests: XCTestCase {
     let bytes: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A]
 
-    func testEndianness() throws {
+    func testIntegersReadInBothByteOrdersAtUnalignedOffsets() throws {
         let r = ByteReader(bytes, context: "test")
         XCTAssertEqual(try r.u16(at: 0, .bigEndian), 0x0102)
         XCTAssertEqual(try r.u16(at: 0, .littleEndian), 0x0201)
@@ -76,7 +76,7 @@ final class ByteReaderTests: XCTestCase {
         XCTAssertThrowsError(try r.skip(5))
     }
 
-    func testEmpty() {
+    func testAnEmptyReaderIsAtItsEndThrowsOnReadingAndMatchesOnlyNothing() {
         let r = ByteReader([], context: "test")
         XCTAssertTrue(r.isAtEnd)
         XCTAssertThrowsError(try r.u8(at: 0))

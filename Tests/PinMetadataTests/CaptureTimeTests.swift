@@ -20,7 +20,7 @@ final class CaptureTimeTests: XCTestCase {
 
     // MARK: Step 1
 
-    func testOffsetPositive() {
+    func testAPositiveOffsetTimeIsSubtractedFromTheWallTime() {
         let t = resolve("2023:07:14 10:11:12", offset: "+02:00")
         XCTAssertEqual(t.takenAt, epoch(1_689_322_272))  // 2023-07-14 08:11:12Z
         XCTAssertEqual(t.utcOffsetSeconds, 7200)
@@ -111,7 +111,7 @@ final class CaptureTimeTests: XCTestCase {
         XCTAssertTrue(t.warnings.contains { $0.contains("GPS time") })
     }
 
-    func testToleranceBoundary() {
+    func testAGPSResidualOfExactly5MinutesInfersTheOffsetButOneSecondMoreDoesNot() {
         // Residual exactly 5:00 accepted; 5:01 rejected.
         XCTAssertEqual(resolve("2023:07:14 10:05:00", gpsDate: "2023:07:14", gpsTime: hms(8, 0, 0)).utcOffsetSeconds, 7200)
         XCTAssertEqual(resolve("2023:07:14 10:05:01", gpsDate: "2023:07:14", gpsTime: hms(8, 0, 0)).source, .assumedZone)
@@ -240,7 +240,7 @@ final class CaptureTimeTests: XCTestCase {
         XCTAssertNotNil(CaptureTime.parseDateTime("2020:02:29 00:00:00"))  // leap year
     }
 
-    func testParseOffset() {
+    func testSignedOffsetsParseToSecondsBlanksAreUnknownAndOutOfRangeOrUnsignedAreInvalid() {
         XCTAssertEqual(CaptureTime.parseOffset("+02:00"), .seconds(7200))
         XCTAssertEqual(CaptureTime.parseOffset("-03:30\0"), .seconds(-12_600))
         XCTAssertEqual(CaptureTime.parseOffset("+05:45"), .seconds(20_700))

@@ -4,7 +4,7 @@ import PinCore
 import XCTest
 
 final class ExifDecoderTests: XCTestCase {
-    func testEiffelValues() {
+    func testTheEiffelTIFFDecodesItsGPSAndDateTagsAsWrittenWithoutWarnings() {
         let v = ExifDecoder.decode(tiff: Samples.eiffel().bytes(.bigEndian))
         XCTAssertEqual(v.latitude, [r(48, 1), r(51, 1), r(2999, 100)])
         XCTAssertEqual(v.longitude, [r(2, 1), r(17, 1), r(4020, 100)])

@@ -148,7 +148,7 @@ final class GPSConversionTests: XCTestCase {
                        "malformed GPSLatitude: format SHORT × 3 in 6 bytes, expected RATIONAL × 3")
     }
 
-    func testAltitude() {
+    func testAltitudeRefs1And3AreBelowSeaLevelAndNoDenominatorOrPositionGivesNone() {
         let lat = [r(10, 1), r(0, 1), r(0, 1)], lon = [r(20, 1), r(0, 1), r(0, 1)]
         XCTAssertEqual(position(lat: lat, lon: lon, altitude: r(1234, 10), altitudeRef: 0).altitude, 123.4)
         XCTAssertEqual(position(lat: lat, lon: lon, altitude: r(1234, 10), altitudeRef: nil).altitude, 123.4)
@@ -165,7 +165,7 @@ final class GPSConversionTests: XCTestCase {
 
     // MARK: Coordinates written as text (metadata-formats.md 9.15)
 
-    func testTextCoordinates() throws {
+    func testTextCoordinatesInDMSDecimalOrRationalFormGiveTheSameDegreesAndJunkIsRefused() throws {
         func degrees(_ text: String) -> (Double?, Character?)? {
             guard let parsed = GPSConversion.textRationals(text) else { return nil }
             var w: [String] = []

@@ -153,7 +153,7 @@ final class HEIFTests: XCTestCase {
         XCTAssertEqual(m?.warnings, [])
     }
 
-    func testBrands() throws {
+    func testHEICAVIFAndHEIXBrandsAreSniffedAsHEIFAndRead() throws {
         for brands in [["mif1", "mif1", "heic"], ["avif", "avif", "mif1", "miaf"], ["heix", "mif1"]] {
             var h = TestHEIF.eiffel()
             h.brands = brands
@@ -272,7 +272,9 @@ final class HEIFTests: XCTestCase {
         XCTAssertEqual(md?.warnings, ["'meta' handler is 'vide', not 'pict'"])
     }
 
-    func testBoxSizes() throws {
+    /// 64-bit sizes and an mdat of size 0 (to the end) read; a free box of size 0 hides the meta
+    /// after it (a warning); sizes below the header, or past the end of the file or the parent, fail.
+    func testLargeAndToTheEndBoxSizesReadAndImpossibleSizesAreErrors() throws {
         // 64-bit sizes for meta and mdat; mdat with size 0 (to the end of the file).
         var a = TestHEIF.eiffel()
         a.largeSizes = true

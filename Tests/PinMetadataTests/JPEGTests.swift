@@ -236,7 +236,7 @@ final class JPEGTests: XCTestCase {
         }
     }
 
-    func testLimits() {
+    func testEndlessFillBytesOrTooManySegmentsExceedTheJPEGLimits() {
         // Endless fill bytes.
         let fill = TestJPEG.soi + [UInt8](repeating: 0xFF, count: MetadataLimits.maxJPEGFillBytes + 10) + [0xE0, 0, 2]
         XCTAssertThrowsError(try read(fill)) { error in

@@ -23,7 +23,7 @@ final class MetadataReaderTests: XCTestCase {
         return RawPath(url.path)
     }
 
-    func testSniff() {
+    func testEachFormatIsToldByItsFirstBytesAndOtherBytesAreNotMedia() {
         XCTAssertEqual(MetadataReader.sniff([0xFF, 0xD8, 0xFF, 0xE0]), .jpeg)
         XCTAssertEqual(MetadataReader.sniff([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), .png)
         XCTAssertEqual(MetadataReader.sniff(Array("RIFF\u{10}\0\0\0WEBPVP8X".utf8)), .webp)
@@ -151,7 +151,7 @@ final class MetadataReaderTests: XCTestCase {
         XCTAssertNil(m.metadataDigest)
     }
 
-    func testOpenErrors() throws {
+    func testAMissingFileOrADirectoryFailsToOpenSayingWhy() throws {
         let missing = RawPath(tempDir.appendingPathComponent("nope.jpg").path)
         XCTAssertThrowsError(try MetadataReader.read(path: missing, modificationTime: mtime, options: optionsUTC)) { error in
             XCTAssertEqual("\(error)", "cannot open: No such file or directory")

@@ -76,7 +76,7 @@ final class PNGTests: XCTestCase {
         try assertEiffel(read(TestPNG.file(TestPNG.idat, TestPNG.chunk("eXIf", tiff))))
     }
 
-    func testOddVariants() throws {
+    func testOddExifChunksAreReadWithAWarningAndOneWithoutATIFFHeaderIsIgnored() throws {
         try assertEiffel(read(TestPNG.file(TestPNG.idat, TestPNG.chunk("exIf", tiff))),
                          warnings: ["Exif chunk named 'exIf' (before registration: 'eXIf')"])
         try assertEiffel(read(TestPNG.file(TestPNG.chunk("eXIf", profile), TestPNG.idat)),
@@ -146,7 +146,9 @@ final class PNGTests: XCTestCase {
         }
     }
 
-    func testChunkErrors() throws {
+    /// A chunk running past the end or longer than 2^31 − 1 is an error naming its byte; a PNG
+    /// without IEND, or cut after its metadata, is read with a warning; an eXIf after IEND is not read.
+    func testBadChunkLengthsFailButAMissingIENDOrACutAfterTheMetadataOnlyWarns() throws {
         // Length past the end of the file.
         var cut = TestPNG.file(TestPNG.idat, TestPNG.chunk("eXIf", tiff))
         cut.removeLast(30)
@@ -168,7 +170,7 @@ final class PNGTests: XCTestCase {
         XCTAssertNil(try read(after)?.coordinate)
     }
 
-    func testChunkLimit() {
+    func testMoreChunksThanTheLimitIsAnOverLimitError() {
         var bytes = TestPNG.signature + TestPNG.ihdr
         let empty = TestPNG.chunk("tIME", [])
         for _ in 0...MetadataLimits.maxPNGChunks { bytes += empty }
@@ -177,7 +179,7 @@ final class PNGTests: XCTestCase {
         }
     }
 
-    func testNoMetadata() throws {
+    func testAPNGWithoutMetadataHasNoPositionNoWarningAndTheFileTime() throws {
         let m = try XCTUnwrap(read(TestPNG.file(TestPNG.idat)))
         XCTAssertNil(m.coordinate)
         XCTAssertNil(m.metadataDigest)

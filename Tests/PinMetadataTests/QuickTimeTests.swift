@@ -471,7 +471,7 @@ final class QuickTimeTests: XCTestCase {
         XCTAssertNil(m.metadataDigest)
     }
 
-    func testMtimeFallback() throws {
+    func testAMovieWithAZeroCreationTimeTakesTheFileModificationTime() throws {
         let bytes = B.movie([B.mvhd(0)])
         let m = try XCTUnwrap(MetadataReader.read(bytes: bytes, modificationTime: epoch(1_000), options: optionsUTC))
         XCTAssertEqual(m.takenAt, epoch(1_000))

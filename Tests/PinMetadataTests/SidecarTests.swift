@@ -81,7 +81,7 @@ final class SidecarTests: XCTestCase {
         XCTAssertEqual(match("IMG_1.jpg", ["IMG_1.mp4.json"]), [])
     }
 
-    func testTitleMatches() {
+    func testATakeoutTitleMatchesIgnoringCaseCopyCounterEditedSuffixAndExtension() {
         XCTAssertTrue(Sidecars.titleMatches("photo.jpg", mediaName: b("photo.jpg")))
         XCTAssertTrue(Sidecars.titleMatches("PHOTO.JPG", mediaName: b("photo.jpg")))
         XCTAssertTrue(Sidecars.titleMatches("photo.jpg", mediaName: b("photo(1).jpg")))
@@ -114,7 +114,7 @@ final class SidecarTests: XCTestCase {
                       timeSource: time)
     }
 
-    func testPositionPrecedence() {
+    func testPositionComesFromAnXMPSidecarThenTakeoutGeoDataThenTheFileThenGeoDataExif() {
         let sidecar = XMPValues(coordinate: london)
         let edited = TakeoutValues(geoData: rome, geoDataExif: tokyo)
         let exifCopy = TakeoutValues(geoDataExif: tokyo)
@@ -172,7 +172,7 @@ final class SidecarTests: XCTestCase {
         XCTAssertEqual(e.timeSource, .assumedZone)
     }
 
-    func testTimePrecedence() {
+    func testTimeSourcesRankFromExifWithOffsetDownToTheFileModificationTime() {
         let zoned = XMPValues(takenAt: epoch(2_000), utcOffsetSeconds: 0, timeSource: .isoWithOffset)
         let local = XMPValues(takenAt: epoch(3_000), utcOffsetSeconds: 0, timeSource: .assumedZone)
         let takeout = TakeoutValues(photoTakenTime: epoch(4_000))

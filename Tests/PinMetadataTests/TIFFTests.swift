@@ -173,7 +173,7 @@ final class TIFFTests: XCTestCase {
         try assertEiffel(read(w.bytes))
     }
 
-    func testRawMagics() throws {
+    func testOlympusAndPanasonicRawHeadersReadAsTIFF() throws {
         let plain = TIFFWriter.standard(.littleEndian)
         for magic in [Array("RO".utf8), Array("RS".utf8), [0x55, 0x00]] {
             var bytes = plain
@@ -250,7 +250,7 @@ final class TIFFTests: XCTestCase {
         }
     }
 
-    func testHeaderErrors() {
+    func testACutHeaderOrAnIFD0OffsetInsideTheHeaderOrPastTheEndFails() {
         XCTAssertThrowsError(try read([0x49, 0x49, 0x2A, 0x00, 8])) { error in
             XCTAssertEqual("\(error)", "truncated TIFF: file ends at byte 5 where an 8-byte TIFF header was expected")
         }
@@ -286,7 +286,7 @@ final class TIFFTests: XCTestCase {
         }
     }
 
-    func testPointerLoops() throws {
+    func testAGPSPointerBackAtIFD0OrAtTheExifIFDIsIgnoredWithAWarning() throws {
         // GPS pointer back at IFD0, Exif pointer fine.
         var w = TIFFWriter(.littleEndian)
         w.setIFD0(8)

@@ -21,7 +21,7 @@ final class TakeoutTests: XCTestCase {
         """
     }
 
-    func testFields() throws {
+    func testATakeoutSidecarGivesItsTitleTimeAndBothPositionsWithAltitudes() throws {
         let v = try XCTUnwrap(parse(Self.sidecar(geo: (48.1, 2.1))))
         XCTAssertEqual(v.title, "IMG_1234.jpg")
         XCTAssertEqual(v.photoTakenTime, epoch(1_521_408_455))

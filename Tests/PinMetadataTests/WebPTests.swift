@@ -92,7 +92,7 @@ final class WebPTests: XCTestCase {
         try assertEiffel(read(Array(odd.dropLast())))
     }
 
-    func testHeaderErrors() {
+    func testAShortVP8XChunkOrTooManyChunksIsAWebPError() {
         XCTAssertThrowsError(try read(TestWebP.file(TestWebP.chunk("VP8X", [8, 0])))) { error in
             XCTAssertEqual("\(error)", "malformed WebP at byte 12: VP8X chunk of 2 bytes (10 expected)")
         }

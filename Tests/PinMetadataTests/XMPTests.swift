@@ -132,7 +132,7 @@ final class XMPTests: XCTestCase {
 
     // MARK: Coordinates
 
-    func testCoordinateForms() {
+    func testXMPCoordinatesInDegreesMinutesOrDecimalFormReadAndMalformedOnesAreRefused() {
         let lat: (String) -> Double? = { XMP.coordinate($0, positive: "N", negative: "S") }
         let lon: (String) -> Double? = { XMP.coordinate($0, positive: "E", negative: "W") }
         XCTAssertEqual(try XCTUnwrap(lat("48,51.4998N")), 48 + 51.4998 / 60, accuracy: 1e-12)
@@ -162,7 +162,7 @@ final class XMPTests: XCTestCase {
         XCTAssertEqual(far.locationIssue, GPSConversion.Issue.latitudeOutOfRange)
     }
 
-    func testAltitude() throws {
+    func testXMPAltitudeRef1IsBelowSeaLevelAndAnUnreadableOneWarns() throws {
         var w: [String] = []
         XCTAssertEqual(XMP.altitude("855/10", ref: "1", warnings: &w), -85.5)
         XCTAssertEqual(XMP.altitude("855/10", ref: "0", warnings: &w), 85.5)
@@ -175,7 +175,7 @@ final class XMPTests: XCTestCase {
 
     // MARK: Dates
 
-    func testDates() throws {
+    func testXMPDatesWithAZoneAreInstantsWithoutOneTakeTheDefaultZoneAndDatesAloneAreNone() throws {
         let paris = TimeZone(identifier: "Europe/Paris")!
         let cases: [(String, Double?, Int?, TimeSource)] = [
             ("2023-07-14T10:11:12+02:00", 1_689_322_272, 7200, .isoWithOffset),
@@ -323,7 +323,7 @@ final class XMPTests: XCTestCase {
         XCTAssertEqual(XMP.parse(le, options: optionsUTC)?.coordinate, Coordinate(latitude: 10.5, longitude: -20.25))
     }
 
-    func testOversizedPacket() {
+    func testAPacketOverTheSizeLimitIsDroppedWithOneWarning() {
         let big = [UInt8](repeating: 0x20, count: MetadataLimits.maxXMPPacketBytes + 1)
         let v = XMP.parse(big, options: optionsUTC)
         XCTAssertEqual(v?.isEmpty, true)
