@@ -14,7 +14,6 @@ final class RulesFuzzRegressionTests: XCTestCase {
 
     /// The seed scripts/fuzz starts from (three photos around Paris, one pin at the Eiffel Tower),
     /// decided by hand, so the replay here is known to read records as the fuzz target does.
-    /// The seed scripts/fuzz starts from: three photos around Paris, one pin at the Eiffel Tower.
     static func seed() -> [UInt8] {
         var data = [UInt8]()
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { data += $0 } }
