@@ -57,12 +57,13 @@ public final class XMLPullParser {
     private var mark = 0
     /// The names of the open elements, one after the other in `nameBytes`; `nameStarts[k]` is
     /// where the k-th begins (it ends where the next begins, the last at `nameEnd`).
-    private var nameBytes: [UInt8] = []
+    private var nameBytes = ByteStack()
     private var nameStarts: [Int] = []
     private var nameEnd = 0
     /// The current event's element name: `nameBytes[currentName]` (an end event's name stays
     /// there, past `nameEnd`, until the next start).
     private var currentName = 0..<0
+    private var currentLocal = 0
     private var nameCache: String?
     /// The current start tag's attributes, as offsets from `mark` (the tag's '<').
     private struct Span { var name: Range<Int>; var value: Range<Int>; var entities: Bool }
@@ -72,6 +73,7 @@ public final class XMLPullParser {
     private var textIsCDATA = false
     private var textHasEntities = false
     private var scratch: [UInt8] = []
+    private var textCopy = ByteStack()
     private var pendingEnd = false
     private var sawRoot = false
     private var started = false
@@ -82,7 +84,6 @@ public final class XMLPullParser {
     public init(input: ByteInput, bufferSize: Int = 1 << 18) {
         window = InputWindow(input: input, initialCapacity: bufferSize, limit: XMLLimits.maxTokenBytes,
                              format: "XML")
-        nameBytes.reserveCapacity(256)
         nameStarts.reserveCapacity(16)
         spans.reserveCapacity(8)
     }
@@ -93,7 +94,7 @@ public final class XMLPullParser {
     /// The qualified name of the current start or end element (`gx:Track`).
     public var name: String {
         if let nameCache { return nameCache }
-        let s = nameBytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[currentName]), as: UTF8.self) }
+        let s = String(decoding: UnsafeBufferPointer(rebasing: nameBytes.buffer[currentName]), as: UTF8.self)
         nameCache = s
         return s
     }
@@ -113,15 +114,24 @@ public final class XMLPullParser {
         return k
     }
 
+    /// Whether `b[range]` is `s` (a loop: the names are a few bytes, shorter than a call of memcmp).
+    @inline(__always)
     private static func equal(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ s: StaticString) -> Bool {
-        range.count == s.utf8CodeUnitCount && memcmp(b.baseAddress! + range.lowerBound, s.utf8Start, range.count) == 0
+        guard range.count == s.utf8CodeUnitCount else { return false }
+        let p = s.utf8Start
+        for k in 0..<range.count where b[range.lowerBound + k] != p[k] { return false }
+        return true
     }
 
     /// Whether the current element's local name is `local` (`localName == local`, without a String).
     func localNameIs(_ local: StaticString) -> Bool {
-        nameBytes.withUnsafeBufferPointer { b in
-            XMLPullParser.equal(b, XMLPullParser.localStart(b, currentName)..<currentName.upperBound, local)
-        }
+        XMLPullParser.equal(nameBytes.buffer, currentLocal..<currentName.upperBound, local)
+    }
+
+    /// The current name and where its local part begins.
+    private func setCurrentName(_ range: Range<Int>) {
+        currentName = range
+        currentLocal = XMLPullParser.localStart(nameBytes.buffer, range)
     }
 
     /// The current start tag's attributes (none at other events).
@@ -342,12 +352,12 @@ public final class XMLPullParser {
     /// The name of the k-th open element, for a message.
     private func openName(_ k: Int) -> String {
         let end = k + 1 < nameStarts.count ? nameStarts[k + 1] : nameEnd
-        return String(decoding: nameBytes[nameStarts[k]..<end], as: UTF8.self)
+        return String(decoding: UnsafeBufferPointer(rebasing: nameBytes.buffer[nameStarts[k]..<end]), as: UTF8.self)
     }
 
     private func popName() {
         let start = nameStarts.removeLast()
-        currentName = start..<nameEnd
+        setCurrentName(start..<nameEnd)
         nameEnd = start
     }
 
@@ -366,7 +376,7 @@ public final class XMLPullParser {
         guard depth > 0 else { throw fail("</\(written(n))> closes nothing", at: mark) }
         let top = nameStarts[depth - 1]
         let same = nameEnd - top == n.count
-            && nameBytes.withUnsafeBufferPointer { memcmp($0.baseAddress! + top, window.base + mark + n.lowerBound, n.count) == 0 }
+            && memcmp(nameBytes.buffer.baseAddress! + top, window.base + mark + n.lowerBound, n.count) == 0
         guard same else { throw fail("</\(written(n))> closes <\(openName(depth - 1))>", at: mark) }
         popName()
     }
@@ -399,11 +409,11 @@ public final class XMLPullParser {
             try scanAttribute(of: n)
         }
         sawRoot = true
-        if nameBytes.count > nameEnd { nameBytes.removeLast(nameBytes.count - nameEnd) }
+        nameBytes.truncate(nameEnd)
         nameStarts.append(nameEnd)
-        nameBytes.append(contentsOf: UnsafeBufferPointer(start: window.base + mark + n.lowerBound, count: n.count))
+        nameBytes.append(window.base + mark + n.lowerBound, count: n.count)
         nameEnd = nameBytes.count
-        currentName = nameStarts[depth - 1]..<nameEnd
+        setCurrentName(nameStarts[depth - 1]..<nameEnd)
     }
 
     /// `name = "value"` at `pos`, added to `spans`.
@@ -532,27 +542,31 @@ public final class XMLPullParser {
     /// run of text (a `<time>`, a `<gx:coord>`); several runs are joined as `readText` joins them.
     func readTextBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) throws -> R {
         let d = depth
-        if !scratch.isEmpty { scratch.removeAll(keepingCapacity: true) }
+        textCopy.truncate(0)
         var runs = 0
+        // The one run as written is in `textCopy`; with entities, decoded in `scratch`.
+        var written = true
         var joined = ""
         loop: while let e = try next() {
             switch e {
             case .text:
                 runs += 1
-                if runs == 2 { joined = String(decoding: scratch, as: UTF8.self) }
+                if runs == 2 { joined = written ? String(decoding: textCopy.buffer, as: UTF8.self) : String(decoding: scratch, as: UTF8.self) }
                 if runs >= 2 { joined += text; continue }
                 let b = window.base + textRange.lowerBound
                 if textIsCDATA || !textHasEntities {
-                    scratch.append(contentsOf: UnsafeBufferPointer(start: b, count: textRange.count))
+                    textCopy.append(b, count: textRange.count)
                 } else {
+                    written = false
+                    if !scratch.isEmpty { scratch.removeAll(keepingCapacity: true) }
                     XMLPullParser.decode(b, count: textRange.count, entities: true, attribute: false, into: &scratch)
                 }
             case .endElement where depth < d: break loop
             default: break
             }
         }
-        if runs >= 2 { scratch = Array(joined.utf8) }
-        return try scratch.withUnsafeBufferPointer(body)
+        if runs >= 2 { scratch = Array(joined.utf8); written = false }
+        return written ? try body(textCopy.buffer) : try scratch.withUnsafeBufferPointer(body)
     }
 
     /// After a start event: everything up to and including the element's end tag.

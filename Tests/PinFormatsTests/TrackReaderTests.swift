@@ -24,6 +24,12 @@ final class TrackReaderTests: XCTestCase {
         XCTAssertNil(TrackTime.parse("2024-13-01T00:00:00Z"))
         XCTAssertNil(TrackTime.parse("yesterday"))
         XCTAssertNil(TrackTime.parse("2024-05-01T10:10:00Zjunk"))
+        XCTAssertEqual(TrackTime.parse(" 2024-05-01 10:10z\n"), TrackTime.parse("2024-05-01T10:10:00Z"), "no seconds, a space, z")
+        XCTAssertEqual(TrackTime.parse("2024-05-01t15:10:00,5+05"), TrackTime.parse("2024-05-01T10:10:00Z")! + 0.5, "±HH, a comma")
+        for bad in ["2024-05-01T10:10:00+", "2024-05-01T10:10:00+05:6", "2024-05-01T10:10:00+19:00", "2024-05-01T10:10:00.",
+                    "2024-05-01X10:10:00", "2024-05-01T10", "2024-05-01T10:60:00Z"] {
+            XCTAssertNil(TrackTime.parse(bad), bad)
+        }
     }
 
     /// NMEA 0183 sentences as gpsd documents them (gpsd.gitlab.io/gpsd/NMEA.html, RMC and GGA),

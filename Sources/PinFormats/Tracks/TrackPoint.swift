@@ -70,11 +70,44 @@ public enum TrackTime {
     public static func parse(bytes all: UnsafeBufferPointer<UInt8>) -> Double? {
         var n = all.count
         while n > 0, isSpace(all[n - 1]) { n -= 1 }
-        var i = 0
-        while i < n, isSpace(all[i]) { i += 1 }
+        var c = Cursor(b: all, i: 0, n: n)
+        while c.i < n, isSpace(all[c.i]) { c.i += 1 }
         guard n > 0 else { return nil }
-        let b = UnsafeBufferPointer(rebasing: all[0..<n])
-        func digits(_ count: Int) -> Int? {
+        guard let year = c.digits(4), c.expect(0x2D), let month = c.digits(2), c.expect(0x2D), let day = c.digits(2),
+              c.expect(0x54) || c.expect(0x74) || c.expect(0x20),
+              let hour = c.digits(2), c.expect(0x3A), let minute = c.digits(2) else { return nil }
+        var second = 0
+        var fraction = 0.0
+        if c.expect(0x3A) {
+            guard let s = c.digits(2) else { return nil }
+            second = s
+            if c.expect(0x2E) || c.expect(0x2C) {
+                var scale = 0.1
+                var any = false
+                while c.i < n, all[c.i] >= 0x30 && all[c.i] <= 0x39 {
+                    fraction += Double(all[c.i] - 0x30) * scale
+                    scale /= 10
+                    c.i += 1
+                    any = true
+                }
+                guard any else { return nil }
+            }
+        }
+        guard (1...12).contains(month), (1...31).contains(day), hour <= 24, minute <= 59, second <= 60,
+              let offset = zoneOffset(&c), c.i == n else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+    }
+
+    /// The bytes of a time being read, up to `n` (its trailing white space cut).
+    private struct Cursor {
+        let b: UnsafeBufferPointer<UInt8>
+        var i: Int
+        let n: Int
+
+        /// `count` decimal digits at `i` as a number, read past; nil when they are not there.
+        @inline(__always)
+        mutating func digits(_ count: Int) -> Int? {
             guard i + count <= n else { return nil }
             var v = 0
             for k in i..<(i + count) {
@@ -85,58 +118,33 @@ public enum TrackTime {
             i += count
             return v
         }
-        func expect(_ c: UInt8) -> Bool {
+
+        /// Whether byte `c` is at `i` (then read past).
+        @inline(__always)
+        mutating func expect(_ c: UInt8) -> Bool {
             guard i < n, b[i] == c else { return false }
             i += 1
             return true
         }
-        guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2) else { return nil }
-        guard i < n, b[i] == 0x54 || b[i] == 0x74 || b[i] == 0x20 else { return nil }
-        i += 1
-        guard let hour = digits(2), expect(0x3A), let minute = digits(2) else { return nil }
-        var second = 0
-        var fraction = 0.0
-        if expect(0x3A) {
-            guard let s = digits(2) else { return nil }
-            second = s
-            if i < n, b[i] == 0x2E || b[i] == 0x2C {
-                i += 1
-                var scale = 0.1
-                var any = false
-                while i < n, b[i] >= 0x30 && b[i] <= 0x39 {
-                    fraction += Double(b[i] - 0x30) * scale
-                    scale /= 10
-                    i += 1
-                    any = true
-                }
-                guard any else { return nil }
-            }
+    }
+
+    /// The zone after the time, in seconds east of UTC: none (UTC, as exiftool reads it), `Z`,
+    /// `±HH`, `±HHMM` or `±HH:MM`; nil when it is something else.
+    private static func zoneOffset(_ c: inout Cursor) -> Int? {
+        guard c.i < c.n else { return 0 }
+        if c.expect(0x5A) || c.expect(0x7A) { return 0 }
+        let sign: Int
+        if c.expect(0x2B) { sign = 1 } else if c.expect(0x2D) { sign = -1 } else { return nil }
+        guard let h = c.digits(2) else { return nil }
+        var m = 0
+        if c.expect(0x3A) {
+            guard let mm = c.digits(2) else { return nil }
+            m = mm
+        } else if let mm = c.digits(2) {
+            m = mm
         }
-        guard (1...12).contains(month), (1...31).contains(day), hour <= 24, minute <= 59, second <= 60 else { return nil }
-        var offset = 0
-        if i < n {
-            if b[i] == 0x5A || b[i] == 0x7A {
-                i += 1
-            } else if b[i] == 0x2B || b[i] == 0x2D {
-                let sign = b[i] == 0x2D ? -1 : 1
-                i += 1
-                guard let h = digits(2) else { return nil }
-                var m = 0
-                if expect(0x3A) {
-                    guard let mm = digits(2) else { return nil }
-                    m = mm
-                } else if let mm = digits(2) {
-                    m = mm
-                }
-                guard h <= 18, m <= 59 else { return nil }
-                offset = sign * (h * 3600 + m * 60)
-            } else {
-                return nil
-            }
-        }
-        guard i == n else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
-        return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
+        guard h <= 18, m <= 59 else { return nil }
+        return sign * (h * 3600 + m * 60)
     }
 
     private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
