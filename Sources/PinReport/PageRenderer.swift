@@ -60,22 +60,44 @@ public enum PageRenderer {
     /// The keys of the pin JSON that `pins-data` leaves out on the page: `pins-places` has them.
     public static let placeKeys = ["place", "region", "regionCode"]
 
-    /// pins-places: each distinct (place, region, regionCode) once in `t` (absent parts null),
-    /// and per pin of pins-data the index of its own in `i` (-1: none). A page of 10,000 pins
-    /// in a few hundred towns would otherwise say each town's name and region 10,000 times.
+    /// The title page.js gives a pin whose object in pins-data has none (`madeTitle`): the title
+    /// pins makes ("Kyoto, Japan", the region without a place, the country alone, "At sea"),
+    /// but for a place named as its country, whose title pins-data keeps. `countryName`: the
+    /// name page-data's `names` gives the pin's country (nil: at sea).
+    public static func madeTitle(place: String?, region: String?, countryName: String?) -> String {
+        guard let countryName else { return "At sea" }
+        guard let local = place ?? region, !local.isEmpty else { return countryName }
+        return local + ", " + countryName
+    }
+
+    /// pins-places, each distinct part once: in `r` each distinct region as its name and ISO
+    /// code (null where absent), flat; in `t` each distinct place as its name (null: none) and
+    /// the index of its region in `r` (-1: none), flat; in `i` per pin of pins-data the index
+    /// of its place in `t` (-1: none). A page of 10,000 pins in a few hundred towns would
+    /// otherwise say each town's name and region 10,000 times.
     static func pinPlaces(_ pins: [PagePin]) -> [String: Any] {
-        var table: [[Any]] = [], index: [PinPlace: Int] = [:], of: [Int] = []
+        var regions: [Any] = [], regionIndex: [[String?]: Int] = [:]
+        var places: [Any] = [], placeIndex: [PinPlace: Int] = [:], of: [Int] = []
         of.reserveCapacity(pins.count)
         for pin in pins {
             var key = pin.location.placeFields
             key.placeID = nil
             guard key.place != nil || key.region != nil || key.regionCode != nil else { of.append(-1); continue }
-            if let known = index[key] { of.append(known); continue }
-            index[key] = table.count
-            of.append(table.count)
-            table.append([key.place ?? NSNull(), key.region ?? NSNull(), key.regionCode ?? NSNull()])
+            if let known = placeIndex[key] { of.append(known); continue }
+            var region = -1
+            if key.region != nil || key.regionCode != nil {
+                let pair = [key.region, key.regionCode]
+                region = regionIndex[pair] ?? regions.count / 2
+                if region == regions.count / 2 {
+                    regionIndex[pair] = region
+                    regions += [key.region ?? NSNull(), key.regionCode ?? NSNull()]
+                }
+            }
+            placeIndex[key] = places.count / 2
+            of.append(places.count / 2)
+            places += [key.place ?? NSNull(), region]
         }
-        return ["t": table, "i": of]
+        return ["r": regions, "t": places, "i": of]
     }
 
     /// The place labels: `[name, longitude, latitude]` per place, most populous first, the

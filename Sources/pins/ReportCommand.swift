@@ -51,9 +51,10 @@ func pageInput(deps: AppDependencies, locations: [Location]? = nil, title: Strin
     }
     let stored = try StoredPage(deps, allPins: locations == nil)
     let locations = locations ?? stored.locations
-    var pins = pagePins(locations, places: stored.places, trips: stored.trips)
+    let catalog = try deps.catalog()
+    var pins = pagePins(locations, places: stored.places, trips: stored.trips, catalog: catalog)
     if thumbnails { PageThumbnails.attach(to: &pins, places: stored.places) }
-    var input = PageInput(title: title, pins: pins, catalog: try deps.catalog(), settings: stored.settings, worldMap: worldMap,
+    var input = PageInput(title: title, pins: pins, catalog: catalog, settings: stored.settings, worldMap: worldMap,
                           filterDescription: filterDescription, run: run)
     input.importedFolders = stored.folders
     input.trips = stored.trips
@@ -85,14 +86,20 @@ private struct StoredPage {
 }
 
 /// The page's pins: each one's list JSON (with its trip, without its place keys: the page
-/// gives them once per distinct place, `pins-places`), offset and photo.
-private func pagePins(_ locations: [Location], places: [UUID: PinPhotoPlace], trips: [Trip]) -> [PagePin] {
+/// gives them once per distinct place, `pins-places`; without a title that is the one the page
+/// makes from them, `PageRenderer.madeTitle`), offset and photo.
+private func pagePins(_ locations: [Location], places: [UUID: PinPhotoPlace], trips: [Trip], catalog: CountryCatalog) -> [PagePin] {
     let tripOfPin = tripOf(trips)
     return locations.map { location -> PagePin in
         let place = places[location.id]
         var object = locationJSON(location)
         object["trip"] = tripOfPin[location.id]
         for key in PageRenderer.placeKeys { object[key] = nil }
+        // page-data's names (the catalog's, else the code; page.js takes an empty name as none).
+        let countryName = location.countryID.map { code in catalog[code].map(\.name).flatMap { $0.isEmpty ? nil : $0 } ?? code }
+        if location.title == PageRenderer.madeTitle(place: location.place, region: location.region, countryName: countryName) {
+            object["title"] = nil
+        }
         return PagePin(location: location, listJSON: Out.json(object),
                        utcOffsetSeconds: location.utcOffsetSeconds ?? place?.utcOffsetSeconds,
                        photoPath: place?.relativePath.description)

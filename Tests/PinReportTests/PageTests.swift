@@ -58,6 +58,30 @@ final class PageStatisticsTests: XCTestCase {
 final class PageRendererTests: XCTestCase {
     let world = WorldMap(width: 20000, countries: [.init(id: "FR", d: "M1 1l5 0 0 5z"), .init(id: "JP", d: "M9 9l5 0 0 5z")])
 
+    /// pins-places by hand: two regions once each, three distinct places (one of them only a
+    /// region, one with a place but no region), and an index per pin.
+    func testPinPlacesGiveEachRegionAndPlaceOnceAndAnIndexPerPin() throws {
+        var pins = (0..<6).map { pin("p\($0)", "FR", "2024-01-01T00:00:00Z") }
+        pins[0].location.placeFields = PinPlace(placeID: 1, place: "Paris", region: "Île-de-France", regionCode: "FR-IDF")
+        pins[1].location.placeFields = PinPlace(placeID: 1, place: "Paris", region: "Île-de-France", regionCode: "FR-IDF")
+        pins[2].location.placeFields = PinPlace(place: nil, region: "Bretagne", regionCode: "FR-BRE")
+        pins[4].location.placeFields = PinPlace(placeID: 2, place: "Versailles", region: "Île-de-France", regionCode: "FR-IDF")
+        pins[5].location.placeFields = PinPlace(placeID: 3, place: "Nowhere")
+        let table = PageRenderer.pinPlaces(pins)
+        XCTAssertEqual(try JSONSerialization.data(withJSONObject: table, options: .sortedKeys),
+                       Data(#"{"i":[0,0,1,-1,2,3],"r":["Île-de-France","FR-IDF","Bretagne","FR-BRE"],"t":["Paris",0,null,1,"Versailles",0,"Nowhere",-1]}"#.utf8))
+    }
+
+    /// The title page.js makes where pins-data has none: the place (else the region) and the
+    /// country, the country alone, "At sea".
+    func testTheMadeTitleIsThePlaceOrRegionAndTheCountry() {
+        XCTAssertEqual(PageRenderer.madeTitle(place: "Kyoto", region: "Kyoto", countryName: "Japan"), "Kyoto, Japan")
+        XCTAssertEqual(PageRenderer.madeTitle(place: nil, region: "Hokkaido", countryName: "Japan"), "Hokkaido, Japan")
+        XCTAssertEqual(PageRenderer.madeTitle(place: "", region: "Hokkaido", countryName: "Japan"), "Japan")
+        XCTAssertEqual(PageRenderer.madeTitle(place: nil, region: nil, countryName: "Japan"), "Japan")
+        XCTAssertEqual(PageRenderer.madeTitle(place: "Kyoto", region: nil, countryName: nil), "At sea")
+    }
+
     func render(_ pins: [PagePin], settings: Settings = Settings()) -> String {
         PageRenderer.render(PageInput(pins: pins, catalog: testCatalog, settings: settings, worldMap: world))
     }

@@ -3,14 +3,25 @@
   const $ = (id) => document.getElementById(id);
   const island = (id) => { const el = $(id); return el ? JSON.parse(el.textContent) : null; };
   const pins = island("pins-data"), extra = island("pins-extra"), page = island("page-data"), run = island("run-data");
-  // Each pin's place, region and regionCode, given once per distinct place (PageRenderer.pinPlaces).
+  // Each pin's place, region and regionCode, given once per distinct place and region
+  // (PageRenderer.pinPlaces: flat tables r and t, an index per pin in i).
   const pinPlaces = island("pins-places");
   if (pinPlaces) pins.forEach((p, i) => {
-    const w = pinPlaces.t[pinPlaces.i[i]];
-    if (!w) return;
-    if (w[0] !== null) p.place = w[0];
-    if (w[1] !== null) p.region = w[1];
-    if (w[2] !== null) p.regionCode = w[2];
+    const t = pinPlaces.i[i];
+    if (t === undefined || t < 0) return;
+    const place = pinPlaces.t[2 * t], r = pinPlaces.t[2 * t + 1];
+    if (place !== null) p.place = place;
+    if (r < 0) return;
+    if (pinPlaces.r[2 * r] !== null) p.region = pinPlaces.r[2 * r];
+    if (pinPlaces.r[2 * r + 1] !== null) p.regionCode = pinPlaces.r[2 * r + 1];
+  });
+  // A title that is the one pins makes from the place and the country is not in pins-data
+  // (PageRenderer.madeTitle): made here, as pins made it.
+  pins.forEach((p) => {
+    if (p.title !== undefined) return;
+    const local = p.place !== undefined ? p.place : p.region;
+    const name = p.country ? (page.names[p.country] || p.country) : null;
+    p.title = name === null ? "At sea" : (local ? local + ", " + name : name);
   });
   const W = page.width, MAXLAT = 85.0511287798, CELL = 46, KMAX = 1200;
   const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
