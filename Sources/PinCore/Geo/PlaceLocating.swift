@@ -74,6 +74,9 @@ public protocol PlaceLocating: Sendable {
     /// The `limit` most populous places of a country, most populous first: the map page's
     /// labels (names of the larger places in view). Empty where the gazetteer cannot list them.
     func largestPlaces(of countryCode: String, limit: Int) -> [Place]
+    /// Whether a pin made through it has its place decided (false: a stand-in that names
+    /// nothing yet, `PlacesLeftOpen`; its pins wait for `PlaceBackfill`).
+    var decidesPlaces: Bool { get }
 }
 
 extension PlaceLocating {
@@ -82,6 +85,7 @@ extension PlaceLocating {
     }
     public func prepare() throws {}
     public func largestPlaces(of countryCode: String, limit: Int) -> [Place] { [] }
+    public var decidesPlaces: Bool { true }
 }
 
 /// No gazetteer: every point matches nothing (commands and tests that need no places).
@@ -89,4 +93,14 @@ public struct NoPlaces: PlaceLocating {
     public init() {}
     public func match(at point: Coordinate, countryCode: String?) -> PlaceMatch { .none }
     public func regions(of countryCode: String) -> [Region] { [] }
+}
+
+/// Names nothing, and the pins made through it wait for their places as those stored before
+/// places do (`placesResolved` false: `PlaceBackfill` names them at the next open with a
+/// gazetteer). For the benches' import without places (PINS_BENCH_WITHOUT_PLACES).
+public struct PlacesLeftOpen: PlaceLocating {
+    public init() {}
+    public func match(at point: Coordinate, countryCode: String?) -> PlaceMatch { .none }
+    public func regions(of countryCode: String) -> [Region] { [] }
+    public var decidesPlaces: Bool { false }
 }

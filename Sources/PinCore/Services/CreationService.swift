@@ -191,7 +191,7 @@ public struct CreationService: Sendable {
                         photoIDs: draft.photoIDs, runID: draft.runID)
         location.utcOffsetSeconds = draft.utcOffsetSeconds
         location.placeFields = place ?? .none
-        location.placesResolved = place != nil
+        location.placesResolved = place != nil && places.decidesPlaces
         return location
     }
 
