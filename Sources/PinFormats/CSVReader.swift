@@ -84,68 +84,86 @@ public struct CSVReader {
     public mutating func nextRecord() throws -> Record? {
         if !started {
             started = true
-            // UTF-8 BOM.
-            if try peek() == 0xEF {
-                _ = try next()
-                if try peek() == 0xBB {
-                    _ = try next()
-                    if try peek() == 0xBF { _ = try next() } else { chunk.insert(contentsOf: [0xEF, 0xBB], at: index); }
-                } else {
-                    chunk.insert(0xEF, at: index)
-                }
-            }
+            try skipByteOrderMark()
         }
         guard try peek() != nil else { return nil }
-        let startLine = line
-        var fields: [String] = []
-        var field: [UInt8] = []
-        var quoted = false
-        var inQuotes = false
-        func finishField() throws {
-            guard fields.count < Self.maxFields else { throw Failure.tooManyFields(line: startLine) }
-            fields.append(String(decoding: field, as: UTF8.self))
-            field.removeAll(keepingCapacity: true)
-            quoted = false
-        }
+        var record = RecordBuilder(line: line)
         while true {
             guard let byte = try next() else {
-                if inQuotes { throw Failure.unterminatedQuote(line: startLine) }
-                try finishField()
-                return Record(fields: fields, line: startLine)
+                if record.inQuotes { throw Failure.unterminatedQuote(line: record.line) }
+                try record.finishField()
+                return record.done
             }
-            if inQuotes {
-                if byte == UInt8(ascii: "\"") {
-                    if try peek() == UInt8(ascii: "\"") {
-                        _ = try next()
-                        field.append(byte)
-                    } else {
-                        inQuotes = false
-                    }
-                    continue
-                }
-                if byte == 0x0A { line += 1 }
-                if byte == 0x0D {
-                    if try peek() != 0x0A { line += 1 }
-                }
-                guard field.count < Self.maxFieldBytes else { throw Failure.fieldTooLong(line: startLine) }
-                field.append(byte)
+            if record.inQuotes {
+                try quoted(byte, into: &record)
                 continue
             }
             switch byte {
             case delimiter:
-                try finishField()
+                try record.finishField()
             case 0x0D, 0x0A:
                 if byte == 0x0D, try peek() == 0x0A { _ = try next() }
                 line += 1
-                try finishField()
-                return Record(fields: fields, line: startLine)
-            case UInt8(ascii: "\"") where field.isEmpty && !quoted:
-                inQuotes = true
-                quoted = true
+                try record.finishField()
+                return record.done
+            case UInt8(ascii: "\"") where record.field.isEmpty && !record.quoted:
+                record.inQuotes = true
+                record.quoted = true
             default:
-                guard field.count < Self.maxFieldBytes else { throw Failure.fieldTooLong(line: startLine) }
-                field.append(byte)
+                try record.append(byte)
             }
+        }
+    }
+
+    /// A UTF-8 byte order mark at the start is not part of the first field; bytes that only
+    /// begin like one are kept.
+    private mutating func skipByteOrderMark() throws {
+        guard try peek() == 0xEF else { return }
+        _ = try next()
+        guard try peek() == 0xBB else { return chunk.insert(0xEF, at: index) }
+        _ = try next()
+        if try peek() == 0xBF { _ = try next() } else { chunk.insert(contentsOf: [0xEF, 0xBB], at: index) }
+    }
+
+    /// A byte inside quotes: `""` is one quote, a lone `"` ends the quotes, a line break is
+    /// part of the field (and counted).
+    private mutating func quoted(_ byte: UInt8, into record: inout RecordBuilder) throws {
+        if byte == UInt8(ascii: "\"") {
+            if try peek() == UInt8(ascii: "\"") {
+                _ = try next()
+                try record.append(byte)
+            } else {
+                record.inQuotes = false
+            }
+            return
+        }
+        if byte == 0x0A { line += 1 }
+        if byte == 0x0D, try peek() != 0x0A { line += 1 }
+        try record.append(byte)
+    }
+
+    /// The record being read: its fields so far, the field being read and its quoting.
+    private struct RecordBuilder {
+        let line: Int
+        var fields: [String] = []
+        var field: [UInt8] = []
+        var quoted = false
+        var inQuotes = false
+
+        init(line: Int) { self.line = line }
+
+        var done: Record { Record(fields: fields, line: line) }
+
+        mutating func append(_ byte: UInt8) throws {
+            guard field.count < CSVReader.maxFieldBytes else { throw Failure.fieldTooLong(line: line) }
+            field.append(byte)
+        }
+
+        mutating func finishField() throws {
+            guard fields.count < CSVReader.maxFields else { throw Failure.tooManyFields(line: line) }
+            fields.append(String(decoding: field, as: UTF8.self))
+            field.removeAll(keepingCapacity: true)
+            quoted = false
         }
     }
 }
