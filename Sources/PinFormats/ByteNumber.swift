@@ -14,6 +14,14 @@ enum ByteNumber {
         var i = 0
         while n > 0, isSpace(b[n - 1]) { n -= 1 }
         while i < n, isSpace(b[i]) { i += 1 }
+        return plain(UnsafeBufferPointer(rebasing: b[i..<n])) ?? slow(b)
+    }
+
+    /// `[+-]digits[.digits]` with at most 15 significant digits, nothing around it: m / 10^k,
+    /// both exact, so correctly rounded as strtod rounds; nil for any other text.
+    static func plain(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+        let n = b.count
+        var i = 0
         var negative = false
         if i < n, b[i] == 0x2D || b[i] == 0x2B { negative = b[i] == 0x2D; i += 1 }
         var mantissa: UInt64 = 0
@@ -24,8 +32,8 @@ enum ByteNumber {
             digits += 1
             i += 1
         }
-        var plain = i > integerStart
-        if plain, i < n, b[i] == 0x2E {
+        guard i > integerStart else { return nil }
+        if i < n, b[i] == 0x2E {
             i += 1
             let fractionStart = i
             while i < n, b[i] &- 0x30 < 10, digits < 16 {
@@ -34,9 +42,9 @@ enum ByteNumber {
                 i += 1
             }
             fraction = i - fractionStart
-            plain = fraction > 0
+            guard fraction > 0 else { return nil }
         }
-        guard plain, i == n, digits <= 15 else { return slow(b) }
+        guard i == n, digits <= 15 else { return nil }
         let value = Double(mantissa) / exactPowersOfTen[fraction]
         return negative ? -value : value
     }

@@ -16,6 +16,29 @@ final class GoogleTimelineParseTests: XCTestCase {
         XCTAssertNil(GoogleTimelineParse.latLng("48.85°, east"))
     }
 
+    /// The byte path takes the common forms; every other form goes to the Foundation path, whose
+    /// reading of them (hand-worked here) stays: commas omitted when empty, the sign anywhere,
+    /// an exponent, white space other than spaces and tabs.
+    func testPlacesInRarerFormsReadAsBefore() {
+        func pair(_ s: String) -> [Double]? { GoogleTimelineParse.latLng(s).map { [$0.0, $0.1] } }
+        func quick(_ s: String) -> [Double]? {
+            Array(s.utf8).withUnsafeBufferPointer(GoogleTimelineParse.plainLatLng).map { [$0.0, $0.1] }
+        }
+        XCTAssertEqual(quick("48.8566°, 2.3522°"), [48.8566, 2.3522])
+        XCTAssertEqual(quick("geo:35.0116,135.7681"), [35.0116, 135.7681])
+        XCTAssertEqual(quick(" \t-33.8567 ,\t+151.2153° "), [-33.8567, 151.2153])
+        XCTAssertEqual(quick("4°8.5, 2"), [48.5, 2], "a degree sign inside, removed as the Foundation path removes it")
+        for other in [",48.5,2", "48.5,,2", "4.85e1, 2", "48.5\u{A0}, 2", "48.5\n, 2", "geo:48.5", "48.5°\u{301}, 2", "., 2"] {
+            XCTAssertNil(quick(other), other)
+        }
+        XCTAssertEqual(pair(",48.5,2"), [48.5, 2], "split omits empty parts")
+        XCTAssertEqual(pair("48.5,,2"), [48.5, 2])
+        XCTAssertEqual(pair("4.85e1, 2"), [48.5, 2])
+        XCTAssertEqual(pair("48.5\u{A0}, 2"), [48.5, 2], "no-break space is white space")
+        XCTAssertNil(pair("48.5\n, 2"), "a newline is not")
+        XCTAssertNil(pair("., 2"))
+    }
+
     func testAPlaceVisitAsWritten() throws {
         let json = """
         {"timelineObjects": [{"placeVisit": {"location": {"latitudeE7": "488583701", "longitudeE7": 22944813, "placeId": "ChIJ",
