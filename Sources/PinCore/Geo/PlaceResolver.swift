@@ -40,7 +40,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     /// A grid entry: the place's index in its low 18 bits; above them, g (a lower bound of d − r
     /// over the cell's points, km) coded as (g + 128) × 64, rounded down.
     private static let indexBits: UInt32 = 18
-    private static let indexMask = (1 << 18) - 1
+    fileprivate static let indexMask = (1 << 18) - 1
     fileprivate static let kmPerDegree = AngularDistance.earthRadiusKm * .pi / 180
 
     private let codes: [String]
@@ -84,121 +84,25 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     /// otherwise), from the country resolver.
     public init(mapped data: UnsafeRawBufferPointer, owner: AnyObject,
                 onLand: (@Sendable (Coordinate, String) -> Bool)? = nil) throws {
+        let file = try PlacesFile(data)
         self.onLand = onLand
         self.memory = owner
-        var i = 0
-        func fail(_ what: String) -> PlaceDataError { .malformed(offset: i, what: what) }
-        func need(_ bytes: Int) throws {
-            guard bytes >= 0, data.count - i >= bytes else { throw fail("unexpected end") }
-        }
-        func u32() throws -> Int {
-            try need(4)
-            defer { i += 4 }
-            return Int(UInt32(littleEndian: data.loadUnaligned(fromByteOffset: i, as: UInt32.self)))
-        }
-        func f32() throws -> Float { Float(bitPattern: UInt32(try u32())) }
-        func align() { i = (i + 3) & ~3 }
-        /// The next `count` values of T where they lie (the file is little-endian, as this machine).
-        func array<T>(_ count: Int, _: T.Type) throws -> UnsafeBufferPointer<T> {
-            try need(count * MemoryLayout<T>.stride)
-            defer { i += count * MemoryLayout<T>.stride; align() }
-            return UnsafeBufferPointer(start: (data.baseAddress! + i).assumingMemoryBound(to: T.self), count: count)
-        }
-        guard data.starts(with: Self.magic), Int(bitPattern: data.baseAddress) % 4 == 0 else { throw fail("not a pins places file (magic)") }
-        i = Self.magic.count
-        guard try u32() == 2 else { throw fail("unknown version (rebuild it with scripts/build-places)") }
-        let countryCount = try u32(), regionCount = try u32(), placeCount = try u32()
-        let stringCount = try u32(), stringByteCount = try u32()
-        let columns = try u32(), rows = try u32(), entryCount = try u32()
-        let k = try f32(), minimum = try f32(), cap = try f32()
-        guard k == Self.radiusPerSqrtPopulation, minimum == Self.minimumRadiusKm, cap == Self.capBeyondRadiusKm else {
-            throw fail("built for other constants (radius \(k) km per √population, at least \(minimum) km, cap \(cap) km); rebuild it with scripts/build-places")
-        }
-        guard countryCount > 0, countryCount < 0xFFFF, regionCount < 0xFFFF, placeCount > 0, placeCount <= Self.indexMask + 1,
-              stringCount < 0xFFFF_FFFF, columns > 0, rows > 0, columns == 2 * rows, columns <= 36000,
-              entryCount <= data.count / 4 else {
-            throw fail("bad counts")
-        }
-        var codes: [String] = []
-        var outlines: [UInt16] = []
-        var byLetters = [UInt16](repeating: 0xFFFF, count: 26 * 26)
-        for c in 0..<countryCount {
-            try need(4)
-            let a = data[i], b = data[i + 1]
-            guard (0x41...0x5A).contains(a), (0x41...0x5A).contains(b) else { throw fail("bad country code") }
-            codes.append(String(decoding: [a, b], as: UTF8.self))
-            byLetters[Int(a - 0x41) * 26 + Int(b - 0x41)] = UInt16(c)
-            let o = UInt16(data[i + 2]) | UInt16(data[i + 3]) << 8
-            guard Int(o) < countryCount else { throw fail("bad outline country") }
-            outlines.append(o)
-            i += 4
-        }
-        var regionCountry: [UInt16] = [], regionName: [Int] = [], regionISO: [Int] = []
-        for _ in 0..<regionCount {
-            let country = try u32() & 0xFFFF
-            let name = try u32(), iso = try u32()
-            guard country < countryCount, name < stringCount, iso < stringCount || iso == 0xFFFF_FFFF else {
-                throw fail("bad region")
-            }
-            regionCountry.append(UInt16(country))
-            regionName.append(name)
-            regionISO.append(iso)
-        }
-        let offsets = try array(stringCount + 1, UInt32.self)
-        guard offsets.first == 0, offsets.last.map({ Int($0) }) == stringByteCount else { throw fail("bad string table") }
-        for s in 0..<stringCount where offsets[s] > offsets[s + 1] { throw fail("bad string offsets") }
-        let bytes = try array(stringByteCount, UInt8.self)
-        let lat = try array(placeCount, Int32.self)
-        let lon = try array(placeCount, Int32.self)
-        let population = try array(placeCount, UInt32.self)
-        let ids = try array(placeCount, UInt32.self)
-        let names = try array(placeCount, UInt32.self)
-        let region = try array(placeCount, UInt16.self)
-        let outline = try array(placeCount, UInt16.self)
-        let own = try array(placeCount, UInt16.self)
-        _ = try array(placeCount, UInt8.self) // feature codes: the build's filter; not needed to resolve
-        let start = try array(columns * rows + 1, UInt32.self)
-        guard start.first == 0, start.last.map({ Int($0) }) == entryCount else { throw fail("bad grid") }
-        for c in 0..<(columns * rows) where start[c] > start[c + 1] { throw fail("bad grid") }
-        let entries = try array(entryCount, UInt32.self)
-        var badEntry = false
-        for e in entries where Int(e & UInt32(Self.indexMask)) >= placeCount { badEntry = true }
-        guard !badEntry else { throw fail("bad grid entry") }
-        guard i == data.count else { throw fail("trailing bytes") }
-        self.places = try [PlaceRecord](unsafeUninitializedCapacity: placeCount) { records, made in
-            for p in 0..<placeCount {
-                guard abs(lat[p]) <= 9_000_000, abs(lon[p]) <= 18_000_000, Int(names[p]) < stringCount,
-                      region[p] == 0xFFFF || Int(region[p]) < regionCount,
-                      Int(outline[p]) < countryCount, Int(own[p]) < countryCount else {
-                    throw fail("bad place \(p)")
-                }
-                records[p] = PlaceRecord(latitude: lat[p], longitude: lon[p],
-                                         radius: max(Self.minimumRadiusKm, Self.radiusPerSqrtPopulation * Float(population[p]).squareRoot()),
-                                         outline: outline[p], region: region[p])
-                made = p + 1
-            }
-        }
-        func text(_ s: Int) -> String {
-            String(decoding: UnsafeBufferPointer(rebasing: bytes[Int(offsets[s])..<Int(offsets[s + 1])]), as: UTF8.self)
-        }
-        self.codes = codes
-        self.countryOutline = outlines
-        self.countryByLetters = byLetters
-        self.regionCountry = regionCountry
-        self.regionValues = (0..<regionCount).map { r in
-            Region(code: regionISO[r] == 0xFFFF_FFFF ? nil : text(regionISO[r]), name: text(regionName[r]),
-                   countryCode: codes[Int(regionCountry[r])])
-        }
-        self.population = population
-        self.geonamesID = ids
-        self.nameString = names
-        self.ownCountry = own
-        self.stringOffsets = offsets
-        self.stringBytes = bytes
-        self.columns = columns
-        self.rows = rows
-        self.cellStart = start
-        self.entries = entries
+        self.places = file.records
+        self.codes = file.codes
+        self.countryOutline = file.outlines
+        self.countryByLetters = file.byLetters
+        self.regionCountry = file.regionCountry
+        self.regionValues = file.regions
+        self.population = file.population
+        self.geonamesID = file.ids
+        self.nameString = file.names
+        self.ownCountry = file.own
+        self.stringOffsets = file.offsets
+        self.stringBytes = file.bytes
+        self.columns = file.columns
+        self.rows = file.rows
+        self.cellStart = file.start
+        self.entries = file.entries
     }
 
     // MARK: lookups
@@ -518,3 +422,170 @@ private struct PlaceRecord {
     @inline(__always) var longitudeDegrees: Double { Double(longitude) / 1e5 }
 }
 
+/// Reads Places.bin's bytes in order, each read checked against the end: damaged bytes are an
+/// error naming their offset, never a crash.
+private struct PlacesFileCursor {
+    let data: UnsafeRawBufferPointer
+    var i = 0
+
+    func fail(_ what: String) -> PlaceDataError { .malformed(offset: i, what: what) }
+
+    func need(_ bytes: Int) throws {
+        guard bytes >= 0, data.count - i >= bytes else { throw fail("unexpected end") }
+    }
+
+    mutating func u32() throws -> Int {
+        try need(4)
+        defer { i += 4 }
+        return Int(UInt32(littleEndian: data.loadUnaligned(fromByteOffset: i, as: UInt32.self)))
+    }
+
+    mutating func f32() throws -> Float { Float(bitPattern: UInt32(try u32())) }
+
+    /// The next `count` values of T where they lie (the file is little-endian, as this
+    /// machine), then on to the next 4-byte boundary.
+    mutating func array<T>(_ count: Int, _: T.Type) throws -> UnsafeBufferPointer<T> {
+        try need(count * MemoryLayout<T>.stride)
+        defer { i = (i + count * MemoryLayout<T>.stride + 3) & ~3 }
+        return UnsafeBufferPointer(start: (data.baseAddress! + i).assumingMemoryBound(to: T.self), count: count)
+    }
+}
+
+/// Places.bin as read and checked (version 2, scripts/build-places): the counts, the countries,
+/// the regions, the strings, the places' columns and the grid, in the file's order.
+private struct PlacesFile {
+    var countryCount = 0, regionCount = 0, placeCount = 0, stringCount = 0, stringByteCount = 0
+    var columns = 0, rows = 0, entryCount = 0
+    var codes: [String] = [], outlines: [UInt16] = []
+    var byLetters = [UInt16](repeating: 0xFFFF, count: 26 * 26)
+    var regionCountry: [UInt16] = [], regions: [Region] = []
+    var offsets = UnsafeBufferPointer<UInt32>(start: nil, count: 0), bytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    var lat = UnsafeBufferPointer<Int32>(start: nil, count: 0), lon = UnsafeBufferPointer<Int32>(start: nil, count: 0)
+    var population = UnsafeBufferPointer<UInt32>(start: nil, count: 0), ids = UnsafeBufferPointer<UInt32>(start: nil, count: 0)
+    var names = UnsafeBufferPointer<UInt32>(start: nil, count: 0)
+    var region = UnsafeBufferPointer<UInt16>(start: nil, count: 0), outline = UnsafeBufferPointer<UInt16>(start: nil, count: 0)
+    var own = UnsafeBufferPointer<UInt16>(start: nil, count: 0)
+    var start = UnsafeBufferPointer<UInt32>(start: nil, count: 0), entries = UnsafeBufferPointer<UInt32>(start: nil, count: 0)
+    var records: [PlaceRecord] = []
+
+    init(_ data: UnsafeRawBufferPointer) throws {
+        var cursor = PlacesFileCursor(data: data)
+        guard data.starts(with: PlaceResolver.magic), Int(bitPattern: data.baseAddress) % 4 == 0 else {
+            throw cursor.fail("not a pins places file (magic)")
+        }
+        cursor.i = PlaceResolver.magic.count
+        try readHeader(&cursor)
+        try readCountries(&cursor)
+        let regionStrings = try readRegions(&cursor)
+        try readStrings(&cursor)
+        regions = regionStrings.map { r in
+            Region(code: r.iso == 0xFFFF_FFFF ? nil : text(r.iso), name: text(r.name), countryCode: codes[Int(r.country)])
+        }
+        try readPlaces(&cursor)
+        try readGrid(&cursor)
+        guard cursor.i == data.count else { throw cursor.fail("trailing bytes") }
+        try makeRecords(cursor)
+    }
+
+    /// The version, the counts and the rule's constants the grid was built for.
+    private mutating func readHeader(_ cursor: inout PlacesFileCursor) throws {
+        guard try cursor.u32() == 2 else { throw cursor.fail("unknown version (rebuild it with scripts/build-places)") }
+        countryCount = try cursor.u32(); regionCount = try cursor.u32(); placeCount = try cursor.u32()
+        stringCount = try cursor.u32(); stringByteCount = try cursor.u32()
+        columns = try cursor.u32(); rows = try cursor.u32(); entryCount = try cursor.u32()
+        let k = try cursor.f32(), minimum = try cursor.f32(), cap = try cursor.f32()
+        guard k == PlaceResolver.radiusPerSqrtPopulation, minimum == PlaceResolver.minimumRadiusKm, cap == PlaceResolver.capBeyondRadiusKm else {
+            throw cursor.fail("built for other constants (radius \(k) km per √population, at least \(minimum) km, cap \(cap) km); rebuild it with scripts/build-places")
+        }
+        guard countryCount > 0, countryCount < 0xFFFF, regionCount < 0xFFFF, placeCount > 0, placeCount <= PlaceResolver.indexMask + 1,
+              stringCount < 0xFFFF_FFFF, columns > 0, rows > 0, columns == 2 * rows, columns <= 36000,
+              entryCount <= cursor.data.count / 4 else {
+            throw cursor.fail("bad counts")
+        }
+    }
+
+    /// Each country: its two letters and the country whose outline holds it.
+    private mutating func readCountries(_ cursor: inout PlacesFileCursor) throws {
+        let data = cursor.data
+        for c in 0..<countryCount {
+            try cursor.need(4)
+            let a = data[cursor.i], b = data[cursor.i + 1]
+            guard (0x41...0x5A).contains(a), (0x41...0x5A).contains(b) else { throw cursor.fail("bad country code") }
+            codes.append(String(decoding: [a, b], as: UTF8.self))
+            byLetters[Int(a - 0x41) * 26 + Int(b - 0x41)] = UInt16(c)
+            let o = UInt16(data[cursor.i + 2]) | UInt16(data[cursor.i + 3]) << 8
+            guard Int(o) < countryCount else { throw cursor.fail("bad outline country") }
+            outlines.append(o)
+            cursor.i += 4
+        }
+    }
+
+    /// Each region: its country and the strings of its name and ISO code (0xFFFF_FFFF: none).
+    private mutating func readRegions(_ cursor: inout PlacesFileCursor) throws -> [(country: UInt16, name: Int, iso: Int)] {
+        var found: [(country: UInt16, name: Int, iso: Int)] = []
+        for _ in 0..<regionCount {
+            let country = try cursor.u32() & 0xFFFF
+            let name = try cursor.u32(), iso = try cursor.u32()
+            guard country < countryCount, name < stringCount, iso < stringCount || iso == 0xFFFF_FFFF else {
+                throw cursor.fail("bad region")
+            }
+            regionCountry.append(UInt16(country))
+            found.append((UInt16(country), name, iso))
+        }
+        return found
+    }
+
+    /// The string table: offsets in order, then the bytes.
+    private mutating func readStrings(_ cursor: inout PlacesFileCursor) throws {
+        offsets = try cursor.array(stringCount + 1, UInt32.self)
+        guard offsets.first == 0, offsets.last.map({ Int($0) }) == stringByteCount else { throw cursor.fail("bad string table") }
+        for s in 0..<stringCount where offsets[s] > offsets[s + 1] { throw cursor.fail("bad string offsets") }
+        bytes = try cursor.array(stringByteCount, UInt8.self)
+    }
+
+    func text(_ s: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[Int(offsets[s])..<Int(offsets[s + 1])]), as: UTF8.self)
+    }
+
+    /// The places' columns.
+    private mutating func readPlaces(_ cursor: inout PlacesFileCursor) throws {
+        lat = try cursor.array(placeCount, Int32.self)
+        lon = try cursor.array(placeCount, Int32.self)
+        population = try cursor.array(placeCount, UInt32.self)
+        ids = try cursor.array(placeCount, UInt32.self)
+        names = try cursor.array(placeCount, UInt32.self)
+        region = try cursor.array(placeCount, UInt16.self)
+        outline = try cursor.array(placeCount, UInt16.self)
+        own = try cursor.array(placeCount, UInt16.self)
+        _ = try cursor.array(placeCount, UInt8.self)  // feature codes: the build's filter; not needed to resolve
+    }
+
+    /// The grid: where each cell's entries start, then the entries.
+    private mutating func readGrid(_ cursor: inout PlacesFileCursor) throws {
+        start = try cursor.array(columns * rows + 1, UInt32.self)
+        guard start.first == 0, start.last.map({ Int($0) }) == entryCount else { throw cursor.fail("bad grid") }
+        for c in 0..<(columns * rows) where start[c] > start[c + 1] { throw cursor.fail("bad grid") }
+        entries = try cursor.array(entryCount, UInt32.self)
+        var badEntry = false
+        for e in entries where Int(e & UInt32(PlaceResolver.indexMask)) >= placeCount { badEntry = true }
+        guard !badEntry else { throw cursor.fail("bad grid entry") }
+    }
+
+    /// What a lookup reads of each place, each value checked.
+    private mutating func makeRecords(_ cursor: PlacesFileCursor) throws {
+        let file = self
+        records = try [PlaceRecord](unsafeUninitializedCapacity: placeCount) { made, count in
+            for p in 0..<file.placeCount {
+                guard abs(file.lat[p]) <= 9_000_000, abs(file.lon[p]) <= 18_000_000, Int(file.names[p]) < file.stringCount,
+                      file.region[p] == 0xFFFF || Int(file.region[p]) < file.regionCount,
+                      Int(file.outline[p]) < file.countryCount, Int(file.own[p]) < file.countryCount else {
+                    throw cursor.fail("bad place \(p)")
+                }
+                let radius = max(PlaceResolver.minimumRadiusKm, PlaceResolver.radiusPerSqrtPopulation * Float(file.population[p]).squareRoot())
+                made[p] = PlaceRecord(latitude: file.lat[p], longitude: file.lon[p], radius: radius,
+                                      outline: file.outline[p], region: file.region[p])
+                count = p + 1
+            }
+        }
+    }
+}
