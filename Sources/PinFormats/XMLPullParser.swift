@@ -290,32 +290,38 @@ public final class XMLPullParser {
                 try skip(past: "?>", inside: "a processing instruction")
                 continue
             case 0x21: // <!-- -->, <![CDATA[ ]]>, <!DOCTYPE >
-                if try startsWith("<!--") {
-                    pos += 4
-                    mark = pos  // a comment's bytes are not kept
-                    try skip(past: "-->", inside: "a comment")
-                    continue
-                }
-                if try startsWith("<![CDATA[") {
-                    guard depth > 0 else { throw fail("a CDATA section outside the root element") }
-                    pos += 9
-                    let contentStart = pos - mark
-                    try skip(past: "]]>", inside: "a CDATA section")
-                    textRange = (mark + contentStart)..<(pos - 3)
-                    textIsCDATA = true
-                    return .text
-                }
-                if try startsWith("<!DOCTYPE") {
-                    guard !sawRoot else { throw fail("a DOCTYPE after the root element") }
-                    try skipDoctype()
-                    continue
-                }
-                throw fail("unknown markup '<!'")
+                if try markupDeclaration() { return .text }
+                continue
             default:
                 try scanStartTag()
                 return .startElement
             }
         }
+    }
+
+    /// `<!` at `pos`: a comment or a DOCTYPE (skipped, false) or a CDATA section (true: a text event).
+    private func markupDeclaration() throws -> Bool {
+        if try startsWith("<!--") {
+            pos += 4
+            mark = pos  // a comment's bytes are not kept
+            try skip(past: "-->", inside: "a comment")
+            return false
+        }
+        if try startsWith("<![CDATA[") {
+            guard depth > 0 else { throw fail("a CDATA section outside the root element") }
+            pos += 9
+            let contentStart = pos - mark
+            try skip(past: "]]>", inside: "a CDATA section")
+            textRange = (mark + contentStart)..<(pos - 3)
+            textIsCDATA = true
+            return true
+        }
+        if try startsWith("<!DOCTYPE") {
+            guard !sawRoot else { throw fail("a DOCTYPE after the root element") }
+            try skipDoctype()
+            return false
+        }
+        throw fail("unknown markup '<!'")
     }
 
     /// Character data from `pos` up to the next '<': true when it is a text event, false when it
