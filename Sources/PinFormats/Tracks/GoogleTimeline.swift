@@ -173,94 +173,122 @@ public enum GoogleTimeline {
                 try members(r) {
                     let at = r.tokenOffset
                     if r.matches("placeVisit") {
-                        let v = try GoogleTimelineParse.placeVisit(r)
-                        let visit = TimelineVisit(start: time(v.startTimestamp, millis: v.startTimestampMs) ?? .nan,
-                                                  end: time(v.endTimestamp, millis: v.endTimestampMs) ?? .nan,
-                                                  latitude: e7(v.latitudeE7, limit: 900_000_000) ?? .nan,
-                                                  longitude: e7(v.longitudeE7, limit: 1_800_000_000) ?? .nan,
-                                                  placeID: v.placeID, name: v.name, address: v.address)
-                        guard visit.start.isFinite, visit.end.isFinite, visit.latitude.isFinite, visit.longitude.isFinite,
-                              abs(visit.latitude) <= 90, abs(visit.longitude) <= 180, visit.start <= visit.end else {
-                            return notes.add("placeVisit at byte \(at): no place or no duration")
-                        }
-                        sink.visit(visit)
-                        span += 1
-                        emit(visit.start, visit.latitude, visit.longitude, span: span, what: "placeVisit", at: at, into: &sink, notes: &notes)
-                        if visit.end > visit.start {
-                            emit(visit.end, visit.latitude, visit.longitude, span: span, what: "placeVisit", at: at, into: &sink, notes: &notes)
-                        }
+                        try semanticPlaceVisit(r, at: at, span: &span, into: &sink, notes: &notes)
                     } else if r.matches("activitySegment") {
-                        var start = Double.nan, end = Double.nan
-                        var from: (Double, Double)?, to: (Double, Double)?
-                        var waypoints: [(Double, Double)] = []
-                        var raw: [TrackPoint] = []
-                        func location(_ into: inout (Double, Double)?) throws {
-                            var la: Double?, lo: Double?
-                            try object(r) {
-                                if r.matches("latitudeE7") || r.matches("latE7") { _ = try r.next(); la = r.int64.map { e7($0, limit: 900_000_000) } }
-                                else if r.matches("longitudeE7") || r.matches("lngE7") { _ = try r.next(); lo = r.int64.map { e7($0, limit: 1_800_000_000) } }
-                                else { try r.skipValue() }
-                            }
-                            if let la, let lo { into = (la, lo) }
-                        }
-                        try object(r) {
-                            if r.matches("startLocation") { try location(&from) }
-                            else if r.matches("endLocation") { try location(&to) }
-                            else if r.matches("duration") { try duration(r, start: &start, end: &end) }
-                            else if r.matches("waypointPath") {
-                                try object(r) {
-                                    guard r.matches("waypoints") else { return try r.skipValue() }
-                                    try array(r) { t in
-                                        guard t == .objectStart else { return try r.skipValue() }
-                                        var w: (Double, Double)?
-                                        var la: Double?, lo: Double?
-                                        try members(r) {
-                                            if r.matches("latE7") || r.matches("latitudeE7") { _ = try r.next(); la = r.int64.map { e7($0, limit: 900_000_000) } }
-                                            else if r.matches("lngE7") || r.matches("longitudeE7") { _ = try r.next(); lo = r.int64.map { e7($0, limit: 1_800_000_000) } }
-                                            else { try r.skipValue() }
-                                        }
-                                        if let la, let lo { w = (la, lo) }
-                                        if let w, waypoints.count < 100_000 { waypoints.append(w) }
-                                    }
-                                }
-                            } else if r.matches("simplifiedRawPath") {
-                                try object(r) {
-                                    guard r.matches("points") else { return try r.skipValue() }
-                                    try array(r) { t in
-                                        guard t == .objectStart else { return try r.skipValue() }
-                                        var la: Double?, lo: Double?, time: Double?
-                                        try members(r) {
-                                            if r.matches("latE7") || r.matches("latitudeE7") { _ = try r.next(); la = r.int64.map { e7($0, limit: 900_000_000) } }
-                                            else if r.matches("lngE7") || r.matches("longitudeE7") { _ = try r.next(); lo = r.int64.map { e7($0, limit: 1_800_000_000) } }
-                                            else if r.matches("timestampMs") { _ = try r.next(); time = time ?? GoogleTimeline.time(r, millis: true) }
-                                            else if r.matches("timestamp") { _ = try r.next(); time = GoogleTimeline.time(r, millis: false) ?? time }
-                                            else { try r.skipValue() }
-                                        }
-                                        if let la, let lo, let time { raw.append(TrackPoint(time: time, latitude: la, longitude: lo)) }
-                                    }
-                                }
-                            } else { try r.skipValue() }
-                        }
-                        guard start.isFinite, end.isFinite, start <= end else {
-                            return notes.add("activitySegment at byte \(at): no duration")
-                        }
-                        span += 1
-                        var path: [(Double, Double)] = []
-                        if let from { path.append(from) }
-                        path += waypoints
-                        if let to { path.append(to) }
-                        // Points without times of their own, spread evenly over the duration.
-                        for (i, p) in path.enumerated() {
-                            let t = path.count == 1 ? start : start + (end - start) * Double(i) / Double(path.count - 1)
-                            emit(t, p.0, p.1, span: span, what: "activitySegment", at: at, into: &sink, notes: &notes)
-                        }
-                        for p in raw { emit(p.time, p.latitude, p.longitude, what: "simplifiedRawPath", at: at, into: &sink, notes: &notes) }
+                        try semanticActivity(r, at: at, span: &span, into: &sink, notes: &notes)
                     } else {
                         try r.skipValue()
                     }
                 }
             }
         }
+    }
+
+    /// A `placeVisit`: the visit, and a fix at its start and its end (one span).
+    private static func semanticPlaceVisit<Sink: TimelineSink>(_ r: JSONReader, at: Int64, span: inout Int32,
+                                                              into sink: inout Sink, notes: inout TrackNotes) throws {
+        let v = try GoogleTimelineParse.placeVisit(r)
+        let visit = TimelineVisit(start: time(v.startTimestamp, millis: v.startTimestampMs) ?? .nan,
+                                  end: time(v.endTimestamp, millis: v.endTimestampMs) ?? .nan,
+                                  latitude: e7(v.latitudeE7, limit: 900_000_000) ?? .nan,
+                                  longitude: e7(v.longitudeE7, limit: 1_800_000_000) ?? .nan,
+                                  placeID: v.placeID, name: v.name, address: v.address)
+        guard visit.start.isFinite, visit.end.isFinite, visit.latitude.isFinite, visit.longitude.isFinite,
+              abs(visit.latitude) <= 90, abs(visit.longitude) <= 180, visit.start <= visit.end else {
+            return notes.add("placeVisit at byte \(at): no place or no duration")
+        }
+        sink.visit(visit)
+        span += 1
+        emit(visit.start, visit.latitude, visit.longitude, span: span, what: "placeVisit", at: at, into: &sink, notes: &notes)
+        if visit.end > visit.start {
+            emit(visit.end, visit.latitude, visit.longitude, span: span, what: "placeVisit", at: at, into: &sink, notes: &notes)
+        }
+    }
+
+    /// What an `activitySegment` says of where it went: its duration, start and end
+    /// locations, waypoints (no times of their own) and raw points (with times).
+    private struct Activity {
+        var start = Double.nan, end = Double.nan
+        var from: (Double, Double)?, to: (Double, Double)?
+        var waypoints: [(Double, Double)] = []
+        var raw: [TrackPoint] = []
+    }
+
+    /// An `activitySegment`: its path (start, waypoints, end) spread evenly over its duration as
+    /// one span, then its raw points at their own times.
+    private static func semanticActivity<Sink: TimelineSink>(_ r: JSONReader, at: Int64, span: inout Int32,
+                                                            into sink: inout Sink, notes: inout TrackNotes) throws {
+        let a = try activity(r)
+        guard a.start.isFinite, a.end.isFinite, a.start <= a.end else {
+            return notes.add("activitySegment at byte \(at): no duration")
+        }
+        span += 1
+        var path: [(Double, Double)] = []
+        if let from = a.from { path.append(from) }
+        path += a.waypoints
+        if let to = a.to { path.append(to) }
+        // Points without times of their own, spread evenly over the duration.
+        for (i, p) in path.enumerated() {
+            let t = path.count == 1 ? a.start : a.start + (a.end - a.start) * Double(i) / Double(path.count - 1)
+            emit(t, p.0, p.1, span: span, what: "activitySegment", at: at, into: &sink, notes: &notes)
+        }
+        for p in a.raw { emit(p.time, p.latitude, p.longitude, what: "simplifiedRawPath", at: at, into: &sink, notes: &notes) }
+    }
+
+    private static func activity(_ r: JSONReader) throws -> Activity {
+        var a = Activity()
+        try object(r) {
+            if r.matches("startLocation") { a.from = try location(r) ?? a.from }
+            else if r.matches("endLocation") { a.to = try location(r) ?? a.to }
+            else if r.matches("duration") { try duration(r, start: &a.start, end: &a.end) }
+            else if r.matches("waypointPath") {
+                try listed(r, "waypoints") {
+                    var point: (latitude: Double?, longitude: Double?, time: Double?) = (nil, nil, nil)
+                    try members(r) { try e7Member(r, &point) }
+                    if let la = point.latitude, let lo = point.longitude, a.waypoints.count < 100_000 { a.waypoints.append((la, lo)) }
+                }
+            } else if r.matches("simplifiedRawPath") {
+                try listed(r, "points") {
+                    var point: (latitude: Double?, longitude: Double?, time: Double?) = (nil, nil, nil)
+                    try members(r) { try e7Member(r, &point, timed: true) }
+                    if let la = point.latitude, let lo = point.longitude, let time = point.time {
+                        a.raw.append(TrackPoint(time: time, latitude: la, longitude: lo))
+                    }
+                }
+            } else { try r.skipValue() }
+        }
+        return a
+    }
+
+    /// `{latitudeE7|latE7, longitudeE7|lngE7}`: both, or nil.
+    private static func location(_ r: JSONReader) throws -> (Double, Double)? {
+        var point: (latitude: Double?, longitude: Double?, time: Double?) = (nil, nil, nil)
+        try object(r) { try e7Member(r, &point) }
+        guard let la = point.latitude, let lo = point.longitude else { return nil }
+        return (la, lo)
+    }
+
+    /// The objects of the array under `key` in the object at the reader, each handed to `body`
+    /// just past its `objectStart`.
+    private static func listed(_ r: JSONReader, _ key: StaticString, _ body: () throws -> Void) throws {
+        try object(r) {
+            guard r.matches(key) else { return try r.skipValue() }
+            try array(r) { t in
+                guard t == .objectStart else { return try r.skipValue() }
+                try body()
+            }
+        }
+    }
+
+    /// One member of a point: its E7 latitude or longitude (either name), with `timed` its
+    /// time (`timestampMs` or `timestamp`, the ISO one winning); anything else skipped.
+    private static func e7Member(_ r: JSONReader, _ point: inout (latitude: Double?, longitude: Double?, time: Double?),
+                                 timed: Bool = false) throws {
+        if r.matches("latE7") || r.matches("latitudeE7") { _ = try r.next(); point.latitude = r.int64.map { e7($0, limit: 900_000_000) } }
+        else if r.matches("lngE7") || r.matches("longitudeE7") { _ = try r.next(); point.longitude = r.int64.map { e7($0, limit: 1_800_000_000) } }
+        else if timed, r.matches("timestampMs") { _ = try r.next(); point.time = point.time ?? GoogleTimeline.time(r, millis: true) }
+        else if timed, r.matches("timestamp") { _ = try r.next(); point.time = GoogleTimeline.time(r, millis: false) ?? point.time }
+        else { try r.skipValue() }
     }
 
     /// `duration{startTimestamp, endTimestamp}` or `{startTimestampMs, endTimestampMs}`.
