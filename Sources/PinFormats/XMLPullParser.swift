@@ -252,21 +252,13 @@ public final class XMLPullParser {
 
     /// The next event, or nil after the root element has ended.
     public func next() throws -> XMLEvent? {
-        nameCache = nil
-        if !spans.isEmpty { spans.removeAll(keepingCapacity: true) }
-        // `text` at any other event is empty: the window moves, the range would not.
-        textRange = 0..<0
-        textIsCDATA = false
-        textHasEntities = false
+        forgetLastEvent()
         if pendingEnd {
             pendingEnd = false
             popName()
             return .endElement
         }
-        if !started {
-            started = true
-            if try startsWith("\u{FEFF}") { pos += 3 }
-        }
+        if !started { try startDocument() }
         while true {
             mark = pos
             offset = window.baseOffset + Int64(pos)
@@ -297,6 +289,23 @@ public final class XMLPullParser {
                 return .startElement
             }
         }
+    }
+
+    /// What the last event kept (its name, attributes and text) is dropped: `text` at any other
+    /// event is empty, as the window moves and the range would not.
+    @inline(__always)
+    private func forgetLastEvent() {
+        nameCache = nil
+        if !spans.isEmpty { spans.removeAll(keepingCapacity: true) }
+        textRange = 0..<0
+        textIsCDATA = false
+        textHasEntities = false
+    }
+
+    /// The first event: a UTF-8 byte order mark is not content.
+    private func startDocument() throws {
+        started = true
+        if try startsWith("\u{FEFF}") { pos += 3 }
     }
 
     /// `<!` at `pos`: a comment or a DOCTYPE (skipped, false) or a CDATA section (true: a text event).
