@@ -67,7 +67,7 @@ final class TrackTimelineTests: XCTestCase {
         XCTAssertEqual(TrackTimeline().match(0), .tooFar(secondsToNearestFix: nil, where: .noFix))
     }
 
-    func testOtherLimits() {
+    func testGapAndExtrapolationLimitsOtherThanTheDefaultsAreHeld() {
         let t = timeline([two])
         let limits = TrackLimits(maxGap: 999, maxExtrapolation: 60)
         // The 1000 s gap is wider than 999: the nearest fix, when within 60 s.
@@ -142,7 +142,7 @@ final class TrackTimelineTests: XCTestCase {
         assertPosition(t.match(400, limits: TrackLimits(maxGap: 100, maxExtrapolation: 800)), 1, 0, nearest: 300)
     }
 
-    func testDurations() {
+    func testDurationsAreWrittenInAtMostTheirTwoLargestUnits() {
         XCTAssertEqual(TrackMatch.duration(45), "45 s")
         XCTAssertEqual(TrackMatch.duration(725), "12 min 5 s")
         XCTAssertEqual(TrackMatch.duration(1860), "31 min")

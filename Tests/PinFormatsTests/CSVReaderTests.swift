@@ -50,7 +50,7 @@ final class CSVReaderTests: XCTestCase {
         XCTAssertEqual(try records("a\"b,\"c\"d\r\n"), [["a\"b", "cd"]])
     }
 
-    func testOtherDelimiters() throws {
+    func testSemicolonAndTabDelimitersSplitFieldsAndACommaStaysInside() throws {
         XCTAssertEqual(try records("lat;lon\r\n48,5;2\r\n", delimiter: ";"), [["lat", "lon"], ["48,5", "2"]])
         XCTAssertEqual(try records("a\tb\n", delimiter: "\t"), [["a", "b"]])
     }

@@ -95,7 +95,7 @@ final class TrackReaderTests: XCTestCase {
     /// Records.json as Google Takeout writes it (Takeout's Location History: "locations" with
     /// latitudeE7/longitudeE7 in 1e-7 degrees, "timestampMs" in older and "timestamp" in newer
     /// exports; exiftool's Geotag.pm reads the same keys).
-    func testGoogleRecords() throws {
+    func testRecordsJSONGivesTimedE7FixesAndSkipsThoseWithoutTimeOrPosition() throws {
         let json = """
         {"locations": [
           {"timestampMs": "1393177470000", "latitudeE7": 414216106, "longitudeE7": 21684775, "accuracy": 10,

@@ -23,7 +23,7 @@ final class ZipReaderTests: XCTestCase {
         XCTAssertEqual(kml, Array(try Data(contentsOf: Self.fixtures.appendingPathComponent("from-gpsbabel.kml"))))
     }
 
-    func testStoredEntry() throws {
+    func testAStoredEntryReadsBackAsTheKMLItHolds() throws {
         let archive = try ZipArchive(path: path("stored.kmz"))
         XCTAssertEqual(archive.entries.first?.method, 0)
         let kml = try contents(try archive.contents(of: archive.kmlEntry!))
