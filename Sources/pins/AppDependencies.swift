@@ -41,7 +41,11 @@ final class AppDependencies {
     private var cachedDatabase: PinDatabase?
 
     /// The installed data files (DataFiles.installed), or an error saying where pins looked.
-    static func data() throws -> DataFiles { try DataFiles.installed() }
+    static func data() throws -> DataFiles { try installedData.get() }
+
+    /// Looked for once per process: the binary's folder and PINS_DATA_DIR do not change while
+    /// it runs, and each command asks for several files.
+    private static let installedData = Result { try DataFiles.installed() }
 
     /// The country index read now, with no database: `pins locate`.
     static func loadResolver() throws -> CountryResolver { try data().countryResolver() }

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 import PinCore
 import PinMetadata
@@ -60,7 +61,7 @@ final class DecidedFilesTests: XCTestCase {
 
     func testTheSorterGivesTheRulesOrderOverManyRunsAndMergePasses() throws {
         // 500 items, instants with many ties, paths in random byte order; a third are not photos.
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededRandom(seed: 1)
         var items: [ImportItem] = []
         for k in 0..<500 {
             let path = (0..<Int.random(in: 1...6, using: &generator)).map { _ in UInt8.random(in: 0x2E...0x7A, using: &generator) } + [UInt8(k % 256), UInt8(k / 256)]

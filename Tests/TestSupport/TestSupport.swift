@@ -54,33 +54,37 @@ public func assertEiffel(_ metadata: PhotoMetadata?, format: String? = nil, posi
 public enum ShippedData {
     public static let files = DataFiles(directory: Repository.url("Resources").path)
 
-    private static let lock = NSRecursiveLock()  // a loader asks for the ones it builds on
-    nonisolated(unsafe) private static var cache: [String: Any] = [:]
-
-    private static func once<T>(_ key: String, _ load: () throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        if let made = cache[key] as? T { return made }
-        let made = try load()
-        cache[key] = made
-        return made
+    // Each loaded once, on first use (a static let is initialised once, from any thread).
+    private static let countryIndex = Result { try files.countryResolver() }
+    private static let gazetteerFile = Result { try files.gazetteer(onLand: DataFiles.onLand(try countries())) }
+    private static let outlinedPlaces = Result {
+        try OutlinedRegionPlaces(places: try gazetteer(), outlines: try files.regionOutlines(), onLand: DataFiles.onLand(try countries()))
     }
+    private static let zones = Result { try files.timeZoneResolver() }
 
     /// Countries.bin, as pins maps it.
-    public static func countries() throws -> CountryResolver { try once("countries") { try files.countryResolver() } }
+    public static func countries() throws -> CountryResolver { try countryIndex.get() }
 
     /// Places.bin alone, telling land from sea by the country outlines.
-    public static func gazetteer() throws -> PlaceResolver {
-        try once("gazetteer") { try files.gazetteer(onLand: DataFiles.onLand(try countries())) }
-    }
+    public static func gazetteer() throws -> PlaceResolver { try gazetteerFile.get() }
 
     /// Places.bin with the admin-1 outlines of Regions.bin: the places pins names.
-    public static func places() throws -> OutlinedRegionPlaces {
-        try once("places") {
-            try OutlinedRegionPlaces(places: try gazetteer(), outlines: try files.regionOutlines(), onLand: DataFiles.onLand(try countries()))
-        }
-    }
+    public static func places() throws -> OutlinedRegionPlaces { try outlinedPlaces.get() }
 
     /// TimeZones.bin, every zone indexed.
-    public static func timeZones() throws -> TimeZoneResolver { try once("zones") { try files.timeZoneResolver() } }
+    public static func timeZones() throws -> TimeZoneResolver { try zones.get() }
+}
+
+/// A seeded random source (SplitMix64) for tests that draw many cases: the same cases at every
+/// run, so a failure can be run again (SystemRandomNumberGenerator made them differ per run).
+public struct SeededRandom: RandomNumberGenerator {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
