@@ -173,12 +173,22 @@ final class NightlyTests: XCTestCase {
         process.arguments = ["import", lib.root, "--quiet", "--timezone", "UTC", "--db", db]
         process.standardError = FileHandle.nullDevice
         try process.run()
-        Thread.sleep(forTimeInterval: 0.4)
+        // Held open, not timed: the run is frozen (SIGSTOP) as soon as its run record says
+        // "running", so the SIGTERM always reaches a run in progress, however loaded the machine
+        // (a fixed sleep let a fast machine finish first, and the test then skipped itself).
+        let deadline = Date().addingTimeInterval(60)
+        while !runIsRecordedRunning(db) {
+            XCTAssertTrue(process.isRunning, "the import ended before its run record said running")
+            XCTAssertLessThan(Date(), deadline, "no running run recorded within 60 s")
+            guard process.isRunning, Date() < deadline else { return }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        kill(process.processIdentifier, SIGSTOP)
         let signalled = Date()
         process.terminate()
+        kill(process.processIdentifier, SIGCONT)
         process.waitUntilExit()
-        guard process.terminationStatus != 0 else { throw XCTSkip("the run finished before the signal") }
-        XCTAssertEqual(process.terminationStatus, 143)
+        XCTAssertEqual(process.terminationStatus, 143, "a run in progress ends with 128 + SIGTERM")
         XCTAssertLessThan(Date().timeIntervalSince(signalled), 10, "stopped at once (a generous bound for a loaded machine)")
         let runs = try XCTUnwrap(CLI.json(CLI.run(["runs", "--json", "--db", db]).stdout) as? [[String: Any]])
         XCTAssertEqual(runs.first?["status"] as? String, "interrupted")
@@ -194,6 +204,16 @@ final class NightlyTests: XCTestCase {
         let whole = lib.dir.appendingPathComponent("whole.sqlite").path
         XCTAssertEqual(try importJSON(lib.root, db: whole).status, 0)
         XCTAssertEqual(try pinPhotos(db), try pinPhotos(whole))
+    }
+
+    /// True once the import's run record is in the database, still running (read-only, so the
+    /// poll never takes a lock the import needs).
+    func runIsRecordedRunning(_ db: String) -> Bool {
+        guard FileManager.default.fileExists(atPath: db),
+              let file = try? PinDatabase(readOnlyPath: db),
+              let running = try? file.connection.scalarInt("SELECT count(*) FROM runs WHERE status = 'running'")
+        else { return false }
+        return running > 0
     }
 
     func testAnEmptyFolderNeverImportedExits66() throws {
