@@ -48,6 +48,13 @@ func trackOptions(_ args: ParsedArguments, command: String) throws -> TrackOptio
         }
         return nil
     }
+    // A path that names nothing is a mistyped argument, not a track that could not be read:
+    // said before anything runs (issue 36 item 7), as a missing photo folder would be.
+    // (A path that cannot be looked at for another reason, a folder without permission, is
+    // named by the track reader and the run goes on.)
+    for path in paths where access(path, F_OK) != 0 && (errno == ENOENT || errno == ENOTDIR) {
+        throw UsageError("--track \(TerminalText.quoted(RawPath(path))): no such file or folder", command: command)
+    }
     var options = TrackOptions()
     options.paths = paths
     if let name = args.value("--camera-timezone") {

@@ -46,6 +46,25 @@ final class TrackCLITests: XCTestCase {
         XCTAssertTrue(alone.stderr.contains("--camera-timezone needs --track"), alone.stderr)
     }
 
+    /// A `--track` path that names nothing is a usage error before anything runs (issue 36
+    /// item 7): exit 64, no database made, for import and inspect alike.
+    func testATrackPathThatDoesNotExistIsAUsageErrorBeforeAnythingRuns() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let photos = dir.appendingPathComponent("photos")
+        try FileManager.default.copyItem(at: fixtures.appendingPathComponent("offset"), to: photos)
+        let db = dir.appendingPathComponent("pins.db").path
+        let missing = dir.appendingPathComponent("nonexist.gpx").path
+        let r = try CLI.run(["import", photos.path, "--db", db, "--track", fixtures.appendingPathComponent("segments.gpx").path,
+                             "--track", missing])
+        XCTAssertEqual(r.status, 64, r.stderr)
+        XCTAssertTrue(r.stderr.contains("--track \(missing): no such file or folder"), r.stderr)
+        XCTAssertEqual(r.stdout, "")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: db), "nothing ran: no database")
+        let inside = try CLI.run(["inspect", photos.path, "--track", photos.appendingPathComponent("on-fix.jpg/x.gpx").path])
+        XCTAssertEqual(inside.status, 64, inside.stderr)
+        XCTAssertEqual(inside.stdout, "")
+    }
+
     func testADryRunPlacesPhotosFromTracksAndSaysSoAndLeavesThePhotosAlone() throws {
         let dir = try CLI.temporaryDirectory(self)
         let photos = dir.appendingPathComponent("photos")
