@@ -37,6 +37,14 @@ public struct ImportOptions: Sendable {
     public var tracks: TrackOptions?
 
     public init(root: String) { self.root = root }
+
+    /// How the run reads a photo's time: a wall clock without an offset in the camera's zone
+    /// (`--camera-timezone`, else `--timezone`), the camera's clock offset added once to the
+    /// photos without a position (issue 36 item 1).
+    public var metadataOptions: MetadataOptions {
+        MetadataOptions(defaultTimeZone: tracks?.cameraTimeZone ?? timeZone, timeZones: timeZones,
+                        cameraClockOffset: tracks?.clockOffset ?? 0)
+    }
 }
 
 /// A request to stop the run, from a signal handler on any thread: reads end at once, the batch

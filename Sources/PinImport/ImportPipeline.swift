@@ -163,10 +163,10 @@ public struct ImportPipeline {
     }
 
     /// The instants for the tracks of the photos of `items` without a position.
-    static func instantsToPlace(_ items: some Sequence<ImportItem>, options: TrackOptions) -> [Double] {
+    static func instantsToPlace(_ items: some Sequence<ImportItem>) -> [Double] {
         items.compactMap { item in
             guard item.isMedia, item.coordinate == nil, let m = item.metadata else { return nil }
-            return TrackSet.instant(of: m, cameraTimeZone: options.cameraTimeZone, clockOffset: options.clockOffset)
+            return TrackSet.instant(of: m)
         }
     }
 
@@ -193,7 +193,7 @@ public struct ImportPipeline {
         var report = ImportReport(root: root, dryRun: options.dryRun)
         progress(ImportProgress(phase: .scanning, done: 0, total: 0))
         // 1. Walk and known files; the first files to read are read as the walk goes (`ReadStage`).
-        let reader = ReadStage(root: rootPath, options: MetadataOptions(defaultTimeZone: options.timeZone, timeZones: options.timeZones),
+        let reader = ReadStage(root: rootPath, options: options.metadataOptions,
                                jobs: options.jobs, stop: options.stop, beforeRead: options.beforeRead, progress: progress)
         // New files may need countries: load the outlines on the other core while reading, from
         // the first file to read on. (The task captures the service, not the entries: it lives
@@ -278,7 +278,6 @@ private final class ReadIntake {
     let rootWatch: ImportPipeline.RootWatch
     let reader: ReadStage
     let includeVideos: Bool
-    let trackOptions: TrackOptions?
     var trackRun: TrackRun?
     var reconciled = Reconciliation()
     var decide: DecideStage
@@ -306,7 +305,6 @@ private final class ReadIntake {
         self.rootWatch = rootWatch
         self.reader = reader
         includeVideos = options.includeVideos
-        trackOptions = options.tracks
         decide = DecideStage(minInterval: options.minInterval, threshold: options.threshold,
                              includeVideos: options.includeVideos, timeZone: options.timeZone,
                              plan: { try creation.planPhotoPin(at: $0, takenAt: $1, utcOffsetSeconds: $2) })
@@ -352,8 +350,8 @@ private final class ReadIntake {
     /// The tracks for the photos of the batch at `undecided`: the instants of the photos to
     /// place are needed only while track files wait to be read.
     private func tracks(for undecided: [Int]) -> TrackSet? {
-        guard trackRun?.hasUnread == true, let trackOptions else { return trackRun?.set }
-        return trackRun!.tracks(for: ImportPipeline.instantsToPlace(undecided.lazy.map { self.batch[$0] }, options: trackOptions))
+        guard trackRun?.hasUnread == true else { return trackRun?.set }
+        return trackRun!.tracks(for: ImportPipeline.instantsToPlace(undecided.lazy.map { self.batch[$0] }))
     }
 
     /// A photo the rules will decide: the history is read at the first one.

@@ -3,16 +3,23 @@ import PinCore
 
 /// Options the CLI passes to the readers.
 public struct MetadataOptions: Sendable {
-    /// Zone for capture times that carry none and cannot be inferred (`--timezone`; section 7
-    /// step 5).
+    /// Zone for capture times that carry none and cannot be inferred (section 7 step 5): the
+    /// camera's zone (`--camera-timezone`), else `--timezone`.
     public var defaultTimeZone: TimeZone
     /// Zones by position: a wall-clock time on a photo with a position is read in the zone there
     /// instead (`MetadataMerge.placeInZoneOfPosition`); nil keeps `defaultTimeZone` for all.
     public var timeZones: (any TimeZoneLocating)?
+    /// Seconds added to the instant of every photo without a position of its own
+    /// (`--camera-clock-offset`, exiftool's Geosync: -12 when the camera clock was 12 s fast).
+    /// Applied once, when the instant is decided (`MetadataMerge.settleTime`): the tracks, the
+    /// rules, the stored date and the reports all see the corrected instant (issue 36 item 1).
+    public var cameraClockOffset: Double
 
-    public init(defaultTimeZone: TimeZone = .current, timeZones: (any TimeZoneLocating)? = nil) {
+    public init(defaultTimeZone: TimeZone = .current, timeZones: (any TimeZoneLocating)? = nil,
+                cameraClockOffset: Double = 0) {
         self.defaultTimeZone = defaultTimeZone
         self.timeZones = timeZones
+        self.cameraClockOffset = cameraClockOffset
     }
 }
 
@@ -42,7 +49,7 @@ public enum MetadataReader {
     ///   (`timeSource = .fileModification`).
     public static func read(path: RawPath, modificationTime: Date, options: MetadataOptions) throws -> PhotoMetadata? {
         try readFile(path: path, modificationTime: modificationTime, options: options)
-            .map { MetadataMerge.placeInZoneOfPosition($0, options: options) }
+            .map { MetadataMerge.settleTime($0, options: options) }
     }
 
     private static func readFile(path: RawPath, modificationTime: Date, options: MetadataOptions) throws -> PhotoMetadata? {
@@ -113,7 +120,7 @@ public enum MetadataReader {
 
     private static func merge(_ base: PhotoMetadata, path: RawPath, modificationTime: Date, options: MetadataOptions,
                               sidecars: [RawPath]) throws -> PhotoMetadata {
-        guard !sidecars.isEmpty else { return MetadataMerge.placeInZoneOfPosition(base, options: options) }
+        guard !sidecars.isEmpty else { return MetadataMerge.settleTime(base, options: options) }
         let contents = SidecarLoader.load(sidecars, mediaName: SidecarLoader.lastComponent(path.bytes), options: options)
         // A sidecar listed with the photo that went away since: the photo without it would say
         // something else than the pair does.
@@ -126,7 +133,7 @@ public enum MetadataReader {
         if !contents.bytes.isEmpty {
             merged.storedDigest = .value(FNV1a64.hash(Array((base.metadataDigest ?? "").utf8) + contents.bytes))
         }
-        return MetadataMerge.placeInZoneOfPosition(MetadataMerge.capped(merged), options: options)
+        return MetadataMerge.settleTime(MetadataMerge.capped(merged), options: options)
     }
 
     /// Same on bytes already in memory (tests, sidecars). Without `modificationTime` a file with
@@ -134,7 +141,7 @@ public enum MetadataReader {
     public static func read(bytes: [UInt8], modificationTime: Date?, options: MetadataOptions) throws -> PhotoMetadata? {
         var source = MemorySource(bytes)
         return try read(source: &source, modificationTime: modificationTime, options: options)
-            .map { MetadataMerge.placeInZoneOfPosition($0, options: options) }
+            .map { MetadataMerge.settleTime($0, options: options) }
     }
 
     // MARK: Internals

@@ -2,6 +2,27 @@ import Foundation
 import PinCore
 
 extension MetadataMerge {
+    /// The one instant of a photo, decided once at the end of its read (issue 36 item 1): a
+    /// wall clock without an offset on a photo with a position read in the zone there
+    /// (`placeInZoneOfPosition`); then, on a photo without a position of its own, the camera's
+    /// clock offset added. Every later use (tracks, rules, stored date, reports) takes
+    /// `takenAt` as it is.
+    public static func settleTime(_ metadata: PhotoMetadata, options: MetadataOptions) -> PhotoMetadata {
+        var result = placeInZoneOfPosition(metadata, options: options)
+        let shift = options.cameraClockOffset
+        guard shift != 0, result.coordinate == nil, let takenAt = result.takenAt,
+              result.timeSource != .fileModification, result.timeSource != .none else { return result }
+        result.takenAt = takenAt.addingTimeInterval(shift)
+        result.timeTag = (result.timeTag ?? result.timeSource.rawValue) + " + camera clock offset \(signedSeconds(shift))"
+        return result
+    }
+
+    /// `+65 s`, `-12 s`, `+0.5 s`: a clock offset as the time tag names it.
+    static func signedSeconds(_ seconds: Double) -> String {
+        let whole = seconds.rounded() == seconds && abs(seconds) < 1e15
+        return (seconds < 0 ? "-" : "+") + (whole ? "\(Int(abs(seconds)))" : "\(abs(seconds))") + " s"
+    }
+
     /// Issue 14: a wall-clock time that carried no offset and no usable GPS time (`assumedZone`,
     /// read in `--timezone`) on a photo that has a position is read again in the time zone of
     /// that position on that date (`localTimeZoneOfPosition`). Applied once, to the final result

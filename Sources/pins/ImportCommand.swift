@@ -173,8 +173,10 @@ func runInspect(_ args: ParsedArguments) throws {
         guard let tz = TimeZone(identifier: name) else { throw UsageError("--timezone expects a zone name such as UTC or Europe/Paris, got '\(name)'", command: "inspect") }
         zone = tz
     }
-    let options = MetadataOptions(defaultTimeZone: zone, timeZones: LazyTimeZones())
     let tracks = try loadTracks(args, command: "inspect", timeZone: zone)
+    // The camera's zone and clock offset decide each photo's instant once (issue 36 item 1).
+    let options = MetadataOptions(defaultTimeZone: tracks?.options.cameraTimeZone ?? zone, timeZones: LazyTimeZones(),
+                                  cameraClockOffset: tracks?.options.clockOffset ?? 0)
     var failed = false
     for argument in args.positionals {
         let targets: [InspectTarget]

@@ -217,10 +217,12 @@ final class TrackNightlyTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let report = Report(json: try XCTUnwrap(CLI.json(r.stdout) as? [String: Any]), stderr: r.stderr)
         XCTAssertEqual(report.tracks.first?["state"] as? String, "new")
-        // 10:03:20Z is where between-fixes.jpg made its pin (a third of F1..F2), 13:15:00Z is
-        // 900 s after F6, where after-last-within.jpg made one: both too close to those pins.
+        // 10:03:20Z is where and when between-fixes.jpg made its pin (a third of F1..F2): the
+        // rules see that instant (issue 36 item 1: the camera's zone decides it once, not only
+        // for the track), 0 s after an accepted photo: interval. 13:15:00Z is 900 s after F6,
+        // where after-last-within.jpg made a pin: too close to it.
         XCTAssertEqual(Set(report.redecided.keys), ["new-york-between-fixes.jpg", "new-york-after-last.jpg"])
-        XCTAssertEqual(report.redecided["new-york-between-fixes.jpg"]?["decision"] as? String, "distance")
+        XCTAssertEqual(report.redecided["new-york-between-fixes.jpg"]?["decision"] as? String, "interval")
         XCTAssertEqual(report.redecided["new-york-between-fixes.jpg"]?["secondsToTrackFix"] as? Double, 200)
         XCTAssertEqual(report.redecided["new-york-after-last.jpg"]?["decision"] as? String, "distance")
         XCTAssertEqual(report.redecided["new-york-after-last.jpg"]?["secondsToTrackFix"] as? Double, 900)

@@ -84,7 +84,8 @@ final class TrackAgreementTests: XCTestCase {
             // pins reads the original photo (exiftool wrote into the copy).
             let path = Self.fixtures.appendingPathComponent(c.folder).appendingPathComponent(name).path
             let metadata = try XCTUnwrap(MetadataReader.read(path: RawPath(path), modificationTime: Date(),
-                                                             options: MetadataOptions(defaultTimeZone: TimeZone(identifier: "UTC")!)))
+                                                             options: MetadataOptions(defaultTimeZone: options.cameraTimeZone ?? TimeZone(identifier: "UTC")!,
+                                                                                      cameraClockOffset: options.clockOffset)))
             XCTAssertNil(metadata.coordinate, "\(name) has no GPS of its own", file: file, line: line)
             let got = tracks.place(metadata)
             if let want {

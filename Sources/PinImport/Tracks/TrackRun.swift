@@ -130,9 +130,17 @@ struct TrackRun {
     /// it among its tracks) decided the photo without. A photo with only a file-modification
     /// time has no instant for the tracks: never.
     func redecides(_ photo: UnplacedPhoto) -> Bool {
-        guard let t = Self.instant(of: photo, options: options) else { return false }
+        guard let recorded = Self.instant(of: photo, options: options) else { return false }
+        // The recorded instant has this run's clock offset in or not (an earlier run may have
+        // had another): either way counts, a photo read again for nothing costs only its read,
+        // which decides its instant anew.
+        let instants = options.clockOffset == 0 ? [recorded] : [recorded, recorded + options.clockOffset]
+        return instants.contains { redecides(at: $0, runID: photo.runID) }
+    }
+
+    private func redecides(at t: Double, runID: Int64?) -> Bool {
         if Self.contains(triggers, t) { return true }
-        guard let run = photo.runID else { return false }
+        guard let run = runID else { return false }
         return files.indices.contains { i in
             (files[i].state == .unchanged || files[i].state == .reread)
                 && (stored[i]?.seenRunID ?? .max) < run && range(of: i)?.contains(t) == true
@@ -155,12 +163,24 @@ struct TrackRun {
         return lo
     }
 
-    /// A recorded photo's instant for the tracks, as `TrackSet.instant` makes it for a photo read.
+    /// A recorded photo's instant for the tracks. A wall clock an earlier run read without an
+    /// offset (`assumedZone`) is read again in this run's camera zone: it may have been read
+    /// in another (the same zone gives the same instant back). The clock offset is
+    /// `redecides`' to try.
     static func instant(of photo: UnplacedPhoto, options: TrackOptions) -> Double? {
         guard let takenAt = photo.takenAt, let source = photo.timeSource else { return nil }
-        let metadata = PhotoMetadata(format: .jpeg, takenAt: Date(timeIntervalSince1970: takenAt),
-                                     utcOffsetSeconds: photo.utcOffsetSeconds, timeSource: source)
-        return TrackSet.instant(of: metadata, cameraTimeZone: options.cameraTimeZone, clockOffset: options.clockOffset)
+        switch source {
+        case .fileModification, .none:
+            return nil
+        case .assumedZone:
+            guard let zone = options.cameraTimeZone, let offset = photo.utcOffsetSeconds else { return takenAt }
+            let wallExact = takenAt + Double(offset)
+            let whole = wallExact.rounded(.down)
+            guard abs(whole) < 1e12 else { return takenAt }
+            return CaptureTime.instant(ofWallClock: Int(whole), fraction: wallExact - whole, in: zone).0.timeIntervalSince1970
+        case .exifOffset, .isoWithOffset, .gpsInferredOffset, .containerUTC, .localTimeZoneOfPosition:
+            return takenAt
+        }
     }
 
     /// Whether files with fixes wait to be read (`tracks(for:)` may read some).

@@ -9,10 +9,12 @@ public struct TrackOptions: Sendable {
     /// Track files, or folders read recursively for track files.
     public var paths: [String] = []
     /// The zone of a camera's wall clock when the photo carries no offset; nil: the run's
-    /// `--timezone`.
+    /// `--timezone`. The read uses it (`ImportOptions.metadataOptions`); here it only serves to
+    /// read again the instants an earlier run recorded (`TrackRun.instant`).
     public var cameraTimeZone: TimeZone?
-    /// Seconds added to every photo's instant (exiftool's Geosync: "-12" when the camera clock
-    /// is 12 s fast).
+    /// Seconds added to the instant of every photo without a position of its own (exiftool's
+    /// Geosync: "-12" when the camera clock is 12 s fast); added by the read
+    /// (`MetadataOptions.cameraClockOffset`).
     public var clockOffset: Double = 0
     public var limits = TrackLimits()
 
@@ -205,30 +207,23 @@ public struct TrackSet: Sendable {
         return out
     }
 
-    /// The instant the tracks are searched at for a photo: its own absolute time (with an
-    /// offset, or UTC from the container); a wall clock without an offset read again in
-    /// `cameraTimeZone`; then shifted by `clockOffset`. Nil without a capture time.
-    public static func instant(of metadata: PhotoMetadata, cameraTimeZone: TimeZone?, clockOffset: Double) -> Double? {
+    /// The instant the tracks are searched at for a photo: its capture instant as the read
+    /// decided it, the camera's zone and clock offset already in (`MetadataMerge.settleTime`,
+    /// issue 36 item 1: one instant for the tracks, the rules and the stored date). Nil without
+    /// a capture time (a file's modification time is none).
+    public static func instant(of metadata: PhotoMetadata) -> Double? {
         guard let takenAt = metadata.takenAt else { return nil }
-        var t = takenAt.timeIntervalSince1970
         switch metadata.timeSource {
         case .fileModification, .none:
             return nil
-        case .assumedZone:
-            if let zone = cameraTimeZone, let offset = metadata.utcOffsetSeconds {
-                let wallExact = t + Double(offset)
-                let whole = wallExact.rounded(.down)
-                t = CaptureTime.instant(ofWallClock: Int(whole), fraction: wallExact - whole, in: zone).0.timeIntervalSince1970
-            }
-        case .exifOffset, .isoWithOffset, .gpsInferredOffset, .containerUTC, .localTimeZoneOfPosition:
-            break
+        case .exifOffset, .isoWithOffset, .gpsInferredOffset, .containerUTC, .localTimeZoneOfPosition, .assumedZone:
+            return takenAt.timeIntervalSince1970
         }
-        return t + clockOffset
     }
 
     /// The position the tracks give a photo without one, or why they give none.
     public func place(_ metadata: PhotoMetadata) -> TrackPlacement {
-        guard let t = TrackSet.instant(of: metadata, cameraTimeZone: options.cameraTimeZone, clockOffset: options.clockOffset) else {
+        guard let t = TrackSet.instant(of: metadata) else {
             return TrackPlacement(reason: "no capture time to match the tracks with")
         }
         switch timeline.match(t, limits: options.limits) {
