@@ -12,8 +12,9 @@ import PinCore
 /// - page.js: a small Web Mercator map (the base map is the SVG drawn here; the script moves its
 ///   viewBox), pins grouped per screen cell so 100,000 stay readable, popups, the list with
 ///   search and filters, the statistics and the run overlay. Every piece of data is put in the
-///   page with textContent or setAttribute, never as markup. It loads nothing: the Content-Security-Policy forbids every remote load,
-/// and only data: images (thumbnails) are allowed.
+///   page with textContent or setAttribute, never as markup. It loads nothing: the Content-Security-Policy
+///   (`PagePolicy`) forbids every remote load and runs only the page's own script and style sheet, by their
+///   hashes; only data: images (thumbnails) are allowed.
 public enum PageRenderer {
     /// Per-thumbnail and per-page caps on embedded thumbnails (bytes of JPEG): a page of
     /// 10,000 pins stays a page, not a photo archive.
@@ -29,8 +30,9 @@ public enum PageRenderer {
             case "countries": appendCountries(input.worldMap, visited: Set(stats.countries.map(\.code)), to: &html)
             case "regions": appendRegionBorders(input, to: &html)
             case "data": appendData(input, stats: stats, to: &html)
-            case "style": html += EmbeddedFiles.pageCSS
-            case "script": html += EmbeddedFiles.pageJS
+            // Exactly the texts whose hashes the policy names (`PagePolicy`).
+            case "style": html += PagePolicy.styleText(input.settings)
+            case "script": html += PagePolicy.scriptText
             default:
                 guard let text = text(of: hole, input) else {
                     preconditionFailure("Page/page.html has a hole {{\(hole)}} that PageRenderer does not fill")
@@ -46,8 +48,7 @@ public enum PageRenderer {
     static func text(of hole: String, _ input: PageInput) -> String? {
         switch hole {
         case "title": PageText.html(input.title)
-        case "pinColor": PageText.color(input.settings.defaultPinColor, fallback: Settings.defaultPinColor)
-        case "fillColor": PageText.color(input.settings.mapFillColor, fallback: Settings().mapFillColor)
+        case "policy": PagePolicy.contentSecurityPolicy(settings: input.settings)
         case "mapStyle": input.settings.mapStyle.rawValue
         case "generated": PageText.html(generatedLine(input))
         case "runTab": input.run == nil ? "" : "<button type=\"button\" data-tab=\"run\">This run</button>"

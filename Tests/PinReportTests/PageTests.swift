@@ -171,6 +171,7 @@ final class PageRendererTests: XCTestCase {
     func testLoadsNothingFromOutside() {
         let html = render([pin("a", "FR", "2024-01-01T00:00:00Z")])
         XCTAssertTrue(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:;"))
+        XCTAssertFalse(html.contains("unsafe-inline"), "inline scripts and styles are allowed by their hashes only")
         // The only URL is the SVG namespace, a name and never fetched.
         for rest in html.components(separatedBy: "http").dropFirst() {
             XCTAssertTrue(rest.hasPrefix("://www.w3.org/2000/svg\"") || rest.hasPrefix("-equiv="), String(rest.prefix(40)))
@@ -272,5 +273,65 @@ final class PageFilesTests: XCTestCase {
             XCTAssertNotNil(PageRenderer.text(of: hole, input), hole)
         }
         XCTAssertFalse(PageRenderer.render(input).contains("{{"))
+    }
+}
+
+/// The page's Content-Security-Policy names the SHA-256 of its one script and its one style
+/// sheet; the digests are checked against coreutils' sha256sum and the FIPS 180-4 examples.
+final class PagePolicyTests: XCTestCase {
+    func testSHA256OfTheStandardsExamples() {
+        func hex(_ text: String) -> String { SHA256.digest(Array(text.utf8)).map { String(format: "%02x", $0) }.joined() }
+        // FIPS 180-4 / NIST CSRC examples: empty, one block, two blocks (56 bytes: the padding
+        // spills into a second block), and a million 'a's (many blocks).
+        XCTAssertEqual(hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        XCTAssertEqual(hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+                       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        XCTAssertEqual(hex(String(repeating: "a", count: 1_000_000)),
+                       "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    /// What sha256sum prints for `text`, as the base64 CSP wants.
+    private func coreutilsSource(_ text: String) throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pins-policy-\(UUID().uuidString)")
+        try Data(text.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        process.arguments = [file.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let hexText = Array(output.prefix(64))
+        let bytes = stride(from: 0, to: 64, by: 2).map { UInt8(String(hexText[$0..<$0 + 2]), radix: 16)! }
+        return "sha256-" + Data(bytes).base64EncodedString()
+    }
+
+    /// The text between `open` and the next `close` in the page.
+    private func element(_ html: String, _ open: String, _ close: String) -> String {
+        let start = html.range(of: open)!.upperBound
+        return String(html[start..<html.range(of: close, range: start..<html.endIndex)!.lowerBound])
+    }
+
+    func testThePolicyAllowsThePagesOwnScriptAndStyleByTheirHashesAndNothingInline() throws {
+        let settings = Settings(defaultPinColor: "#123abc", mapFillColor: "#8e24aa", mapStyle: .dark)
+        let input = PageInput(pins: [pin("</script><script>alert(1)</script>", "FR", "2024-01-01T00:00:00Z")], catalog: testCatalog,
+                              settings: settings, worldMap: WorldMap(width: 10, countries: []))
+        let html = PageRenderer.render(input)
+        let policy = element(html, "<meta http-equiv=\"Content-Security-Policy\" content=\"", "\"")
+        XCTAssertEqual(policy, PagePolicy.contentSecurityPolicy(settings: settings), "the meta holds what a server would send")
+        // The script element that runs (the JSON islands have a type and never run).
+        let script = element(html, "<script>", "</script>")
+        let style = element(html, "<style>", "</style>")
+        XCTAssertTrue(style.contains("--pin: #123ABC; --fill: #8E24AA;"))
+        XCTAssertEqual(policy, "default-src 'none'; img-src data:; style-src '\(try coreutilsSource(style))'; "
+                       + "script-src '\(try coreutilsSource(script))'; base-uri 'none'; form-action 'none'")
+        XCTAssertEqual(html.components(separatedBy: "<script>").count, 2, "one script without a type: the page's own")
+        // Other colours, another style sheet, another hash; the script's stays.
+        let other = PagePolicy.contentSecurityPolicy(settings: Settings())
+        XCTAssertNotEqual(other, policy)
+        XCTAssertTrue(other.contains("script-src '\(try coreutilsSource(script))'"))
     }
 }
