@@ -64,9 +64,12 @@ let package = Package(
         // The offline HTML map page, and exports: plain values in, files out (AtomicFile). The page's script,
         // style sheet and template (Sources/PinReport/Page) are compiled in by EmbedFiles.
         .target(name: "PinReport", dependencies: ["PinCore"], plugins: ["EmbedFiles"]),
+        // The application layer: one use case per thing a person does, called by the CLI and by
+        // `pins serve` alike; plain values in and out, one connection per call (THREADS.md).
+        .target(name: "PinApp", dependencies: ["PinCore", "PinData", "PinStore", "PinImport", "PinReport"], exclude: ["THREADS.md"]),
         .executableTarget(
             name: "pins",
-            dependencies: ["PinCore", "PinData", "PinMetadata", "PinStore", "PinImport", "PinReport", "CSupport"]
+            dependencies: ["PinApp", "PinCore", "PinData", "PinMetadata", "PinStore", "PinImport", "PinReport", "CSupport"]
         ),
         // The build step that turns text files into string constants (Plugins/EmbedFiles).
         .executableTarget(name: "embed-files", path: "Sources/embed-files"),
@@ -83,6 +86,7 @@ let package = Package(
         .testTarget(name: "PinMetadataTests", dependencies: ["PinMetadata", "PinCore", "TestSupport"]),
         .testTarget(name: "PinImportTests", dependencies: ["PinImport", "PinCore", "PinMetadata", "PinStore", "PinFormats", "TestSupport"]),
         .testTarget(name: "PinReportTests", dependencies: ["PinReport", "PinCore", "TestSupport"]),
+        .testTarget(name: "PinAppTests", dependencies: ["PinApp", "PinCore", "PinStore", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["PinCore", "PinStore", "TestSupport"], exclude: ["golden", "schemas"]),
     ],
     swiftLanguageModes: [.v6]

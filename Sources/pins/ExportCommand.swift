@@ -30,7 +30,7 @@ let exportSpec = CommandSpec(
 func runExport(_ args: ParsedArguments) throws {
     let options = try ExportOptions(args)
     let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let pins = try filteredPins(options.filter, deps: deps)
+    let pins = try deps.app.pins(matching: options.filter)
     let whole = try exportInput(pins, withOutlines: options.countries, deps: deps)
     if options.format == .kml, pins.count > 2_000, options.split == nil || options.split! > 2_000 {
         Out.error("pins export: \(pins.count) placemarks; Google My Maps imports at most 2,000 per file: use --split 2000")
@@ -99,7 +99,7 @@ private func exportInput(_ pins: [Location], withOutlines: Bool, deps: AppDepend
     for code in Set(pins.compactMap(\.countryID)) { names[code] = catalog[code]?.name ?? code }
     let settings = try deps.existingDatabaseForReading()?.read { try $0.settings.load() } ?? Settings()
     var trips: [UUID: (id: String, title: String)] = [:]
-    for trip in try databaseTrips(deps) {
+    for trip in try deps.app.storedTrips() {
         for id in trip.pinIDs { trips[id] = (trip.id, trip.title) }
     }
     var countries: [ExportCountry] = []

@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinApp
 import PinData
 import PinImport
 import PinReport
@@ -87,7 +88,7 @@ func writePlacesPage(_ report: PlacesImportReport, to path: RawPath, deps: AppDe
     let root = report.files.map(\.file).joined(separator: ", ")
     let overlay = RunOverlay(root: root, dryRun: report.dryRun, created: created, skipped: skipped, counts: counts,
                              unreadable: unreadable, corrected: [], movedCount: 0, keptCount: 0)
-    let input = try pageInput(deps: deps, title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + root,
+    let input = try deps.app.pageInput(title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + root,
                               filterDescription: nil, run: overlay)
     try writeOutput(to: path) { $0.write(PageRenderer.render(input)) }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import PinCore
+import PinApp
 import PinReport
-import PinStore
 
 // MARK: edit
 
@@ -39,27 +39,9 @@ let editSpec = CommandSpec(
 
 func runEdit(_ args: ParsedArguments) throws {
     guard args.positionals.count == 1 else { throw UsageError("edit takes exactly one pin id", command: "edit") }
-    var edit = try locationEdit(args)
-    let deps = try AppDependencies(databaseOption: args.value("--db"))
-    guard FileManager.default.fileExists(atPath: deps.databasePath) else {
-        throw CommandFailure("no pin with id \(args.positionals[0]): the database \(deps.databasePath) does not exist")
-    }
-    let db = try deps.database()
-    let id = try resolvePinID(args.positionals[0], in: db)
-    if args.value("--date") != nil {
-        // Without an offset, the wall clock where the pin is (or goes).
-        let at = try edit.coordinate ?? db.read { try $0.locations.fetch(id: id) }?.coordinate ?? Coordinate(latitude: 0, longitude: 0)
-        edit.date = try dateOption(args, at: at).map { ($0.date, $0.offsetSeconds) }
-    }
-    // The outlines are loaded only when the pin moves.
-    let creation = try edit.coordinate.map { try deps.creationService(near: $0) } ?? deps.lazyCreationService()
-    let pin: Location
-    do {
-        pin = try LocationService(creation: creation).edit(id: id, edit, using: db)
-    } catch ServiceError.invalidEdit(let why) {
-        // `--type city` without `--name` on a point, a height for a city: how it was asked.
-        throw UsageError(why, command: "edit")
-    }
+    let edit = try locationEdit(args)
+    let app = try AppDependencies(databaseOption: args.value("--db")).app
+    let pin = try app.editPin(args.positionals[0], edit, date: args.value("--date"))
     if args.has("--json") {
         Out.print(Out.json(locationJSON(pin)))
     } else {
@@ -118,15 +100,11 @@ let showSpec = CommandSpec(
 
 func runShow(_ args: ParsedArguments) throws {
     guard args.positionals.count == 1 else { throw UsageError("show takes exactly one pin id", command: "show") }
-    let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let db = try deps.databaseForReading()
-    let id = try resolvePinID(args.positionals[0], in: db)
-    guard let pin = try db.read({ try $0.locations.fetch(id: id) }) else { throw CommandFailure("no pin with id \(args.positionals[0])") }
-    let photos = try db.photos(ofPin: id)
-    let countryName = try pin.countryID.map { try deps.catalog()[$0]?.name ?? $0 }
+    let detail = try AppDependencies(databaseOption: args.value("--db")).app.pinDetail(args.positionals[0])
+    let (pin, photos, countryName) = (detail.pin, detail.photos, detail.countryName)
     if args.has("--json") {
         var object = locationJSON(pin)
-        object["trip"] = try tripsOfPins(deps)[pin.id]
+        object["trip"] = detail.trip
         object["countryName"] = orNull(countryName)
         object["editedAt"] = orNull(pin.editedAt.map { ISO8601.format($0) })
         object["photos"] = photos.map { photo -> [String: Any] in
@@ -189,15 +167,13 @@ let mountainsSpec = CommandSpec(
 
 func runCities(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "cities") }
-    let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let cities = try deps.databaseForReading().read { try $0.cities.fetchAll() }
+    let cities = try AppDependencies(databaseOption: args.value("--db")).app.cities()
     printSharedPlaces(args, one: "city", many: "cities", cities.map { ($0.id, $0.name, $0.coordinate, nil, $0.pinCount) })
 }
 
 func runMountains(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "mountains") }
-    let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let mountains = try deps.databaseForReading().read { try $0.mountains.fetchAll() }
+    let mountains = try AppDependencies(databaseOption: args.value("--db")).app.mountains()
     printSharedPlaces(args, one: "mountain", many: "mountains", mountains.map { ($0.id, $0.name, $0.coordinate, $0.height, $0.pinCount) })
 }
 
@@ -270,23 +246,11 @@ func runSettings(_ args: ParsedArguments) throws {
         }
         style = parsed
     }
-    let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let home = try homeSetting(args, deps: deps)
-    let settings: Settings
-    if pinColor == nil && fillColor == nil && style == nil {
-        settings = try deps.databaseForReading().read { try $0.settings.load() }
-    } else {
-        settings = try deps.database().write { repos in
-            var settings = try repos.settings.load()
-            if let pinColor { settings.defaultPinColor = pinColor }
-            if let fillColor { settings.mapFillColor = fillColor }
-            if let style { settings.mapStyle = style }
-            try repos.settings.save(settings)
-            return settings
-        }
-    }
-    if let home { try deps.database().setTripHome(home) }
-    let setHome = try deps.existingDatabaseForReading()?.tripHome()
+    var change = SettingsChange()
+    (change.pinColor, change.fillColor, change.mapStyle) = (pinColor, fillColor, style)
+    try homeSetting(args, into: &change)
+    let answer = try AppDependencies(databaseOption: args.value("--db")).app.settings(change)
+    let (settings, setHome) = (answer.settings, answer.home)
     if args.has("--json") {
         var object: [String: Any] = ["pinColor": settings.defaultPinColor, "fillColor": settings.mapFillColor, "mapStyle": settings.mapStyle.rawValue]
         if let setHome { object["home"] = ["latitude": setHome.latitude, "longitude": setHome.longitude] }

@@ -1,8 +1,7 @@
 import Foundation
 import PinCore
-import PinData
+import PinApp
 import PinReport
-import PinStore
 
 let dbOption = OptionSpec(name: "--db", value: "FILE", help: "Database file (default: $PINS_DB, else $XDG_DATA_HOME/pins/pins.sqlite).")
 let jsonOption = OptionSpec(name: "--json", value: nil, help: "Print JSON instead of text.")
@@ -48,90 +47,24 @@ func runAdd(_ args: ParsedArguments) throws {
     guard let lat = try args.double("--lat", range: -90...90), let lon = try args.double("--lon", range: -180...180) else {
         throw UsageError("--lat and --lon are required", command: "add")
     }
-    let coordinate = Coordinate(latitude: lat, longitude: lon)
-    let (date, offset) = try dateOption(args, at: coordinate) ?? (Date(), TimeZone.current.secondsFromGMT())
-    if let color = args.value("--color"), Settings.normalizedColor(color) == nil {
-        throw UsageError("--color expects #RRGGBB, got '\(color)'", command: "add")
-    }
+    var new = NewPin(coordinate: Coordinate(latitude: lat, longitude: lon))
+    new.date = try dateOption(args).map { _ in args.value("--date")! }
     let typeName = args.value("--type") ?? "point"
-    guard ["point", "city", "mountain"].contains(typeName) else {
+    guard let type = LocationTypeSelection(rawValue: typeName) else {
         throw UsageError("--type must be point, city or mountain, got '\(typeName)'", command: "add")
     }
-    let name = args.value("--name").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-    if name?.isEmpty == true { throw UsageError("--name must not be empty", command: "add") }
-    if typeName != "city", args.value("--address") != nil { throw UsageError("--address is for --type city", command: "add") }
-    if typeName != "mountain", args.value("--height") != nil || args.value("--achieved-height") != nil {
-        throw UsageError("--height and --achieved-height are for --type mountain", command: "add")
-    }
-    if typeName == "mountain", name == nil { throw UsageError("--type mountain needs --name", command: "add") }
-    let height = try args.double("--height", range: -500...9000)
-    let achieved = try args.double("--achieved-height", range: -500...9000)
+    new.type = type
+    (new.title, new.color, new.note, new.tags) = (args.value("--title"), args.value("--color"), args.value("--note"), args.all("--tag"))
+    (new.name, new.address) = (args.value("--name"), args.value("--address"))
+    new.height = try args.double("--height", range: -500...9000)
+    new.achievedHeight = try args.double("--achieved-height", range: -500...9000)
     let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let creation = try deps.creationService(near: coordinate)
-    try creation.places.prepare()
-    // The country by its outline, then the town and region inside it: the title, and a city's place.
-    let (country, match) = creation.resolve(at: coordinate)
-    let type: LocationType
-    switch typeName {
-    case "city":
-        type = .city(try cityVisit(named: name, at: coordinate, match: match, address: args.value("--address"), command: "add"))
-    case "mountain":
-        type = .mountain(MountainVisitData(mountainName: name!, height: height, mountainCoordinate: coordinate,
-                                           achievedHeight: achieved ?? height))
-    default:
-        if name != nil { throw UsageError("--name is for --type city or mountain", command: "add") }
-        type = .point
-    }
-    let place = PinPlace(match)
-    let title: String = args.value("--title") ?? {
-        switch type {
-        case let .city(visit): return visit.cityName
-        case let .mountain(visit): return visit.mountainName
-        case .point: return country == nil ? coordinate.description : creation.title(country: country, place: place)
-        }
-    }()
-    var draft = LocationDraft(title: title, coordinate: coordinate, type: type, date: date, color: args.value("--color"),
-                              note: args.value("--note"), tags: args.all("--tag").isEmpty ? nil : args.all("--tag"))
-    // The visit's own offset: the one written with --date, else the position's zone at that date.
-    draft.utcOffsetSeconds = offset
-    let plan = PinPlan(id: try creation.ids.next(), country: country, title: title, place: place)
-    let location = try deps.database().write { repos in try creation.create(draft, planned: plan, in: repos) }
+    let location = try deps.app.addPin(new)
     if args.has("--json") {
         Out.print(Out.json(locationJSON(location)))
     } else {
         Out.print(location.id.lowercasedText)
     }
-}
-
-/// A city pin's visit: the gazetteer place at the pin (its name, centre and id) when no `name`
-/// is given or the name is the place's (any case, accents ignored); else a city named by hand
-/// at the pin, shared with others of that name nearby (`CityService`).
-func cityVisit(named name: String?, at coordinate: Coordinate, match: PlaceMatch, address: String?, command: String) throws -> CityVisitData {
-    let address = address.flatMap { $0.isEmpty ? nil : $0 }
-    if let place = match.place, name.map({ PinFilter.fold($0) == PinFilter.fold(place.name) }) ?? true {
-        return CityVisitData(place: place, address: address)
-    }
-    guard let name else {
-        throw CommandFailure("no town or city is known at \(coordinate.description): give the city's name with --name")
-    }
-    return CityVisitData(cityName: name, cityCoordinate: coordinate, address: address)
-}
-
-/// `--date` for a pin at `coordinate`: the instant and its offset. A date written without an
-/// offset is the wall clock of the position's time zone on that date (what someone there meant);
-/// when the zone outlines cannot be read, the machine's zone, with a warning on stderr.
-func dateOption(_ args: ParsedArguments, at coordinate: Coordinate) throws -> (date: Date, offsetSeconds: Int)? {
-    guard let (date, offset) = try dateOption(args) else { return nil }
-    if let offset { return (date, offset) }
-    let zone: TimeZone
-    do {
-        zone = try LazyTimeZones(onlyAtLatitude: coordinate.latitude).timeZone(at: coordinate)
-    } catch {
-        Out.error("pins \(args.command): warning: \(error): --date is read in this machine's zone \(TimeZone.current.identifier)")
-        return (date, TimeZone.current.secondsFromGMT(for: date))
-    }
-    guard let text = args.value("--date"), let local = ISO8601.parse(text, defaultZone: zone) else { return nil }
-    return (local.date, zone.secondsFromGMT(for: local.date))
 }
 
 /// `--date`: the instant (read in the machine's zone when it has no offset) and the offset it
@@ -171,10 +104,10 @@ func locationJSON(_ l: Location) -> [String: Any] { pinProperties(l) }
 func runList(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "list") }
     let filter = try pinFilter(from: args)
-    let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let locations = try filteredPins(filter, deps: deps)
+    let app = try AppDependencies(databaseOption: args.value("--db")).app
+    let locations = try app.pins(matching: filter)
     if args.has("--json") {
-        let tripOf = try tripsOfPins(deps)
+        let tripOf = try app.tripOfPins()
         Out.print(Out.json(locations.map { pin in
             var object = locationJSON(pin)
             object["trip"] = tripOf[pin.id]
@@ -204,14 +137,7 @@ let deleteSpec = CommandSpec(
 
 func runDelete(_ args: ParsedArguments) throws {
     guard args.positionals.count == 1 else { throw UsageError("delete takes exactly one pin id", command: "delete") }
-    let text = args.positionals[0]
-    let deps = try AppDependencies(databaseOption: args.value("--db"))
-    guard FileManager.default.fileExists(atPath: deps.databasePath) else {
-        throw CommandFailure("no pin with id \(text): the database \(deps.databasePath) does not exist")
-    }
-    let db = try deps.database()
-    let id = try resolvePinID(text, in: db)
-    try LocationService(creation: try deps.lazyCreationService()).delete(id: id, using: db) // deleting needs no outlines
+    let id = try AppDependencies(databaseOption: args.value("--db")).app.deletePin(args.positionals[0])
     Out.print("Deleted \(id.lowercasedText)")
 }
 
@@ -223,12 +149,7 @@ let statsSpec = CommandSpec(
 
 func runStats(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "stats") }
-    let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let db = try deps.databaseForReading()
-    let service = StatisticsService(catalog: try deps.catalog(), places: deps.places)
-    // The regions' totals ("of 51 states") need the gazetteer; without it, "7 states".
-    if try db.read({ try $0.locations.fetchAll(countryID: nil).contains { $0.region != nil } }) { try? deps.places.prepare() }
-    let stats = try service.calculate(using: db)
+    let stats = try AppDependencies(databaseOption: args.value("--db")).app.statistics()
     if args.has("--json") {
         let object: [String: Any] = [
             "countries": stats.countries.map { c -> [String: Any] in

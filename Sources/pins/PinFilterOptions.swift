@@ -1,7 +1,6 @@
 import Foundation
 import PinCore
-import PinReport
-import PinStore
+import PinApp
 
 /// The filters `pins list` and `pins export` share, declared once for their help and parsing.
 let pinFilterOptions: [OptionSpec] = [
@@ -124,7 +123,7 @@ private func filterSort(_ args: ParsedArguments, into filter: inout PinFilter) t
 
 /// The country catalog, for checking --country and --continent before any database is read.
 private func filterCatalog() throws -> CountryCatalog {
-    try AppDependencies.loadCatalog()
+    try PinApp.loadCatalog()
 }
 
 /// Words in lines of at most `width` characters, each line indented.
@@ -154,36 +153,4 @@ private func filterDate(_ args: ParsedArguments, _ name: String, endOfDay: Bool)
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = .current
     return calendar.date(byAdding: .day, value: 1, to: parsed.date)
-}
-
-/// The pins that pass the filter, read from the database (a missing database is an error).
-/// `missingIsEmpty`: no database means no pins (the map page draws an empty map), not an error.
-func filteredPins(_ filter: PinFilter, deps: AppDependencies, missingIsEmpty: Bool = false) throws -> [Location] {
-    guard let db = missingIsEmpty ? try deps.existingDatabaseForReading() : try deps.databaseForReading() else { return [] }
-    let countryFilter = filter.countries.count == 1 ? filter.countries.first : nil
-    let pins = try db.read { try $0.locations.fetchAll(countryID: countryFilter) }
-    var filter = filter
-    if let trip = filter.trip {
-        let timeline = try findTrips(db, catalog: try deps.catalog())
-        guard let found = timeline.trips.first(where: { $0.id == trip }) else {
-            throw CommandFailure("no trip starts on \(TerminalText.escaped(trip)) (see 'pins trips')")
-        }
-        filter.ids = Set(found.pinIDs)
-    }
-    let catalog = filter.continents.isEmpty ? nil : try deps.catalog()
-    return filter.apply(to: pins) { catalog?[$0]?.continent }
-}
-
-/// Resolves a pin id or a unique prefix of one (as `pins list` shows it, at least 4 characters).
-func resolvePinID(_ text: String, in db: PinDatabase) throws -> UUID {
-    if let id = UUID(uuidString: text) { return id }
-    // Only hex digits and dashes: LIKE would read '_' and '%' as wildcards.
-    guard text.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw CommandFailure("no pin with id \(text)") }
-    guard text.count >= 4 else {
-        throw CommandFailure("the id prefix '\(text)' is too short: give at least 4 characters of the id ('pins list' shows 8)")
-    }
-    let matches = try db.pinIDs(startingWith: text)
-    if matches.count > 1 { throw CommandFailure("'\(text)' matches \(matches.count) pins; give more of the id") }
-    guard let id = matches.first else { throw CommandFailure("no pin with id \(text)") }
-    return id
 }

@@ -1,6 +1,6 @@
 import Foundation
 import PinCore
-import PinStore
+import PinApp
 
 let tripsSpec = CommandSpec(
     name: "trips", summary: "The journeys in your pins and photos: home, trips, days per country.",
@@ -33,37 +33,10 @@ func runTrips(_ args: ParsedArguments) throws {
     }
 }
 
-/// The trips of the database, found now (they follow every import, edit and undo).
-func findTrips(_ database: PinDatabase, catalog: CountryCatalog) throws -> TripTimeline {
-    let finder = TripFinder(home: try database.tripHome(), names: try database.tripNames(),
-                            countryName: { catalog[$0]?.name ?? $0 })
-    return finder.find(try database.tripPoints())
-}
-
-/// Each pin's trip id, for the pin JSON's `trip` (pins on no trip are absent).
-func tripsOfPins(_ deps: AppDependencies) throws -> [UUID: String] {
-    tripOf(try databaseTrips(deps))
-}
-
-/// The trips of the database (none without one).
-func databaseTrips(_ deps: AppDependencies) throws -> [Trip] {
-    guard let db = try deps.existingDatabaseForReading() else { return [] }
-    return try findTrips(db, catalog: try deps.catalog()).trips
-}
-
-/// Each pin's trip id.
-func tripOf(_ trips: [Trip]) -> [UUID: String] {
-    var tripOf: [UUID: String] = [:]
-    for trip in trips {
-        for id in trip.pinIDs { tripOf[id] = trip.id }
-    }
-    return tripOf
-}
-
 private func printTrips(_ args: ParsedArguments, deps: AppDependencies) throws {
     let year = try args.int("--year", range: 1900...9999)
-    let catalog = try deps.catalog()
-    let timeline = try findTrips(try deps.databaseForReading(), catalog: catalog)
+    let catalog = try deps.app.catalog()
+    let timeline = try deps.app.trips()
     let trips = timeline.trips.filter { trip in year.map { trip.start.date.year <= $0 && trip.end.date.year >= $0 } ?? true }
     if args.has("--json") {
         Out.print(Out.json(TripJSON.document(timeline, trips: trips, year: year)))
@@ -80,42 +53,24 @@ private func renameTrip(_ args: ParsedArguments, deps: AppDependencies) throws {
     }
     let name = clearing ? nil : rest[1].trimmingCharacters(in: .whitespacesAndNewlines)
     if let name, name.isEmpty { throw UsageError("a trip's name must not be empty", command: "trips") }
-    let database = try deps.database()
-    let timeline = try findTrips(database, catalog: try deps.catalog())
-    guard let trip = timeline.trips.first(where: { $0.id == rest[0] }) else {
-        throw CommandFailure("no trip starts on \(TerminalText.escaped(rest[0])) (see 'pins trips')")
-    }
-    try database.nameTrip(start: trip.start, end: trip.end, name: name)
+    let trip = try deps.app.renameTrip(rest[0], to: name)
     Out.print(name.map { "Trip \(trip.id) is now \(TerminalText.escaped($0))" } ?? "Trip \(trip.id) has its own title again")
 }
 
-/// The home `pins settings` is asked to set: `.some(nil)` for --no-home, nil for no change.
-/// `--home NAME` is the centre of the pins in the place called NAME (its gazetteer place, a
-/// City pin's city, or a title that starts with it), whatever the case and accents.
-func homeSetting(_ args: ParsedArguments, deps: AppDependencies) throws -> Coordinate?? {
+/// The home `pins settings` is asked to set: --no-home, --home-lat/--home-lon, or --home NAME
+/// (the centre of the pins in the place called NAME: `PinApp.home(named:)`).
+func homeSetting(_ args: ParsedArguments, into change: inout SettingsChange) throws {
     let lat = try args.double("--home-lat", range: -90...90), lon = try args.double("--home-lon", range: -180...180)
     let given = [args.value("--home") != nil, lat != nil || lon != nil, args.has("--no-home")].filter { $0 }.count
     guard given <= 1 else { throw UsageError("--home, --home-lat/--home-lon and --no-home exclude each other", command: "settings") }
-    if args.has("--no-home") { return .some(nil) }
-    if lat != nil || lon != nil {
+    if args.has("--no-home") {
+        change.home = .some(nil)
+    } else if lat != nil || lon != nil {
         guard let lat, let lon else { throw UsageError("--home-lat and --home-lon go together", command: "settings") }
-        return .some(Coordinate(latitude: lat, longitude: lon))
+        change.home = .some(Coordinate(latitude: lat, longitude: lon))
+    } else {
+        change.homeNamed = args.value("--home")
     }
-    guard let name = args.value("--home") else { return nil }
-    let fold = { (text: String) in text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-        .trimmingCharacters(in: .whitespaces) }
-    let wanted = fold(name)
-    guard !wanted.isEmpty else { throw UsageError("--home expects a place name", command: "settings") }
-    let pins = try deps.databaseForReading().read { try $0.locations.fetchAll(countryID: nil) }
-    let matching = pins.filter { pin in
-        if let place = PinDatabase.placeName(of: pin), fold(place) == wanted { return true }
-        let title = fold(pin.title)
-        return title == wanted || title.hasPrefix(wanted + ",")
-    }
-    guard !matching.isEmpty else {
-        throw CommandFailure("no pin is in a place called \(TerminalText.escaped(name)): give --home-lat and --home-lon instead")
-    }
-    return .some(Spherical.centre(of: matching.map(\.coordinate)))
 }
 
 /// The `pins trips --json` document.

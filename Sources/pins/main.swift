@@ -1,4 +1,5 @@
 import Foundation
+import PinApp
 import PinCore
 import PinImport
 import PinStore
@@ -167,11 +168,16 @@ func run(_ command: Command, _ args: [String]) async -> Int32 {
                   + "machine's zone data does not know: this machine's zone is taken as UTC (set TZ to a zone such as "
                   + "Europe/Paris, or give --timezone)")
     }
+    AppDependencies.commandName = command.spec.name
     do {
         try await command.run(try parse(args, spec: command.spec))
         return ExitCode.success
     } catch let error as UsageError {
         Out.error("pins \(command.spec.name): \(error.message)\nRun 'pins \(command.spec.name) --help' for usage.")
+        return ExitCode.usage
+    } catch let error as InvalidRequest {
+        // A use case's "wrong in itself" is, on the command line, a usage mistake.
+        Out.error("pins \(command.spec.name): \(error)\nRun 'pins \(command.spec.name) --help' for usage.")
         return ExitCode.usage
     } catch let error as ExitStatusError {
         Out.error("pins \(command.spec.name): \(error)")

@@ -1,0 +1,97 @@
+import Foundation
+import PinCore
+import PinImport
+import PinReport
+import PinStore
+
+/// The use case of the map page: everything the page shows, as PinReport's plain `PageInput`.
+extension PinApp {
+    /// The page's input: `pins` (nil: every stored pin), with the countries, statistics, settings,
+    /// trips, imported folders and place names read from the database (none: an empty map) and
+    /// the data files; `run` draws an import's run over it; `thumbnails` attaches the EXIF
+    /// thumbnails of the photos still where their pins say.
+    public func pageInput(pins locations: [Location]? = nil, title: String, filterDescription: String?,
+                          run: RunOverlay? = nil, thumbnails: Bool = true) throws -> PageInput {
+        let worldMap: WorldMap
+        do {
+            worldMap = try WorldMap(json: try Self.data().read("WorldMap.json"))
+        } catch let error as WorldMap.LoadError {
+            throw AppFailure(error.description)
+        }
+        let stored = try StoredPage(self, allPins: locations == nil)
+        let locations = locations ?? stored.locations
+        let catalog = try catalog()
+        var pins = Self.pagePins(locations, places: stored.places, trips: stored.trips, catalog: catalog)
+        if thumbnails { PageThumbnails.attach(to: &pins, places: stored.places) }
+        var input = PageInput(title: title, pins: pins, catalog: catalog, settings: stored.settings, worldMap: worldMap,
+                              filterDescription: filterDescription, run: run)
+        input.importedFolders = stored.folders
+        input.trips = stored.trips
+        // The names of the larger places of the visited countries, and their region counts.
+        // (A run's page names the places of the countries its new pins are in too: a first dry run
+        // has no pins yet.)
+        let visited = Set(locations.compactMap(\.countryID) + (run?.created.compactMap(\.country) ?? [])).sorted()
+        addPlaceLabels(&input, countries: visited)
+        return input
+    }
+
+    /// The page's pins: each one's list JSON (with its trip, without its place keys: the page
+    /// gives them once per distinct place, `pins-places`; without a title that is the one the page
+    /// makes from them, `PageRenderer.madeTitle`), offset and photo.
+    private static func pagePins(_ locations: [Location], places: [UUID: PinPhotoPlace], trips: [Trip],
+                                 catalog: CountryCatalog) -> [PagePin] {
+        let tripOfPin = tripOf(trips)
+        return locations.map { location -> PagePin in
+            let place = places[location.id]
+            var object = pinProperties(location)
+            object["trip"] = tripOfPin[location.id]
+            for key in PageRenderer.placeKeys { object[key] = nil }
+            // page-data's names (the catalog's, else the code; page.js takes an empty name as none).
+            let countryName = location.countryID.map { code in catalog[code].map(\.name).flatMap { $0.isEmpty ? nil : $0 } ?? code }
+            if location.title == PageRenderer.madeTitle(place: location.place, region: location.region, countryName: countryName) {
+                object["title"] = nil
+            }
+            return PagePin(location: location, listJSON: JSONText.string(object),
+                           utcOffsetSeconds: location.utcOffsetSeconds ?? place?.utcOffsetSeconds,
+                           photoPath: place?.relativePath.description)
+        }
+    }
+
+    /// The names of the larger places of `countries`, their region counts and the borders between
+    /// their regions where outlines exist (DCW-GMT). Without a readable
+    /// Places.bin the page names no places (a warning says why); nothing else is lost.
+    private func addPlaceLabels(_ input: inout PageInput, countries: [String]) {
+        guard !countries.isEmpty else { return }
+        do { try places.prepare() } catch {
+            warnings(AppWarning("\(error); the map names no places"))
+            return
+        }
+        var labels: [Place] = []
+        for code in countries {
+            labels += places.largestPlaces(of: code, limit: PageRenderer.labelsPerCountry)
+            input.regionCounts[code] = places.regions(of: code).count
+            let borders = places.borderLines(of: code)
+            if !borders.isEmpty { input.regionBorders[code] = borders }
+        }
+        input.labelPlaces = Array(labels.sorted { ($0.population, $1.id) > ($1.population, $0.id) }.prefix(PageRenderer.labelsPerPage))
+    }
+}
+
+/// What the page reads from the database: nothing when there is none.
+private struct StoredPage {
+    var settings = Settings()
+    var places: [UUID: PinPhotoPlace] = [:]
+    var locations: [Location] = []
+    /// As text the way photo ids write paths, so the page finds each photo below its folder.
+    var folders: [String] = []
+    var trips: [Trip] = []
+
+    /// `allPins`: read every pin too (the page of the whole database).
+    init(_ app: PinApp, allPins: Bool) throws {
+        guard let db = try app.openForReadingIfExists() else { return }
+        trips = try app.findTrips(db).trips
+        (locations, settings) = try db.read { (allPins ? try $0.locations.fetchAll(countryID: nil) : [], try $0.settings.load()) }
+        places = try db.photoPlaces()
+        folders = try db.importedFolders().map { RawPath($0).description }
+    }
+}

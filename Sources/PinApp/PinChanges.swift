@@ -1,0 +1,157 @@
+import Foundation
+import PinCore
+import PinData
+import PinStore
+
+/// A pin to make by hand, as the app's long press does: the position, and what the person
+/// typed. What is not given is found (the country, town, region, a title, a city's identity).
+public struct NewPin: Sendable {
+    public var coordinate: Coordinate
+    /// ISO 8601; without an offset, the wall clock at the pin's position on that date (what
+    /// someone there meant). Nil: now.
+    public var date: String?
+    public var title: String?
+    /// #RRGGBB (any case); nil: the settings' pin colour.
+    public var color: String?
+    public var note: String?
+    public var tags: [String] = []
+    public var type: LocationTypeSelection = .point
+    /// A city's or mountain's name (a city's default: the town the pin is in).
+    public var name: String?
+    /// The address visited (a city pin).
+    public var address: String?
+    /// A mountain's height, and how high the person got (default: the height).
+    public var height: Double?
+    public var achievedHeight: Double?
+
+    public init(coordinate: Coordinate) { self.coordinate = coordinate }
+
+    /// The rules of a new pin that need nothing stored: what each type may carry.
+    func check() throws {
+        if let color, Settings.normalizedColor(color) == nil { throw InvalidRequest("--color expects #RRGGBB, got '\(color)'") }
+        if name?.isEmpty == true { throw InvalidRequest("--name must not be empty") }
+        if type != .city, address != nil { throw InvalidRequest("--address is for --type city") }
+        if type != .mountain, height != nil || achievedHeight != nil {
+            throw InvalidRequest("--height and --achieved-height are for --type mountain")
+        }
+        if type == .mountain, name == nil { throw InvalidRequest("--type mountain needs --name") }
+        if type == .point, name != nil { throw InvalidRequest("--name is for --type city or mountain") }
+    }
+}
+
+/// The use cases that change pins: add, edit, delete.
+extension PinApp {
+    /// Makes a pin by hand: its country by the outlines, then the town and region inside it
+    /// (the title, a city's place), in one transaction with the counts.
+    public func addPin(_ new: NewPin) throws -> Location {
+        var new = new
+        new.name = new.name.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let coordinate = new.coordinate
+        let (date, offset) = try new.date.map { try localDate($0, at: coordinate) } ?? (Date(), TimeZone.current.secondsFromGMT())
+        try new.check()
+        let creation = try creationService()
+        try creation.places.prepare()
+        let (country, match) = creation.resolve(at: coordinate)
+        let type: LocationType
+        switch new.type {
+        case .city: type = .city(try cityVisit(named: new.name, at: coordinate, match: match, address: new.address))
+        case .mountain:
+            type = .mountain(MountainVisitData(mountainName: new.name!, height: new.height, mountainCoordinate: coordinate,
+                                               achievedHeight: new.achievedHeight ?? new.height))
+        case .point: type = .point
+        }
+        let place = PinPlace(match)
+        let title: String = new.title ?? {
+            switch type {
+            case let .city(visit): return visit.cityName
+            case let .mountain(visit): return visit.mountainName
+            case .point: return country == nil ? coordinate.description : creation.title(country: country, place: place)
+            }
+        }()
+        var draft = LocationDraft(title: title, coordinate: coordinate, type: type, date: date, color: new.color,
+                                  note: new.note, tags: new.tags.isEmpty ? nil : new.tags)
+        // The visit's own offset: the one written with the date, else the position's zone at that date.
+        draft.utcOffsetSeconds = offset
+        let plan = PinPlan(id: try creation.ids.next(), country: country, title: title, place: place)
+        return try writing { db in try db.write { repos in try creation.create(draft, planned: plan, in: repos) } }
+    }
+
+    /// A city pin's visit: the gazetteer place at the pin (its name, centre and id) when no `name`
+    /// is given or the name is the place's (any case, accents ignored); else a city named by hand
+    /// at the pin, shared with others of that name nearby (`CityService`).
+    func cityVisit(named name: String?, at coordinate: Coordinate, match: PlaceMatch, address: String?) throws -> CityVisitData {
+        let address = address.flatMap { $0.isEmpty ? nil : $0 }
+        if let place = match.place, name.map({ PinFilter.fold($0) == PinFilter.fold(place.name) }) ?? true {
+            return CityVisitData(place: place, address: address)
+        }
+        guard let name else {
+            throw AppFailure("no town or city is known at \(coordinate.description): give the city's name with --name")
+        }
+        return CityVisitData(cityName: name, cityCoordinate: coordinate, address: address)
+    }
+
+    /// A pin's date written in ISO 8601: the instant and its offset. A date written without an
+    /// offset is the wall clock of the position's time zone on that date; when the zone outlines
+    /// cannot be read, the machine's zone, with a warning.
+    public func localDate(_ text: String, at coordinate: Coordinate) throws -> (date: Date, offsetSeconds: Int) {
+        guard let parsed = ISO8601.parse(text, defaultZone: .current) else {
+            throw InvalidRequest("--date expects ISO 8601 such as 2024-05-01 or 2024-05-01T10:00:00+02:00, got '\(text)'")
+        }
+        if let offset = parsed.offsetSeconds { return (parsed.date, offset) }
+        let zone: TimeZone
+        do {
+            zone = try LazyTimeZones(onlyAtLatitude: coordinate.latitude).timeZone(at: coordinate)
+        } catch {
+            warnings(AppWarning("\(error): --date is read in this machine's zone \(TimeZone.current.identifier)", general: false))
+            return (parsed.date, TimeZone.current.secondsFromGMT(for: parsed.date))
+        }
+        guard let local = ISO8601.parse(text, defaultZone: zone) else { return (parsed.date, TimeZone.current.secondsFromGMT(for: parsed.date)) }
+        return (local.date, zone.secondsFromGMT(for: local.date))
+    }
+
+    /// Changes a pin (`idText`: its id or a unique prefix) in one transaction: a moved pin's
+    /// country is resolved again and the counts follow; a new type or name moves it between the
+    /// shared cities and mountains. `date` as in `NewPin`, read where the pin is (or goes).
+    public func editPin(_ idText: String, _ edit: LocationEdit, date: String? = nil) throws -> Location {
+        var edit = edit
+        if let color = edit.color {
+            guard let normalized = Settings.normalizedColor(color) else { throw InvalidRequest("--color expects #RRGGBB, got '\(color)'") }
+            edit.color = normalized
+        }
+        guard !edit.isEmpty || date != nil else { throw InvalidRequest("nothing to change: give at least one option") }
+        guard databaseExists else {
+            throw AppFailure("no pin with id \(idText): the database \(databasePath) does not exist")
+        }
+        return try writing { db in
+            let id = try resolvePinID(idText, in: db)
+            if let date {
+                let at = try edit.coordinate ?? db.read { try $0.locations.fetch(id: id) }?.coordinate ?? Coordinate(latitude: 0, longitude: 0)
+                let local = try localDate(date, at: at)
+                edit.date = (local.date, local.offsetSeconds)
+            }
+            // The outlines are loaded only when the pin moves.
+            let creation = try edit.coordinate == nil ? lazyCreationService() : creationService()
+            do {
+                return try LocationService(creation: creation).edit(id: id, edit, using: db)
+            } catch ServiceError.invalidEdit(let why) {
+                // A city without a name on a point, a height for a city: how it was asked.
+                throw InvalidRequest(why)
+            }
+        }
+    }
+
+    /// Deletes a pin (`idText`: its id or a unique prefix); its country and shared city or
+    /// mountain counts go down with it. Returns its id. There is no undo of a delete in the
+    /// store: a pin made by an import and deleted is remembered as deleted (later imports do
+    /// not bring it back), and nothing keeps the deleted pin itself.
+    public func deletePin(_ idText: String) throws -> UUID {
+        guard databaseExists else {
+            throw AppFailure("no pin with id \(idText): the database \(databasePath) does not exist")
+        }
+        return try writing { db in
+            let id = try resolvePinID(idText, in: db)
+            try LocationService(creation: try lazyCreationService()).delete(id: id, using: db) // deleting needs no outlines
+            return id
+        }
+    }
+}
