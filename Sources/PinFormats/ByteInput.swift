@@ -33,23 +33,69 @@ public struct FormatError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// A file that could not be opened or read as a file: open(2), fstat(2) or read(2) failed
+/// (no permission, no descriptor left, an I/O error), or the path names no regular file (a
+/// FIFO, a socket, a device, a folder). Nothing of its content was judged, so a caller records
+/// no decision about it (issue 40: a track that could not be opened was recorded as read with
+/// 0 points, then never read again) and names it.
+public struct FileUnavailable: Error, Sendable, Hashable, CustomStringConvertible {
+    /// "cannot open: Permission denied", "read failed: Input/output error", "not a regular
+    /// file (a FIFO)".
+    public var reason: String
+    /// The errno of the failed call; 0 for a path that names no regular file.
+    public var code: Int32
+
+    public init(reason: String, code: Int32) {
+        self.reason = reason
+        self.code = code
+    }
+
+    public var description: String { reason }
+
+    /// What a file of mode `mode` that is not a regular file is, for a person.
+    public static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        default: return "not a plain file"
+        }
+    }
+
+    /// Opens `path` read-only, only if it is a regular file, and returns the descriptor with its
+    /// fstat(2). O_NONBLOCK: a FIFO (or a device) is never opened blocking, where it would
+    /// hang the run until a writer comes (issue 40, item 8); it does nothing to a regular file.
+    public static func openRegular(_ path: String) throws -> (fd: Int32, status: stat) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else {
+            let code = errno
+            throw FileUnavailable(reason: "cannot open: \(String(cString: strerror(code)))", code: code)
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let code = errno
+            close(fd)
+            throw FileUnavailable(reason: "cannot open: \(String(cString: strerror(code)))", code: code)
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw FileUnavailable(reason: "not a regular file (\(kind(st.st_mode)))", code: 0)
+        }
+        return (fd, st)
+    }
+}
+
 /// A file read with read(2) from its descriptor, front to back.
 public final class FileInput: ByteInput {
     private let fd: Int32
     private let ownsDescriptor: Bool
 
-    /// Opens `path` read-only (O_CLOEXEC); throws with the errno text when it cannot.
+    /// Opens `path` read-only (`FileUnavailable.openRegular`: a regular file only); throws
+    /// `FileUnavailable` when it cannot.
     public init(path: String) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            throw FormatError(format: "file", reason: "cannot open: \(String(cString: strerror(errno)))")
-        }
-        var st = stat()
-        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
-            close(fd)
-            throw FormatError(format: "file", reason: "cannot open: is a directory")
-        }
-        self.fd = fd
+        self.fd = try FileUnavailable.openRegular(path).fd
         self.ownsDescriptor = true
     }
 
@@ -69,7 +115,8 @@ public final class FileInput: ByteInput {
             let n = Glibc.read(fd, base, buffer.count)
             if n >= 0 { return n }
             if errno == EINTR { continue }
-            throw FormatError(format: "file", reason: "read failed: \(String(cString: strerror(errno)))")
+            let code = errno
+            throw FileUnavailable(reason: "read failed: \(String(cString: strerror(code)))", code: code)
         }
     }
 }

@@ -50,12 +50,9 @@ public final class ZipArchive {
     private let size: Int
 
     public init(path: String) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Failure(String(cString: strerror(errno))) }
+        // A file that cannot be opened is no archive to judge: `FileUnavailable` goes through.
+        let (fd, info) = try FileUnavailable.openRegular(path)
         let descriptor = Descriptor(fd)
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw Failure(String(cString: strerror(errno))) }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw Failure("not a regular file") }
         storage = .file(descriptor)
         size = Int(info.st_size)
         entries = try Self.readDirectory(size: size) { offset, count, what in

@@ -313,15 +313,16 @@ private final class ReadIntake {
     /// The reader's consumer: one item as it is read, with what the database knew of its file.
     func take(_ item: ImportItem, known: KnownPhoto?, in repos: Repositories?) {
         guard failure == nil else { return }
-        // A file the walk listed that is not there any more is no decision: left unread, named
-        // as a problem (its record, if any, keeps its state). When the root itself went away,
-        // the run stops before deciding anything.
+        // A file the walk listed that could not be opened or is not there any more is no
+        // decision: left unread, named as a problem (its record, if any, keeps its state; the
+        // next run tries it again). When the root itself went away, the run stops before
+        // deciding anything.
         if item.isLost {
             if let reason = rootWatch.lost() {
                 failure = ImportError.rootLost(root: root, reason: reason)
                 reader.halt(failure!)
             } else {
-                lost.append((item.entry.relativePath, "\(item.error ?? "not found"): gone since the walk listed it; not read"))
+                lost.append((item.entry.relativePath, item.error ?? "not found: gone since the walk listed it; not read"))
             }
             return
         }
@@ -374,6 +375,10 @@ private final class ReadIntake {
         report.problems += lost
         report.read -= lost.count
         report.tracks = trackRun?.files ?? []
+        // A track that could not be opened or read is no decision either: named, tried again.
+        report.problems += report.tracks.filter(\.unavailable).map {
+            (RawPath($0.path), "\($0.error ?? "cannot open"): track not read; tried again at the next run")
+        }
         report.placedFromTracks = placedFromTracks
         report.touched = reconciled.touched
         report.copied = reconciled.moves.count { $0.from == nil }

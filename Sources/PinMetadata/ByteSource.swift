@@ -143,16 +143,17 @@ func withOpenFile<T>(_ path: RawPath, _ body: (Int32, Int) throws -> T) throws -
 /// The same, the body given what the descriptor's fstat(2) said; `status` is set to it as
 /// soon as it succeeds (before the body runs, whatever it then throws).
 func withOpenFile<T>(_ path: RawPath, status: inout FileStatus?, _ body: (Int32, FileStatus) throws -> T) throws -> T {
+    // A failure to open or fstat says nothing of the file's bytes: never a decision (`FileLost`).
     let fd = FolderCache.open(path)
     guard fd >= 0 else {
         let code = errno
-        throw FileLost.wrapping(.cannotOpen(reason: systemError(code)), code: code)
+        throw FileLost(.cannotOpen(reason: systemError(code)), code: code)
     }
     defer { close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0 else {
         let code = errno
-        throw FileLost.wrapping(.cannotOpen(reason: systemError(code)), code: code)
+        throw FileLost(.cannotOpen(reason: systemError(code)), code: code)
     }
     let found = FileStatus(info)
     status = found

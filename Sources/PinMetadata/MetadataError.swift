@@ -43,12 +43,14 @@ public enum MetadataError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A file that was listed but that its reader could not find or reach any more: open(2),
-/// fstat(2) or pread(2) failed with an errno that says the file or the file system is gone
-/// (`isLost`), not that its bytes are bad. It is no decision about the photo: the import
-/// leaves such a file unread (the next run reads it) and checks whether its whole folder went
-/// away (a share unmounted, a folder moved). Its text is the wrapped error's, so a person
-/// reads the same "cannot open: No such file or directory" as before.
+/// A file that was listed but that its reader could not open or reach any more: open(2) or
+/// fstat(2) failed, whatever the errno (no permission, no descriptor left, no memory, the file
+/// gone), or pread(2) failed with an errno that says the file or the file system is gone
+/// (`isLost`). Its bytes were never seen, so it is no decision about the photo: the import
+/// leaves such a file unread and names it (the next run tries it again; issue 40: a file of
+/// mode 0600 recorded "unreadable: Permission denied" stayed so after a chmod) and checks
+/// whether its whole folder went away (a share unmounted, a folder moved). Its text is the
+/// wrapped error's, so a person reads the same "cannot open: Permission denied" as before.
 public struct FileLost: Error, Sendable, Hashable, CustomStringConvertible {
     public let error: MetadataError
     /// The errno of the failed call.
@@ -60,6 +62,10 @@ public struct FileLost: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { error.description }
+
+    /// Whether the file or its file system went away (`isLost`), rather than that it could not
+    /// be opened (permission, descriptors or memory exhausted).
+    public var isGone: Bool { Self.isLost(code) }
 
     /// Whether `code` says the file or its file system went away rather than that the file
     /// cannot be read: no such file or folder (deleted, renamed, a share unmounted under the
@@ -73,10 +79,5 @@ public struct FileLost: Error, Sendable, Hashable, CustomStringConvertible {
         default:
             return false
         }
-    }
-
-    /// `error` as thrown for errno `code`: wrapped when the code says the file is lost.
-    static func wrapping(_ error: MetadataError, code: Int32) -> Error {
-        isLost(code) ? FileLost(error, code: code) : error
     }
 }

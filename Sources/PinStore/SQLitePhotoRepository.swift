@@ -11,8 +11,12 @@ struct SQLitePhotoRepository: PhotoRepository {
         if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
         var upper = prefix
         upper[upper.count - 1] += 1 // '/' + 1 = '0': every path below root sorts in [prefix, upper)
+        // A file recorded "unreadable" because it could not be opened (before issue 40 a failure
+        // to open was a decision) is given size -1: never the file's, so it is read again.
         let statement = try db.prepare("""
-            SELECT path, size, mtime_ns, inode, digest, missing\(unplaced ? ", decision = 'noLocation', taken_at, time_source, utc_offset, run_id" : "")
+            SELECT path, CASE WHEN decision = 'unreadable' AND detail LIKE 'cannot open:%'
+                                   AND detail != 'cannot open: not a regular file' THEN -1 ELSE size END,
+                   mtime_ns, inode, digest, missing\(unplaced ? ", decision = 'noLocation', taken_at, time_source, utc_offset, run_id" : "")
             FROM photos WHERE path >= ? AND path < ? ORDER BY path
             """)
         try statement.bind([SQLValue.blob(prefix), SQLValue.blob(upper)])

@@ -170,7 +170,8 @@ public struct PlacesImport {
             let head: [UInt8]
             do {
                 head = try PlaceFiles.head(of: path)
-            } catch let error as FormatError {
+            } catch let error as FileUnavailable {
+                // Not a regular file (a FIFO would hang the run), or not to be opened: refused.
                 throw PlacesImportFailure("cannot read \(path): \(error.reason); nothing was imported", exitCode: ExitCode.noInput)
             }
             guard let kind = PlaceFiles.kind(ofHead: head) else {
@@ -212,6 +213,8 @@ public struct PlacesImport {
             } catch let error as PlaceFileError {
                 summary.error = error.reason
             } catch let error as FormatError {
+                summary.error = error.description
+            } catch let error as FileUnavailable {
                 summary.error = error.description
             }
             files.append(summary)

@@ -22,8 +22,9 @@ final class ReadStage {
         case photo(PhotoMetadata)
         case unreadable(String)
         case notMedia
-        /// The file (or a sidecar of it) is not there any more, or its file system went away
-        /// (`FileLost`): no decision, the file stays unread.
+        /// The file (or a sidecar of it) could not be opened, is not there any more, or its file
+        /// system went away (`FileLost`): no decision, the file stays unread (the next run tries
+        /// it again). The text says which, for the run's problems.
         case lost(String)
     }
 
@@ -192,22 +193,27 @@ final class ReadStage {
     }
 
     /// A file the walk did not stat (`FileEntry.isStatted`): its entry gets the size, time and
-    /// inode of the descriptor its reader opened; when it cannot be opened, of an lstat of its
-    /// path (a file without read permission is recorded as the walk's stat would have had it);
-    /// when that fails too (the file vanished since the walk), size, time and inode 0. The
-    /// outcome is the one a statted file gets.
+    /// inode of the descriptor its reader opened; when it is opened but cannot be read, of an
+    /// lstat of its path; when that fails too, size, time and inode 0. A file that cannot be
+    /// opened is left unread (`FileLost`). The outcome is the one a statted file gets.
     static func readUnstatted(_ entry: FileEntry, path: RawPath, sidecars: [RawPath], options: MetadataOptions) -> (FileEntry, Outcome) {
         var status: FileStatus?
         let outcome: Outcome
         do {
             outcome = try MetadataReader.read(path: path, options: options, sidecars: sidecars, status: &status).map { .photo($0) } ?? .notMedia
         } catch let lost as FileLost {
-            return (entry, .lost("\(lost)"))
+            return (entry, .lost(lostReason(lost)))
         } catch {
             outcome = .unreadable("\(error)")
         }
         let found = status ?? FileStatus.of(path) ?? FileStatus(size: 0, modificationNanoseconds: 0, inode: 0, device: 0)
         return (entry.statted(found), outcome)
+    }
+
+    /// Why a file is left unread, as the run's problems name it.
+    static func lostReason(_ lost: FileLost) -> String {
+        lost.isGone ? "\(lost): gone since the walk listed it; not read"
+            : "\(lost): not read, tried again at the next run"
     }
 
     static func readOne(_ path: RawPath, modified: Date, sidecars: [RawPath], options: MetadataOptions) -> Outcome {
@@ -216,7 +222,7 @@ final class ReadStage {
             else { return .notMedia }
             return .photo(metadata)
         } catch let lost as FileLost {
-            return .lost("\(lost)")
+            return .lost(lostReason(lost))
         } catch {
             return .unreadable("\(error)")
         }

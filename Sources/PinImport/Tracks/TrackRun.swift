@@ -204,11 +204,14 @@ struct TrackRun {
     }
 
     /// What the database keeps after the run `runID`: each file found, with the content this
-    /// run read or the record it had, seen by this run. Nothing for paths that name no file.
+    /// run read or the record it had, seen by this run. Nothing for paths that name no file; a
+    /// file that could not be opened or read (`unavailable`) keeps the record it had, if any,
+    /// so the next run reads it again.
     func records(runID: Int64?) -> [TrackRecord] {
         files.indices.compactMap { i in
             guard let key = keys[i] else { return nil }
             let f = files[i]
+            if f.unavailable { return stored[i] }
             if f.state == .unchanged || f.state == .reread, var record = stored[i] {
                 record.seenRunID = runID
                 return record

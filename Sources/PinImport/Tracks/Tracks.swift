@@ -56,6 +56,10 @@ public struct TrackFileReport: Sendable, Hashable {
     public var last: Double?
     /// Whether this run read it, and why (an import remembers the tracks it read: `TrackRun`).
     public var state: ReadState = .new
+    /// The file could not be opened or read as a file (`FileUnavailable`: no permission, an I/O
+    /// error, not a regular file): its content was not judged, so the run names it as a
+    /// problem and records nothing of it; the next run tries it again.
+    public var unavailable = false
 
     public enum ReadState: String, Sendable, Hashable {
         /// Not recorded for this import root (or no database): read.
@@ -125,10 +129,12 @@ public struct TrackSet: Sendable {
                 try read(path, format: format, into: &sink, notes: &notes)
             } catch {
                 report.error = "\(error)"
+                report.unavailable = error is FileUnavailable
             }
             report.notes = notes.summary
         } catch {
             report.error = "\(error)"
+            report.unavailable = error is FileUnavailable
         }
         report.points = sink.count
         report.first = sink.first
@@ -192,12 +198,15 @@ public struct TrackSet: Sendable {
                     let full = (path as NSString).appendingPathComponent(rel)
                     var sub: ObjCBool = false
                     guard FileManager.default.fileExists(atPath: full, isDirectory: &sub), !sub.boolValue else { continue }
-                    // A folder's other JSON and CSV files (sidecars, exports) are not tracks.
+                    // A folder's other JSON and CSV files (sidecars, exports) are not tracks. One
+                    // that cannot be opened or is no regular file is named: it may be a track.
                     if !TrackFormat.namedTrack(rel) && !known(full) {
-                        guard let input = try? FileInput(path: full) else { continue }
-                        var head = [UInt8](repeating: 0, count: TrackFiles.sniffBytes)
-                        let n = (try? head.withUnsafeMutableBytes { try input.read(into: $0) }) ?? 0
-                        guard TrackFiles.sniff(Array(head[0..<n])) != nil else { continue }
+                        do {
+                            guard try isTrack(full) else { continue }
+                        } catch {
+                            problems.append(TrackFileReport(path: full, points: 0, error: "\(error)", unavailable: true))
+                            continue
+                        }
                     }
                     found.append(full)
                 }
@@ -205,6 +214,15 @@ public struct TrackSet: Sendable {
             for f in found.sorted() where seen.insert(f).inserted { out.append(f) }
         }
         return out
+    }
+
+    /// Whether the first bytes of `path` are a track's; throws `FileUnavailable` when it
+    /// cannot be opened or read.
+    static func isTrack(_ path: String) throws -> Bool {
+        let input = try FileInput(path: path)
+        var head = [UInt8](repeating: 0, count: TrackFiles.sniffBytes)
+        let n = try head.withUnsafeMutableBytes { try input.read(into: $0) }
+        return TrackFiles.sniff(Array(head[0..<n])) != nil
     }
 
     /// The instant the tracks are searched at for a photo: its capture instant as the read
