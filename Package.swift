@@ -35,6 +35,19 @@ let package = Package(
             pkgConfig: "libbrotlidec",
             providers: [.apt(["libbrotli-dev"])]
         ),
+        // HTTP for `pins serve`: libevent's evhttp (libevent_extra, over libevent_core); Argon2id
+        // password hashes, random tokens and constant-time compares: libsodium. Both link
+        // statically into the NAS package (scripts/package).
+        .systemLibrary(
+            name: "CEvent",
+            pkgConfig: "libevent_extra",
+            providers: [.apt(["libevent-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
         // The syscalls Swift cannot make: ioprio_set (for --nice), getrandom (for pin ids), O_TMPFILE
         // (the import's scratch file).
         .target(name: "CSupport"),
@@ -67,9 +80,14 @@ let package = Package(
         // The application layer: one use case per thing a person does, called by the CLI and by
         // `pins serve` alike; plain values in and out, one connection per call (THREADS.md).
         .target(name: "PinApp", dependencies: ["PinCore", "PinData", "PinStore", "PinImport", "PinReport"], exclude: ["THREADS.md"]),
+        // `pins serve`: HTTP through evhttp, the gate (sessions, CSRF, Host/Origin, limits), routes
+        // that call the use cases, the browser's own scripts (Assets, compiled in by EmbedFiles).
+        // CServe: the few evhttp calls, in C (libevent's headers and Foundation clash as Swift modules).
+        .target(name: "CServe", dependencies: ["CEvent"], linkerSettings: [.linkedLibrary("event_extra"), .linkedLibrary("event_core")]),
+        .target(name: "PinServe", dependencies: ["PinApp", "PinCore", "PinReport", "CServe", "CSodium"], plugins: ["EmbedFiles"]),
         .executableTarget(
             name: "pins",
-            dependencies: ["PinApp", "PinCore", "PinData", "PinMetadata", "PinStore", "PinImport", "PinReport", "CSupport"]
+            dependencies: ["PinApp", "PinCore", "PinData", "PinMetadata", "PinStore", "PinImport", "PinReport", "PinServe", "CSupport"]
         ),
         // The build step that turns text files into string constants (Plugins/EmbedFiles).
         .executableTarget(name: "embed-files", path: "Sources/embed-files"),
@@ -87,6 +105,7 @@ let package = Package(
         .testTarget(name: "PinImportTests", dependencies: ["PinImport", "PinCore", "PinMetadata", "PinStore", "PinFormats", "TestSupport"]),
         .testTarget(name: "PinReportTests", dependencies: ["PinReport", "PinCore", "TestSupport"]),
         .testTarget(name: "PinAppTests", dependencies: ["PinApp", "PinCore", "PinStore", "TestSupport"]),
+        .testTarget(name: "PinServeTests", dependencies: ["PinServe", "PinCore", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["PinCore", "PinStore", "TestSupport"], exclude: ["golden", "schemas"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,15 @@
+/// The files the browser loads from `/app/NAME`, compiled in from Assets/ by EmbedFiles.
+enum ServeAssets {
+    static var loginPage: String { EmbeddedFiles.loginHTML }
+
+    static func response(_ name: String) -> HTTPResponse {
+        let type: String, text: String
+        switch name {
+        case "serve.js": (type, text) = ("text/javascript; charset=utf-8", EmbeddedFiles.serveJS)
+        case "login.js": (type, text) = ("text/javascript; charset=utf-8", EmbeddedFiles.loginJS)
+        case "serve.css": (type, text) = ("text/css; charset=utf-8", EmbeddedFiles.serveCSS)
+        default: return .error(404, "no such file")
+        }
+        return .text(200, type, text)
+    }
+}

@@ -1,0 +1,105 @@
+import PinCore
+
+/// A request as the server's own layers see it, decoded by libevent's evhttp (request line,
+/// headers, body) and copied out of its buffers: plain values, so the gate, the router and the
+/// body decoding run (and are fuzzed) without a socket.
+public struct HTTPRequest: Sendable {
+    public enum Method: String, Sendable, CaseIterable {
+        case get = "GET", head = "HEAD", post = "POST", put = "PUT", patch = "PATCH", delete = "DELETE"
+
+        /// Only these change anything stored; GET and HEAD never do (the gate asks for a
+        /// session's CSRF token and a same-origin `Origin` on each of them).
+        public var writes: Bool { self != .get && self != .head }
+    }
+
+    public var method: Method
+    /// The request target as sent ("/api/pins?q=paris"), not decoded.
+    public var target: String
+    /// The headers in the order sent; names as sent (compare them case-insensitively).
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+    /// The peer's address as text ("127.0.0.1", "::1"): the client, or a reverse proxy.
+    public var peer: String
+
+    public init(method: Method, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [], peer: String = "127.0.0.1") {
+        self.method = method
+        self.target = target
+        self.headers = headers
+        self.body = body
+        self.peer = peer
+    }
+
+    /// The first header of that name (ASCII case-insensitive), or nil.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.utf8.count == name.utf8.count && $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// How many headers of that name: a second Host or Cookie is refused, not guessed between.
+    public func count(of name: String) -> Int {
+        headers.reduce(0) { $0 + ($1.name.lowercased() == name.lowercased() ? 1 : 0) }
+    }
+}
+
+/// What the server sends back: a status, headers (the security headers are added by
+/// `Service.secured`), a body and, for a failed login, a delay before it is sent.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+    /// Seconds the event loop waits before sending (a failed login), without holding a thread.
+    public var delay: Double = 0
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// `{"error": message}` with the status: every refusal says why, in words a person reads.
+    public static func error(_ status: Int, _ message: String) -> HTTPResponse {
+        json(status, ["error": message])
+    }
+
+    /// `value` (dictionaries, arrays, strings, numbers, NSNull) written by PinCore's JSONText.
+    public static func json(_ status: Int, _ value: Any) -> HTTPResponse {
+        json(status, text: JSONText.string(value))
+    }
+
+    public static func json(_ status: Int, text: String) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8")], body: Array(text.utf8))
+    }
+
+    public static func text(_ status: Int, _ type: String, _ text: String) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", type)], body: Array(text.utf8))
+    }
+
+    /// The reason phrase evhttp sends with each status.
+    public static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 201: "Created"
+        case 204: "No Content"
+        case 303: "See Other"
+        case 304: "Not Modified"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 409: "Conflict"
+        case 413: "Content Too Large"
+        case 415: "Unsupported Media Type"
+        case 421: "Misdirected Request"
+        case 422: "Unprocessable Content"
+        case 423: "Locked"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 503: "Service Unavailable"
+        default: "Status"
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import XCTest
+@testable import PinServe
+
+final class RouterTests: XCTestCase {
+    func testTargetsAreDecodedAndPathTricksRefused() {
+        XCTAssertEqual(RequestTarget.parse("/api/pins?q=Caf%C3%A9+de+Flore&tag=a&tag=b"),
+                       RequestTarget(segments: ["api", "pins"], query: ["q": ["Café de Flore"], "tag": ["a", "b"]]))
+        XCTAssertEqual(RequestTarget.parse("/api/pins/")?.segments, ["api", "pins"])
+        XCTAssertEqual(RequestTarget.parse("/")?.segments, [])
+        for bad in ["api/pins", "*", "http://evil/", "/api/../etc/passwd", "/api/%2e%2e/x", "/api/photos/%2Fetc%2Fpasswd/0", "/a//b",
+                    "/api/%ZZ", "/api/%C3", "/api/a%00b", "/api/..%5c..%5cwin.ini", "/api/./pins"] {
+            XCTAssertNil(RequestTarget.parse(bad), bad)
+        }
+    }
+
+    func testRoutesAndTheirMethods() {
+        func route(_ method: HTTPRequest.Method, _ target: String) -> Route? {
+            guard let parsed = RequestTarget.parse(target), case .success(let found) = Route.match(method, parsed) else { return nil }
+            return found
+        }
+        let id = UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!
+        XCTAssertEqual(route(.get, "/"), .page)
+        XCTAssertEqual(route(.get, "/api/pins/6f9619ff-8b86-d011-b42d-00c04fc964ff"), .showPin(id))
+        XCTAssertEqual(route(.patch, "/api/pins/6F9619FF-8B86-D011-B42D-00C04FC964FF"), .editPin(id))
+        XCTAssertEqual(route(.delete, "/api/pins/6F9619FF-8B86-D011-B42D-00C04FC964FF"), .deletePin(id))
+        XCTAssertEqual(route(.post, "/api/runs/12/undo"), .undoRun(12))
+        XCTAssertEqual(route(.get, "/api/photos/6F9619FF-8B86-D011-B42D-00C04FC964FF/0"), .photo(id, 0))
+        XCTAssertNil(route(.get, "/api/photos/..%2F..%2Fetc%2Fpasswd/0"))
+        XCTAssertNil(route(.get, "/api/photos/6F9619FF-8B86-D011-B42D-00C04FC964FF/-1"))
+        XCTAssertNil(route(.post, "/api/runs/-1/undo"))
+        XCTAssertNil(route(.post, "/api/runs/١/undo"), "Arabic-Indic digits are not a run number")
+        guard case .failure(.method) = Route.match(.delete, RequestTarget.parse("/api/settings")!) else { return XCTFail("DELETE settings") }
+        guard case .failure(.method) = Route.match(.post, RequestTarget.parse("/")!) else { return XCTFail("POST /") }
+        guard case .failure(.notFound) = Route.match(.get, RequestTarget.parse("/api/nothing")!) else { return XCTFail("unknown") }
+        // GET never changes anything: no route that writes is reached by GET or HEAD.
+        for target in ["/api/pins", "/api/pins/bulk", "/api/settings", "/api/runs/1/undo", "/api/logout", "/api/login", "/api/trips/x"] {
+            for method in [HTTPRequest.Method.get, .head] {
+                if let found = route(method, target) { XCTAssertNotEqual(found.access, .write, "\(method) \(target)") }
+            }
+        }
+    }
+
+    func testBodiesAreCheckedFieldByField() throws {
+        XCTAssertThrowsError(try JSONBody(Array("[1]".utf8)))
+        XCTAssertThrowsError(try JSONBody(Array("{".utf8)))
+        XCTAssertThrowsError(try JSONBody([]))
+        XCTAssertThrowsError(try JSONBody(Array(#"{"n": 1e400}"#.utf8)), "a number no Double holds")
+        let body = try JSONBody(Array(#"{"title": 5, "lat": true, "lon": 200, "ok": false, "ids": ["x"]}"#.utf8))
+        XCTAssertThrowsError(try body.string("title")) { XCTAssertEqual(($0 as? RequestError)?.message, "'title' must be a string") }
+        XCTAssertThrowsError(try body.number("lat", in: -90...90), "true is not a number")
+        XCTAssertThrowsError(try body.number("lon", in: -180...180))
+        XCTAssertEqual(try body.bool("ok"), false)
+        XCTAssertThrowsError(try body.ids("ids"))
+        XCTAssertNil(try body.string("missing"))
+    }
+}
