@@ -174,6 +174,11 @@ public enum Migrations {
                 PRIMARY KEY (root, path)
             );
             """),
+        // Issue 38: the overseas parts ISO 3166-1 counts as countries (RE, GF, GP, MQ, YT, SJ,
+        // BV, BQ, CX, CC, TK) have their own outlines now; the pins stored as their sovereign's
+        // move to their code, with the titles pins made and the country counts. See
+        // `OverseasCountries`.
+        Migration(version: 9, name: "overseas countries", sql: "", step: OverseasCountries.migrate),
     ]
 
     /// Schema 5: rewrites each photo id that holds a backslash in the text of `RawPath.description`.

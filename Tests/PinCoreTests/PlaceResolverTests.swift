@@ -94,12 +94,17 @@ final class PlaceResolverTests: XCTestCase {
         try assertAt(-18.0667, 179.3167, "FJ", "Levuka", "FJ-E")
     }
 
-    func testOverseasPartsAreTheirOutlineCountrys() throws {
-        // Cayenne: the FR outline holds French Guiana; the place keeps its own code GF.
+    func testOverseasPartsHaveTheirOwnOutlines() throws {
+        // Cayenne: French Guiana has its own outline (issue 38): the country is GF, its places
+        // are the candidates, and France's are not.
         let point = Coordinate(latitude: 4.9372, longitude: -52.3260)
-        let match = try Self.resolver().match(at: point, countryCode: "FR")
+        let match = try Self.resolver().match(at: point, countryCode: "GF")
         XCTAssertEqual(match.place?.name, "Cayenne")
         XCTAssertEqual(match.place?.countryCode, "GF")
+        XCTAssertEqual(try Self.resolver().match(at: point, countryCode: "FR").place, nil)
+        try assertAt(-20.8789, 55.4481, "RE", "Saint-Denis", nil)
+        try assertAt(78.2232, 15.6267, "SJ", "Longyearbyen", nil)
+        try assertAt(41.9192, 8.7386, "FR", "Ajaccio", "FR-20R")
     }
 
     func testNoCountryNoPlace() throws {
