@@ -38,6 +38,7 @@ public final class PinApp: Sendable {
     public init(databasePath: String, named: Bool, warnings: @escaping @Sendable (AppWarning) -> Void = { _ in }) {
         self.databasePath = databasePath
         self.databasePathNamed = named
+        GuardedFiles.guardDatabase(at: databasePath)  // no output file may be it (issue 40, item 2)
         self.warnings = warnings
         let locator = LazyCountryLocator { try PinApp.data().countryResolver() }
         self.locator = locator

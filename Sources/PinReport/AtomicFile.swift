@@ -16,23 +16,25 @@ import PinCore
 ///   stdout is redirected to): written to that descriptor;
 /// - another special file (a FIFO, a terminal, a device such as `/dev/null`): opened and written
 ///   to directly, never replaced by a regular file;
-/// - a folder, or a name ending in `/`: refused.
+/// - a folder, or a name ending in `/`: refused;
+/// - the database, or its `-wal`, `-shm`, `-journal` or `.lock` file (`GuardedFiles`): refused.
 public enum AtomicFile {
     public struct WriteError: ExitStatusError {
-        public var exitStatus: Int32 { ExitCode.failure }
+        /// 1, or EX_CANTCREAT (73) for an output that is the database (`GuardedFiles`).
+        public let exitStatus: Int32
         /// The path as the terminal shows it (`TerminalText.quoted`).
         public let path: String
         public let reason: String
         public var description: String { "cannot write \(path): \(reason)" }
 
-        public init(path: String, reason: String) {
+        public init(path: String, reason: String, exitStatus: Int32 = ExitCode.failure) {
             self.path = path
             self.reason = reason
+            self.exitStatus = exitStatus
         }
 
-        init(_ path: RawPath, _ reason: String) {
-            self.path = TerminalText.quoted(path)
-            self.reason = reason
+        init(_ path: RawPath, _ reason: String, exitStatus: Int32 = ExitCode.failure) {
+            self.init(path: TerminalText.quoted(path), reason: reason, exitStatus: exitStatus)
         }
     }
 
@@ -50,8 +52,21 @@ public enum AtomicFile {
         String(validatingCString: strerror(code)) ?? "error \(code)"
     }
 
-    /// Where the bytes for `path` go, or why they cannot go there: see the type's comment.
+    /// Where the bytes for `path` go, or why they cannot go there: see the type's comment. A
+    /// file to replace that is the database or one of its companions (`GuardedFiles`: the same
+    /// file through any link, or the name of one not made yet) is refused, before a byte is
+    /// written, with EX_CANTCREAT.
     public static func destination(_ path: RawPath) throws -> Destination {
+        let found = try unguardedDestination(path)
+        if case .replace(let target) = found, let database = GuardedFiles.match(target.bytes) {
+            let shown = target == path ? "" : " (a link to \(TerminalText.quoted(target)))"
+            throw WriteError(path, "\(shown.isEmpty ? "it" : "it\(shown)") is the pins database's file \(TerminalText.quoted(RawPath(database))); "
+                             + "nothing was written, the database is untouched", exitStatus: ExitCode.cantCreate)
+        }
+        return found
+    }
+
+    private static func unguardedDestination(_ path: RawPath) throws -> Destination {
         guard !path.bytes.isEmpty else { throw WriteError(path, "no file name given") }
         guard !path.bytes.contains(0) else { throw WriteError(path, "a file name cannot hold a NUL byte") }
         let name = path.lastComponent
@@ -113,6 +128,17 @@ public enum AtomicFile {
             current = target.first == UInt8(ascii: "/") ? RawPath(bytes: target) : current.folder.appending(target)
         }
         throw WriteError(path, errorText(ELOOP))
+    }
+
+    /// The refusal to write `path` because it is the database or one of its files (`GuardedFiles`),
+    /// nil when it is not: checked before a long run, with its own exit status.
+    public static func databaseRefusal(_ path: RawPath) -> WriteError? {
+        do {
+            _ = try destination(path)
+        } catch let error as WriteError where error.exitStatus == ExitCode.cantCreate {
+            return error
+        } catch {}
+        return nil
     }
 
     /// Why `path` cannot be written (nil when it can, as far as can be known before writing):

@@ -13,6 +13,7 @@ public final class PinDatabase: TransactionRunner {
     /// file (a zero-byte file left by a full disk or a kill during set-up) is initialised; a
     /// damaged file is refused before anything is written to it, with what to do.
     public init(path: String, migrateUpTo target: Int = Migrations.latestVersion) throws {
+        GuardedFiles.guardDatabase(at: path)
         let parent = PathParts.folder(of: path)
         if parent != ".", !FileManager.default.fileExists(atPath: parent) {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
@@ -37,6 +38,7 @@ public final class PinDatabase: TransactionRunner {
     /// A file whose schema is older than this pins (or empty: zero bytes) is copied into memory
     /// and migrated there, so reading it never writes to it.
     public init(readOnlyPath path: String) throws {
+        GuardedFiles.guardDatabase(at: path)
         let file = try Self.openForReading(path)
         do {
             let version = try Migrations.currentVersion(of: file)

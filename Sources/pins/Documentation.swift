@@ -32,6 +32,7 @@ enum ManText {
         ("1", "The command stopped; a message on standard error says why."),
         ("64", "Usage error (EX_USAGE)."),
         ("66", "import: the folder is missing, empty, or holds less than half the files an earlier run recorded there (a share that is not mounted); nothing was changed (EX_NOINPUT)."),
+        ("73", "An output file (--out, --report, --html, PINS_PAGE) is the database or one of its files; nothing was written (EX_CANTCREAT)."),
         ("74", "import: the run completed, but some folders or entries could not be read (EX_IOERR); each is named on standard error."),
         ("75", "import: another import is using the same database; nothing was changed, try later (EX_TEMPFAIL)."),
     ]

@@ -24,7 +24,10 @@ struct ReportOutputs {
         htmlPath = args.path("--html") ?? page
         json = args.has("--json")
         quiet = args.has("--quiet")
+        // The database is known before it is opened: neither output may be it (issue 40).
+        if let database = try? resolveDatabasePath(args.value("--db")) { GuardedFiles.guardDatabase(at: database) }
         for (path, what) in [(reportPath, "the report"), (htmlPath, "the page")] {
+            if let path, !path.isStandardOutput, let refusal = AtomicFile.databaseRefusal(path) { throw refusal }
             if let path, !path.isStandardOutput, let reason = AtomicFile.problem(writing: path) {
                 throw CommandFailure("cannot write \(what) to \(TerminalText.quoted(path)): \(reason)")
             }
@@ -47,7 +50,7 @@ struct ReportOutputs {
             do {
                 try writeOutput(to: path) { writeJSON($0) }
             } catch let error as AtomicFile.WriteError {
-                throw CommandFailure("cannot write the report to \(error.path): \(error.reason)")
+                throw CommandFailure("cannot write the report to \(error.path): \(error.reason)", code: error.exitStatus)
             }
         }
         if let path = htmlPath { try writePage(path) }

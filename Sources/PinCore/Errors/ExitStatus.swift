@@ -9,6 +9,8 @@ public enum ExitCode {
     public static let dataError: Int32 = 65
     /// EX_NOINPUT: the folder to import is missing, empty or lost most of its files.
     public static let noInput: Int32 = 66
+    /// EX_CANTCREAT: an output file cannot be made there (it is the database or one of its files).
+    public static let cantCreate: Int32 = 73
     /// EX_IOERR: the run completed, but some folders or files could not be read.
     public static let ioError: Int32 = 74
     /// EX_TEMPFAIL: another import or a repair holds the database; cron may try again later.
