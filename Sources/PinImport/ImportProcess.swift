@@ -16,13 +16,23 @@ public enum ImportProcess {
         }
     }
 
+    /// How long the run has, after the first SIGINT or SIGTERM, to end on its own before the
+    /// process ends at once as after a second one (issue 40, item 8: a run blocked in a read
+    /// of a file that never comes, a hung network share, never reached its next file, ignored
+    /// SIGTERM and held the run lock for nights). Long enough for a batch to be saved; well
+    /// under systemd's 90 s before SIGKILL.
+    public static let stopGrace: Double = 10
+
     /// SIGINT and SIGTERM end the run at the next file or batch: what was saved stays whole and
     /// the run is recorded as interrupted (exit 130 or 143). A second one while the run winds
-    /// down (a batch being saved, a database held by another writer) ends the process at once:
-    /// SQLite keeps only committed transactions (a batch without its commit is not replayed, as
-    /// after kill -9), and the run lock goes with the process. `say` writes to the person's
-    /// stderr. Cancel the sources when done.
-    public static func stopOnSignals(_ stop: StopRequest, say: @escaping @Sendable (String) -> Void) -> [DispatchSourceSignal] {
+    /// down (a batch being saved, a database held by another writer) ends the process at once,
+    /// and so does the first one when the run has not ended `grace` seconds later (a read that
+    /// blocks): SQLite keeps only committed transactions (a batch without its commit is not
+    /// replayed, as after kill -9), and the run lock goes with the process. `say` writes to the
+    /// person's stderr; `end` ends the process (tests give their own). Cancel the sources when done.
+    public static func stopOnSignals(_ stop: StopRequest, grace: Double = stopGrace,
+                                     end: @escaping @Sendable (Int32) -> Void = { _exit($0) },
+                                     say: @escaping @Sendable (String) -> Void) -> [DispatchSourceSignal] {
         [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -30,9 +40,15 @@ public enum ImportProcess {
             source.setEventHandler {
                 if stop.stop(signal: number) {
                     if isatty(2) != 0 { say("stopping after the batch being saved (\(name) again stops at once)") }
+                    DispatchQueue.global().asyncAfter(deadline: .now() + grace) {
+                        let seconds = grace == grace.rounded() ? "\(Int(grace))" : "\(grace)"
+                        say("not stopped \(seconds) s after \(name) (a read that does not return?): stopped at once; "
+                            + "only whole batches were saved; the next run does the rest")
+                        end(128 + number)
+                    }
                 } else {
                     say("stopped at once by a second \(name): only whole batches were saved; the next run does the rest")
-                    _exit(128 + number)
+                    end(128 + number)
                 }
             }
             source.resume()

@@ -46,7 +46,7 @@ enum InstalledSettings {
 
     static func load() throws -> ConfigFile? {
         guard let (path, named) = location() else { return nil }
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)  // a FIFO must not hang every command
         if fd < 0 {
             if errno == ENOENT && !named { return nil }
             throw CommandFailure("cannot read the settings file \(TerminalText.quoted(RawPath(path)))"
