@@ -123,14 +123,17 @@
   // --- the view: centre (world units) and scale k (screen pixels per world unit) ---
   const map = $("map"), base = $("base"), layer = $("pins-layer"), popup = $("popup");
   let cx = W / 2, cy = W / 2, k = 1, kmin = 0.01, frame = 0;
+  const EDGE = 24;
   function size() { return [map.clientWidth || 800, map.clientHeight || 600]; }
   function limits() {
     const [w, h] = size();
     kmin = Math.min(w, h) / W * 0.9;
     k = Math.max(kmin, Math.min(KMAX, k));
-    const hw = w / 2 / k, hh = h / 2 / k;
-    cx = hw * 2 >= W ? W / 2 : Math.max(hw, Math.min(W - hw, cx));
-    cy = hh * 2 >= W ? W / 2 : Math.max(hh, Math.min(W - hh, cy));
+    // The view may pass the world's edge by EDGE pixels: a pin near the 180th meridian (Fiji)
+    // is drawn whole, not cut in half at the window's edge.
+    const hw = w / 2 / k, hh = h / 2 / k, m = EDGE / k;
+    cx = hw * 2 >= W ? W / 2 : Math.max(hw - m, Math.min(W - hw + m, cx));
+    cy = hh * 2 >= W ? W / 2 : Math.max(hh - m, Math.min(W - hh + m, cy));
   }
   // The view set, and the pins drawn at the next frame (or at once: `now` is true).
   function apply(now) {
@@ -498,9 +501,15 @@
   function closePopup() { popupItem = -1; selected = -1; popup.hidden = true; draw(); }
   function placePopup() {
     if (popupItem < 0) return;
-    const [sx, sy] = toScreen(xs[popupItem], ys[popupItem]), [w] = size();
-    // Above the pin when it fits, else below; kept inside the map sideways.
-    const below = sy < popup.offsetHeight + 24;
+    const [sx, sy] = toScreen(xs[popupItem], ys[popupItem]), [w, h] = size();
+    // Above the pin when it fits, else below when that fits, else on the roomier side with its
+    // body scrolled: never past the window's bottom (or top); kept inside the map sideways.
+    const body = $("popup-body");
+    body.style.maxHeight = "";
+    const need = popup.offsetHeight + 24, roomAbove = sy - 8, roomBelow = h - sy - 8;
+    const below = need > roomAbove && (need <= roomBelow || roomBelow > roomAbove);
+    const room = (below ? roomBelow : roomAbove) - 24;
+    if (popup.offsetHeight > room) body.style.maxHeight = Math.max(48, room - (popup.offsetHeight - body.offsetHeight)) + "px";
     popup.classList.toggle("below", below);
     const half = popup.offsetWidth / 2;
     const left = Math.max(half + 8, Math.min(w - half - 8, sx));
@@ -516,7 +525,8 @@
     const s = $(id);
     s.appendChild(new Option(label, ""));
     values.forEach(([v, text]) => s.appendChild(new Option(text, v)));
-    s.addEventListener("change", refilter);
+    // A country chosen fits the map to its pins, as a search does; the other filters leave the view.
+    s.addEventListener("change", () => refilter(id === "f-country" && s.value !== ""));
   }
   const uniq = (a) => Array.from(new Set(a));
   options("f-country", "All countries", page.stats.countries.map((c) => [c.code, c.name]).sort((a, b) => a[1].localeCompare(b[1])));
@@ -532,7 +542,7 @@
     for (let j = 0; j < n; j++) if (!filtering || match[j]) out.push(j);
     return out;
   }
-  function refilter() {
+  function refilter(fitView) {
     const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
     const fc = $("f-country").value, fk = $("f-continent").value, ft = $("f-type").value, fg = $("f-tag").value, fy = $("f-year").value;
     filtering = words.length > 0 || fc || fk || ft || fg || fy || tripOn >= 0;
@@ -557,8 +567,9 @@
     document.querySelectorAll("#countries path.hl").forEach((p) => p.classList.remove("hl"));
     if (fc) { const path = $("c-" + fc); if (path) path.classList.add("hl"); }
     renderList();
-    // A search fits the map to what it found (the filters alone leave the view as it is).
-    if (words.length > 0 && count > 0 && started) { fit(visibleIndices()); return; }
+    // A search, or a country chosen, fits the map to what it found (the other filters leave the
+    // view as it is).
+    if ((words.length > 0 || fitView === true) && count > 0 && started) { fit(visibleIndices()); return; }
     draw();
   }
   let started = false;
