@@ -70,6 +70,8 @@ public struct ImportSession {
         defer { withExtendedLifetime(lock) {} }
         let database = try openDatabase()
         let runID = try database.flatMap { try startRun(in: $0) }
+        // The photo links follow once, at the run's last write (finishRun), not per batch.
+        database?.defersPhotoLinks = true
         let pipeline = ImportPipeline(options: options, creation: creation, database: database)
         var report: ImportReport
         do {
@@ -173,6 +175,7 @@ public struct ImportSession {
     private func finishRun(_ runID: Int64?, in database: PinDatabase?, status: RunStatus, exitCode: Int32,
                            report: ImportReport?, saved: SavedSoFar = SavedSoFar()) -> Error? {
         guard let database, let runID else { return nil }
+        database.defersPhotoLinks = false
         let record = ImportRunRecord(id: runID, root: report?.root ?? "", startedAt: report?.startedAt ?? Date(), finishedAt: Date(),
                                      status: status, exitCode: Int(exitCode), files: report?.files ?? saved.files,
                                      photos: report?.photos ?? saved.photos, created: report?.created ?? saved.created,

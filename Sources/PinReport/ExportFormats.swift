@@ -114,6 +114,7 @@ enum KMLExport {
         text += "<TimeStamp><when>\(pinDateText(pin))</when></TimeStamp><styleUrl>#\(styleID(pin.color))</styleUrl><ExtendedData>"
         var data: [(String, String)] = [("id", pin.id.lowercasedText), ("type", pin.type.selection.rawValue),
                                         ("country", pin.countryID ?? ""), ("visitCount", String(pin.visitCount))]
+        if pin.photoCount > 0 { data.append(("photoCount", String(pin.photoCount))) }
         if let note = pin.note { data.append(("note", note)) }
         if let tags = pin.tags { data.append(("tags", TagList.join(tags))) }
         if let place = placeName(pin) { data.append(("name", place)) }
@@ -192,7 +193,7 @@ enum GPXExport {
 enum CSVExport {
     static let header = ["id", "title", "latitude", "longitude", "country", "country_name", "type", "date", "color",
                          "visit_count", "note", "tags", "name", "height", "place", "region", "region_code", "trip",
-                         "trip_title"]
+                         "trip_title", "photo_count"]
 
     static func write(_ input: ExportInput, bom: Bool, to sink: ExportSink) {
         if bom { sink.write("\u{FEFF}") }
@@ -205,7 +206,7 @@ enum CSVExport {
                 pinDateText(pin), pin.color, String(pin.visitCount), text(pin.note ?? ""),
                 text(TagList.join(pin.tags ?? [])), text(placeName(pin) ?? ""), height(pin).map(exportNumber) ?? "",
                 text(pin.place ?? ""), text(pin.region ?? ""), pin.regionCode ?? "",
-                input.trips[pin.id]?.id ?? "", text(input.trips[pin.id]?.title ?? ""),
+                input.trips[pin.id]?.id ?? "", text(input.trips[pin.id]?.title ?? ""), String(pin.photoCount),
             ]
             sink.write(row.map(field).joined(separator: ",") + "\r\n")
         }

@@ -156,6 +156,8 @@ public struct PageStatistics: Sendable, Equatable {
     public var continents: [ContinentLine] = []
     /// Oldest year first.
     public var years: [YearLine] = []
+    /// The pins visited more than once, most first (`pins stats`' "most visited places").
+    public var mostVisited: [StatisticsValues.VisitedPlace] = []
 
     /// Totals, countries and continents as `pins stats` counts them (`StatisticsService`), over
     /// these pins; then each country's first year and the years.
@@ -189,6 +191,7 @@ public struct PageStatistics: Sendable, Equatable {
             return line
         }
         continents = values.continents.map { ContinentLine(name: $0.name, countryCount: $0.countryCount, pinCount: $0.pinCount) }
+        mostVisited = values.mostVisited
         var newByYear: [Int: [String]] = [:]
         for country in countries { newByYear[country.firstYear, default: []].append(country.code) }
         years = perYear.keys.sorted().map { YearLine(year: $0, newCountries: (newByYear[$0] ?? []).sorted(), pinCount: perYear[$0]!) }
@@ -240,7 +243,7 @@ extension RunOverlay.Unreadable {
 
 extension PageStatistics {
     var json: [String: Any] {
-        [
+        var object: [String: Any] = [
             "totalPins": totalPins, "points": points, "cities": cities, "mountains": mountains, "atSea": atSea,
             "countriesInWorld": countriesInWorld, "continentsInWorld": continentsInWorld,
             "regionsVisited": regionsVisited, "placesVisited": placesVisited,
@@ -253,5 +256,12 @@ extension PageStatistics {
             "continents": continents.map { ["name": $0.name, "countryCount": $0.countryCount, "pinCount": $0.pinCount] as [String: Any] },
             "years": years.map { ["year": $0.year, "newCountries": $0.newCountries, "pinCount": $0.pinCount] as [String: Any] },
         ]
+        // Absent when no pin was visited twice (a page of such pins is as it was).
+        if !mostVisited.isEmpty {
+            object["mostVisited"] = mostVisited.map {
+                ["id": $0.id.lowercasedText, "title": $0.title, "visits": $0.visitCount, "photos": $0.photoCount] as [String: Any]
+            }
+        }
+        return object
     }
 }

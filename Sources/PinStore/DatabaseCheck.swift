@@ -219,6 +219,10 @@ public enum DatabaseCheck {
     static func recount(_ db: Connection) throws {
         if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'photos'") ?? 0 > 0 {
             try db.execute("UPDATE photos SET location_id = NULL WHERE location_id IS NOT NULL AND location_id NOT IN (SELECT id FROM locations)")
+            // Schema 9 on: the photos of lost pins go to the next nearest pin, visits recounted.
+            if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'pending_work'") ?? 0 > 0 {
+                try PhotoLinks.relink(db)
+            }
         }
         try db.execute("""
             UPDATE countries SET pin_count = (SELECT count(*) FROM locations l WHERE l.country_id = countries.id);

@@ -179,6 +179,27 @@ public enum Migrations {
         // move to their code, with the titles pins made and the country counts. See
         // `OverseasCountries`.
         Migration(version: 9, name: "overseas countries", sql: "", step: OverseasCountries.migrate),
+        // A pin's photos and visits (issue 39, `PhotoLinks`): the pin each photo belongs to,
+        // whether a person gave a pin's visit count (a count other than 1 was: imports make 1),
+        // and the triggers that note when pins change, or a linked photo is forgotten (an undo),
+        // so that the links and visits follow. The step links the
+        // photos already recorded and counts their pins' visits.
+        Migration(version: 10, name: "pin photos", sql: """
+            ALTER TABLE photos ADD COLUMN pin_id TEXT REFERENCES locations(id) ON DELETE SET NULL;
+            CREATE INDEX photos_pin ON photos(pin_id) WHERE pin_id IS NOT NULL;
+            ALTER TABLE locations ADD COLUMN visits_by_hand INTEGER NOT NULL DEFAULT 0;
+            UPDATE locations SET visits_by_hand = 1 WHERE visit_count != 1;
+            CREATE TABLE pending_work (name TEXT PRIMARY KEY);
+            CREATE TRIGGER locations_made AFTER INSERT ON locations
+                BEGIN INSERT OR IGNORE INTO pending_work (name) VALUES ('photo links'); END;
+            CREATE TRIGGER locations_removed AFTER DELETE ON locations
+                BEGIN INSERT OR IGNORE INTO pending_work (name) VALUES ('photo links'); END;
+            CREATE TRIGGER locations_moved AFTER UPDATE OF latitude, longitude ON locations
+                WHEN NEW.latitude IS NOT OLD.latitude OR NEW.longitude IS NOT OLD.longitude
+                BEGIN INSERT OR IGNORE INTO pending_work (name) VALUES ('photo links'); END;
+            CREATE TRIGGER photos_forgotten AFTER DELETE ON photos WHEN OLD.pin_id IS NOT NULL
+                BEGIN INSERT OR IGNORE INTO pending_work (name) VALUES ('photo links'); END;
+            """, step: { try PhotoLinks.relink($0) }),
     ]
 
     /// Schema 5: rewrites each photo id that holds a backslash in the text of `RawPath.description`.

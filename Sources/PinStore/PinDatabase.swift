@@ -138,8 +138,21 @@ public final class PinDatabase: TransactionRunner {
 
     public var schemaVersion: Int { (try? Migrations.currentVersion(of: connection)) ?? 0 }
 
+    /// While true, writes leave the photo links to a later write (`PhotoLinks`): an import sets
+    /// it for its batches, so that its last write links once for the whole run.
+    public var defersPhotoLinks = false
+
     public func write<T>(_ body: (Repositories) throws -> T) throws -> T {
-        try connection.transaction { try body(SQLiteRepositories(connection: connection)) }
+        try connection.transaction {
+            let result = try body(SQLiteRepositories(connection: connection))
+            if defersPhotoLinks {
+                // A batch's new photo records need links even when no pin changed.
+                try PhotoLinks.markStale(connection)
+            } else if try PhotoLinks.isStale(connection) {
+                try PhotoLinks.relink(connection)
+            }
+            return result
+        }
     }
 
     public func read<T>(_ body: (Repositories) throws -> T) throws -> T {

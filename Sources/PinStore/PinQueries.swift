@@ -21,11 +21,11 @@ extension PinDatabase {
         try connection.scalarInt("SELECT EXISTS (SELECT 1 FROM locations WHERE places_resolved = 0)") == 1
     }
 
-    /// The photo records that point at a pin, by path.
+    /// The photos that belong to a pin (`PhotoLinks`), by capture time (undated last), then path.
     public func photos(ofPin id: UUID) throws -> [PinPhotoRecord] {
         try connection.query("""
             SELECT path, taken_at, utc_offset, time_source, latitude, longitude, run_id, missing, detail FROM photos
-            WHERE location_id = ? ORDER BY path
+            WHERE pin_id = ? ORDER BY taken_at IS NULL, taken_at, path
             """, [id.lowercasedText]) { s in
             PinPhotoRecord(path: RawPath(bytes: s.blob(0)), takenAt: s.optionalDouble(1).map(Date.init(timeIntervalSince1970:)),
                            utcOffsetSeconds: s.isNull(2) ? nil : s.int(2), timeSource: try s.optionalValue(3, as: TimeSource.self),

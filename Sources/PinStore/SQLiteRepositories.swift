@@ -69,7 +69,8 @@ struct SQLiteLocationRepository: LocationRepository {
         id, title, latitude, longitude, country_id, type, type_data, date, color, visit_count, note, tags, photo_ids,
         coalesce(utc_offset, (SELECT p.utc_offset FROM photos p WHERE p.location_id = locations.id
             AND p.decision = 'accepted' AND p.utc_offset IS NOT NULL ORDER BY p.path LIMIT 1)), edited_at, run_id,
-        place, place_id, region, region_code, places_resolved
+        place, place_id, region, region_code, places_resolved, visits_by_hand,
+        (SELECT count(*) FROM photos p WHERE p.pin_id = locations.id)
         """
 
     func row(_ s: Statement) throws -> Location {
@@ -96,6 +97,8 @@ struct SQLiteLocationRepository: LocationRepository {
         location.region = s.optionalString(18)
         location.regionCode = s.optionalString(19)
         location.placesResolved = s.int(20) != 0
+        location.visitsByHand = s.int(21) != 0
+        location.photoCount = s.int(22)
         return location
     }
 
@@ -127,15 +130,15 @@ struct SQLiteLocationRepository: LocationRepository {
         return [l.title, l.coordinate.latitude, l.coordinate.longitude, l.countryID, l.type.selection.rawValue, typeData,
                 l.date.timeIntervalSince1970, l.color, l.visitCount, l.note, try l.tags.map { try json($0) },
                 try json(l.photoIDs), l.utcOffsetSeconds, l.editedAt?.timeIntervalSince1970,
-                l.place, l.placeID, l.region, l.regionCode, l.placesResolved ? 1 : 0]
+                l.place, l.placeID, l.region, l.regionCode, l.placesResolved ? 1 : 0, l.visitsByHand ? 1 : 0]
     }
 
     func insert(_ l: Location) throws {
         try db.insertNew("""
             INSERT INTO locations (id, title, latitude, longitude, country_id, type, type_data, date, color,
                                    visit_count, note, tags, photo_ids, utc_offset, edited_at,
-                                   place, place_id, region, region_code, places_resolved, created_at, run_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   place, place_id, region, region_code, places_resolved, visits_by_hand, created_at, run_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [l.id.lowercasedText] + (try values(l)) + [Date().timeIntervalSince1970, l.runID], table: "locations", id: l.id)
     }
 
@@ -143,7 +146,7 @@ struct SQLiteLocationRepository: LocationRepository {
         try db.updateExisting("""
             UPDATE locations SET title = ?, latitude = ?, longitude = ?, country_id = ?, type = ?, type_data = ?,
                 date = ?, color = ?, visit_count = ?, note = ?, tags = ?, photo_ids = ?, utc_offset = ?, edited_at = ?,
-                place = ?, place_id = ?, region = ?, region_code = ?, places_resolved = ?
+                place = ?, place_id = ?, region = ?, region_code = ?, places_resolved = ?, visits_by_hand = ?
             WHERE id = ?
             """, (try values(l)) + [l.id.lowercasedText], table: "locations", id: l.id)
     }

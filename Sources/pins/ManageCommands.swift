@@ -107,6 +107,7 @@ func runShow(_ args: ParsedArguments) throws {
         object["trip"] = detail.trip
         object["countryName"] = orNull(countryName)
         object["editedAt"] = orNull(pin.editedAt.map { ISO8601.format($0) })
+        object["photoCount"] = photos.count
         object["photos"] = photos.map { photo -> [String: Any] in
             ["path": photo.path.description, "takenAt": orNull(photo.takenAt.map { ISO8601.format($0, offsetSeconds: photo.utcOffsetSeconds) }),
              "timeSource": orNull(photo.timeSource?.rawValue), "run": orNull(photo.runID), "missing": photo.missing,
@@ -132,20 +133,40 @@ func runShow(_ args: ParsedArguments) throws {
         rows.append(("mountain", TerminalText.escaped(visit.mountainName) + (visit.height.map { ", \(formatNumber($0)) m" } ?? "")))
         if let achieved = visit.achievedHeight { rows.append(("achieved", "\(formatNumber(achieved)) m")) }
     }
-    rows += [("color", pin.color), ("visits", String(pin.visitCount))]
+    rows += [("color", pin.color), ("visits", String(pin.visitCount) + (pin.visitsByHand ? " (set by hand)" : ""))]
     if let note = pin.note { rows.append(("note", TerminalText.escaped(note))) }
     if let tags = pin.tags, !tags.isEmpty { rows.append(("tags", tags.map(TerminalText.escaped).joined(separator: ", "))) }
     rows.append(("source", pin.photoIDs.isEmpty ? "made by hand" : "import"))
     if let edited = pin.editedAt { rows.append(("edited", ISO8601.format(edited))) }
-    for photo in photos {
+    rows += photoRows(detail)
+    let width = rows.map(\.0.count).max() ?? 0
+    Out.print(rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n"))
+}
+
+/// How many photos `pins show` lists by path; `--json` lists them all.
+let shownPhotoPaths = 5
+
+/// A pin's photos in `pins show`: how many, the first and last capture dates (each in its
+/// photo's own offset), the first `shownPhotoPaths` by time, and how many more there are.
+func photoRows(_ detail: PinDetail) -> [(String, String)] {
+    let photos = detail.photos
+    guard !photos.isEmpty else { return [] }
+    var summary = String(photos.count)
+    let dated = photos.filter { $0.takenAt != nil } // by time: the first and last are the ends
+    if let first = dated.first, let last = dated.last {
+        summary += ", " + ISO8601.format(first.takenAt!, offsetSeconds: first.utcOffsetSeconds)
+        if dated.count > 1 { summary += " to " + ISO8601.format(last.takenAt!, offsetSeconds: last.utcOffsetSeconds) }
+    }
+    var rows = [("photos", summary)]
+    for photo in photos.prefix(shownPhotoPaths) {
         var line = TerminalText.quoted(photo.path)
         if let run = photo.runID { line += " (run \(run))" }
         if photo.missing { line += " [missing]" }
         if let detail = photo.detail { line += ": " + TerminalText.escaped(detail) }
         rows.append(("photo", line))
     }
-    let width = rows.map(\.0.count).max() ?? 0
-    Out.print(rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n"))
+    if photos.count > shownPhotoPaths { rows.append(("", "and \(photos.count - shownPhotoPaths) more (pins show --json lists them all)")) }
+    return rows
 }
 
 /// A number without a needless ".0".

@@ -161,6 +161,9 @@ func runStats(_ args: ParsedArguments) throws {
             "continents": stats.continents.map { ["name": $0.name, "countryCount": $0.countryCount, "pinCount": $0.pinCount] },
             "countriesVisited": stats.countries.count, "continentsVisited": stats.continents.count,
             "regionsVisited": stats.regionsVisited, "placesVisited": stats.placesVisited,
+            "mostVisited": stats.mostVisited.map {
+                ["id": $0.id.lowercasedText, "title": $0.title, "visitCount": $0.visitCount, "photoCount": $0.photoCount] as [String: Any]
+            },
             "totals": ["pins": stats.totalPins, "point": stats.pointCount, "city": stats.cityCount,
                        "mountain": stats.mountainCount, "withoutCountry": stats.pinsWithoutCountry],
         ]
@@ -184,5 +187,11 @@ func runStats(_ args: ParsedArguments) throws {
         text += "  \(country.name): \(country.regionsText)\n"
     }
     text += "Places visited: \(stats.placesVisited)\n"
+    if !stats.mostVisited.isEmpty {
+        text += "Most visited places:\n"
+        text += Out.table(["VISITS", "PHOTOS", "ID", "TITLE"], stats.mostVisited.map {
+            [String($0.visitCount), String($0.photoCount), String($0.id.lowercasedText.prefix(8)), TerminalText.escaped($0.title)]
+        }).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n"
+    }
     Out.raw(text, to: 1)
 }

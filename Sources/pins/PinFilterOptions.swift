@@ -20,8 +20,8 @@ let pinFilterOptions: [OptionSpec] = [
                choices: ["import", "manual"]),
     OptionSpec(name: "--run", value: "N", help: "Only pins import run N created (see 'pins runs')."),
     OptionSpec(name: "--trip", value: "ID", help: "Only the pins of trip ID, its first day (see 'pins trips')."),
-    OptionSpec(name: "--sort", value: "KEY", help: "date (default), title, country or distance (from --near); -KEY reverses.",
-               choices: ["date", "title", "country", "distance", "-date", "-title", "-country", "-distance"]),
+    OptionSpec(name: "--sort", value: "KEY", help: "date (default), title, country, distance (from --near) or visits (most first); -KEY reverses.",
+               choices: ["date", "title", "country", "distance", "visits", "-date", "-title", "-country", "-distance", "-visits"]),
     OptionSpec(name: "--limit", value: "N", help: "At most N pins."),
 ]
 
@@ -115,7 +115,7 @@ private func filterSort(_ args: ParsedArguments, into filter: inout PinFilter) t
     guard var text = args.value("--sort") else { return }
     if text.hasPrefix("-") { filter.descending = true; text.removeFirst() }
     guard let sort = PinFilter.Sort(rawValue: text) else {
-        throw UsageError("--sort must be date, title, country or distance, got '\(args.value("--sort")!)'", command: args.command)
+        throw UsageError("--sort must be date, title, country, distance or visits, got '\(args.value("--sort")!)'", command: args.command)
     }
     if sort == .distance, filter.near == nil { throw UsageError("--sort distance needs --near LAT,LON", command: args.command) }
     filter.sort = sort

@@ -44,10 +44,11 @@ final class ExportPlaceTests: XCTestCase {
         XCTAssertTrue(gpx.contains("<desc>Kyoto, Japan</desc>"), gpx)
         XCTAssertTrue(gpx.contains("<desc>Northern Territory, Australia</desc>"), gpx)
         let csv = export(.csv).components(separatedBy: "\r\n")
-        // Then the trip's id and title: on no trip here (ExportInput.trips empty), two empty cells.
-        XCTAssertTrue(csv[0].hasSuffix(",name,height,place,region,region_code,trip,trip_title"), csv[0])
-        XCTAssertTrue(csv[1].hasSuffix(",,,Kyoto,Kyoto,JP-26,,"), csv[1])
-        XCTAssertTrue(csv[2].hasSuffix(",,,,Northern Territory,AU-NT,,"), csv[2])
-        XCTAssertTrue(csv[3].hasSuffix(",,,,,,,"), csv[3])
+        // Then the trip's id and title: on no trip here (ExportInput.trips empty), two empty cells;
+        // then the photo count, 0 for pins without photos.
+        XCTAssertTrue(csv[0].hasSuffix(",name,height,place,region,region_code,trip,trip_title,photo_count"), csv[0])
+        XCTAssertTrue(csv[1].hasSuffix(",,,Kyoto,Kyoto,JP-26,,,0"), csv[1])
+        XCTAssertTrue(csv[2].hasSuffix(",,,,Northern Territory,AU-NT,,,0"), csv[2])
+        XCTAssertTrue(csv[3].hasSuffix(",,,,,,,,0"), csv[3])
     }
 }

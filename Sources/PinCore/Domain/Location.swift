@@ -34,6 +34,14 @@ public struct Location: Identifiable, Codable, Sendable, Hashable {
     /// False for a pin stored before pins knew places, until the backfill resolves it
     /// (`PlaceBackfill`); every pin made or moved since is resolved, with or without a place.
     public var placesResolved = true
+    /// Whether a person gave `visitCount` (`pins edit --visits`, `pins add --visits`, a place
+    /// file's count): then it stands. Otherwise it is the number of stays among the pin's
+    /// photos, kept by the store whenever a pin's photos change (README: "Visits").
+    public var visitsByHand = false
+    /// How many recorded photos belong to the pin (the photo that made it and every photo with
+    /// a position nearest to it within the distance rule's radius): read, never written, by the
+    /// store.
+    public var photoCount = 0
 
     public init(id: UUID, title: String, coordinate: Coordinate, countryID: String? = nil,
                 type: LocationType = .point, date: Date, color: String = Settings.defaultPinColor,

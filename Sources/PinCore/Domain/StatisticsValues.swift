@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the Statistics tab shows: countries and continents visited, totals per type.
 public struct StatisticsValues: Codable, Sendable, Equatable {
     public struct CountryEntry: Codable, Sendable, Equatable {
@@ -19,8 +21,19 @@ public struct StatisticsValues: Codable, Sendable, Equatable {
         public var pinCount: Int
     }
 
+    /// A pin among the most visited places.
+    public struct VisitedPlace: Codable, Sendable, Equatable {
+        public var id: UUID
+        public var title: String
+        public var visitCount: Int
+        public var photoCount: Int
+    }
+
     public var countries: [CountryEntry] = []
     public var continents: [ContinentEntry] = []
+    /// The pins visited more than once, most visits first (then most photos, then oldest),
+    /// at most `StatisticsService.mostVisitedShown`.
+    public var mostVisited: [VisitedPlace] = []
     public var totalPins = 0
     public var pointCount = 0
     public var cityCount = 0

@@ -192,6 +192,8 @@ public struct CreationService: Sendable {
         location.utcOffsetSeconds = draft.utcOffsetSeconds
         location.placeFields = place ?? .none
         location.placesResolved = place != nil && places.decidesPlaces
+        // A count above one was given by a person (an import makes 1).
+        location.visitsByHand = draft.visitCount > 1
         return location
     }
 
@@ -249,6 +251,7 @@ public struct LocationService: Sendable {
         var location = try creation.validated(draft, id: edited.id, defaultColor: edited.color,
                                               resolved: moved ? nil : (old.countryID, old.placesResolved ? old.placeFields : nil))
         location.editedAt = edited.editedAt
+        location.visitsByHand = edited.visitsByHand
         // Counted in the new place first (its country row must exist before the pin points at
         // it), uncounted from the old one last (a country row that reaches zero is deleted, and
         // no pin may still point at it then).

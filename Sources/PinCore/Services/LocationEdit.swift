@@ -61,6 +61,7 @@ public struct LocationEdit: Sendable {
         if let visitCount {
             guard visitCount >= 1 else { throw ServiceError.invalidEdit("the visit count must be at least 1") }
             pin.visitCount = visitCount
+            pin.visitsByHand = true
         }
         if let coordinate {
             // A city or mountain recorded where the pin was moves with it; one placed elsewhere stays.

@@ -4,7 +4,7 @@ import Foundation
 /// must hold. Text matching ignores case and accents ("zurich" finds "Zürich").
 public struct PinFilter: Sendable {
     public enum Source: String, Sendable, CaseIterable { case `import`, manual }
-    public enum Sort: String, Sendable, CaseIterable { case date, title, country, distance }
+    public enum Sort: String, Sendable, CaseIterable { case date, title, country, distance, visits }
 
     public var search: String?
     /// ISO 3166-1 alpha-2 codes, upper case; a pin in any of them passes.
@@ -117,6 +117,13 @@ public struct PinFilter: Sendable {
             ascending = pins.sorted { a, b in
                 let ca = a.countryID ?? "\u{10FFFF}", cb = b.countryID ?? "\u{10FFFF}"
                 return ca != cb ? ca < cb : tieBreak(a, b)
+            }
+        case .visits:
+            // Most visited first (what the key is asked for), then by photos, then date and id.
+            ascending = pins.sorted { a, b in
+                if a.visitCount != b.visitCount { return a.visitCount > b.visitCount }
+                if a.photoCount != b.photoCount { return a.photoCount > b.photoCount }
+                return tieBreak(a, b)
             }
         case .distance:
             guard let near else { return pins.sorted(by: tieBreak) }

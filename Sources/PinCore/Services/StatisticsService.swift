@@ -67,6 +67,20 @@ public struct StatisticsService: Sendable {
             continents[country.continent] = entry
         }
         stats.continents = continents.values.sorted { ($0.pinCount, $1.name) > ($1.pinCount, $0.name) }
+        stats.mostVisited = Self.mostVisited(locations)
         return stats
+    }
+
+    /// How many pins "most visited places" names.
+    public static let mostVisitedShown = 10
+
+    /// The pins visited more than once, in the order of `pins list --sort visits`.
+    static func mostVisited(_ locations: [Location]) -> [StatisticsValues.VisitedPlace] {
+        var filter = PinFilter()
+        filter.sort = .visits
+        filter.limit = mostVisitedShown
+        return filter.apply(to: locations.filter { $0.visitCount > 1 }, continentOf: { _ in nil }).map {
+            StatisticsValues.VisitedPlace(id: $0.id, title: $0.title, visitCount: $0.visitCount, photoCount: $0.photoCount)
+        }
     }
 }

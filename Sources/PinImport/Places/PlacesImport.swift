@@ -466,6 +466,7 @@ struct Decider {
         changed.utcOffsetSeconds = visit.offset
         changed.color = record.color ?? pin.color
         changed.visitCount = record.visitCount ?? 1
+        changed.visitsByHand = changed.visitCount > 1
         changed.note = record.note
         changed.tags = record.tags
         changed.photoIDs = record.photoIDs

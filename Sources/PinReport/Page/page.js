@@ -440,6 +440,7 @@
     row(dl, "Note", p.note);
     if (p.tags && p.tags.length) { const tags = el("span", "tags"); p.tags.forEach((t) => tags.appendChild(el("span", "", t))); row(dl, "Tags", tags); }
     row(dl, "Visits", p.visitCount || 1);
+    if (p.photoCount) row(dl, "Photos", p.photoCount);
     row(dl, "Photo", pathOf(i));
     row(dl, "Position", where(p));
   }
@@ -620,6 +621,10 @@
     if (s.regionsVisited || s.placesVisited) {
       box.appendChild(el("p", "muted", s.regionsVisited + " region" + (s.regionsVisited === 1 ? "" : "s") + " \u00b7 " +
         s.placesVisited + " place" + (s.placesVisited === 1 ? "" : "s") + " visited"));
+    }
+    if (s.mostVisited) {
+      box.appendChild(el("h3", "", "Most visited places"));
+      table(box, ["Place", "Visits", "Photos"], s.mostVisited.map((v) => [v.title, v.visits, v.photos]), [1, 2]);
     }
     box.appendChild(el("h3", "", "Continents"));
     table(box, ["Continent", "Countries", "Pins"], s.continents.map((c) => [c.name, c.countryCount, c.pinCount]), [1, 2]);

@@ -24,8 +24,12 @@ enum PlacesCSV {
     /// The columns the export adds since pins found trips: derived from the pins (`pins trips`),
     /// so read back they are found again, not taken from the file.
     static let tripColumns = ["trip", "trip_title"]
+    /// The column the export adds since pins linked photos to pins (issue 39): derived from the
+    /// photos, so read back it is ignored (the photos are not in the file).
+    static let photoColumns = ["photo_count"]
     /// Every header pins' export has written, oldest first.
-    static let pinsHeaders = [pinsHeader, pinsHeader + placeColumns, pinsHeader + placeColumns + tripColumns]
+    static let pinsHeaders = [pinsHeader, pinsHeader + placeColumns, pinsHeader + placeColumns + tripColumns,
+                              pinsHeader + placeColumns + tripColumns + photoColumns]
 
     static let latitudeNames = ["latitude", "lat", "y", "northing", "north"]
     static let longitudeNames = ["longitude", "lon", "long", "lng", "x", "easting", "east"]

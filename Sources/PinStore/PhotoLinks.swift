@@ -1,0 +1,143 @@
+import Foundation
+import PinCore
+
+/// A pin's photos and its visits (issue 39).
+///
+/// Every recorded photo with a position belongs to one pin (`photos.pin_id`): the pin it made
+/// (an accepted photo whose `location_id` still stands), else the pin nearest to it within the
+/// distance rule's radius (`AngularDistance.appThreshold`, the 5 km that kept it from making a
+/// pin of its own), else none. Pins made by hand or from place files take photos the same way.
+///
+/// The links follow the pins: triggers on `locations` (schema 9) note in `pending_work` that a
+/// pin was made, moved or removed, and the write that did it links again before it commits
+/// (`PinDatabase.write`), so a delete or an undo hands a pin's photos to the next nearest pin in
+/// the same transaction. An import defers that to its last write: one pass for the run, not one
+/// per batch of 500 decisions. A run killed before leaves the note, and the next write links.
+///
+/// Each pass also recounts the visits of every pin whose count no person gave (`visits_by_hand`
+/// = 0): the number of stays among its photos (`Visits.stays`).
+enum PhotoLinks {
+    static let pending = "photo links"
+
+    static func isStale(_ db: Connection) throws -> Bool {
+        try db.scalarInt("SELECT EXISTS (SELECT 1 FROM pending_work WHERE name = ?)", [pending]) == 1
+    }
+
+    static func markStale(_ db: Connection) throws {
+        try db.run("INSERT OR IGNORE INTO pending_work (name) VALUES (?)", [pending])
+    }
+
+    typealias Outcome = PhotoLinkOutcome
+
+    /// The pins as the pass sees them: ids, their spatial index (tag = position in `ids`), and
+    /// the visit counts the pass may replace.
+    struct Pins {
+        var ids: [String] = []
+        var rows: [String: Int] = [:]
+        var index = PinSpatialIndex(threshold: AngularDistance.appThreshold)
+        var visits: [Int] = []
+        var byHand: [Bool] = []
+    }
+
+    /// Links every photo, recounts visits, clears the note. Inside the caller's transaction.
+    @discardableResult
+    static func relink(_ db: Connection) throws -> Outcome {
+        var pins = Pins()
+        // Oldest first: between two pins at the very same distance the older one keeps its photos.
+        for (id, coordinate, visits, byHand) in try db.query(
+            "SELECT id, latitude, longitude, visit_count, visits_by_hand FROM locations ORDER BY created_at, id", [], { s in
+                (s.string(0), Coordinate(latitude: s.double(1), longitude: s.double(2)), s.int(3), s.int(4) != 0)
+            }) {
+            let tag = pins.ids.count
+            pins.ids.append(id)
+            pins.rows[id] = tag
+            pins.visits.append(visits)
+            pins.byHand.append(byHand)
+            if coordinate.isValid { pins.index.insert(coordinate, tag: tag) }
+        }
+        var outcome = Outcome()
+        let days = try link(db, pins, &outcome)
+        for tag in pins.ids.indices where !pins.byHand[tag] {
+            let count = max(1, Visits.stays(days[tag]))
+            guard count != pins.visits[tag] else { continue }
+            try db.run("UPDATE locations SET visit_count = ? WHERE id = ?", [count, pins.ids[tag]])
+            outcome.visitsChanged += 1
+        }
+        try db.run("DELETE FROM pending_work WHERE name = ?", [pending])
+        return outcome
+    }
+
+    /// One read of the photos with a position: each one's pin, written where it changed; returns
+    /// the local days of each pin's photos (by tag) for the visits.
+    private static func link(_ db: Connection, _ pins: Pins, _ outcome: inout Outcome) throws -> [[Int]] {
+        var days = [[Int]](repeating: [], count: pins.ids.count)
+        var changes: [(rowid: Int64, pin: String?)] = []
+        let statement = try db.statement("""
+            SELECT rowid, latitude, longitude, decision = 'accepted', location_id, pin_id, taken_at, utc_offset FROM photos
+            WHERE latitude IS NOT NULL AND longitude IS NOT NULL AND decision IN ('accepted', 'interval', 'distance')
+            """)
+        while try statement.step() {
+            let coordinate = Coordinate(latitude: statement.double(1), longitude: statement.double(2))
+            var tag: Int?
+            if statement.int(3) != 0, let own = statement.optionalString(4) { tag = pins.rows[own] }
+            if tag == nil, coordinate.isValid { tag = pins.index.nearest(to: coordinate)?.entry.tag }
+            let stored = statement.optionalString(5)
+            let pin = tag.map { pins.ids[$0] }
+            if pin != stored { changes.append((statement.int64(0), pin)) }
+            guard let tag else { continue }
+            outcome.linked += 1
+            if let takenAt = statement.optionalDouble(6) {
+                days[tag].append(Visits.localDay(takenAt, offsetSeconds: statement.isNull(7) ? nil : statement.int(7)))
+            }
+        }
+        for change in changes {
+            try db.run("UPDATE photos SET pin_id = ? WHERE rowid = ?", [change.pin, change.rowid])
+        }
+        outcome.changed = changes.count
+        return days
+    }
+}
+
+/// What a pass of `PhotoLinks` changed.
+public struct PhotoLinkOutcome: Equatable, Sendable {
+    /// Photos that now belong to a pin.
+    public var linked = 0
+    /// Photo records whose pin changed (a link made, moved or removed).
+    public var changed = 0
+    /// Pins whose visit count changed.
+    public var visitsChanged = 0
+}
+
+extension PinDatabase {
+    /// Links every photo to its pin and recounts visits now, in one write (what a write that
+    /// changes pins does by itself; tests and the bench call it after saving photo records).
+    @discardableResult
+    public func linkPhotos() throws -> PhotoLinkOutcome {
+        try connection.transaction { try PhotoLinks.relink(connection) }
+    }
+}
+
+/// What a visit is (README "Visits"): a stay, the days with a photo at the pin taken together
+/// when they follow one another. Two photos on the same local day, or on consecutive days,
+/// are one visit; a day without a photo between two days with one ends a visit.
+public enum Visits {
+    /// Seconds in a day: a photo's day is its local date, its instant plus its own UTC offset.
+    static let secondsPerDay = 86_400.0
+    /// The most days between two days with photos of one stay: 1, the next calendar day.
+    public static let maxGapDays = 1
+
+    /// The local day number (days since 1970-01-01 in the photo's own offset; UTC when the
+    /// photo gave none) of a photo taken at `instant`.
+    public static func localDay(_ instant: Double, offsetSeconds: Int?) -> Int {
+        Int(((instant + Double(offsetSeconds ?? 0)) / secondsPerDay).rounded(.down))
+    }
+
+    /// The number of stays among days (any order, repeats allowed): 0 for none.
+    public static func stays(_ days: [Int]) -> Int {
+        guard !days.isEmpty else { return 0 }
+        let sorted = days.sorted()
+        var count = 1
+        for (previous, day) in zip(sorted, sorted.dropFirst()) where day - previous > maxGapDays { count += 1 }
+        return count
+    }
+}

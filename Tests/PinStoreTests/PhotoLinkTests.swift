@@ -1,0 +1,218 @@
+import XCTest
+import Foundation
+@testable import PinStore
+import PinCore
+
+/// Issue 39: every photo with a position belongs to the pin it made, else the nearest pin
+/// within 5 km, else none; the links follow deletes, adds and undos; visits are stays.
+///
+/// Distances are worked by hand along a meridian, where they are the latitude difference alone:
+/// one degree is 6371 km × π / 180 = 111.19493 km, so 4.9 km is 0.0440667° and 4.8 km 0.0431674°.
+final class PhotoLinkTests: XCTestCase {
+    var db: PinDatabase!
+    var creation: CreationService!
+    var service: LocationService!
+    static let degreesPerKm = 1 / 111.19493
+    let here = Coordinate(latitude: 45, longitude: 5)
+
+    override func setUpWithError() throws {
+        db = try PinDatabase(path: try temporaryDatabasePath(self))
+        creation = CreationService(locator: StubLocator(), countries: CountryService(catalog: testCatalog), ids: .system)
+        service = LocationService(creation: creation)
+    }
+
+    /// A point `km` north (negative: south) of `here`.
+    func north(_ km: Double) -> Coordinate {
+        Coordinate(latitude: here.latitude + km * Self.degreesPerKm, longitude: here.longitude)
+    }
+
+    @discardableResult
+    func pin(_ title: String, at coordinate: Coordinate, runID: Int64? = nil, visits: Int = 1) throws -> UUID {
+        try creation.create(LocationDraft(title: title, coordinate: coordinate, date: Date(timeIntervalSince1970: 1_700_000_000),
+                                          visitCount: visits, runID: runID), using: db).id
+    }
+
+    /// A photo record skipped by the distance rule (or as `decision` says), taken at `iso` (UTC
+    /// unless `offset`).
+    func photo(_ name: String, at coordinate: Coordinate?, taken iso: String = "2024-05-01T12:00:00Z", offset: Int? = nil,
+               decision: PhotoDecision = .distance, pin: UUID? = nil, runID: Int64? = nil) throws {
+        let takenAt = try XCTUnwrap(ISO8601DateFormatter().date(from: iso))
+        try db.write { repos in
+            try repos.photos.save(PhotoRecord(path: RawPath("/lib/\(name)"), fingerprint: PhotoFingerprint(size: 1, modificationNanoseconds: 2, inode: 3),
+                                              takenAt: takenAt, utcOffsetSeconds: offset, coordinate: coordinate, decision: decision,
+                                              locationID: pin), runID: runID)
+        }
+    }
+
+    /// The pin a photo belongs to.
+    func owner(_ name: String) throws -> String? {
+        try db.connection.query("SELECT pin_id FROM photos WHERE path = ?", [SQLValue.blob(Array("/lib/\(name)".utf8))]) { $0.optionalString(0) }.first ?? nil
+    }
+
+    func stored(_ id: UUID) throws -> Location { try XCTUnwrap(try db.read { try $0.locations.fetch(id: id) }) }
+
+    func testAPhoto4_9KmFromOnePinAnd4_8KmFromAnotherGoesToTheNearer() throws {
+        let far = try pin("North", at: north(4.9)), near = try pin("South", at: north(-4.8))
+        try photo("between.jpg", at: here)
+        try photo("beyond.jpg", at: north(-4.8 - 5.1)) // 5.1 km south of South, 14.9 km from North: no pin's
+        try db.linkPhotos()
+        XCTAssertEqual(try owner("between.jpg"), near.lowercasedText)
+        XCTAssertNil(try owner("beyond.jpg"))
+        XCTAssertEqual(try stored(near).photoCount, 1)
+        XCTAssertEqual(try stored(far).photoCount, 0)
+    }
+
+    func testADeletedPinsPhotosGoToTheNextNearestWithinTheRadiusOrToNone() throws {
+        let far = try pin("North", at: north(4.9)), near = try pin("South", at: north(-4.8))
+        try photo("between.jpg", at: here)
+        try photo("south.jpg", at: north(-6)) // 1.2 km from South, 10.9 km from North
+        try db.linkPhotos()
+        XCTAssertEqual(try owner("south.jpg"), near.lowercasedText)
+        try service.delete(id: near, using: db)
+        XCTAssertEqual(try owner("between.jpg"), far.lowercasedText, "the delete's own write links again")
+        XCTAssertNil(try owner("south.jpg"))
+        try service.delete(id: far, using: db)
+        XCTAssertNil(try owner("between.jpg"))
+    }
+
+    func testAPinAddedOrMovedNearerTakesThePhoto() throws {
+        let far = try pin("North", at: north(4.9))
+        try photo("between.jpg", at: here)
+        try db.linkPhotos()
+        XCTAssertEqual(try owner("between.jpg"), far.lowercasedText)
+        let added = try pin("Added", at: north(-1))
+        XCTAssertEqual(try owner("between.jpg"), added.lowercasedText)
+        var moved = try stored(added)
+        moved.coordinate = north(-7) // 7 km away now: North, at 4.9 km, is the nearer
+        try service.save(moved, using: db)
+        XCTAssertEqual(try owner("between.jpg"), far.lowercasedText)
+    }
+
+    func testAnAcceptedPhotoBelongsToItsOwnPinAndAfterItsDeleteToTheNearest() throws {
+        let made = try pin("Made", at: north(3))
+        let other = try pin("Other", at: north(-1))
+        // The photo made `made` (the user moved the pin 3 km away since): it stays its photo
+        // though `other` is nearer.
+        try photo("maker.jpg", at: here, decision: .accepted, pin: made)
+        try db.linkPhotos()
+        XCTAssertEqual(try owner("maker.jpg"), made.lowercasedText)
+        try service.delete(id: made, using: db)
+        XCTAssertEqual(try owner("maker.jpg"), other.lowercasedText)
+    }
+
+    func testUndoingARunHandsItsPinsPhotosBack() throws {
+        let old = try pin("Old", at: north(4.9))
+        try photo("earlier.jpg", at: here)
+        let run = try db.write { try $0.runs.start(root: "/lib", at: Date(timeIntervalSince1970: 1_700_000_000)) }
+        let new = try pin("New", at: north(-0.5), runID: run)
+        try photo("maker.jpg", at: north(-0.5), decision: .accepted, pin: new, runID: run)
+        try photo("next.jpg", at: north(-0.6), taken: "2024-05-03T12:00:00Z", runID: run)
+        try db.write {
+            try $0.runs.finish(ImportRunRecord(id: run, root: "/lib", startedAt: Date(timeIntervalSince1970: 1_700_000_000),
+                                                finishedAt: Date(timeIntervalSince1970: 1_700_000_100), status: .completed))
+        }
+        try db.linkPhotos()
+        XCTAssertEqual(try owner("earlier.jpg"), new.lowercasedText)
+        XCTAssertEqual(try stored(new).photoCount, 3)
+        XCTAssertEqual(try stored(new).visitCount, 2, "May 1st and May 3rd: two stays")
+        _ = try db.undoRun(run, service: service, dryRun: false)
+        XCTAssertEqual(try owner("earlier.jpg"), old.lowercasedText)
+        XCTAssertEqual(try stored(old).photoCount, 1)
+    }
+
+    func testUndoingARunThatMadeNoPinRecountsTheVisitsOfThePinItsPhotosJoined() throws {
+        let old = try pin("Old", at: here)
+        try photo("first.jpg", at: here, taken: "2024-05-01T12:00:00Z")
+        let run = try db.write { try $0.runs.start(root: "/lib", at: Date(timeIntervalSince1970: 1_700_000_000)) }
+        try photo("return.jpg", at: north(1), taken: "2025-05-01T12:00:00Z", runID: run)
+        try db.write {
+            try $0.runs.finish(ImportRunRecord(id: run, root: "/lib", startedAt: Date(timeIntervalSince1970: 1_700_000_000),
+                                                finishedAt: Date(timeIntervalSince1970: 1_700_000_100), status: .completed))
+        }
+        try db.linkPhotos()
+        XCTAssertEqual(try stored(old).visitCount, 2)
+        _ = try db.undoRun(run, service: service, dryRun: false)
+        XCTAssertEqual(try stored(old).visitCount, 1)
+        XCTAssertEqual(try stored(old).photoCount, 1)
+    }
+
+    // MARK: visits
+
+    func visits(_ photos: [(iso: String, offset: Int?)]) throws -> Int {
+        let id = try pin("Florence", at: here)
+        for (n, p) in photos.enumerated() { try photo("\(n).jpg", at: north(0.1), taken: p.iso, offset: p.offset) }
+        try db.linkPhotos()
+        return try stored(id).visitCount
+    }
+
+    func testAReturnAYearLaterIsASecondVisit() throws {
+        XCTAssertEqual(try visits([("2024-05-01T09:00:00Z", nil), ("2024-05-01T17:00:00Z", nil), ("2025-05-01T10:00:00Z", nil)]), 2)
+    }
+
+    func testConsecutiveDaysAreOneVisitAndADayWithoutPhotosEndsOne() throws {
+        XCTAssertEqual(try visits([("2024-05-01T09:00:00Z", nil), ("2024-05-02T09:00:00Z", nil), ("2024-05-03T09:00:00Z", nil)]), 1)
+        try setUpWithError()
+        XCTAssertEqual(try visits([("2024-05-01T09:00:00Z", nil), ("2024-05-03T09:00:00Z", nil)]), 2)
+    }
+
+    func testTheDayIsThePhotosLocalDate() throws {
+        // 2024-05-02T23:30Z at +02:00 is May 3rd, 01:30 local: two days after May 1st, a new stay.
+        XCTAssertEqual(try visits([("2024-05-01T12:00:00Z", 0), ("2024-05-02T23:30:00Z", 7200)]), 2)
+        try setUpWithError()
+        // Without an offset the day is UTC's: May 2nd, the next day, the same stay.
+        XCTAssertEqual(try visits([("2024-05-01T12:00:00Z", 0), ("2024-05-02T23:30:00Z", nil)]), 1)
+    }
+
+    func testAVisitCountGivenByHandStands() throws {
+        let id = try pin("Florence", at: here)
+        var edit = LocationEdit()
+        edit.visitCount = 7
+        try service.save(try edit.applied(to: try stored(id)), using: db)
+        try photo("a.jpg", at: north(0.1), taken: "2024-05-01T12:00:00Z")
+        try photo("b.jpg", at: north(0.1), taken: "2025-05-01T12:00:00Z")
+        try db.linkPhotos()
+        XCTAssertEqual(try stored(id).visitCount, 7)
+        XCTAssertTrue(try stored(id).visitsByHand)
+        XCTAssertEqual(try stored(id).photoCount, 2)
+    }
+
+    func testStaysOfDayNumbers() {
+        XCTAssertEqual(Visits.stays([]), 0)
+        XCTAssertEqual(Visits.stays([5, 5, 5]), 1)
+        XCTAssertEqual(Visits.stays([7, 5, 6]), 1)
+        XCTAssertEqual(Visits.stays([1, 3, 4, 10]), 3)
+        // 1970-01-01T23:59:59-01:00 is 1970-01-02T00:59:59Z: day 0 locally, day 1 in UTC.
+        XCTAssertEqual(Visits.localDay(86_399 + 3600, offsetSeconds: -3600), 0)
+        XCTAssertEqual(Visits.localDay(86_399 + 3600, offsetSeconds: nil), 1)
+        XCTAssertEqual(Visits.localDay(-1, offsetSeconds: nil), -1)
+    }
+
+    // MARK: migration
+
+    func testPhotosRecordedBeforeAreLinkedOnMigration() throws {
+        let path = try temporaryDatabasePath(self)
+        do {
+            let old = try PinDatabase(path: path, migrateUpTo: 9)
+            try old.connection.execute("""
+                INSERT INTO locations (id, title, latitude, longitude, type, date, color, visit_count, photo_ids, created_at)
+                VALUES ('00000000-0000-0000-0000-000000000001', 'Made', 45.0, 5.0, 'point', 0, '#E53935', 1, '[]', 0),
+                       ('00000000-0000-0000-0000-000000000002', 'Counted', 46.0, 5.0, 'point', 0, '#E53935', 3, '[]', 1);
+                INSERT INTO photos (path, size, mtime_ns, inode, taken_at, latitude, longitude, decision, location_id)
+                VALUES (X'2F612E6A7067', 1, 1, 1, 1714564800, 45.0, 5.0, 'accepted', '00000000-0000-0000-0000-000000000001'),
+                       (X'2F622E6A7067', 1, 1, 1, 1746100800, 45.01, 5.0, 'distance', NULL),
+                       (X'2F632E6A7067', 1, 1, 1, 1714564800, 46.01, 5.0, 'interval', NULL),
+                       (X'2F642E6A7067', 1, 1, 1, 1714564800, 47.0, 5.0, 'distance', NULL);
+                """)
+        }
+        let db = try PinDatabase(path: path)
+        let links = try db.connection.query("SELECT path, pin_id FROM photos ORDER BY path") { (String(decoding: $0.blob(0), as: UTF8.self), $0.optionalString(1)) }
+        XCTAssertEqual(links.map(\.0), ["/a.jpg", "/b.jpg", "/c.jpg", "/d.jpg"])
+        XCTAssertEqual(links.map(\.1), ["00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000001",
+                                        "00000000-0000-0000-0000-000000000002", nil])
+        let pins = try db.read { try $0.locations.fetchAll(countryID: nil) }
+        // Made: 2024-05-01 and 2025-05-01, two stays. Counted: 3 was a person's, it stands.
+        XCTAssertEqual(pins.map(\.visitCount), [2, 3])
+        XCTAssertEqual(pins.map(\.visitsByHand), [false, true])
+        XCTAssertEqual(pins.map(\.photoCount), [2, 1])
+    }
+}
