@@ -87,7 +87,7 @@ let package = Package(
         .target(name: "PinServe", dependencies: ["PinApp", "PinCore", "PinReport", "CServe", "CSodium"], plugins: ["EmbedFiles"]),
         .executableTarget(
             name: "pins",
-            dependencies: ["PinApp", "PinCore", "PinData", "PinMetadata", "PinStore", "PinImport", "PinReport", "PinServe", "CSupport"]
+            dependencies: ["PinApp", "PinCore", "PinData", "PinMetadata", "PinImport", "PinReport", "PinServe", "CSupport"]
         ),
         // The build step that turns text files into string constants (Plugins/EmbedFiles).
         .executableTarget(name: "embed-files", path: "Sources/embed-files"),

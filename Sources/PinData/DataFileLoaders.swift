@@ -63,6 +63,18 @@ extension DataFiles {
         }
     }
 
+    /// The outlines of the countries `codes` from Countries.geojson, each as the file spells it
+    /// (compact, as scripts/build-countries writes it, so an export is the same bytes at every
+    /// run), read by the resolver's own parser; a damaged file is named with what to do.
+    public func countryOutlineJSON(of codes: Set<String>) throws -> [(code: String, geometry: String)] {
+        do {
+            return try CountryGeoJSONParser.geometries(try read("Countries.geojson"), of: codes)
+                .map { ($0.code, String(decoding: $0.geometry, as: UTF8.self)) }
+        } catch let error as GeoJSONError {
+            throw DataFileError("\(error); reinstall pins or rebuild it with scripts/build-countries")
+        }
+    }
+
     /// The time-zone outlines (TimeZones.bin); with a latitude, only the zones reaching it are
     /// indexed, and only points at that latitude may be asked.
     public func timeZoneResolver(onlyAtLatitude latitude: Double? = nil) throws -> TimeZoneResolver {

@@ -1,5 +1,5 @@
 import Foundation
-import PinStore
+import PinApp
 
 let checkSpec = CommandSpec(
     name: "check", summary: "Check the database file for damage and wrong counts; --repair saves what can be read.",
@@ -22,13 +22,10 @@ let checkSpec = CommandSpec(
 
 func runCheck(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "check") }
-    let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let path = deps.databasePath
-    guard FileManager.default.fileExists(atPath: path) else {
-        throw CommandFailure("there is no database at \(path): check --db or PINS_DB")
-    }
+    let app = try AppDependencies(databaseOption: args.value("--db")).app
+    let path = app.databasePath
     let repairing = args.has("--repair")
-    let found = try DatabaseCheck.examine(path: path, forRepair: repairing)
+    let found = try app.examineDatabase(forRepair: repairing)
     if !repairing {
         guard !found.problems.isEmpty else {
             Out.print("\(path): ok")
@@ -45,10 +42,7 @@ func runCheck(_ args: ParsedArguments) throws {
         Out.print("\(path): ok, the file is sound and its counts agree: nothing to repair, nothing written")
         return
     }
-    // The catalog names the countries a repair makes again; a recount needs none.
-    let catalog = found.needsOnlyRecount ? nil : try deps.catalog()
-    switch try DatabaseCheck.mend(path: path, found, countries: { id in catalog?[id].map { ($0.name, $0.continent) } },
-                                  held: holdForTest) {
+    switch try app.mendDatabase(found, held: holdForTest) {
     case let .recounted(fixed, remaining):
         Out.print("Recounted \(path) in place (the file is sound: no copy kept)")
         for problem in fixed { Out.print("  recounted: " + problem) }
@@ -59,7 +53,7 @@ func runCheck(_ args: ParsedArguments) throws {
 }
 
 /// What a repair kept, made again and forgot.
-private func printRepair(_ repair: DatabaseCheck.Repair, path: String) {
+private func printRepair(_ repair: DatabaseRepair, path: String) {
     Out.print("Repaired \(path); the damaged file is kept as \(repair.damagedKeptAt)")
     for table in repair.tables {
         Out.print("  " + describe(table))
@@ -94,7 +88,7 @@ private func holdForTest() {
 }
 
 /// One table of a repair: what was kept, what was lost.
-private func describe(_ table: DatabaseCheck.TableCopy) -> String {
+private func describe(_ table: RepairedTable) -> String {
     var line = "\(table.table): \(table.rows) row\(table.rows == 1 ? "" : "s") kept"
     if table.complete { return line }
     if table.lostBetween > 0 { line += ", \(table.lostBetween) lost on damaged pages" }

@@ -1,7 +1,7 @@
 import Foundation
 import PinCore
+import PinApp
 import PinReport
-import PinStore
 
 let exportSpec = CommandSpec(
     name: "export", summary: "Export the pins as GeoJSON, KML, GPX or CSV, for the apps people use.",
@@ -31,7 +31,7 @@ func runExport(_ args: ParsedArguments) throws {
     let options = try ExportOptions(args)
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let pins = try deps.app.pins(matching: options.filter)
-    let whole = try exportInput(pins, withOutlines: options.countries, deps: deps)
+    let whole = try deps.app.exportInput(pins, withOutlines: options.countries)
     if options.format == .kml, pins.count > 2_000, options.split == nil || options.split! > 2_000 {
         Out.error("pins export: \(pins.count) placemarks; Google My Maps imports at most 2,000 per file: use --split 2000")
     }
@@ -91,26 +91,6 @@ private struct ExportOptions {
     }
 }
 
-/// The pins with what an export shows beside them: country names, the map colour, each pin's
-/// trip, and (`withOutlines`) the outlines of the countries they are in.
-private func exportInput(_ pins: [Location], withOutlines: Bool, deps: AppDependencies) throws -> ExportInput {
-    let catalog = try deps.catalog()
-    var names: [String: String] = [:]
-    for code in Set(pins.compactMap(\.countryID)) { names[code] = catalog[code]?.name ?? code }
-    let settings = try deps.existingDatabaseForReading()?.read { try $0.settings.load() } ?? Settings()
-    var trips: [UUID: (id: String, title: String)] = [:]
-    for trip in try deps.app.storedTrips() {
-        for id in trip.pinIDs { trips[id] = (trip.id, trip.title) }
-    }
-    var countries: [ExportCountry] = []
-    if withOutlines {
-        var counts: [String: Int] = [:]
-        for code in pins.compactMap(\.countryID) { counts[code, default: 0] += 1 }
-        countries = try countryOutlines(counts, names: names)
-    }
-    return ExportInput(pins: pins, countryNames: names, countries: countries, fillColor: settings.mapFillColor, trips: trips)
-}
-
 /// `out.kml` → `out-2.kml`, `out` → `out-2`, `.kml` → `.kml-2`, `a.b/out` → `a.b/out-2`.
 func numbered(_ path: RawPath, _ n: Int) -> RawPath {
     let name = path.lastComponent
@@ -119,22 +99,4 @@ func numbered(_ path: RawPath, _ n: Int) -> RawPath {
     guard let dot = name.lastIndex(of: UInt8(ascii: ".")), dot > 0 else { return RawPath(bytes: path.bytes + suffix) }
     let cut = path.bytes.count - (name.count - dot)
     return RawPath(bytes: Array(path.bytes[..<cut]) + suffix + Array(path.bytes[cut...]))
-}
-
-/// The outlines of the given countries from Countries.geojson, read by the resolver's own
-/// parser: each visited country's geometry as the file spells it (compact, as
-/// scripts/build-countries writes it), so the export is the same bytes at every run.
-private func countryOutlines(_ counts: [String: Int], names: [String: String]) throws -> [ExportCountry] {
-    guard !counts.isEmpty else { return [] }
-    let geometries: [(code: String, geometry: ArraySlice<UInt8>)]
-    do {
-        geometries = try CountryGeoJSONParser.geometries(try AppDependencies.data().read("Countries.geojson"), of: Set(counts.keys))
-    } catch let error as GeoJSONError {
-        throw CommandFailure("\(error); reinstall pins or rebuild it with scripts/build-countries")
-    }
-    let found = geometries.map { code, geometry in
-        ExportCountry(code: code, name: names[code] ?? code, pinCount: counts[code] ?? 0,
-                      geometryJSON: String(decoding: geometry, as: UTF8.self))
-    }
-    return found.sorted { $0.code < $1.code }
 }

@@ -1,9 +1,9 @@
 import Foundation
+import PinApp
 import PinCore
 import PinData
 import PinImport
 import PinMetadata
-import PinStore
 import CSupport
 
 let importSpec = CommandSpec(
@@ -68,15 +68,13 @@ func runImport(_ args: ParsedArguments) async throws {
 
     let outputs = try ReportOutputs(args, command: "import", page: configuredPage)
     let deps = try importDependencies(args, dryRun: options.dryRun)
-    if !options.dryRun { try deps.requireDatabaseFolder() }
-    let session = ImportSession(options: options, databasePath: deps.databasePath, creation: try deps.lazyCreationService())
     let printer = ProgressPrinter(quiet: args.has("--quiet") || args.has("--json"))
     let stopSignals = ImportProcess.stopOnSignals(options.stop) { Out.error("pins import: \($0)") }
     defer { stopSignals.forEach { $0.cancel() } }
     let report: ImportReport
     do {
         defer { printer.finish() }
-        report = try await session.run(progress: printer.update, warning: { Out.error("pins import: \($0)") })
+        report = try await deps.app.importPhotos(options, progress: printer.update, warning: { Out.error("pins import: \($0)") })
     } catch let failure as ImportFailure {
         let hint = failure.kind == .noInput ? ContainerImage.missingInputHint(root: options.root) : ""
         throw CommandFailure(failure.message + hint, code: failure.exitStatus)

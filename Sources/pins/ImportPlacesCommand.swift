@@ -4,7 +4,6 @@ import PinApp
 import PinData
 import PinImport
 import PinReport
-import PinStore
 
 let importPlacesSpec = CommandSpec(
     name: "import-places", summary: "Import places kept in other apps, Google's saved places and timeline visits.",
@@ -48,8 +47,7 @@ func runImportPlaces(_ args: ParsedArguments) throws {
     options.timeZones = LazyTimeZones()
     let outputs = try ReportOutputs(args, command: "import-places")
     let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let job = PlacesImport(options: options, databasePath: deps.databasePath, creation: try deps.lazyCreationService())
-    let report = try job.run(warning: { Out.error("pins import-places: \($0)") })
+    let report = try deps.app.importPlaces(options, warning: { Out.error("pins import-places: \($0)") })
     try outputs.write(json: { PlacesReportJSON.write(report, to: $0) },
                       text: { PlacesReportText.write(report, verbose: args.has("--verbose"), to: $0) },
                       page: { try writePlacesPage(report, to: $0, deps: deps) })

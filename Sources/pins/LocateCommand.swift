@@ -1,4 +1,5 @@
 import Foundation
+import PinApp
 import PinCore
 
 let locateSpec = CommandSpec(
@@ -23,10 +24,9 @@ let locateSpec = CommandSpec(
 func runLocate(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("locate reads stdin and takes no arguments", command: "locate") }
     // Only the country data: locate has no database, so it needs neither --db nor HOME.
-    let resolver = try AppDependencies.loadResolver()
-    let codeBytes = resolver.codes.map { Array($0.utf8) }
     let json = args.has("--json")
-    let places: OutlinedRegionPlaces? = json ? try AppDependencies.loadPlaces(countries: resolver) : nil
+    let locator = try PinApp.positionLocator(withPlaces: json)
+    let codeBytes = locator.codes.map { Array($0.utf8) }
     var output = [UInt8]()
     output.reserveCapacity(1 << 16)
     var lineNumber = 0
@@ -37,11 +37,10 @@ func runLocate(_ args: ParsedArguments) throws {
         lineNumber += 1
         switch LatLonText.parse(line) {
         case let .success(point):
-            if let places {
-                let found = resolver.countryIndexAndOutline(at: point)
-                let code = found.map { resolver.codes[$0.index] }
-                appendLocateJSON(&output, country: code, match: places.match(at: point, countryCode: code, inOutline: found?.inOutline))
-            } else if let index = resolver.countryIndex(at: point) {
+            if json {
+                let (code, match) = locator.locate(point)
+                appendLocateJSON(&output, country: code, match: match)
+            } else if let index = locator.countryIndex(at: point) {
                 output.append(contentsOf: codeBytes[index])
             }
         case let .failure(message):

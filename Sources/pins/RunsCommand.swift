@@ -1,7 +1,7 @@
 import Foundation
 import PinCore
+import PinApp
 import PinReport
-import PinStore
 
 let runsSpec = CommandSpec(
     name: "runs", summary: "List recent imports: when, which folder, what they did, how they ended.",
@@ -38,17 +38,12 @@ func runRuns(_ args: ParsedArguments) throws {
     }
     if args.has("--dry-run") { throw UsageError("--dry-run is for 'runs undo N'", command: "runs") }
     let limit = try args.int("--limit", range: 1...100_000) ?? 20
-    let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let runs = try deps.databaseForReading().read { try $0.runs.recent(limit: limit) }
-    let lockHeld = RunLock.isHeld(databasePath: deps.databasePath)
-    func status(_ run: ImportRunRecord) -> String {
-        // 'running' in the table but nobody holds the lock: the process is gone.
-        (run.status == .running && !lockHeld ? RunStatus.interrupted : run.status).rawValue
-    }
+    let runs = try AppDependencies(databaseOption: args.value("--db")).app.runs(limit: limit)
     if args.has("--json") {
-        Out.print(Out.json(runs.map { run -> [String: Any] in
-            ["id": run.id, "root": run.root, "startedAt": ISO8601.format(run.startedAt),
-             "finishedAt": orNull(run.finishedAt.map { ISO8601.format($0) }), "status": status(run),
+        Out.print(Out.json(runs.map { summary -> [String: Any] in
+            let run = summary.record
+            return ["id": run.id, "root": run.root, "startedAt": ISO8601.format(run.startedAt),
+             "finishedAt": orNull(run.finishedAt.map { ISO8601.format($0) }), "status": summary.status.rawValue,
              "exitCode": orNull(run.exitCode), "files": run.files, "photos": run.photos, "created": run.created,
              "skipped": Dictionary(uniqueKeysWithValues: run.skipped.map { ($0.key.rawValue, $0.value) })]
         }))
@@ -58,10 +53,11 @@ func runRuns(_ args: ParsedArguments) throws {
         Out.print("No imports yet.")
         return
     }
-    let rows = runs.map { run -> [String] in
+    let rows = runs.map { summary -> [String] in
+        let run = summary.record
         let duration = run.finishedAt.map { ProgressPrinter.duration($0.timeIntervalSince(run.startedAt)) } ?? "-"
         let skipped = run.skipped.values.reduce(0, +)
-        return [String(run.id), String(ISO8601.format(run.startedAt).prefix(19)), duration, status(run),
+        return [String(run.id), String(ISO8601.format(run.startedAt).prefix(19)), duration, summary.status.rawValue,
                 run.exitCode.map(String.init) ?? "-", String(run.files), String(run.created), String(skipped), TerminalText.quoted(RawPath(run.root))]
     }
     Out.print(Out.table(["RUN", "STARTED (UTC)", "TOOK", "STATUS", "EXIT", "FILES", "PINS", "SKIPPED", "FOLDER"], rows))
@@ -70,13 +66,8 @@ func runRuns(_ args: ParsedArguments) throws {
 /// `pins runs show N`: the run, the pins it created and the photos it skipped.
 private func runsShow(_ id: Int64, _ args: ParsedArguments) throws {
     if args.has("--dry-run") { throw UsageError("--dry-run is for 'runs undo N'", command: "runs") }
-    let deps = try AppDependencies(databaseOption: args.value("--db"))
-    let db = try deps.databaseForReading()
-    guard let run = try db.run(id: id) else {
-        throw CommandFailure("no import run \(id) (see 'pins runs')")
-    }
-    let pins = try db.pins(ofRun: id)
-    let skipped = try db.photos(ofRun: id).filter { $0.decision != .accepted }
+    let detail = try AppDependencies(databaseOption: args.value("--db")).app.run(id)
+    let (run, pins, skipped) = (detail.record, detail.created, detail.skipped)
     if args.has("--json") {
         Out.print(Out.json([
             "id": run.id, "root": run.root, "status": run.status.rawValue, "startedAt": ISO8601.format(run.startedAt),
@@ -104,20 +95,7 @@ private func runsShow(_ id: Int64, _ args: ParsedArguments) throws {
 /// `pins runs undo N [--dry-run]`.
 private func runsUndo(_ id: Int64, _ args: ParsedArguments) throws {
     let dryRun = args.has("--dry-run")
-    let deps = try AppDependencies(databaseOption: args.value("--db"))
-    guard FileManager.default.fileExists(atPath: deps.databasePath) else {
-        throw CommandFailure("no import run \(id): the database \(deps.databasePath) does not exist")
-    }
-    // No import may run while its pins are taken away (exit 75 as for a second import).
-    let lock = dryRun ? nil : try RunLock(databasePath: deps.databasePath)
-    defer { withExtendedLifetime(lock) {} }
-    let db = dryRun ? try deps.existingDatabaseForReading()! : try deps.database()
-    let result: RunUndoResult
-    do {
-        result = try db.undoRun(id, service: LocationService(creation: try deps.lazyCreationService()), dryRun: dryRun)
-    } catch let error as RunUndoError {
-        throw CommandFailure(error.description)
-    }
+    let result = try AppDependencies(databaseOption: args.value("--db")).app.undoRun(id, dryRun: dryRun)
     if args.has("--json") {
         Out.print(Out.json(["run": id, "dryRun": dryRun, "removed": result.removed.map(locationJSON),
                             "kept": result.kept.map(locationJSON), "forgottenPhotos": result.forgottenPhotos] as [String: Any]))

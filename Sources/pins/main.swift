@@ -2,7 +2,6 @@ import Foundation
 import PinApp
 import PinCore
 import PinImport
-import PinStore
 
 /// `pins`: the commands' table, and the dispatch; errors become exit codes here only
 /// (`ExitStatusError`). Each command parses its arguments, calls its module's entry point and
