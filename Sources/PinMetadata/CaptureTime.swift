@@ -83,31 +83,49 @@ public enum CaptureTime {
     static func resolve(_ values: ExifValues, xmp: XMPValues? = nil, modificationTime: Date?,
                                defaultTimeZone: TimeZone) -> CaptureTimeResult {
         let (found, unusable) = exifDate(values)
-        guard let found else { return withoutExifDate(xmp: xmp, modificationTime: modificationTime, unusable: unusable) }
-        var chosen = found
+        guard let found else {
+            return withoutExifDate(values, xmp: xmp, modificationTime: modificationTime, defaultTimeZone: defaultTimeZone,
+                                   unusable: unusable)
+        }
         var warnings = unusable.map { $0 + ": ignored" }
+        return read(found, values: values, xmp: xmp, defaultTimeZone: defaultTimeZone, warnings: &warnings)
+    }
+
+    /// The instant of a wall-clock date tag: its own offset (step 1), the embedded XMP date's
+    /// when both clocks agree, the offset inferred from GPS time (step 3), else the default
+    /// zone (step 5). A capture date says which step in `source`; ModifyDate is `.modifyDate`
+    /// whatever the step, and its tag says the step (`modifyDateTag`).
+    static func read(_ found: ChosenDate, values: ExifValues, xmp: XMPValues?, defaultTimeZone: TimeZone,
+                     warnings: inout [String]) -> CaptureTimeResult {
+        var chosen = found
         chosen.applySubSeconds(warnings: &warnings)
+        let modify = chosen.name == modifyDateName
         func result(_ offset: Int, _ source: TimeSource, _ tag: String) -> CaptureTimeResult {
             CaptureTimeResult(takenAt: Date(timeIntervalSince1970: chosen.local.secondsIfUTC - Double(offset)),
-                              utcOffsetSeconds: offset, source: source, tag: tag, warnings: warnings)
+                              utcOffsetSeconds: offset, source: modify ? .modifyDate : source, tag: tag, warnings: warnings)
         }
         // Step 1: the camera's own offset.
         if let offset = chosen.ownOffset(warnings: &warnings) {
-            return result(offset, .exifOffset, chosen.name)
+            return result(offset, .exifOffset, modify ? "\(chosen.name) + OffsetTime" : chosen.name)
         }
         // The embedded XMP date lends its offset when both wall clocks agree (MWG).
-        if let (offset, property) = xmpOffset(xmp, agreeingWith: chosen, warnings: &warnings) {
+        if !modify, let (offset, property) = xmpOffset(xmp, agreeingWith: chosen, warnings: &warnings) {
             return result(offset, .isoWithOffset, "\(chosen.name) + offset of XMP \(property)")
         }
         // Step 3: infer the offset from the GPS fix time.
         if let offset = gpsOffset(values, for: chosen, preferredZone: defaultTimeZone, warnings: &warnings) {
-            return result(offset, .gpsInferredOffset, chosen.name)
+            return result(offset, .gpsInferredOffset, modify ? "\(chosen.name) + offset inferred from GPS time" : chosen.name)
         }
         // Step 5: the default zone.
         let (instant, offset) = instant(of: chosen.local, in: defaultTimeZone)
-        return CaptureTimeResult(takenAt: instant, utcOffsetSeconds: offset, source: .assumedZone,
+        return CaptureTimeResult(takenAt: instant, utcOffsetSeconds: offset, source: modify ? .modifyDate : .assumedZone,
                                  tag: chosen.name, warnings: warnings)
     }
+
+    /// ExifTool's name of IFD0 DateTime, as `timeTag` names it. A `.modifyDate` time whose tag
+    /// is exactly this was read in the default zone (no offset of its own, none inferred): the
+    /// zone of its position may read it again (`MetadataMerge.placeInZoneOfPosition`).
+    public static let modifyDateName = "ModifyDate"
 
     /// The EXIF date tag a capture time is read from, with its sub-seconds and offset tags.
     struct ChosenDate {
@@ -116,6 +134,9 @@ public enum CaptureTime {
         var subSec: String?
         var offset: String?
         var isOriginal: Bool { name == "DateTimeOriginal" }
+        /// The names of the tags of its fraction and offset.
+        var subSecName: String { isOriginal ? "SubSecTimeOriginal" : name == CaptureTime.modifyDateName ? "SubSecTime" : "SubSecTimeDigitized" }
+        var offsetName: String { isOriginal ? "OffsetTimeOriginal" : name == CaptureTime.modifyDateName ? "OffsetTime" : "OffsetTimeDigitized" }
 
         /// SubSecTime… read into the fraction; a value that is not digits is named.
         mutating func applySubSeconds(warnings: inout [String]) {
@@ -123,7 +144,7 @@ public enum CaptureTime {
             if let fraction = CaptureTime.parseSubSeconds(sub) {
                 local.fraction = fraction
             } else if !sub.exifTrimmed.isEmpty {
-                warnings.append("\(isOriginal ? "SubSecTimeOriginal" : "SubSecTimeDigitized") '\(CaptureTime.printable(sub))' is not digits: ignored")
+                warnings.append("\(subSecName) '\(CaptureTime.printable(sub))' is not digits: ignored")
             }
         }
 
@@ -136,7 +157,7 @@ public enum CaptureTime {
             case .unknown:
                 return nil
             case .invalid:
-                warnings.append("\(isOriginal ? "OffsetTimeOriginal" : "OffsetTimeDigitized") '\(CaptureTime.printable(offsetText))' is not ±HH:MM: ignored")
+                warnings.append("\(offsetName) '\(CaptureTime.printable(offsetText))' is not ±HH:MM: ignored")
                 return nil
             }
         }
@@ -166,18 +187,55 @@ public enum CaptureTime {
         return (chosen, unusable)
     }
 
-    /// No usable EXIF date: the XMP date (with its offset, or read in the default zone), else
-    /// the file's modification time (step 6), the unusable tags named.
-    static func withoutExifDate(xmp: XMPValues?, modificationTime: Date?, unusable: [String]) -> CaptureTimeResult {
+    /// No usable EXIF capture date (issue 36 item 2): the XMP date (with its offset, or read in
+    /// the default zone); else the GPS date and time stamp, a UTC instant; else IFD0 DateTime
+    /// (ModifyDate), read as a capture date is; else the file's modification time (step 6), the
+    /// unusable tags named.
+    static func withoutExifDate(_ values: ExifValues, xmp: XMPValues?, modificationTime: Date?, defaultTimeZone: TimeZone,
+                                unusable: [String]) -> CaptureTimeResult {
         if let xmp, let takenAt = xmp.takenAt {
             return CaptureTimeResult(takenAt: takenAt, utcOffsetSeconds: xmp.utcOffsetSeconds,
                                      source: xmp.timeSource, tag: xmp.timeProperty.map { "XMP \($0)" },
                                      warnings: unusable.map { $0 + ": ignored" })
         }
+        var warnings = unusable.map { $0 + ": ignored" }
+        if let instant = gpsInstant(values) {
+            return CaptureTimeResult(takenAt: instant, source: .gpsTime, tag: "GPSDateStamp + GPSTimeStamp", warnings: warnings)
+        }
+        var modifyUnusable: [String] = []
+        if let modify = modifyDate(values, unusable: &modifyUnusable) {
+            warnings += modifyUnusable.map { $0 + ": ignored" }
+            return read(modify, values: values, xmp: nil, defaultTimeZone: defaultTimeZone, warnings: &warnings)
+        }
+        let all = unusable + modifyUnusable
         let fallback = modificationTime == nil ? "no capture time" : "the file's modification time is used"
-        let warnings = unusable.isEmpty ? [] : [unusable.joined(separator: "; ") + ": " + fallback]
+        warnings = all.isEmpty ? [] : [all.joined(separator: "; ") + ": " + fallback]
         guard let modificationTime else { return CaptureTimeResult(warnings: warnings) }
         return CaptureTimeResult(takenAt: modificationTime, source: .fileModification, warnings: warnings)
+    }
+
+    /// GPSDateStamp + GPSTimeStamp as an instant (UTC), when both are there and valid. A stamp
+    /// without its date is only a time of day: no instant (it may still lend an offset to a
+    /// wall clock, `gpsOffset`).
+    static func gpsInstant(_ values: ExifValues) -> Date? {
+        guard let stamp = values.gpsTimeStamp, let seconds = secondsOfDay(stamp),
+              let dateText = values.gpsDateStamp, let d = parseDate(dateText) else { return nil }
+        return Date(timeIntervalSince1970: Double(daysFromCivil(year: d.year, month: d.month, day: d.day)) * 86_400 + seconds)
+    }
+
+    /// IFD0 DateTime as a date tag to read, or why it is unusable (in `unusable`).
+    static func modifyDate(_ values: ExifValues, unusable: inout [String]) -> ChosenDate? {
+        guard let text = values.dateTime else {
+            if let why = values.malformed["DateTime"] { unusable.append("ModifyDate is \(why)") }
+            return nil
+        }
+        guard let local = parseDateTime(text) else {
+            let shown = text.exifTrimmed
+            unusable.append(shown.allSatisfy { $0 == " " || $0 == ":" } ? "ModifyDate is blank"
+                            : "ModifyDate '\(printable(String(shown)))' is not a valid date")
+            return nil
+        }
+        return ChosenDate(name: modifyDateName, local: local, subSec: values.subSecTime, offset: values.offsetTime)
     }
 
     /// The offset of the embedded XMP date, and its property, when its wall clock is the EXIF

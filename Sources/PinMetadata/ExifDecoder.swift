@@ -166,6 +166,18 @@ enum ExifDecoder {
         values.dateTimeDigitized = timeTag(Tag.dateTimeDigitized, "DateTimeDigitized")
         values.subSecTimeDigitized = timeTag(Tag.subSecTimeDigitized, "SubSecTimeDigitized")
         values.offsetTimeDigitized = timeTag(Tag.offsetTimeDigitized, "OffsetTimeDigitized")
+        // DateTime belongs in IFD0 (some writers put it in the Exif IFD, section 1.5); its
+        // fraction and offset in the Exif IFD. Read only without the capture dates: it is the
+        // last capture time before the file's, and most photos never need it.
+        if values.dateTimeOriginal == nil && values.dateTimeDigitized == nil {
+            if let ifd0, let value = reader.ascii(ifd0, Tag.dateTime, "DateTime", &values) {
+                values.dateTime = value
+            } else if let exif {
+                values.dateTime = reader.ascii(exif, Tag.dateTime, "DateTime", &values)
+            }
+            values.subSecTime = timeTag(Tag.subSecTime, "SubSecTime")
+            values.offsetTime = timeTag(Tag.offsetTime, "OffsetTime")
+        }
     }
 
     /// Tag numbers (exif-tag.h; the GPS ones are `#define`s there).
@@ -179,6 +191,9 @@ enum ExifDecoder {
         static let gpsTimeStamp: UInt32 = 0x0007
         static let gpsStatus: UInt32 = 0x0009
         static let gpsDateStamp: UInt32 = 0x001D
+        static let dateTime: UInt32 = 0x0132
+        static let offsetTime: UInt32 = 0x9010
+        static let subSecTime: UInt32 = 0x9290
         static let dateTimeOriginal: UInt32 = 0x9003
         static let dateTimeDigitized: UInt32 = 0x9004
         static let offsetTimeOriginal: UInt32 = 0x9011

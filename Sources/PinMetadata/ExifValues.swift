@@ -48,6 +48,12 @@ struct ExifValues: Sendable, Hashable {
     var subSecTimeDigitized: String?
     /// OffsetTimeDigitized (0x9012).
     var offsetTimeDigitized: String?
+    /// DateTime (0x0132, ExifTool's ModifyDate): when the file was last changed, local wall
+    /// clock; the capture time only when nothing better is there (issue 36 item 2).
+    var dateTime: String?
+    /// SubSecTime (0x9290) and OffsetTime (0x9010), DateTime's fraction and offset.
+    var subSecTime: String?
+    var offsetTime: String?
     /// The block had a GPS IFD with at least one entry.
     var hasGPSDirectory: Bool
     /// Tags present with a format, count or size we cannot use, by name ("GPSLatitude") with

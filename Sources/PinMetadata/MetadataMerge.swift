@@ -23,8 +23,8 @@ import PinCore
 ///
 /// Time: the step of metadata-formats.md section 7 decides (1 Exif with OffsetTimeOriginal,
 /// 2 ISO 8601 with an offset, 3 Exif with the offset inferred from GPS time, 4 a UTC value
-/// from the container or a sidecar, 5 a wall time read in the default zone, 6 the file's
-/// mtime); within one step a person-edited XMP sidecar beats what is embedded, embedded Exif
+/// from the container or a sidecar, 5 a wall time read in the default zone, then the GPS
+/// date and time stamp, IFD0 DateTime (ModifyDate), and last the file's mtime); within one step a person-edited XMP sidecar beats what is embedded, embedded Exif
 /// beats embedded XMP, XMP beats the QuickTime atoms, `mvhd` beats Takeout
 /// `photoTakenTime`.
 enum MetadataMerge {
@@ -36,8 +36,12 @@ enum MetadataMerge {
         case .gpsInferredOffset: return 3
         case .containerUTC: return 4
         case .assumedZone, .localTimeZoneOfPosition: return 5
-        case .fileModification: return 6
-        case .none: return 7
+        // Issue 36 item 2: after every capture date, the GPS stamp, then ModifyDate, and only
+        // then the file's own time.
+        case .gpsTime: return 6
+        case .modifyDate: return 7
+        case .fileModification: return 8
+        case .none: return 9
         }
     }
 

@@ -8,7 +8,7 @@ extension MetadataMerge {
     /// clock offset added. Every later use (tracks, rules, stored date, reports) takes
     /// `takenAt` as it is.
     public static func settleTime(_ metadata: PhotoMetadata, options: MetadataOptions) -> PhotoMetadata {
-        var result = placeInZoneOfPosition(metadata, options: options)
+        var result = offsetOfZoneOfPosition(placeInZoneOfPosition(metadata, options: options), options: options)
         let shift = options.cameraClockOffset
         guard shift != 0, result.coordinate == nil, let takenAt = result.takenAt,
               result.timeSource != .fileModification, result.timeSource != .none else { return result }
@@ -36,8 +36,11 @@ extension MetadataMerge {
     /// The wall time is taken back as `takenAt + utcOffsetSeconds`, which is what the camera wrote
     /// except for a time inside a DST gap of `--timezone` itself (there the reading already moved
     /// it one gap later, and that shift is kept).
+    /// A ModifyDate read in the default zone (`timeTag` exactly `ModifyDate`, issue 36 item 2)
+    /// is read again the same way; it stays `.modifyDate`, its tag saying the zone's.
     public static func placeInZoneOfPosition(_ metadata: PhotoMetadata, options: MetadataOptions) -> PhotoMetadata {
-        guard metadata.timeSource == .assumedZone, let coordinate = metadata.coordinate,
+        let modify = metadata.timeSource == .modifyDate && metadata.timeTag == CaptureTime.modifyDateName
+        guard metadata.timeSource == .assumedZone || modify, let coordinate = metadata.coordinate,
               let takenAt = metadata.takenAt, let offset = metadata.utcOffsetSeconds,
               abs(takenAt.timeIntervalSince1970) < 1e12, let zones = options.timeZones else { return metadata }
         var result = metadata
@@ -47,9 +50,35 @@ extension MetadataMerge {
             let (instant, zoneOffset) = CaptureTime.instant(of: local, in: zone)
             result.takenAt = instant
             result.utcOffsetSeconds = zoneOffset
-            result.timeSource = .localTimeZoneOfPosition
+            if modify {
+                result.timeTag = CaptureTime.modifyDateName + " + zone of the position"
+            } else {
+                result.timeSource = .localTimeZoneOfPosition
+            }
         } catch {
             result.warnings.append("\(error): the time is read in \(options.defaultTimeZone.identifier)")
+        }
+        return capped(result)
+    }
+}
+
+extension MetadataMerge {
+    /// Issue 36 item 3: a UTC-only time (QuickTime `mvhd`, Matroska `DateUTC`, Takeout
+    /// `photoTakenTime`, the GPS stamp) on a photo or video with a position of its own gets the
+    /// offset of that position's zone at that instant, so that it is shown in the clock a person
+    /// there read; the instant is unchanged, and the time tag says where the offset came from.
+    /// Without zones, or when the zone cannot be had, the time stays in UTC (with a warning).
+    static func offsetOfZoneOfPosition(_ metadata: PhotoMetadata, options: MetadataOptions) -> PhotoMetadata {
+        guard metadata.timeSource == .containerUTC || metadata.timeSource == .gpsTime, metadata.utcOffsetSeconds == nil,
+              let coordinate = metadata.coordinate, let takenAt = metadata.takenAt,
+              abs(takenAt.timeIntervalSince1970) < 1e12, let zones = options.timeZones else { return metadata }
+        var result = metadata
+        do {
+            let zone = try zones.timeZone(at: coordinate)
+            result.utcOffsetSeconds = zone.secondsFromGMT(for: takenAt)
+            result.timeTag = (metadata.timeTag ?? metadata.timeSource.rawValue) + " + offset of \(zone.identifier) at the position"
+        } catch {
+            result.warnings.append("\(error): the time is shown in UTC")
         }
         return capped(result)
     }

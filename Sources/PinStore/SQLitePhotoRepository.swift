@@ -73,7 +73,7 @@ struct SQLitePhotoRepository: PhotoRepository {
     }
 
     func acceptedPhotos() throws -> [AcceptedPhoto] {
-        try db.query("SELECT taken_at, path FROM photos WHERE decision = 'accepted' AND taken_at IS NOT NULL ORDER BY taken_at, path") {
+        try db.query("SELECT taken_at, path FROM photos WHERE decision = 'accepted' AND taken_at IS NOT NULL AND (time_source IS NULL OR time_source <> 'fileModification') ORDER BY taken_at, path") {
             AcceptedPhoto(instant: $0.double(0), path: RawPath(bytes: $0.blob(1)))
         }
     }

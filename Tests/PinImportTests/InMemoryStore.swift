@@ -98,7 +98,8 @@ final class InMemoryStore: TransactionRunner {
             return out
         }
         func acceptedPhotos() throws -> [AcceptedPhoto] {
-            box.state.photos.values.filter { $0.record.decision == .accepted && $0.record.takenAt != nil }
+            box.state.photos.values.filter { $0.record.decision == .accepted && $0.record.takenAt != nil
+                                             && $0.record.timeSource != .fileModification }
                 .map { AcceptedPhoto(instant: $0.record.takenAt!.timeIntervalSince1970, path: $0.record.path) }
                 .sorted { ($0.instant, $0.path) < ($1.instant, $1.path) }
         }

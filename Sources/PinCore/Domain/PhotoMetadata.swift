@@ -95,6 +95,14 @@ public enum TimeSource: String, Codable, Sendable, CaseIterable, CustomStringCon
     /// A wall-clock time with no offset and no usable GPS time, on a photo with a position, read
     /// in the time zone of that position on that date (TimeZones.bin, Foundation's zone rules).
     case localTimeZoneOfPosition
+    /// No capture date, but the GPS date and time stamp (GPSDateStamp + GPSTimeStamp): a UTC
+    /// instant, that of the last fix (issue 36 item 2).
+    case gpsTime
+    /// No capture date and no GPS stamp: IFD0 DateTime (ExifTool's ModifyDate), read as the
+    /// capture dates are (its OffsetTime, an offset inferred from GPS time, the zone of the
+    /// position, the default zone; `timeTag` says which). When the file was last changed:
+    /// still a time the camera or an editor wrote, unlike the file's own.
+    case modifyDate
     /// No capture time in the file: the file's modification time.
     case fileModification
     /// Nothing at all (before the pipeline's fallback).

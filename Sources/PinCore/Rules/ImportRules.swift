@@ -2,7 +2,8 @@ import Foundation
 
 /// The app's import rules, in its order, over photos sorted by capture instant then path:
 /// 1. no coordinates → noLocation; 2. less than `minInterval` after the previously accepted
-/// photo → interval; 3. closer than `threshold` to any pin → distance; 4. accepted.
+/// photo → interval; 3. closer than `threshold` to any pin → distance; 4. accepted. A photo
+/// dated only by its file's time takes no part in rule 2 (`Candidate.datedByFile`).
 /// Pure: it knows nothing of files or databases (the import's DecideStage feeds it; pins-bench
 /// and the rules fuzz target run it alone).
 public struct ImportRules {
@@ -15,13 +16,19 @@ public struct ImportRules {
         public let coordinate: Coordinate?
         /// Why there is no coordinate, when the file said something about it.
         public let locationIssue: String?
+        /// The instant is the file's modification time, not a capture time (issue 36 item 2):
+        /// the photo takes no part in the interval rule, neither skipped for it nor making a
+        /// later photo skipped (files copied within a minute are not photos taken within one).
+        public let datedByFile: Bool
 
-        public init(index: Int, instant: Double, path: RawPath, coordinate: Coordinate?, locationIssue: String? = nil) {
+        public init(index: Int, instant: Double, path: RawPath, coordinate: Coordinate?, locationIssue: String? = nil,
+                    datedByFile: Bool = false) {
             self.index = index
             self.instant = instant
             self.path = path
             self.coordinate = coordinate
             self.locationIssue = locationIssue
+            self.datedByFile = datedByFile
         }
     }
 
@@ -134,7 +141,8 @@ public struct ImportRules {
         if let photo = earlierAccepted(atOrBefore: candidate.instant), photo.instant > (lastAccepted?.instant ?? -.infinity) {
             older = photo
         }
-        if let previousInstant = older?.instant ?? lastAccepted?.instant, candidate.instant - previousInstant < minInterval {
+        if !candidate.datedByFile, let previousInstant = older?.instant ?? lastAccepted?.instant,
+           candidate.instant - previousInstant < minInterval {
             return .interval(seconds: candidate.instant - previousInstant, previous: older?.path.description ?? lastAccepted!.label)
         }
         if let match = index.nearest(to: coordinate) {
@@ -144,7 +152,7 @@ public struct ImportRules {
         let label = label()
         index.insert(coordinate, tag: labelEnds.count)
         keepLabel(label)
-        lastAccepted = (candidate.instant, label)
+        if !candidate.datedByFile { lastAccepted = (candidate.instant, label) }
         return .accepted
     }
 }

@@ -96,6 +96,13 @@ public struct ImportItem: Sendable {
     /// The capture instant the rules used: the photo's time, else the file's modification time.
     public var takenAt: Date { kept?.takenAt ?? entry.modificationDate }
 
+    /// Whether `takenAt` is the file's modification time, no capture time (issue 36 item 2: no
+    /// part in the interval rule).
+    public var datedByFile: Bool {
+        guard let k = kept, k.takenAt != nil else { return true }
+        return k.timeSource == .fileModification || k.timeSource == .none
+    }
+
     /// `takenAt` as ISO 8601 with the photo's own offset (UTC when it has none).
     public var takenAtText: String { ISO8601.format(takenAt, offsetSeconds: kept?.utcOffsetSeconds) }
 

@@ -30,6 +30,8 @@ public enum ImportReportJSON {
             "placedFromTracks": report.placedFromTracks,
             // Photos skipped earlier for no location decided again for new or changed tracks.
             "redecidedForTracks": report.items.tally.retriedForTracks,
+            // Photos with a position dated only by their file's time: left out of the interval rule.
+            "datedByFile": report.items.tally.datedByFile,
         ]
     }
 

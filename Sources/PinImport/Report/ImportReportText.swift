@@ -60,7 +60,9 @@ public enum ImportReportText {
         if report.missing > 0 { line("  missing    \(report.missing) gone since an earlier run (their pins are kept)") }
         if report.videosLeftOut > 0 { line("  videos     \(report.videosLeftOut) left out (--no-videos)") }
         if report.notMedia > 0 { line("  not media  \(report.notMedia) neither photo nor video (--verbose lists them)") }
-        line("  photos     \(report.photos), \(report.withLocation) with a position")
+        let byFile = report.items.tally.datedByFile
+        line("  photos     \(report.photos), \(report.withLocation) with a position"
+             + (byFile > 0 ? "; \(byFile) of these dated only by the file's time (no date inside): left out of the interval rule" : ""))
         if !report.tracks.isEmpty {
             // The files this run read; the unchanged ones not read are counted apart.
             let read = report.tracks.filter { $0.state.wasRead }

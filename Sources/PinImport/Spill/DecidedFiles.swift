@@ -43,11 +43,17 @@ public struct DecidedFiles: Sequence, Sendable {
         /// and those of them accepted.
         var retriedForTracks = 0
         var retriedAccepted = 0
+        /// Photos with a position decided by the rules whose only time is the file's (issue 36
+        /// item 2): left out of the interval rule, which the reports say.
+        var datedByFile = 0
 
         mutating func count(_ item: ImportItem) {
             total += 1
             perDecision[ItemCodec.decisions.firstIndex(of: item.decision)!] += 1
-            if item.coordinate != nil { withLocation += 1 }
+            if item.coordinate != nil {
+                withLocation += 1
+                if item.isMedia, item.decision != .notMedia, item.decision != .unreadable, item.datedByFile { datedByFile += 1 }
+            }
             if item.isRetriedForTracks {
                 retriedForTracks += 1
                 if item.decision == .accepted { retriedAccepted += 1 }

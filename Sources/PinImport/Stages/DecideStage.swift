@@ -57,7 +57,8 @@ struct DecideStage {
             var planned = false
             if candidate {
                 let verdict = filters.decide(.init(index: 0, instant: item.takenAt.timeIntervalSince1970, path: item.entry.relativePath,
-                                                   coordinate: item.coordinate, locationIssue: item.locationIssue),
+                                                   coordinate: item.coordinate, locationIssue: item.locationIssue,
+                                                   datedByFile: item.datedByFile),
                                              label: item.entry.relativePath.description)
                 item.verdict = verdict
                 item.decision = verdict.decision

@@ -178,7 +178,7 @@ struct TrackRun {
             let whole = wallExact.rounded(.down)
             guard abs(whole) < 1e12 else { return takenAt }
             return CaptureTime.instant(ofWallClock: Int(whole), fraction: wallExact - whole, in: zone).0.timeIntervalSince1970
-        case .exifOffset, .isoWithOffset, .gpsInferredOffset, .containerUTC, .localTimeZoneOfPosition:
+        case .exifOffset, .isoWithOffset, .gpsInferredOffset, .containerUTC, .localTimeZoneOfPosition, .gpsTime, .modifyDate:
             return takenAt
         }
     }

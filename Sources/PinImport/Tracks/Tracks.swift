@@ -234,7 +234,7 @@ public struct TrackSet: Sendable {
         switch metadata.timeSource {
         case .fileModification, .none:
             return nil
-        case .exifOffset, .isoWithOffset, .gpsInferredOffset, .containerUTC, .localTimeZoneOfPosition, .assumedZone:
+        case .exifOffset, .isoWithOffset, .gpsInferredOffset, .containerUTC, .localTimeZoneOfPosition, .assumedZone, .gpsTime, .modifyDate:
             return takenAt.timeIntervalSince1970
         }
     }
