@@ -95,7 +95,7 @@ extension PinApp {
     /// cannot be read, the machine's zone, with a warning.
     public func localDate(_ text: String, at coordinate: Coordinate) throws -> (date: Date, offsetSeconds: Int) {
         guard let parsed = ISO8601.parse(text, defaultZone: .current) else {
-            throw InvalidRequest("--date expects ISO 8601 such as 2024-05-01 or 2024-05-01T10:00:00+02:00, got '\(text)'")
+            throw InvalidRequest("--date expects ISO 8601 such as 2024-05-01 or 2024-05-01T10:00:00+02:00 in the years 1 to 9999, got '\(text)'")
         }
         if let offset = parsed.offsetSeconds { return (parsed.date, offset) }
         let zone: TimeZone
@@ -105,7 +105,11 @@ extension PinApp {
             warnings(AppWarning("\(error): --date is read in this machine's zone \(TimeZone.current.identifier)", general: false))
             return (parsed.date, TimeZone.current.secondsFromGMT(for: parsed.date))
         }
-        guard let local = ISO8601.parse(text, defaultZone: zone) else { return (parsed.date, TimeZone.current.secondsFromGMT(for: parsed.date)) }
+        // A wall clock of 9999-12-31 west of Greenwich is the year 10000 in UTC: refused, as
+        // pins could not write it back (issue 40 item 5).
+        guard let local = ISO8601.parse(text, defaultZone: zone), ISO8601.canWrite(local.date, offsetSeconds: zone.secondsFromGMT(for: local.date)) else {
+            throw InvalidRequest("--date '\(text)' is outside the years 1 to 9999 at this position, in UTC or in its zone")
+        }
         return (local.date, zone.secondsFromGMT(for: local.date))
     }
 

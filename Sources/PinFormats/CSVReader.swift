@@ -14,6 +14,17 @@ public struct CSVReader {
         public var fields: [String]
         /// The line the record starts on, from 1 (a quoted line break makes a record span lines).
         public var line: Int
+        /// Set when the record is past a bound (`fieldTooLong`, `tooManyFields`,
+        /// `recordTooLong`): its fields are then empty. The reader has read it to its end by the
+        /// same grammar (quotes and all), so the next record is where it would have been: the
+        /// caller names this one and goes on.
+        public var failure: Failure?
+
+        public init(fields: [String], line: Int, failure: Failure? = nil) {
+            self.fields = fields
+            self.line = line
+            self.failure = failure
+        }
     }
 
     public enum Failure: Error, CustomStringConvertible, Equatable {
@@ -21,20 +32,24 @@ public struct CSVReader {
         case unterminatedQuote(line: Int)
         case fieldTooLong(line: Int)
         case tooManyFields(line: Int)
+        case recordTooLong(line: Int)
 
         public var description: String {
             switch self {
             case let .unterminatedQuote(line): return "line \(line): a quoted field is not closed before the end of the file"
             case let .fieldTooLong(line): return "line \(line): a field longer than \(CSVReader.maxFieldBytes) bytes"
             case let .tooManyFields(line): return "line \(line): more than \(CSVReader.maxFields) fields in one record"
+            case let .recordTooLong(line): return "line \(line): a record longer than \(CSVReader.maxRecordBytes) bytes"
             }
         }
     }
 
     /// Bounds against a file that is not a table (one endless quoted field, a binary file read as
-    /// text): a record is held whole in memory, so its size is capped.
+    /// text): a record is held whole in memory, so its size is capped. A record past a bound is
+    /// read on to its end without keeping its bytes, and returned empty with its `failure`.
     public static var maxFieldBytes: Int { 1 << 20 }
     public static var maxFields: Int { 10_000 }
+    public static var maxRecordBytes: Int { 4 << 20 }
     static let chunkBytes = 64 * 1024
     private var readError: Error?
 
@@ -142,28 +157,42 @@ public struct CSVReader {
         try record.append(byte)
     }
 
-    /// The record being read: its fields so far, the field being read and its quoting.
+    /// The record being read: its fields so far, the field being read and its quoting. Past a
+    /// bound it keeps only the quoting (to find the record's end) and the bound it passed.
     private struct RecordBuilder {
         let line: Int
         var fields: [String] = []
         var field: [UInt8] = []
         var quoted = false
         var inQuotes = false
+        var bytes = 0
+        var failure: Failure?
 
         init(line: Int) { self.line = line }
 
-        var done: Record { Record(fields: fields, line: line) }
+        var done: Record { failure.map { Record(fields: [], line: line, failure: $0) } ?? Record(fields: fields, line: line) }
 
         mutating func append(_ byte: UInt8) throws {
-            guard field.count < CSVReader.maxFieldBytes else { throw Failure.fieldTooLong(line: line) }
+            guard failure == nil else { return }
+            guard field.count < CSVReader.maxFieldBytes else { return drop(.fieldTooLong(line: line)) }
+            guard bytes < CSVReader.maxRecordBytes else { return drop(.recordTooLong(line: line)) }
+            bytes += 1
             field.append(byte)
         }
 
         mutating func finishField() throws {
-            guard fields.count < CSVReader.maxFields else { throw Failure.tooManyFields(line: line) }
+            quoted = false
+            guard failure == nil else { return }
+            guard fields.count < CSVReader.maxFields else { return drop(.tooManyFields(line: line)) }
             fields.append(String(decoding: field, as: UTF8.self))
             field.removeAll(keepingCapacity: true)
-            quoted = false
+        }
+
+        /// Past a bound: what was kept is let go; the rest of the record is read and dropped.
+        private mutating func drop(_ reason: Failure) {
+            failure = reason
+            fields = []
+            field = []
         }
     }
 }

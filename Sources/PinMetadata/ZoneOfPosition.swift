@@ -89,7 +89,7 @@ extension LocalDateTime {
     /// `ISO8601.civil`).
     init(secondsIfUTC seconds: Double) {
         let whole = seconds.rounded(.down)
-        let (year, month, day, secondOfDay) = ISO8601.civil(seconds: Int(whole))
+        let (year, month, day, secondOfDay) = ISO8601.civil(seconds: Int(saturating: whole))
         self.init(year: year, month: month, day: day,
                   hour: secondOfDay / 3_600, minute: secondOfDay % 3_600 / 60, second: secondOfDay % 60,
                   fraction: seconds - whole)

@@ -203,7 +203,7 @@ enum CSVExport {
                 pin.id.lowercasedText, text(pin.title), exportDegrees(pin.coordinate.latitude),
                 exportDegrees(pin.coordinate.longitude), pin.countryID ?? "",
                 text(pin.countryID.flatMap { input.countryNames[$0] } ?? ""), pin.type.selection.rawValue,
-                pinDateText(pin), pin.color, String(pin.visitCount), text(pin.note ?? ""),
+                csvDate(pin), pin.color, String(pin.visitCount), text(pin.note ?? ""),
                 text(TagList.join(pin.tags ?? [])), text(placeName(pin) ?? ""), height(pin).map(exportNumber) ?? "",
                 text(pin.place ?? ""), text(pin.region ?? ""), pin.regionCode ?? "",
                 input.trips[pin.id]?.id ?? "", text(input.trips[pin.id]?.title ?? ""), String(pin.photoCount),
@@ -221,6 +221,14 @@ enum CSVExport {
         while first == "'", let next = scalars.next() { first = next }
         guard "=+-@\t\r".unicodeScalars.contains(first) else { return value }
         return "'" + value
+    }
+
+    /// The pin's date; a known offset of 0 as `+00:00`, not `Z` (which says "offset unknown"):
+    /// a CSV has no `utcOffset` column to tell them apart, so the date says it.
+    static func csvDate(_ pin: Location) -> String {
+        let text = pinDateText(pin)
+        guard pin.utcOffsetSeconds == 0, text.hasSuffix("Z") else { return text }
+        return text.dropLast() + "+00:00"
     }
 
     static func field(_ value: String) -> String {

@@ -42,6 +42,6 @@ extension PageRenderer {
         let s = sin(lat * .pi / 180)
         let x = (point.longitude + 180) / 360 * width
         let y = (0.5 - log((1 + s) / (1 - s)) / (4 * .pi)) * width
-        return (Int(x.rounded()), Int(y.rounded()))
+        return (Int(saturating: x.rounded()), Int(saturating: y.rounded()))
     }
 }

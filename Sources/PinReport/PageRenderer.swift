@@ -115,7 +115,7 @@ public enum PageRenderer {
 
     static func labelDegrees(_ value: Double) -> String {
         guard value.isFinite else { return "0" }
-        let thousandths = Int((value * 1000).rounded())
+        let thousandths = Int(saturating: (value * 1000).rounded())
         let sign = thousandths < 0 ? "-" : ""
         let a = abs(thousandths)
         var fraction = String(a % 1000)

@@ -441,7 +441,9 @@ final class Statement {
             case .null: rc = sqlite3_bind_null(stmt, index)
             case let .integer(v): rc = sqlite3_bind_int64(stmt, index, v)
             case let .real(v): rc = sqlite3_bind_double(stmt, index, v)
-            case let .text(v): rc = sqlite3_bind_text(stmt, index, v, -1, SQLITE_TRANSIENT)
+            // With its byte count, not -1: SQLite then stores a text whole, past any NUL in it
+            // (-1 ended it at the first NUL, and a digest so cut never compared equal again).
+            case let .text(v): rc = sqlite3_bind_text(stmt, index, v, Int32(clamping: v.utf8.count), SQLITE_TRANSIENT)
             case let .blob(v):
                 rc = v.withUnsafeBytes { sqlite3_bind_blob(stmt, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
             }
@@ -468,9 +470,10 @@ final class Statement {
     func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(stmt, column)) }
     func double(_ column: Int32) -> Double { sqlite3_column_double(stmt, column) }
     func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
+    /// A TEXT column whole, by its byte count (a NUL inside does not end it).
     func string(_ column: Int32) -> String {
         guard let text = sqlite3_column_text(stmt, column) else { return "" }
-        return String(cString: text)
+        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(stmt, column))), as: UTF8.self)
     }
     func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
     /// A TEXT column holding a UUID in its 36-character form, parsed from its bytes (either
@@ -500,10 +503,10 @@ final class Statement {
                                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
         }
     }
-    /// A TEXT column's bytes as `string` reads them (up to a NUL), without making a string.
+    /// A TEXT column's bytes as `string` reads them, without making a string.
     func withText<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         guard let text = sqlite3_column_text(stmt, column) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-        return try body(UnsafeRawBufferPointer(start: text, count: strlen(text)))
+        return try body(UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(stmt, column))))
     }
     /// A column holding one of a closed set of values (stored as their raw values); a value
     /// outside the set is a read error naming the column and the value.

@@ -29,9 +29,9 @@ extension PinDatabase {
         while try statement.step() {
             let at = statement.double(0), offset = statement.isNull(1) ? nil : statement.int(1)
             let latitude = statement.double(2), longitude = statement.double(3)
-            guard at.isFinite, latitude.isFinite, longitude.isFinite, abs(at) < 1e15 else { continue }
+            guard at.isFinite, abs(latitude) <= 90, abs(longitude) <= 180, abs(at) < 1e15 else { continue }
             // As SQLite's CAST(x AS INTEGER): truncated towards zero.
-            let cell = Cell(day: Int((at + Double(offset ?? 0)) / 86_400), offset: offset,
+            let cell = Cell(day: Int(saturating: (at + Double(offset ?? 0)) / 86_400), offset: offset,
                             latitude: Int(latitude * 100 + 100_000.5) - 100_000, longitude: Int(longitude * 100 + 100_000.5) - 100_000)
             if let known = earliest[cell], known <= at { continue }
             earliest[cell] = at
@@ -154,7 +154,7 @@ private struct NearestPin {
     }
 
     private static func cell(_ c: Coordinate) -> (Int, Int) {
-        (Int((c.latitude * 10).rounded(.down)), Int((c.longitude * 10).rounded(.down)))
+        (Int(saturating: (c.latitude * 10).rounded(.down)), Int(saturating: (c.longitude * 10).rounded(.down)))
     }
 
     private static func key(_ cell: (Int, Int)) -> Int64 {
@@ -166,7 +166,7 @@ private struct NearestPin {
         if let known = answered[c] { return known < 0 ? nil : labels[Int(known)] }
         let (la, lo) = Self.cell(c)
         // A 0.1° cell of longitude narrows towards the poles: look as many cells wide as 11 km needs.
-        let wide = Int((1 / max(0.05, cos(c.latitude * .pi / 180))).rounded(.up))
+        let wide = Int(saturating: (1 / max(0.05, cos(c.latitude * .pi / 180))).rounded(.up))
         // Ranked in the photo's own equirectangular projection (no trigonometry per pin: a home
         // cell holds thousands of pins); the nearest is then checked on the sphere.
         let cosPhi = cos(c.latitude * .pi / 180)

@@ -72,7 +72,7 @@ func runAdd(_ args: ParsedArguments) throws {
 func dateOption(_ args: ParsedArguments) throws -> (Date, Int?)? {
     guard let text = args.value("--date") else { return nil }
     guard let parsed = ISO8601.parse(text, defaultZone: .current) else {
-        throw UsageError("--date expects ISO 8601 such as 2024-05-01 or 2024-05-01T10:00:00+02:00, got '\(text)'", command: args.command)
+        throw UsageError("--date expects ISO 8601 such as 2024-05-01 or 2024-05-01T10:00:00+02:00 in the years 1 to 9999, got '\(text)'", command: args.command)
     }
     return (parsed.date, parsed.offsetSeconds)
 }

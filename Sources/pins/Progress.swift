@@ -55,7 +55,7 @@ final class ProgressPrinter: @unchecked Sendable {
     }
 
     static func duration(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded())
+        let s = Int(saturating: seconds.rounded())
         if s < 60 { return "\(s) s" }
         if s < 3600 { return "\(s / 60) min \(s % 60) s" }
         return "\(s / 3600) h \((s % 3600) / 60) min"

@@ -29,6 +29,9 @@ func parseClockOffset(_ text: String) -> Double? {
     return sign * total
 }
 
+/// The largest `--camera-clock-offset`: 100 years of 365.25 days, in seconds.
+let maxClockOffset = 36_525.0 * 86_400
+
 /// The tracks the arguments name, read; nil without `--track`. Each track file that cannot be
 /// read is named on stderr with its reason and the run goes on without it.
 func loadTracks(_ args: ParsedArguments, command: String, timeZone: TimeZone) throws -> TrackSet? {
@@ -68,6 +71,11 @@ func trackOptions(_ args: ParsedArguments, command: String) throws -> TrackOptio
     if let text = args.value("--camera-clock-offset") {
         guard let seconds = parseClockOffset(text) else {
             throw UsageError("--camera-clock-offset expects ±[[HH:]MM:]SS such as -12 or +1:02:03, got '\(text)'", command: command)
+        }
+        // A camera clock wrong by more than a century is a typo (`99999999999999999999999`
+        // once reached the matching as 1e23 s); within it, every sum of times stays exact.
+        guard abs(seconds) <= maxClockOffset else {
+            throw UsageError("--camera-clock-offset must be within ±\(Int(maxClockOffset)) s (100 years), got '\(text)'", command: command)
         }
         options.clockOffset = seconds
     }

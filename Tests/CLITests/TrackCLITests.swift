@@ -65,6 +65,42 @@ final class TrackCLITests: XCTestCase {
         XCTAssertEqual(inside.stdout, "")
     }
 
+    /// Issue 40 item 7: `48.85,2.35,1e300` in a track was SIGILL in `TrackMatch.duration` (an
+    /// Int of 1e297 seconds), and so was a clock offset of 1e23 s. A time outside the years 1 to
+    /// 9999 is named with its line and left out; the rest of the track is used.
+    func testATrackTimeBeyondTheYear9999IsNamedAndTheRunGoesOn() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let photo = fixtures.appendingPathComponent("offset/between-fixes.jpg").path
+        let csv = dir.appendingPathComponent("far.csv")
+        // The photo is at 10:03:20Z on 2024-05-01 (see the first test): a fix 200 s before it.
+        try Data("lat,lon,time\n48.85,2.35,1e300\n48.0,2.0,2024-05-01T10:00:00Z\n48.5,2.5,-1e20\n".utf8).write(to: csv)
+        let r = try CLI.run(["inspect", photo, "--track", csv.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("line 2: time 1e+297 s from 1970 outside the years 1 to 9999"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("line 4: time -1e+17 s from 1970 outside the years 1 to 9999"), r.stderr)
+        let line = try CLI.json(r.stdout) as! [String: Any]
+        XCTAssertEqual(line["latitude"] as? Double, 48.0)
+        XCTAssertEqual(line["secondsToTrackFix"] as? Double, 200)
+        let geojson = dir.appendingPathComponent("far.geojson")
+        try Data(#"{"type":"Feature","properties":{"time":1e23},"geometry":{"type":"Point","coordinates":[2.35,48.85]}}"#.utf8).write(to: geojson)
+        let g = try CLI.run(["inspect", photo, "--track", geojson.path])
+        XCTAssertEqual(g.status, 0, g.stderr)
+        XCTAssertTrue(g.stderr.contains("1 time outside the years 1 to 9999"), g.stderr)
+        let rec = dir.appendingPathComponent("far.rec")
+        try Data("2024-05-01T10:00:00Z\t*                 \t{\"_type\":\"location\",\"lat\":48.85,\"lon\":2.35,\"tst\":1e23}\n".utf8).write(to: rec)
+        let o = try CLI.run(["inspect", photo, "--track", rec.path])
+        XCTAssertEqual(o.status, 0, o.stderr)
+        XCTAssertTrue(o.stderr.contains("line 1 (byte 0): time 1e+23 s from 1970 outside the years 1 to 9999"), o.stderr)
+        for offset in ["99999999999999999999999", "3155760001"] {
+            let bad = try CLI.run(["inspect", photo, "--track", csv.path, "--camera-clock-offset", offset])
+            XCTAssertEqual(bad.status, 64, bad.stderr)
+            XCTAssertTrue(bad.stderr.contains("--camera-clock-offset must be within ±3155760000 s (100 years)"), bad.stderr)
+        }
+        let century = try CLI.run(["inspect", photo, "--track", csv.path, "--camera-clock-offset", "3155760000"])
+        XCTAssertEqual(century.status, 0, century.stderr)
+        XCTAssertTrue(century.stdout.contains("nearest track fix 36525 d away"), century.stdout)
+    }
+
     func testADryRunPlacesPhotosFromTracksAndSaysSoAndLeavesThePhotosAlone() throws {
         let dir = try CLI.temporaryDirectory(self)
         let photos = dir.appendingPathComponent("photos")

@@ -22,12 +22,16 @@ final class ISO8601Tests: XCTestCase {
 
     func testFormatAgreesWithTheCLibraryCalendar() {
         // The reference is glibc's gmtime_r + strftime on the shifted second; the fraction and
-        // zone follow the rule above. Instants from year -6060 to 9999 (before year 1 the year is
-        // written as `String(year)` padded to 4), offsets of real zones
-        // and odd ones, fractions that round to the next second.
+        // zone follow the rule above: an offset of odd seconds is written to the nearest minute
+        // (half away from zero) and the clock shifted by that, so the text is the instant
+        // (issue 40 item 5: `+00:09` after a clock shifted by 561 s was 21 s off). Instants from
+        // year -6060 to 9999 (outside the years 1 to 9999: "invalid date"), offsets of real
+        // zones and odd ones, fractions that round to the next second.
         var generator = SeededRandom(seed: 1)
-        func reference(_ seconds: Double, _ offset: Int?) -> String {
+        func reference(_ seconds: Double, _ exact: Int?) -> String {
+            let offset = exact.map { Int((Double($0) / 60).rounded(.toNearestOrAwayFromZero)) * 60 }
             let shifted = seconds + Double(offset ?? 0)
+            guard shifted >= -62_135_596_800, shifted < 253_402_300_800 else { return "invalid date (\(seconds) s)" }
             var whole = shifted.rounded(.down)
             var millis = Int(((shifted - whole) * 1000).rounded())
             if millis == 1000 { whole += 1; millis = 0 }
@@ -63,9 +67,36 @@ final class ISO8601Tests: XCTestCase {
         XCTAssertEqual(ISO8601.format(Date(timeIntervalSince1970: 253_402_300_799)), "9999-12-31T23:59:59Z")
         XCTAssertEqual(ISO8601.format(Date(timeIntervalSince1970: 86_399.9996)), "1970-01-02T00:00:00Z")
         XCTAssertEqual(ISO8601.format(Date(timeIntervalSince1970: 86_399.9996), offsetSeconds: -3600), "1970-01-01T23:00:00-01:00")
-        // The day before year 1 (proleptic Gregorian year 0) and 1 BC's year -1, as before.
-        XCTAssertEqual(ISO8601.format(Date(timeIntervalSince1970: -62_135_596_801)), "0000-12-31T23:59:59Z")
-        XCTAssertEqual(ISO8601.format(Date(timeIntervalSince1970: -62_167_219_201)), "00-1-12-31T23:59:59Z")
+        // The day before year 1 (proleptic Gregorian year 0) and 1 BC's year -1: not written
+        // (they were `0000-12-31T23:59:59Z` and `00-1-12-31T23:59:59Z`, which no reader takes).
+        XCTAssertEqual(ISO8601.format(Date(timeIntervalSince1970: -62_135_596_801)), "invalid date (-62135596801.0 s)")
+        XCTAssertEqual(ISO8601.format(Date(timeIntervalSince1970: -62_167_219_201)), "invalid date (-62167219201.0 s)")
+        // Paris's local mean time, +00:09:21 (561 s): the clock of the minute offset, +00:09.
+        XCTAssertEqual(ISO8601.format(Date(timeIntervalSince1970: 0), offsetSeconds: 561), "1970-01-01T00:09:00+00:09")
+        XCTAssertEqual(ISO8601.format(Date(timeIntervalSince1970: 0), offsetSeconds: -561), "1969-12-31T23:51:00-00:09")
+    }
+
+    /// Issue 40 item 5: `parse` went through Foundation's Gregorian calendar, which is Julian
+    /// before 1582-10-15, so `format` (proleptic, as ISO 8601 says) wrote such a date 10 days
+    /// later. One calendar now; the years 1 to 9999 only, in UTC and as written.
+    func testParseIsProlepticGregorianWithinTheYears1To9999() {
+        // 1500-03-01T00:00:00Z, proleptic Gregorian: `date -u -d 1500-03-01 +%s` and Python's
+        // `(datetime(1500,3,1) - datetime(1970,1,1)).days` give -14,826,672,000 = -171,605 days.
+        XCTAssertEqual(ISO8601.parse("1500-03-01T00:00:00Z")?.date.timeIntervalSince1970, -14_826_672_000)
+        XCTAssertEqual(ISO8601.format(ISO8601.parse("1500-03-01T12:00:00+01:00")!.date, offsetSeconds: 3600), "1500-03-01T12:00:00+01:00")
+        XCTAssertEqual(ISO8601.parse("0001-01-01T00:00:00Z")?.date.timeIntervalSince1970, -62_135_596_800)
+        XCTAssertEqual(ISO8601.parse("9999-12-31T23:59:59Z")?.date.timeIntervalSince1970, 253_402_300_799)
+        XCTAssertNotNil(ISO8601.parse("1600-02-29"))
+        for refused in ["0000-06-01", "0001-01-01T00:00:00+01:00", "9999-12-31T23:00:00-05:00", "1700-02-29", "2023-04-31",
+                        "2024-05-01T10:00:00+19:00", "2024-05-01T10:00:00+01:60"] {
+            XCTAssertNil(ISO8601.parse(refused), refused)
+        }
+        // Without an offset: the default zone's at that instant (New York, EDT, -4 h).
+        XCTAssertEqual(ISO8601.parse("2024-07-01T12:00", defaultZone: TimeZone(identifier: "America/New_York")!)?.date.timeIntervalSince1970,
+                       1_719_849_600)
+        XCTAssertTrue(ISO8601.canWrite(Date(timeIntervalSince1970: 253_402_300_799), offsetSeconds: -3600))
+        XCTAssertFalse(ISO8601.canWrite(Date(timeIntervalSince1970: 253_402_300_799), offsetSeconds: 3600))
+        XCTAssertFalse(ISO8601.canWrite(Date(timeIntervalSince1970: -62_135_596_800), offsetSeconds: -1))
     }
 }
 

@@ -149,4 +149,16 @@ final class TrackTimelineTests: XCTestCase {
         XCTAssertEqual(TrackMatch.duration(7800), "2 h 10 min")
         XCTAssertEqual(TrackMatch.duration(3 * 86_400 + 4 * 3600 + 59), "3 d 4 h")
     }
+
+    /// Issue 40 item 7: `Int(seconds.rounded())` trapped on 1e300 and NaN. Int.max seconds is
+    /// 106,751,991,167,300 days and 15 hours (9,223,372,036,854,775,807 / 86,400, remainder
+    /// 55,807 s); NaN counts as 0.
+    func testADurationOfAnyDoubleIsWrittenNotATrap() {
+        XCTAssertEqual(TrackMatch.duration(1e300), "106751991167300 d 15 h")
+        XCTAssertEqual(TrackMatch.duration(.infinity), "106751991167300 d 15 h")
+        XCTAssertEqual(TrackMatch.duration(.nan), "0 s")
+        XCTAssertEqual(Int(saturating: -1e300), Int.min)
+        XCTAssertEqual(Int(saturating: 9_223_372_036_854_774_784.0), 9_223_372_036_854_774_784)  // the largest Double below 2^63
+        XCTAssertEqual(Int(saturating: -2.9), -2)
+    }
 }

@@ -66,8 +66,35 @@ final class CSVReaderTests: XCTestCase {
 
     func testAFieldPastTheLimitIsAnErrorNotMemory() throws {
         var reader = CSVReader(MemoryInput([UInt8](repeating: UInt8(ascii: "x"), count: CSVReader.maxFieldBytes + 10), chunk: 65536))
-        XCTAssertThrowsError(try reader.nextRecord()) { error in
-            XCTAssertEqual(error as? CSVReader.Failure, .fieldTooLong(line: 1))
+        XCTAssertEqual(try reader.nextRecord(), CSVReader.Record(fields: [], line: 1, failure: .fieldTooLong(line: 1)))
+        XCTAssertNil(try reader.nextRecord())
+    }
+
+    /// Issue 40 item 4: a record past a bound ended the file. It is read to its end by the same
+    /// grammar (a quoted field's line breaks stay inside it), returned empty with its failure,
+    /// and the next record is read where it starts.
+    func testARecordPastABoundIsNamedAndTheNextOneRead() throws {
+        let long = String(repeating: "x", count: CSVReader.maxFieldBytes + 1)
+        let quotedLines = "\"" + String(repeating: "y\n", count: 600_000) + "\""
+        let many = Array(repeating: "f", count: CSVReader.maxFields + 1).joined(separator: ",")
+        let wide = Array(repeating: String(repeating: "w", count: CSVReader.maxFieldBytes - 1), count: 5).joined(separator: ",")
+        let text = "a,b\n\(long),1\nc,d\n\(quotedLines),z\ne,f\n\(many)\ng,h\n\(wide)\ni,j"
+        for chunk in [1 << 16, 4093] {
+            var reader = CSVReader(MemoryInput(Array(text.utf8), chunk: chunk))
+            var got: [CSVReader.Record] = []
+            while let r = try reader.nextRecord() { got.append(r) }
+            XCTAssertEqual(got, [
+                CSVReader.Record(fields: ["a", "b"], line: 1),
+                CSVReader.Record(fields: [], line: 2, failure: .fieldTooLong(line: 2)),
+                CSVReader.Record(fields: ["c", "d"], line: 3),
+                CSVReader.Record(fields: [], line: 4, failure: .fieldTooLong(line: 4)),
+                // Line 4 holds the opening quote and 600,000 line breaks inside it: e,f is on 600,005.
+                CSVReader.Record(fields: ["e", "f"], line: 600_005),
+                CSVReader.Record(fields: [], line: 600_006, failure: .tooManyFields(line: 600_006)),
+                CSVReader.Record(fields: ["g", "h"], line: 600_007),
+                CSVReader.Record(fields: [], line: 600_008, failure: .recordTooLong(line: 600_008)),
+                CSVReader.Record(fields: ["i", "j"], line: 600_009),
+            ])
         }
     }
 

@@ -2,17 +2,37 @@ import Foundation
 
 /// ISO 8601 text for instants, with an explicit offset: `2023-07-14T10:11:12+02:00`,
 /// `2023-07-14T10:11:12.390+02:00` when there is a fraction, `...Z` for offset 0 / unknown.
+///
+/// One calendar for reading and writing: the proleptic Gregorian calendar ISO 8601 prescribes
+/// (before 1582 too; Foundation's `Calendar(.gregorian)` is Julian there, which moved such a
+/// date 10 days at every export and import). pins reads and writes the years 1 to 9999 only
+/// (`supported`): ISO 8601's four-digit years, what every reader of its exports takes.
 public enum ISO8601 {
+    /// The instants pins keeps, 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, in seconds
+    /// since 1970 (PinFormats' `TrackPoint.times` is the same).
+    public static let supported: ClosedRange<Double> = -62_135_596_800 ... 253_402_300_799.999
+
+    /// Whether `format` can write `date` both in UTC (GPX, `runs`) and in its own offset: what
+    /// a reader refuses, naming the record, when it is not.
+    public static func canWrite(_ date: Date, offsetSeconds: Int?) -> Bool {
+        let t = date.timeIntervalSince1970
+        return supported.contains(t) && supported.contains(t + Double(offsetSeconds ?? 0))
+    }
+
+    /// The text of `date` in `offsetSeconds` (UTC, `Z`, when nil or 0). An offset of odd
+    /// seconds (a zone's local mean time before 1900, `+00:09:21` in Paris) is written to the
+    /// minute, and the clock with it, so the text is always the exact instant; the exact offset
+    /// is kept where the text cannot say it (`utcOffset` in JSON).
     public static func format(_ date: Date, offsetSeconds: Int? = nil) -> String {
-        let offset = offsetSeconds ?? 0
+        let offset = offsetSeconds.map { ($0 >= 0 ? $0 + 30 : $0 - 30) / 60 * 60 } ?? 0
         let shifted = date.timeIntervalSince1970 + Double(offset)
-        // Readers keep dates within years 1-9999; an instant beyond year ±9999 (or not finite)
-        // is shown as seconds, not converted.
-        guard shifted.isFinite, abs(shifted) < 253_402_300_800 else { return "invalid date (\(date.timeIntervalSince1970) s)" }
+        // Readers keep dates within `supported`; one beyond (stored by an older pins, or not
+        // finite) is shown as seconds, not converted.
+        guard supported.contains(shifted) else { return "invalid date (\(date.timeIntervalSince1970) s)" }
         var whole = shifted.rounded(.down)
         var millis = Int(((shifted - whole) * 1000).rounded())
         if millis == 1000 { whole += 1; millis = 0 }
-        return text(seconds: Int(whole), millis: millis, offset: offsetSeconds)
+        return text(seconds: Int(whole), millis: millis, offset: offsetSeconds.map { _ in offset })
     }
 
     /// `format`'s text: whole seconds since 1970 (already shifted by the offset) and
@@ -135,18 +155,43 @@ public enum ISO8601 {
         } else if i < s.count, s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
             let negative = s[i] == UInt8(ascii: "-")
             i += 1
-            guard let oh = number(2) else { return nil }
+            guard let oh = number(2), oh <= 18 else { return nil }
             _ = take(":")
             let om = number(2) ?? 0
+            guard om < 60 else { return nil }
             offset = (negative ? -1 : 1) * (oh * 3600 + om * 60)
         }
-        guard i == s.count, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
-        else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = offset.flatMap { TimeZone(secondsFromGMT: $0) } ?? defaultZone
-        var components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
-        components.nanosecond = 0
-        guard let date = calendar.date(from: components), calendar.component(.day, from: date) == day else { return nil }
-        return (date.addingTimeInterval(fraction), offset)
+        guard i == s.count, (1...9999).contains(year), (1...12).contains(month), (1...daysIn(month, of: year)).contains(day),
+              hour < 24, minute < 60, second < 61 else { return nil }
+        // The clock as seconds since 1970 in UTC (proleptic Gregorian, as `civil` writes it),
+        // then less the offset written, or the default zone's at that instant.
+        let clock = Double((daysFromCivil(year: year, month: month, day: day) * 86_400) + hour * 3_600 + minute * 60 + second)
+        let zoneOffset = offset ?? {
+            let guess = defaultZone.secondsFromGMT(for: Date(timeIntervalSince1970: clock))
+            return defaultZone.secondsFromGMT(for: Date(timeIntervalSince1970: clock - Double(guess)))
+        }()
+        let instant = clock - Double(zoneOffset) + fraction
+        guard supported.contains(instant) else { return nil }
+        return (Date(timeIntervalSince1970: instant), offset)
+    }
+
+    /// Days in `month` of `year` (proleptic Gregorian).
+    static func daysIn(_ month: Int, of year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil, the
+    /// inverse of `civil`).
+    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
     }
 }

@@ -45,8 +45,8 @@ public struct SharedPlaceKey: Hashable, Sendable {
 
     public init(name: String, coordinate: Coordinate) {
         self.name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        self.latitudeE4 = Int((coordinate.latitude * 10_000).rounded())
-        self.longitudeE4 = Int((coordinate.longitude * 10_000).rounded())
+        self.latitudeE4 = Int(saturating: (coordinate.latitude * 10_000).rounded())
+        self.longitudeE4 = Int(saturating: (coordinate.longitude * 10_000).rounded())
     }
 
     public var roundedCoordinate: Coordinate {

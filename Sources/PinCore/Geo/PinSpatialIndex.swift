@@ -78,11 +78,11 @@ public struct PinSpatialIndex: Sendable {
     }
 
     private func row(_ latitude: Double) -> Int {
-        Int(((latitude + 90) / cellDegrees).rounded(.down))
+        Int(saturating: ((latitude + 90) / cellDegrees).rounded(.down))
     }
 
     private func column(_ longitude: Double) -> Int {
-        var c = Int(((longitude + 180) / cellDegrees).rounded(.down)) % lonCells
+        var c = Int(saturating: ((longitude + 180) / cellDegrees).rounded(.down)) % lonCells
         if c < 0 { c += lonCells }
         return c
     }
@@ -158,8 +158,8 @@ public struct PinSpatialIndex: Sendable {
         var lonReach = Double.infinity
         if abs(point.latitude) + thresholdDegrees < 90 {
             let halfWidth = asin(min(1, sinThreshold / cosPhi)) * 180 / .pi
-            let west = Int(((point.longitude - halfWidth + 180) / cellDegrees).rounded(.down))
-            let east = Int(((point.longitude + halfWidth + 180) / cellDegrees).rounded(.down))
+            let west = Int(saturating: ((point.longitude - halfWidth + 180) / cellDegrees).rounded(.down))
+            let east = Int(saturating: ((point.longitude + halfWidth + 180) / cellDegrees).rounded(.down))
             if east - west + 1 < lonCells {
                 (first, last) = (west, east)
                 lonReach = halfWidth * Self.margin

@@ -60,8 +60,9 @@ public enum TrackMatch: Sendable, Hashable {
     }
 
     /// Seconds as "45 s", "12 min 5 s", "2 h 10 min", "3 d 4 h".
+    /// Total on any Double (a NaN reads "0 s"; beyond Int's range the days saturate).
     public static func duration(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded())
+        let s = Int(saturating: seconds.rounded())
         if s < 60 { return "\(s) s" }
         if s < 3600 { return s % 60 == 0 ? "\(s / 60) min" : "\(s / 60) min \(s % 60) s" }
         if s < 86_400 { return (s / 60) % 60 == 0 ? "\(s / 3600) h" : "\(s / 3600) h \((s / 60) % 60) min" }

@@ -9,7 +9,7 @@ public struct LocalDay: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// The local date of `instant` in `offsetSeconds` (UTC when nil).
     public init(_ instant: Date, offsetSeconds: Int?) {
-        let seconds = Int((instant.timeIntervalSince1970 + Double(offsetSeconds ?? 0)).rounded(.down))
+        let seconds = Int(saturating: (instant.timeIntervalSince1970 + Double(offsetSeconds ?? 0)).rounded(.down))
         number = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
     }
 

@@ -226,7 +226,7 @@ struct PinSpatialIndexLite {
     private static let size = 0.5
 
     private static func cell(_ c: Coordinate) -> (Int, Int) {
-        (Int((c.latitude / size).rounded(.down)), Int((c.longitude / size).rounded(.down)))
+        (Int(saturating: (c.latitude / size).rounded(.down)), Int(saturating: (c.longitude / size).rounded(.down)))
     }
 
     private static func key(_ lat: Int, _ lon: Int) -> Int64 {

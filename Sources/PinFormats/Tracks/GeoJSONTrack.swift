@@ -38,7 +38,7 @@ public enum GeoJSONTrack {
 struct FeatureFixes {
     var positions: [(Double, Double)] = [], positionHead = 0
     var times: [Double?] = [], timeHead = 0
-    var hasTimes = false, dropped = 0, badPositions = 0
+    var hasTimes = false, dropped = 0, badPositions = 0, badTimes = 0
     var positionCount = 0, timeCount = 0
     /// A time from the properties (`time`, `timestamp`, `datetime`), or the text that is none.
     var propertyTime: Double?, badTime: String?
@@ -57,7 +57,11 @@ struct FeatureFixes {
     }
 
     mutating func emit<Sink: TrackSink>(_ p: TrackPoint, into sink: inout Sink) {
-        if p.isValid { sink.point(p) } else { badPositions += 1 }
+        if p.isValid { sink.point(p) } else if p.latitude.isFinite, p.longitude.isFinite, abs(p.latitude) <= 90, abs(p.longitude) <= 180 {
+            badTimes += 1
+        } else {
+            badPositions += 1
+        }
     }
 
     mutating func add<Sink: TrackSink>(position lon: Double, _ lat: Double, into sink: inout Sink) {
@@ -211,6 +215,10 @@ final class GeoJSONFeatureReader<Sink: TrackSink> {
             }
         } else if fixes.positionCount > 1 {
             untimedLines += 1
+        }
+        if fixes.badTimes > 0 {
+            let n = fixes.badTimes
+            notes.add("Feature at byte \(at): \(n) time\(n == 1 ? "" : "s") outside the years 1 to 9999")
         }
         if fixes.badPositions > 0 {
             let n = fixes.badPositions

@@ -129,7 +129,7 @@ public enum GoogleTimeline {
                                       into sink: inout Sink, notes: inout TrackNotes) {
         guard let t, let lat, let lon else { return notes.add("\(what) at byte \(offset): no position or no time") }
         let p = TrackPoint(time: t, latitude: lat, longitude: lon, span: span)
-        guard p.isValid else { return notes.add("\(what) at byte \(offset): position \(lat), \(lon) out of range") }
+        if let problem = p.problem { return notes.add("\(what) at byte \(offset): \(problem)") }
         sink.point(p)
     }
 

@@ -135,7 +135,7 @@ struct NMEALog {
             return notes.add("\(at): RMC without a readable position")
         }
         let p = TrackPoint(time: Double(days * 86_400) + t, latitude: lat, longitude: lon)
-        if p.isValid { sink.point(p) } else { notes.add("\(at): RMC position out of range") }
+        if let problem = p.problem { notes.add("\(at): RMC \(problem)") } else { sink.point(p) }
     }
 
     /// `$xxGGA,time,lat,N/S,lon,E/W,quality,...`: a fix when the quality is not 0, on the date
@@ -149,7 +149,7 @@ struct NMEALog {
             return notes.add("\(at): GGA without a readable position")
         }
         let p = TrackPoint(time: Double(days * 86_400) + t, latitude: lat, longitude: lon)
-        if p.isValid { sink.point(p) } else { notes.add("\(at): GGA position out of range") }
+        if let problem = p.problem { notes.add("\(at): GGA \(problem)") } else { sink.point(p) }
     }
 
     /// `ddmm.mmmm` (or `dddmm.mmmm`) and its hemisphere, in signed degrees.

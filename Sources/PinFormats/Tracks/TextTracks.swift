@@ -42,7 +42,7 @@ public enum OwnTracksTrack {
             guard let tst else { return bad("a location without a number 'tst'") }
             guard let lat, let lon else { return bad("a location without number 'lat' and 'lon'") }
             let p = TrackPoint(time: tst, latitude: lat, longitude: lon)
-            guard p.isValid else { return bad("position \(lat), \(lon) out of range") }
+            if let problem = p.problem { return bad(problem) }
             sink.point(p)
         }) {}
     }
@@ -171,6 +171,7 @@ public enum CSVTrack {
         var untimed = 0
         do {
             while let record = try csv.nextRecord() {
+                if let failure = record.failure { notes.add(failure.description); continue }
                 if record.fields.count == 1 && record.fields[0].trimmingCharacters(in: .whitespaces).isEmpty { continue }
                 guard let c = columns else {
                     guard let found = Self.columns(record.fields) else {
@@ -202,7 +203,7 @@ public enum CSVTrack {
                     bad("latitude '\(latText.prefix(40))' or longitude '\(lonText.prefix(40))' is not a number"); continue
                 }
                 let p = TrackPoint(time: time!, latitude: lat, longitude: lon)
-                guard p.isValid else { bad("position \(lat), \(lon) out of range"); continue }
+                if let problem = p.problem { bad(problem); continue }
                 sink.point(p)
             }
         } catch let failure as CSVReader.Failure {

@@ -14,9 +14,24 @@ public struct TrackPoint: Sendable, Hashable {
         self.span = span
     }
 
-    /// Finite, |latitude| ≤ 90, |longitude| ≤ 180.
+    /// The instants a fix may be at: the years 1 to 9999 UTC (ISO 8601's four-digit years, the
+    /// dates pins reads and writes; PinCore's `ISO8601.supported` is the same range). A time
+    /// outside (`1e300` seconds, year 0) is a misread, named in the notes, never a fix: every
+    /// later step (the nearest fix "2 h away", a photo's date) can then count it in whole seconds.
+    public static let times: ClosedRange<Double> = -62_135_596_800 ... 253_402_300_799.999
+
+    /// Finite, |latitude| ≤ 90, |longitude| ≤ 180, time in `times`.
     public var isValid: Bool {
-        time.isFinite && latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180
+        latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180 && TrackPoint.times.contains(time)
+    }
+
+    /// Why the fix is not valid, for a note ("position 91.0, 2.0 out of range"); nil when it is.
+    public var problem: String? {
+        if !(latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180) {
+            return "position \(latitude), \(longitude) out of range"
+        }
+        if !TrackPoint.times.contains(time) { return "time \(time) s from 1970 outside the years 1 to 9999" }
+        return nil
     }
 }
 

@@ -72,9 +72,7 @@ public enum XMLTracks {
             return notes.add("\(what()) at byte \(offset): no latitude and longitude in degrees")
         }
         let point = TrackPoint(time: t, latitude: la, longitude: lo, span: span)
-        guard point.isValid else {
-            return notes.add("\(what()) at byte \(offset): position \(la), \(lo) out of range")
-        }
+        if let problem = point.problem { return notes.add("\(what()) at byte \(offset): \(problem)") }
         sink.point(point)
     }
 

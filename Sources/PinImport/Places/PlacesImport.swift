@@ -282,6 +282,7 @@ struct Decider {
     /// Titles of the pins in the indexes, by tag.
     var titles: [String] = []
     var zoneWarned = false
+    var cutWarnings = 0
     let warning: (String) -> Void
 
     init(import job: PlacesImport, database: PinDatabase?, spool: PlacesSpool, runID: Int64?, warning: @escaping (String) -> Void) throws {
@@ -397,7 +398,24 @@ struct Decider {
             return item
         }
         let (date, offset) = dateAndOffset(record, at: coordinate)
+        guard ISO8601.canWrite(date, offsetSeconds: offset) else {
+            // A year 0 or 10000 (in UTC or in its own offset) could not be written back by any
+            // export, nor read again: refused here, by its record.
+            item.decision = .malformed
+            let t = date.timeIntervalSince1970
+            // Clamped to ±31 million years, where `civil`'s arithmetic stays within Int.
+            let year = { ISO8601.civil(seconds: Int(saturating: min(1e15, max(-1e15, $0)).rounded(.down))).year }
+            let years = Set([year(t), year(t + Double(offset ?? 0))].filter { !(1...9999).contains($0) })
+            item.detail = "dated in the year \(years.sorted().map(String.init).joined(separator: " and ")) (UTC or its own offset): outside the years 1 to 9999 pins reads and writes"
+            return item
+        }
         item.date = ISO8601.format(date, offsetSeconds: offset)
+        item.detail = record.textNote
+        if let cut = record.textNote, cutWarnings < 10 {
+            // On stderr too (the first 10 of a run): a cut is not a choice the person made.
+            cutWarnings += 1
+            warning("\(file) \(record.position): \(cut)" + (cutWarnings == 10 ? " (further cuts: --report or --json)" : ""))
+        }
         let visit = Visit(record: record, key: key, coordinate: coordinate, date: date, offset: offset)
         if let records, let repos, let stored = try records.fetch(key: key) {
             return try decideImported(visit, stored: stored, item: item, repos: repos, records: records)
@@ -462,8 +480,11 @@ struct Decider {
         changed.title = record.title ?? pin.title
         changed.coordinate = visit.coordinate
         changed.type = locationType(record.type, at: visit.coordinate)
-        changed.date = visit.date
-        changed.utcOffsetSeconds = visit.offset
+        // A record without a date keeps its pin's (an undated record is dated when first made).
+        if record.date != nil {
+            changed.date = visit.date
+            changed.utcOffsetSeconds = visit.offset
+        }
         changed.color = record.color ?? pin.color
         changed.visitCount = record.visitCount ?? 1
         changed.visitsByHand = changed.visitCount > 1

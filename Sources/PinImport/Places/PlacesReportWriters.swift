@@ -44,6 +44,7 @@ public enum PlacesReportJSON {
         } else {
             object["country"] = orNull(item.country)
             object["id"] = orNull(item.pinID?.lowercasedText)
+            object["detail"] = item.detail  // what was cut from its text, when something was
         }
         return object
     }

@@ -223,6 +223,7 @@ enum PlaceRecordCodec {
         if let count = record.visitCount { w.i64(Int64(count)) }
         w.strings(record.photoIDs)
         w.u8(record.edited ? 1 : 0)
+        w.optionalString(record.textNote)
     }
 
     static func decode(_ r: inout ByteCursor) -> PlaceRecord {
@@ -255,6 +256,7 @@ enum PlaceRecordCodec {
         record.visitCount = r.u8() == 1 ? Int(r.i64()) : nil
         record.photoIDs = r.strings()
         record.edited = r.u8() == 1
+        record.textNote = r.optionalString()
         return record
     }
 }

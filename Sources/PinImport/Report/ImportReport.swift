@@ -114,11 +114,11 @@ public struct ImportItem: Sendable {
         case let .noLocation(reason)?: return reason
         case let .interval(seconds, previous)?:
             // Whole seconds as "48 s", fractions to the millisecond as "59.5 s".
-            let ms = Int((seconds * 1000).rounded())
+            let ms = Int(saturating: (seconds * 1000).rounded())
             let text = ms % 1000 == 0 ? String(ms / 1000) : String(Double(ms) / 1000)
             return "\(text) s after \(previous) (accepted)"
         case let .distance(km, _, pin, _)?:
-            let meters = Int((km * 1000).rounded())
+            let meters = Int(saturating: (km * 1000).rounded())
             return "\(meters / 1000).\(String(meters % 1000 / 10).leftPadded(to: 2)) km from pin '\(pin)'"
         }
     }

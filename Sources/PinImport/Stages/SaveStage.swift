@@ -118,7 +118,7 @@ struct SaveStage {
     /// An accepted photo placed by a track keeps which track and how far its fix was, for
     /// `pins show` (issue 29: the source of a position is said wherever the pin is read).
     static func trackDetail(_ item: ImportItem) -> String? {
-        item.trackFix.map { "position from the track \($0.file), nearest fix \(Int($0.seconds.rounded())) s away" }
+        item.trackFix.map { "position from the track \($0.file), nearest fix \(Int(saturating: $0.seconds.rounded())) s away" }
     }
 }
 

@@ -75,8 +75,9 @@ public enum PlaceFiles {
         return Array(head[0..<count])
     }
 
-    /// Reads every record of `path` as `kind`, in file order.
+    /// Reads every record of `path` as `kind`, in file order, each `cleaned()`.
     static func read(path: String, kind: PlaceFileKind, head: [UInt8], emit: (PlaceReadEvent) throws -> Void) throws {
+        let emit: (PlaceReadEvent) throws -> Void = { try emit($0.cleaned()) }
         if kind == .kmz {
             let archive: ZipArchive
             do {
@@ -89,8 +90,9 @@ public enum PlaceFiles {
         try read(try FileInput(path: path), kind: kind, head: head, emit: emit)
     }
 
-    /// Reads bytes in memory as `kind` (the fuzzer; tests).
+    /// Reads bytes in memory as `kind` (the fuzzer; tests), each record `cleaned()`.
     public static func read(bytes: [UInt8], kind: PlaceFileKind, emit: (PlaceReadEvent) throws -> Void) throws {
+        let emit: (PlaceReadEvent) throws -> Void = { try emit($0.cleaned()) }
         if kind == .kmz {
             let archive: ZipArchive
             do {

@@ -68,6 +68,8 @@ public struct PlaceRecord: Sendable, Equatable {
     public var photoIDs: [String] = []
     /// pins' own export says the pin was edited by hand.
     public var edited = false
+    /// What `cleaned()` cut ("title cut to 1,000 characters"), for the report; nil: nothing.
+    public var textNote: String?
 
     public init(position: String) {
         self.position = position
@@ -90,6 +92,50 @@ public struct PlaceRecord: Sendable, Equatable {
             return
         }
         coordinate = c
+    }
+}
+
+extension PlaceRecord {
+    /// The record with its text as pins keeps it (`StoredText`): control characters dropped,
+    /// titles and names cut to `StoredText.maxTitle` characters, notes to `maxNote`; what was
+    /// cut said in `textNote`. Every reader's record goes through this once, before its key and
+    /// digest are made, so a re-import of the same file compares equal.
+    public func cleaned() -> PlaceRecord {
+        var r = self
+        var cuts: [String] = []
+        func short(_ text: String, _ what: String) -> String {
+            let (kept, cut) = StoredText.clean(text, limit: StoredText.maxTitle)
+            if cut, !cuts.contains(what) { cuts.append(what) }
+            return kept
+        }
+        r.ownID = ownID.map { short($0, "id") }
+        r.title = title.map { short($0, "title") }
+        r.note = note.map { text in
+            let (kept, cut) = StoredText.clean(text, limit: StoredText.maxNote)
+            if cut { cuts.append("note cut to \(StoredText.maxNote) characters") }
+            return kept
+        }
+        r.tags = tags.map { $0.map { short($0, "tag") } }
+        r.color = color.map { short($0, "colour") }
+        r.photoIDs = photoIDs.map { short($0, "photo id") }
+        switch type {
+        case .point: break
+        case let .city(name, address): r.type = .city(name: short(name, "city name"), address: address.map { short($0, "address") })
+        case let .mountain(name, height, achieved): r.type = .mountain(name: short(name, "mountain name"), height: height, achievedHeight: achieved)
+        }
+        let titled = cuts.filter { !$0.hasPrefix("note") }
+        let notes = cuts.filter { $0.hasPrefix("note") }
+        let said = (titled.isEmpty ? [] : [titled.joined(separator: ", ") + " cut to \(StoredText.maxTitle) characters"]) + notes
+        r.textNote = said.isEmpty ? nil : said.joined(separator: "; ")
+        return r
+    }
+}
+
+extension PlaceReadEvent {
+    /// `.record`'s record `cleaned()`; a malformed one as it is.
+    public func cleaned() -> PlaceReadEvent {
+        if case let .record(r) = self { return .record(r.cleaned()) }
+        return self
     }
 }
 

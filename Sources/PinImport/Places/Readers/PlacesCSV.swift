@@ -78,9 +78,15 @@ enum PlacesCSV {
                 guard let next = try reader.nextRecord() else { return }
                 row = next
             } catch let failure as CSVReader.Failure {
-                // The rest of the file cannot be split into records.
-                try emit(.malformed(position: failureLine(failure), reason: failure.description))
-                return
+                // A quote still open at the end: where records end after it cannot be known (a
+                // quoted field may hold line breaks), so no line after it is read as a place.
+                throw PlaceFileError("\(failure.description); reading stopped there")
+            }
+            if let failure = row.failure {
+                // Too long, or too many fields: the reader has read it to its end; the next
+                // record starts where it would have.
+                try emit(.malformed(position: "line \(row.line)", reason: failure.description))
+                continue
             }
             if row.fields.count == 1, row.fields[0].isEmpty { continue }
             try emit(try event(row, columns))
@@ -161,15 +167,9 @@ enum PlacesCSV {
         }
         if let text = field(columns.date) {
             guard let date = PlaceDates.parse(text, zoneless: .utc) else {
-                throw PlaceFileError("date '\(text)' is not ISO 8601 (2024-05-01 or 2024-05-01T12:00:00+02:00)")
+                throw PlaceFileError("date '\(text)' is not ISO 8601 (2024-05-01 or 2024-05-01T12:00:00+02:00) in the years 1 to 9999")
             }
             record.date = date
-        }
-    }
-
-    static func failureLine(_ failure: CSVReader.Failure) -> String {
-        switch failure {
-        case let .unterminatedQuote(line), let .fieldTooLong(line), let .tooManyFields(line): return "line \(line)"
         }
     }
 
@@ -196,9 +196,10 @@ enum PlacesCSV {
         record.title = undefused(fields[1])
         let dateText = fields[7]
         guard let parsed = ISO8601.parse(dateText) else { throw PlaceFileError("date '\(dateText)' is not ISO 8601") }
-        // pins writes `Z` both for offset 0 and for an unknown one; both read back as unknown,
-        // which it writes as `Z` again.
-        record.date = parsed.offsetSeconds.map { $0 == 0 ? .unknownOffset(parsed.date) : .withOffset(parsed.date, $0) } ?? .unknownOffset(parsed.date)
+        // pins writes `Z` for an unknown offset and `+00:00` for a known 0 (older versions wrote
+        // `Z` for both: read as unknown, as they were).
+        let unknown = parsed.offsetSeconds == nil || dateText.hasSuffix("Z") || dateText.hasSuffix("z")
+        record.date = unknown ? .unknownOffset(parsed.date) : .withOffset(parsed.date, parsed.offsetSeconds!)
         guard let color = Settings.normalizedColor(fields[8]) else { throw PlaceFileError("colour '\(fields[8])' is not #RRGGBB") }
         record.color = color
         guard let visits = Int(fields[9]), visits >= 1 else { throw PlaceFileError("visit_count '\(fields[9])' is not a whole number from 1") }
