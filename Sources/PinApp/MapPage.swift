@@ -14,7 +14,7 @@ extension PinApp {
                           run: RunOverlay? = nil, thumbnails: Bool = true) throws -> PageInput {
         let worldMap: WorldMap
         do {
-            worldMap = try WorldMap(json: try Self.data().read("WorldMap.json"))
+            worldMap = try WorldMap(json: try Self.data().worldMapJSON())
         } catch let error as WorldMap.LoadError {
             throw AppFailure(error.description)
         }

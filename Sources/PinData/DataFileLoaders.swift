@@ -63,6 +63,9 @@ extension DataFiles {
         }
     }
 
+    /// WorldMap.json, the map page's base map, as bytes (PinReport's `WorldMap` parses it).
+    public func worldMapJSON() throws -> [UInt8] { try read("WorldMap.json") }
+
     /// The outlines of the countries `codes` from Countries.geojson, each as the file spells it
     /// (compact, as scripts/build-countries writes it, so an export is the same bytes at every
     /// run), read by the resolver's own parser; a damaged file is named with what to do.

@@ -10,7 +10,8 @@ public struct DataFileError: ExitStatusError {
 
 /// The one loader of pins' data files (Resources/ in the checkout, share/pins when installed):
 /// where they are, and each file read or mapped and checked as the code that uses it needs it.
-/// The CLI, the benchmark and the tests all load through it.
+/// The CLI (through PinApp), the server, the benchmark and the tests all load through it;
+/// no other module names a data file in a read (LayerRulesTests checks it).
 ///
 /// | file | what | made by |
 /// | --- | --- | --- |

@@ -31,6 +31,9 @@ public enum ImportProcess {
     /// replayed, as after kill -9), and the run lock goes with the process. `say` writes to the
     /// person's stderr; `end` ends the process (tests give their own). Cancel the sources when done.
     public static func stopOnSignals(_ stop: StopRequest, grace: Double = stopGrace,
+                                     // exit allowed: a signal's handler ends a run that does not stop (a read that
+                                     // never returns): no error can be thrown to main from here; _exit skips
+                                     // atexit handlers that could block as the run is (the kernel drops the locks).
                                      end: @escaping @Sendable (Int32) -> Void = { _exit($0) },
                                      say: @escaping @Sendable (String) -> Void) -> [DispatchSourceSignal] {
         [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in

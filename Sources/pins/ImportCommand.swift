@@ -83,6 +83,7 @@ func runImport(_ args: ParsedArguments) async throws {
     try outputs.write(json: { ImportReportJSON.write(report, to: $0) },
                       text: { ImportReportText.write(report, catalog: try deps.catalog(), verbose: args.has("--verbose"), to: $0) },
                       page: { try writeRunPage(report, to: $0, deps: deps) })
+    try report.checkReadBack()
     try reportProblems(of: report)
 }
 

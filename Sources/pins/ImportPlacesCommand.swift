@@ -51,6 +51,7 @@ func runImportPlaces(_ args: ParsedArguments) throws {
     try outputs.write(json: { PlacesReportJSON.write(report, to: $0) },
                       text: { PlacesReportText.write(report, verbose: args.has("--verbose"), to: $0) },
                       page: { try writePlacesPage(report, to: $0, deps: deps) })
+    try report.checkReadBack()
     for file in report.files {
         if let error = file.error { Out.error("pins import-places: \(file.file): \(error); the records before it were imported") }
     }

@@ -21,6 +21,7 @@ enum Out {
     /// of stdout has gone, stop quietly, as a program killed by SIGPIPE would; a closed stderr is
     /// ignored.
     static func raw(_ text: String, to fd: Int32) {
+        // exit allowed: stdout's reader has gone (`pins list | head`); ending quietly is what SIGPIPE would do.
         if !AtomicFile.writeAll(fd, text), errno == EPIPE, fd == 1 { exit(ExitCode.success) }
     }
 
@@ -59,7 +60,7 @@ final class BufferedSink: TextSink {
     func flush() {
         if !failed, !buffer.withUnsafeBytes({ AtomicFile.writeAll(fd, $0) }) {
             // The reader of stdout has gone (`pins import --json | head`): stop quietly.
-            if errno == EPIPE && fd == 1 { exit(ExitCode.success) }
+            if errno == EPIPE && fd == 1 { exit(ExitCode.success) } // exit allowed: as in `Out.raw`
             failed = true
         }
         buffer.removeAll(keepingCapacity: true)

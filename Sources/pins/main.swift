@@ -4,8 +4,9 @@ import PinCore
 import PinImport
 
 /// `pins`: the commands' table, and the dispatch; errors become exit codes here only
-/// (`ExitStatusError`). Each command parses its arguments, calls its module's entry point and
-/// prints.
+/// (`ExitStatusError`; LayerRulesTests fails on an `exit(` anywhere else that does not say why:
+/// a closed stdout in `Out`, a signal's handler in `ImportProcess`). Each command parses its
+/// arguments, calls its use case in PinApp and prints.
 let version = "0.1.0"
 
 struct Command {

@@ -120,12 +120,12 @@ public struct PlaceItems: Sequence, Sendable {
                 cursor = nil
                 return
             }
-            cursor = Self.orExit { try spool.store.logged(categories: items.only) }
+            cursor = Self.orEnd { try spool.store.logged(categories: items.only) }
         }
 
         public mutating func next() -> PlaceItem? {
             guard let spool, let cursor else { return nil }
-            return Self.orExit {
+            return Self.orEnd {
                 try cursor.next { raw in
                     var r = ByteCursor(raw)
                     return PlaceItemCodec.decode(&r, files: spool.files)
@@ -134,13 +134,14 @@ public struct PlaceItems: Sequence, Sendable {
         }
 
         /// The import's own scratch database, written moments ago: failing to read it back is the
-        /// system's failure (an I/O error in TMPDIR), as for `ScratchFile`.
-        private static func orExit<T>(_ body: () throws -> T) -> T {
+        /// system's failure (an I/O error in TMPDIR), as for `ScratchFile`: the items end there,
+        /// and the caller throws it once the report is written (`ScratchFile.checkReadBack`).
+        private static func orEnd<T>(_ body: () throws -> T?) -> T? {
             do {
                 return try body()
             } catch {
-                FileHandle.standardError.write(Data("pins: cannot read back the import's scratch database: \(error)\n".utf8))
-                exit(1)
+                ScratchFile.failReadBack(ImportError.storage("cannot read back the import's scratch database: \(error)"))
+                return nil
             }
         }
     }

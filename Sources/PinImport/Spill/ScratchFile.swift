@@ -1,6 +1,7 @@
 import CSupport
 import Foundation
 import PinCore
+import Synchronization
 
 /// Where a large run keeps what it decided: a file with no name (O_TMPFILE, or unlinked as soon
 /// as it is made), so a run killed at any point leaves nothing behind, and its pages go back to
@@ -100,11 +101,32 @@ final class ScratchFile: @unchecked Sendable {
             if n >= 0 { return n }
             if errno == EINTR { continue }
             // The run's own file, written moments ago: failing to read it back is the system's
-            // failure (an I/O error on TMPDIR), not something the run can work around.
-            let message = "pins: cannot read back the scratch file in \(folder): \(String(cString: strerror(errno)))\n"
-            FileHandle.standardError.write(Data(message.utf8))
-            exit(1)
+            // failure (an I/O error on TMPDIR), not something the run can work around. The
+            // records end here for the reader; the run throws it before its next write
+            // (`checkReadBack`), so nothing is saved from a list cut short.
+            Self.failReadBack(ImportError.storage("cannot read back the run's scratch file in \(folder): "
+                                                  + "\(String(cString: strerror(errno))) (TMPDIR chooses the folder)"))
+            return 0
         }
+    }
+
+    /// The first read-back that failed in this process, until `checkReadBack` throws it. Kept
+    /// for the process, not per file: the readers are iterators (`Sequence`), which cannot throw,
+    /// and one import runs at a time in a process (the run lock holds one per database; the CLI
+    /// and `pins serve` start one at a time).
+    private static let readFailure = Mutex<ImportError?>(nil)
+
+    static func failReadBack(_ error: ImportError) {
+        readFailure.withLock { if $0 == nil { $0 = error } }
+    }
+
+    /// Throws (once) a read-back of the run's scratch records that failed: before the run saves
+    /// what it decided from them, and after the report was written from them.
+    static func checkReadBack() throws {
+        if let error = readFailure.withLock({ failure -> ImportError? in
+            defer { failure = nil }
+            return failure
+        }) { throw error }
     }
 }
 
@@ -269,4 +291,15 @@ struct FilesToRead {
     var entries: [FileEntry] { chunks(of: .max).flatMap(\.entries) }
     /// Every file's sidecars, in order (tests).
     var sidecars: [[RawPath]] { chunks(of: .max).flatMap(\.sidecars) }
+}
+
+extension ImportReport {
+    /// Throws when the report's records could not all be read back from the run's scratch file
+    /// (an I/O error in TMPDIR): call once the report is written, whose lists then end early.
+    public func checkReadBack() throws { try ScratchFile.checkReadBack() }
+}
+
+extension PlacesImportReport {
+    /// As `ImportReport.checkReadBack`, for the records of the places import's scratch database.
+    public func checkReadBack() throws { try ScratchFile.checkReadBack() }
 }

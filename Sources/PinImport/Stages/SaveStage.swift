@@ -23,6 +23,8 @@ struct SaveStage {
     func save(_ items: DecidedFiles, reconciled: Reconciliation, database: TransactionRunner,
               progress: @escaping @Sendable (ImportProgress) -> Void) throws {
         do {
+            // Nothing is saved from records cut short by a failed read-back (the walk's spill).
+            try ScratchFile.checkReadBack()
             try saveBookkeeping(reconciled, database: database)
             saved.files += reconciled.moves.count
             if !reconciled.corrected.isEmpty {
@@ -37,6 +39,7 @@ struct SaveStage {
                 while batch.count < max(1, batchSize), let item = files.next() { batch.append(item) }
                 guard !batch.isEmpty else { break }
                 try stop.check()
+                try ScratchFile.checkReadBack()
                 try database.write { repos in
                     for item in batch { try saveDecision(item, in: repos) }
                 }
