@@ -263,16 +263,34 @@ private struct TableCopier {
         self.target = target
         let list = columns.map { "\"\($0)\"" }.joined(separator: ", ")
         insert = "INSERT OR IGNORE INTO \"\(table)\" (rowid, \(list)) VALUES (?\(String(repeating: ", ?", count: columns.count)))"
-        select = "SELECT rowid, \(list) FROM \"\(table)\" WHERE rowid >= ? ORDER BY rowid ASC"
-        seek = "SELECT rowid FROM \"\(table)\" WHERE rowid >= ? ORDER BY rowid ASC LIMIT 1"
+        // Each row's content as one text (SQL quote() of every column): what tells a garbage
+        // cell of a damaged page from the real row of the same rowid.
+        let content = columns.map { "quote(\"\($0)\")" }.joined(separator: " || ',' || ")
+        select = "SELECT rowid, \(list), \(content) FROM \"\(table)\" WHERE rowid >= ? ORDER BY rowid ASC"
+        seek = "SELECT rowid, \(content) FROM \"\(table)\" WHERE rowid >= ? ORDER BY rowid ASC LIMIT 1"
     }
+
+    /// Most stretches of damage one table's copy goes past, per page of the file: a bound on
+    /// the work whatever the damage (each stretch costs at most ~130 seeks). Past it, the rest
+    /// of the table counts as lost at the end.
+    static let stretchesPerPage = 8
 
     mutating func copy() throws -> DatabaseCheck.TableCopy {
         var start = Int64.min
+        // Every loop over damaged data ends (issue 40, item 6: a leaf whose cell offsets were
+        // flipped gave rowids out of order, the copy went back to them and read the same rows
+        // for ever): `start` only goes up, and the stretches are bounded by the file's pages.
+        let pages = Int(clamping: (try? source.scalarInt("PRAGMA page_count")).flatMap { $0 } ?? 0)
+        var stretchesLeft = Self.stretchesPerPage * max(pages, 1) + 64
         while true {
             var lastRead: Int64?
             if try scan(from: start, lastRead: &lastRead) { break }
             complete = false
+            stretchesLeft -= 1
+            guard stretchesLeft > 0 else {
+                lostAtEnd = true
+                break
+            }
             // Seeks from `base + 1` on fail (the page after the last row read is damaged).
             let base = lastRead ?? (start == Int64.min ? Int64.min : start - 1)
             guard case let (sound, first)? = firstSoundRow(after: base) else {
@@ -281,17 +299,24 @@ private struct TableCopier {
                 break
             }
             let from = base == Int64.min ? 0 : base
+            let next: Int64
             if sound == base &+ 1 {
                 // The seek reads right where the scan failed: that row's own content (an
                 // overflow page) is damaged. It is lost; the reading goes on after it.
                 lostBetween += Int(clamping: max(0, first - from))
                 if first == Int64.max { break }
-                start = first + 1
+                next = first + 1
             } else {
                 // The rows between the last read and the first sound one were on the damaged pages.
                 lostBetween += Int(clamping: max(0, first - from - 1))
-                start = first
+                next = first
             }
+            // A seek that lands at or before where this stretch began would read it again.
+            guard next > start else {
+                lostAtEnd = true
+                break
+            }
+            start = next
         }
         return DatabaseCheck.TableCopy(table: table, rows: rows, complete: complete, lostBetween: lostBetween, lostAtEnd: lostAtEnd)
     }
@@ -304,6 +329,12 @@ private struct TableCopier {
             try statement.bind([start])
             while try statement.step() {
                 let rowid = statement.int64(0)
+                // A table's b-tree gives its rows in rowid order: one below the start, or not
+                // above the row before, was read from a damaged page (garbage), and is damage.
+                // So is one that a seek of its own rowid does not find: a garbage rowid far
+                // above the damaged page's would make the copy skip every sound row up to it.
+                if rowid < start || lastRead.map({ rowid <= $0 }) == true { return false }
+                guard seekOnce(rowid) == .row(rowid, statement.string(Int32(columnCount + 1))) else { return false }
                 lastRead = rowid
                 let values: [SQLBindable] = [rowid] + (0..<columnCount).map { statement.value(Int32($0 + 1)) }
                 rows += try target.run(insert, values)
@@ -316,14 +347,24 @@ private struct TableCopier {
         }
     }
 
-    /// The first rowid >= a start whose seek does not fail: `row`, or `end` past the last.
-    private enum Probe { case row(Int64), end, damaged }
+    /// The first rowid >= a start whose seek does not fail (with its content): `row`, or `end`
+    /// past the last.
+    private enum Probe: Equatable { case row(Int64, String), end, damaged }
 
+    /// A row a seek lands on counts only when a seek of its own rowid finds it again: a damaged
+    /// leaf can hand a seek a garbage rowid (one far above the page's, which would make the
+    /// copy skip every sound row up to it).
     private func probe(_ from: Int64) -> Probe {
+        let found = seekOnce(from)
+        guard case let .row(rowid, _) = found, rowid != from else { return found }
+        return seekOnce(rowid) == found ? found : .damaged
+    }
+
+    private func seekOnce(_ from: Int64) -> Probe {
         do {
             let statement = try source.prepare(seek)
             try statement.bind([from])
-            return try statement.step() ? .row(statement.int64(0)) : .end
+            return try statement.step() ? .row(statement.int64(0), statement.string(1)) : .end
         } catch {
             return .damaged
         }
@@ -355,7 +396,7 @@ private struct TableCopier {
             let mid = lo &+ Int64(bitPattern: UInt64(bitPattern: hi &- lo) / 2)
             if case .damaged = probe(mid) { lo = mid } else { hi = mid }
         }
-        guard case let .row(first) = probe(hi) else { return nil }
+        guard case let .row(first, _) = probe(hi) else { return nil }
         return (hi, first)
     }
 }

@@ -236,4 +236,38 @@ final class RepairSalvageTests: XCTestCase {
         XCTAssertEqual(try sql(db, "SELECT name, height, pin_count FROM mountains").map { "\($0[0]) \($0[1]) \($0[2])" }, ["Mont Blanc 4806.0 1"])
         XCTAssertEqual(try CLI.run(["check", "--db", db]).stdout, "\(db): ok\n")
     }
+
+    /// Issue 40, item 6: 8 bytes flipped at offset 8 of a leaf page of `photos` (its cell
+    /// pointers: the cells then start at garbage offsets, some past the page) made the repair
+    /// read the same rows for ever (the garbage rowids went backwards and the copy went back to
+    /// them), or skip every sound row up to a garbage rowid far above the page's. Every leaf
+    /// page of the table in turn: the repair ends (under timeout(1), in time proportional to the
+    /// file), and keeps every row of the other pages (the rowids read from the bytes by hand).
+    func testFlippedCellPointersOnAnyPhotosPageEndInTimeAndKeepTheOtherPages() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let (db, _) = try database(dir, files: 1500)
+        let pages = try leaves(db, "photos")
+        let total = pages.reduce(0) { $0 + $1.rowids.count }
+        XCTAssertGreaterThan(pages.count, 10)
+        let pristine = try Data(contentsOf: URL(fileURLWithPath: db))
+        for (page, rowids) in pages {
+            let copy = dir.appendingPathComponent("page-\(page).sqlite").path
+            var bytes = pristine
+            let offset = (page - 1) * 4096 + 8
+            for k in offset..<(offset + 8) { bytes[k] ^= 0xFF }
+            try bytes.write(to: URL(fileURLWithPath: copy))
+            let started = Date()
+            let repair = try CLI.run(["60", CLI.binary, "check", "--repair", "--db", copy], executable: "/usr/bin/timeout")
+            XCTAssertNotEqual(repair.status, 124, "page \(page): the repair did not end in 60 s")
+            XCTAssertEqual(repair.status, 0, "page \(page): \(repair.stderr)")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 30, "page \(page)")
+            let line = try XCTUnwrap(repair.stdout.split(separator: "\n").first { $0.hasPrefix("  photos: ") }, repair.stdout)
+            let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+            let kept = try XCTUnwrap(numbers.first)
+            XCTAssertGreaterThanOrEqual(kept, total - rowids.count, "page \(page): only its rows may be lost: \(line)")
+            XCTAssertLessThanOrEqual(kept, total, "page \(page): \(line)")
+            if numbers.count > 1 { XCTAssertEqual(kept + numbers[1], total, "page \(page): kept and lost: \(line)") }
+            XCTAssertEqual(try CLI.run(["check", "--db", copy]).stdout, "\(copy): ok\n", "page \(page)")
+        }
+    }
 }
