@@ -196,3 +196,20 @@ public struct CSVReader {
         }
     }
 }
+
+extension CSVReader {
+    /// A decimal number as CSV writers write it: `48.85`, `-2.35`, `1e-3`; or with a decimal
+    /// comma, `48,8566`, as spreadsheets in most of Europe write it (their CSV separates fields
+    /// with `;`, so the comma is inside a field). Not `0x10`, `inf`, `nan`, nor `1.234,5` (a
+    /// thousands separator is not a coordinate).
+    public static func decimal(_ text: String) -> Double? {
+        var bytes = Array(text.utf8)
+        guard !bytes.isEmpty, bytes.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || "+-.,eE".utf8.contains($0) }) else { return nil }
+        if let comma = bytes.firstIndex(of: 0x2C) {
+            guard !bytes.contains(0x2E), bytes.lastIndex(of: 0x2C) == comma else { return nil }
+            bytes[comma] = 0x2E
+        }
+        guard let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else { return nil }
+        return value
+    }
+}

@@ -117,10 +117,28 @@ public final class JSONReader {
                 token = .key
                 return .key
             case .valueOrEnd, .value, .start:
+                if c == 0xEF, state == .start, window.baseOffset + Int64(p) == 0, try skipByteOrderMark() { continue }
                 if c == UInt8(ascii: "]") && state == .valueOrEnd { return closeContainer() }
                 return try scanValue(c)
             }
         }
+    }
+
+    /// A UTF-8 byte order mark at the very start (`pos`, offset 0) is read past: RFC 8259
+    /// section 8.1 lets a parser ignore it, and Windows tools and some exports write one (the
+    /// files were recognised by their content, then refused at byte 0). False when the bytes
+    /// only begin like one (then the value is read as it is, and refused as before).
+    private func skipByteOrderMark() throws -> Bool {
+        var p = pos
+        while window.end - p < 3 {
+            let r = try window.refill(keeping: p)
+            p -= r.shift
+            if !r.more { break }
+        }
+        pos = p
+        guard window.end - p >= 3, window.base[p + 1] == 0xBB, window.base[p + 2] == 0xBF else { return false }
+        pos = p + 3
+        return true
     }
 
     private func closeContainer() -> JSONToken {

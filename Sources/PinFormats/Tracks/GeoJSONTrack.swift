@@ -18,7 +18,7 @@ public enum GeoJSONTrack {
     /// The most positions or times held while waiting for their partners (16 bytes each).
     public static let maxPending = 4_000_000
 
-    static let timeKeys: [StaticString] = ["time", "timestamp", "datetime"]
+    static let timeKeys: [StaticString] = ["time", "timestamp", "datetime", "recorded_at", "recordedAt"]
 
     public static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
         let reader = GeoJSONFeatureReader(JSONReader(input: input), sink: sink, notes: notes)

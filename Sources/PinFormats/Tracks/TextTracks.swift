@@ -199,7 +199,7 @@ public enum CSVTrack {
                     time = t
                 }
                 guard let latText = field(c.lat), let lonText = field(c.lon) else { bad("no latitude or no longitude"); continue }
-                guard let lat = Double(latText), let lon = Double(lonText) else {
+                guard let lat = CSVReader.decimal(latText), let lon = CSVReader.decimal(lonText) else {
                     bad("latitude '\(latText.prefix(40))' or longitude '\(lonText.prefix(40))' is not a number"); continue
                 }
                 let p = TrackPoint(time: time!, latitude: lat, longitude: lon)

@@ -175,6 +175,12 @@ public struct PlacesImport {
                 throw PlacesImportFailure("cannot read \(path): \(error.reason); nothing was imported", exitCode: ExitCode.noInput)
             }
             guard let kind = PlaceFiles.kind(ofHead: head) else {
+                // A track (Records.json, an OwnTracks log...) is read by `import --track`: say so.
+                if let track = TrackFiles.sniff(head) {
+                    throw PlacesImportFailure("\(path): a track (\(track.rawValue)), not a place file: its fixes give positions to photos "
+                                              + "with 'pins import PHOTOS --track \(path)' (or see them with 'pins inspect PHOTOS --track'); "
+                                              + "nothing was imported", exitCode: ExitCode.usage)
+                }
                 throw PlacesImportFailure("\(path): not a place file pins reads (\(head.isEmpty ? "empty" : "unknown content")); "
                                           + "it reads \(PlaceFileKind.readableDescription); nothing was imported", exitCode: ExitCode.usage)
             }

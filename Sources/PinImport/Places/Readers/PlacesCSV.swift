@@ -174,11 +174,7 @@ enum PlacesCSV {
     }
 
     /// A decimal number as CSV writers write it: `48.85`, `-2.35`, `1e-3`; not `0x10`, `inf`, `nan`.
-    static func decimal(_ text: String) -> Double? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ ("0"..."9").contains(Character(Unicode.Scalar($0))) || "+-.eE".utf8.contains($0) }),
-              let value = Double(text), value.isFinite else { return nil }
-        return value
-    }
+    static func decimal(_ text: String) -> Double? { CSVReader.decimal(text) }
 
     /// A text cell of pins' export, with the apostrophe that defused it for spreadsheets taken off.
     static func undefused(_ text: String) -> String {

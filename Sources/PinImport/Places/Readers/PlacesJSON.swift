@@ -84,6 +84,24 @@ indirect enum JSONValue: Equatable {
 /// somewhere in the document (`features`, `timelineObjects`, `semanticSegments`, or the top-level
 /// array); the reader finds it while streaming and reads its elements one at a time.
 enum PlacesJSON {
+    /// The properties a GeoJSON place's date is read from, first found first (`recorded_at`:
+    /// what loggers such as Overland and PhoneTrack write).
+    static let dateKeys = ["date", "time", "timestamp", "when", "datetime", "recorded_at", "recordedAt"]
+
+    /// A date property: ISO 8601 text, or Unix seconds as a number or a text of digits
+    /// (milliseconds when 10^11 or more, as the track readers take them: seconds that large are
+    /// past the year 5000). A number was passed over, and the place dated with the import.
+    static func placeDate(_ value: JSONValue) -> PlaceDate? {
+        var seconds: Double?
+        if case let .number(n) = value { seconds = n }
+        if let s = value.text, s.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D }) { seconds = Double(s) }
+        if let seconds {
+            guard seconds.isFinite else { return nil }
+            return .utc(Date(timeIntervalSince1970: abs(seconds) >= 1e11 ? seconds / 1000 : seconds))
+        }
+        return value.text.flatMap { PlaceDates.parse($0, zoneless: .utc) }
+    }
+
     static func read(_ input: ByteInput, kind: PlaceFileKind, emit: (PlaceReadEvent) throws -> Void) throws {
         let reader = JSONReader(input: input)
         guard let first = try reader.next() else { throw PlaceFileError("empty file") }
@@ -191,9 +209,9 @@ enum PlacesJSON {
         record.title = title(properties)
         record.note = ["description", "desc", "note", "notes", "comment"].lazy.compactMap { properties[$0]?.text }.first
         if let id = properties["id"]?.text, record.ownID == nil { record.ownID = id }
-        if let text = ["date", "time", "timestamp", "when", "datetime"].lazy.compactMap({ properties[$0]?.text }).first {
-            guard let date = PlaceDates.parse(text, zoneless: .utc) else {
-                return .malformed(position: position, reason: "date '\(text)' is not ISO 8601")
+        if let value = dateKeys.lazy.compactMap({ properties[$0] }).first(where: { $0.text != nil || $0.string == nil && $0.number != nil }) {
+            guard let date = placeDate(value) else {
+                return .malformed(position: position, reason: "date '\(value.text ?? "\(value.number ?? .nan)")' is not ISO 8601 or Unix seconds")
             }
             record.date = date
         }
