@@ -293,6 +293,9 @@ private final class ReadIntake {
     var withCoordinate = false
     var lost: [(path: RawPath, reason: String)] = []
     var placedFromTracks = 0
+    /// The camera photos without offsets the tracks missed (issue 36 item 5).
+    var zoneGuess = CameraZoneGuess()
+    let timeZones: (any TimeZoneLocating)?
     /// The items read since the last pass, and what the database knew of those it knew.
     private var batch: [ImportItem] = []
     private var batchKnown: [RawPath: KnownPhoto] = [:]
@@ -305,6 +308,7 @@ private final class ReadIntake {
         self.rootWatch = rootWatch
         self.reader = reader
         includeVideos = options.includeVideos
+        timeZones = options.timeZones
         decide = DecideStage(minInterval: options.minInterval, threshold: options.threshold,
                              includeVideos: options.includeVideos, timeZone: options.timeZone,
                              plan: { try creation.planPhotoPin(at: $0, takenAt: $1, utcOffsetSeconds: $2) })
@@ -339,7 +343,11 @@ private final class ReadIntake {
         let tracks = tracks(for: undecided)
         for i in undecided {
             var item = batch[i]
-            if let tracks, item.coordinate == nil, item.place(from: tracks) { placedFromTracks += 1 }
+            if let tracks, item.coordinate == nil {
+                let placed = item.place(from: tracks)
+                if placed { placedFromTracks += 1 }
+                zoneGuess.note(item.metadata, placed: placed)
+            }
             if batchKnown[item.entry.relativePath]?.redecide == true { item.markRetriedForTracks() }
             if decide.admit(&item) { try admitted(item, in: repos) }
             try sorter.add(item)
@@ -380,6 +388,7 @@ private final class ReadIntake {
             (RawPath($0.path), "\($0.error ?? "cannot open"): track not read; tried again at the next run")
         }
         report.placedFromTracks = placedFromTracks
+        if let set = trackRun?.set { report.cameraZoneHint = zoneGuess.hint(set, zones: timeZones) }
         report.touched = reconciled.touched
         report.copied = reconciled.moves.count { $0.from == nil }
         report.moved = reconciled.moves.count - report.copied

@@ -142,4 +142,44 @@ final class OneInstantTests: XCTestCase {
         XCTAssertEqual(list.first?["date"] as? String, "2024-04-21T11:08:55.030+02:00")
         XCTAssertEqual(list.first?["place"] as? String, "Granada")
     }
+
+    /// Issue 36 item 5: on a machine in UTC, a Madrid camera without offsets misses the walk by
+    /// 2 h; the import says so once, naming the zone of the walk's position and the clock
+    /// offset. Given the zone, it says nothing and places them; photos with their own offset
+    /// (not a zone question) never make it speak.
+    func testACameraZoneOffByWholeHoursIsNamedOnce() throws {
+        let lib = try library()
+        try FileManager.default.removeItem(atPath: lib.camera)
+        for (i, minute) in ["02", "04", "06"].enumerated() {
+            let path = lib.photos + "/cam\(i).jpg"
+            try FileManager.default.copyItem(atPath: lib.ownOffset, toPath: path)
+            try exiftool(["-OffsetTimeOriginal=", "-DateTimeOriginal=2024:04:21 11:\(minute):00", path])
+        }
+        try FileManager.default.removeItem(atPath: lib.ownOffset)
+        // 08:55Z to 09:15Z: the photos' real instants (09:02Z-09:06Z) fall between the fixes.
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="OneInstantTests" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="37.1700" lon="-3.6000"><time>2024-04-21T08:55:00Z</time></trkpt>
+            <trkpt lat="37.1761" lon="-3.5881"><time>2024-04-21T09:15:00Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """.utf8).write(to: URL(fileURLWithPath: lib.walk))
+        let db = lib.dir.appendingPathComponent("none.db").path
+        let utc = try CLI.run(["import", lib.photos, "--dry-run", "--db", db, "--track", lib.walk], environment: ["TZ": "UTC"])
+        XCTAssertEqual(utc.status, 0, utc.stderr)
+        let hint = "pins import: 3 of the 3 photos without a time zone of their own are too far from every track fix, "
+            + "and 3 of them fall on the track 2 h earlier: the camera's clock was likely set to another zone than the one "
+            + "they were read in. Try --camera-timezone Europe/Madrid, or --camera-clock-offset -2:00:00"
+        XCTAssertTrue(utc.stderr.contains(hint), utc.stderr)
+        XCTAssertEqual(utc.stderr.components(separatedBy: "photos without a time zone").count, 2, "said once")
+        XCTAssertTrue(utc.stdout.contains("  tracks     0 photos placed"), utc.stdout)
+        let madrid = try CLI.run(["import", lib.photos, "--dry-run", "--db", db, "--track", lib.walk, "--camera-timezone", "Europe/Madrid"],
+                                 environment: ["TZ": "UTC"])
+        XCTAssertFalse(madrid.stderr.contains("without a time zone"), madrid.stderr)
+        XCTAssertTrue(madrid.stdout.contains("  tracks     3 photos placed"), madrid.stdout)
+        // The same clocks with an offset of their own (+00:00, wrong): no zone to guess.
+        for i in 0..<3 { try exiftool(["-OffsetTimeOriginal=+00:00", lib.photos + "/cam\(i).jpg"]) }
+        let own = try CLI.run(["import", lib.photos, "--dry-run", "--db", db, "--track", lib.walk], environment: ["TZ": "UTC"])
+        XCTAssertFalse(own.stderr.contains("without a time zone"), own.stderr)
+    }
 }

@@ -342,6 +342,10 @@ public struct ImportReport: Sendable {
     public var tracks: [TrackFileReport] = []
     /// Photos that got their position from the tracks.
     public var placedFromTracks = 0
+    /// Most photos of a camera without offsets missed the tracks by a whole number of half
+    /// hours: which `--camera-timezone` or `--camera-clock-offset` would place them (issue 36
+    /// item 5), said once on stderr.
+    public var cameraZoneHint: String?
 
     /// How many photos each skip reason (unreadable included) took, keyed by the reason's name.
     public var skippedCounts: [String: Int] {
