@@ -50,6 +50,8 @@ public struct PageInput: Sendable {
     public var regionBorders: [String: [[Coordinate]]] = [:]
     /// The trips (`pins trips`) with at least one pin on the page, oldest first: the Trips tab.
     public var trips: [Trip] = []
+    /// The page `pins serve` sends: its own script and style sheet join the page's (`{{app}}`).
+    public var served = false
 
     public init(title: String = "pins", pins: [PagePin], catalog: CountryCatalog, settings: Settings, worldMap: WorldMap,
                 generatedAt: Date = Date(), filterDescription: String? = nil, run: RunOverlay? = nil) {

@@ -11,9 +11,17 @@ import PinCore
 public enum PagePolicy {
     /// The `Content-Security-Policy` value for a page made with `settings` (the style sheet
     /// holds the settings' colours, so its hash depends on them).
-    public static func contentSecurityPolicy(settings: Settings) -> String {
-        "default-src 'none'; img-src data:; style-src '\(source(styleText(settings)))'; script-src '\(scriptSource)'; "
-            + "base-uri 'none'; form-action 'none'"
+    /// `served`: the page `pins serve` sends, which also runs its own script and style sheet
+    /// from the server (`'self'`), asks the server for data (`connect-src 'self'`) and shows
+    /// photos from it; still nothing from anywhere else (the server adds frame-ancestors, which a
+    /// <meta> cannot carry).
+    public static func contentSecurityPolicy(settings: Settings, served: Bool = false) -> String {
+        guard served else {
+            return "default-src 'none'; img-src data:; style-src '\(source(styleText(settings)))'; script-src '\(scriptSource)'; "
+                + "base-uri 'none'; form-action 'none'"
+        }
+        return "default-src 'none'; img-src 'self' data:; style-src 'self' '\(source(styleText(settings)))'; "
+            + "script-src 'self' '\(scriptSource)'; connect-src 'self'; base-uri 'none'; form-action 'none'"
     }
 
     /// The exact text of the page's `<script>` element (what its hash is of).

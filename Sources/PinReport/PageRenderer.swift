@@ -48,7 +48,10 @@ public enum PageRenderer {
     static func text(of hole: String, _ input: PageInput) -> String? {
         switch hole {
         case "title": PageText.html(input.title)
-        case "policy": PagePolicy.contentSecurityPolicy(settings: input.settings)
+        case "policy": PagePolicy.contentSecurityPolicy(settings: input.settings, served: input.served)
+        // The served page's own script and style sheet (pins serve), before the data: it keeps
+        // the page as drawn before page.js fills it, to draw new data on it later.
+        case "app": input.served ? "<link rel=\"stylesheet\" href=\"/app/serve.css\"><script src=\"/app/serve.js\"></script>\n" : ""
         case "mapStyle": input.settings.mapStyle.rawValue
         case "generated": PageText.html(generatedLine(input))
         case "runTab": input.run == nil ? "" : "<button type=\"button\" data-tab=\"run\">This run</button>"
@@ -140,22 +143,37 @@ public enum PageRenderer {
     /// The JSON islands the script reads: pins-data, pins-extra, countries-data, page-data and,
     /// for an import's page, run-data.
     static func appendData(_ input: PageInput, stats: PageStatistics, to html: inout String) {
-        html += "<script type=\"application/json\" id=\"pins-data\">["
-        for (i, pin) in input.pins.enumerated() {
-            if i > 0 { html += "," }
-            html += JSONText.scriptSafe(pin.listJSON)
+        for (id, json) in islands(input, stats: stats) {
+            html += "<script type=\"application/json\" id=\"\(id)\">" + json + "</script>\n"
         }
-        html += "]</script>\n"
-        html += island("pins-extra", extraJSON(input.pins, folders: input.importedFolders))
-        html += "<script type=\"application/json\" id=\"places-data\">" + placeLabels(input.labelPlaces) + "</script>\n"
-        html += island("pins-places", pinPlaces(input.pins))
-        // countries-data: each visited country's code, name, continent and pin count.
-        html += island("countries-data", stats.countries.map {
-            ["code": $0.code, "name": $0.name, "continent": $0.continent, "pinCount": $0.pinCount] as [String: Any]
-        })
-        html += island("page-data", pageJSON(input, stats: stats))
-        if let run = input.run { html += island("run-data", runJSON(run)) }
     }
+
+    /// The JSON islands as (element id, JSON text made safe for the element), in page order.
+    static func islands(_ input: PageInput, stats: PageStatistics) -> [(String, String)] {
+        var pins = "["
+        for (i, pin) in input.pins.enumerated() {
+            if i > 0 { pins += "," }
+            pins += JSONText.scriptSafe(pin.listJSON)
+        }
+        var islands = [("pins-data", pins + "]"), ("pins-extra", safe(extraJSON(input.pins, folders: input.importedFolders))),
+                       ("places-data", placeLabels(input.labelPlaces)), ("pins-places", safe(pinPlaces(input.pins))),
+                       // countries-data: each visited country's code, name, continent and pin count.
+                       ("countries-data", safe(stats.countries.map {
+                           ["code": $0.code, "name": $0.name, "continent": $0.continent, "pinCount": $0.pinCount] as [String: Any]
+                       })),
+                       ("page-data", safe(pageJSON(input, stats: stats)))]
+        if let run = input.run { islands.append(("run-data", safe(runJSON(run)))) }
+        return islands
+    }
+
+    /// The islands as one JSON object keyed by their element ids: what `pins serve` sends the
+    /// page when the database changed (`/api/page-data`), so the same script draws the new data.
+    public static func islandsJSON(_ input: PageInput) -> String {
+        let stats = PageStatistics(pins: input.pins, catalog: input.catalog, regionCounts: input.regionCounts)
+        return "{" + islands(input, stats: stats).map { JSONText.string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+    }
+
+    private static func safe(_ value: Any) -> String { JSONText.scriptSafe(JSONText.string(value)) }
 
     /// page-data: the map's width, colours and style, the statistics, country names and continents.
     static func pageJSON(_ input: PageInput, stats: PageStatistics) -> [String: Any] {

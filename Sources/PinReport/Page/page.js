@@ -393,13 +393,19 @@
   $("zoom-in").addEventListener("click", () => zoomAt(2));
   $("zoom-out").addEventListener("click", () => zoomAt(0.5));
   $("zoom-fit").addEventListener("click", () => fit(visibleIndices()));
-  window.addEventListener("resize", apply);
+  // pins serve starts this script again on new data (serve.js): the listeners on window of the
+  // previous start go then, with the data they hold.
+  if (window.pinsPageStop) window.pinsPageStop.abort();
+  const stopped = new AbortController();
+  window.pinsPageStop = stopped;
+  const until = { signal: stopped.signal };
+  window.addEventListener("resize", apply, until);
   // Printing lays the map out at another size (page.css's @media print): the pins are in
   // screen pixels, so they are drawn again at once for it, and again after.
   const redrawNow = () => apply(true);
-  window.addEventListener("beforeprint", redrawNow);
-  window.addEventListener("afterprint", redrawNow);
-  window.matchMedia("print").addEventListener("change", redrawNow);
+  window.addEventListener("beforeprint", redrawNow, until);
+  window.addEventListener("afterprint", redrawNow, until);
+  window.matchMedia("print").addEventListener("change", redrawNow, until);
   const hover = $("hover");
   let hovered = null;
   function hoverCountry(e) {
@@ -496,6 +502,8 @@
     else runPhotoDetails(body, dl, it);
     body.appendChild(dl);
     popup.hidden = false;
+    // pins serve adds its Edit and Delete buttons to a pin's popup (serve.js).
+    if (it.kind === 0) document.dispatchEvent(new CustomEvent("pins:popup", { detail: { id: pins[it.i].id, body } }));
     draw();
     placePopup();
   }
@@ -829,6 +837,20 @@
   fit(visibleIndices());
   started = true;
   apply(true); // the pins drawn before the page says it is ready (not at a later frame)
+  // What pins serve's script (serve.js) asks of the map: the view, the place under a point of
+  // the screen, the pins the list shows, a pin's popup. The offline page has no use for it.
+  window.pinsPage = {
+    view: () => ({ cx, cy, k }),
+    setView: (v) => { cx = v.cx; cy = v.cy; k = v.k; apply(true); },
+    at: (clientX, clientY) => {
+      const r = map.getBoundingClientRect(), [w, h] = size();
+      const x = cx + (clientX - r.left - w / 2) / k, y = cy + (clientY - r.top - h / 2) / k;
+      return [Math.atan(Math.sinh(Math.PI * (1 - 2 * y / W))) * 180 / Math.PI, x / W * 360 - 180];
+    },
+    matching: () => pins.filter((p, i) => !filtering || match[i]).map((p) => p.id),
+    open: (id) => { const i = pins.findIndex((p) => p.id === id); if (i >= 0) openPopup(i); return i >= 0; },
+    openId: () => (popupItem >= 0 && items[popupItem].kind === 0 ? pins[items[popupItem].i].id : null),
+  };
   document.body.dataset.readyMs = String(Math.round(performance.now()));
   document.body.dataset.ready = "1";
 })();
