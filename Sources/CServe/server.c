@@ -66,6 +66,9 @@ struct pins_server *pins_server_new(const char *address, uint16_t port, size_t h
     evhttp_set_max_headers_size(server->http, (ev_ssize_t)header_bytes);
     evhttp_set_max_body_size(server->http, (ev_ssize_t)body_bytes);
     evhttp_set_timeout(server->http, timeout_seconds);
+    /* A body over the limit is read and dropped, then answered 413: without this flag evhttp
+       closes the connection and the client sees a reset instead of a reason. */
+    evhttp_set_flags(server->http, EVHTTP_SERVER_LINGERING_CLOSE);
     evhttp_set_allowed_methods(server->http, PINS_GET | PINS_HEAD | PINS_POST | PINS_PUT | PINS_PATCH | PINS_DELETE);
     evhttp_set_gencb(server->http, request_arrived, server);
     struct evhttp_bound_socket *bound = evhttp_bind_socket_with_handle(server->http, address, port);

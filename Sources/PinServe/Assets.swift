@@ -8,6 +8,7 @@ enum ServeAssets {
         case "serve.js": (type, text) = ("text/javascript; charset=utf-8", EmbeddedFiles.serveJS)
         case "login.js": (type, text) = ("text/javascript; charset=utf-8", EmbeddedFiles.loginJS)
         case "serve.css": (type, text) = ("text/css; charset=utf-8", EmbeddedFiles.serveCSS)
+        case "favicon.ico": return HTTPResponse(status: 204)  // none: the browser asks anyway
         default: return .error(404, "no such file")
         }
         return .text(200, type, text)

@@ -139,8 +139,10 @@ public final class Service: Sendable {
         + "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     static func secure(_ response: inout HTTPResponse) {
+        // The page sends its own policy (its inline script and style sheet by their hashes).
+        if response.header("Content-Security-Policy") == nil { response.headers.append(("Content-Security-Policy", contentSecurityPolicy)) }
         response.headers += [
-            ("Content-Security-Policy", contentSecurityPolicy), ("X-Content-Type-Options", "nosniff"),
+            ("X-Content-Type-Options", "nosniff"),
             ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"), ("Cross-Origin-Resource-Policy", "same-origin"),
         ]
         if response.header("Cache-Control") == nil { response.headers.append(("Cache-Control", "no-store")) }

@@ -1,4 +1,5 @@
 import Foundation
+import PinApp
 import PinCore
 import PinServe
 
@@ -16,8 +17,12 @@ let serveSpec = CommandSpec(
         OptionSpec(name: "--set-read-password", value: nil, help: "Set the read-only password (family: may look, not change), then exit."),
     ],
     details: """
-        A long-running service for the browser, on this machine or a NAS: the sign-in, the
-        session and the change counter the page polls (the map page and its editing follow).
+        A long-running service: the map page of 'pins report', live from the database (a change
+        made by the command line, an import or another browser shows within seconds, no reload),
+        and its editing: a long press (or a right-click) on the map adds a pin there, its place
+        and title proposed; a pin's popup edits or deletes it (with Undo); the list recolours,
+        tags or deletes the pins it shows; the Trips tab renames a trip; the Settings tab sets
+        the colours and map style. Each change is the same call the command line makes.
 
         Who may come in: without a password pins serve listens on loopback only (127.0.0.1, ::1)
         and refuses any other address. With one, every browser signs in; the sessions are cookies
@@ -54,7 +59,9 @@ func runServe(_ args: ParsedArguments) throws {
     }
     let libraries = try args.all("--library").map { try libraryFolder($0) }
     let gate = Gate(passwordRequired: passwords != nil, hostNames: Set(["localhost"] + args.all("--allow-host")), trustProxy: args.has("--trust-proxy"))
-    let backend = try AppBackend(databasePath: database, libraries: libraries)
+    let location = try resolveDatabaseLocation(args.value("--db"))
+    let app = PinApp(databasePath: location.path, named: location.named) { Out.error("pins serve: warning: \($0)") }
+    let backend = AppBackend(app: app, libraries: libraries)
     let service = Service(gate: gate, passwords: passwords, backend: backend)
     let server: EventServer
     do {

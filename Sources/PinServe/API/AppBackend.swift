@@ -1,29 +1,101 @@
 import Foundation
+import PinApp
 import PinCore
+import PinReport
 
-/// The routes past the gate, each one use case of the application layer.
+/// The routes past the gate, each one use case of the application layer (PinApp): decode the
+/// request's values, call, encode the result. No rule of its own.
 public final class AppBackend: Backend {
-    public let databasePath: String
+    public let app: PinApp
     /// The --library folders, by real path: the roots photos are served from.
     public let libraries: [String]
+    /// Pins deleted from the browser, kept for its undo (`restorePins`), the last `trashSize`.
+    let trash = Trash()
 
-    public init(databasePath: String, libraries: [String]) throws {
-        self.databasePath = databasePath
+    public init(app: PinApp, libraries: [String]) {
+        self.app = app
         self.libraries = libraries
     }
 
     public func respond(_ route: Route, _ target: RequestTarget, _ request: HTTPRequest, _ caller: Gate.Caller) throws -> HTTPResponse {
         switch route {
-        case .version: return .json(200, ["version": ChangeCounter.version(of: databasePath)])
-        default: return .error(501, "not made yet")
+        case .version: return .json(200, ["version": ChangeCounter.version(of: app.databasePath)])
+        case .page: return try page()
+        case .pageData: return try pageData()
+        case .listPins: return try listPins(target)
+        case .showPin(let id): return try showPin(id)
+        case .addPin: return try addPin(JSONBody(request.body))
+        case .editPin(let id): return try editPin(id, JSONBody(request.body))
+        case .deletePin(let id): return try deletePins([id])
+        case .bulk: return try bulk(JSONBody(request.body))
+        case .restorePins: return try restorePins(JSONBody(request.body))
+        case .locate: return try locate(target)
+        case .settings: return try settings()
+        case .changeSettings: return try changeSettings(JSONBody(request.body))
+        case .trips: return try trips()
+        case .renameTrip(let id): return try renameTrip(id, JSONBody(request.body))
+        case .photo(let id, let index): return try photo(id, index)
+        case .stats, .runs, .undoRun: return .error(501, "not served yet: use the command line (pins stats, pins runs)")
+        case .session, .login, .logout, .loginPage, .asset: return .error(500, "routed twice")
         }
+    }
+
+    /// The map page as `pins report` makes it, with the served page's script and policy.
+    func page() throws -> HTTPResponse {
+        var input = try app.pageInput(title: "pins", filterDescription: nil, thumbnails: true)
+        input.served = true
+        var response = HTTPResponse.text(200, "text/html; charset=utf-8", PageRenderer.render(input))
+        response.headers.append(("Content-Security-Policy", PagePolicy.contentSecurityPolicy(settings: input.settings, served: true)
+            + "; frame-ancestors 'none'"))
+        return response
+    }
+
+    /// The page's data islands, for the page to draw again when the database changed.
+    func pageData() throws -> HTTPResponse {
+        let version = ChangeCounter.version(of: app.databasePath)
+        let input = try app.pageInput(title: "pins", filterDescription: nil, thumbnails: true)
+        var response = HTTPResponse.json(200, text: PageRenderer.islandsJSON(input))
+        // The version read before the data: a change during the read shows again at the next poll.
+        response.headers.append(("X-Pins-Version", version))
+        return response
+    }
+}
+
+/// Pins deleted from the browser, as they were (newest last, at most 10,000), so an undo stores
+/// them again as they were. In memory: a restart forgets them.
+final class Trash: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pins: [UUID: Location] = [:]
+    private var order: [UUID] = []
+
+    func keep(_ pin: Location) {
+        lock.lock()
+        defer { lock.unlock() }
+        pins[pin.id] = pin
+        order.append(pin.id)
+        if order.count > 10_000 {
+            for id in order.prefix(order.count - 10_000) { pins[id] = nil }
+            order.removeFirst(order.count - 10_000)
+        }
+    }
+
+    func take(_ id: UUID) -> Location? {
+        lock.lock()
+        defer { lock.unlock() }
+        return pins.removeValue(forKey: id)
+    }
+
+    func putBack(_ pin: Location) {
+        lock.lock()
+        pins[pin.id] = pin
+        lock.unlock()
     }
 }
 
 /// What changed in the database since the page last asked, without opening it: the modification
 /// times and sizes of the file and its write-ahead log (every commit of any process, the CLI's
-/// or a nightly import's, changes one of them). The page polls this and reloads its data when it
-/// differs.
+/// or a nightly import's, changes one of them). The page polls this and draws its data again
+/// when it differs.
 public enum ChangeCounter {
     public static func version(of path: String) -> String {
         var text = ""

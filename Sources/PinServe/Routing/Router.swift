@@ -68,7 +68,7 @@ public struct RequestTarget: Sendable, Equatable {
 /// Everything the server answers: one case per page, asset and API call.
 public enum Route: Sendable, Equatable {
     case page, loginPage, asset(String)
-    case session, login, logout, version
+    case session, login, logout, version, pageData
     case listPins, showPin(UUID), addPin, editPin(UUID), deletePin(UUID), bulk, restorePins
     case locate, stats, settings, changeSettings, trips, renameTrip(String), runs, undoRun(Int)
     case photo(UUID, Int)
@@ -104,6 +104,7 @@ public enum Route: Sendable, Equatable {
         switch s.count {
         case 0: return only(get, .page)
         case 1 where s[0] == "login": return only(get, .loginPage)
+        case 1 where s[0] == "favicon.ico": return only(get, .asset("favicon.ico"))
         case 2 where s[0] == "app": return only(get, .asset(s[1]))
         default: break
         }
@@ -118,6 +119,7 @@ public enum Route: Sendable, Equatable {
         case ("login", 1): return only(method == .post, .login)
         case ("logout", 1): return only(method == .post, .logout)
         case ("version", 1): return only(get, .version)
+        case ("page-data", 1): return only(get, .pageData)
         case ("locate", 1): return only(get, .locate)
         case ("stats", 1): return only(get, .stats)
         case ("settings", 1): return get ? .success(.settings) : only(method == .patch, .changeSettings)

@@ -1,0 +1,48 @@
+import Foundation
+import PinApp
+import PinCore
+
+/// Photos, by the id of a pin the database knows and the index of its photo: the path comes
+/// from the database, never from the request, and is served only when its real path (every
+/// symbolic link resolved) lies under one of the --library folders and is a regular file.
+extension AppBackend {
+    /// The largest photo sent (the bytes are read into memory; a phone's JPEG is 2-10 MB).
+    static let photoLimit = 32 << 20
+
+    func photo(_ id: UUID, _ index: Int) throws -> HTTPResponse {
+        guard try app.storedPin(id) != nil else { throw RequestError(404, "no pin with id \(id.lowercasedText)") }
+        let photos = try app.pinDetail(id.uuidString).photos
+        guard index < photos.count else { throw RequestError(404, "the pin has \(photos.count) photo(s)") }
+        guard let real = servable(photos[index].path.description) else {
+            throw RequestError(403, "the photo is not in a --library folder of this server")
+        }
+        guard let handle = FileHandle(forReadingAtPath: real) else { throw RequestError(404, "the photo is not there any more") }
+        defer { try? handle.close() }
+        let data = try handle.read(upToCount: Self.photoLimit + 1) ?? Data()
+        guard data.count <= Self.photoLimit else { throw RequestError(413, "the photo is over \(Self.photoLimit >> 20) MiB") }
+        guard let type = Self.imageType(data) else { throw RequestError(415, "a browser cannot show this photo's format") }
+        var response = HTTPResponse(status: 200, headers: [("Content-Type", type)], body: [UInt8](data))
+        response.headers.append(("Cache-Control", "private, max-age=3600"))
+        return response
+    }
+
+    /// The real path of `path` when it is a regular file under a --library folder, else nil.
+    func servable(_ path: String) -> String? {
+        guard !libraries.isEmpty, let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        let real = String(cString: resolved)
+        var info = stat()
+        guard stat(real, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return libraries.contains { real.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") } ? real : nil
+    }
+
+    /// The image types a browser shows, by their first bytes (never by the file name).
+    static func imageType(_ data: Data) -> String? {
+        let b = [UInt8](data.prefix(12))
+        if b.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if b.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "image/png" }
+        if b.starts(with: Array("GIF8".utf8)) { return "image/gif" }
+        if b.count >= 12, b.starts(with: Array("RIFF".utf8)), Array(b[8..<12]) == Array("WEBP".utf8) { return "image/webp" }
+        return nil
+    }
+}
