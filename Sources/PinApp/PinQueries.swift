@@ -19,6 +19,7 @@ extension PinApp {
             }
             filter.ids = Set(found.pinIDs)
         }
+        if filter.source != nil { filter.placesRuns = Set(try db.placesRuns().keys) }
         let catalog = filter.continents.isEmpty ? nil : try catalog()
         return filter.apply(to: pins) { catalog?[$0]?.continent }
     }
@@ -60,7 +61,9 @@ extension PinApp {
         guard let pin = try db.read({ try $0.locations.fetch(id: id) }) else { throw AppFailure("no pin with id \(idText)") }
         let photos = try db.photos(ofPin: id)
         let countryName = try pin.countryID.map { try catalog()[$0]?.name ?? $0 }
-        return PinDetail(pin: pin, photos: photos, countryName: countryName, trip: try tripOfPins()[pin.id])
+        // An import-places run's files, as `pins runs` lists them (its pins are not made by hand).
+        let importedFrom = try pin.runID.flatMap { try db.placesRuns()[$0] }
+        return PinDetail(pin: pin, photos: photos, countryName: countryName, trip: try tripOfPins()[pin.id], importedFrom: importedFrom)
     }
 }
 
@@ -73,4 +76,6 @@ public struct PinDetail: Sendable {
     public let countryName: String?
     /// The id of the trip the pin belongs to.
     public let trip: String?
+    /// For a pin `import-places` made: the files its run read ("/abs/Saved Places.json").
+    public var importedFrom: String? = nil
 }

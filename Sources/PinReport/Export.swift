@@ -53,7 +53,7 @@ public struct ExportInput: Sendable {
 /// `date` (in the pin's own offset), `color`. Present only when set: `country` (absent at sea),
 /// `place`, `region` and `regionCode` (the gazetteer's town and admin-1 region; absent when none),
 /// `type` with its `city` or `mountain` object (absent for a point), `visitCount` (absent: 1),
-/// `photoCount` (the photos that belong to the pin; absent: none), `edited` (true), `note`, `tags` and `photoIDs` (absent when empty), and `utcOffset` when the
+/// `photoCount` (the photos that belong to the pin; absent: none), `edited` (true), `wanted` (true: a place to go, not a visit), `note`, `tags` and `photoIDs` (absent when empty), and `utcOffset` when the
 /// date cannot show it (see `dateShowsOffset`). Nothing is lost: an absent key has one meaning,
 /// documented in the README ("The fields of a pin").
 public func pinProperties(_ l: Location) -> [String: Any] {
@@ -69,6 +69,7 @@ public func pinProperties(_ l: Location) -> [String: Any] {
     if l.visitCount != 1 { object["visitCount"] = l.visitCount }
     if l.photoCount > 0 { object["photoCount"] = l.photoCount }
     if l.editedAt != nil { object["edited"] = true }
+    if l.wanted { object["wanted"] = true }
     object["note"] = l.note
     if let tags = l.tags, !tags.isEmpty { object["tags"] = tags }
     if !l.photoIDs.isEmpty { object["photoIDs"] = l.photoIDs }

@@ -146,6 +146,8 @@ public struct PageStatistics: Sendable, Equatable {
     public var cities = 0
     public var mountains = 0
     public var atSea = 0
+    /// Places someone wants to go (left out of every other count).
+    public var wanted = 0
     public var regionsVisited = 0
     public var placesVisited = 0
     /// Every ISO 3166-1 country the catalogue knows.
@@ -170,9 +172,11 @@ public struct PageStatistics: Sendable, Equatable {
         cities = values.cityCount
         mountains = values.mountainCount
         atSea = values.pinsWithoutCountry
+        wanted = values.wantedPins
         var first: [String: (date: Date, year: Int)] = [:]
         var perYear: [Int: Int] = [:]
-        for pin in pins {
+        // A place someone wants to go is no visit: not in a year, not a country's first.
+        for pin in pins where !pin.location.wanted {
             let location = pin.location
             let year = Self.year(of: location.date, offsetSeconds: pin.utcOffsetSeconds)
             perYear[year, default: 0] += 1
@@ -262,6 +266,7 @@ extension PageStatistics {
                 ["id": $0.id.lowercasedText, "title": $0.title, "visits": $0.visitCount, "photos": $0.photoCount] as [String: Any]
             }
         }
+        if wanted > 0 { object["wanted"] = wanted }
         return object
     }
 }

@@ -200,7 +200,40 @@ public enum Migrations {
             CREATE TRIGGER photos_forgotten AFTER DELETE ON photos WHEN OLD.pin_id IS NOT NULL
                 BEGIN INSERT OR IGNORE INTO pending_work (name) VALUES ('photo links'); END;
             """, step: { try PhotoLinks.relink($0) }),
+        // Places someone wants to go, not visits (issue 40 item 12): `wanted` pins are drawn
+        // apart and left out of countries, regions, statistics and trips. Google's Saved Places
+        // imported before are known by their records' keys (`saved-places:` in place_records,
+        // written since schema 6), so they become wanted here; see `wantedSavedPlaces`.
+        Migration(version: 11, name: "wanted places", sql: """
+            ALTER TABLE locations ADD COLUMN wanted INTEGER NOT NULL DEFAULT 0;
+            """, step: wantedSavedPlaces),
     ]
+
+    /// Schema 11: the pins of Saved Places imported before become wanted, but for one with a
+    /// recorded photo (one of the person's own, with a position) within the app's 5 km: that
+    /// photo was skipped for being near it, or made a pin beside it, so the person has been
+    /// there, and it stays a visit (the import rule would have made it visited; a photo
+    /// already recorded is never decided again). A Saved Place imported by a file kind pins
+    /// did not tell apart (a KML export of a Maps list) cannot be known and stays a visit.
+    @Sendable static func wantedSavedPlaces(_ db: Connection) throws {
+        let saved = try db.query("""
+            SELECT l.id, l.latitude, l.longitude FROM locations l
+            WHERE l.id IN (SELECT location_id FROM place_records WHERE key LIKE 'saved-places:%' AND location_id IS NOT NULL)
+            ORDER BY l.id
+            """) { (id: $0.string(0), coordinate: Coordinate(latitude: $0.double(1), longitude: $0.double(2))) }
+        guard !saved.isEmpty else { return }
+        var index = PinSpatialIndex(threshold: AngularDistance.appThreshold)
+        for (tag, pin) in saved.enumerated() where pin.coordinate.isValid { index.insert(pin.coordinate, tag: tag) }
+        var visited = Set<Int>()
+        let photos = try db.prepare("SELECT latitude, longitude FROM photos WHERE latitude IS NOT NULL AND longitude IS NOT NULL AND missing = 0")
+        while try photos.step() {
+            let c = Coordinate(latitude: photos.double(0), longitude: photos.double(1))
+            if c.isValid, let match = index.nearest(to: c) { visited.insert(match.entry.tag) }
+        }
+        for (tag, pin) in saved.enumerated() where !visited.contains(tag) {
+            try db.run("UPDATE locations SET wanted = 1 WHERE id = ?", [pin.id])
+        }
+    }
 
     /// Schema 5: rewrites each photo id that holds a backslash in the text of `RawPath.description`.
     /// Before, `/p/a\xFF.jpg` could be the byte 0xFF or the four characters `\xFF`; the photos

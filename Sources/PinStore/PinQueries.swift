@@ -21,6 +21,16 @@ extension PinDatabase {
         try connection.scalarInt("SELECT EXISTS (SELECT 1 FROM locations WHERE places_resolved = 0)") == 1
     }
 
+    /// The `import-places` runs, each with the files it read as `runs` records them (its root
+    /// is "places: FILE, FILE"): their pins are imported places, not pins made by hand.
+    public func placesRuns() throws -> [Int64: String] {
+        let prefix = PlacesRunRoot.prefix
+        let rows = try connection.query("SELECT id, root FROM runs WHERE substr(root, 1, ?) = ?", [prefix.count, prefix]) { s in
+            (s.int64(0), String(s.string(1).dropFirst(prefix.count)))
+        }
+        return Dictionary(rows, uniquingKeysWith: { a, _ in a })
+    }
+
     /// The photos that belong to a pin (`PhotoLinks`), by capture time (undated last), then path.
     public func photos(ofPin id: UUID) throws -> [PinPhotoRecord] {
         try connection.query("""

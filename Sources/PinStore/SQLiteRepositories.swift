@@ -70,7 +70,7 @@ struct SQLiteLocationRepository: LocationRepository {
         coalesce(utc_offset, (SELECT p.utc_offset FROM photos p WHERE p.location_id = locations.id
             AND p.decision = 'accepted' AND p.utc_offset IS NOT NULL ORDER BY p.path LIMIT 1)), edited_at, run_id,
         place, place_id, region, region_code, places_resolved, visits_by_hand,
-        (SELECT count(*) FROM photos p WHERE p.pin_id = locations.id)
+        (SELECT count(*) FROM photos p WHERE p.pin_id = locations.id), wanted
         """
 
     func row(_ s: Statement) throws -> Location {
@@ -99,6 +99,7 @@ struct SQLiteLocationRepository: LocationRepository {
         location.placesResolved = s.int(20) != 0
         location.visitsByHand = s.int(21) != 0
         location.photoCount = s.int(22)
+        location.wanted = s.int(23) != 0
         return location
     }
 
@@ -113,9 +114,9 @@ struct SQLiteLocationRepository: LocationRepository {
         return try db.query("SELECT \(Self.columns) FROM locations ORDER BY date, id", [], row)
     }
 
-    func fetchCoordinates() throws -> [(id: UUID, title: String, coordinate: Coordinate)] {
-        try db.query("SELECT id, title, latitude, longitude FROM locations", []) { s in
-            (try storedID(s, 0, in: "locations", db), s.string(1), Coordinate(latitude: s.double(2), longitude: s.double(3)))
+    func fetchCoordinates() throws -> [(id: UUID, title: String, coordinate: Coordinate, wanted: Bool)] {
+        try db.query("SELECT id, title, latitude, longitude, wanted FROM locations", []) { s in
+            (try storedID(s, 0, in: "locations", db), s.string(1), Coordinate(latitude: s.double(2), longitude: s.double(3)), s.int(4) != 0)
         }
     }
 
@@ -130,15 +131,15 @@ struct SQLiteLocationRepository: LocationRepository {
         return [l.title, l.coordinate.latitude, l.coordinate.longitude, l.countryID, l.type.selection.rawValue, typeData,
                 l.date.timeIntervalSince1970, l.color, l.visitCount, l.note, try l.tags.map { try json($0) },
                 try json(l.photoIDs), l.utcOffsetSeconds, l.editedAt?.timeIntervalSince1970,
-                l.place, l.placeID, l.region, l.regionCode, l.placesResolved ? 1 : 0, l.visitsByHand ? 1 : 0]
+                l.place, l.placeID, l.region, l.regionCode, l.placesResolved ? 1 : 0, l.visitsByHand ? 1 : 0, l.wanted ? 1 : 0]
     }
 
     func insert(_ l: Location) throws {
         try db.insertNew("""
             INSERT INTO locations (id, title, latitude, longitude, country_id, type, type_data, date, color,
                                    visit_count, note, tags, photo_ids, utc_offset, edited_at,
-                                   place, place_id, region, region_code, places_resolved, visits_by_hand, created_at, run_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   place, place_id, region, region_code, places_resolved, visits_by_hand, wanted, created_at, run_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [l.id.lowercasedText] + (try values(l)) + [Date().timeIntervalSince1970, l.runID], table: "locations", id: l.id)
     }
 
@@ -146,7 +147,7 @@ struct SQLiteLocationRepository: LocationRepository {
         try db.updateExisting("""
             UPDATE locations SET title = ?, latitude = ?, longitude = ?, country_id = ?, type = ?, type_data = ?,
                 date = ?, color = ?, visit_count = ?, note = ?, tags = ?, photo_ids = ?, utc_offset = ?, edited_at = ?,
-                place = ?, place_id = ?, region = ?, region_code = ?, places_resolved = ?, visits_by_hand = ?
+                place = ?, place_id = ?, region = ?, region_code = ?, places_resolved = ?, visits_by_hand = ?, wanted = ?
             WHERE id = ?
             """, (try values(l)) + [l.id.lowercasedText], table: "locations", id: l.id)
     }

@@ -54,13 +54,14 @@ extension PinDatabase {
     /// Every pin as a trip point, read with only the columns a trip needs (not whole Locations:
     /// their tags, notes and photo ids decoded for nothing were half of `pins trips`' time).
     /// The offset is the pin's own, else its photo's, as `Location.utcOffsetSeconds` reads it.
+    /// The visited pins: a place someone only wants to go (`wanted`) is no stop of a trip.
     private func tripPins() throws -> [TripPoint] {
         try connection.query("""
             SELECT id, latitude, longitude, date,
                    coalesce(utc_offset, (SELECT p.utc_offset FROM photos p WHERE p.location_id = locations.id
                        AND p.decision = 'accepted' AND p.utc_offset IS NOT NULL ORDER BY p.path LIMIT 1)),
                    country_id, place, region, type, type_data
-            FROM locations
+            FROM locations WHERE wanted = 0
             """) { s in
             guard let id = s.uuid(0) else {
                 throw StorageError(.read, path: connection.path, reason: .other("locations holds an id that is not a UUID: '\(s.string(0))'"))

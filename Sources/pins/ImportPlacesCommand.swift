@@ -7,9 +7,10 @@ import PinReport
 
 let importPlacesSpec = CommandSpec(
     name: "import-places", summary: "Import places kept in other apps, Google's saved places and timeline visits.",
-    usage: "import-places FILE... [--dry-run] [--json] [--report FILE] [--html FILE] [--db FILE] [--min-distance-km KM]",
+    usage: "import-places FILE... [--dry-run] [--wanted] [--json] [--report FILE] [--html FILE] [--db FILE] [--min-distance-km KM]",
     options: [
         OptionSpec(name: "--dry-run", value: nil, help: "Show what would be created and why every other record is skipped; write nothing."),
+        OptionSpec(name: "--wanted", value: nil, help: "The places are ones you want to go, not visits (as Saved Places always are)."),
         jsonOption,
         OptionSpec(name: "--report", value: "FILE", help: "Also write the full JSON report to FILE (- is stdout, then without the summary)."),
         OptionSpec(name: "--html", value: "FILE", help: "Also write the map page with this import drawn over it (see 'pins report'; - is stdout)."),
@@ -24,6 +25,9 @@ let importPlacesSpec = CommandSpec(
     (pins' own export read back exactly), Google Maps 'Saved Places.json', Google Takeout
     Semantic Location History (placeVisit) and the phone's Timeline export (visits).
     Every record becomes a pin as one made by hand, titled from the file where it has a name.
+    Saved Places (and every place with --wanted) are places you want to go: their pins are
+    'wanted', drawn apart and left out of countries, statistics and trips until a photo within
+    5 km of one, or 'pins edit ID --visited', makes it a visit.
     Timeline visits follow the app's rule: one closer than 5 km to a pin is skipped (distance).
     Places from lists are all kept unless --min-distance-km is given.
     Importing a file again adds nothing; a record that changed in the file updates its pin,
@@ -40,6 +44,7 @@ func runImportPlaces(_ args: ParsedArguments) throws {
     if args.has("--quiet") && args.has("--verbose") { throw UsageError("--quiet and --verbose exclude each other", command: "import-places") }
     var options = PlacesImportOptions(files: args.positionals)
     options.dryRun = args.has("--dry-run")
+    options.wanted = args.has("--wanted")
     if let km = try args.double("--min-distance-km", range: 0.001...10_000) {
         options.listThreshold = AngularDistance.angle(forKilometres: km)
         options.visitThreshold = AngularDistance.angle(forKilometres: km)

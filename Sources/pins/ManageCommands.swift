@@ -7,7 +7,7 @@ import PinReport
 
 let editSpec = CommandSpec(
     name: "edit", summary: "Change a pin: title, note, tags, colour, date, position, type, visits.",
-    usage: "edit ID [--title T] [--note N] [--tag T]... [--untag T]... [--color HEX] [--date ISO8601] [--lat LAT --lon LON] [--type point|city|mountain] [--name NAME] [--address A] [--height M] [--achieved-height M] [--visits N] [--json]",
+    usage: "edit ID [--title T] [--note N] [--tag T]... [--untag T]... [--color HEX] [--date ISO8601] [--lat LAT --lon LON] [--type point|city|mountain] [--name NAME] [--address A] [--height M] [--achieved-height M] [--visits N] [--visited|--wanted] [--json]",
     options: [
         OptionSpec(name: "--title", value: "T", help: "New title."),
         OptionSpec(name: "--note", value: "N", help: "New note; an empty one removes it."),
@@ -23,6 +23,8 @@ let editSpec = CommandSpec(
         OptionSpec(name: "--height", value: "M", help: "Mountain height in metres: the shared mountain's, shown by every pin on it."),
         OptionSpec(name: "--achieved-height", value: "M", help: "How high you got on the mountain, in metres."),
         OptionSpec(name: "--visits", value: "N", help: "How many times you were there (1 or more)."),
+        OptionSpec(name: "--visited", value: nil, help: "You have been there: a wanted place (a Saved Place) becomes a visit."),
+        OptionSpec(name: "--wanted", value: nil, help: "You want to go there: left out of countries, statistics and trips."),
         dbOption, jsonOption,
     ],
     details: """
@@ -82,6 +84,9 @@ private func locationEdit(_ args: ParsedArguments) throws -> LocationEdit {
     edit.achievedHeight = try args.double("--achieved-height", range: -500...9000)
     edit.address = args.value("--address")
     edit.visitCount = try args.int("--visits", range: 1...1_000_000)
+    if args.has("--visited") && args.has("--wanted") { throw UsageError("--visited and --wanted exclude each other", command: "edit") }
+    if args.has("--visited") { edit.wanted = false }
+    if args.has("--wanted") { edit.wanted = true }
     guard !edit.isEmpty || args.value("--date") != nil else { throw UsageError("nothing to change: give at least one option", command: "edit") }
     return edit
 }
@@ -136,7 +141,8 @@ func runShow(_ args: ParsedArguments) throws {
     rows += [("color", pin.color), ("visits", String(pin.visitCount) + (pin.visitsByHand ? " (set by hand)" : ""))]
     if let note = pin.note { rows.append(("note", TerminalText.escaped(note))) }
     if let tags = pin.tags, !tags.isEmpty { rows.append(("tags", tags.map(TerminalText.escaped).joined(separator: ", "))) }
-    rows.append(("source", pin.photoIDs.isEmpty ? "made by hand" : "import"))
+    if pin.wanted { rows.append(("wanted", "yes: a place to go, not a visit ('pins edit \(pin.id.lowercasedText.prefix(8)) --visited' when you have been)")) }
+    rows.append(("source", pinSource(pin, importedFrom: detail.importedFrom)))
     if let edited = pin.editedAt { rows.append(("edited", ISO8601.format(edited))) }
     rows += photoRows(detail)
     let width = rows.map(\.0.count).max() ?? 0
@@ -167,6 +173,15 @@ func photoRows(_ detail: PinDetail) -> [(String, String)] {
     }
     if photos.count > shownPhotoPaths { rows.append(("", "and \(photos.count - shownPhotoPaths) more (pins show --json lists them all)")) }
     return rows
+}
+
+/// Who made the pin, for `show`: the photo import, an import-places run (with its files, as
+/// `pins runs` lists them), or a person.
+private func pinSource(_ pin: Location, importedFrom: String?) -> String {
+    if let run = pin.runID, let files = importedFrom {
+        return "imported from \(TerminalText.escaped(files)) (run \(run))"
+    }
+    return pin.photoIDs.isEmpty ? "made by hand" : "import"
 }
 
 /// A number without a needless ".0".

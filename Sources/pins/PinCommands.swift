@@ -145,7 +145,8 @@ func runDelete(_ args: ParsedArguments) throws {
 
 let statsSpec = CommandSpec(
     name: "stats", summary: "Countries, continents, regions and places visited, and totals per pin type.",
-    usage: "stats [--json]", options: [dbOption, jsonOption], details: "")
+    usage: "stats [--json]", options: [dbOption, jsonOption],
+    details: "Places you want to go (wanted pins: Saved Places, import-places --wanted) count in nothing but their own line.")
 
 func runStats(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "stats") }
@@ -165,7 +166,7 @@ func runStats(_ args: ParsedArguments) throws {
                 ["id": $0.id.lowercasedText, "title": $0.title, "visitCount": $0.visitCount, "photoCount": $0.photoCount] as [String: Any]
             },
             "totals": ["pins": stats.totalPins, "point": stats.pointCount, "city": stats.cityCount,
-                       "mountain": stats.mountainCount, "withoutCountry": stats.pinsWithoutCountry],
+                       "mountain": stats.mountainCount, "withoutCountry": stats.pinsWithoutCountry, "wanted": stats.wantedPins],
         ]
         Out.print(Out.json(object))
         return
@@ -192,6 +193,9 @@ func runStats(_ args: ParsedArguments) throws {
         text += Out.table(["VISITS", "PHOTOS", "ID", "TITLE"], stats.mostVisited.map {
             [String($0.visitCount), String($0.photoCount), String($0.id.lowercasedText.prefix(8)), TerminalText.escaped($0.title)]
         }).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n"
+    }
+    if stats.wantedPins > 0 {
+        text += "Wanted, not visited yet: \(stats.wantedPins) (counted in nothing above; 'pins list --wanted')\n"
     }
     Out.raw(text, to: 1)
 }

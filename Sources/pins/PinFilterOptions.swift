@@ -16,8 +16,10 @@ let pinFilterOptions: [OptionSpec] = [
     OptionSpec(name: "--until", value: "DATE", help: "Only pins dated before DATE; a plain day includes that whole day."),
     OptionSpec(name: "--near", value: "LAT,LON", help: "With --within: only pins near this point."),
     OptionSpec(name: "--within", value: "KM", help: "Distance from --near in kilometres."),
-    OptionSpec(name: "--source", value: "SOURCE", help: "import (made from photos) or manual (made by hand).",
-               choices: ["import", "manual"]),
+    OptionSpec(name: "--source", value: "SOURCE", help: "import (made from photos), places (by import-places) or manual (made by hand).",
+               choices: ["import", "places", "manual"]),
+    OptionSpec(name: "--wanted", value: nil, help: "Only places you want to go (Saved Places, import-places --wanted), not visited yet."),
+    OptionSpec(name: "--visited", value: nil, help: "Only places you have been (every pin but the wanted ones)."),
     OptionSpec(name: "--run", value: "N", help: "Only pins import run N created (see 'pins runs')."),
     OptionSpec(name: "--trip", value: "ID", help: "Only the pins of trip ID, its first day (see 'pins trips')."),
     OptionSpec(name: "--sort", value: "KEY", help: "date (default), title, country, distance (from --near) or visits (most first); -KEY reverses.",
@@ -49,10 +51,13 @@ func pinFilter(from args: ParsedArguments) throws -> PinFilter {
     }
     if let text = args.value("--source") {
         guard let source = PinFilter.Source(rawValue: text) else {
-            throw UsageError("--source must be import or manual, got '\(text)'", command: command)
+            throw UsageError("--source must be import, places or manual, got '\(text)'", command: command)
         }
         filter.source = source
     }
+    if args.has("--wanted") && args.has("--visited") { throw UsageError("--wanted and --visited exclude each other", command: command) }
+    if args.has("--wanted") { filter.wanted = true }
+    if args.has("--visited") { filter.wanted = false }
     filter.runID = try args.int("--run", range: 1...Int(Int32.max)).map(Int64.init)
     if let trip = args.value("--trip") {
         guard LocalDay(text: trip) != nil else {

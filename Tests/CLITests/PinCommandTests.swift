@@ -36,7 +36,7 @@ final class PinCommandTests: XCTestCase {
         XCTAssertEqual(stats["countriesVisited"] as? Int, 2)
         XCTAssertEqual(stats["continentsVisited"] as? Int, 2)
         let totals = stats["totals"] as! [String: Int]
-        XCTAssertEqual(totals, ["pins": 4, "point": 3, "city": 0, "mountain": 1, "withoutCountry": 1])
+        XCTAssertEqual(totals, ["pins": 4, "point": 3, "city": 0, "mountain": 1, "withoutCountry": 1, "wanted": 0])
         let countries = stats["countries"] as! [[String: Any]]
         XCTAssertEqual(countries.first?["id"] as? String, "FR")
         XCTAssertEqual(countries.first?["name"] as? String, "France")

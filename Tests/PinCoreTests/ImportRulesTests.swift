@@ -20,6 +20,7 @@ final class ImportRulesTests: XCTestCase {
             case .noLocation: return "noLocation"
             case .interval: return "interval"
             case .distance: return "distance"
+            case .visits: return "visits"
             }
         }
     }

@@ -57,8 +57,8 @@ final class InMemoryStore: TransactionRunner {
         func fetchAll(countryID: String?) throws -> [Location] {
             box.state.locations.values.filter { countryID == nil || $0.countryID == countryID }.sorted { $0.date < $1.date }
         }
-        func fetchCoordinates() throws -> [(id: UUID, title: String, coordinate: Coordinate)] {
-            box.state.locations.values.map { ($0.id, $0.title, $0.coordinate) }
+        func fetchCoordinates() throws -> [(id: UUID, title: String, coordinate: Coordinate, wanted: Bool)] {
+            box.state.locations.values.map { ($0.id, $0.title, $0.coordinate, $0.wanted) }
         }
         func insert(_ location: Location) throws {
             guard box.state.locations[location.id] == nil else { throw NotStored() }

@@ -62,6 +62,37 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(try readOnly.read { try $0.locations.fetch(id: id)?.title }, "Louvre")
     }
 
+    /// Schema 11 (issue 40 item 12): the Saved Places imported before (their place records'
+    /// keys start with `saved-places:`) become wanted, but for one with a photo of the person's
+    /// within 5 km (that photo was skipped beside it: they have been there); pins of other
+    /// files and pins made by hand stay visits.
+    func testSavedPlacesImportedBeforeBecomeWanted() throws {
+        let path = try temporaryDatabasePath(self)
+        do {
+            let old = try PinDatabase(path: path, migrateUpTo: 10)
+            try old.connection.execute("""
+                INSERT INTO countries (id, name, continent, pin_count) VALUES ('JP', 'Japan', 'Asia', 2), ('FR', 'France', 'Europe', 2);
+                INSERT INTO runs (id, root, started_at, status) VALUES (1, 'places: /x/Saved Places.json', 0, 'completed'),
+                    (2, 'places: /x/list.geojson', 0, 'completed'), (3, '/photos', 0, 'completed');
+                INSERT INTO locations (id, title, latitude, longitude, country_id, type, date, color, visit_count, photo_ids, created_at, run_id) VALUES
+                    ('00000000-0000-4000-8000-000000000001', 'Kinkaku-ji', 35.0394, 135.7292, 'JP', 'point', 0, '#E53935', 1, '[]', 0, 1),
+                    ('00000000-0000-4000-8000-000000000002', 'Trocadero', 48.8616, 2.2893, 'FR', 'point', 0, '#E53935', 1, '[]', 0, 1),
+                    ('00000000-0000-4000-8000-000000000003', 'Kyoto station', 34.9858, 135.7588, 'JP', 'point', 0, '#E53935', 1, '[]', 0, 2),
+                    ('00000000-0000-4000-8000-000000000004', 'By hand', 48.85, 2.35, 'FR', 'point', 0, '#E53935', 1, '[]', 0, NULL);
+                INSERT INTO place_records (key, digest, location_id, run_id, imported_at) VALUES
+                    ('saved-places:id:http://maps.google.com/?cid=222', 'd', '00000000-0000-4000-8000-000000000001', 1, 0),
+                    ('saved-places:id:http://maps.google.com/?cid=111', 'd', '00000000-0000-4000-8000-000000000002', 1, 0),
+                    ('geojson:at:34.98580,135.75880:Kyoto station', 'd', '00000000-0000-4000-8000-000000000003', 2, 0);
+                INSERT INTO photos (path, size, mtime_ns, inode, latitude, longitude, decision, detail, run_id)
+                    VALUES (X'2F70686F746F732F612E6A7067', 1, 0, 1, 48.85837, 2.294481, 'distance', 'beside the Trocadero', 3);
+                """)
+        }
+        let db = try PinDatabase(path: path)
+        let wanted = try db.read { try $0.locations.fetchAll(countryID: nil).filter(\.wanted).map(\.title) }
+        XCTAssertEqual(wanted, ["Kinkaku-ji"], "the photo 0.39 km from the Trocadero keeps it a visit")
+        XCTAssertEqual(try db.countMismatches(), [], "the countries table still counts every pin")
+    }
+
     func testReadOnlyOpenLeavesTheFileUntouched() throws {
         let path = try temporaryDatabasePath(self)
         do { _ = try PinDatabase(path: path) }

@@ -42,6 +42,12 @@ public struct Location: Identifiable, Codable, Sendable, Hashable {
     /// a position nearest to it within the distance rule's radius): read, never written, by the
     /// store.
     public var photoCount = 0
+    /// A place the person wants to go, not one they have been (Google's Saved Places,
+    /// `import-places --wanted`): drawn apart on the map and left out of the countries,
+    /// regions, statistics and trips until a photo near it or `pins edit --visited` makes it
+    /// visited. It still counts in its country's row of the countries table (that table counts
+    /// the pins that point at a country, as `pins check` verifies).
+    public var wanted = false
 
     public init(id: UUID, title: String, coordinate: Coordinate, countryID: String? = nil,
                 type: LocationType = .point, date: Date, color: String = Settings.defaultPinColor,

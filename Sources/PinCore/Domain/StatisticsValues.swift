@@ -40,6 +40,8 @@ public struct StatisticsValues: Codable, Sendable, Equatable {
     public var mountainCount = 0
     /// Pins outside every country (at sea).
     public var pinsWithoutCountry = 0
+    /// Places someone wants to go (`Location.wanted`): counted here only, in nothing above.
+    public var wantedPins = 0
     /// Regions and places with at least one pin, all countries together.
     public var regionsVisited = 0
     public var placesVisited = 0

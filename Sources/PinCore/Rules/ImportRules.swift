@@ -4,6 +4,9 @@ import Foundation
 /// 1. no coordinates → noLocation; 2. less than `minInterval` after the previously accepted
 /// photo → interval; 3. closer than `threshold` to any pin → distance; 4. accepted. A photo
 /// dated only by its file's time takes no part in rule 2 (`Candidate.datedByFile`).
+/// A photo whose nearest pin within `threshold` is a wanted one (a place the person wanted to
+/// go) is skipped for distance too, as `visits`: it marks that pin visited (the first such
+/// photo in the rules' order, so the earliest; the save gives the pin its date).
 /// Pure: it knows nothing of files or databases (the import's DecideStage feeds it; pins-bench
 /// and the rules fuzz target run it alone).
 public struct ImportRules {
@@ -35,9 +38,12 @@ public struct ImportRules {
     public struct ExistingPin: Sendable {
         public let title: String
         public let coordinate: Coordinate
-        public init(title: String, coordinate: Coordinate) {
+        /// A wanted pin's id (`Location.wanted`); nil for a visit.
+        public let wantedID: UUID?
+        public init(title: String, coordinate: Coordinate, wantedID: UUID? = nil) {
             self.title = title
             self.coordinate = coordinate
+            self.wantedID = wantedID
         }
     }
 
@@ -49,13 +55,16 @@ public struct ImportRules {
         /// `kilometres` from the pin titled `pin`, which stands at `pinCoordinate` (the map page
         /// draws the line from the photo to it).
         case distance(kilometres: Double, radians: Double, pin: String, pinCoordinate: Coordinate)
+        /// As `distance`, from a wanted pin (`pinID`) the photo marks visited: the person has
+        /// been where they wanted to go. The photo makes no pin of its own.
+        case visits(kilometres: Double, radians: Double, pin: String, pinCoordinate: Coordinate, pinID: UUID)
 
         public var decision: PhotoDecision {
             switch self {
             case .accepted: return .accepted
             case .noLocation: return .noLocation
             case .interval: return .interval
-            case .distance: return .distance
+            case .distance, .visits: return .distance
             }
         }
     }
@@ -75,6 +84,8 @@ public struct ImportRules {
     /// Accepted photos of earlier runs, by instant.
     private let earlier: [AcceptedPhoto]
     private var lastAccepted: (instant: Double, label: String)?
+    /// The wanted pins not yet marked visited by a photo of this run, by tag.
+    private var wanted: [Int: UUID] = [:]
 
     public init(minInterval: Double = CaptureInterval.appMinimum, threshold: Double = AngularDistance.appThreshold,
                 existingPins: [ExistingPin] = [], earlierAccepted: [AcceptedPhoto] = []) {
@@ -83,6 +94,7 @@ public struct ImportRules {
         self.index = PinSpatialIndex(threshold: threshold)
         self.earlier = earlierAccepted.sorted { $0.instant < $1.instant }
         for pin in existingPins where pin.coordinate.isValid {
+            if let id = pin.wantedID { wanted[labelEnds.count] = id }
             index.insert(pin.coordinate, tag: labelEnds.count)
             keepLabel(pin.title)
         }
@@ -146,6 +158,10 @@ public struct ImportRules {
             return .interval(seconds: candidate.instant - previousInstant, previous: older?.path.description ?? lastAccepted!.label)
         }
         if let match = index.nearest(to: coordinate) {
+            if let id = wanted.removeValue(forKey: match.entry.tag) {
+                return .visits(kilometres: AngularDistance.kilometres(coordinate, match.entry.coordinate), radians: match.radians,
+                               pin: pinLabel(match.entry.tag), pinCoordinate: match.entry.coordinate, pinID: id)
+            }
             return .distance(kilometres: AngularDistance.kilometres(coordinate, match.entry.coordinate),
                              radians: match.radians, pin: pinLabel(match.entry.tag), pinCoordinate: match.entry.coordinate)
         }

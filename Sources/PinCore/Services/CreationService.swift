@@ -39,6 +39,8 @@ public struct LocationDraft: Sendable {
     public var runID: Int64?
     /// The visit's offset from UTC, when known.
     public var utcOffsetSeconds: Int? = nil
+    /// A place the person wants to go, not a visit (`Location.wanted`).
+    public var wanted = false
 
     public init(title: String, coordinate: Coordinate, type: LocationType = .point, date: Date,
                 color: String? = nil, visitCount: Int = 1, note: String? = nil, tags: [String]? = nil,
@@ -190,6 +192,7 @@ public struct CreationService: Sendable {
                         color: color, visitCount: max(1, draft.visitCount), note: draft.note, tags: draft.tags,
                         photoIDs: draft.photoIDs, runID: draft.runID)
         location.utcOffsetSeconds = draft.utcOffsetSeconds
+        location.wanted = draft.wanted
         location.placeFields = place ?? .none
         location.placesResolved = place != nil && places.decidesPlaces
         // A count above one was given by a person (an import makes 1).
@@ -246,6 +249,7 @@ public struct LocationService: Sendable {
                                   note: edited.note, tags: edited.tags, photoIDs: edited.photoIDs,
                                   runID: edited.runID)
         draft.utcOffsetSeconds = edited.utcOffsetSeconds
+        draft.wanted = edited.wanted
         // A pin that did not move keeps its country, and the outlines need not be loaded.
         let moved = edited.coordinate != old.coordinate
         var location = try creation.validated(draft, id: edited.id, defaultColor: edited.color,

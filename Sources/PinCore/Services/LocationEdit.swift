@@ -21,6 +21,8 @@ public struct LocationEdit: Sendable {
     /// The address visited (a city pin); empty removes it.
     public var address: String?
     public var visitCount: Int?
+    /// true: a place the person wants to go (`Location.wanted`); false: one they have been.
+    public var wanted: Bool?
     /// What the gazetteer says at the pin's position after the edit, given by the caller when
     /// the edit needs it (`needsPlace`): a city pin without `--name` is that place's, and a city
     /// pin that was the town it stood in follows it when it moves.
@@ -31,7 +33,7 @@ public struct LocationEdit: Sendable {
     public var isEmpty: Bool {
         title == nil && note == nil && addTags.isEmpty && removeTags.isEmpty && color == nil && date == nil
             && coordinate == nil && type == nil && name == nil && height == nil && visitCount == nil
-            && achievedHeight == nil && address == nil
+            && achievedHeight == nil && address == nil && wanted == nil
     }
 
     /// Whether `applied(to:)` needs `placeThere`: the pin moves, or becomes a city without a name.
@@ -54,6 +56,7 @@ public struct LocationEdit: Sendable {
             pin.tags = tags.isEmpty ? nil : tags
         }
         if let color { pin.color = color }
+        if let wanted { pin.wanted = wanted }
         if let date {
             pin.date = date.date
             if let offset = date.offsetSeconds { pin.utcOffsetSeconds = offset }

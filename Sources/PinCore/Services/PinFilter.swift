@@ -3,7 +3,8 @@ import Foundation
 /// The Pins tab's search and filters, for `pins list` and `pins export`: every criterion given
 /// must hold. Text matching ignores case and accents ("zurich" finds "Zürich").
 public struct PinFilter: Sendable {
-    public enum Source: String, Sendable, CaseIterable { case `import`, manual }
+    /// Who made a pin: the photo import, `import-places` (a run of `placesRuns`), or a person.
+    public enum Source: String, Sendable, CaseIterable { case `import`, places, manual }
     public enum Sort: String, Sendable, CaseIterable { case date, title, country, distance, visits }
 
     public var search: String?
@@ -26,6 +27,10 @@ public struct PinFilter: Sendable {
     public var near: Coordinate?
     public var withinKm: Double?
     public var source: Source?
+    /// The runs that were `import-places` runs (their pins are `.places`), for `source`.
+    public var placesRuns: Set<Int64> = []
+    /// true: only the places someone wants to go (`Location.wanted`); false: only visits.
+    public var wanted: Bool?
     /// Only the pins this import run created.
     public var runID: Int64?
     /// `--trip ID`: the trip's first day; the command turns it into the trip's pins (`ids`).
@@ -74,17 +79,21 @@ public struct PinFilter: Sendable {
             if let since, pin.date < since { return false }
             if let until, pin.date >= until { return false }
             if let near, let withinKm, Self.kilometres(near, pin.coordinate) > withinKm { return false }
-            switch source {
-            case .import?: if pin.photoIDs.isEmpty { return false }
-            case .manual?: if !pin.photoIDs.isEmpty { return false }
-            case nil: break
-            }
+            if let source, self.source(of: pin) != source { return false }
+            if let wanted, pin.wanted != wanted { return false }
             if let needle, !Self.searchableText(pin).contains(where: { Self.fold($0).contains(needle) }) { return false }
             return true
         }
         kept = sorted(kept)
         if let limit, kept.count > limit { kept = Array(kept.prefix(limit)) }
         return kept
+    }
+
+    /// Made by an `import-places` run (whatever it read: a pin of pins' own export keeps its
+    /// photos), else by the photo import when it has photos, else by hand.
+    public func source(of pin: Location) -> Source {
+        if let run = pin.runID, placesRuns.contains(run) { return .places }
+        return pin.photoIDs.isEmpty ? .manual : .import
     }
 
     /// Title, place, region, note, tags, and the city or mountain name: what the search looks in.

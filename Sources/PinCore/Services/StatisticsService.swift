@@ -11,15 +11,28 @@ public struct StatisticsService: Sendable {
         self.places = places
     }
 
+    /// The statistics of the visits: a place someone only wants to go (`Location.wanted`) is
+    /// left out of every count but `wantedPins`, and of its country's.
     public func calculate(using database: TransactionRunner) throws -> StatisticsValues {
         try database.read { repos in
-            calculate(countries: try repos.countries.fetchAll(), locations: try repos.locations.fetchAll(countryID: nil))
+            let all = try repos.locations.fetchAll(countryID: nil)
+            var countries = try repos.countries.fetchAll()
+            let wanted = all.filter(\.wanted)
+            guard !wanted.isEmpty else { return calculate(countries: countries, locations: all) }
+            // The countries table counts every pin (wanted ones too): their share is taken off.
+            var wantedIn: [String: Int] = [:]
+            for pin in wanted { if let code = pin.countryID { wantedIn[code, default: 0] += 1 } }
+            for i in countries.indices { countries[i].pinCount -= wantedIn[countries[i].id] ?? 0 }
+            var stats = calculate(countries: countries, locations: all.filter { !$0.wanted })
+            stats.wantedPins = wanted.count
+            return stats
         }
     }
 
     /// The statistics of `locations` alone (a filtered set, the pins of a page): each country's
     /// pins are counted from them, not taken from the stored counts.
-    public func calculate(locations: [Location]) -> StatisticsValues {
+    public func calculate(locations all: [Location]) -> StatisticsValues {
+        let locations = all.filter { !$0.wanted }
         var counts: [String: Int] = [:]
         for location in locations {
             if let code = location.countryID { counts[code, default: 0] += 1 }
@@ -29,7 +42,9 @@ public struct StatisticsService: Sendable {
             country.pinCount = count
             return country
         }
-        return calculate(countries: countries, locations: locations)
+        var stats = calculate(countries: countries, locations: locations)
+        stats.wantedPins = all.count - locations.count
+        return stats
     }
 
     public func calculate(countries: [Country], locations: [Location]) -> StatisticsValues {

@@ -208,6 +208,12 @@ public struct ImportRunRecord: Sendable {
     }
 }
 
+/// How an `import-places` run's root starts in the runs table ("places: /abs/Saved Places.json"):
+/// what tells its pins (imported places) from pins made by hand.
+public enum PlacesRunRoot {
+    public static let prefix = "places: "
+}
+
 public protocol RunRepository {
     func start(root: String, at date: Date) throws -> Int64
     func finish(_ run: ImportRunRecord) throws

@@ -7,8 +7,9 @@ public protocol LocationRepository {
     func fetch(id: UUID) throws -> Location?
     /// All locations, oldest date first; only those of one country when `countryID` is given.
     func fetchAll(countryID: String?) throws -> [Location]
-    /// Just the coordinates and ids: what the import's distance rule needs, cheaply.
-    func fetchCoordinates() throws -> [(id: UUID, title: String, coordinate: Coordinate)]
+    /// Just the coordinates and ids: what the import's distance rule needs, cheaply (and
+    /// whether the pin is a wanted place, which a photo near it marks visited).
+    func fetchCoordinates() throws -> [(id: UUID, title: String, coordinate: Coordinate, wanted: Bool)]
     /// Stores a new location; an id already taken is an error, never an overwrite.
     func insert(_ location: Location) throws
     /// Writes the changes of an existing location; one that is not stored is an error.

@@ -82,6 +82,9 @@ public struct PlacesImportOptions: Sendable {
     public var timeZones: (any TimeZoneLocating)?
     /// The time of the import (a record without a date is dated with it).
     public var now = Date()
+    /// `--wanted`: every record is a place the person wants to go (`Location.wanted`), not a
+    /// visit. Google's Saved Places always are.
+    public var wanted = false
 
     public init(files: [String]) { self.files = files }
 }
@@ -245,7 +248,7 @@ public struct PlacesImport {
 
     /// What `pins runs` shows in its FOLDER column: the files, absolute.
     var runRoot: String {
-        "places: " + options.files.map { path -> String in
+        PlacesRunRoot.prefix + options.files.map { path -> String in
             guard let real = realpath(path, nil) else { return path }
             defer { free(real) }
             return String(cString: real)
@@ -422,7 +425,8 @@ struct Decider {
             cutWarnings += 1
             warning("\(file) \(record.position): \(cut)" + (cutWarnings == 10 ? " (further cuts: --report or --json)" : ""))
         }
-        let visit = Visit(record: record, key: key, coordinate: coordinate, date: date, offset: offset)
+        let visit = Visit(record: record, key: key, coordinate: coordinate, date: date, offset: offset,
+                          wanted: options.wanted || kind == .savedPlaces || record.wanted)
         if let records, let repos, let stored = try records.fetch(key: key) {
             return try decideImported(visit, stored: stored, item: item, repos: repos, records: records)
         }
@@ -443,6 +447,8 @@ struct Decider {
         let coordinate: Coordinate
         let date: Date
         let offset: Int?
+        /// A place to go, not a visit (Saved Places, `--wanted`, pins' own export saying so).
+        let wanted: Bool
     }
 
     /// A record imported before: its pin deleted (not made again), unchanged, edited by hand
@@ -511,6 +517,7 @@ struct Decider {
                                   date: visit.date, color: record.color, visitCount: record.visitCount ?? 1, note: record.note,
                                   tags: record.tags, photoIDs: record.photoIDs, runID: runID)
         draft.utcOffsetSeconds = visit.offset
+        draft.wanted = visit.wanted
         let title = record.title ?? plan.title
         item.title = title
         item.country = plan.country

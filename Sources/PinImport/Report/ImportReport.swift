@@ -89,8 +89,10 @@ public struct ImportItem: Sendable {
 
     /// For a photo skipped by the distance rule: the pin it was too close to (title and position).
     public var blockingPin: (title: String, coordinate: Coordinate)? {
-        guard case let .distance(_, _, title, coordinate)? = verdict else { return nil }
-        return (title, coordinate)
+        switch verdict {
+        case let .distance(_, _, title, coordinate)?, let .visits(_, _, title, coordinate, _)?: return (title, coordinate)
+        default: return nil
+        }
     }
 
     /// The capture instant the rules used: the photo's time, else the file's modification time.
@@ -120,6 +122,9 @@ public struct ImportItem: Sendable {
         case let .distance(km, _, pin, _)?:
             let meters = Int(saturating: (km * 1000).rounded())
             return "\(meters / 1000).\(String(meters % 1000 / 10).leftPadded(to: 2)) km from pin '\(pin)'"
+        case let .visits(km, _, pin, _, _)?:
+            let meters = Int((km * 1000).rounded())
+            return "\(meters / 1000).\(String(meters % 1000 / 10).leftPadded(to: 2)) km from pin '\(pin)', a wanted place: it marks it visited"
         }
     }
 

@@ -67,6 +67,14 @@ enum ItemCodec {
             w.string(pin)
             w.f64(at.latitude)
             w.f64(at.longitude)
+        case let .visits(km, radians, pin, at, id)?:
+            w.u8(5)
+            w.f64(km)
+            w.f64(radians)
+            w.string(pin)
+            w.f64(at.latitude)
+            w.f64(at.longitude)
+            w.string(id.lowercasedText)
         }
     }
 
@@ -118,6 +126,11 @@ enum ItemCodec {
             let km = r.f64(), radians = r.f64(), pin = r.string()
             verdict = .distance(kilometres: km, radians: radians, pin: pin,
                                 pinCoordinate: Coordinate(latitude: r.f64(), longitude: r.f64()))
+        case 5:
+            let km = r.f64(), radians = r.f64(), pin = r.string()
+            let at = Coordinate(latitude: r.f64(), longitude: r.f64())
+            // Written from a UUID by `encode`: always one.
+            verdict = .visits(kilometres: km, radians: radians, pin: pin, pinCoordinate: at, pinID: UUID(uuidString: r.string())!)
         default: verdict = nil
         }
         return ImportItem(entry: entry, kept: kept, error: error, pin: pin, decision: decision, verdict: verdict)

@@ -110,12 +110,29 @@ struct SaveStage {
                                       photoIDs: [path.description], runID: runID)
             locationID = try creation.create(draft, planned: plan, in: repos).id
         }
+        if case let .visits(_, _, _, _, pinID)? = item.verdict, let metadata = item.metadata {
+            locationID = try markVisited(pinID, takenAt: item.takenAt, offset: metadata.utcOffsetSeconds, in: repos)
+        }
         try repos.photos.save(PhotoRecord(
             path: path, fingerprint: item.entry.fingerprint, digest: item.metadata?.metadataDigest,
             format: item.metadata?.format, takenAt: item.metadata.map { _ in item.takenAt },
             timeSource: item.metadata?.timeSource, utcOffsetSeconds: item.metadata?.utcOffsetSeconds,
             coordinate: item.metadata?.coordinate, decision: item.decision, detail: item.detail ?? Self.trackDetail(item),
             locationID: locationID), runID: runID)
+    }
+
+    /// A wanted pin a photo was taken near: now a visit, dated by the photo (the moment the
+    /// person was there, in the photo's offset), its title and the rest as they were. The
+    /// photo's record points at it (`pins show` lists it). Nil when the pin is gone or was
+    /// already made visited (by an edit since the run read it).
+    func markVisited(_ id: UUID, takenAt: Date, offset: Int?, in repos: Repositories) throws -> UUID? {
+        guard let pin = try repos.locations.fetch(id: id), pin.wanted else { return nil }
+        var visited = pin
+        visited.wanted = false
+        visited.date = takenAt
+        if let offset { visited.utcOffsetSeconds = offset }
+        try LocationService(creation: creation).save(visited, replacing: pin, in: repos)
+        return id
     }
 
     /// An accepted photo placed by a track keeps which track and how far its fix was, for

@@ -26,7 +26,9 @@ struct ImportHistory {
         var history = self
         try readingDatabase {
             history.earlierAccepted = try repos.photos.acceptedPhotos()
-            history.pins = try repos.locations.fetchCoordinates().map { .init(title: $0.title, coordinate: $0.coordinate) }
+            history.pins = try repos.locations.fetchCoordinates().map {
+                .init(title: $0.title, coordinate: $0.coordinate, wantedID: $0.wanted ? $0.id : nil)
+            }
         }
         self = history
     }

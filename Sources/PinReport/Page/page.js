@@ -117,6 +117,9 @@
   // (kind 3: not drawn). A dry run's moved pin is in pins-data at its old place: the line starts there.
   const ofRun = new Set(run ? run.created.map((p) => p.pin).concat(corrected.map((c) => c.pin)).filter(Boolean) : []);
   pins.forEach((p, i) => { if (ofRun.has(p.id)) kinds[i] = 3; });
+  // Places someone wants to go (`wanted`): drawn hollow and dashed, grouped apart from visits.
+  const wantedAt = new Uint8Array(n);
+  pins.forEach((p, i) => { if (p.wanted === true) wantedAt[i] = 1; });
   const match = new Uint8Array(n).fill(1);
   let filtering = false, selected = -1;
 
@@ -175,9 +178,9 @@
       const sx = (xs[j] - x0) * k, sy = (ys[j] - y0) * k;
       if (kinds[j] === 3 || sx < -m || sy < -m || sx > w + m || sy > h + m) continue;
       const dim = filtering && !match[j] ? 1 : 0;
-      const key = ((Math.floor(sx / m) + 2) * 4096 + Math.floor(sy / m) + 2) * 16 + kinds[j] * 2 + dim;
+      const key = ((Math.floor(sx / m) + 2) * 4096 + Math.floor(sy / m) + 2) * 32 + wantedAt[j] * 16 + kinds[j] * 2 + dim;
       let c = cells.get(key);
-      if (!c) { c = { count: 0, sx: 0, sy: 0, first: j, kind: kinds[j], dim, colors: kinds[j] === 0 ? new Map() : null }; cells.set(key, c); }
+      if (!c) { c = { count: 0, sx: 0, sy: 0, first: j, kind: kinds[j], dim, wanted: wantedAt[j], colors: kinds[j] === 0 ? new Map() : null }; cells.set(key, c); }
       c.count++; c.sx += sx; c.sy += sy;
       if (c.colors) c.colors.set(colorOf[j], (c.colors.get(colorOf[j]) || 0) + 1);
     }
@@ -189,7 +192,7 @@
     const joined = [];
     for (const c of Array.from(cells.values()).sort((a, b) => b.count - a.count)) {
       const cx0 = c.sx / c.count, cy0 = c.sy / c.count;
-      const into = joined.find((a) => a.kind === c.kind && a.dim === c.dim &&
+      const into = joined.find((a) => a.kind === c.kind && a.dim === c.dim && a.wanted === c.wanted &&
         Math.hypot(a.sx / a.count - cx0, a.sy / a.count - cy0) < radius(a.count) + radius(c.count) + 2);
       if (into) {
         into.count += c.count; into.sx += c.sx; into.sy += c.sy;
@@ -239,7 +242,9 @@
     g.setAttribute("class", "pin" + cls + (j === selected ? " sel" : ""));
     g.setAttribute("transform", "translate(" + ((xs[j] - x0) * k).toFixed(1) + "," + ((ys[j] - y0) * k).toFixed(1) + ")");
     const circle = svg("circle", { r: c.kind === 2 ? 4 : 6 });
-    if (c.kind === 0) circle.setAttribute("fill", validColor(pins[it.i].color));
+    // (A wanted pin's colour is its dashed ring: inline, over page.css's white ring.)
+    if (c.kind === 0 && c.wanted) circle.style.stroke = validColor(pins[it.i].color);
+    else if (c.kind === 0) circle.setAttribute("fill", validColor(pins[it.i].color));
     g.appendChild(circle);
     g.dataset.j = j;
     return g;
@@ -311,7 +316,7 @@
     separate(ordered.filter((c) => c.count > 1).reverse());
     let shownPins = 0, groups = 0;
     for (const c of ordered) {
-      const cls = ["", " created", " skipped", "", " moved", " kept"][c.kind] + (c.dim ? " dim" : "");
+      const cls = ["", " created", " skipped", "", " moved", " kept"][c.kind] + (c.wanted ? " wanted" : "") + (c.dim ? " dim" : "");
       if (c.count === 1) {
         frag.appendChild(singleElement(c, cls, x0, y0));
         if (c.kind === 0 && !c.dim) shownPins++;
@@ -433,6 +438,7 @@
     const p = pins[i], x = extra[i] || {};
     body.appendChild(el("h2", "", p.title));
     if (typeof x.t === "string" && x.t.startsWith("data:image/jpeg;base64,")) { const img = el("img"); img.alt = ""; img.src = x.t; body.appendChild(img); }
+    if (p.wanted === true) row(dl, "Wanted", "a place to go, not visited yet");
     row(dl, "Date", formatDate(p.date, offsetOf(i)));
     let type = typeOf(p);
     if (p.city) type = "City: " + p.city.name;
@@ -540,7 +546,8 @@
   const uniq = (a) => Array.from(new Set(a));
   options("f-country", "All countries", page.stats.countries.map((c) => [c.code, c.name]).sort((a, b) => a[1].localeCompare(b[1])));
   options("f-continent", "All continents", page.stats.continents.map((c) => [c.name, c.name]).sort());
-  options("f-type", "All types", ["point", "city", "mountain"].map((t) => [t, t[0].toUpperCase() + t.slice(1)]));
+  options("f-type", "All types", ["point", "city", "mountain"].map((t) => [t, t[0].toUpperCase() + t.slice(1)])
+    .concat(page.stats.wanted ? [["wanted", "Wanted, not visited"]] : []));
   options("f-tag", "All tags", uniq(pins.flatMap((p) => p.tags || [])).sort((a, b) => a.localeCompare(b)).slice(0, 2000).map((t) => [t, t]));
   options("f-year", "All years", uniq(years).sort((a, b) => b - a).map((y) => [String(y), String(y)]));
   const search = $("search");
@@ -563,7 +570,7 @@
       let ok = true;
       if (fc && p.country !== fc) ok = false;
       else if (fk && page.continents[p.country] !== fk) ok = false;
-      else if (ft && typeOf(p) !== ft) ok = false;
+      else if (ft && (ft === "wanted" ? p.wanted !== true : typeOf(p) !== ft)) ok = false;
       else if (fg && !(p.tags || []).includes(fg)) ok = false;
       else if (fy && String(years[it.i]) !== fy) ok = false;
       else if (tripOn >= 0 && !inTrip[it.i]) ok = false;
@@ -597,7 +604,7 @@
       if (shown >= LIST_MAX) continue;
       shown++;
       const p = pins[i], li = el("li");
-      const dot = el("span", "dot"); dot.style.background = validColor(p.color);
+      const dot = el("span", p.wanted === true ? "dot wanted" : "dot"); dot.style.background = validColor(p.color);
       li.append(dot, el("span", "t", p.title), el("span", "cc", p.country || ""));
       const place = placeName(p) || (p.place && !p.title.includes(p.place) ? p.place : "");
       li.appendChild(el("span", "m", formatDate(p.date, offsetOf(i)).split(",")[0] + (place ? " \u00b7 " + place : "") + (p.tags && p.tags.length ? " \u00b7 #" + p.tags.join(" #") : "")));
@@ -626,6 +633,7 @@
     kpi(k4, s.points + " \u00b7 " + s.cities + " \u00b7 " + s.mountains, "points \u00b7 cities \u00b7 mountains");
     box.appendChild(k4);
     if (s.atSea) box.appendChild(el("p", "muted", s.atSea + " pin" + (s.atSea === 1 ? "" : "s") + " at sea, in no country"));
+    if (s.wanted) box.appendChild(el("p", "muted", s.wanted + " wanted place" + (s.wanted === 1 ? "" : "s") + ", not visited yet: counted in nothing here"));
     if (s.regionsVisited || s.placesVisited) {
       box.appendChild(el("p", "muted", s.regionsVisited + " region" + (s.regionsVisited === 1 ? "" : "s") + " \u00b7 " +
         s.placesVisited + " place" + (s.placesVisited === 1 ? "" : "s") + " visited"));
@@ -827,10 +835,17 @@
     b.classList.add("on"); $("tab-" + b.dataset.tab).classList.add("on");
   }));
   $("summary").textContent = page.stats.totalPins + " pin" + (page.stats.totalPins === 1 ? "" : "s") + " \u00b7 " +
-    page.stats.countries.length + " of " + page.stats.countriesInWorld + " countries \u00b7 " + page.stats.continents.length + " continent" + (page.stats.continents.length === 1 ? "" : "s");
+    page.stats.countries.length + " of " + page.stats.countriesInWorld + " countries \u00b7 " + page.stats.continents.length + " continent" + (page.stats.continents.length === 1 ? "" : "s") +
+    (page.stats.wanted ? " \u00b7 " + page.stats.wanted + " wanted" : "");
   renderStats();
   renderTrips();
   renderRun();
+  // Wanted places tell themselves from visits in the legend (a run's page has its "pins" key).
+  if (page.stats.wanted) {
+    const legend = $("legend"), keys = run ? [] : [["", "visited"]];
+    keys.push(["wanted", "wanted, not visited yet"]);
+    keys.forEach(([cls, t]) => { const span = el("span", cls), dot = el("i", cls); span.append(dot, document.createTextNode(t)); legend.appendChild(span); });
+  }
   // A run's page opens on the run (issue 24 item 8).
   if (run) document.querySelector("nav#tabs button[data-tab=run]").click();
   refilter();

@@ -70,6 +70,8 @@ public struct PlaceRecord: Sendable, Equatable {
     public var edited = false
     /// What `cleaned()` cut ("title cut to 1,000 characters"), for the report; nil: nothing.
     public var textNote: String?
+    /// pins' own export says the pin is a place to go, not a visit (`"wanted": true`).
+    public var wanted = false
 
     public init(position: String) {
         self.position = position
@@ -188,6 +190,8 @@ extension PlaceRecord {
         parts.append(visitCount.map(String.init) ?? "-")
         parts.append(photoIDs.joined(separator: "\u{2}"))
         parts.append(edited ? "edited" : "")
+        // Only when set: the records imported before this field existed keep their digests.
+        if wanted { parts.append("wanted") }
         return parts.joined(separator: "\u{3}")
     }
 }

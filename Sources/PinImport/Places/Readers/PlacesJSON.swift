@@ -262,6 +262,7 @@ enum PlacesJSON {
         }
         record.photoIDs = p["photoIDs"]?.array?.compactMap(\.string) ?? []
         record.edited = p["edited"]?.bool == true
+        record.wanted = p["wanted"]?.bool == true
         switch p["type"]?.string {
         case nil, "point"?: record.type = .point
         case "city"?:
