@@ -86,8 +86,8 @@ public struct DataFiles: Sendable {
 
     public func path(_ name: String) -> String { directory + "/" + name }
 
-    /// The whole file mapped read-only (the country index, 19 MB, is used where it lies: no
-    /// copy, and its pages come from the page cache in one go).
+    /// The whole file in memory of its own, read-only (`MappedFile`: never a mapping of the
+    /// file, which an upgrade rewriting it would take away from under the process).
     public func map(_ name: String) throws -> MappedFile {
         try MappedFile(path: path(name))
     }
@@ -116,8 +116,16 @@ public struct DataFiles: Sendable {
     }
 }
 
-/// A whole file mapped read-only, unmapped with the object (the loaders keep it as the owner of
-/// the bytes they use where they lie).
+/// A whole file read into memory of the process's own, read-only, freed with the object (the
+/// loaders keep it as the owner of the bytes they use where they lie).
+///
+/// Not a mapping of the file (issue 40, item 9): an upgrade that rewrites a data file in place
+/// (`cp` truncates it first, `rsync --inplace` too when it shrinks) took the mapped pages past
+/// the new end away from a running import, which died of SIGBUS at its next lookup, and a
+/// mapping would see the new bytes mixed with the old. A copy in anonymous memory cannot
+/// change under the process: it costs one read of the file at start-up (19 MB from the page
+/// cache: about 5 ms) and the file's size in private memory instead of shared page cache.
+/// A file that shrinks while it is being read is an error, never half a file.
 public final class MappedFile: @unchecked Sendable {
     // Immutable after init; the pages are read-only.
     public let bytes: UnsafeRawBufferPointer
@@ -129,9 +137,21 @@ public final class MappedFile: @unchecked Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_size > 0 else { throw DataFileError("cannot read \(path) (empty)") }
         let size = Int(info.st_size)
-        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0), base != MAP_FAILED else {
+        guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), base != MAP_FAILED else {
             throw DataFileError("cannot read \(path): \(String(cString: strerror(errno)))")
         }
+        var done = 0
+        while done < size {
+            let n = pread(fd, base + done, size - done, off_t(done))
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else {
+                let reason = n < 0 ? String(cString: strerror(errno)) : "it shrank while being read (being rewritten?)"
+                munmap(base, size)
+                throw DataFileError("cannot read \(path): \(reason)")
+            }
+            done += n
+        }
+        mprotect(base, size, PROT_READ)
         bytes = UnsafeRawBufferPointer(start: base, count: size)
     }
 
