@@ -62,7 +62,10 @@ public final class PinDatabase: TransactionRunner {
 
     /// The file as it is, read-only, writing nothing (see `init(readOnlyPath:)`).
     static func openForReading(_ path: String) throws -> Connection {
-        let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? nil
+        // A plain stat(2): FileManager.attributesOfItem also looks up the owner's user and group
+        // names through NSS (4 connect() calls to nscd, LDAP on a domain-joined NAS; issue 40).
+        var wal = stat()
+        let walSize: Int? = (path + "-wal").withCString { stat($0, &wal) } == 0 ? Int(wal.st_size) : nil
         if walSize == nil || walSize == 0 {
             var components = URLComponents()
             components.scheme = "file"
