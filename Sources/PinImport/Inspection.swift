@@ -64,8 +64,52 @@ public enum Inspection {
         return names
     }
 
+    /// `--estimate-positions` (issue 36 item 4): every target read first, then each photo
+    /// without a position of its own or from the tracks given one from the photos of the same
+    /// arguments that carry their own (with a capture time, not the file's), or the reason it
+    /// gets none (`estimateIssue`). The objects, in the targets' order.
+    public static func objects(of targets: [InspectTarget], options: MetadataOptions, tracks: TrackSet?,
+                               estimate limits: EstimateLimits) -> [[String: Any]] {
+        var read: [(object: [String: Any], metadata: PhotoMetadata?)] = []
+        var fixes: [NeighbourPhoto] = []
+        for target in targets {
+            var metadata: PhotoMetadata?
+            let object = Self.object(of: target, options: options, tracks: tracks, metadata: &metadata)
+            if let m = metadata, let c = m.coordinate, m.positionSource != .track, let t = TrackSet.instant(of: m) {
+                fixes.append(NeighbourPhoto(instant: t, coordinate: c, name: PathParts.name(of: target.shown)))
+            }
+            read.append((object, metadata))
+        }
+        let estimator = PositionEstimator(fixes, limits: limits)
+        return read.map { entry in
+            var object = entry.object
+            guard let m = entry.metadata, m.coordinate == nil else { return object }
+            guard let t = TrackSet.instant(of: m) else {
+                object["estimateIssue"] = "no capture time to match the photos around it with"
+                return object
+            }
+            switch estimator.estimate(at: t) {
+            case let .success(found):
+                object["latitude"] = found.coordinate.latitude
+                object["longitude"] = found.coordinate.longitude
+                object["positionSource"] = PositionSource.estimate.rawValue
+                object["estimate"] = found.detail
+            case let .failure(why):
+                object["estimateIssue"] = why.description
+            }
+            return object
+        }
+    }
+
     /// The JSON line of one file `pins inspect` reads, as an object for JSONSerialization.
     public static func object(of target: InspectTarget, options: MetadataOptions, tracks: TrackSet?) -> [String: Any] {
+        var metadata: PhotoMetadata?
+        return object(of: target, options: options, tracks: tracks, metadata: &metadata)
+    }
+
+    /// The same, and the metadata read (with the tracks' position), nil when none was.
+    static func object(of target: InspectTarget, options: MetadataOptions, tracks: TrackSet?,
+                       metadata: inout PhotoMetadata?) -> [String: Any] {
         var object: [String: Any] = ["path": target.shown]
         if !target.sidecars.isEmpty { object["sidecars"] = target.sidecars.map { $0.description } }
         if target.isUnclaimedSidecar {
@@ -78,6 +122,7 @@ public enum Inspection {
                 // A position the photo or its sidecar carries always wins over a track.
                 if let tracks, m.coordinate == nil { placeFromTracks(&m, from: tracks, noting: &object) }
                 describe(m, in: &object)
+                metadata = m
             } else {
                 object["format"] = NSNull()
                 object["error"] = "not a photo or video (unrecognised content)"

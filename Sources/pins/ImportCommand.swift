@@ -159,11 +159,18 @@ let inspectSpec = CommandSpec(
     options: [
         OptionSpec(name: "--timezone", value: "ZONE", help: "Zone for capture times that carry none (default: this machine's)."),
         OptionSpec(name: "--include-hidden", value: nil, help: "In folders, also read hidden files."),
+        OptionSpec(name: "--estimate-positions", value: nil, help: "Give photos without a position one from the photos around them that have one."),
     ] + trackOptionSpecs,
     details: """
     Prints one JSON line per file: path, format, latitude, longitude, altitude, takenAt, timeSource, timeTag, error.
     With --track, a photo without a position of its own gets the tracks' (positionSource "track",
     trackFile, secondsToTrackFix) or the reason it gets none (trackIssue), by exiftool's rule.
+    With --estimate-positions, a photo still without one gets the position of the photos of the
+    same PATH taken around it that carry their own (positionSource "estimate", and estimate:
+    "from IMG_0412.JPG (4 min before) and IMG_0415.JPG (3 min after), 1.2 km apart"), or the
+    reason it gets none (estimateIssue): between two photos at most 30 min apart whose
+    positions imply at most 250 km/h, else the nearest within 10 min. Every file is read
+    before the first line is printed.
     """)
 
 func runInspect(_ args: ParsedArguments) throws {
@@ -185,6 +192,12 @@ func runInspect(_ args: ParsedArguments) throws {
         } catch let failure as Inspection.Failure {
             Out.error("pins inspect: \(failure)")
             failed = true
+            continue
+        }
+        if args.has("--estimate-positions") {
+            for object in Inspection.objects(of: targets, options: options, tracks: tracks, estimate: EstimateLimits()) {
+                Out.print(Out.json(object))
+            }
             continue
         }
         for target in targets { Out.print(Out.json(Inspection.object(of: target, options: options, tracks: tracks))) }

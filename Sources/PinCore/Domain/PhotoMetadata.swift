@@ -74,6 +74,8 @@ public enum PositionSource: String, Codable, Sendable, CaseIterable, CustomStrin
     case takeout
     /// The person's own tracks (`--track`), by the photo's capture instant (issue 29).
     case track
+    /// The photos around it that carry a position (`--estimate-positions`, issue 36 item 4).
+    case estimate
 
     /// The raw value, so that interpolation prints what is stored and printed.
     public var description: String { rawValue }

@@ -1,0 +1,93 @@
+import Foundation
+import XCTest
+
+/// Issue 36 item 4, first step: `pins inspect DIR --estimate-positions`. A phone with GPS and a
+/// camera without, interleaved on a day with a car ride, a flight and a fast leg; photos made
+/// here by exiftool over a fixture JPEG (ImageMagick's pixels). Every position and text below is
+/// worked by hand: 0.1° of latitude is 11.1195 km (R = 6371 km), 3° is 333.6 km.
+final class EstimatePositionsTests: XCTestCase {
+    private func exiftool(_ args: [String]) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
+        p.arguments = ["-q", "-overwrite_original"] + args
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, "exiftool \(args)")
+    }
+
+    /// A photo at `utc` ("2024:05:01 10:00:00", written with OffsetTimeOriginal +00:00), at
+    /// `position` when given.
+    private func photo(_ dir: URL, _ name: String, _ utc: String, _ position: (Double, Double)? = nil) throws {
+        let path = dir.appendingPathComponent(name).path
+        try FileManager.default.copyItem(atPath: CLI.repo.appendingPathComponent("Fixtures/tracks/local/new-york-between-fixes.jpg").path,
+                                         toPath: path)
+        var args = ["-DateTimeOriginal=\(utc)", "-OffsetTimeOriginal=+00:00"]
+        if let (lat, lon) = position {
+            args += ["-GPSLatitude=\(abs(lat))", "-GPSLatitudeRef=\(lat < 0 ? "S" : "N")",
+                     "-GPSLongitude=\(abs(lon))", "-GPSLongitudeRef=\(lon < 0 ? "W" : "E")"]
+        }
+        try exiftool(args + [path])
+    }
+
+    func testACameraBesideAPhoneGetsEstimatesWhereTheRuleAllowsAndNoneAcrossAFlight() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool") else {
+            return XCTFail("exiftool is missing: scripts/setup installs libimage-exiftool-perl")
+        }
+        let dir = try CLI.temporaryDirectory(self)
+        // The car: 10:00Z and 10:10Z, 11.1 km apart (67 km/h).
+        try photo(dir, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
+        try photo(dir, "phone-2.jpg", "2024:05:01 10:10:00", (48.1, 2.0))
+        try photo(dir, "cam-car.jpg", "2024:05:01 10:04:00")
+        // Just after the car: 10:18Z, 8 min after phone-2 (the next phone photo is 50 min later).
+        try photo(dir, "cam-after-car.jpg", "2024:05:01 10:18:00")
+        // The flight: 11:00Z in Paris, 13:00Z in Barcelona; the camera at 12:00Z.
+        try photo(dir, "phone-3.jpg", "2024:05:01 11:00:00", (48.8566, 2.3522))
+        try photo(dir, "phone-4.jpg", "2024:05:01 13:00:00", (41.3874, 2.1686))
+        try photo(dir, "cam-flight.jpg", "2024:05:01 12:00:00")
+        // Too fast: 333.6 km in 30 min (667 km/h); the camera 15 min from both.
+        try photo(dir, "phone-5.jpg", "2024:05:01 14:00:00", (41.0, 2.0))
+        try photo(dir, "phone-6.jpg", "2024:05:01 14:30:00", (44.0, 2.0))
+        try photo(dir, "cam-fast.jpg", "2024:05:01 14:15:00")
+        // A phone photo dated only by its file: never a fix (it would be 0 s from cam-undated).
+        try photo(dir, "phone-undated.jpg", "2024:05:01 00:00:00", (10.0, 10.0))
+        try exiftool(["-DateTimeOriginal=", "-OffsetTimeOriginal=", dir.appendingPathComponent("phone-undated.jpg").path])
+        try photo(dir, "cam-late.jpg", "2024:05:01 16:00:00")
+
+        let r = try CLI.run(["inspect", dir.path, "--estimate-positions"], environment: ["TZ": "UTC"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        var lines: [String: [String: Any]] = [:]
+        for line in r.stdout.split(separator: "\n") {
+            let o = try XCTUnwrap(CLI.json(String(line)) as? [String: Any])
+            lines[URL(fileURLWithPath: o["path"] as! String).lastPathComponent] = o
+        }
+        XCTAssertEqual(lines.count, 12)
+        // Between phone-1 and phone-2, 4/10 of the way: 48.04, 2.0.
+        let car = try XCTUnwrap(lines["cam-car.jpg"])
+        XCTAssertEqual(car["positionSource"] as? String, "estimate")
+        XCTAssertEqual(car["latitude"] as? Double ?? 0, 48.04, accuracy: 1e-9)
+        XCTAssertEqual(car["longitude"] as? Double ?? 0, 2.0, accuracy: 1e-9)
+        XCTAssertEqual(car["estimate"] as? String, "from phone-1.jpg (4 min before) and phone-2.jpg (6 min after), 11.1 km apart")
+        // The nearest alone, 8 min: phone-2's position.
+        let after = try XCTUnwrap(lines["cam-after-car.jpg"])
+        XCTAssertEqual(after["latitude"] as? Double, 48.1)
+        XCTAssertEqual(after["estimate"] as? String, "from phone-2.jpg (8 min before)")
+        // Across the flight: nothing.
+        let flight = try XCTUnwrap(lines["cam-flight.jpg"])
+        XCTAssertTrue(flight["positionSource"] is NSNull, "\(flight)")
+        XCTAssertEqual(flight["estimateIssue"] as? String,
+                       "the photos around it are 2 h apart (more than 30 min); nearest photo with a position 1 h away")
+        let fast = try XCTUnwrap(lines["cam-fast.jpg"])
+        XCTAssertTrue(fast["positionSource"] is NSNull, "\(fast)")
+        XCTAssertEqual(fast["estimateIssue"] as? String,
+                       "the photos around it are 333.6 km apart in 30 min, faster than 250 km/h; nearest photo with a position 15 min away")
+        // After the last fix (phone-6 at 14:30Z), 1 h 30 min: the undated phone photo is no fix.
+        let late = try XCTUnwrap(lines["cam-late.jpg"])
+        XCTAssertEqual(late["estimateIssue"] as? String, "nearest photo with a position 1 h 30 min away")
+        // Photos with their own position keep it and its source.
+        XCTAssertEqual(lines["phone-1.jpg"]?["positionSource"] as? String, "exif")
+        XCTAssertEqual(lines["phone-undated.jpg"]?["timeSource"] as? String, "fileModification")
+        // Without the option, nothing is estimated.
+        let plain = try CLI.run(["inspect", dir.appendingPathComponent("cam-car.jpg").path], environment: ["TZ": "UTC"])
+        XCTAssertTrue((try CLI.json(plain.stdout) as? [String: Any])?["positionSource"] is NSNull)
+    }
+}
