@@ -68,9 +68,11 @@ extension PinApp {
             for id in trip.pinIDs { trips[id] = (trip.id, trip.title) }
         }
         var countries: [ExportCountry] = []
-        if withOutlines, !pins.allSatisfy({ $0.countryID == nil }) {
+        // The visited countries: a place someone only wants to go (`wanted`) visits none.
+        let visits = pins.filter { !$0.wanted }
+        if withOutlines, !visits.allSatisfy({ $0.countryID == nil }) {
             var counts: [String: Int] = [:]
-            for code in pins.compactMap(\.countryID) { counts[code, default: 0] += 1 }
+            for code in visits.compactMap(\.countryID) { counts[code, default: 0] += 1 }
             countries = try Self.data().countryOutlineJSON(of: Set(counts.keys)).map { code, geometry in
                 ExportCountry(code: code, name: names[code] ?? code, pinCount: counts[code] ?? 0, geometryJSON: geometry)
             }.sorted { $0.code < $1.code }

@@ -63,6 +63,10 @@ final class WantedPlacesTests: XCTestCase {
         XCTAssertTrue(text.hasPrefix("Pins: 0 (points 0, cities 0, mountains 0)\nCountries visited: 0\n"), text)
         XCTAssertTrue(text.hasSuffix("Wanted, not visited yet: 2 (counted in nothing above; 'pins list --wanted')\n"), text)
         XCTAssertFalse(text.contains("Japan"), text)
+        // The GeoJSON export with the visited countries: the two points, no country polygon.
+        let export = try e.json(["export", "--format", "geojson", "--countries"]) as! [String: Any]
+        let geometries = (export["features"] as! [[String: Any]]).map { ($0["geometry"] as! [String: Any])["type"] as! String }
+        XCTAssertEqual(geometries, ["Point", "Point"], "a saved place paints no country")
         let trips = try e.json(["trips", "--json"]) as! [String: Any]
         XCTAssertEqual((trips["trips"] as! [Any]).count, 0, "a wish list is no trip")
         // Where they came from, and the filters.
