@@ -12,7 +12,7 @@ let locateSpec = CommandSpec(
     Each output line is the ISO 3166-1 alpha-2 code of the country at that point, or empty where
     there is none (open sea; within 22 km of a coast the nearest country counts). A line that is
     not 'lat,lon' gets an error on stderr naming its line number and an empty output line; the
-    rest goes on.
+    rest goes on. A line longer than 64 KiB is read to its end without being kept, and named.
 
     With --json each line is an object instead, in the order of the input, e.g.
     {"country":"JP","region":"Kyoto","regionCode":"JP-26","place":"Kyoto","placeDistanceKm":1.23}
@@ -33,8 +33,15 @@ func runLocate(_ args: ParsedArguments) throws {
 
     func flush() { writeToStdout(&output) }
 
-    func handle(_ line: UnsafeBufferPointer<UInt8>) {
+    func handle(_ line: UnsafeBufferPointer<UInt8>?) {
         lineNumber += 1
+        guard let line else {
+            flush()
+            Out.error("pins locate: line \(lineNumber): longer than \(locateMaxLine) bytes, not 'lat,lon' (skipped unread)")
+            if json { output.append(contentsOf: Array("{}".utf8)) }
+            output.append(0x0A)
+            return
+        }
         switch LatLonText.parse(line) {
         case let .success(point):
             if json {
@@ -69,29 +76,47 @@ func writeToStdout(_ output: inout [UInt8]) {
     output.removeAll(keepingCapacity: true)
 }
 
+/// The longest line `locate` reads: a 'lat,lon' line is under 100 bytes. A longer one is read
+/// to its newline without being kept, and named as too long (a 400 MB line cost 1.2 GB).
+let locateMaxLine = 1 << 16
+
 /// Each line of standard input without its newline, in 64 KiB reads (the last one also when
-/// no newline ends it).
-func forEachStdinLine(_ body: (UnsafeBufferPointer<UInt8>) -> Void) throws {
+/// no newline ends it); nil for a line longer than `locateMaxLine`. Memory: at most one line of
+/// that size and one read.
+func forEachStdinLine(_ body: (UnsafeBufferPointer<UInt8>?) -> Void) throws {
     var pending = [UInt8]()
+    var skipping = false  // inside a line past the limit: its bytes are dropped up to its newline
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
         let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
         if n < 0 { if errno == EINTR { continue }; throw CommandFailure("cannot read stdin: \(String(cString: strerror(errno)))") }
         if n == 0 { break }
-        pending.append(contentsOf: chunk[0..<n])
-        let consumed = pending.withUnsafeBufferPointer { buffer -> Int in
+        chunk.withUnsafeBufferPointer { c in
             var start = 0
-            while start < buffer.count,
-                  let hit = memchr(buffer.baseAddress! + start, 0x0A, buffer.count - start) {
-                let newline = buffer.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-                body(UnsafeBufferPointer(rebasing: buffer[start..<newline]))
+            while start < n {
+                guard let hit = memchr(c.baseAddress! + start, 0x0A, n - start) else {
+                    if !skipping {
+                        pending.append(contentsOf: c[start..<n])
+                        if pending.count > locateMaxLine { skipping = true; pending = [] }
+                    }
+                    break
+                }
+                let newline = c.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                if skipping || pending.count + (newline - start) > locateMaxLine {
+                    body(nil)
+                } else if pending.isEmpty {
+                    body(UnsafeBufferPointer(rebasing: c[start..<newline]))
+                } else {
+                    pending.append(contentsOf: c[start..<newline])
+                    pending.withUnsafeBufferPointer { body($0) }
+                }
+                skipping = false
+                pending.removeAll(keepingCapacity: pending.capacity <= locateMaxLine * 2)
                 start = newline + 1
             }
-            return start
         }
-        pending.removeSubrange(..<consumed)
     }
-    if !pending.isEmpty { pending.withUnsafeBufferPointer { body($0) } }
+    if skipping { body(nil) } else if !pending.isEmpty { pending.withUnsafeBufferPointer { body($0) } }
 }
 
 /// One `locate --json` object: the keys in a fixed order, each absent when there is none.

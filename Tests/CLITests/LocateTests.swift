@@ -14,6 +14,22 @@ final class LocateTests: XCTestCase {
         XCTAssertEqual(run.stderr.split(separator: "\n").count, 3, run.stderr)
     }
 
+    /// Issue 40 item 10: one 400 MB line cost 1.2 GB. A line over 64 KiB is read to its end
+    /// without being kept and named; the lines after it are answered; one ending the input too.
+    func testALineOverTheLimitIsNamedAndTheNextLinesRead() throws {
+        let input = "48.8566,2.3522\n" + String(repeating: "x", count: 200_000) + "\n35.6895,139.6917\n"
+            + String(repeating: "1", count: 65_536) + "\n" + String(repeating: "2", count: 65_537)
+        let run = try CLI.run(["locate"], stdin: input)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        // The line of exactly 65,536 bytes is read (and is not 'lat,lon'); 65,537 is too long.
+        XCTAssertEqual(run.stdout, "FR\n\nJP\n\n\n")
+        XCTAssertTrue(run.stderr.contains("line 2: longer than 65536 bytes, not 'lat,lon' (skipped unread)"), run.stderr)
+        XCTAssertFalse(run.stderr.contains("line 4: longer"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("line 5: longer than 65536 bytes"), run.stderr)
+        let json = try CLI.run(["locate", "--json"], stdin: String(repeating: "x", count: 70_000) + "\n48.8566,2.3522\n")
+        XCTAssertTrue(json.stdout.hasPrefix("{}\n{\"country\":\"FR\""), json.stdout)
+    }
+
     /// A damaged country index (Countries.bin) is an error naming the file and what is wrong.
     func testDamagedCountryIndexNamesTheFile() throws {
         let dir = try CLI.temporaryDirectory(self)
