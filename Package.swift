@@ -71,15 +71,15 @@ let package = Package(
         // SQLite storage: connection, migrations, repositories, run lock; the system source of
         // new ids (getrandom).
         .target(name: "PinStore", dependencies: ["PinCore", "CSQLite", "CSupport"]),
-        // The import session end to end: lock, run record, scanner, pipeline stages, reports (and
-        // the run as the map page draws it, a PinReport value).
-        .target(name: "PinImport", dependencies: ["PinCore", "PinMetadata", "PinStore", "PinFormats", "PinReport", "CSupport"], exclude: ["THREADS.md"]),
+        // The import session end to end: lock, run record, scanner, pipeline stages, reports, as
+        // plain values (the caller, PinApp, draws a run over the map page).
+        .target(name: "PinImport", dependencies: ["PinCore", "PinMetadata", "PinStore", "PinFormats", "CSupport"], exclude: ["THREADS.md"]),
         // The offline HTML map page, and exports: plain values in, files out (AtomicFile). The page's script,
         // style sheet and template (Sources/PinReport/Page) are compiled in by EmbedFiles.
         .target(name: "PinReport", dependencies: ["PinCore"], plugins: ["EmbedFiles"]),
         // The application layer: one use case per thing a person does, called by the CLI and by
         // `pins serve` alike; plain values in and out, one connection per call (THREADS.md).
-        .target(name: "PinApp", dependencies: ["PinCore", "PinData", "PinStore", "PinImport", "PinReport"], exclude: ["THREADS.md"]),
+        .target(name: "PinApp", dependencies: ["PinCore", "PinData", "PinStore", "PinMetadata", "PinImport", "PinReport"], exclude: ["THREADS.md"]),
         // `pins serve`: HTTP through evhttp, the gate (sessions, CSRF, Host/Origin, limits), routes
         // that call the use cases, the browser's own scripts (Assets, compiled in by EmbedFiles).
         // CServe: the few evhttp calls, in C (libevent's headers and Foundation clash as Swift modules).

@@ -65,34 +65,8 @@ func runImportPlaces(_ args: ParsedArguments) throws {
     }
 }
 
-/// The map page with the import drawn over it: created pins, and skipped records that have a
-/// position, as the photo import's page draws photos.
+/// The map page with the places import drawn over it.
 func writePlacesPage(_ report: PlacesImportReport, to path: RawPath, deps: AppDependencies) throws {
-    var created: [RunOverlay.Photo] = []
-    var skipped: [RunOverlay.Photo] = []
-    var unreadable: [RunOverlay.Unreadable] = []
-    for item in report.items {
-        let name = "\(item.file) \(item.position)"
-        guard let c = item.coordinate else {
-            if item.decision == .malformed { unreadable.append(RunOverlay.Unreadable(photo: name, reason: item.detail ?? "malformed")) }
-            continue
-        }
-        let photo = RunOverlay.Photo(photo: name, latitude: c.latitude, longitude: c.longitude, takenAt: item.date,
-                                     reason: item.decision == .created ? "created" : item.decision.rawValue, detail: item.detail,
-                                     title: item.title, country: item.country,
-                                     pin: report.dryRun ? nil : item.pinID?.lowercasedText)
-        switch item.decision {
-        case .created: created.append(photo)
-        case .distance: if skipped.count < RunOverlay.skippedDrawnCap { skipped.append(photo) }
-        default: break
-        }
-    }
-    let counts: [String: Int] = ["distance": report.count(.distance), "noLocation": report.count(.noLocation),
-                                 "unreadable": report.count(.malformed)]
-    let root = report.files.map(\.file).joined(separator: ", ")
-    let overlay = RunOverlay(root: root, dryRun: report.dryRun, created: created, skipped: skipped, counts: counts,
-                             unreadable: unreadable, corrected: [], movedCount: 0, keptCount: 0)
-    let input = try deps.app.pageInput(title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + root,
-                              filterDescription: nil, run: overlay)
+    let input = try deps.app.pageInput(placesImport: report)
     try writeOutput(to: path) { $0.write(PageRenderer.render(input)) }
 }

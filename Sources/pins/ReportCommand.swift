@@ -44,7 +44,6 @@ func runReport(_ args: ParsedArguments) throws {
 
 /// `pins import --html FILE`: the page of the database with the run drawn over it.
 func writeRunPage(_ report: ImportReport, to path: RawPath, deps: AppDependencies) throws {
-    let input = try deps.app.pageInput(title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + report.root,
-                              filterDescription: nil, run: report.runOverlay)
+    let input = try deps.app.pageInput(photoImport: report)
     try writeOutput(to: path) { $0.write(PageRenderer.render(input)) }
 }

@@ -1,11 +1,15 @@
 import PinCore
+import PinImport
 import PinReport
+
+// The runs drawn over the map page are built here, by the caller of the import, from its plain
+// report: PinImport knows nothing of the page (issue 35 item 4).
 
 /// The run drawn over the map page (`pins import --html`): the photos it decided with a
 /// position (created, and the first skipped ones), those without, the unreadable files, the
 /// pins that followed their photo's sidecar, and the counts.
 extension ImportReport {
-    public var runOverlay: RunOverlay {
+    var runOverlay: RunOverlay {
         var created: [RunOverlay.Photo] = []
         var skipped: [RunOverlay.Photo] = []
         var unplaced: [RunOverlay.Unreadable] = []
@@ -55,5 +59,52 @@ extension ImportReport {
             photo.secondsToTrackFix = fix.seconds
         }
         return photo
+    }
+}
+
+extension PlacesImportReport {
+    /// The places import drawn over the map page: created pins, and skipped records that have a
+    /// position, as the photo import's page draws photos.
+    var runOverlay: RunOverlay {
+        var created: [RunOverlay.Photo] = []
+        var skipped: [RunOverlay.Photo] = []
+        var unreadable: [RunOverlay.Unreadable] = []
+        for item in items {
+            let name = "\(item.file) \(item.position)"
+            guard let c = item.coordinate else {
+                if item.decision == .malformed { unreadable.append(RunOverlay.Unreadable(photo: name, reason: item.detail ?? "malformed")) }
+                continue
+            }
+            let photo = RunOverlay.Photo(photo: name, latitude: c.latitude, longitude: c.longitude, takenAt: item.date,
+                                         reason: item.decision == .created ? "created" : item.decision.rawValue, detail: item.detail,
+                                         title: item.title, country: item.country,
+                                         pin: dryRun ? nil : item.pinID?.lowercasedText)
+            switch item.decision {
+            case .created: created.append(photo)
+            case .distance: if skipped.count < RunOverlay.skippedDrawnCap { skipped.append(photo) }
+            default: break
+            }
+        }
+        let counts: [String: Int] = ["distance": count(.distance), "noLocation": count(.noLocation),
+                                     "unreadable": count(.malformed)]
+        return RunOverlay(root: runRoot, dryRun: dryRun, created: created, skipped: skipped, counts: counts,
+                          unreadable: unreadable, corrected: [], movedCount: 0, keptCount: 0)
+    }
+
+    /// The files imported, as the page's title and the overlay name them.
+    var runRoot: String { files.map(\.file).joined(separator: ", ") }
+}
+
+extension PinApp {
+    /// The page of the database with a photo import's run drawn over it (`pins import --html`).
+    public func pageInput(photoImport report: ImportReport) throws -> PageInput {
+        try pageInput(title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + report.root,
+                      filterDescription: nil, run: report.runOverlay)
+    }
+
+    /// The page of the database with a places import drawn over it (`pins import-places --html`).
+    public func pageInput(placesImport report: PlacesImportReport) throws -> PageInput {
+        try pageInput(title: "pins: " + (report.dryRun ? "dry run of " : "import of ") + report.runRoot,
+                      filterDescription: nil, run: report.runOverlay)
     }
 }

@@ -4,16 +4,17 @@ import PinMetadata
 import PinReport
 import PinStore
 
-/// The photos' own EXIF thumbnails on the map page, within the page's budget.
-public enum PageThumbnails {
+/// The photos' own EXIF thumbnails on the map page, within the page's budget: beside the page's
+/// use case (`pageInput`), which alone asks for them.
+enum PageThumbnails {
     /// Most photos opened for thumbnails by one page (the newest pins'): bounds the page's cost on
     /// a library whose photos carry none.
-    public static let thumbnailLookups = 600
+    static let thumbnailLookups = 600
 
     /// Thumbnails of the newest pins' photos, only while the page's budget lasts and at most
     /// `thumbnailLookups` photos are looked at: a page of 10,000 pins opens a few hundred photos,
     /// not 10,000.
-    public static func attach(to pins: inout [PagePin], places: [UUID: PinPhotoPlace]) {
+    static func attach(to pins: inout [PagePin], places: [UUID: PinPhotoPlace]) {
         var budget = PageRenderer.thumbnailPageCap
         var lookups = 0
         for index in pins.indices.reversed() where budget > 0 && lookups < thumbnailLookups {
