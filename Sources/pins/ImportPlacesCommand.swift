@@ -26,8 +26,8 @@ let importPlacesSpec = CommandSpec(
     Semantic Location History (placeVisit) and the phone's Timeline export (visits).
     Every record becomes a pin as one made by hand, titled from the file where it has a name.
     Saved Places (and every place with --wanted) are places you want to go: their pins are
-    'wanted', drawn apart and left out of countries, statistics and trips until a photo within
-    5 km of one, or 'pins edit ID --visited', makes it a visit.
+    'wanted', drawn apart and left out of countries, statistics and trips until a photo or a
+    timeline visit within 5 km of one, or 'pins edit ID --visited', makes it a visit.
     Timeline visits follow the app's rule: one closer than 5 km to a pin is skipped (distance).
     Places from lists are all kept unless --min-distance-km is given.
     Importing a file again adds nothing; a record that changed in the file updates its pin,

@@ -277,7 +277,10 @@ final class ImportPlacesFormatTests: XCTestCase {
     /// PlacesJSON.placeVisit): visits follow the app's rules as photos do. Ordered by start time;
     /// with the saved Paris places already pins: the Eiffel Tower visit is 0 m from its saved
     /// place, the Louvre 3.0 km from the café (hand-worked with the law of cosines: 2,999 m),
-    /// both skipped as `distance`; Versailles (14 km) is a pin at its start time
+    /// both skipped as `distance`. The saved places are wanted (issue 40 item 12), so each visit
+    /// marks the nearest one visited, dated with its start (08:11:53.190Z and 11:00Z, at
+    /// +02:00 in Paris that April: the 5 km rule, as for a photo, so the Louvre visit is the
+    /// café's). Versailles (14 km) is a pin at its start time
     /// (1554134400000 ms = 2019-04-01T16:00Z = 18:00+02:00); the visit without coordinates is
     /// `noLocation`; the activitySegment is not a record.
     func testSemanticLocationHistoryVisitsFollowTheDistanceRule() throws {
@@ -288,8 +291,13 @@ final class ImportPlacesFormatTests: XCTestCase {
         XCTAssertEqual((report["files"] as! [[String: Any]]).first?["records"] as? Int, 4)
         let skipped = report["skipped"] as! [[String: Any]]
         XCTAssertEqual(skipped.map { "\($0["position"]!) \($0["reason"]!) \($0["detail"]!)" },
-                       ["timelineObject 2 distance 0 m from 'Eiffel Tower'", "timelineObject 3 distance 2999 m from 'Café de l'Homme'",
+                       ["timelineObject 2 distance 0 m from 'Eiffel Tower', a wanted place: it marks it visited",
+                        "timelineObject 3 distance 2999 m from 'Café de l'Homme', a wanted place: it marks it visited",
                         "timelineObject 5 noLocation no coordinates"])
+        let paris = try list(db).filter { ($0["country"] as? String) == "FR" }
+        XCTAssertEqual(paris.map { "\($0["title"]!) \($0["date"]!) \($0["wanted"] as? Bool ?? false)" },
+                       ["Eiffel Tower 2019-04-01T10:11:53.190+02:00 false", "Café de l'Homme 2019-04-01T13:00:00+02:00 false",
+                        "Palace of Versailles 2019-04-01T18:00:00+02:00 false"])
         let made = report["pins"] as! [[String: Any]]
         XCTAssertEqual(made.map { "\($0["title"]!) \($0["date"]!)" }, ["Palace of Versailles 2019-04-01T18:00:00+02:00"])
         // Idempotent: the next run adds nothing.

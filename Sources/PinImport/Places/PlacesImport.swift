@@ -290,6 +290,8 @@ struct Decider {
     var visitIndex: PinSpatialIndex
     /// Titles of the pins in the indexes, by tag.
     var titles: [String] = []
+    /// The wanted pins (places to go) no visit of this import has marked visited yet, by tag.
+    var wantedTags: [Int: UUID] = [:]
     var zoneWarned = false
     var cutWarnings = 0
     let warning: (String) -> Void
@@ -305,7 +307,10 @@ struct Decider {
         visitIndex = PinSpatialIndex(threshold: options.visitThreshold)
         if let database {
             let pins = try database.read { try $0.locations.fetchCoordinates() }
-            for pin in pins { insert(pin.coordinate, title: pin.title) }
+            for pin in pins {
+                if pin.wanted { wantedTags[titles.count] = pin.id }
+                insert(pin.coordinate, title: pin.title)
+            }
         }
     }
 
@@ -435,9 +440,25 @@ struct Decider {
             item.decision = .distance
             let metres = match.radians * AngularDistance.earthRadiusKm * 1000
             item.detail = String(format: "%.0f m from '%@'", metres, titles[match.entry.tag])
+            // A visit of a timeline is a visit: near a wanted place, as a photo, it marks it visited.
+            if kind.isTimeline, let id = wantedTags.removeValue(forKey: match.entry.tag) {
+                item.detail! += ", a wanted place: it marks it visited"
+                if let repos, !options.dryRun { try markVisited(id, by: visit, in: repos) }
+            }
             return item
         }
         return try create(visit, item: item, repos: repos, records: records)
+    }
+
+    /// A wanted pin a timeline visit was near: now a visit, dated by it (its start, in its
+    /// offset), the rest as it was; nothing when it is gone or no longer wanted.
+    private func markVisited(_ id: UUID, by visit: Visit, in repos: Repositories) throws {
+        guard let pin = try repos.locations.fetch(id: id), pin.wanted else { return }
+        var visited = pin
+        visited.wanted = false
+        visited.date = visit.date
+        if let offset = visit.offset { visited.utcOffsetSeconds = offset }
+        try LocationService(creation: creation).save(visited, replacing: pin, in: repos)
     }
 
     /// A record as `decideOne` has read it: where and when, and its key in the records table.
@@ -531,6 +552,7 @@ struct Decider {
             }
             try records.save(PlaceRecordRow(key: visit.key, digest: record.digest, locationID: location.id, runID: runID, importedAt: options.now))
         }
+        if visit.wanted { wantedTags[titles.count] = plan.id }
         insert(coordinate, title: title)
         return item
     }
