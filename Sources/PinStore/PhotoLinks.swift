@@ -141,3 +141,41 @@ public enum Visits {
         return count
     }
 }
+
+/// A photo that belongs to a pin, as its preview needs it (`pins previews`, `pins serve`).
+public struct LinkedPhoto: Sendable, Hashable {
+    /// The record's row id: the photo's id while its record stands (a move makes a new one).
+    public var id: Int64
+    public var path: RawPath
+    public var format: FileKind?
+    public var fingerprint: PhotoFingerprint
+    public var missing: Bool
+    /// The pin it belongs to.
+    public var pinID: UUID
+}
+
+extension PinDatabase {
+    private static let linkedColumns = "rowid, path, format, size, mtime_ns, inode, missing, pin_id"
+
+    private static func linkedPhoto(_ s: Statement) throws -> LinkedPhoto? {
+        guard let pin = UUID(uuidString: s.string(7)) else { return nil }
+        return LinkedPhoto(id: s.int64(0), path: RawPath(bytes: s.blob(1)), format: try s.optionalValue(2, as: FileKind.self),
+                           fingerprint: PhotoFingerprint(size: s.int64(3), modificationNanoseconds: s.int64(4),
+                                                         inode: UInt64(bitPattern: s.int64(5))),
+                           missing: s.int(6) != 0, pinID: pin)
+    }
+
+    /// Every photo that belongs to a pin, by path.
+    public func linkedPhotos() throws -> [LinkedPhoto] {
+        try read { _ in
+            try connection.query("SELECT \(Self.linkedColumns) FROM photos WHERE pin_id IS NOT NULL ORDER BY path", [], Self.linkedPhoto)
+        }.compactMap { $0 }
+    }
+
+    /// The photo of record `id`, when it belongs to a pin.
+    public func linkedPhoto(id: Int64) throws -> LinkedPhoto? {
+        try read { _ in
+            try connection.query("SELECT \(Self.linkedColumns) FROM photos WHERE rowid = ? AND pin_id IS NOT NULL", [id], Self.linkedPhoto)
+        }.first ?? nil
+    }
+}

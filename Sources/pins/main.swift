@@ -33,6 +33,7 @@ let commands: [Command] = [
     Command(spec: exportSpec, run: runExport),
     Command(spec: checkSpec, run: runCheck),
     Command(spec: tripsSpec, run: runTrips),
+    Command(spec: previewsSpec, run: runPreviews),
     Command(spec: serveSpec, run: runServe),
     Command(spec: completionsSpec, run: { try await runCompletions($0) }),
 ]

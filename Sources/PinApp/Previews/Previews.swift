@@ -1,0 +1,87 @@
+import Foundation
+import PinCore
+import PinStore
+
+/// How many photos of a kind have a real preview, and why the others have none.
+public struct PreviewCounts: Sendable, Equatable {
+    public var photos = 0
+    public var previews = 0
+    public var placeholders: [PreviewReason: Int] = [:]
+
+    mutating func add(_ result: Result<Preview, PreviewReason>) {
+        photos += 1
+        switch result {
+        case .success: previews += 1
+        case let .failure(reason): placeholders[reason, default: 0] += 1
+        }
+    }
+}
+
+/// What `pins previews` did and found.
+public struct PreviewSummary: Sendable {
+    public var kinds: [PreviewKind: PreviewCounts] = [:]
+    public var total = PreviewCounts()
+    /// Previews and placeholders made by this run (the others were in the cache).
+    public var made = 0
+    /// The decoders a photo needed and this machine lacks, each once.
+    public var missingTools: [String] = []
+    public var cacheFolder: String
+    /// What the cache folder holds after the run (at most its cap).
+    public var cacheBytes: Int64 = 0
+}
+
+extension PinApp {
+    /// The default preview folder: `previews` beside the database.
+    public var defaultPreviewFolder: String { PathParts.folder(of: databasePath) + "/previews" }
+
+    /// Makes the previews the pins' photos lack (`pins previews`; the nightly run can call it
+    /// after the import): a photo whose preview or reason is in the cache is not read again,
+    /// but one that lacked its decoder is tried again once the decoder is there.
+    public func makePreviews(cache: PreviewCache, maker: PreviewMaker = .onPath()) throws -> PreviewSummary {
+        let photos = try openForReading().linkedPhotos()
+        var summary = PreviewSummary(cacheFolder: cache.folder)
+        var missing = Set<String>()
+        for photo in photos {
+            let kind = PreviewKind(format: photo.format, path: photo.path)
+            let (result, made) = try previewResult(photo, kind: kind, cache: cache, maker: maker)
+            if made {
+                summary.made += 1
+                if summary.made % 1_000 == 0 { cache.trim() }
+            }
+            if case .failure(.noDecoder) = result, let tool = maker.missingTool(for: kind) { missing.insert(tool) }
+            summary.kinds[kind, default: PreviewCounts()].add(result)
+            summary.total.add(result)
+        }
+        summary.missingTools = missing.sorted()
+        summary.cacheBytes = cache.trim()
+        return summary
+    }
+
+    /// The preview of photo `photoID` (a photo that belongs to a pin), made now when the cache
+    /// lacks it; a placeholder that says why when there is none; nil for no such photo. For
+    /// `pins serve`.
+    public func preview(photoID: Int64, cache: PreviewCache, maker: PreviewMaker = .onPath()) throws -> Preview? {
+        guard let photo = try openForReading().linkedPhoto(id: photoID) else { return nil }
+        let kind = PreviewKind(format: photo.format, path: photo.path)
+        switch try previewResult(photo, kind: kind, cache: cache, maker: maker).result {
+        case let .success(preview): return preview
+        case let .failure(reason): return PreviewMaker.placeholder(kind: kind, reason: reason, tool: maker.missingTool(for: kind))
+        }
+    }
+
+    /// The cached result, else one made now and kept; `made` says which.
+    func previewResult(_ photo: LinkedPhoto, kind: PreviewKind, cache: PreviewCache,
+                       maker: PreviewMaker) throws -> (result: Result<Preview, PreviewReason>, made: Bool) {
+        if let stored = cache.stored(photo) {
+            let decoderCame = stored == .failure(.noDecoder) && maker.missingTool(for: kind) == nil
+            if !decoderCame { return (stored, false) }
+        }
+        // Where the file is: the recorded path (pins never writes beside it).
+        let path = String(decoding: photo.path.bytes, as: UTF8.self)
+        try FileManager.default.createDirectory(atPath: cache.folder, withIntermediateDirectories: true)
+        let result = FileManager.default.fileExists(atPath: path) ? maker.make(path, kind: kind, scratch: cache.folder) : .failure(.fileMissing)
+        // A missing file may come back (an unmounted share): its reason is not kept.
+        if result != .failure(.fileMissing) { try cache.store(result, for: photo) }
+        return (result, true)
+    }
+}

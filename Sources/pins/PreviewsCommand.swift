@@ -1,0 +1,57 @@
+import Foundation
+import PinCore
+import PinApp
+
+let previewsSpec = CommandSpec(
+    name: "previews", summary: "Make the previews the pins' photos lack, and say per kind which have one and why not.",
+    usage: "previews [--cache DIR] [--cache-max MB] [--json]",
+    options: [
+        OptionSpec(name: "--cache", value: "DIR", help: "The preview folder (default: 'previews' beside the database)."),
+        OptionSpec(name: "--cache-max", value: "MB", help: "The folder's size cap; the least recently used go first (default 1024)."),
+        jsonOption,
+        dbOption,
+    ],
+    details: """
+        A preview is at most 256 px on its long side, made once per photo version and kept in the
+        preview folder, never beside the photos: JPEG, PNG, WebP, TIFF and GIF through
+        ImageMagick's convert, HEIC/HEIF/AVIF through libheif's heif-convert, videos through
+        ffmpeg (a poster frame). A photo without one gets a placeholder that says why: no decoder
+        on this machine (named once), the decoder could not read it, the file is missing, or raw
+        files (their embedded preview is not read yet).
+
+        Example:
+          pins previews --json
+        """)
+
+func runPreviews(_ args: ParsedArguments) throws {
+    guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "previews") }
+    let deps = try AppDependencies(databaseOption: args.value("--db"))
+    let megabytes = try args.int("--cache-max", range: 1...1_000_000) ?? 1024
+    let cache = PreviewCache(folder: args.value("--cache") ?? deps.app.defaultPreviewFolder, capBytes: Int64(megabytes) << 20)
+    let summary = try deps.app.makePreviews(cache: cache)
+    for tool in summary.missingTools {
+        Out.error("pins previews: \(tool) is not on this machine: the photos that need it get a placeholder")
+    }
+    if args.has("--json") {
+        func counts(_ c: PreviewCounts) -> [String: Any] {
+            ["photos": c.photos, "previews": c.previews,
+             "placeholders": Dictionary(uniqueKeysWithValues: c.placeholders.map { ($0.key.rawValue, $0.value) })]
+        }
+        var object = counts(summary.total)
+        object["kinds"] = Dictionary(uniqueKeysWithValues: summary.kinds.map { ($0.key.rawValue, counts($0.value)) })
+        object["made"] = summary.made
+        object["cache"] = summary.cacheFolder
+        object["cacheBytes"] = summary.cacheBytes
+        object["missingDecoders"] = summary.missingTools
+        Out.print(Out.json(object))
+        return
+    }
+    let rows = summary.kinds.keys.sorted().map { kind -> [String] in
+        let c = summary.kinds[kind]!
+        let why = c.placeholders.keys.sorted().map { "\(c.placeholders[$0]!) \($0.words)" }.joined(separator: ", ")
+        return [kind.rawValue, String(c.photos), String(c.previews), why.isEmpty ? "-" : why]
+    }
+    if !rows.isEmpty { Out.print(Out.table(["KIND", "PHOTOS", "PREVIEWS", "PLACEHOLDERS"], rows)) }
+    Out.print("\(summary.total.previews) of \(summary.total.photos) photos have a preview; \(summary.made) made now; "
+              + "\(summary.cacheFolder) holds \(summary.cacheBytes / 1024) KiB")
+}

@@ -1,0 +1,156 @@
+import Foundation
+import PinApp
+import PinCore
+import PinStore
+import TestSupport
+import XCTest
+
+/// No country anywhere: the pin's country does not matter here.
+private struct AtSea: CountryLocating {
+    func countryCode(at point: Coordinate) -> String? { nil }
+}
+
+/// Issue 39 item 3: previews of real HEIC, TIFF, JPEG and video files made in the test by
+/// heif-enc, ImageMagick and ffmpeg from one picture of four coloured quadrants (640 × 480);
+/// each preview is compared with what the decoder says of the source: 256 × 192 (the long side
+/// 256, the aspect kept) and the colour at the centre of each quadrant, read back by ImageMagick.
+final class PreviewTests: XCTestCase {
+    static let tools = ["/usr/bin/convert", "/usr/bin/heif-enc", "/usr/bin/heif-convert", "/usr/bin/ffmpeg"]
+    let quadrants: [(x: Int, y: Int, rgb: [Int])] = [(64, 48, [255, 0, 0]), (192, 48, [0, 255, 0]),
+                                                       (64, 144, [0, 0, 255]), (192, 144, [255, 255, 0])]
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        for tool in Self.tools where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw XCTSkip("\(tool) is missing: scripts/setup installs it")
+        }
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-previews-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { [dir] in try? FileManager.default.removeItem(at: dir!) }
+        setenv("PINS_DATA_DIR", Repository.url("Resources").path, 1)
+    }
+
+    @discardableResult
+    func tool(_ path: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "\(path) \(arguments)")
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The source picture and its copies in each kind, made by the real tools.
+    func sources() throws -> [String: String] {
+        // Truecolour (colour type 2): heif-enc 1.15 reads the palette of a 5-colour PNG wrongly
+        // (its red became red, its lime blue, its blue lime), so the source is given as RGB.
+        let png = dir.appendingPathComponent("quad.png").path
+        try tool("/usr/bin/convert", ["-size", "320x240", "xc:red", "-size", "320x240", "xc:lime", "+append",
+                                      "(", "-size", "320x240", "xc:blue", "-size", "320x240", "xc:yellow", "+append", ")",
+                                      "-append", "+repage", "-define", "png:color-type=2", png])
+        var files = ["png": png]
+        files["jpeg"] = dir.appendingPathComponent("quad.jpg").path
+        try tool("/usr/bin/convert", [png, "-quality", "92", files["jpeg"]!])
+        files["tiff"] = dir.appendingPathComponent("quad.tif").path
+        try tool("/usr/bin/convert", [png, files["tiff"]!])
+        files["heif"] = dir.appendingPathComponent("quad.heic").path
+        try tool("/usr/bin/heif-enc", ["-q", "90", "-o", files["heif"]!, png])
+        files["video"] = dir.appendingPathComponent("quad.mp4").path
+        try tool("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-loop", "1", "-i", png, "-t", "2", "-r", "10",
+                                     "-c:v", "libx264", "-pix_fmt", "yuv420p", files["video"]!])
+        return files
+    }
+
+    /// A database with one pin and the files as its photos (their kinds as the import records them).
+    func app(_ files: [(path: String, format: FileKind)]) throws -> PinApp {
+        let path = dir.appendingPathComponent("pins.sqlite").path
+        let db = try PinDatabase(path: path)
+        let creation = CreationService(locator: AtSea(), countries: CountryService(catalog: CountryCatalog(entries: [])), ids: .system)
+        let pin = try creation.create(LocationDraft(title: "Here", coordinate: Coordinate(latitude: 45, longitude: 5),
+                                                    date: Date(timeIntervalSince1970: 1_700_000_000)), using: db)
+        try db.write { repos in
+            for (n, file) in files.enumerated() {
+                try repos.photos.save(PhotoRecord(path: RawPath(file.path), fingerprint: PhotoFingerprint(size: Int64(n), modificationNanoseconds: 1, inode: 1),
+                                                  format: file.format, coordinate: Coordinate(latitude: 45, longitude: 5.001),
+                                                  decision: .distance), runID: nil)
+            }
+        }
+        _ = pin
+        try db.linkPhotos()
+        return PinApp(databasePath: path, named: true)
+    }
+
+    var maker: PreviewMaker { PreviewMaker(convert: "/usr/bin/convert", heifConvert: "/usr/bin/heif-convert", ffmpeg: "/usr/bin/ffmpeg") }
+
+    /// Width and height, and the colour at each quadrant's centre, of a picture, as ImageMagick reads it.
+    func look(_ bytes: [UInt8], ext: String) throws -> (size: String, colours: [[Int]]) {
+        let file = dir.appendingPathComponent("look-\(UUID().uuidString).\(ext)").path
+        FileManager.default.createFile(atPath: file, contents: Data(bytes))
+        let size = try tool("/usr/bin/convert", [file, "-format", "%wx%h", "info:"])
+        let colours = try quadrants.map { q -> [Int] in
+            let text = try tool("/usr/bin/convert", [file, "-format", "%[fx:int(255*p{\(q.x),\(q.y)}.r)],%[fx:int(255*p{\(q.x),\(q.y)}.g)],%[fx:int(255*p{\(q.x),\(q.y)}.b)]", "info:"])
+            return text.split(separator: ",").compactMap { Int($0) }
+        }
+        return (size, colours)
+    }
+
+    func testEveryKindGetsA256PixelPreviewWithTheSourcesColours() throws {
+        let files = try sources()
+        let app = try app([(files["jpeg"]!, .jpeg), (files["png"]!, .png), (files["tiff"]!, .tiff),
+                           (files["heif"]!, .heif), (files["video"]!, .quicktime)])
+        let cache = PreviewCache(folder: dir.appendingPathComponent("cache").path)
+        let summary = try app.makePreviews(cache: cache, maker: maker)
+        XCTAssertEqual(summary.total.photos, 5)
+        XCTAssertEqual(summary.total.previews, 5, "\(summary.kinds)")
+        XCTAssertEqual(summary.made, 5)
+        for id in Int64(1)...5 {
+            let preview = try XCTUnwrap(try app.preview(photoID: id, cache: cache, maker: maker))
+            XCTAssertNil(preview.placeholder)
+            let seen = try look(preview.bytes, ext: preview.mimeType == "image/png" ? "png" : "jpg")
+            XCTAssertEqual(seen.size, "256x192", "photo \(id)")
+            for (colour, quadrant) in zip(seen.colours, quadrants) {
+                // Lossy codecs (JPEG, HEVC, H.264 in 4:2:0) move a flat colour by a few steps.
+                XCTAssertEqual(colour.count, 3)
+                for (got, want) in zip(colour, quadrant.rgb) { XCTAssertLessThan(abs(got - want), 24, "photo \(id): \(colour) for \(quadrant.rgb)") }
+            }
+        }
+        // A second run finds them all in the cache and makes none; the photos were not written to.
+        XCTAssertEqual(try app.makePreviews(cache: cache, maker: maker).made, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("quad") }.count, 5)
+    }
+
+    func testAMissingDecoderAMissingFileAndARawGetPlaceholdersThatSayWhy() throws {
+        let files = try sources()
+        let app = try app([(files["heif"]!, .heif), (dir.appendingPathComponent("gone.jpg").path, .jpeg),
+                           (dir.appendingPathComponent("IMG_0001.NEF").path, .tiff)])
+        FileManager.default.createFile(atPath: dir.appendingPathComponent("IMG_0001.NEF").path, contents: Data([0x4D, 0x4D, 0, 42]))
+        let cache = PreviewCache(folder: dir.appendingPathComponent("cache").path)
+        let bare = PreviewMaker(convert: nil, heifConvert: nil, ffmpeg: nil)
+        let summary = try app.makePreviews(cache: cache, maker: bare)
+        XCTAssertEqual(summary.total.previews, 0)
+        XCTAssertEqual(summary.total.placeholders, [.noDecoder: 1, .fileMissing: 1, .notSupported: 1])
+        XCTAssertEqual(summary.missingTools, ["heif-convert"])
+        let placeholder = try XCTUnwrap(try app.preview(photoID: 1, cache: cache, maker: bare))
+        XCTAssertEqual(placeholder.mimeType, "image/svg+xml")
+        XCTAssertTrue(String(decoding: placeholder.bytes, as: UTF8.self).contains("no decoder on this machine (heif-convert)"))
+        // The decoder installed, the next run makes the preview it lacked.
+        let again = try app.makePreviews(cache: cache, maker: maker)
+        XCTAssertEqual(again.kinds[.heif]?.previews, 1)
+        XCTAssertEqual(again.made, 1 + 1, "the HEIC, and the missing file looked for again")
+    }
+
+    func testTheCacheStaysUnderItsCap() throws {
+        let files = try sources()
+        let app = try app([(files["jpeg"]!, .jpeg), (files["png"]!, .png), (files["tiff"]!, .tiff)])
+        let folder = dir.appendingPathComponent("cache").path
+        let summary = try app.makePreviews(cache: PreviewCache(folder: folder, capBytes: 1), maker: maker)
+        XCTAssertEqual(summary.made, 3)
+        XCTAssertLessThanOrEqual(summary.cacheBytes, 1)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasPrefix(".") }, [])
+    }
+}
