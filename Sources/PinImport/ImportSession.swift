@@ -123,6 +123,11 @@ public struct ImportSession {
     }
     static let emptyCheckFolders = 1_000
 
+    /// For scripts/bench-photo-links alone: with PINS_BENCH_WITHOUT_PHOTO_LINKS=1 a run leaves
+    /// linking its photos to the next write (the note stays), so the bench can set the cost of
+    /// the pass against the import that has it, alternately, in the same binary.
+    static let benchWithoutPhotoLinks = ProcessInfo.processInfo.environment["PINS_BENCH_WITHOUT_PHOTO_LINKS"] == "1"
+
     private func takeLock() throws -> RunLock {
         do {
             return try RunLock(databasePath: databasePath)
@@ -175,7 +180,7 @@ public struct ImportSession {
     private func finishRun(_ runID: Int64?, in database: PinDatabase?, status: RunStatus, exitCode: Int32,
                            report: ImportReport?, saved: SavedSoFar = SavedSoFar()) -> Error? {
         guard let database, let runID else { return nil }
-        database.defersPhotoLinks = false
+        database.defersPhotoLinks = Self.benchWithoutPhotoLinks
         let record = ImportRunRecord(id: runID, root: report?.root ?? "", startedAt: report?.startedAt ?? Date(), finishedAt: Date(),
                                      status: status, exitCode: Int(exitCode), files: report?.files ?? saved.files,
                                      photos: report?.photos ?? saved.photos, created: report?.created ?? saved.created,
