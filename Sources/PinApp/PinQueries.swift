@@ -51,7 +51,12 @@ extension PinApp {
         let catalog = try catalog()
         let finder = TripFinder(home: try database.tripHome(), names: try database.tripNames(),
                                 countryName: { catalog[$0]?.name ?? $0 })
-        return finder.find(try database.tripPoints())
+        var timeline = finder.find(try database.tripPoints())
+        // The photos left out are named by their file (at most the first few are shown).
+        for i in timeline.outOfRange.indices.prefix(100) where timeline.outOfRange[i].pinID == nil {
+            timeline.outOfRange[i].photoPath = try database.photoPath(of: timeline.outOfRange[i])
+        }
+        return timeline
     }
 
     /// One pin with everything the person may want to see of it.

@@ -51,6 +51,21 @@ extension PinDatabase {
         return points
     }
 
+    /// The file of a photo point (`tripPoints`: the earliest photo of its day and 0.01° cell),
+    /// nil when none is found: what `pins trips` names for a photo it leaves out.
+    public func photoPath(of point: TripPoint) throws -> RawPath? {
+        try read { _ in
+            try connection.query("""
+                SELECT path FROM photos
+                WHERE decision IN ('distance', 'interval') AND missing = 0 AND taken_at = ?
+                  AND abs(latitude - ?) <= 0.0051 AND abs(longitude - ?) <= 0.0051
+                ORDER BY path LIMIT 1
+                """, [point.instant.timeIntervalSince1970, point.coordinate.latitude, point.coordinate.longitude]) {
+                RawPath(bytes: $0.blob(0))
+            }.first
+        }
+    }
+
     /// Every pin as a trip point, read with only the columns a trip needs (not whole Locations:
     /// their tags, notes and photo ids decoded for nothing were half of `pins trips`' time).
     /// The offset is the pin's own, else its photo's, as `Location.utcOffsetSeconds` reads it.

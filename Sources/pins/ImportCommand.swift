@@ -84,6 +84,10 @@ func runImport(_ args: ParsedArguments) async throws {
     try outputs.write(json: { ImportReportJSON.write(report, to: $0) },
                       text: { ImportReportText.write(report, catalog: try deps.catalog(), verbose: args.has("--verbose"), to: $0) },
                       page: { try writeRunPage(report, to: $0, deps: deps) })
+    // The nightly run (no DIR) says where its map page went (issue 40); --quiet keeps cron silent.
+    if let page = configuredPage, !args.has("--quiet"), !args.has("--json"), !outputs.toStandardOutput {
+        Out.print("Wrote the map page \(TerminalText.quoted(page)) (PINS_PAGE)")
+    }
     try report.checkReadBack()
     try reportProblems(of: report)
 }

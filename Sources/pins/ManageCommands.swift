@@ -121,6 +121,12 @@ func runShow(_ args: ParsedArguments) throws {
         Out.print(Out.json(object))
         return
     }
+    Out.print(pinText(detail))
+}
+
+/// A pin as `pins show` prints it (and `pins add` after making it): one "name  value" row each.
+func pinText(_ detail: PinDetail) -> String {
+    let (pin, countryName) = (detail.pin, detail.countryName)
     var rows: [(String, String)] = [
         ("id", pin.id.lowercasedText), ("title", TerminalText.escaped(pin.title)),
         ("position", pin.coordinate.description),
@@ -146,7 +152,7 @@ func runShow(_ args: ParsedArguments) throws {
     if let edited = pin.editedAt { rows.append(("edited", ISO8601.format(edited))) }
     rows += photoRows(detail)
     let width = rows.map(\.0.count).max() ?? 0
-    Out.print(rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n"))
+    return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n")
 }
 
 /// How many photos `pins show` lists by path; `--json` lists them all.

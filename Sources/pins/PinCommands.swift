@@ -27,7 +27,9 @@ let addSpec = CommandSpec(
         dbOption, jsonOption,
     ],
     details: """
-        Prints the new pin's id. The country, town and region are resolved offline from the coordinate.
+        Prints the new pin as 'pins show' does (id, title, country, place, ...); --json prints it
+        as JSON (its "id" for scripts). The country, town and region are resolved offline from
+        the coordinate.
 
         A city pin's city is the town it is in (GeoNames): two city pins in Paris share one "Paris"
         ('pins cities'). --name names it by hand instead (a name the town there does not have); city
@@ -63,7 +65,9 @@ func runAdd(_ args: ParsedArguments) throws {
     if args.has("--json") {
         Out.print(Out.json(locationJSON(location)))
     } else {
-        Out.print(location.id.lowercasedText)
+        // As `pins show` prints it: where it landed (title, place, country) with its id
+        // (issue 40); `--json` is the form for scripts.
+        Out.print(pinText(try deps.app.pinDetail(location.id.lowercasedText)))
     }
 }
 

@@ -86,6 +86,7 @@ enum TripJSON {
                 var o: [String: Any] = ["date": ISO8601.format(point.instant, offsetSeconds: point.utcOffsetSeconds),
                                         "latitude": point.coordinate.latitude, "longitude": point.coordinate.longitude]
                 if let id = point.pinID { o["pin"] = id.lowercasedText }
+                if let path = point.photoPath { o["photo"] = path.description }
                 return o
             }
         }
@@ -152,7 +153,8 @@ enum TripText {
         lines += statistics(timeline, trips: trips, year: year, catalog: catalog)
         for point in timeline.outOfRange.prefix(10) {
             lines.append("Left out (date before 1900 or in the future): \(ISO8601.format(point.instant, offsetSeconds: point.utcOffsetSeconds))"
-                         + (point.pinID.map { " pin \($0.lowercasedText.prefix(8))" } ?? " photo"))
+                         + (point.pinID.map { " pin \($0.lowercasedText.prefix(8))" }
+                            ?? " photo" + (point.photoPath.map { " " + TerminalText.quoted($0) } ?? "")))
         }
         return lines.joined(separator: "\n")
     }

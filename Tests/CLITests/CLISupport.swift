@@ -97,6 +97,12 @@ enum CLI {
         return dir
     }
 
+    /// The id `pins add` printed: the value of its first row ("id  UUID", as `pins show`).
+    static func addedID(_ run: Run) -> String {
+        let first = run.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        return first.hasPrefix("id ") ? first.dropFirst(3).trimmingCharacters(in: .whitespaces) : first
+    }
+
     static func json(_ text: String) throws -> Any {
         try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
     }

@@ -100,7 +100,7 @@ final class DatabaseHoldTests: XCTestCase {
         for (lat, lon, title) in [(48.8584, 2.2945, "Eiffel"), (41.8902, 12.4922, "Colosseum"), (52.5163, 13.3777, "Gate")] {
             let add = try CLI.run(["add", "--lat", "\(lat)", "--lon", "\(lon)", "--title", title, "--db", db])
             XCTAssertEqual(add.status, 0, add.stderr)
-            ids.append(add.stdout.trimmingCharacters(in: .whitespacesAndNewlines).components(separatedBy: " ").last ?? "")
+            ids.append(CLI.addedID(add))
         }
         try damageTable(db, "settings")
         XCTAssertEqual(try CLI.run(["check", "--db", db]).status, 1, "the file is damaged")

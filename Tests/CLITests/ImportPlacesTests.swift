@@ -342,7 +342,7 @@ final class ImportPlacesFormatTests: XCTestCase {
         _ = try pins(["add", "--lat", "45.9763", "--lon", "7.6586", "--type", "mountain", "--name", "Matterhorn", "--height", "4478",
                       "--date", "2021-08-20T06:45:00-03:30"])
         _ = try pins(["add", "--lat", "-33.8568", "--lon", "151.2153", "--title", "Opera", "--date", "2020-12-31T23:59:59.250+11:00"])
-        _ = try pins(["edit", first.trimmingCharacters(in: .whitespacesAndNewlines), "--note", "edited by hand"])
+        _ = try pins(["edit", CLI.addedID(Run(status: 0, stdout: first, stderr: "")), "--note", "edited by hand"])
         let a = dir.appendingPathComponent("a.geojson"), b = dir.appendingPathComponent("b.geojson")
         _ = try pins(["export", "--format", "geojson", "--out", a.path])
         let other = dir.appendingPathComponent("b.sqlite").path

@@ -270,6 +270,11 @@ final class SettingsFileTests: XCTestCase {
         XCTAssertEqual(nightly.status, 0, nightly.stderr)
         let html = try String(contentsOf: page, encoding: .utf8)
         XCTAssertTrue(html.hasPrefix("<!DOCTYPE html>") || html.hasPrefix("<!doctype html>"), String(html.prefix(80)))
+        XCTAssertEqual(nightly.stdout, "", "--quiet: nothing but errors (cron mails any output)")
+        // Issue 40, item 16: without --quiet, the run says in one line where the page went.
+        let told = try CLI.run(["import"], environment: ["PINS_CONFIG": conf, "PINS_DB": ""])
+        XCTAssertEqual(told.status, 0, told.stderr)
+        XCTAssertTrue(told.stdout.hasSuffix("\nWrote the map page \(page.path) (PINS_PAGE)\n"), told.stdout)
         // Neither a folder nor PINS_LIBRARY: a usage error that says where to set it.
         let none = try settings("PINS_DB=\(db.path)\n", in: dir)
         let missing = try CLI.run(["import"], environment: ["PINS_CONFIG": none, "PINS_DB": ""])

@@ -17,7 +17,7 @@ final class ManageTests: XCTestCase {
     }
 
     func add(_ args: [String]) throws -> String {
-        try pins(["add"] + args).trimmingCharacters(in: .whitespacesAndNewlines)
+        CLI.addedID(Run(status: 0, stdout: try pins(["add"] + args), stderr: ""))
     }
 
     func list(_ args: [String]) throws -> [[String: Any]] {

@@ -46,7 +46,7 @@ final class NewUserTests: XCTestCase {
         let db = try CLI.temporaryDirectory(self).appendingPathComponent("pins.sqlite").path
         let add = try CLI.run(["add", "--lat", "48.8584", "--lon", "2.2945", "--db", db])
         XCTAssertEqual(add.status, 0, add.stderr)
-        let id = add.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = CLI.addedID(add)
 
         let country = try CLI.run(["list", "--country", "XX", "--db", db])
         XCTAssertEqual(country.status, 64)

@@ -7,7 +7,7 @@ final class PinCommandTests: XCTestCase {
         let paris = try CLI.run(["add", "--lat", "48.8584", "--lon", "2.2945", "--title", "Eiffel", "--date", "2024-05-01T10:00:00+02:00",
                                  "--tag", "a", "--tag", "b", "--note", "hi", "--db", db])
         XCTAssertEqual(paris.status, 0, paris.stderr)
-        let parisID = paris.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let parisID = CLI.addedID(paris)
         XCTAssertNotNil(UUID(uuidString: parisID))
         XCTAssertEqual(try CLI.run(["add", "--lat", "-33.8568", "--lon", "151.2153", "--color", "#00ff00", "--db", db]).status, 0)
         XCTAssertEqual(try CLI.run(["add", "--lat", "45.8326", "--lon", "6.8652", "--type", "mountain", "--name", "Mont Blanc",
@@ -66,7 +66,7 @@ final class PinCommandTests: XCTestCase {
         func add(_ args: [String]) throws -> String {
             let run = try CLI.run(["add", "--color", "#112233", "--db", db] + args)
             XCTAssertEqual(run.status, 0, run.stderr)
-            return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            return CLI.addedID(run)
         }
         // London in January: offset 0, which the date writes as Z (as for an unknown offset), so
         // utcOffset says it; 51.50072919 is 51.5007292 at 7 decimals.

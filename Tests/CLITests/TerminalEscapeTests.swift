@@ -18,7 +18,7 @@ final class TerminalEscapeTests: XCTestCase {
         let add = try CLI.run(["add", "--lat", "48.8584", "--lon", "2.2945", "--title", "a\(esc)[31mred\(bel)",
                                "--note", "note\(rlo)txt.exe", "--tag", "t\(esc)]0;owned\(bel)", "--type", "city", "--name", "Par\(esc)[2Jis", "--db", db])
         XCTAssertEqual(add.status, 0, add.stderr)
-        let id = add.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = CLI.addedID(add)
 
         let list = try CLI.run(["list", "--db", db])
         XCTAssertEqual(list.status, 0, list.stderr)

@@ -8,7 +8,7 @@ final class TripsCommandTests: XCTestCase {
     func add(_ db: String, _ lat: String, _ lon: String, _ date: String, _ title: String) throws -> String {
         let run = try CLI.run(["add", "--lat", lat, "--lon", lon, "--date", date, "--title", title, "--db", db])
         XCTAssertEqual(run.status, 0, run.stderr)
-        return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        return CLI.addedID(run)
     }
 
     /// Runs a tool installed by scripts/setup; fails (never skips) when it is missing.
@@ -131,5 +131,53 @@ final class TripsCommandTests: XCTestCase {
         XCTAssertEqual(none.status, 1)
         XCTAssertTrue(none.stderr.contains("no trip starts on 2023-01-01"), none.stderr)
         XCTAssertEqual(try CLI.run(["settings", "--home", "Atlantis", "--db", db]).status, 1)
+    }
+
+    /// Issue 40, item 16: a photo left out of the trips for its date names its file (it said
+    /// only "photo"). The photo is a copy of a fixture re-dated by exiftool to 2033, at the
+    /// position of the first: skipped for distance, so a photo point of the trips.
+    func testALeftOutPhotoIsNamedByItsFile() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let library = dir.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        let source = CLI.repo.appendingPathComponent("Fixtures/library/2024/06-roma/IMG_7001.jpg")
+        try FileManager.default.copyItem(at: source, to: library.appendingPathComponent("rome.jpg"))
+        let later = library.appendingPathComponent("rome-2033.jpg")
+        try FileManager.default.copyItem(at: source, to: later)
+        let exiftool = try CLI.run(["-q", "-overwrite_original", "-DateTimeOriginal=2033:05:18 12:00:00", later.path],
+                                   executable: "/usr/bin/exiftool")
+        XCTAssertEqual(exiftool.status, 0, exiftool.stderr)
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        let imported = try CLI.run(["import", library.path, "--db", db, "--timezone", "UTC", "--json"])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let skipped = try XCTUnwrap((try CLI.json(imported.stdout) as? [String: Any])?["skipped"] as? [[String: Any]])
+        XCTAssertEqual(skipped.map { $0["photo"] as? String }, ["rome-2033.jpg"])
+        let trips = try CLI.run(["trips", "--db", db])
+        XCTAssertEqual(trips.status, 0, trips.stderr)
+        XCTAssertTrue(trips.stdout.contains("Left out (date before 1900 or in the future): 2033-05-18T12:00:00+02:00 photo \(later.path)"),
+                      trips.stdout)
+        let json = try XCTUnwrap(try CLI.json(try CLI.run(["trips", "--db", db, "--json"]).stdout) as? [String: Any])
+        let left = try XCTUnwrap(json["outOfRange"] as? [[String: Any]])
+        XCTAssertEqual(left.map { $0["photo"] as? String }, [later.path])
+    }
+
+    /// Issue 40, item 16: `pins add` prints the pin as `pins show` does (it printed only its
+    /// id): the id first, the title, the country and the town (Tokyo Tower: Minato is in the
+    /// gazetteer as "Tokyo", JP-13).
+    func testAddPrintsThePinAsShowDoes() throws {
+        let db = try CLI.temporaryDirectory(self).appendingPathComponent("pins.sqlite").path
+        let add = try CLI.run(["add", "--lat", "35.6586", "--lon", "139.7454", "--title", "Tokyo Tower", "--date", "2024-05-01T12:00", "--db", db])
+        XCTAssertEqual(add.status, 0, add.stderr)
+        let lines = add.stdout.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.first?.hasPrefix("id ") == true, add.stdout)
+        let id = CLI.addedID(add)
+        XCTAssertNotNil(UUID(uuidString: id), add.stdout)
+        for row in [["title", "Tokyo Tower"], ["country", "Japan (JP)"], ["place", "Tokyo"], ["region", "Tokyo (JP-13)"],
+                    ["date", "2024-05-01T12:00:00+09:00"]] {
+            XCTAssertTrue(lines.contains { $0.hasPrefix(row[0] + " ") && $0.hasSuffix("  " + row[1]) }, "\(row): \(add.stdout)")
+        }
+        XCTAssertEqual(add.stdout, try CLI.run(["show", id, "--db", db]).stdout)
+        let json = try CLI.run(["add", "--lat", "48.8584", "--lon", "2.2945", "--json", "--db", db])
+        XCTAssertNotNil(UUID(uuidString: try XCTUnwrap((try CLI.json(json.stdout) as? [String: Any])?["id"] as? String)), json.stdout)
     }
 }

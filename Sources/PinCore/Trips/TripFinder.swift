@@ -56,6 +56,9 @@ public struct TripPoint: Sendable, Equatable {
     public var place: String?
     /// The pin this point is; nil for a photo.
     public var pinID: UUID?
+    /// For a photo left out of the trips (its date before 1900 or in the future): its file,
+    /// so that `pins trips` can name it (issue 40); nil otherwise.
+    public var photoPath: RawPath?
 
     public init(instant: Date, utcOffsetSeconds: Int?, coordinate: Coordinate, country: String?,
                 place: String? = nil, pinID: UUID? = nil) {
