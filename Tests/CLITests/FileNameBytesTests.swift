@@ -58,7 +58,8 @@ final class FileNameBytesTests: XCTestCase {
             // Text: quoted as git quotes paths (octal for the byte, the backslash escaped).
             let show = try CLI.run(["show", id, "--db", db])
             XCTAssertEqual(show.status, 0, show.stderr)
-            let photoLines = show.stdout.split(separator: "\n").filter { $0.hasPrefix("photo") }
+            // The "photo" rows, one per path (the "photos" row above them is the count, issue 39).
+            let photoLines = show.stdout.split(separator: "\n").filter { $0.split(separator: " ").first == "photo" }
             XCTAssertEqual(photoLines.count, 1, show.stdout)
             XCTAssertTrue(photoLines.first?.hasSuffix("  " + text + " (run 1)") ?? false, "\(country): \(show.stdout)")
             let shown = try XCTUnwrap(CLI.json(CLI.run(["show", id, "--json", "--db", db]).stdout) as? [String: Any])

@@ -684,7 +684,7 @@ final class ImportStagesTests: XCTestCase {
             outcomes.append(items.map { "\($0.entry.relativePath) \($0.isLost ? "lost" : "\($0.decision)") \($0.error ?? "-")" })
         }
         XCTAssertEqual(outcomes[0], outcomes[1])
-        XCTAssertEqual(outcomes[0][1], "IMG_0002.jpg lost cannot open: No such file or directory")
+        XCTAssertEqual(outcomes[0][1], "IMG_0002.jpg lost cannot open: No such file or directory: gone since the walk listed it; not read")
     }
 }
 

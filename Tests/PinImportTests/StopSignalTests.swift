@@ -25,6 +25,15 @@ final class StopSignalTests: XCTestCase {
             signal(SIGTERM, SIG_DFL)
             signal(SIGINT, SIG_DFL)
         }
+        // The signal is process-directed; the kernel discards a signal whose action is SIG_IGN
+        // unless the thread group's first thread (this one: XCTest runs tests on the main
+        // thread) blocks it; so the main thread blocks it for the test, and the signal stays
+        // pending for libdispatch's source.
+        var mask = sigset_t(), old = sigset_t()
+        sigemptyset(&mask)
+        sigaddset(&mask, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &mask, &old)
+        defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
         let sent = Date()
         XCTAssertEqual(kill(getpid(), SIGTERM), 0)
         XCTAssertEqual(done.wait(timeout: .now() + 5), .success, "the first SIGTERM must end the process")

@@ -11,7 +11,9 @@ final class ClosedSetStorageTests: XCTestCase {
         XCTAssertEqual(RunStatus.allCases.map(\.rawValue), ["running", "completed", "interrupted", "failed", "undone"])
         XCTAssertEqual(TimeSource.allCases.map(\.rawValue),
                        ["exifOffset", "isoWithOffset", "gpsInferredOffset", "containerUTC", "assumedZone",
-                        "localTimeZoneOfPosition", "fileModification", "none"])
+                        "localTimeZoneOfPosition", "gpsTime", "modifyDate", "fileModification", "none"])
+        // "gpsTime" and "modifyDate" (issue 36 item 2) are new: the GPS date and time stamp, and
+        // IFD0 DateTime, both tried before the file's modification time.
         // "track" (issue 29) is new: a position from the person's own track files.
         XCTAssertEqual(PositionSource.allCases.map(\.rawValue), ["exif", "xmp", "quicktime", "matroska", "xmp-sidecar", "takeout", "track"])
         XCTAssertEqual(PhotoDecision.allCases.map(\.rawValue),
