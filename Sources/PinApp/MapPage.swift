@@ -32,6 +32,8 @@ extension PinApp {
         // has no pins yet.)
         let visited = Set(locations.compactMap(\.countryID) + (run?.created.compactMap(\.country) ?? [])).sorted()
         addPlaceLabels(&input, countries: visited)
+        addWater(&input, points: locations.map { ($0.coordinate, $0.countryID) }
+                    + (run?.created.map { (Coordinate(latitude: $0.latitude, longitude: $0.longitude), $0.country) } ?? []))
         return input
     }
 
@@ -54,6 +56,18 @@ extension PinApp {
             return PagePin(location: location, listJSON: JSONText.string(object),
                            utcOffsetSeconds: location.utcOffsetSeconds ?? place?.utcOffsetSeconds,
                            photoPath: place?.relativePath.description)
+        }
+    }
+
+    /// The water at city zoom where the pins are, within the page's budget (`PageWater`).
+    /// Without a readable Water.bin the page draws none (a warning names the file); the
+    /// countries are drawn as before.
+    private func addWater(_ input: inout PageInput, points: [(Coordinate, String?)]) {
+        guard !points.isEmpty else { return }
+        do {
+            input.water = try PageWater.nearPins(points, map: try Self.data().waterMap(), width: input.worldMap.width)
+        } catch {
+            warnings(AppWarning("\(error); the map draws no water at city zoom"))
         }
     }
 

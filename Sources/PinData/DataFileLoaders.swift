@@ -53,6 +53,17 @@ extension DataFiles {
         { point, code in countries.containingCountry(point).map { countries.codes[$0] } == code }
     }
 
+    /// The base map's water at city zoom (Water.bin: GSHHG coasts, lakes and rivers in 1-degree
+    /// tiles, scripts/build-water): the map page carries its tiles where the pins are, and
+    /// `pins serve` those of a view.
+    public func waterMap() throws -> WaterMap {
+        do {
+            return try WaterMap(bytes: try read("Water.bin"))
+        } catch let error as WaterMap.DataError {
+            throw DataFileError("\(directory)/\(error.description); reinstall pins or rebuild it with scripts/build-water")
+        }
+    }
+
     /// Countries.json: names and continents.
     public func catalog() throws -> CountryCatalog {
         let data = Data(try read("Countries.json"))

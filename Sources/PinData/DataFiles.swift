@@ -22,6 +22,7 @@ public struct DataFileError: ExitStatusError {
 /// | Regions.bin | admin-1 outlines | scripts/build-regions |
 /// | TimeZones.bin | zone outlines | scripts/build-timezones |
 /// | WorldMap.json | the page's base map | scripts/build-basemap |
+/// | Water.bin | coasts, lakes, rivers at city zoom | scripts/build-water |
 public struct DataFiles: Sendable {
     /// The files without which pins cannot resolve a country: a folder without them is not the
     /// data folder.

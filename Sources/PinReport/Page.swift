@@ -48,6 +48,8 @@ public struct PageInput: Sendable {
     /// The borders between the admin-1 units of each visited country where outlines exist
     /// (DCW-GMT: AR AU BR CA CN IN RU US), drawn at region zoom (`PageRenderer.appendRegionBorders`).
     public var regionBorders: [String: [[Coordinate]]] = [:]
+    /// The water at city zoom where the pins are (GSHHG: `PageWater`); empty without Water.bin.
+    public var water = PageWater()
     /// The trips (`pins trips`) with at least one pin on the page, oldest first: the Trips tab.
     public var trips: [Trip] = []
     /// The page `pins serve` sends: its own script and style sheet join the page's (`{{app}}`).

@@ -24,11 +24,17 @@ public enum PageRenderer {
     public static func render(_ input: PageInput) -> String {
         let stats = PageStatistics(pins: input.pins, catalog: input.catalog, regionCounts: input.regionCounts)
         var html = ""
-        html.reserveCapacity(input.worldMap.countries.reduce(0) { $0 + $1.d.utf8.count + 40 } + input.pins.count * 320 + 64 * 1024)
+        html.reserveCapacity(input.worldMap.countries.reduce(0) { $0 + $1.d.utf8.count + 40 } + input.pins.count * 320 + input.water.byteCount + 64 * 1024)
         PageTemplate.page.render(into: &html) { hole, html in
             switch hole {
             case "countries": appendCountries(input.worldMap, visited: Set(stats.countries.map(\.code)), to: &html)
             case "regions": appendRegionBorders(input, to: &html)
+            case "waterLand":
+                if !input.water.land.isEmpty { html += "<path d=\"\(input.water.land)\"/>" }
+                if !input.water.visitedLand.isEmpty { html += "<path class=\"v\" d=\"\(input.water.visitedLand)\"/>" }
+            case "water":
+                if !input.water.sea.isEmpty { html += "<path class=\"sea\" d=\"\(input.water.sea)\"/>" }
+                if !input.water.rivers.isEmpty { html += "<path class=\"river\" d=\"\(input.water.rivers)\"/>" }
             case "data": appendData(input, stats: stats, to: &html)
             // Exactly the texts whose hashes the policy names (`PagePolicy`).
             case "style": html += PagePolicy.styleText(input.settings)

@@ -32,6 +32,36 @@ final class ReportCommandTests: XCTestCase {
         XCTAssertTrue(try String(contentsOfFile: page, encoding: .utf8).contains("--search tokyo --type point"))
     }
 
+    /// Issue 38 item 1: the page carries the water of its pins' tiles (a pin in Lausanne: Lake
+    /// Geneva's tile, 6°E 46°N, in the sea path); without Water.bin, or with a damaged one, the
+    /// page is still written, with its countries, and a warning names the file.
+    func testThePageCarriesWaterAndGoesOnWithoutIt() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        XCTAssertEqual(try CLI.run(["add", "--lat", "46.52", "--lon", "6.63", "--title", "Lausanne", "--db", db]).status, 0)
+        let page = dir.appendingPathComponent("map.html").path
+        let run = try CLI.run(["report", "--db", db, "--out", page])
+        XCTAssertEqual([run.status, run.stderr] as [AnyHashable], [0, ""])
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        // The tile's square in world units × 32 at width 20,000: x 186/360 × 640,000 = 330,667.
+        XCTAssertTrue(html.contains(#"<path class="sea" d="M330667 "#), String(html.prefix(0)))
+        XCTAssertTrue(html.contains(#"<path class="river" d="M"#))
+        let data = dir.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        for name in ["Countries.bin", "Countries.json", "Places.bin", "Regions.bin", "WorldMap.json"] {
+            try FileManager.default.copyItem(at: CLI.repo.appendingPathComponent("Resources/\(name)"), to: data.appendingPathComponent(name))
+        }
+        for damage in [nil, Array("PINSWT1\n".utf8) + [1, 0, 0]] as [[UInt8]?] {
+            if let damage { try Data(damage).write(to: data.appendingPathComponent("Water.bin")) }
+            let without = try CLI.run(["report", "--db", db, "--out", page], environment: ["PINS_DATA_DIR": data.path])
+            XCTAssertEqual(without.status, 0, without.stderr)
+            XCTAssertTrue(without.stderr.contains("\(data.path)/Water.bin") && without.stderr.contains("the map draws no water"), without.stderr)
+            let plain = try String(contentsOfFile: page, encoding: .utf8)
+            XCTAssertFalse(plain.contains(#"class="sea""#))
+            XCTAssertTrue(plain.contains(#"id="c-CH""#), "the countries are still drawn")
+        }
+    }
+
     /// A database that does not exist is an error, as for `list` (issue 22 item 6: a mistyped
     /// --db wrote an empty page over the good one): no page, no database.
     func testNoDatabaseIsAnErrorAndCreatesNothing() throws {

@@ -126,7 +126,7 @@
   // --- the view: centre (world units) and scale k (screen pixels per world unit) ---
   const map = $("map"), base = $("base"), layer = $("pins-layer"), popup = $("popup");
   let cx = W / 2, cy = W / 2, k = 1, kmin = 0.01, frame = 0;
-  const EDGE = 24;
+  const EDGE = 24, WATER_ZOOM = 1;
   function size() { return [map.clientWidth || 800, map.clientHeight || 600]; }
   function limits() {
     const [w, h] = size();
@@ -145,6 +145,8 @@
     base.setAttribute("viewBox", (cx - w / 2 / k) + " " + (cy - h / 2 / k) + " " + (w / k) + " " + (h / k));
     // Region zoom (the admin-1 borders, page.css #regions): where the place labels start.
     base.classList.toggle("rz", k >= kmin * 3);
+    // City zoom: GSHHG's coasts, lakes and rivers where the page carries them (page.css #water).
+    base.classList.toggle("wz", k >= WATER_ZOOM);
     if (now === true) {
       if (frame) { cancelAnimationFrame(frame); frame = 0; }
       draw();
