@@ -2,8 +2,8 @@
 // pins: a folder of photos in, one pin per visited place out (see README.md).
 import PackageDescription
 
-/// `-O` in debug builds too, for the code every process runs at start-up (breakpoints and
-/// `@testable import` still work: testability is a separate flag).
+/// `-O` in debug builds too, for PinCore, whose loading and lookups every command runs (figures
+/// at its target; breakpoints and `@testable import` still work: testability is a separate flag).
 let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
 let package = Package(
@@ -60,8 +60,12 @@ let package = Package(
         .target(name: "PinFormats", dependencies: ["CZlib"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         // The app's model and rules: no file or database I/O.
-        // Optimised even in a debug build: every command loads the country outlines and the
-        // gazetteer through this code, 1.3 s a process unoptimised and most of `scripts/test`.
+        // Optimised even in a debug build: the country index and the gazetteer are loaded and
+        // queried through this code by most commands, and by most CLI tests. Measured on
+        // 2026-12-03 (debug builds of the same tree with and without this flag, median of 7 runs
+        // on a loaded 2-core machine, Fixtures/library's database): `pins locate --json` of one
+        // line 0.27-0.38 s with -O, 1.14-1.28 s without; `pins stats` 0.27-0.42 s vs 1.27-1.31 s;
+        // `pins report` 0.56-0.70 s vs 1.72-1.82 s; `pins locate` 0.13-0.18 s vs 0.40 s.
         .target(name: "PinCore", swiftSettings: optimisedInDebug),
         // Container readers and the one libexif wrapper.
         .target(name: "PinMetadata", dependencies: ["PinCore", "CExif", "CZlib", "CBrotli", "CSupport"]),
