@@ -35,6 +35,10 @@ public struct ImportOptions: Sendable {
     /// Read as the run needs them (`TrackRun`): new and changed files at the start, unchanged
     /// ones only for a photo of the run that falls in their time.
     public var tracks: TrackOptions?
+    /// `--estimate-positions` (issue 36 item 4): photos without a position get one from the
+    /// photos of the run around them that carry their own; nil: off (a dry run still counts
+    /// how many it would place).
+    public var estimate: EstimateLimits?
 
     public init(root: String) { self.root = root }
 

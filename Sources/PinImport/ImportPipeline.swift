@@ -262,9 +262,15 @@ public struct ImportPipeline {
         report.corrected = intake.reconciled.corrected.filter { $0.kind != .same }
         var sorted = try intake.sorter.sorted()
         var decided = DecidedFiles.Writer()
+        if options.estimate != nil || options.dryRun {
+            intake.decide.estimator = PositionEstimator(intake.fixes, limits: options.estimate ?? EstimateLimits())
+            intake.decide.applyEstimates = options.estimate != nil
+        }
         try intake.decide.decide(&sorted, history: intake.history, redecided: intake.redecided, root: intake.rootPath, into: &decided)
         report.videosLeftOut = intake.decide.videosLeftOut
         report.items = try decided.finish()
+        report.estimated = intake.decide.estimated
+        report.estimatesPossible = intake.decide.estimatesPossible
     }
 }
 
@@ -293,6 +299,10 @@ private final class ReadIntake {
     var withCoordinate = false
     var lost: [(path: RawPath, reason: String)] = []
     var placedFromTracks = 0
+    /// The photos with a position of their own and a capture time, for the estimates (issue 36
+    /// item 4); gathered only when the run estimates or counts estimates.
+    var fixes: [NeighbourPhoto] = []
+    let gathersFixes: Bool
     /// The camera photos without offsets the tracks missed (issue 36 item 5).
     var zoneGuess = CameraZoneGuess()
     let timeZones: (any TimeZoneLocating)?
@@ -309,6 +319,7 @@ private final class ReadIntake {
         self.reader = reader
         includeVideos = options.includeVideos
         timeZones = options.timeZones
+        gathersFixes = options.estimate != nil || options.dryRun
         decide = DecideStage(minInterval: options.minInterval, threshold: options.threshold,
                              includeVideos: options.includeVideos, timeZone: options.timeZone,
                              plan: { try creation.planPhotoPin(at: $0, takenAt: $1, utcOffsetSeconds: $2) })
@@ -349,6 +360,10 @@ private final class ReadIntake {
                 zoneGuess.note(item.metadata, placed: placed)
             }
             if batchKnown[item.entry.relativePath]?.redecide == true { item.markRetriedForTracks() }
+            if gathersFixes, let c = item.coordinate, item.positionSource != .track, item.isMedia, !item.datedByFile {
+                fixes.append(NeighbourPhoto(instant: item.takenAt.timeIntervalSince1970, coordinate: c,
+                                            name: String(decoding: item.entry.relativePath.lastComponent, as: UTF8.self)))
+            }
             if decide.admit(&item) { try admitted(item, in: repos) }
             try sorter.add(item)
         }

@@ -90,4 +90,40 @@ final class EstimatePositionsTests: XCTestCase {
         let plain = try CLI.run(["inspect", dir.appendingPathComponent("cam-car.jpg").path], environment: ["TZ": "UTC"])
         XCTAssertTrue((try CLI.json(plain.stdout) as? [String: Any])?["positionSource"] is NSNull)
     }
+
+    /// The import: without the option a dry run says in one line how many it would place; with
+    /// it, the camera photo between the phone's (10:00Z at 48.0, 10:10Z at 48.2: 22.2 km in
+    /// 10 min, 133 km/h) is placed half way, 48.1, and becomes a pin whose JSON says from which.
+    func testTheImportPlacesFromThePhotosAroundWhenAskedAndCountsThemOtherwise() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool") else {
+            return XCTFail("exiftool is missing: scripts/setup installs libimage-exiftool-perl")
+        }
+        let dir = try CLI.temporaryDirectory(self)
+        let photos = dir.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        try photo(photos, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
+        try photo(photos, "phone-2.jpg", "2024:05:01 10:10:00", (48.2, 2.0))
+        try photo(photos, "cam-car.jpg", "2024:05:01 10:05:00")
+        try photo(photos, "cam-far.jpg", "2024:05:01 12:05:00")
+        let db = dir.appendingPathComponent("none.db").path
+        let plain = try CLI.run(["import", photos.path, "--dry-run", "--db", db], environment: ["TZ": "UTC"])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertTrue(plain.stdout.contains("  estimates  1 photo without a position could be placed from the photos around them (--estimate-positions)\n"),
+                      plain.stdout)
+        XCTAssertTrue(plain.stdout.contains("  pins       2 would be created"), plain.stdout)
+        let asked = try CLI.run(["import", photos.path, "--dry-run", "--json", "--db", db, "--estimate-positions"], environment: ["TZ": "UTC"])
+        XCTAssertEqual(asked.status, 0, asked.stderr)
+        let json = try XCTUnwrap(CLI.json(asked.stdout) as? [String: Any])
+        XCTAssertEqual((json["counts"] as? [String: Any])?["placedFromEstimates"] as? Int, 1)
+        let pins = try XCTUnwrap(json["pins"] as? [[String: Any]])
+        let car = try XCTUnwrap(pins.first { $0["photo"] as? String == "cam-car.jpg" }, "\(pins)")
+        XCTAssertEqual(car["positionSource"] as? String, "estimate")
+        XCTAssertEqual(car["latitude"] as? Double ?? 0, 48.1, accuracy: 1e-9)
+        XCTAssertEqual(car["estimate"] as? String, "from phone-1.jpg (5 min before) and phone-2.jpg (5 min after), 22.2 km apart")
+        let skipped = try XCTUnwrap(json["skipped"] as? [[String: Any]])
+        XCTAssertEqual(skipped.first { $0["photo"] as? String == "cam-far.jpg" }?["reason"] as? String, "noLocation")
+        let text = try CLI.run(["import", photos.path, "--dry-run", "--db", db, "--estimate-positions"], environment: ["TZ": "UTC"])
+        XCTAssertTrue(text.stdout.contains("  estimates  1 photo placed from the photos around them (--json says from which)"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("  pins       3 would be created"), text.stdout)
+    }
 }

@@ -81,6 +81,29 @@ public struct ImportItem: Sendable {
         return false
     }
 
+    /// Gives a photo without a position the one the photos around it give (issue 36 item 4);
+    /// the words saying from which are kept where a track's file would be.
+    mutating func place(estimate: NeighbourEstimate) {
+        guard var k = kept, k.flags & KeptMetadata.hasCoordinate == 0 else { return }
+        k.latitude = estimate.coordinate.latitude
+        k.longitude = estimate.coordinate.longitude
+        k.flags |= KeptMetadata.hasCoordinate
+        k.positionSource = .estimate
+        k.trackFile = estimate.detail
+        k.secondsToTrackFix = 0
+        k.locationIssue = nil
+        kept = k
+    }
+
+    /// For a position from the photos around it: from which, in words.
+    public var estimateDetail: String? {
+        guard let k = kept, k.positionSource == .estimate else { return nil }
+        return k.trackFile
+    }
+
+    /// Where the position came from, when it has one.
+    public var positionSource: PositionSource? { kept?.positionSource }
+
     /// A photo skipped earlier for "no location", read and decided again in this run because a
     /// new or changed track covers its time (issue 29, nightly).
     public var isRetriedForTracks: Bool { (kept?.flags ?? 0) & KeptMetadata.retriedForTracks != 0 }
@@ -351,6 +374,10 @@ public struct ImportReport: Sendable {
     /// hours: which `--camera-timezone` or `--camera-clock-offset` would place them (issue 36
     /// item 5), said once on stderr.
     public var cameraZoneHint: String?
+    /// Photos placed from the photos around them (`--estimate-positions`), and, in a dry run
+    /// without it, how many it would place.
+    public var estimated = 0
+    public var estimatesPossible = 0
 
     /// How many photos each skip reason (unreadable included) took, keyed by the reason's name.
     public var skippedCounts: [String: Int] {

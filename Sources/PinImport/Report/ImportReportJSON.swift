@@ -32,6 +32,9 @@ public enum ImportReportJSON {
             "redecidedForTracks": report.items.tally.retriedForTracks,
             // Photos with a position dated only by their file's time: left out of the interval rule.
             "datedByFile": report.items.tally.datedByFile,
+            // Photos placed from the photos around them (--estimate-positions), and in a dry
+            // run without it, how many it would place.
+            "placedFromEstimates": report.estimated, "estimatesPossible": report.estimatesPossible,
         ]
     }
 
@@ -71,6 +74,10 @@ public enum ImportReportJSON {
             line.removeAll()
             line.writeRaw(first ? "\n{\"country\":" : ",\n{\"country\":")
             line.writeString(item.country)
+            if let estimate = item.estimateDetail {
+                line.writeRaw(",\"estimate\":")
+                line.writeString(estimate)
+            }
             line.writeRaw(",\"format\":")
             line.writeString(k.format.rawValue)
             line.writeRaw(",\"id\":")
@@ -122,6 +129,10 @@ public enum ImportReportJSON {
             line.removeAll()
             line.writeRaw(first ? "\n{\"detail\":" : ",\n{\"detail\":")
             line.writeString(item.detail)
+            if let estimate = item.estimateDetail {
+                line.writeRaw(",\"estimate\":")
+                line.writeString(estimate)
+            }
             let kept = item.keptMetadata
             if let c = kept?.coordinate {
                 writeCoordinate(c, to: &line)

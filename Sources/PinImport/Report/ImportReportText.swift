@@ -79,6 +79,11 @@ public enum ImportReportText {
                      + "\(pins) pin\(pins == 1 ? "" : "s") \(verb) (listed below)")
             }
         }
+        if report.estimated > 0 {
+            line("  estimates  \(report.estimated) photo\(report.estimated == 1 ? "" : "s") placed from the photos around them (--json says from which)")
+        } else if report.estimatesPossible > 0 {
+            line("  estimates  \(report.estimatesPossible) photo\(report.estimatesPossible == 1 ? "" : "s") without a position could be placed from the photos around them (--estimate-positions)")
+        }
         line("  pins       \(report.created) \(verb)")
         line("  skipped    " + ImportReport.skipReasons.map { "\($0.words) \(report.count($0))" }.joined(separator: ", "))
         // Counted as the records were written (`DecidedFiles.Tally`).

@@ -18,6 +18,12 @@ struct DecideStage {
 
     /// Videos left out by `--no-videos` (they become `.notMedia`).
     private(set) var videosLeftOut = 0
+    /// The photos around (issue 36 item 4): applied to photos without a position when
+    /// `applyEstimates`, else only counted (`estimatesPossible`, a dry run's one line).
+    var estimator: PositionEstimator?
+    var applyEstimates = false
+    private(set) var estimated = 0
+    private(set) var estimatesPossible = 0
 
     /// Whether the rules decide `item` (a photo); a video is left out here when asked (it
     /// becomes `.notMedia`). Unreadable files and other files are not decided.
@@ -44,7 +50,7 @@ struct DecideStage {
     /// thread (`DecidedWriter`), in the same order, while the rules go on. At the end of a run
     /// the rules run alone (everything else is read), so this halves the stage's wall time on
     /// two cores.
-    func decide(_ sorted: inout ItemSorter.Merge, history: ImportHistory, redecided: Set<RawPath>, root: RawPath,
+    mutating func decide(_ sorted: inout ItemSorter.Merge, history: ImportHistory, redecided: Set<RawPath>, root: RawPath,
                 into out: inout DecidedFiles.Writer) throws {
         var filters = ImportRules(minInterval: minInterval, threshold: threshold, existingPins: history.pins,
                                     earlierAccepted: Self.earlierAccepted(history.earlierAccepted, redeciding: redecided, root: root))
@@ -55,6 +61,15 @@ struct DecideStage {
         // Each item is moved, not copied (a copy retains every reference it holds).
         while case (let candidate, var item)? = sorted.next() {
             var planned = false
+            if candidate, item.coordinate == nil, let estimator, !item.datedByFile,
+               case let .success(found) = estimator.estimate(at: item.takenAt.timeIntervalSince1970) {
+                if applyEstimates {
+                    item.place(estimate: found)
+                    estimated += 1
+                } else {
+                    estimatesPossible += 1
+                }
+            }
             if candidate {
                 let verdict = filters.decide(.init(index: 0, instant: item.takenAt.timeIntervalSince1970, path: item.entry.relativePath,
                                                    coordinate: item.coordinate, locationIssue: item.locationIssue,
