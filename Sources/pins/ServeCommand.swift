@@ -22,7 +22,8 @@ let serveSpec = CommandSpec(
         and its editing: a long press (or a right-click) on the map adds a pin there, its place
         and title proposed; a pin's popup edits or deletes it (with Undo); the list recolours,
         tags or deletes the pins it shows; the Trips tab renames a trip; the Settings tab sets
-        the colours and map style. Each change is the same call the command line makes.
+        the colours and map style and lists the imports, each with its undo. Each change is the
+        same call the command line makes.
 
         Who may come in: without a password pins serve listens on loopback only (127.0.0.1, ::1)
         and refuses any other address. With one, every browser signs in; the sessions are cookies

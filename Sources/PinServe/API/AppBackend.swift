@@ -35,7 +35,9 @@ public final class AppBackend: Backend {
         case .trips: return try trips()
         case .renameTrip(let id): return try renameTrip(id, JSONBody(request.body))
         case .photo(let id, let index): return try photo(id, index)
-        case .stats, .runs, .undoRun: return .error(501, "not served yet: use the command line (pins stats, pins runs)")
+        case .runs: return try runs()
+        case .undoRun(let id): return try undoRun(id, request)
+        case .stats: return .error(501, "not served yet: the page's Statistics tab, or pins stats")
         case .session, .login, .logout, .loginPage, .asset: return .error(500, "routed twice")
         }
     }

@@ -345,6 +345,41 @@
     }
   }
 
+  // The imports (pins runs), newest first, each with its undo: what it would remove is shown
+  // first (a dry run), then asked.
+  async function runsList() {
+    const box = $("tab-settings");
+    let answer;
+    try { answer = await api("GET", "/api/runs"); } catch (x) { return; }
+    const section = el("div", "serve-runs");
+    section.appendChild(el("h3", "", "Imports"));
+    if (!answer.runs.length) section.appendChild(el("p", "muted", "No imports yet."));
+    const ol = el("ol", "serve-run-list");
+    answer.runs.forEach((r) => {
+      const li = el("li");
+      li.dataset.run = String(r.id);
+      li.appendChild(el("span", "", "#" + r.id + " \u00b7 " + r.startedAt.slice(0, 16).replace("T", " ") + " \u00b7 " + r.root +
+        " \u00b7 " + r.created + " pin" + (r.created === 1 ? "" : "s") + " \u00b7 " + r.status));
+      if (session.role === "full" && r.created > 0) {
+        const undo = el("button", "", "Undo");
+        undo.type = "button";
+        undo.addEventListener("click", async () => {
+          try {
+            const dry = await api("POST", "/api/runs/" + r.id + "/undo", { dryRun: true });
+            const what = "Remove the " + dry.removed + " pin" + (dry.removed === 1 ? "" : "s") + " import #" + r.id + " made?" +
+              (dry.kept ? " (" + dry.kept + " you edited since stay.)" : "");
+            if (!confirm(what)) return;
+            await change("POST", "/api/runs/" + r.id + "/undo", { dryRun: false }, (done) => toast("Import #" + r.id + " undone: " + done.removed + " pins removed"));
+          } catch (x) { toast(x.message); }
+        });
+        li.appendChild(undo);
+      }
+      ol.appendChild(li);
+    });
+    section.appendChild(ol);
+    box.appendChild(section);
+  }
+
   // --- the long press (and the right-click) on the map ---
   function longPress() {
     const map = $("map");
@@ -373,6 +408,7 @@
     bulkBar();
     tripRename();
     settingsForm();
+    runsList();
     longPress();
     document.body.dataset.served = "1";
   }

@@ -23,9 +23,6 @@ public struct ServerLimits: Sendable {
     public init() {}
 }
 
-public struct ServerError: Error, CustomStringConvertible {
-    public let description: String
-}
 
 /// HTTP/1.1 through libevent's evhttp (Debian's libevent 2.1, through CServe's narrow C face):
 /// evhttp parses the request line, headers and body, keeps connections alive, enforces the

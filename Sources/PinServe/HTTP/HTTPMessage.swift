@@ -103,3 +103,8 @@ public struct HTTPResponse: Sendable {
         }
     }
 }
+
+/// A failure of the server itself (a socket, the crypto library, the password file), said in words.
+public struct ServerError: Error, CustomStringConvertible {
+    public let description: String
+}
