@@ -20,8 +20,10 @@ public enum ImportProcess {
     /// process ends at once as after a second one (issue 40, item 8: a run blocked in a read
     /// of a file that never comes, a hung network share, never reached its next file, ignored
     /// SIGTERM and held the run lock for nights). Long enough for a batch to be saved; well
-    /// under systemd's 90 s before SIGKILL.
-    public static let stopGrace: Double = 10
+    /// under systemd's 90 s before SIGKILL. PINS_STOP_GRACE (seconds) shortens it for the tests
+    /// (SecondSignalTests), which have no read that never returns to wait 10 s on.
+    public static let stopGrace: Double = ProcessInfo.processInfo.environment["PINS_STOP_GRACE"].flatMap(Double.init)
+        .map { min(max($0, 0.1), 60) } ?? 10
 
     /// SIGINT and SIGTERM end the run at the next file or batch: what was saved stays whole and
     /// the run is recorded as interrupted (exit 130 or 143). A second one while the run winds

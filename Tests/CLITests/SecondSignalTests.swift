@@ -47,4 +47,44 @@ final class SecondSignalTests: XCTestCase {
         let runs = try XCTUnwrap(CLI.json(CLI.run(["runs", "--json", "--db", db]).stdout) as? [[String: Any]])
         XCTAssertEqual(runs.count, 1, "the stopped run wrote nothing: \(runs)")
     }
+
+    /// Issue 40, item 8: the first SIGTERM always ends the run. The run is stuck in its first
+    /// write, waiting for a database another process holds (the nearest thing to a read that
+    /// does not return): one SIGTERM, and the process ends by itself after the grace
+    /// (PINS_STOP_GRACE=1 here, 10 s by default), with 143, before SQLite's 5 s busy wait
+    /// would have ended the run; the database keeps what it had.
+    func testAFirstSIGTERMEndsARunStuckPastItsGrace() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let root = dir.appendingPathComponent("photos").path
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        try CLI.generateLibrary(at: root, files: 40)
+        XCTAssertEqual(try CLI.run(["import", root, "--quiet", "--timezone", "UTC", "--db", db]).status, 0)
+        let holder = try holdDatabase(db, seconds: 20)
+        defer { holder.terminate(); holder.waitUntilExit() }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = ["import", root, "--timezone", "UTC", "--db", db]
+        var env = ProcessInfo.processInfo.environment
+        env["PINS_STOP_GRACE"] = "1"
+        process.environment = env
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 1.5)
+        let sent = Date()
+        process.terminate()
+        process.waitUntilExit()
+        let waited = Date().timeIntervalSince(sent)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 143, stderr)
+        XCTAssertGreaterThanOrEqual(waited, 0.9, "the run had its grace to end on its own")
+        XCTAssertLessThan(waited, 3, "ended by the grace, not by the 5 s busy wait")
+        XCTAssertTrue(stderr.contains("pins import: not stopped 1 s after SIGTERM (a read that does not return?): stopped at once"), stderr)
+        holder.terminate()
+        holder.waitUntilExit()
+        let runs = try XCTUnwrap(CLI.json(CLI.run(["runs", "--json", "--db", db]).stdout) as? [[String: Any]])
+        XCTAssertEqual(runs.count, 1, "the stopped run wrote nothing: \(runs)")
+    }
 }
