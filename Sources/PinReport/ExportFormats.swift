@@ -76,6 +76,9 @@ private func markupEscaped(_ text: String, apostrophe: String, other: (Unicode.S
     return out
 }
 
+/// How KML's description and GPX's desc say a pin is a place to go (`Location.wanted`).
+let wantedText = "Wanted, not visited yet"
+
 /// KML 2.2 (OGC 07-147r2): a Folder per country (pins at sea last), a Placemark per pin with
 /// its children in the schema's order (name, description, TimeStamp, styleUrl, ExtendedData,
 /// Point), one shared Style per pin colour.
@@ -108,6 +111,7 @@ enum KMLExport {
         if let place = placeName(pin) { description.append(place) }
         if let note = pin.note { description.append(note) }
         if let tags = pin.tags, !tags.isEmpty { description.append("Tags: " + TagList.join(tags)) }
+        if pin.wanted { description.append(wantedText) }
         // Viewers (Google Earth, My Maps) render a description as HTML: it is written as HTML
         // that shows the text as text (a note's "<b>" as "<b>", its line breaks as breaks).
         if !description.isEmpty { text += "<description>\(xmlEscaped(htmlText(description.joined(separator: "\n"))))</description>" }
@@ -126,6 +130,8 @@ enum KMLExport {
             data.append(("trip", trip.id))
             data.append(("tripTitle", trip.title))
         }
+        // Only on a place to go (a visit's placemark is as before); import-places reads it back.
+        if pin.wanted { data.append(("wanted", "true")) }
         for (key, value) in data { text += "<Data name=\"\(key)\"><value>\(xmlEscaped(value))</value></Data>" }
         text += "</ExtendedData><Point><coordinates>\(exportDegrees(pin.coordinate.longitude)),\(exportDegrees(pin.coordinate.latitude))"
         if let height = height(pin) { text += "," + exportNumber(height) }
@@ -172,6 +178,8 @@ enum GPXExport {
             if let place = placeName(pin) { description.append(place) }
             if let tags = pin.tags, !tags.isEmpty { description.append("Tags: " + TagList.join(tags)) }
             if let trip = input.trips[pin.id] { description.append("Trip: " + trip.title) }
+            // GPX has no field for it: said to the person, not read back by import-places.
+            if pin.wanted { description.append(wantedText) }
             if !description.isEmpty { text += "<desc>\(xmlEscaped(description.joined(separator: "; ")))</desc>" }
             let symbol: String
             switch pin.type {
@@ -190,10 +198,12 @@ enum GPXExport {
 /// CR or LF (quotes doubled). `latitude` and `longitude` are the column names QGIS and GDAL
 /// recognise. A text cell starting with = + - @ (a formula to a spreadsheet: OWASP's CSV
 /// injection) gets a leading apostrophe. `bom` starts the file with U+FEFF so Excel reads UTF-8.
+/// `wanted` (last) is `true` for a place to go and `false` for a visit, so the file says which
+/// when it is read back (`import-places`), as GeoJSON's `"wanted": true` does.
 enum CSVExport {
     static let header = ["id", "title", "latitude", "longitude", "country", "country_name", "type", "date", "color",
                          "visit_count", "note", "tags", "name", "height", "place", "region", "region_code", "trip",
-                         "trip_title", "photo_count"]
+                         "trip_title", "photo_count", "wanted"]
 
     static func write(_ input: ExportInput, bom: Bool, to sink: ExportSink) {
         if bom { sink.write("\u{FEFF}") }
@@ -207,6 +217,7 @@ enum CSVExport {
                 text(TagList.join(pin.tags ?? [])), text(placeName(pin) ?? ""), height(pin).map(exportNumber) ?? "",
                 text(pin.place ?? ""), text(pin.region ?? ""), pin.regionCode ?? "",
                 input.trips[pin.id]?.id ?? "", text(input.trips[pin.id]?.title ?? ""), String(pin.photoCount),
+                pin.wanted ? "true" : "false",
             ]
             sink.write(row.map(field).joined(separator: ",") + "\r\n")
         }

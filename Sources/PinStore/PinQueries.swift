@@ -62,6 +62,14 @@ public struct RunUndoResult: Sendable {
     public var kept: [Location]
     /// Photo records forgotten, so the next import decides those photos again.
     public var forgottenPhotos: Int
+    /// Wanted places a photo of the run marked visited, nobody edited since: wanted again.
+    public var wantedAgain: [Location] = []
+}
+
+/// How a photo's decision says it marked a wanted pin visited (the end of its detail, after
+/// "0.52 km from pin 'TITLE'"): what `undoRun` finds those photos by.
+public enum WantedVisitMark {
+    public static let detailSuffix = ", a wanted place: it marks it visited"
 }
 
 public enum RunUndoError: Error, CustomStringConvertible {
@@ -119,19 +127,47 @@ extension PinDatabase {
             let keptIDs: [SQLBindable] = kept.map { $0.id.lowercasedText }
             let placeholders = keptIDs.map { _ in "?" }.joined(separator: ", ")
             let keptClause = keptIDs.isEmpty ? "" : " AND (location_id IS NULL OR location_id NOT IN (\(placeholders)))"
+            let wantedAgain = try Self.wantedAgain(byUndoing: run, removed: removed, repos, connection)
             if dryRun {
                 let forgotten = try connection.scalarInt("SELECT count(*) FROM photos WHERE run_id = ?\(keptClause)", [id as SQLBindable] + keptIDs) ?? 0
-                return RunUndoResult(run: run, removed: removed, kept: kept, forgottenPhotos: Int(forgotten))
+                return RunUndoResult(run: run, removed: removed, kept: kept, forgottenPhotos: Int(forgotten), wantedAgain: wantedAgain)
             }
             for pin in removed { try service.delete(id: pin.id, in: repos) }
+            for wish in wantedAgain {
+                guard let pin = try repos.locations.fetch(id: wish.id) else { continue }
+                try service.save(wish, replacing: pin, in: repos)
+            }
             let forgotten = try connection.run("DELETE FROM photos WHERE run_id = ?\(keptClause)", [id as SQLBindable] + keptIDs)
             // The place records of the removed pins go too: importing the file again makes them again.
             try connection.run("DELETE FROM place_records WHERE run_id = ?\(keptClause)", [id as SQLBindable] + keptIDs)
             run.status = .undone
             try connection.run("UPDATE runs SET status = ? WHERE id = ?", [RunStatus.undone.rawValue, id])
-            return RunUndoResult(run: run, removed: removed, kept: kept, forgottenPhotos: forgotten)
+            return RunUndoResult(run: run, removed: removed, kept: kept, forgottenPhotos: forgotten, wantedAgain: wantedAgain)
         }
         return dryRun ? try read(body) : try write(body)
+    }
+
+    /// The wanted pins run `run`'s photos marked visited (their records say so, `WantedVisitMark`),
+    /// as they are to be once it is undone: wanted again. Not a pin the undo removes, one wanted
+    /// already, or one edited since the run started (the edit decides). Its date stays the
+    /// photo's: the date it had before is not kept.
+    static func wantedAgain(byUndoing run: ImportRunRecord, removed: [Location], _ repos: Repositories,
+                            _ connection: Connection) throws -> [Location] {
+        let suffix = WantedVisitMark.detailSuffix
+        let ids = try connection.query("""
+            SELECT DISTINCT location_id FROM photos WHERE run_id = ? AND location_id IS NOT NULL
+            AND substr(detail, -?) = ?
+            """, [run.id, suffix.utf8.count, suffix]) { UUID(uuidString: $0.string(0)) }
+        let removedIDs = Set(removed.map(\.id))
+        var wishes: [Location] = []
+        for case let id? in ids where !removedIDs.contains(id) {
+            guard let pin = try repos.locations.fetch(id: id), !pin.wanted else { continue }
+            if let edited = pin.editedAt, edited >= run.startedAt { continue }
+            var wish = pin
+            wish.wanted = true
+            wishes.append(wish)
+        }
+        return wishes
     }
 
     /// When each pin of run `id` that came from a place file was imported, by pin id.

@@ -89,9 +89,10 @@ let listSpec = CommandSpec(
     options: pinFilterOptions + [dbOption, jsonOption],
     details: """
         Every filter given must hold. DATE is the pin's own local date (the photo's offset, or the one given to add).
+        A place you want to go, not visited yet (a wanted pin), has * after its TYPE: "point*".
 
         --json prints one object per pin: id, title, latitude, longitude, date and color always; country,
-        place, region, regionCode, type (city or mountain), visitCount (more than 1), edited, note, tags, photoIDs and utcOffset only
+        place, region, regionCode, type (city or mountain), visitCount (more than 1), edited, wanted, note, tags, photoIDs and utcOffset only
         when set (a point with one visit has no type or visitCount key; README: "A pin as JSON").
 
         Examples:
@@ -104,6 +105,9 @@ let listSpec = CommandSpec(
 
 /// The fields of a pin in every command's JSON (and in GeoJSON exports).
 func locationJSON(_ l: Location) -> [String: Any] { pinProperties(l) }
+
+/// After a wanted pin's type in `pins list`'s table.
+let wantedMark = "*"
 
 func runList(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "list") }
@@ -125,11 +129,14 @@ func runList(_ args: ParsedArguments) throws {
     }
     let rows = locations.map { l in
         [l.id.lowercasedText.prefix(8).description, pinDateText(l).prefix(10).description, l.countryID ?? "-",
-         TerminalText.escaped(l.place ?? l.region ?? "-"), l.type.selection.rawValue, formatDegrees(l.coordinate.latitude),
-         formatDegrees(l.coordinate.longitude), TerminalText.escaped(l.title)]
+         TerminalText.escaped(l.place ?? l.region ?? "-"), l.type.selection.rawValue + (l.wanted ? wantedMark : ""),
+         formatDegrees(l.coordinate.latitude), formatDegrees(l.coordinate.longitude), TerminalText.escaped(l.title)]
     }
     Out.print(Out.table(["ID", "DATE", "CC", "PLACE", "TYPE", "LATITUDE", "LONGITUDE", "TITLE"], rows))
-    Out.print("\(locations.count) pin\(locations.count == 1 ? "" : "s")")
+    // The count says what the mark means, only when a pin has it (a list of visits is as before).
+    let wanted = locations.lazy.filter(\.wanted).count
+    Out.print("\(locations.count) pin\(locations.count == 1 ? "" : "s")"
+              + (wanted > 0 ? ", \(wanted) wanted (TYPE \(wantedMark): a place to go, not a visit)" : ""))
 }
 
 // MARK: delete

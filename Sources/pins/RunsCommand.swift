@@ -16,7 +16,8 @@ let runsSpec = CommandSpec(
         'runs show N' lists the pins run N created and the photos it skipped, with why.
         'runs undo N' removes the pins run N created that you have not edited since, counts their
         countries, cities and mountains down, and forgets the run's decisions: the next import decides
-        those photos again (the way to retry with another --timezone or threshold).
+        those photos again (the way to retry with another --timezone or threshold). A wanted place
+        (a place to go) that a photo of run N marked visited is wanted again, unless edited since.
 
         Examples:
           pins runs
@@ -98,7 +99,8 @@ private func runsUndo(_ id: Int64, _ args: ParsedArguments) throws {
     let result = try AppDependencies(databaseOption: args.value("--db")).app.undoRun(id, dryRun: dryRun)
     if args.has("--json") {
         Out.print(Out.json(["run": id, "dryRun": dryRun, "removed": result.removed.map(locationJSON),
-                            "kept": result.kept.map(locationJSON), "forgottenPhotos": result.forgottenPhotos] as [String: Any]))
+                            "kept": result.kept.map(locationJSON), "wantedAgain": result.wantedAgain.map(locationJSON),
+                            "forgottenPhotos": result.forgottenPhotos] as [String: Any]))
         return
     }
     let verb = dryRun ? "Would remove" : "Removed"
@@ -107,6 +109,11 @@ private func runsUndo(_ id: Int64, _ args: ParsedArguments) throws {
     if !result.kept.isEmpty {
         text += "\nKept \(result.kept.count) pin\(result.kept.count == 1 ? "" : "s") edited since:"
         for pin in result.kept { text += "\n  \(pin.id.lowercasedText.prefix(8))  \(TerminalText.escaped(pin.title))" }
+    }
+    if !result.wantedAgain.isEmpty {
+        let count = result.wantedAgain.count
+        text += "\n\(dryRun ? "Would make" : "Made") \(count) place\(count == 1 ? "" : "s") the run's photos had marked visited wanted again:"
+        for pin in result.wantedAgain { text += "\n  \(pin.id.lowercasedText.prefix(8))  \(TerminalText.escaped(pin.title))" }
     }
     text += "\n\(dryRun ? "Would forget" : "Forgot") \(result.forgottenPhotos) photo decision\(result.forgottenPhotos == 1 ? "" : "s"): the next import decides those photos again."
     Out.print(text)

@@ -118,7 +118,7 @@ final class ExportTests: XCTestCase {
         XCTAssertEqual(Array(bytes.prefix(3)), [0xEF, 0xBB, 0xBF])
         let text = String(decoding: bytes.dropFirst(3), as: UTF8.self)
         let lines = text.components(separatedBy: "\r\n")
-        XCTAssertEqual(lines[0], "id,title,latitude,longitude,country,country_name,type,date,color,visit_count,note,tags,name,height,place,region,region_code,trip,trip_title,photo_count")
+        XCTAssertEqual(lines[0], "id,title,latitude,longitude,country,country_name,type,date,color,visit_count,note,tags,name,height,place,region,region_code,trip,trip_title,photo_count,wanted")
         // RFC 4180: quotes doubled, the field quoted; a formula defused with an apostrophe.
         XCTAssertTrue(lines[1].contains(",\"Honolulu <b>&\"\"evil\"\"</b>, ]]> 'x'\",21.3069,-157.8583,US,"), lines[1])
         XCTAssertTrue(lines[1].contains(",\"'=HYPERLINK(\"\"http://x\"\")\nsecond line \u{1}\",\"a,b\","), lines[1])

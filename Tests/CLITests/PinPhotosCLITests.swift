@@ -81,9 +81,9 @@ final class PinPhotosCLITests: XCTestCase {
         let csv = dirOf(db) + "/pins.csv"
         XCTAssertEqual(try CLI.run(["export", "--format", "csv", "--out", csv, "--db", db, "--sort", "visits"]).status, 0)
         let rows = try String(contentsOfFile: csv, encoding: .utf8).components(separatedBy: "\r\n")
-        XCTAssertTrue(rows[0].hasSuffix(",photo_count"))
-        XCTAssertTrue(rows[1].hasPrefix(id) && rows[1].hasSuffix(",4"), rows[1])
-        XCTAssertTrue(rows[2].hasSuffix(",1"), rows[2])
+        XCTAssertTrue(rows[0].hasSuffix(",photo_count,wanted"))
+        XCTAssertTrue(rows[1].hasPrefix(id) && rows[1].hasSuffix(",4,false"), rows[1])
+        XCTAssertTrue(rows[2].hasSuffix(",1,false"), rows[2])
 
         // Deleted, Florence's photos have no pin within 5 km (Pisa is 69 km away): none.
         XCTAssertEqual(try CLI.run(["delete", id, "--db", db]).status, 0)

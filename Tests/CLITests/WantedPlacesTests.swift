@@ -134,4 +134,72 @@ final class WantedPlacesTests: XCTestCase {
         XCTAssertEqual(try e.list()[0]["wanted"] as? Bool, true)
         XCTAssertEqual(try e.stats()["countriesVisited"] as? Int, 0)
     }
+
+    /// Item 12's text outputs: `pins list` marks a wanted pin ("point*", and the count says what
+    /// the mark means), and `import-places` says how many of the pins it created are wanted.
+    func testListMarksWantedPinsAndTheImportCountsThem() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let e = Env(dir: dir, db: dir.appendingPathComponent("pins.sqlite").path)
+        let file = dir.appendingPathComponent("Saved Places.json")
+        try Data(Self.savedPlaces.utf8).write(to: file)
+        let dry = try e.json(["import-places", file.path, "--dry-run", "--json"]) as! [String: Any]
+        XCTAssertEqual((dry["counts"] as! [String: Any])["wanted"] as? Int, 2)
+        XCTAssertEqual((dry["pins"] as! [[String: Any]]).map { $0["wanted"] as? Bool }, [true, true])
+        let text = try e.pins(["import-places", file.path]).stdout
+        XCTAssertTrue(text.contains("\nCreated 2 pins (2 wanted: places to go, not visits)\n"), text)
+        try e.pins(["add", "--lat", "48.8584", "--lon", "2.2945", "--title", "Eiffel", "--date", "2024-01-15"])
+        let lines = try e.pins(["list"]).stdout.split(separator: "\n").map(String.init)
+        let type = lines[0].range(of: "TYPE")!.lowerBound.utf16Offset(in: lines[0])
+        func typeCell(_ title: String) -> String {
+            let line = lines.first { $0.hasSuffix(title) }!
+            return String(line.dropFirst(type).prefix { $0 != " " })
+        }
+        XCTAssertEqual(typeCell("Trocadéro"), "point*", lines.joined(separator: "\n"))
+        XCTAssertEqual(typeCell("Kinkaku-ji"), "point*")
+        XCTAssertEqual(typeCell("Eiffel"), "point")
+        XCTAssertEqual(lines.last, "3 pins, 2 wanted (TYPE *: a place to go, not a visit)")
+        XCTAssertEqual(try e.pins(["list", "--visited"]).stdout.split(separator: "\n").last, "1 pin", "no mark, no word of it")
+        // Imported again: nothing created, nothing said of wanted.
+        let again = try e.pins(["import-places", file.path]).stdout
+        XCTAssertTrue(again.contains("\nCreated 0 pins, 2 unchanged\n"), again)
+    }
+
+    /// Item 12's undo: undoing the import whose photo marked the saved Trocadéro visited makes
+    /// it wanted again (the photo's record said so: its detail), so the countries, the
+    /// statistics and `pins check` are as before the run; importing again marks it visited
+    /// again. A place edited since the run stays as the edit left it.
+    func testUndoingTheRunThatMarkedAPlaceVisitedMakesItWantedAgain() throws {
+        let (e, _) = try importedSavedPlaces()
+        let photos = e.dir.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: CLI.repo.appendingPathComponent("Fixtures/library/2023/07-paris/IMG_0001.jpg"),
+                                         to: photos.appendingPathComponent("IMG_0001.jpg"))
+        func lastRun() throws -> String {
+            String((try e.json(["runs", "--json"]) as! [[String: Any]]).map { $0["id"] as! Int }.max()!)
+        }
+        func trocadero() throws -> [String: Any] { try e.list().first { $0["title"] as? String == "Trocadéro" }! }
+        try e.pins(["import", photos.path, "--quiet"])
+        XCTAssertNil(try trocadero()["wanted"])
+        let id = try trocadero()["id"] as! String
+        let run = try lastRun()
+        XCTAssertEqual(run, "2")
+        let dry = try e.json(["runs", "undo", run, "--dry-run", "--json"]) as! [String: Any]
+        XCTAssertEqual((dry["wantedAgain"] as! [[String: Any]]).map { $0["id"] as? String }, [id])
+        XCTAssertNil(try trocadero()["wanted"], "a dry run changes nothing")
+        let undo = try e.pins(["runs", "undo", run]).stdout
+        XCTAssertTrue(undo.contains("\nMade 1 place the run's photos had marked visited wanted again:\n  \(id.prefix(8))  Trocadéro\n"), undo)
+        XCTAssertEqual(try trocadero()["wanted"] as? Bool, true)
+        XCTAssertEqual(try e.stats()["countriesVisited"] as? Int, 0, "France was the undone photo's")
+        XCTAssertEqual(try e.pins(["check"]).status, 0)
+        // The photo is decided again: the place visited again.
+        try e.pins(["import", photos.path, "--quiet"])
+        XCTAssertNil(try trocadero()["wanted"])
+        XCTAssertEqual(try trocadero()["date"] as? String, "2023-07-14T10:11:12.390+02:00")
+        // Edited since that run: the undo leaves it visited.
+        try e.pins(["edit", id, "--note", "went there"])
+        let again = try e.pins(["runs", "undo", try lastRun()]).stdout
+        XCTAssertFalse(again.contains("wanted again"), again)
+        XCTAssertNil(try trocadero()["wanted"])
+    }
 }
+

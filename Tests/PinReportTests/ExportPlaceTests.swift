@@ -45,10 +45,10 @@ final class ExportPlaceTests: XCTestCase {
         XCTAssertTrue(gpx.contains("<desc>Northern Territory, Australia</desc>"), gpx)
         let csv = export(.csv).components(separatedBy: "\r\n")
         // Then the trip's id and title: on no trip here (ExportInput.trips empty), two empty cells;
-        // then the photo count, 0 for pins without photos.
-        XCTAssertTrue(csv[0].hasSuffix(",name,height,place,region,region_code,trip,trip_title,photo_count"), csv[0])
-        XCTAssertTrue(csv[1].hasSuffix(",,,Kyoto,Kyoto,JP-26,,,0"), csv[1])
-        XCTAssertTrue(csv[2].hasSuffix(",,,,Northern Territory,AU-NT,,,0"), csv[2])
-        XCTAssertTrue(csv[3].hasSuffix(",,,,,,,,0"), csv[3])
+        // then the photo count, 0 for pins without photos; then wanted, false for a visit.
+        XCTAssertTrue(csv[0].hasSuffix(",name,height,place,region,region_code,trip,trip_title,photo_count,wanted"), csv[0])
+        XCTAssertTrue(csv[1].hasSuffix(",,,Kyoto,Kyoto,JP-26,,,0,false"), csv[1])
+        XCTAssertTrue(csv[2].hasSuffix(",,,,Northern Territory,AU-NT,,,0,false"), csv[2])
+        XCTAssertTrue(csv[3].hasSuffix(",,,,,,,,0,false"), csv[3])
     }
 }

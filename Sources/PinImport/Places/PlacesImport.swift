@@ -43,6 +43,8 @@ public struct PlaceItem: Sendable {
     public var country: String?
     /// The pin made or updated (a real run), or that it would be (a dry run: the planned id).
     public var pinID: UUID?
+    /// The pin created is a place to go, not a visit (`Location.wanted`).
+    public var wanted = false
     /// Its place in the import (files in order, records in file order): the report's order.
     var sequence = 0
     /// Its file's place in the import's files.
@@ -67,6 +69,8 @@ public struct PlacesImportReport: Sendable {
     public var items: PlaceItems
 
     public func count(_ decision: PlaceDecision) -> Int { items.tally.count(decision) }
+    /// How many of the pins created (or that would be) are wanted.
+    public var wantedCreated: Int { items.tally.wantedCreated }
     /// 65 (EX_DATAERR) when a file could not be read to its end; else 0.
     public var exitCode: Int32 { files.contains { $0.error != nil } ? ExitCode.dataError : ExitCode.success }
 }
@@ -543,6 +547,7 @@ struct Decider {
         item.title = title
         item.country = plan.country
         item.pinID = plan.id
+        item.wanted = visit.wanted
         if let repos, let records, !options.dryRun {
             let planned = PinPlan(id: plan.id, country: plan.country, title: title, place: plan.place)
             var location = try creation.create(draft, planned: planned, in: repos)

@@ -4,14 +4,16 @@ import PinCore
 /// `import-places --json` and `--report FILE`: one JSON document, written object by object.
 ///
 /// `{"dryRun", "run", "files": [{"file", "kind", "records", "error"?}], "counts": {"records",
-/// "created", "updated", "unchanged", "skipped": {reason: n}}, "pins": [...], "updated": [...],
-/// "skipped": [...]}`; a line of `pins` or `updated` has `file`, `position`, `kind`, `title`,
-/// `latitude`, `longitude`, `date`, `country`, `id`; a line of `skipped` has `file`, `position`,
+/// "created", "wanted" (of the created), "updated", "unchanged", "skipped": {reason: n}}, "pins":
+/// [...], "updated": [...], "skipped": [...]}`; a line of `pins` or `updated` has `file`,
+/// `position`, `kind`, `title`, `latitude`, `longitude`, `date`, `country`, `id` (and `wanted`:
+/// true for a place to go); a line of `skipped` has `file`, `position`,
 /// `kind`, `reason`, `detail`, and what the record said (`title`, `latitude`, `longitude`).
 public enum PlacesReportJSON {
     public static func write(_ report: PlacesImportReport, to sink: TextSink) {
         var counts: [String: Any] = ["records": report.items.count]
         for decision in [PlaceDecision.created, .updated, .unchanged] { counts[decision.rawValue] = report.count(decision) }
+        counts["wanted"] = report.wantedCreated
         counts["skipped"] = Dictionary(uniqueKeysWithValues: PlaceDecision.skipReasons.map { ($0.rawValue, report.count($0)) })
         sink.write("{\"dryRun\":\(report.dryRun),\"run\":\(report.runID.map(String.init) ?? "null"),\"counts\":\(JSONText.string(counts)),\n\"files\":[")
         for (n, file) in report.files.enumerated() {
@@ -44,6 +46,7 @@ public enum PlacesReportJSON {
         } else {
             object["country"] = orNull(item.country)
             object["id"] = orNull(item.pinID?.lowercasedText)
+            if item.wanted { object["wanted"] = true }
             object["detail"] = item.detail  // what was cut from its text, when something was
         }
         return object
@@ -60,6 +63,7 @@ public enum PlacesReportText {
             sink.write(line + "\n")
         }
         var line = "\(verb) \(report.count(.created)) pin\(report.count(.created) == 1 ? "" : "s")"
+        if report.wantedCreated > 0 { line += " (\(report.wantedCreated) wanted: places to go, not visits)" }
         if report.count(.updated) > 0 { line += ", \(report.dryRun ? "would update" : "updated") \(report.count(.updated))" }
         if report.count(.unchanged) > 0 { line += ", \(report.count(.unchanged)) unchanged" }
         let skips = PlaceDecision.skipReasons.map { ($0, report.count($0)) }.filter { $0.1 > 0 }

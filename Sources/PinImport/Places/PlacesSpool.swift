@@ -59,7 +59,7 @@ final class PlacesSpool: @unchecked Sendable {
         var w = ByteWriter()
         PlaceItemCodec.encode(item, into: &w)
         try store.addLogged(seq: item.sequence, category: PlaceItems.decisions.firstIndex(of: item.decision)!, body: w.bytes)
-        tally.add(item.decision)
+        tally.add(item.decision, wanted: item.wanted)
     }
 
     /// The outcomes so far, in report order.
@@ -79,10 +79,13 @@ public struct PlaceItems: Sequence, Sendable {
     public struct Tally: Sendable, Equatable {
         private var perDecision = [Int](repeating: 0, count: PlaceItems.decisions.count)
         public private(set) var total = 0
+        /// The created items whose pin is wanted.
+        public private(set) var wantedCreated = 0
         public func count(_ decision: PlaceDecision) -> Int { perDecision[PlaceItems.decisions.firstIndex(of: decision)!] }
-        mutating func add(_ decision: PlaceDecision) {
+        mutating func add(_ decision: PlaceDecision, wanted: Bool) {
             perDecision[PlaceItems.decisions.firstIndex(of: decision)!] += 1
             total += 1
+            if wanted, decision == .created { wantedCreated += 1 }
         }
     }
 
@@ -225,6 +228,7 @@ enum PlaceRecordCodec {
         w.strings(record.photoIDs)
         w.u8(record.edited ? 1 : 0)
         w.optionalString(record.textNote)
+        w.u8(record.wanted ? 1 : 0)
     }
 
     static func decode(_ r: inout ByteCursor) -> PlaceRecord {
@@ -258,6 +262,7 @@ enum PlaceRecordCodec {
         record.photoIDs = r.strings()
         record.edited = r.u8() == 1
         record.textNote = r.optionalString()
+        record.wanted = r.u8() == 1
         return record
     }
 }
@@ -276,6 +281,7 @@ enum PlaceItemCodec {
         w.optionalString(item.country)
         w.u8(item.pinID == nil ? 0 : 1)
         if let id = item.pinID { withUnsafeBytes(of: id.uuid) { w.bytes.append(contentsOf: $0) } }
+        w.u8(item.wanted ? 1 : 0)
     }
 
     static func decode(_ r: inout ByteCursor, files: [(path: String, kind: PlaceFileKind)]) -> PlaceItem {
@@ -294,6 +300,7 @@ enum PlaceItemCodec {
             item.pinID = UUID(uuid: r.base.loadUnaligned(fromByteOffset: r.at, as: uuid_t.self))
             r.at += 16
         }
+        item.wanted = r.u8() == 1
         return item
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 import PinMetadata
+import PinStore
 
 /// What happened to one file of the run. A run holds one item per file it read (1,000,000 on
 /// a large first import), so an item keeps only what the import uses, compactly: see
@@ -147,7 +148,7 @@ public struct ImportItem: Sendable {
             return "\(meters / 1000).\(String(meters % 1000 / 10).leftPadded(to: 2)) km from pin '\(pin)'"
         case let .visits(km, _, pin, _, _)?:
             let meters = Int((km * 1000).rounded())
-            return "\(meters / 1000).\(String(meters % 1000 / 10).leftPadded(to: 2)) km from pin '\(pin)', a wanted place: it marks it visited"
+            return "\(meters / 1000).\(String(meters % 1000 / 10).leftPadded(to: 2)) km from pin '\(pin)'" + WantedVisitMark.detailSuffix
         }
     }
 

@@ -27,9 +27,13 @@ enum PlacesCSV {
     /// The column the export adds since pins linked photos to pins (issue 39): derived from the
     /// photos, so read back it is ignored (the photos are not in the file).
     static let photoColumns = ["photo_count"]
+    /// The column the export adds since pins knew wanted places (issue 40 item 12): `true` for
+    /// a place to go, `false` for a visit; read back (a file without it: every row a visit).
+    static let wantedColumns = ["wanted"]
     /// Every header pins' export has written, oldest first.
     static let pinsHeaders = [pinsHeader, pinsHeader + placeColumns, pinsHeader + placeColumns + tripColumns,
-                              pinsHeader + placeColumns + tripColumns + photoColumns]
+                              pinsHeader + placeColumns + tripColumns + photoColumns,
+                              pinsHeader + placeColumns + tripColumns + photoColumns + wantedColumns]
 
     static let latitudeNames = ["latitude", "lat", "y", "northing", "north"]
     static let longitudeNames = ["longitude", "lon", "long", "lng", "x", "easting", "east"]
@@ -186,7 +190,14 @@ enum PlacesCSV {
     /// A row of pins' own export, field for field (the columns of `pinsHeader`).
     static func readPinsRow(_ fields: [String], into record: inout PlaceRecord) throws {
         guard pinsHeaders.contains(where: { $0.count == fields.count }) else {
-            throw PlaceFileError("\(fields.count) fields, but pins' export has \(pinsHeader.count)")
+            throw PlaceFileError("\(fields.count) fields, but pins' export has \(pinsHeaders.last!.count)")
+        }
+        if fields.count == pinsHeaders.last!.count {
+            switch fields[fields.count - 1] {
+            case "true": record.wanted = true
+            case "false", "": record.wanted = false
+            case let other: throw PlaceFileError("wanted '\(other)' is not true or false")
+            }
         }
         record.ownID = fields[0].isEmpty ? nil : fields[0]
         record.title = undefused(fields[1])

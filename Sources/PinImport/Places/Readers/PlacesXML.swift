@@ -18,8 +18,8 @@ enum PlacesXML {
     /// ogr2ogr, gpsbabel and pins write them: `name`, `description`, `TimeStamp/when`,
     /// `ExtendedData` (`Data name/value` and `SchemaData/SimpleData`), the `id` attribute as the
     /// record's own id, and the Folder it is in (its name becomes a tag: a My Maps layer).
-    /// pins' own KML (ExtendedData `id`, `type`, `note`, `tags`, `name`, `height`) is read back
-    /// with its note, tags and type. A placemark of a line or polygon is skipped as without
+    /// pins' own KML (ExtendedData `id`, `type`, `note`, `tags`, `name`, `height`, `wanted`) is
+    /// read back with its note, tags, type and wanted. A placemark of a line or polygon is skipped as without
     /// location.
     static func kml(_ parser: XMLPullParser, emit: (PlaceReadEvent) throws -> Void) throws {
         var folders: [(depth: Int, name: String?)] = []
@@ -134,11 +134,12 @@ enum PlacesXML {
         }
     }
 
-    /// pins' own KML export: its note, tags, visit count and type from ExtendedData.
+    /// pins' own KML export: its note, tags, visit count, type and wanted from ExtendedData.
     static func readPinsOwn(_ data: [String: String], into record: inout PlaceRecord) {
         record.note = data["note"]?.nonEmpty
         if let tags = data["tags"], !tags.isEmpty { record.tags = TagList.split(tags, trim: false) }
         if let visits = data["visitCount"].flatMap(Int.init), visits >= 1 { record.visitCount = visits }
+        record.wanted = data["wanted"] == "true"
         switch data["type"] {
         case "city"?: if let n = data["name"]?.nonEmpty { record.type = .city(name: n, address: nil) }
         case "mountain"?:
