@@ -48,6 +48,9 @@ public struct PhotoRecord: Sendable {
     public var decision: PhotoDecision
     public var detail: String?
     public var locationID: UUID?
+    /// The pin the photo belongs to, when the writer knows it (`photos.pin_id`; the store's
+    /// linking pass corrects it): writing it with the record spares that pass a second write.
+    public var pinID: UUID? = nil
 
     public init(path: RawPath, fingerprint: PhotoFingerprint, digest: String? = nil, format: FileKind? = nil,
                 takenAt: Date? = nil, timeSource: TimeSource? = nil, utcOffsetSeconds: Int? = nil,

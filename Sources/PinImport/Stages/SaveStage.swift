@@ -31,6 +31,8 @@ struct SaveStage {
                 try database.write { repos in try saveCorrections(reconciled.corrected, in: repos) }
                 saved.files += reconciled.corrected.count
             }
+            // scripts/bench-photo-links measures the import without any linking: none here either.
+            let pins = ImportSession.benchWithoutPhotoLinks ? nil : NearestPins()
             var files = items.makeIterator()
             var batch: [ImportItem] = []
             var done = 0
@@ -41,7 +43,8 @@ struct SaveStage {
                 try stop.check()
                 try ScratchFile.checkReadBack()
                 try database.write { repos in
-                    for item in batch { try saveDecision(item, in: repos) }
+                    try pins?.load(repos)
+                    for item in batch { try saveDecision(item, in: repos, pins: pins) }
                 }
                 saved.add(batch)
                 done += batch.count
@@ -102,23 +105,30 @@ struct SaveStage {
     }
 
     /// One decided file: its pin when accepted, then its record.
-    func saveDecision(_ item: ImportItem, in repos: Repositories) throws {
+    func saveDecision(_ item: ImportItem, in repos: Repositories, pins: NearestPins? = nil) throws {
         let path = root.appending(item.entry.relativePath.bytes)
         var locationID: UUID?
         if item.decision == .accepted, let metadata = item.metadata, let coordinate = metadata.coordinate, let plan = item.pin {
             let draft = LocationDraft(title: plan.title, coordinate: coordinate, type: .point, date: item.takenAt,
                                       photoIDs: [path.description], runID: runID)
             locationID = try creation.create(draft, planned: plan, in: repos).id
+            pins?.insert(coordinate, id: locationID!)
         }
         if case let .visits(_, _, _, _, pinID)? = item.verdict, let metadata = item.metadata {
             locationID = try markVisited(pinID, takenAt: item.takenAt, offset: metadata.utcOffsetSeconds, in: repos)
         }
-        try repos.photos.save(PhotoRecord(
+        var record = PhotoRecord(
             path: path, fingerprint: item.entry.fingerprint, digest: item.metadata?.metadataDigest,
             format: item.metadata?.format, takenAt: item.metadata.map { _ in item.takenAt },
             timeSource: item.metadata?.timeSource, utcOffsetSeconds: item.metadata?.utcOffsetSeconds,
             coordinate: item.metadata?.coordinate, decision: item.decision, detail: item.detail ?? Self.trackDetail(item),
-            locationID: locationID), runID: runID)
+            locationID: locationID)
+        // The pin it belongs to as far as this run has saved (the store's pass at the run's end
+        // corrects the few a later pin of the run is nearer to): each record is written once.
+        if locationID == nil, item.decision == .interval || item.decision == .distance, let coordinate = record.coordinate {
+            record.pinID = pins?.nearest(coordinate)
+        }
+        try repos.photos.save(record, runID: runID)
     }
 
     /// A wanted pin a photo was taken near: now a visit, dated by the photo (the moment the
@@ -172,5 +182,31 @@ public final class SavedSoFar: @unchecked Sendable {
                 skipped[item.decision, default: 0] += 1
             }
         }
+    }
+}
+
+/// The pins by position while the save stage writes (issue 39): the stored pins, read once, and
+/// each pin the run makes, so that a photo's record is written with the pin it belongs to.
+final class NearestPins: @unchecked Sendable {
+    // Used by the save stage's own task only, one batch after the other: no lock.
+    private var index = PinSpatialIndex(threshold: AngularDistance.appThreshold)
+    private var ids: [UUID] = []
+    private var loaded = false
+
+    func load(_ repos: Repositories) throws {
+        guard !loaded else { return }
+        loaded = true
+        for pin in try repos.locations.fetchCoordinates() where pin.coordinate.isValid { insert(pin.coordinate, id: pin.id) }
+    }
+
+    func insert(_ coordinate: Coordinate, id: UUID) {
+        guard coordinate.isValid else { return }
+        index.insert(coordinate, tag: ids.count)
+        ids.append(id)
+    }
+
+    func nearest(_ coordinate: Coordinate) -> UUID? {
+        guard coordinate.isValid, let match = index.nearest(to: coordinate) else { return nil }
+        return ids[match.entry.tag]
     }
 }
