@@ -38,18 +38,19 @@ final class RulesFuzzRegressionTests: XCTestCase {
         XCTAssertEqual(verdicts, [.accepted, .interval, .interval])
     }
 
-    /// The kept inputs (Fixtures/fuzz/rules, when scripts/fuzz has kept any) and the seed: no
-    /// crash, no delay. Never skipped: with nothing kept, the seed still runs.
+    /// The kept inputs (Fixtures/fuzz/rules, which must hold some) and the seed: no
+    /// crash, no delay. An empty or missing folder fails (it would replay nothing).
     func testKeptInputsAreDecidedWithoutCrashOrDelay() throws {
         let fuzz = Self.repo.appendingPathComponent("Fixtures/fuzz")
         XCTAssertTrue(FileManager.default.fileExists(atPath: fuzz.appendingPathComponent("README.md").path), "no \(fuzz.path)")
         let dir = fuzz.appendingPathComponent("rules")
         var inputs: [(String, [UInt8])] = [("seed", Self.seed())]
-        if FileManager.default.fileExists(atPath: dir.path) {
-            let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
-            XCTAssertFalse(names.isEmpty, "Fixtures/fuzz/rules holds no input")
-            inputs += try names.map { ($0, [UInt8](try Data(contentsOf: dir.appendingPathComponent($0)))) }
-        }
+        // A folder that is missing or empty would replay nothing and pass (issue 40 item 17:
+        // xmp, takeout and sidecars were): it fails, naming how to fill it.
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.path), "Fixtures/fuzz/rules is missing: scripts/fuzz --keep 20 rules")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()) ?? []
+        XCTAssertFalse(names.isEmpty, "Fixtures/fuzz/rules holds no input: scripts/fuzz --keep 20 rules")
+        inputs += try names.map { ($0, [UInt8](try Data(contentsOf: dir.appendingPathComponent($0)))) }
         for (name, bytes) in inputs {
             let start = Date()
             // One verdict per photo record (tag bits 0 and 2 clear), whatever its numbers.

@@ -3,7 +3,7 @@ import TestSupport
 import XCTest
 @testable import PinFormats
 
-/// The inputs scripts/fuzz's tracks target keeps (Fixtures/fuzz/tracks/, when it has kept any) and
+/// The inputs scripts/fuzz's tracks target keeps (Fixtures/fuzz/tracks/, which must hold some) and
 /// the seeds it starts from (the track fixtures), read the way Fuzz/Tracks.swift reads them:
 /// sniffed and read as that format, then read again as the format the first byte picks. No crash,
 /// no delay, and every point a reader gives is valid.
@@ -59,11 +59,12 @@ final class TrackFuzzRegressionTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: fuzz.appendingPathComponent("README.md").path), "no \(fuzz.path)")
         var inputs = try seeds()
         let dir = fuzz.appendingPathComponent("tracks")
-        if FileManager.default.fileExists(atPath: dir.path) {
-            let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
-            XCTAssertFalse(names.isEmpty, "Fixtures/fuzz/tracks holds no input")
-            inputs += try names.map { ($0, [UInt8](try Data(contentsOf: dir.appendingPathComponent($0)))) }
-        }
+        // A folder that is missing or empty would replay nothing and pass (issue 40 item 17:
+        // xmp, takeout and sidecars were): it fails, naming how to fill it.
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.path), "Fixtures/fuzz/tracks is missing: scripts/fuzz --keep 20 tracks")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()) ?? []
+        XCTAssertFalse(names.isEmpty, "Fixtures/fuzz/tracks holds no input: scripts/fuzz --keep 20 tracks")
+        inputs += try names.map { ($0, [UInt8](try Data(contentsOf: dir.appendingPathComponent($0)))) }
         for (name, bytes) in inputs {
             let start = Date()
             let sink = Self.replay(bytes)

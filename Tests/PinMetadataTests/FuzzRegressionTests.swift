@@ -12,19 +12,20 @@ final class FuzzRegressionTests: XCTestCase {
     let utc = MetadataOptions(defaultTimeZone: TimeZone(identifier: "UTC")!)
 
     /// The kept inputs of `target`, then the seeds scripts/fuzz starts it from (the fixtures
-    /// it reads in real use, chosen as `seed()` there chooses them): a target that has kept
-    /// nothing yet still replays real inputs, never skips. Fixtures/fuzz must exist (a wrong
-    /// repository root would otherwise replay nothing and pass); a folder without a file fails.
+    /// it reads in real use, chosen as `seed()` there chooses them). Fixtures/fuzz must exist (a
+    /// wrong repository root would otherwise replay nothing and pass), and so must the target's
+    /// folder, with a file in it: `scripts/fuzz --keep N` keeps corpus inputs there.
     func inputs(_ target: String) throws -> [(String, [UInt8])] {
         let fuzz = Self.repo.appendingPathComponent("Fixtures/fuzz")
         XCTAssertTrue(FileManager.default.fileExists(atPath: fuzz.appendingPathComponent("README.md").path), "no \(fuzz.path)")
         let dir = fuzz.appendingPathComponent(target)
         var found: [(String, [UInt8])] = []
-        if FileManager.default.fileExists(atPath: dir.path) {
-            let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
-            XCTAssertFalse(names.isEmpty, "Fixtures/fuzz/\(target) holds no input")
-            found += try names.map { ($0, [UInt8](try Data(contentsOf: dir.appendingPathComponent($0)))) }
-        }
+        // A folder that is missing or empty would replay nothing and pass (issue 40 item 17:
+        // xmp, takeout and sidecars were): it fails, naming how to fill it.
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.path), "Fixtures/fuzz/\(target) is missing: scripts/fuzz --keep 20 \(target)")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()) ?? []
+        XCTAssertFalse(names.isEmpty, "Fixtures/fuzz/\(target) holds no input: scripts/fuzz --keep 20 \(target)")
+        found += try names.map { ($0, [UInt8](try Data(contentsOf: dir.appendingPathComponent($0)))) }
         found += try seeds(target)
         XCTAssertFalse(found.isEmpty, "\(target): no kept input and no seed")
         return found
