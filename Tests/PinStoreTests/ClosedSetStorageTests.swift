@@ -15,7 +15,8 @@ final class ClosedSetStorageTests: XCTestCase {
         // "gpsTime" and "modifyDate" (issue 36 item 2) are new: the GPS date and time stamp, and
         // IFD0 DateTime, both tried before the file's modification time.
         // "track" (issue 29) is new: a position from the person's own track files.
-        XCTAssertEqual(PositionSource.allCases.map(\.rawValue), ["exif", "xmp", "quicktime", "matroska", "xmp-sidecar", "takeout", "track"])
+        // "estimate" (issue 36 item 4) is new: a position from the photos taken around it.
+        XCTAssertEqual(PositionSource.allCases.map(\.rawValue), ["exif", "xmp", "quicktime", "matroska", "xmp-sidecar", "takeout", "track", "estimate"])
         XCTAssertEqual(PhotoDecision.allCases.map(\.rawValue),
                        ["accepted", "noLocation", "interval", "distance", "unreadable", "notMedia"])
         // "jp2" (issue 24) is new: JPEG 2000.
