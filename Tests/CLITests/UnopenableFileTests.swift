@@ -26,9 +26,11 @@ final class UnopenableFileTests: XCTestCase {
                     environment: ["HOME": home, "TMPDIR": home], executable: "/usr/bin/setpriv")
     }
 
-    func skipUnlessRootWithSetpriv() throws {
+    func requireRootWithSetpriv() throws {
         guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-            throw XCTSkip("needs root and setpriv to make another user's open(2) fail with EACCES")
+            // A failure, never a skip: scripts/test runs as root (it installs packages), as CI does.
+            XCTFail("needs root and setpriv to make another user's open(2) fail with EACCES")
+            throw CocoaError(.featureUnsupported)
         }
     }
 
@@ -51,7 +53,7 @@ final class UnopenableFileTests: XCTestCase {
     }
 
     func testAPhotoThatCouldNotBeOpenedIsNamedAndReadAtTheNextRun() throws {
-        try skipUnlessRootWithSetpriv()
+        try requireRootWithSetpriv()
         let dir = try CLI.temporaryDirectory(self)
         let library = dir.appendingPathComponent("library")
         try FileManager.default.copyItem(at: CLI.repo.appendingPathComponent("Fixtures/library/2024"), to: library)
@@ -124,7 +126,7 @@ final class UnopenableFileTests: XCTestCase {
     }
 
     func testATrackThatCouldNotBeOpenedIsNamedAndReadAtTheNextRun() throws {
-        try skipUnlessRootWithSetpriv()
+        try requireRootWithSetpriv()
         let dir = try CLI.temporaryDirectory(self)
         let photos = dir.appendingPathComponent("photos"), tracks = dir.appendingPathComponent("tracks")
         try FileManager.default.copyItem(at: CLI.repo.appendingPathComponent("Fixtures/tracks/offset"), to: photos)

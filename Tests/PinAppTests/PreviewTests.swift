@@ -22,7 +22,9 @@ final class PreviewTests: XCTestCase {
 
     override func setUpWithError() throws {
         for tool in Self.tools where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw XCTSkip("\(tool) is missing: scripts/setup installs it")
+            // A missing decoder fails the test, never skips it: scripts/setup installs them all.
+            XCTFail("\(tool) is missing: run scripts/setup")
+            throw CocoaError(.fileNoSuchFile)
         }
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-previews-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
