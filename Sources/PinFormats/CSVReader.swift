@@ -34,12 +34,21 @@ public struct CSVReader {
         case tooManyFields(line: Int)
         case recordTooLong(line: Int)
 
-        public var description: String {
+        public var description: String { "line \(line): \(reason)" }
+
+        public var line: Int {
             switch self {
-            case let .unterminatedQuote(line): return "line \(line): a quoted field is not closed before the end of the file"
-            case let .fieldTooLong(line): return "line \(line): a field longer than \(CSVReader.maxFieldBytes) bytes"
-            case let .tooManyFields(line): return "line \(line): more than \(CSVReader.maxFields) fields in one record"
-            case let .recordTooLong(line): return "line \(line): a record longer than \(CSVReader.maxRecordBytes) bytes"
+            case let .unterminatedQuote(line), let .fieldTooLong(line), let .tooManyFields(line), let .recordTooLong(line): return line
+            }
+        }
+
+        /// What is wrong, without the line: for a caller that names the line itself.
+        public var reason: String {
+            switch self {
+            case .unterminatedQuote: return "a quoted field is not closed before the end of the file"
+            case .fieldTooLong: return "a field longer than \(CSVReader.maxFieldBytes) bytes"
+            case .tooManyFields: return "more than \(CSVReader.maxFields) fields in one record"
+            case .recordTooLong: return "a record longer than \(CSVReader.maxRecordBytes) bytes"
             }
         }
     }

@@ -89,7 +89,7 @@ enum PlacesCSV {
             if let failure = row.failure {
                 // Too long, or too many fields: the reader has read it to its end; the next
                 // record starts where it would have.
-                try emit(.malformed(position: "line \(row.line)", reason: failure.description))
+                try emit(.malformed(position: "line \(row.line)", reason: failure.reason))
                 continue
             }
             if row.fields.count == 1, row.fields[0].isEmpty { continue }
