@@ -23,13 +23,13 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // zlib, for PNG zTXt/iTXt text chunks (metadata-formats.md 4.1).
+        // zlib, for PNG zTXt/iTXt text chunks (docs/formats.md 4.1).
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // Brotli, for JPEG XL `brob` boxes (compressed Exif and XMP, metadata-formats.md 9.2).
+        // Brotli, for JPEG XL `brob` boxes (compressed Exif and XMP, docs/formats.md 9.2).
         .systemLibrary(
             name: "CBrotli",
             pkgConfig: "libbrotlidec",

@@ -11,7 +11,7 @@ extension MetadataLimits {
     static let maxAVIListPayload = 1024 * 1024
 }
 
-/// AVI (RIFF `AVI `, metadata-formats.md section 9.9): the capture time in `IDIT` (in `hdrl`
+/// AVI (RIFF `AVI `, docs/formats.md section 9.9): the capture time in `IDIT` (in `hdrl`
 /// or at the top level; a local wall clock), `LIST INFO` `ICRD` (DateCreated), and Exif with GPS
 /// in a stream's `strd` chunk starting `AVIF` (a little-endian IFD0 at byte 8, no TIFF header,
 /// offsets counted from the IFD: `TIFF.exifBlock` walks it from offset 0 of the payload and

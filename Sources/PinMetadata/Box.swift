@@ -1,4 +1,4 @@
-/// One ISO base media file format box header (ISO/IEC 14496-12 §4.2; metadata-formats.md 3.1),
+/// One ISO base media file format box header (ISO/IEC 14496-12 §4.2; docs/formats.md 3.1),
 /// the structure shared by HEIF/AVIF, Canon CR3, QuickTime/MP4 and the JPEG XL container.
 /// Offsets are absolute. Every container walks boxes with `ISOBoxWalker`, which parses each
 /// header here; what to read and what a bad size costs stay the container's.

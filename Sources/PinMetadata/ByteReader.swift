@@ -1,4 +1,5 @@
-/// Bounds-checked reading of untrusted bytes (architecture.md, "Habits worth keeping").
+/// Bounds-checked reading of untrusted bytes: a length or offset read from a file is checked
+/// before it is used, and reading past the end throws instead of trapping.
 ///
 /// Every container parser reads through a `ByteReader`. Offsets in its API are *absolute*: the
 /// position in the input file (or buffer) of the byte, even when the reader holds only a window

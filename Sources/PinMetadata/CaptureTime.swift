@@ -55,7 +55,7 @@ struct CaptureTimeResult: Sendable, Hashable {
     }
 }
 
-/// One absolute instant per file from Exif values (metadata-formats.md section 7, steps 1, 3, 5
+/// One absolute instant per file from Exif values (docs/formats.md section 7, steps 1, 3, 5
 /// and 6; steps 2 and 4 belong to containers that carry ISO strings or UTC values). Pure Swift.
 public enum CaptureTime {
     /// Step 3: accepted distance between the camera clock (read as UTC, minus the rounded offset)

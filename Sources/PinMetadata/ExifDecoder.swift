@@ -9,8 +9,9 @@ extension MetadataLimits {
     static let maxExifTextBytes = 256
 }
 
-/// The only libexif caller (architecture.md). Takes a TIFF stream (the bytes after `Exif\0\0`,
-/// section 1.2) found by a container reader, loads it with libexif 0.6.24 and copies the raw
+/// libexif for the metadata (the other caller, ExifThumbnail, reads only the embedded
+/// thumbnail; docs/formats.md section 2). Takes a TIFF stream (the bytes after `Exif\0\0`,
+/// docs/formats.md section 1.2) found by a container reader, loads it with libexif 0.6.24 and copies the raw
 /// values we use into an `ExifValues`.
 ///
 /// Thread safety (section 2.6): each call creates its own `ExifData` and `ExifLog`, never shared,
@@ -279,7 +280,7 @@ enum ExifDecoder {
 
         /// GPSLatitude/GPSLongitude: three RATIONAL or SRATIONAL values, or text read as
         /// numbers (`GPSConversion.textRationals`; some writers store coordinates as text,
-        /// metadata-formats.md 9.15), with the hemisphere the text carries.
+        /// docs/formats.md 9.15), with the hemisphere the text carries.
         func coordinate(_ content: UnsafeMutablePointer<ExifContent>, _ tag: UInt32, _ name: String,
                         _ values: inout ExifValues) -> (parts: [ExifRational], hemisphere: Character?)? {
             guard let found = entry(content, tag) else { return nil }

@@ -42,7 +42,7 @@ struct ExifValues: Sendable, Hashable {
     /// OffsetTimeOriginal (0x9011): `+HH:MM` / `-HH:MM`.
     var offsetTimeOriginal: String?
     /// DateTimeDigitized (0x9004, ExifTool's CreateDate), the capture time when
-    /// DateTimeOriginal is missing (metadata-formats.md 9.14).
+    /// DateTimeOriginal is missing (docs/formats.md 9.14).
     var dateTimeDigitized: String?
     /// SubSecTimeDigitized (0x9292).
     var subSecTimeDigitized: String?

@@ -11,7 +11,7 @@ extension MetadataLimits {
     static let maxGIFBytesPastFirstImage = 4 * 1024 * 1024
 }
 
-/// GIF (metadata-formats.md section 9.4): no Exif; XMP in an application extension
+/// GIF (docs/formats.md section 9.4): no Exif; XMP in an application extension
 /// `21 FF 0B "XMP DataXMP"` whose data is the raw packet followed by a 258-byte "magic
 /// trailer" that makes it walk as sub-blocks. Walks the blocks (headers and sub-block sizes
 /// only) up to the XMP extension, the trailer, or `maxGIFBytesPastFirstImage` past the first

@@ -22,7 +22,7 @@ struct GPSPosition: Sendable, Hashable {
     }
 }
 
-/// Turns raw GPS tag values into signed degrees (metadata-formats.md sections 1.4 and 1.5).
+/// Turns raw GPS tag values into signed degrees (docs/formats.md sections 1.4 and 1.5).
 /// Pure Swift: no libexif, no I/O.
 enum GPSConversion {
     /// Issue texts (stable: reports and tests use them).
@@ -93,7 +93,7 @@ enum GPSConversion {
         return result
     }
 
-    /// A coordinate written as ASCII instead of rationals (metadata-formats.md 9.15): `n/d`
+    /// A coordinate written as ASCII instead of rationals (docs/formats.md 9.15): `n/d`
     /// fractions first (`48/1,51/1,3024/100`), else one to three decimals (`48 51 30.24`,
     /// `48.8584`, `48,51.504N`), separated by spaces or commas; a trailing N/S/E/W is returned as
     /// the hemisphere, a leading `-` makes the parts signed and negative. Nil for anything else.

@@ -16,7 +16,7 @@ extension MetadataLimits {
     static let maxItemBytes = 4 * 1024 * 1024
 }
 
-/// Finds the Exif and XMP items of HEIF, HEIC and AVIF files (metadata-formats.md section 3),
+/// Finds the Exif and XMP items of HEIF, HEIC and AVIF files (docs/formats.md section 3),
 /// and the GPS/Exif directories of Canon CR3 (section 3.6).
 ///
 /// Reads box headers top-level box by box until `meta`, reads `meta` whole (capped), then only

@@ -17,7 +17,7 @@ struct EmbeddedMetadata: Sendable, Hashable {
     var unreadPart: String?
 }
 
-/// Finds the Exif APP1 of a JPEG (metadata-formats.md section 1.1). Reads only marker headers
+/// Finds the Exif APP1 of a JPEG (docs/formats.md section 1.1). Reads only marker headers
 /// and APP1 payloads before SOS; never the scan data, and never hands libexif the whole file
 /// (its own walker gives up at a COM or DQT before the APP1, section 2.2).
 ///

@@ -1,6 +1,6 @@
 import CBrotli
 
-/// JPEG XL (metadata-formats.md section 9.2). A bare codestream (`FF 0A`) carries no metadata.
+/// JPEG XL (docs/formats.md section 9.2). A bare codestream (`FF 0A`) carries no metadata.
 /// The container (`JXL ` signature box, `ftyp`) holds an `Exif` box (u32 offset, then the TIFF
 /// stream), an `xml ` box (the XMP packet), or either Brotli-compressed in a `brob` box (4-byte
 /// inner type, then the stream; cjxl's lossless JPEG transcode writes them so). Every top-level

@@ -16,7 +16,7 @@ extension MetadataLimits {
     static let maxMatroskaTagDepth = 6
 }
 
-/// Matroska and WebM (EBML, metadata-formats.md section 9.10): Info `DateUTC` (signed
+/// Matroska and WebM (EBML, docs/formats.md section 9.10): Info `DateUTC` (signed
 /// nanoseconds since 2001-01-01T00:00:00 UTC, ffmpeg's `creation_time`) and the SimpleTags
 /// `DATE_RECORDED` (a date-time, with or without an offset) and `LOCATION` (ISO 6709, as ffmpeg
 /// writes `-metadata location=` and phones write it).

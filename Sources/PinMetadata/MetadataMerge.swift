@@ -21,7 +21,7 @@ import PinCore
 /// of what the uploaded file carried, so it is the last resort (for a file whose own
 /// metadata was stripped).
 ///
-/// Time: the step of metadata-formats.md section 7 decides (1 Exif with OffsetTimeOriginal,
+/// Time: the step of docs/formats.md section 7 decides (1 Exif with OffsetTimeOriginal,
 /// 2 ISO 8601 with an offset, 3 Exif with the offset inferred from GPS time, 4 a UTC value
 /// from the container or a sidecar, 5 a wall time read in the default zone, then the GPS
 /// date and time stamp, IFD0 DateTime (ModifyDate), and last the file's mtime); within one step a person-edited XMP sidecar beats what is embedded, embedded Exif

@@ -15,7 +15,7 @@ extension MetadataLimits {
     static let maxInflatedText = 8 * 1024 * 1024
 }
 
-/// Finds the Exif of a PNG (metadata-formats.md section 4.1): the `eXIf` chunk (also the
+/// Finds the Exif of a PNG (docs/formats.md section 4.1): the `eXIf` chunk (also the
 /// pre-registration `exIf`), else an ImageMagick-style "Raw profile type exif" (or "APP1") text
 /// chunk, hex inside `tEXt`, `zTXt` or `iTXt`; and the XMP packet: keyword `XML:com.adobe.xmp`
 /// in `iTXt` (compressed or not), `zTXt` or `tEXt`, or ImageMagick's "Raw profile type xmp"

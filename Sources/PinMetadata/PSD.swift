@@ -5,7 +5,7 @@ extension MetadataLimits {
     static let maxPSDResources = 10_000
 }
 
-/// Photoshop PSD and PSB (metadata-formats.md section 9.3): the image resources section holds
+/// Photoshop PSD and PSB (docs/formats.md section 9.3): the image resources section holds
 /// resource 1058 (0x0422, a bare TIFF stream with the Exif) and 1060 (0x0424, the XMP packet).
 /// Reads the 26-byte header, the two section lengths and the resource block headers; only the
 /// data of those two resources. The layers and pixels are never read.

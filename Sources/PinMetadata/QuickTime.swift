@@ -1,7 +1,7 @@
 import Foundation
 import PinCore
 
-/// What the QuickTime/MP4 walker found, as raw values (metadata-formats.md section 5).
+/// What the QuickTime/MP4 walker found, as raw values (docs/formats.md section 5).
 struct QuickTimeValues: Sendable, Hashable {
     /// `com.apple.quicktime.location.ISO6709` from `meta` with the `mdta` handler (section 5.4).
     var keysLocation: String?

@@ -1,4 +1,4 @@
-/// Fujifilm RAF raw files (metadata-formats.md section 9.1): a 16-byte magic, a big-endian
+/// Fujifilm RAF raw files (docs/formats.md section 9.1): a 16-byte magic, a big-endian
 /// header, and at 0x54/0x58 the offset and length of an embedded JPEG whose APP1 carries the
 /// Exif (with GPS). Only the header and the JPEG's marker segments are read.
 enum RAF {

@@ -1,7 +1,7 @@
 import Foundation
 import PinCore
 
-/// Which files next to a photo or video describe it (metadata-formats.md sections 6.1, 6.2).
+/// Which files next to a photo or video describe it (docs/formats.md sections 6.1, 6.2).
 /// Pure name matching: no I/O. Names are raw bytes (they need not be UTF-8); the parts that
 /// are extensions (`.xmp`, `.json`, `.supplemental-metadata`, `-edited`, the media's own
 /// extension) compare ASCII case-insensitively, the rest of a name byte for byte.

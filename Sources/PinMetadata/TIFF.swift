@@ -7,13 +7,13 @@ extension MetadataLimits {
     /// an undeclared blob of megabytes from being read and copied; every tag the decoder uses
     /// (dates, offsets, GPS rationals) is a few dozen bytes.
     static let maxCopiedTIFFValue = 4 * 1024
-    /// Largest re-packed TIFF handed to libexif: below its 0xFFFE cap (metadata-formats.md 2.2),
+    /// Largest re-packed TIFF handed to libexif: below its 0xFFFE cap (docs/formats.md 2.2),
     /// so that libexif never truncates what we built; entries that would not fit are dropped.
     static let maxRepackedTIFF = 65_000
 }
 
 /// Reads the Exif of TIFF files and TIFF-based raws (DNG, CR2, NEF, ARW, PEF, ORF, RW2;
-/// metadata-formats.md section 4.3).
+/// docs/formats.md section 4.3).
 ///
 /// libexif truncates its input to 0xFFFE bytes and assumes the `42` magic (section 2.2), while
 /// libtiff-style writers put the IFDs after the pixels, far beyond 64 KiB. So IFD0 is walked

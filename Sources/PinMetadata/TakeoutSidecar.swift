@@ -1,7 +1,7 @@
 import Foundation
 import PinCore
 
-/// What a Google Takeout JSON sidecar says (metadata-formats.md section 6.2).
+/// What a Google Takeout JSON sidecar says (docs/formats.md section 6.2).
 struct TakeoutValues: Sendable, Hashable {
     /// The media's name in Google Photos (used to confirm truncated sidecar names).
     var title: String?

@@ -18,7 +18,7 @@ extension MetadataLimits {
     static let maxTransportStreamFrameHead = 64 * 1024
 }
 
-/// AVCHD .MTS/.M2TS camcorder video and plain MPEG-TS (metadata-formats.md section 9.11). The
+/// AVCHD .MTS/.M2TS camcorder video and plain MPEG-TS (docs/formats.md section 9.11). The
 /// capture time and GPS sit in the MDPM block ("Modified DV Pack Metadata") of an H.264 SEI
 /// user-data-unregistered message in the video stream.
 ///

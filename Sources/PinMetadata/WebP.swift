@@ -5,7 +5,7 @@ extension MetadataLimits {
     static let maxRIFFChunks = 100_000
 }
 
-/// Finds the `EXIF` and `XMP ` chunks of a WebP file (metadata-formats.md sections 4.2, 9.13).
+/// Finds the `EXIF` and `XMP ` chunks of a WebP file (docs/formats.md sections 4.2, 9.13).
 ///
 /// Walks every chunk (little-endian sizes, one pad byte after an odd size) and reads only the
 /// chunk headers and the `EXIF` and `XMP ` payloads. The `VP8X` flags are not trusted: a set EXIF flag

@@ -18,7 +18,7 @@ extension MetadataLimits {
     static let maxXMPValueBytes = 4_096
 }
 
-/// What an XMP packet says about position and capture time (metadata-formats.md section 6.1).
+/// What an XMP packet says about position and capture time (docs/formats.md section 6.1).
 /// The same value comes from an embedded packet (JPEG APP1, HEIF `mime` item, PNG `iTXt`,
 /// WebP `XMP `, QuickTime `uuid`/`XMP_`) and from a sidecar file.
 struct XMPValues: Sendable, Hashable {
@@ -87,7 +87,7 @@ enum XMP {
         exifURI: "exif", exifEXURI: "exifEX", photoshopURI: "photoshop", xmpURI: "xmp", xmpNoteURI: "xmpNote",
     ]
 
-    /// Properties tried for the capture time, in order (metadata-formats.md 9.14: as ExifTool
+    /// Properties tried for the capture time, in order (docs/formats.md 9.14: as ExifTool
     /// resolves DateTimeOriginal, then CreateDate).
     static let dateProperties = ["exif:DateTimeOriginal", "xmp:CreateDate", "photoshop:DateCreated"]
 

@@ -194,7 +194,7 @@ final class ImportPlacesTests: XCTestCase {
 }
 
 /// The other formats, each from the tool that writes it or, for Google's, hand-written after the
-/// public descriptions (docs: places-tracks-imports.md, "Google location formats"; each reader's
+/// public descriptions of Google's location formats (each reader's
 /// comment in Sources/PinImport/Places/Readers/PlacesJSON.swift quotes the schema it follows).
 final class ImportPlacesFormatTests: XCTestCase {
     func fixture(_ name: String) -> String { ImportPlacesTests.fixtures.appendingPathComponent(name).path }

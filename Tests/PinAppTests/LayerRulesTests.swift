@@ -3,8 +3,9 @@ import TestSupport
 import XCTest
 
 /// The rules of the house that a reading of the sources can check (issue 35 item 6): only the
-/// executables' entry points end the process, and only PinData opens the data files. Each rule
-/// is also proved able to fail, on a line made for it.
+/// executables' entry points end the process, only PinData opens the data files, and every
+/// document a comment cites is in the repository. Each rule is also proved able to fail, on a
+/// line made for it.
 final class LayerRulesTests: XCTestCase {
     /// The executables' own files: an entry point exits with the code its errors say.
     static let entryPoints: Set<String> = ["pins/main.swift", "pins-bench/main.swift", "build-country-index/main.swift",
@@ -39,6 +40,39 @@ final class LayerRulesTests: XCTestCase {
         return lines.indices.filter { read.firstMatch(in: lines[$0], range: NSRange(lines[$0].startIndex..., in: lines[$0])) != nil }
     }
 
+    /// The Markdown documents `lines` names (`docs/formats.md`, `THREADS.md`), with their line,
+    /// but paths of the installed package (`share/doc/pins/README.md`).
+    static func citedDocuments(_ lines: [String]) -> [(line: Int, name: String)] {
+        let name = try! NSRegularExpression(pattern: #"[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.md\b"#)
+        return lines.indices.flatMap { i in
+            name.matches(in: lines[i], range: NSRange(lines[i].startIndex..., in: lines[i])).compactMap { match in
+                let cited = String(lines[i][Range(match.range, in: lines[i])!])
+                return cited.hasPrefix("share/") ? nil : (i, cited)
+            }
+        }
+    }
+
+    /// Where a cited document may be: a path from the repository's root, or a bare name beside
+    /// the citing file, in docs/, in Resources/ or at the root.
+    static func resolves(_ cited: String, from folder: URL) -> Bool {
+        let root = Repository.url("")
+        let places = cited.contains("/") ? [root.appendingPathComponent(cited)]
+            : [folder, root.appendingPathComponent("docs"), root.appendingPathComponent("Resources"), root].map { $0.appendingPathComponent(cited) }
+        return places.contains { FileManager.default.fileExists(atPath: $0.path) }
+    }
+
+    /// A comment that cites a document a reader of the repository cannot open is a comment that
+    /// cannot be checked: the code's own reference is docs/ (docs/formats.md for the readers).
+    func testEveryDocumentACommentCitesIsInTheRepository() throws {
+        var missing: [String] = []
+        let root = Repository.url("Sources")
+        for (path, lines) in try sources() {
+            let folder = root.appendingPathComponent(path).deletingLastPathComponent()
+            missing += Self.citedDocuments(lines).filter { !Self.resolves($0.name, from: folder) }.map { "Sources/\(path):\($0.line + 1): \($0.name)" }
+        }
+        XCTAssertEqual(missing, [], "cite a document of this repository (docs/), or write there what the code relies on")
+    }
+
     func testOnlyTheEntryPointsEndTheProcess() throws {
         var found: [String] = []
         for (path, lines) in try sources() where !Self.entryPoints.contains(path) {
@@ -65,5 +99,13 @@ final class LayerRulesTests: XCTestCase {
                                            "let t = \"Countries.bin\" // a help text", "try data.worldMapJSON()",
                                            "Data(contentsOf: \"/x/TimeZones.bin\")"]),
                        [0, 1, 4])
+        let cited = Self.citedDocuments(["/// (metadata-formats.md section 7)", "// docs/formats.md 9.1 and THREADS.md",
+                                         "/// share/doc/pins/README.md", "let x = a.md5"])
+        XCTAssertEqual(cited.map { "\($0.line):\($0.name)" }, ["0:metadata-formats.md", "1:docs/formats.md", "1:THREADS.md"])
+        let pinApp = Repository.url("Sources/PinApp")
+        XCTAssertFalse(Self.resolves("metadata-formats.md", from: pinApp))
+        XCTAssertTrue(Self.resolves("docs/formats.md", from: pinApp))
+        XCTAssertTrue(Self.resolves("THREADS.md", from: pinApp))
+        XCTAssertFalse(Self.resolves("THREADS.md", from: Repository.url("Sources/PinCore")))
     }
 }

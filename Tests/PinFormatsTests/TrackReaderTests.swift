@@ -119,7 +119,7 @@ final class TrackReaderTests: XCTestCase {
     }
 
     /// Semantic Location History (Takeout, YYYY/YYYY_MONTH.json: timelineObjects of placeVisit
-    /// and activitySegment; places-tracks-imports.md gives the keys).
+    /// and activitySegment, the keys as Google writes them).
     func testGoogleSemanticLocationHistory() throws {
         let json = """
         {"timelineObjects": [
@@ -151,7 +151,7 @@ final class TrackReaderTests: XCTestCase {
         XCTAssertEqual(notes.count, 1)
     }
 
-    /// The phone's own Timeline export (2024 on), both forms (places-tracks-imports.md).
+    /// The phone's own Timeline export (2024 on), both forms (the keys as the phone writes them).
     func testGooglePhoneTimelineBothForms() throws {
         let object = """
         {"semanticSegments": [

@@ -3,7 +3,7 @@ import PinCore
 @testable import PinMetadata
 import XCTest
 
-/// Hand-worked instants from metadata-formats.md section 7. Expected epoch seconds were
+/// Hand-worked instants from docs/formats.md section 7. Expected epoch seconds were
 /// computed with `date -u -d '<UTC time>' +%s`.
 final class CaptureTimeTests: XCTestCase {
     private func resolve(_ dto: String?, offset: String? = nil, subsec: String? = nil,

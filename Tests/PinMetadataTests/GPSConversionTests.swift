@@ -2,7 +2,7 @@ import PinCore
 @testable import PinMetadata
 import XCTest
 
-/// Hand-worked coordinates from metadata-formats.md sections 1.4–1.6.
+/// Hand-worked coordinates from docs/formats.md sections 1.4 and 1.5.
 final class GPSConversionTests: XCTestCase {
     private func position(lat: [ExifRational]?, latRef: String? = "N", lon: [ExifRational]?,
                           lonRef: String? = "E", status: String? = nil,
@@ -163,7 +163,7 @@ final class GPSConversionTests: XCTestCase {
                               altitude: r(5, 1), altitudeRef: 0).altitude)
     }
 
-    // MARK: Coordinates written as text (metadata-formats.md 9.15)
+    // MARK: Coordinates written as text (docs/formats.md 9.15)
 
     func testTextCoordinatesInDMSDecimalOrRationalFormGiveTheSameDegreesAndJunkIsRefused() throws {
         func degrees(_ text: String) -> (Double?, Character?)? {

@@ -4,7 +4,7 @@ import PinCore
 import TestSupport
 import XCTest
 
-/// Builds HEIF files box by box (metadata-formats.md section 3), independently of the reader.
+/// Builds HEIF files box by box (docs/formats.md section 3), independently of the reader.
 struct TestHEIF {
     struct Item {
         var id: UInt32

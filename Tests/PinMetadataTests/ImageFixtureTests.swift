@@ -125,7 +125,7 @@ final class ImageFixtureTests: XCTestCase {
         XCTAssertEqual(a.metadataDigest, b.metadataDigest, "same TIFF bytes")
     }
 
-    /// The 64 KiB proof (metadata-formats.md 2.2, 2.8): libexif given the whole file misses the
+    /// The 64 KiB proof (docs/formats.md 2.2): libexif given the whole file misses the
     /// GPS; the TIFF reader's re-pack finds it, reading only the first window and the IFDs.
     func testGPSBeyond64KiBNeedsTheRepack() throws {
         let url = Self.formatsDir().appendingPathComponent("tiff/gps-ifd-beyond-64k.tif")

@@ -5,7 +5,7 @@ import PinCore
 import TestSupport
 import XCTest
 
-/// Builds PNG files chunk by chunk (metadata-formats.md section 4.1), independently of the reader.
+/// Builds PNG files chunk by chunk (docs/formats.md section 4.1), independently of the reader.
 enum TestPNG {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     static let ihdr = chunk("IHDR", [0, 0, 0, 8, 0, 0, 0, 8, 8, 2, 0, 0, 0])

@@ -5,7 +5,7 @@ import TestSupport
 import XCTest
 
 /// A minimal TIFF writer for tests: IFD0 (+ pointers), Exif IFD, GPS IFD, values out of line.
-/// Written from section 1.2 of metadata-formats.md, independent of the reader; the values it
+/// Written from section 1.2 of docs/formats.md, independent of the reader; the values it
 /// carries are chosen by hand in each test.
 struct TestTIFF {
     enum Value {

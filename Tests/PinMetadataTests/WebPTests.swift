@@ -4,7 +4,7 @@ import PinCore
 import TestSupport
 import XCTest
 
-/// Builds WebP (RIFF) files chunk by chunk (metadata-formats.md section 4.2).
+/// Builds WebP (RIFF) files chunk by chunk (docs/formats.md section 4.2).
 enum TestWebP {
     static func le32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), UInt8(v >> 24)] }
 

@@ -216,7 +216,7 @@ final class XMPTests: XCTestCase {
             xmp:CreateDate='2001-01-01T00:00:00Z' photoshop:DateCreated='2002-01-01T00:00:00Z' exif:DateTimeOriginal='2003-01-01T00:00:00Z'
             """))
         XCTAssertEqual(all.timeProperty, "exif:DateTimeOriginal")
-        // xmp:CreateDate before photoshop:DateCreated (metadata-formats.md 9.14).
+        // xmp:CreateDate before photoshop:DateCreated (docs/formats.md 9.14).
         let two = try parse(Self.packet(attributes: "xmp:CreateDate='2001-01-01T00:00:00Z' photoshop:DateCreated='2002-01-01T00:00:00Z'"))
         XCTAssertEqual(two.timeProperty, "xmp:CreateDate")
         XCTAssertEqual(two.takenAt, epoch(978_307_200))

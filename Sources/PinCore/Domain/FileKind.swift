@@ -11,7 +11,7 @@ public enum FileKind: String, Sendable, Hashable, CaseIterable, CustomStringConv
     case tiff
     /// QuickTime MOV and ISO MP4 video.
     case quicktime
-    /// Fujifilm RAF raw: the Exif sits in the embedded JPEG (metadata-formats.md 9.1).
+    /// Fujifilm RAF raw: the Exif sits in the embedded JPEG (docs/formats.md 9.1).
     case raf
     /// Photoshop PSD and PSB: image resources 1058 (Exif) and 1060 (XMP), section 9.3.
     case psd

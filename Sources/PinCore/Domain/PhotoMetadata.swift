@@ -57,7 +57,7 @@ public struct PhotoMetadata: Sendable, Hashable {
     }
 }
 
-/// Where a photo's position came from (metadata-formats.md section 8, MetadataMerge's ranks).
+/// Where a photo's position came from (docs/formats.md section 8, MetadataMerge's ranks).
 /// The raw values are what `inspect --json` and the import report print.
 public enum PositionSource: String, Codable, Sendable, CaseIterable, CustomStringConvertible {
     /// The file's Exif GPS directory.
@@ -81,7 +81,7 @@ public enum PositionSource: String, Codable, Sendable, CaseIterable, CustomStrin
     public var description: String { rawValue }
 }
 
-/// Which step of the time rules (metadata-formats.md section 7) produced `takenAt`. The raw
+/// Which step of the time rules (docs/formats.md section 7) produced `takenAt`. The raw
 /// values are stored (`photos.time_source`) and printed.
 public enum TimeSource: String, Codable, Sendable, CaseIterable, CustomStringConvertible {
     /// DateTimeOriginal (+SubSec) with OffsetTimeOriginal.

@@ -8,7 +8,7 @@ public enum CaptureInterval {
 }
 
 /// The app's distance: the angle between two positions seen from the Earth's centre,
-/// by the spherical law of cosines (metadata-formats.md section 8):
+/// by the spherical law of cosines (docs/formats.md section 8):
 ///     cos θ = cos φ1 cos φ2 cos(λ1 − λ2) + sin φ1 sin φ2
 public enum AngularDistance {
     /// The app's constant: 5 km on a 6371 km sphere, rounded as the app rounds it.

@@ -2,7 +2,7 @@ import Foundation
 
 /// A grid over latitude/longitude that answers "is any pin closer than θ to this point?"
 /// without looking at every pin: a query looks only at the cells a θ-box around the point
-/// touches (metadata-formats.md section 8: longitude half-width asin(sin θ / cos φ), all
+/// touches (docs/formats.md section 8: longitude half-width asin(sin θ / cos φ), all
 /// longitudes near the poles, boxes split at ±180°).
 ///
 /// Compact, because a run can make tens of thousands of pins and a nightly run starts with all

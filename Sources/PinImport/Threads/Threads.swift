@@ -3,7 +3,7 @@ import Foundation
 // The import's threads are started one way (`WorkerThread`) and wait on one primitive (a
 // pthread mutex with its conditions: `ThreadLock`, `ThreadCondition`); their hand-overs are a
 // `BoundedQueue` (first in, first out) or a `ReadFeed` (results in the order given). Which
-// threads exist and what each may touch: THREADS.md, next to this file.
+// threads exist and what each may touch: Sources/PinImport/THREADS.md.
 
 /// A pthread mutex. Its conditions (`ThreadCondition`) wait on it.
 final class ThreadLock: @unchecked Sendable {

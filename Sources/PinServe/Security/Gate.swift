@@ -1,7 +1,7 @@
 import Foundation
 
-/// Who may come in, decided before any use case is called (serve-map-photos.md, "A server
-/// that lets in only who may"): the Host, the Origin of a write, the session, its role and its
+/// Who may come in, decided before any use case is called (README, "Who may come
+/// in"): the Host, the Origin of a write, the session, its role and its
 /// CSRF token. Pure: the same answers in the tests and the fuzz target as behind evhttp.
 public struct Gate: Sendable {
     /// A password is set: every route but the sign-in needs a session. Without one (loopback
