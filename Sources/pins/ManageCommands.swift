@@ -15,7 +15,7 @@ let editSpec = CommandSpec(
         OptionSpec(name: "--untag", value: "T", help: "Remove a tag; repeat for more.", repeatable: true),
         OptionSpec(name: "--color", value: "HEX", help: "Pin color #RRGGBB."),
         OptionSpec(name: "--date", value: "ISO8601", help: "Date of the visit, e.g. 2024-05-01T10:00:00+02:00 (the offset becomes the pin's); without an offset, the local time where the pin is."),
-        OptionSpec(name: "--lat", value: "LAT", help: "New latitude (with --lon): the country is resolved again."),
+        OptionSpec(name: "--lat", value: "LAT", help: "New latitude (with --lon): the country, place and region are found again; a title pins made follows."),
         OptionSpec(name: "--lon", value: "LON", help: "New longitude (with --lat)."),
         OptionSpec(name: "--type", value: "TYPE", help: "point, city or mountain (a mountain needs --name; a city without one is the town the pin is in).", choices: LocationTypeSelection.allCases.map(\.rawValue)),
         OptionSpec(name: "--name", value: "NAME", help: "City or mountain name."),

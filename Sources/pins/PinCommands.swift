@@ -163,23 +163,7 @@ func runStats(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "stats") }
     let stats = try AppDependencies(databaseOption: args.value("--db")).app.statistics()
     if args.has("--json") {
-        let object: [String: Any] = [
-            "countries": stats.countries.map { c -> [String: Any] in
-                var entry: [String: Any] = ["id": c.id, "name": c.name, "continent": c.continent, "pinCount": c.pinCount,
-                                            "regionsVisited": c.regionsVisited, "placesVisited": c.placesVisited]
-                if c.regionCount > 0 { entry["regionCount"] = c.regionCount }
-                return entry
-            },
-            "continents": stats.continents.map { ["name": $0.name, "countryCount": $0.countryCount, "pinCount": $0.pinCount] },
-            "countriesVisited": stats.countries.count, "continentsVisited": stats.continents.count,
-            "regionsVisited": stats.regionsVisited, "placesVisited": stats.placesVisited,
-            "mostVisited": stats.mostVisited.map {
-                ["id": $0.id.lowercasedText, "title": $0.title, "visitCount": $0.visitCount, "photoCount": $0.photoCount] as [String: Any]
-            },
-            "totals": ["pins": stats.totalPins, "point": stats.pointCount, "city": stats.cityCount,
-                       "mountain": stats.mountainCount, "withoutCountry": stats.pinsWithoutCountry, "wanted": stats.wantedPins],
-        ]
-        Out.print(Out.json(object))
+        Out.print(Out.json(stats.jsonObject))
         return
     }
     var text = "Pins: \(stats.totalPins) (points \(stats.pointCount), cities \(stats.cityCount), mountains \(stats.mountainCount)"

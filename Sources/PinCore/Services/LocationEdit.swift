@@ -141,14 +141,38 @@ extension LocationService {
         try database.write { repos in
             guard let old = try repos.locations.fetch(id: id) else { throw ServiceError.notFound(id) }
             var edit = edit
-            if edit.placeThere == nil, edit.needsPlace(old) {
+            var there: (country: String?, match: PlaceMatch)?
+            if edit.needsPlace(old) {
                 try creation.locator.prepare()
                 try creation.places.prepare()
-                edit.placeThere = creation.resolve(at: edit.coordinate ?? old.coordinate).match
+                there = creation.resolve(at: edit.coordinate ?? old.coordinate)
+                if edit.placeThere == nil { edit.placeThere = there?.match }
             }
             var pin = try edit.applied(to: old)
+            if edit.title == nil, let there, let title = titleAfterMove(from: old, to: pin, there: there) { pin.title = title }
             pin.editedAt = now
             return try save(pin, replacing: old, in: repos)
+        }
+    }
+}
+
+extension LocationService {
+    /// The title of a moved pin whose title is the one pins made where it was: the one pins
+    /// makes where it is now ("Paris, France" dragged to Lyon is "Lyon, France"; a City pin
+    /// titled by its town takes the new town's name), as an import's moved pin does. Nil (the
+    /// title stays) for a title the person wrote, a pin that did not move, and a Mountain,
+    /// which keeps its mountain.
+    func titleAfterMove(from old: Location, to new: Location, there: (country: String?, match: PlaceMatch)) -> String? {
+        guard new.coordinate != old.coordinate else { return nil }
+        switch (old.type, new.type) {
+        case (.point, .point):
+            let made = [creation.title(country: old.countryID, place: old.placeFields), old.coordinate.description]
+            guard old.placesResolved, made.contains(old.title) else { return nil }
+            return creation.title(country: there.country, place: PinPlace(there.match))
+        case let (.city(was), .city(now)):
+            return old.title == was.cityName && now.cityName != was.cityName ? now.cityName : nil
+        default:
+            return nil
         }
     }
 }

@@ -37,7 +37,7 @@ public final class AppBackend: Backend {
         case .photo(let id, let index): return try photo(id, index)
         case .runs: return try runs()
         case .undoRun(let id): return try undoRun(id, request)
-        case .stats: return .error(501, "not served yet: the page's Statistics tab, or pins stats")
+        case .stats: return try stats()
         case .session, .login, .logout, .loginPage, .asset: return .error(500, "routed twice")
         }
     }
