@@ -262,8 +262,11 @@ public struct ImportPipeline {
         report.corrected = intake.reconciled.corrected.filter { $0.kind != .same }
         var sorted = try intake.sorter.sorted()
         var decided = DecidedFiles.Writer()
-        if options.estimate != nil || options.dryRun {
-            intake.decide.estimator = PositionEstimator(intake.fixes, limits: options.estimate ?? EstimateLimits())
+        if options.estimate != nil || options.dryRun, let span = intake.unplacedSpan {
+            let limits = options.estimate ?? EstimateLimits()
+            var neighbours = intake.fixes
+            try readingSnapshot { repos in neighbours += try Self.recordedNeighbours(around: span, limits: limits, in: repos) }
+            intake.decide.estimator = PositionEstimator(neighbours, limits: limits)
             intake.decide.applyEstimates = options.estimate != nil
         }
         try intake.decide.decide(&sorted, history: intake.history, redecided: intake.redecided, root: intake.rootPath, into: &decided)
@@ -271,6 +274,25 @@ public struct ImportPipeline {
         report.items = try decided.finish()
         report.estimated = intake.decide.estimated
         report.estimatesPossible = intake.decide.estimatesPossible
+    }
+}
+
+extension ImportPipeline {
+    /// The photos earlier runs recorded with their own position, in any folder, taken within
+    /// the estimates' reach of `span` (the run's photos without a position): the run's own are
+    /// in the estimator already (the same photo twice is one neighbour: `PositionEstimator`).
+    static func recordedNeighbours(around span: ClosedRange<Double>, limits: EstimateLimits,
+                                   in repos: Repositories?) throws -> [NeighbourPhoto] {
+        guard let repos else { return [] }
+        let reach = limits.reach
+        var found: [NeighbourPhoto] = []
+        try readingDatabase {
+            found = try repos.photos.recordedNeighbours(from: span.lowerBound - reach, to: span.upperBound + reach).map {
+                NeighbourPhoto(instant: $0.instant, coordinate: $0.coordinate,
+                               name: String(decoding: $0.path.lastComponent, as: UTF8.self))
+            }
+        }
+        return found
     }
 }
 
@@ -303,6 +325,9 @@ private final class ReadIntake {
     /// item 4); gathered only when the run estimates or counts estimates.
     var fixes: [NeighbourPhoto] = []
     let gathersFixes: Bool
+    /// The instants of the photos to decide without a position and with a capture time: the
+    /// recorded neighbours read are those around them.
+    var unplacedSpan: ClosedRange<Double>?
     /// The camera photos without offsets the tracks missed (issue 36 item 5).
     var zoneGuess = CameraZoneGuess()
     let timeZones: (any TimeZoneLocating)?
@@ -363,6 +388,9 @@ private final class ReadIntake {
             if gathersFixes, let c = item.coordinate, item.positionSource != .track, item.isMedia, !item.datedByFile {
                 fixes.append(NeighbourPhoto(instant: item.takenAt.timeIntervalSince1970, coordinate: c,
                                             name: String(decoding: item.entry.relativePath.lastComponent, as: UTF8.self)))
+            } else if gathersFixes, item.coordinate == nil, item.isMedia, !item.datedByFile {
+                let t = item.takenAt.timeIntervalSince1970
+                unplacedSpan = unplacedSpan.map { min($0.lowerBound, t)...max($0.upperBound, t) } ?? t...t
             }
             if decide.admit(&item) { try admitted(item, in: repos) }
             try sorter.add(item)

@@ -207,6 +207,16 @@ public enum Migrations {
         Migration(version: 11, name: "wanted places", sql: """
             ALTER TABLE locations ADD COLUMN wanted INTEGER NOT NULL DEFAULT 0;
             """, step: wantedSavedPlaces),
+        // Where a photo's recorded position came from (issue 36 item 4): its own (`exif`,
+        // `xmp`, ...) or pins' (`track`, `estimate`). The photos with their own are the
+        // neighbours a later run estimates from; the others never are. Records made before
+        // say so only for an accepted photo placed by a track (its detail names the track);
+        // the rest stay NULL (see `recordedNeighbours`).
+        Migration(version: 12, name: "photo position source", sql: """
+            ALTER TABLE photos ADD COLUMN position_source TEXT;
+            UPDATE photos SET position_source = 'track' WHERE latitude IS NOT NULL AND detail LIKE 'position from the track %';
+            CREATE INDEX photos_own_position ON photos(taken_at) WHERE latitude IS NOT NULL;
+            """),
     ]
 
     /// Schema 11: the pins of Saved Places imported before become wanted, but for one with a

@@ -41,7 +41,7 @@ struct SQLitePhotoRepository: PhotoRepository {
     func find(size: Int64, digest: String) throws -> PhotoRecord? {
         try db.query("""
             SELECT path, size, mtime_ns, inode, digest, format, taken_at, time_source, utc_offset, latitude, longitude,
-                   decision, detail, location_id
+                   decision, detail, location_id, position_source
             FROM photos WHERE size = ? AND digest = ? AND decision != 'notMedia' ORDER BY missing DESC, path LIMIT 1
             """, [size, digest]) { s in
             PhotoRecord(
@@ -52,7 +52,8 @@ struct SQLitePhotoRepository: PhotoRepository {
                 utcOffsetSeconds: s.isNull(8) ? nil : s.int(8),
                 coordinate: s.isNull(9) ? nil : Coordinate(latitude: s.double(9), longitude: s.double(10)),
                 decision: try s.value(11, as: PhotoDecision.self), detail: s.optionalString(12),
-                locationID: s.optionalString(13).flatMap(UUID.init(uuidString:)))
+                locationID: s.optionalString(13).flatMap(UUID.init(uuidString:)),
+                positionSource: try s.optionalValue(14, as: PositionSource.self))
         }.first
     }
 
@@ -81,18 +82,38 @@ struct SQLitePhotoRepository: PhotoRepository {
     func save(_ r: PhotoRecord, runID: Int64?) throws {
         try db.run("""
             INSERT INTO photos (path, size, mtime_ns, inode, digest, format, taken_at, time_source, utc_offset,
-                                latitude, longitude, decision, detail, location_id, run_id, missing, pin_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
+                                latitude, longitude, decision, detail, location_id, run_id, missing, pin_id, position_source)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
             ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, inode = excluded.inode,
                 digest = excluded.digest, format = excluded.format, taken_at = excluded.taken_at,
                 time_source = excluded.time_source, utc_offset = excluded.utc_offset, latitude = excluded.latitude,
                 longitude = excluded.longitude, decision = excluded.decision, detail = excluded.detail,
-                location_id = excluded.location_id, run_id = excluded.run_id, missing = 0, pin_id = excluded.pin_id
+                location_id = excluded.location_id, run_id = excluded.run_id, missing = 0, pin_id = excluded.pin_id,
+                position_source = excluded.position_source
             """, [SQLValue.blob(r.path.bytes), r.fingerprint.size, r.fingerprint.modificationNanoseconds,
                   Int64(bitPattern: r.fingerprint.inode), r.digest, r.format?.rawValue, r.takenAt?.timeIntervalSince1970,
                   r.timeSource?.rawValue, r.utcOffsetSeconds, r.coordinate?.latitude, r.coordinate?.longitude,
                   r.decision.rawValue, r.detail, r.locationID?.lowercasedText, runID,
-                  (r.pinID ?? (r.decision == .accepted ? r.locationID : nil))?.lowercasedText])
+                  (r.pinID ?? (r.decision == .accepted ? r.locationID : nil))?.lowercasedText,
+                  r.coordinate == nil ? nil : r.positionSource?.rawValue])
+    }
+
+    /// Own positions: a source recorded that is neither `track` nor `estimate`. A record from
+    /// before schema 12 (no source) counts only in a database that never had a track: there a
+    /// position was the photo's own (estimates came with schema 12); where tracks were used, a
+    /// photo a track placed and the rules skipped cannot be told from a phone's.
+    func recordedNeighbours(from: Double, to: Double) throws -> [RecordedNeighbour] {
+        try db.query("""
+            SELECT taken_at, latitude, longitude, path FROM photos
+            WHERE latitude IS NOT NULL AND longitude IS NOT NULL AND taken_at BETWEEN ? AND ?
+              AND time_source IS NOT NULL AND time_source NOT IN ('fileModification', 'none')
+              AND (position_source NOT IN ('track', 'estimate')
+                   OR (position_source IS NULL AND NOT EXISTS (SELECT 1 FROM tracks)))
+            ORDER BY taken_at, path
+            """, [from, to]) {
+            RecordedNeighbour(instant: $0.double(0), coordinate: Coordinate(latitude: $0.double(1), longitude: $0.double(2)),
+                              path: RawPath(bytes: $0.blob(3)))
+        }
     }
 }
 

@@ -17,7 +17,10 @@ enum InstalledSettings {
         ("PINS_DB", "The database file when neither --db nor the environment's PINS_DB names one."),
         ("PINS_LIBRARY", "The folder 'pins import' imports when it is given none (the nightly run)."),
         ("PINS_PAGE", "The map page 'pins import' writes after importing PINS_LIBRARY (not for a dry run, not with --html)."),
+        ("PINS_ESTIMATE", "yes: every 'pins import' places photos without a position from the photos around them, as --estimate-positions does."),
     ]
+    /// The settings whose value is a word, not a path, with the words allowed.
+    static let words: [String: [String]] = ["PINS_ESTIMATE": ["yes", "no"]]
     static let largestFile = 64 * 1024
 
     /// The value of `key`: the environment's when set and not empty, else the file's (an empty
@@ -126,7 +129,11 @@ struct ConfigFile {
                 throw fail("'\(special)' in the value of \(key): write the path as it is, without quotes or escapes (spaces are fine)")
             }
             if value.last == " " || value.last == "\t" { throw fail("spaces after the value of \(key)") }
-            if !value.isEmpty && !value.hasPrefix("/") { throw fail("\(key) must be an absolute path (starting with /), got '\(value)'") }
+            if let allowed = InstalledSettings.words[key] {
+                if !value.isEmpty && !allowed.contains(value) {
+                    throw fail("\(key) is \(allowed.joined(separator: " or ")), got '\(value)'")
+                }
+            } else if !value.isEmpty && !value.hasPrefix("/") { throw fail("\(key) must be an absolute path (starting with /), got '\(value)'") }
             lineOf[key] = number
             if !value.isEmpty { values[key] = value }
         }

@@ -28,7 +28,7 @@ let importSpec = CommandSpec(
         OptionSpec(name: "--nice", value: nil, help: "Lower CPU and I/O priority (for a NAS that serves files at night)."),
         OptionSpec(name: "--quiet", value: nil, help: "No progress and no summary: only errors (for cron)."),
         OptionSpec(name: "--verbose", value: nil, help: "Also list every decision, one line per file."),
-        OptionSpec(name: "--estimate-positions", value: nil, help: "Give photos without a position one from the photos of the run around them that have one."),
+        OptionSpec(name: "--estimate-positions", value: nil, help: "Give photos without a position one from the photos around them that have one (also PINS_ESTIMATE=yes)."),
     ] + trackOptionSpecs,
     details: """
     The rules are the iOS app's, in order, over photos sorted by capture time: a photo without
@@ -124,7 +124,13 @@ private func importOptions(_ args: ParsedArguments, root: String) throws -> Impo
     }
     options.timeZones = LazyTimeZones()
     options.tracks = try trackOptions(args, command: "import")
-    if args.has("--estimate-positions") { options.estimate = EstimateLimits() }
+    // The option, or PINS_ESTIMATE=yes (the environment's, else pins.conf's): the nightly run
+    // estimates when the settings say so.
+    let setting = try InstalledSettings.value("PINS_ESTIMATE")
+    if let setting, setting != "yes" && setting != "no" {
+        throw UsageError("PINS_ESTIMATE is yes or no, got '\(setting)'", command: "import")
+    }
+    if args.has("--estimate-positions") || setting == "yes" { options.estimate = EstimateLimits() }
     options.scan = ScanOptions(followSymlinks: args.has("--follow-symlinks"), includeHidden: args.has("--include-hidden"),
                                includeSystemFolders: args.has("--include-system-folders"), excludes: args.all("--exclude"))
 

@@ -126,4 +126,64 @@ final class EstimatePositionsTests: XCTestCase {
         XCTAssertTrue(text.stdout.contains("  estimates  1 photo placed from the photos around them (--json says from which)"), text.stdout)
         XCTAssertTrue(text.stdout.contains("  pins       3 would be created"), text.stdout)
     }
+
+    /// Issue 36 item 4 (a, b): the phone's photos an earlier run recorded are neighbours too, but
+    /// not a photo that run placed from a track; PINS_ESTIMATE=yes in pins.conf asks for the
+    /// estimates as the option does. Run 1 imports the phone (10:00Z at 48.0, 10:10Z at 48.2)
+    /// and a camera photo a GPX places at 10:30Z at 50.0. Run 2 imports the camera: cam-car at
+    /// 10:05Z lies half way between the phone's, 48.1; cam-late at 10:32Z is 2 min from the
+    /// track-placed photo (no neighbour) and 22 min from phone-2 (more than 10 min): none.
+    func testAnEarlierRunsPhotosWithTheirOwnPositionAreNeighboursAndPinsConfAsksForIt() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool") else {
+            return XCTFail("exiftool is missing: scripts/setup installs libimage-exiftool-perl")
+        }
+        let dir = try CLI.temporaryDirectory(self)
+        let phone = dir.appendingPathComponent("phone"), camera = dir.appendingPathComponent("camera")
+        for folder in [phone, camera] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        try photo(phone, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
+        try photo(phone, "phone-2.jpg", "2024:05:01 10:10:00", (48.2, 2.0))
+        try photo(phone, "cam-tracked.jpg", "2024:05:01 10:30:00")
+        let gpx = dir.appendingPathComponent("walk.gpx")
+        try """
+            <?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="50.0" lon="2.0"><time>2024-05-01T10:29:50Z</time></trkpt>
+            <trkpt lat="50.0" lon="2.0"><time>2024-05-01T10:30:10Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """.write(to: gpx, atomically: true, encoding: .utf8)
+        try photo(camera, "cam-car.jpg", "2024:05:01 10:05:00")
+        try photo(camera, "cam-late.jpg", "2024:05:01 10:32:00")
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        let first = try CLI.run(["import", phone.path, "--track", gpx.path, "--json", "--db", db], environment: ["TZ": "UTC"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertEqual(((try CLI.json(first.stdout) as? [String: Any])?["counts"] as? [String: Any])?["placedFromTracks"] as? Int, 1)
+
+        let conf = dir.appendingPathComponent("pins.conf")
+        try "# estimates for every import\nPINS_ESTIMATE=maybe\n".write(to: conf, atomically: true, encoding: .utf8)
+        let bad = try CLI.run(["import", camera.path, "--dry-run", "--db", db], environment: ["TZ": "UTC", "PINS_CONFIG": conf.path])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertEqual(bad.stderr, "pins import: \(conf.path), line 2: PINS_ESTIMATE is yes or no, got 'maybe'\n")
+        try "# estimates for every import\nPINS_ESTIMATE=yes\n".write(to: conf, atomically: true, encoding: .utf8)
+        let second = try CLI.run(["import", camera.path, "--json", "--db", db], environment: ["TZ": "UTC", "PINS_CONFIG": conf.path])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        let json = try XCTUnwrap(CLI.json(second.stdout) as? [String: Any])
+        XCTAssertEqual((json["counts"] as? [String: Any])?["placedFromEstimates"] as? Int, 1)
+        let car = try XCTUnwrap((json["pins"] as? [[String: Any]])?.first { $0["photo"] as? String == "cam-car.jpg" }, second.stdout)
+        XCTAssertEqual(car["latitude"] as? Double ?? 0, 48.1, accuracy: 1e-9)
+        XCTAssertEqual(car["estimate"] as? String, "from phone-1.jpg (5 min before) and phone-2.jpg (5 min after), 22.2 km apart")
+        let late = try XCTUnwrap((json["skipped"] as? [[String: Any]])?.first { $0["photo"] as? String == "cam-late.jpg" }, second.stdout)
+        XCTAssertEqual(late["reason"] as? String, "noLocation")
+        // The environment's value wins over the file's: no, and nothing is estimated.
+        let off = try CLI.run(["import", camera.path, "--dry-run", "--json", "--db", dir.appendingPathComponent("none.sqlite").path],
+                              environment: ["TZ": "UTC", "PINS_CONFIG": conf.path, "PINS_ESTIMATE": "no"])
+        XCTAssertEqual(((try CLI.json(off.stdout) as? [String: Any])?["counts"] as? [String: Any])?["placedFromEstimates"] as? Int, 0, off.stderr)
+
+        // pins show says where the position came from, of the photo (text and JSON).
+        let pins = try XCTUnwrap(CLI.json(CLI.run(["list", "--json", "--db", db]).stdout) as? [[String: Any]])
+        let id = try XCTUnwrap(pins.first { ($0["latitude"] as? Double).map { abs($0 - 48.1) < 1e-9 } == true }?["id"] as? String, "\(pins)")
+        let shown = try XCTUnwrap(CLI.json(CLI.run(["show", id, "--json", "--db", db]).stdout) as? [String: Any])
+        let words = "position from the photos around it: from phone-1.jpg (5 min before) and phone-2.jpg (5 min after), 22.2 km apart"
+        XCTAssertEqual((shown["photos"] as? [[String: Any]])?.first?["detail"] as? String, words)
+        let text = try CLI.run(["show", id, "--db", db])
+        XCTAssertTrue(text.stdout.contains("cam-car.jpg (run 2): " + words), text.stdout)
+    }
 }

@@ -51,10 +51,15 @@ public struct PhotoRecord: Sendable {
     /// The pin the photo belongs to, when the writer knows it (`photos.pin_id`; the store's
     /// linking pass corrects it): writing it with the record spares that pass a second write.
     public var pinID: UUID? = nil
+    /// Where `coordinate` came from (`photos.position_source`): the photo's own, a track's or an
+    /// estimate's. Only photos with their own are neighbours for later estimates.
+    public var positionSource: PositionSource? = nil
 
     public init(path: RawPath, fingerprint: PhotoFingerprint, digest: String? = nil, format: FileKind? = nil,
                 takenAt: Date? = nil, timeSource: TimeSource? = nil, utcOffsetSeconds: Int? = nil,
-                coordinate: Coordinate? = nil, decision: PhotoDecision, detail: String? = nil, locationID: UUID? = nil) {
+                coordinate: Coordinate? = nil, decision: PhotoDecision, detail: String? = nil, locationID: UUID? = nil,
+                positionSource: PositionSource? = nil) {
+        self.positionSource = positionSource
         self.path = path
         self.fingerprint = fingerprint
         self.digest = digest
@@ -165,6 +170,27 @@ public protocol PhotoRepository {
     /// Updates only the fingerprint (a file touched but not changed) and clears `missing`.
     func refresh(_ path: RawPath, fingerprint: PhotoFingerprint) throws
     func markMissing(_ paths: [RawPath]) throws
+    /// The recorded photos with a position of their own (not a track's, not an estimate's) and
+    /// a capture time that is not their file's, in any folder, taken between `from` and `to`
+    /// (seconds since 1970): neighbours for the estimates (issue 36 item 4).
+    func recordedNeighbours(from: Double, to: Double) throws -> [RecordedNeighbour]
+}
+
+extension PhotoRepository {
+    public func recordedNeighbours(from: Double, to: Double) throws -> [RecordedNeighbour] { [] }
+}
+
+/// A recorded photo with its own position, as a neighbour for the estimates.
+public struct RecordedNeighbour: Sendable, Hashable {
+    public var instant: Double
+    public var coordinate: Coordinate
+    public var path: RawPath
+
+    public init(instant: Double, coordinate: Coordinate, path: RawPath) {
+        self.instant = instant
+        self.coordinate = coordinate
+        self.path = path
+    }
 }
 
 /// Where an import run stands. The raw values are stored (`runs.status`) and printed by

@@ -203,6 +203,7 @@ public struct PinCorrection: Sendable {
         record.takenAt = item.takenAt
         record.utcOffsetSeconds = metadata.utcOffsetSeconds
         record.timeSource = metadata.timeSource
+        record.positionSource = metadata.positionSource
         switch kind {
         case .moved: record.detail = "metadata corrected: pin moved from \(pin.coordinate)"
         case .kept: record.detail = "no position any more: pin kept at \(pin.coordinate)"

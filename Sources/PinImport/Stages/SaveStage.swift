@@ -122,7 +122,7 @@ struct SaveStage {
             format: item.metadata?.format, takenAt: item.metadata.map { _ in item.takenAt },
             timeSource: item.metadata?.timeSource, utcOffsetSeconds: item.metadata?.utcOffsetSeconds,
             coordinate: item.metadata?.coordinate, decision: item.decision, detail: item.detail ?? Self.trackDetail(item),
-            locationID: locationID)
+            locationID: locationID, positionSource: item.positionSource)
         // The pin it belongs to as far as this run has saved (the store's pass at the run's end
         // corrects the few a later pin of the run is nearer to): each record is written once.
         if locationID == nil, item.decision == .interval || item.decision == .distance, let coordinate = record.coordinate {
@@ -148,7 +148,8 @@ struct SaveStage {
     /// An accepted photo placed by a track keeps which track and how far its fix was, for
     /// `pins show` (issue 29: the source of a position is said wherever the pin is read).
     static func trackDetail(_ item: ImportItem) -> String? {
-        item.trackFix.map { "position from the track \($0.file), nearest fix \(Int(saturating: $0.seconds.rounded())) s away" }
+        if let estimate = item.estimateDetail { return "position from the photos around it: \(estimate)" }
+        return item.trackFix.map { "position from the track \($0.file), nearest fix \(Int(saturating: $0.seconds.rounded())) s away" }
     }
 }
 

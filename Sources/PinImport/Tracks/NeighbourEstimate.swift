@@ -24,6 +24,9 @@ public struct EstimateLimits: Sendable, Hashable {
     public var maxNearest: Double = 600
 
     public init() {}
+
+    /// How far in time a neighbour can give a position: the widest the rule reaches.
+    public var reach: Double { max(maxGap, maxNearest) }
 }
 
 /// A photo with a position of its own, as a fix for the others.
@@ -54,12 +57,20 @@ public struct PositionEstimator: Sendable {
     private let photos: [NeighbourPhoto]
 
     public init(_ photos: [NeighbourPhoto], limits: EstimateLimits = EstimateLimits()) {
-        self.photos = photos.filter { $0.coordinate.isValid && $0.instant.isFinite }
+        // The same photo twice (this run's reading and an earlier run's record of it, or a
+        // copy) is one neighbour: the first given is kept.
+        var seen = Set<Moment>()
+        self.photos = photos.filter { $0.coordinate.isValid && $0.instant.isFinite && seen.insert(Moment($0)).inserted }
             .sorted { ($0.instant, $0.name) < ($1.instant, $1.name) }
         self.limits = limits
     }
 
     public var isEmpty: Bool { photos.isEmpty }
+
+    private struct Moment: Hashable {
+        let instant: Double, latitude: Double, longitude: Double
+        init(_ p: NeighbourPhoto) { (instant, latitude, longitude) = (p.instant, p.coordinate.latitude, p.coordinate.longitude) }
+    }
 
     /// The estimate at instant `t`, or why there is none.
     public func estimate(at t: Double) -> Result<NeighbourEstimate, NoEstimate> {
