@@ -54,6 +54,10 @@ extension ImportReport {
         if item.isRetriedForTracks, item.decision == .accepted {
             photo.detail = "skipped earlier for no location, decided again for a new or changed track"
         }
+        // A position from the photos around it says from which (issue 36 item 4).
+        if let estimate = item.estimateDetail {
+            photo.detail = "position from the photos around it: " + estimate + (photo.detail.map { "; " + $0 } ?? "")
+        }
         if let fix = item.trackFix {
             photo.trackFile = fix.file
             photo.secondsToTrackFix = fix.seconds

@@ -122,8 +122,25 @@ final class EstimatePositionsTests: XCTestCase {
         XCTAssertEqual(car["estimate"] as? String, "from phone-1.jpg (5 min before) and phone-2.jpg (5 min after), 22.2 km apart")
         let skipped = try XCTUnwrap(json["skipped"] as? [[String: Any]])
         XCTAssertEqual(skipped.first { $0["photo"] as? String == "cam-far.jpg" }?["reason"] as? String, "noLocation")
+        // The run's page says it of the pin: its source and from which photos.
+        let page = dir.appendingPathComponent("run.html").path
+        let drawn = try CLI.run(["import", photos.path, "--dry-run", "--quiet", "--db", db, "--estimate-positions", "--html", page],
+                                environment: ["TZ": "UTC"])
+        XCTAssertEqual(drawn.status, 0, drawn.stderr)
+        let run = try XCTUnwrap(CLI.island(String(contentsOfFile: page, encoding: .utf8), "run-data") as? [String: Any])
+        let created = try XCTUnwrap((run["created"] as? [[String: Any]])?.first { $0["photo"] as? String == "cam-car.jpg" })
+        XCTAssertEqual(created["positionSource"] as? String, "estimate")
+        XCTAssertEqual(created["detail"] as? String,
+                       "position from the photos around it: from phone-1.jpg (5 min before) and phone-2.jpg (5 min after), 22.2 km apart")
         let text = try CLI.run(["import", photos.path, "--dry-run", "--db", db, "--estimate-positions"], environment: ["TZ": "UTC"])
-        XCTAssertTrue(text.stdout.contains("  estimates  1 photo placed from the photos around them (--json says from which)"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("  estimates  1 photo placed from the photos around them (listed below)"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("""
+
+            Placed from the photos around them (by capture time):
+              PHOTO        NOW  POSITION FROM
+              cam-car.jpg  pin  from phone-1.jpg (5 min before) and phone-2.jpg (5 min after), 22.2 km apart
+
+            """), text.stdout)
         XCTAssertTrue(text.stdout.contains("  pins       3 would be created"), text.stdout)
     }
 

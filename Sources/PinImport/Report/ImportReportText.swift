@@ -18,6 +18,7 @@ public enum ImportReportText {
         writeSummary(report, catalog: catalog, to: sink)
         writeCorrected(report, limit: verbose ? Int.max : listLimit, to: sink)
         writeRedecided(report, limit: verbose ? Int.max : listLimit, to: sink)
+        writeFromEstimates(report, limit: verbose ? Int.max : listLimit, to: sink)
         if report.dryRun {
             writePins(report, to: sink)
             writeFromTracks(report, limit: verbose ? Int.max : listLimit, to: sink)
@@ -80,7 +81,7 @@ public enum ImportReportText {
             }
         }
         if report.estimated > 0 {
-            line("  estimates  \(report.estimated) photo\(report.estimated == 1 ? "" : "s") placed from the photos around them (--json says from which)")
+            line("  estimates  \(report.estimated) photo\(report.estimated == 1 ? "" : "s") placed from the photos around them (listed below)")
         } else if report.estimatesPossible > 0 {
             line("  estimates  \(report.estimatesPossible) photo\(report.estimatesPossible == 1 ? "" : "s") without a position could be placed from the photos around them (--estimate-positions)")
         }
@@ -161,6 +162,21 @@ public enum ImportReportText {
         // one pass over the pins, for the rows.
         writeTable(["TAKEN AT", "CC", "PLACE", "LATITUDE", "LONGITUDE", "PHOTO"], report.accepted.lazy.map { pinCells($0)! },
                    widths: report.items.tally.pinTableWidths, to: sink)
+    }
+
+    /// The photos placed from the photos around them (issue 36 item 4): what became of each and
+    /// from which photos, how far in time and space.
+    static func writeFromEstimates(_ report: ImportReport, limit: Int, to sink: TextSink) {
+        guard report.estimated > 0 else { return }
+        var rows: [[String]] = []
+        for item in report.items where item.estimateDetail != nil {
+            guard rows.count < limit else { break }
+            rows.append([TerminalText.quoted(item.entry.relativePath), item.decision == .accepted ? "pin" : item.decision.words,
+                         TerminalText.escaped(item.estimateDetail!)])
+        }
+        sink.write("\nPlaced from the photos around them (by capture time):\n")
+        writeTable(["PHOTO", "NOW", "POSITION FROM"], rows, to: sink)
+        if report.estimated > limit { sink.write("  ... and \(report.estimated - limit) more (see --json)\n") }
     }
 
     /// The pins whose position came from the tracks: photo, track file, seconds to the nearest fix.

@@ -490,7 +490,8 @@
   // Where a photo's position came from, in words; for a track, its file and the time to its
   // nearest fix (issue 29: "nearest fix 12 s away").
   const SOURCES = { exif: "the photo's Exif GPS", xmp: "the photo's XMP", quicktime: "the video's location",
-    matroska: "the video's location", "xmp-sidecar": "its XMP sidecar", takeout: "its Google Takeout sidecar" };
+    matroska: "the video's location", "xmp-sidecar": "its XMP sidecar", takeout: "its Google Takeout sidecar",
+    estimate: "the photos taken around it" };
   function positionFrom(p) {
     if (p.positionSource === "track") {
       const s = Math.round(p.secondsToTrackFix || 0);
