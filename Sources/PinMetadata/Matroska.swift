@@ -32,6 +32,7 @@ enum Matroska {
     static let seek: UInt32 = 0x4DBB, seekID: UInt32 = 0x53AB, seekPosition: UInt32 = 0x53AC
     static let dateUTC: UInt32 = 0x4461, tag: UInt32 = 0x7373, simpleTag: UInt32 = 0x67C8
     static let tagName: UInt32 = 0x45A3, tagString: UInt32 = 0x4487
+    static let timestampScale: UInt32 = 0x2AD7B1, duration: UInt32 = 0x4489
     /// Seconds from 1970-01-01 to 2001-01-01.
     static let epoch2001: Double = 978_307_200
 
@@ -41,6 +42,8 @@ enum Matroska {
         var dateRecorded: String?
         var location: String?
         var digestInput: [UInt8] = []
+        /// Info's Duration (a float in TimestampScale units, default 1 ms) in seconds.
+        var durationSeconds: Double?
     }
 
     struct Element {
@@ -95,6 +98,16 @@ enum Matroska {
     static func unsigned(_ r: ByteReader) -> UInt64? {
         guard r.count >= 1, r.count <= 8 else { return nil }
         return r.allBytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    }
+
+    /// An EBML float: 4 or 8 bytes, big-endian IEEE 754.
+    static func float(_ r: ByteReader) -> Double? {
+        guard let bits = unsigned(r) else { return nil }
+        switch r.count {
+        case 4: return Double(Float(bitPattern: UInt32(bits)))
+        case 8: return Double(bitPattern: bits)
+        default: return nil
+        }
     }
 
     static func read<S: ByteSource>(in source: inout S, warnings: inout [String]) throws -> Values {
@@ -177,11 +190,19 @@ enum Matroska {
             case seekHead:
                 seeks += seekEntries(payload, fileSize: size, budget: &budget)
             case info:
-                for (field, value) in children(payload, budget: &budget) where field.id == dateUTC && value.count == 8 {
-                    let ns = Int64(bitPattern: unsigned(value) ?? 0)
-                    values.dateUTC = Double(ns) / 1e9 + epoch2001
-                    values.digestInput += value.allBytes
+                var scale: UInt64 = 1_000_000, ticks: Double?
+                for (field, value) in children(payload, budget: &budget) {
+                    if field.id == dateUTC && value.count == 8 {
+                        let ns = Int64(bitPattern: unsigned(value) ?? 0)
+                        values.dateUTC = Double(ns) / 1e9 + epoch2001
+                        values.digestInput += value.allBytes
+                    } else if field.id == timestampScale, let s = unsigned(value), s > 0 {
+                        scale = s
+                    } else if field.id == duration {
+                        ticks = float(value)
+                    }
                 }
+                if let ticks, ticks.isFinite, ticks > 0 { values.durationSeconds = ticks * Double(scale) / 1e9 }
             case tags:
                 for (t, r) in children(payload, budget: &budget) where t.id == tag {
                     simpleTags(r, depth: 0, values: &values, budget: &budget)

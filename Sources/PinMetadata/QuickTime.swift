@@ -25,6 +25,8 @@ struct QuickTimeValues: Sendable, Hashable {
     var userDataDateTimeOriginal: String?
     /// `mvhd` creation_time: seconds since 1904-01-01 (0 = unset), section 5.2.
     var movieCreationTime: UInt64?
+    /// `mvhd` duration in seconds (duration / timescale), for a video's placeholder.
+    var movieDuration: Double?
     /// An XMP packet: top-level `uuid` BE7ACFCB-… (MP4) or `udta/XMP_` (MOV).
     var xmp: [UInt8]?
     /// Bytes that identify the movie's metadata (`mvhd` payload and the values above).
@@ -206,6 +208,7 @@ enum QuickTime {
                 let count = min(box.payloadCount, 32)
                 let payload = try source.reader(at: box.payloadStart, count: count, context: container)
                 values.movieCreationTime = movieCreationTime(payload, warnings: &warnings)
+                values.movieDuration = movieDuration(payload)
                 values.digestInput += payload.allBytes
             case udta, meta:
                 if box.payloadCount > MetadataLimits.maxMovieAtomPayload {
@@ -483,6 +486,22 @@ enum QuickTime {
             warnings.append("'mvhd' version \(version) is unknown: creation time not read")
             return nil
         }
+    }
+
+    /// `mvhd` duration (ISO/IEC 14496-12 8.2.2): v0 u32 timescale at payload offset 12 and u32
+    /// duration at 16; v1 u32 timescale at 20 and u64 duration at 24. nil when unset (0 or all
+    /// ones: "unknown") or the timescale is 0.
+    static func movieDuration(_ payload: ByteReader) -> Double? {
+        let base = payload.range.lowerBound
+        guard let version = try? payload.u8(at: base) else { return nil }
+        let scale: UInt32?, duration: UInt64?
+        switch version {
+        case 0: (scale, duration) = (try? payload.u32(at: base + 12, .bigEndian), (try? payload.u32(at: base + 16, .bigEndian)).map { $0 == .max ? 0 : UInt64($0) })
+        case 1: (scale, duration) = (try? payload.u32(at: base + 20, .bigEndian), (try? payload.u64(at: base + 24, .bigEndian)).map { $0 == .max ? 0 : $0 })
+        default: return nil
+        }
+        guard let scale, scale > 0, let duration, duration > 0 else { return nil }
+        return Double(duration) / Double(scale)
     }
 
     // MARK: Interpreting

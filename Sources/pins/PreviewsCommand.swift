@@ -15,9 +15,10 @@ let previewsSpec = CommandSpec(
         A preview is at most 256 px on its long side, made once per photo version and kept in the
         preview folder, never beside the photos: JPEG, PNG, WebP, TIFF and GIF through
         ImageMagick's convert, HEIC/HEIF/AVIF through libheif's heif-convert, videos through
-        ffmpeg (a poster frame). A photo without one gets a placeholder that says why: no decoder
-        on this machine (named once), the decoder could not read it, the file is missing, or raw
-        files (their embedded preview is not read yet).
+        ffmpeg (a poster frame), raw files through the largest JPEG inside them. A photo without
+        one gets a placeholder that says why: no decoder on this machine (named once), the
+        decoder could not read it, the file is missing, or a raw file with no JPEG inside that a
+        browser shows; a video's placeholder also says how long it is.
 
         Example:
           pins previews --json
@@ -48,7 +49,10 @@ func runPreviews(_ args: ParsedArguments) throws {
     }
     let rows = summary.kinds.keys.sorted().map { kind -> [String] in
         let c = summary.kinds[kind]!
-        let why = c.placeholders.keys.sorted().map { "\(c.placeholders[$0]!) \($0.words)" }.joined(separator: ", ")
+        let why = c.placeholders.keys.sorted().map { reason -> String in
+            let tool = reason == .noDecoder ? summary.missingTool[kind].map { " (\($0))" } ?? "" : ""
+            return "\(c.placeholders[reason]!) \(reason.words)\(tool)"
+        }.joined(separator: ", ")
         return [kind.rawValue, String(c.photos), String(c.previews), why.isEmpty ? "-" : why]
     }
     if !rows.isEmpty { Out.print(Out.table(["KIND", "PHOTOS", "PREVIEWS", "PLACEHOLDERS"], rows)) }

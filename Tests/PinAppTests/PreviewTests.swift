@@ -70,6 +70,10 @@ final class PreviewTests: XCTestCase {
 
     /// A database with one pin and the files as its photos (their kinds as the import records them).
     func app(_ files: [(path: String, format: FileKind)]) throws -> PinApp {
+        try app(files.map { (RawPath($0.path), $0.format) })
+    }
+
+    func app(_ files: [(path: RawPath, format: FileKind)]) throws -> PinApp {
         let path = dir.appendingPathComponent("pins.sqlite").path
         let db = try PinDatabase(path: path)
         let creation = CreationService(locator: AtSea(), countries: CountryService(catalog: CountryCatalog(entries: [])), ids: .system)
@@ -77,7 +81,7 @@ final class PreviewTests: XCTestCase {
                                                     date: Date(timeIntervalSince1970: 1_700_000_000)), using: db)
         try db.write { repos in
             for (n, file) in files.enumerated() {
-                try repos.photos.save(PhotoRecord(path: RawPath(file.path), fingerprint: PhotoFingerprint(size: Int64(n), modificationNanoseconds: 1, inode: 1),
+                try repos.photos.save(PhotoRecord(path: file.path, fingerprint: PhotoFingerprint(size: Int64(n), modificationNanoseconds: 1, inode: 1),
                                                   format: file.format, coordinate: Coordinate(latitude: 45, longitude: 5.001),
                                                   decision: .distance), runID: nil)
             }
@@ -90,11 +94,11 @@ final class PreviewTests: XCTestCase {
     var maker: PreviewMaker { PreviewMaker(convert: "/usr/bin/convert", heifConvert: "/usr/bin/heif-convert", ffmpeg: "/usr/bin/ffmpeg") }
 
     /// Width and height, and the colour at each quadrant's centre, of a picture, as ImageMagick reads it.
-    func look(_ bytes: [UInt8], ext: String) throws -> (size: String, colours: [[Int]]) {
+    func look(_ bytes: [UInt8], ext: String, at points: [(x: Int, y: Int)]? = nil) throws -> (size: String, colours: [[Int]]) {
         let file = dir.appendingPathComponent("look-\(UUID().uuidString).\(ext)").path
         FileManager.default.createFile(atPath: file, contents: Data(bytes))
         let size = try tool("/usr/bin/convert", [file, "-format", "%wx%h", "info:"])
-        let colours = try quadrants.map { q -> [Int] in
+        let colours = try (points ?? quadrants.map { ($0.x, $0.y) }).map { q -> [Int] in
             let text = try tool("/usr/bin/convert", [file, "-format", "%[fx:int(255*p{\(q.x),\(q.y)}.r)],%[fx:int(255*p{\(q.x),\(q.y)}.g)],%[fx:int(255*p{\(q.x),\(q.y)}.b)]", "info:"])
             return text.split(separator: ",").compactMap { Int($0) }
         }
@@ -135,7 +139,7 @@ final class PreviewTests: XCTestCase {
         let bare = PreviewMaker(convert: nil, heifConvert: nil, ffmpeg: nil)
         let summary = try app.makePreviews(cache: cache, maker: bare)
         XCTAssertEqual(summary.total.previews, 0)
-        XCTAssertEqual(summary.total.placeholders, [.noDecoder: 1, .fileMissing: 1, .notSupported: 1])
+        XCTAssertEqual(summary.total.placeholders, [.noDecoder: 1, .fileMissing: 1, .noEmbeddedPreview: 1])
         XCTAssertEqual(summary.missingTools, ["heif-convert"])
         let placeholder = try XCTUnwrap(try app.preview(photoID: 1, cache: cache, maker: bare))
         XCTAssertEqual(placeholder.mimeType, "image/svg+xml")
@@ -154,5 +158,81 @@ final class PreviewTests: XCTestCase {
         XCTAssertEqual(summary.made, 3)
         XCTAssertLessThanOrEqual(summary.cacheBytes, 1)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasPrefix(".") }, [])
+    }
+
+    func near(_ got: [Int], _ want: [Int], _ what: String) {
+        XCTAssertEqual(got.count, 3, what)
+        for (g, w) in zip(got, want) { XCTAssertLessThan(abs(g - w), 24, "\(what): \(got) for \(want)") }
+    }
+
+    /// The DNG of scripts/fixtures-previews: IFD0 says turn 90 degrees clockwise; the largest
+    /// JPEG is the lossless raw data (no browser shows it), the one to take the 640x480
+    /// quadrants. So the preview is 192x256 with blue red / yellow lime (worked by hand), and
+    /// it matches ExifTool's PreviewImage turned and scaled by ImageMagick.
+    func testARawsPreviewIsItsLargestViewableEmbeddedJPEGTurnedAsTheRawSays() throws {
+        let dng = Repository.url("Fixtures/previews/dng-preview-subifd-rotated.dng").path
+        let raf = Repository.url("Fixtures/formats/containers/other/fujifilm-embedded-jpeg.raf").path
+        let app = try app([(dng, .tiff), (raf, .raf)])
+        let cache = PreviewCache(folder: dir.appendingPathComponent("cache").path)
+        let summary = try app.makePreviews(cache: cache, maker: maker)
+        XCTAssertEqual(summary.kinds[.raw]?.previews, 2, "\(summary.kinds)")
+        let preview = try XCTUnwrap(try app.preview(photoID: 1, cache: cache, maker: maker))
+        let turned: [(x: Int, y: Int)] = [(48, 64), (144, 64), (48, 192), (144, 192)]
+        let seen = try look(preview.bytes, ext: "jpg", at: turned)
+        XCTAssertEqual(seen.size, "192x256")
+        for (got, want) in zip(seen.colours, [[0, 0, 255], [255, 0, 0], [255, 255, 0], [0, 255, 0]]) { near(got, want, "DNG") }
+        // ExifTool's own extraction, turned and scaled by ImageMagick: the same picture.
+        for (file, turn, name) in [(dng, "90", "PreviewImage"), (raf, "0", "PreviewImage")] {
+            let extracted = dir.appendingPathComponent("exiftool-\(UUID().uuidString).jpg").path
+            try tool("/bin/sh", ["-c", "exiftool -b -\(name) \"$0\" > \"$1\"", file, extracted])
+            let expected = dir.appendingPathComponent("expected-\(UUID().uuidString).jpg").path
+            try tool("/usr/bin/convert", [extracted, "-rotate", turn, "-thumbnail", "256x256>", expected])
+            let theirs = try look(Array(try Data(contentsOf: URL(fileURLWithPath: expected))), ext: "jpg", at: [(4, 4), (8, 8)])
+            let ours = try look(try XCTUnwrap(try app.preview(photoID: file == dng ? 1 : 2, cache: cache, maker: maker)).bytes, ext: "jpg",
+                                at: [(4, 4), (8, 8)])
+            XCTAssertEqual(ours.size, theirs.size, file)
+            for (got, want) in zip(ours.colours, theirs.colours) { near(got, want, file) }
+        }
+    }
+
+    /// A name that is not UTF-8 (Latin-1 e-acute, as an old camera card writes it) reaches the
+    /// decoder as the bytes it is: a String would have made it U+FFFD and the tool would not
+    /// find the file.
+    func testANameThatIsNotUTF8ReachesTheDecoderAsItsBytes() throws {
+        let files = try sources()
+        let name = Array(dir.path.utf8) + Array("/caf".utf8) + [0xE9] + Array(".jpg".utf8)
+        let copy = try XCTUnwrap(FileManager.default.contents(atPath: files["jpeg"]!))
+        let fd = name.withUnsafeBufferPointer { b in
+            (Array(b) + [0]).withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_WRONLY | O_CREAT, 0o644) }
+        }
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        _ = copy.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        let app = try app([(RawPath(bytes: name), FileKind.jpeg)])
+        let cache = PreviewCache(folder: dir.appendingPathComponent("cache").path)
+        XCTAssertEqual(try app.makePreviews(cache: cache, maker: maker).total.previews, 1)
+        let seen = try look(try XCTUnwrap(try app.preview(photoID: 1, cache: cache, maker: maker)).bytes, ext: "jpg")
+        XCTAssertEqual(seen.size, "256x192")
+        for (got, q) in zip(seen.colours, quadrants) { near(got, q.rgb, "caf\\xE9.jpg") }
+    }
+
+    /// Without ffmpeg a video's placeholder says how long it is: 2 s of MP4 (mvhd) and 3 s of
+    /// Matroska (Info Duration), as ffmpeg wrote them.
+    func testAVideoWithoutItsDecoderSaysItsDuration() throws {
+        let files = try sources()
+        let mkv = dir.appendingPathComponent("quad.mkv").path
+        try tool("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-loop", "1", "-i", files["png"]!, "-t", "3", "-r", "10",
+                                     "-c:v", "libx264", "-pix_fmt", "yuv420p", mkv])
+        let app = try app([(files["video"]!, .quicktime), (mkv, .matroska)])
+        let cache = PreviewCache(folder: dir.appendingPathComponent("cache").path)
+        let noFFmpeg = PreviewMaker(convert: "/usr/bin/convert", heifConvert: "/usr/bin/heif-convert", ffmpeg: nil)
+        let summary = try app.makePreviews(cache: cache, maker: noFFmpeg)
+        XCTAssertEqual(summary.kinds[.video]?.placeholders, [.noDecoder: 2])
+        XCTAssertEqual(summary.missingTools, ["ffmpeg"])
+        for (id, duration) in [(Int64(1), "0:02"), (2, "0:03")] {
+            let svg = String(decoding: try XCTUnwrap(try app.preview(photoID: id, cache: cache, maker: noFFmpeg)).bytes, as: UTF8.self)
+            XCTAssertTrue(svg.contains("no decoder on this machine (ffmpeg)"), svg)
+            XCTAssertTrue(svg.contains(">\(duration)</text>"), svg)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinMetadata
 import PinStore
 
 /// How many photos of a kind have a real preview, and why the others have none.
@@ -25,6 +26,8 @@ public struct PreviewSummary: Sendable {
     public var made = 0
     /// The decoders a photo needed and this machine lacks, each once.
     public var missingTools: [String] = []
+    /// The decoder each kind lacks (for the text's rows).
+    public var missingTool: [PreviewKind: String] = [:]
     public var cacheFolder: String
     /// What the cache folder holds after the run (at most its cap).
     public var cacheBytes: Int64 = 0
@@ -48,7 +51,10 @@ extension PinApp {
                 summary.made += 1
                 if summary.made % 1_000 == 0 { cache.trim() }
             }
-            if case .failure(.noDecoder) = result, let tool = maker.missingTool(for: kind) { missing.insert(tool) }
+            if case .failure(.noDecoder) = result, let tool = maker.missingTool(for: kind) {
+                missing.insert(tool)
+                summary.missingTool[kind] = tool
+            }
             summary.kinds[kind, default: PreviewCounts()].add(result)
             summary.total.add(result)
         }
@@ -65,8 +71,16 @@ extension PinApp {
         let kind = PreviewKind(format: photo.format, path: photo.path)
         switch try previewResult(photo, kind: kind, cache: cache, maker: maker).result {
         case let .success(preview): return preview
-        case let .failure(reason): return PreviewMaker.placeholder(kind: kind, reason: reason, tool: maker.missingTool(for: kind))
+        case let .failure(reason):
+            return PreviewMaker.placeholder(kind: kind, reason: reason, tool: maker.missingTool(for: kind), detail: placeholderDetail(photo, kind: kind))
         }
+    }
+
+    /// The third line of a placeholder: a video's duration, read from its container's metadata
+    /// (a video without a poster frame still says how long it is).
+    func placeholderDetail(_ photo: LinkedPhoto, kind: PreviewKind) -> String? {
+        guard kind == .video, let seconds = VideoDuration.seconds(path: photo.path) else { return nil }
+        return VideoDuration.text(seconds)
     }
 
     /// The cached result, else one made now and kept; `made` says which.
@@ -76,10 +90,9 @@ extension PinApp {
             let decoderCame = stored == .failure(.noDecoder) && maker.missingTool(for: kind) == nil
             if !decoderCame { return (stored, false) }
         }
-        // Where the file is: the recorded path (pins never writes beside it).
-        let path = String(decoding: photo.path.bytes, as: UTF8.self)
+        // Where the file is: the recorded path, its bytes as they are (pins never writes beside it).
         try FileManager.default.createDirectory(atPath: cache.folder, withIntermediateDirectories: true)
-        let result = FileManager.default.fileExists(atPath: path) ? maker.make(path, kind: kind, scratch: cache.folder) : .failure(.fileMissing)
+        let result = maker.make(photo.path, kind: kind, scratch: cache.folder)
         // A missing file may come back (an unmounted share): its reason is not kept.
         if result != .failure(.fileMissing) { try cache.store(result, for: photo) }
         return (result, true)
