@@ -20,10 +20,11 @@ let serveSpec = CommandSpec(
         A long-running service: the map page of 'pins report', live from the database (a change
         made by the command line, an import or another browser shows within seconds, no reload),
         and its editing: a long press (or a right-click) on the map adds a pin there, its place
-        and title proposed; a pin's popup edits or deletes it (with Undo); the list recolours,
-        tags or deletes the pins it shows; the Trips tab renames a trip; the Settings tab sets
-        the colours and map style and lists the imports, each with its undo. Each change is the
-        same call the command line makes.
+        and title proposed; a pin dragged moves there, its place found again (with Undo); a pin's
+        popup edits or deletes it (with Undo); the list recolours, tags or deletes the pins it
+        shows; the Trips tab renames a trip; the Settings tab sets the colours and map style and
+        lists the imports, each with its undo. Each change is the same call the command line
+        makes.
 
         Who may come in: without a password pins serve listens on loopback only (127.0.0.1, ::1)
         and refuses any other address. With one, every browser signs in; the sessions are cookies

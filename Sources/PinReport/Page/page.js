@@ -867,6 +867,8 @@
     },
     matching: () => pins.filter((p, i) => !filtering || match[i]).map((p) => p.id),
     open: (id) => { const i = pins.findIndex((p) => p.id === id); if (i >= 0) openPopup(i); return i >= 0; },
+    // The stored pin a drawn single pin (its g's data-j) stands for; null for a run's items.
+    pinOf: (j) => (items[j] && items[j].kind === 0 ? pins[items[j].i] : null),
     openId: () => (popupItem >= 0 && items[popupItem].kind === 0 ? pins[items[popupItem].i].id : null),
   };
   document.body.dataset.readyMs = String(Math.round(performance.now()));

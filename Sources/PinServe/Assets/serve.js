@@ -9,7 +9,7 @@
 // - a long press (or a right-click) on the map opens "New pin" there, with the place, region and
 //   title /api/locate proposes;
 // - a pin's popup gets Edit and Delete (with Undo); the list gets bulk colour, tag and delete for
-//   the pins it shows; the Trips tab renames a trip; the Settings tab changes the colours and
+//   the pins it shows; a pin dragged moves there (with Undo); the Trips tab renames a trip; the Settings tab changes the colours and
 //   style (and, when asked, gives the pins of the old pin colour the new one).
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -19,7 +19,7 @@
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
   }
-  let session = { role: "read", csrf: "" }, version = null, busy = false;
+  let session = { role: "read", csrf: "" }, version = null, busy = false, holding = false;
 
   // --- before page.js: the Settings tab, then the page as drawn, kept ---
   const nav = $("tabs");
@@ -73,7 +73,7 @@
 
   // --- live: the page drawn again on new data ---
   async function poll() {
-    if (document.hidden || busy) return;
+    if (document.hidden || busy || holding) return;
     try {
       const v = (await api("GET", "/api/version")).version;
       if (version !== null && v !== version) await refresh(false);
@@ -403,8 +403,73 @@
     });
   }
 
+  // --- a pin dragged to a new place (mouse or touch; a full session only) ---
+  // The server moves it as 'pins edit --lat --lon' does: its country, place and region found
+  // again (a City its town, a title pins made follows). A press without a drag still opens the
+  // popup; the toast's Undo moves it back. The listener is on the map's capture phase, before
+  // page.js's pan (which a read-only session keeps: for it a pin does not move).
+  const clampLat = (lat) => Math.max(-85, Math.min(85, lat)), clampLon = (lon) => Math.max(-180, Math.min(180, lon));
+  function whereText(pin) {
+    const names = JSON.parse($("page-data").textContent).names || {};
+    return [pin.place, pin.region, pin.country ? names[pin.country] || pin.country : "at sea"].filter(Boolean).join(", ");
+  }
+  async function movePin(pin, lat, lon) {
+    const from = { latitude: pin.latitude, longitude: pin.longitude };
+    const to = { latitude: Number(clampLat(lat).toFixed(6)), longitude: Number(clampLon(lon).toFixed(6)) };
+    try {
+      const moved = await change("PATCH", "/api/pins/" + pin.id, to);
+      window.pinsPage.open(pin.id);
+      toast("Moved to " + whereText(moved), "Undo", () => change("PATCH", "/api/pins/" + pin.id, from, (back) => {
+        window.pinsPage.open(pin.id);
+        toast("Back at " + whereText(back));
+      }).catch(() => {}));
+    } catch (x) {
+      window.pinsPage.setView(window.pinsPage.view());  // drawn again where it is
+    }
+  }
+  function dragPins() {
+    if (session.role !== "full") return;
+    const map = $("map");
+    map.addEventListener("pointerdown", (e) => {
+      const g = e.target.closest && e.target.closest("#pins-layer g.pin");
+      const pin = g && e.isPrimary && g.dataset.j !== undefined ? window.pinsPage.pinOf(Number(g.dataset.j)) : null;
+      if (!pin) return;
+      e.stopPropagation();
+      e.preventDefault();
+      map.setPointerCapture(e.pointerId);
+      const start = [e.clientX, e.clientY], box = map.getBoundingClientRect();
+      let dragging = false;
+      holding = true;  // no redraw by a poll while the pin is held
+      const move = (m) => {
+        if (m.pointerId !== e.pointerId) return;
+        m.stopPropagation();
+        if (!dragging && Math.hypot(m.clientX - start[0], m.clientY - start[1]) < 6) return;
+        dragging = true;
+        g.classList.add("dragging");
+        g.setAttribute("transform", "translate(" + (m.clientX - box.left).toFixed(1) + "," + (m.clientY - box.top).toFixed(1) + ")");
+      };
+      const end = (u) => {
+        if (u.pointerId !== e.pointerId) return;
+        u.stopPropagation();
+        map.removeEventListener("pointermove", move, true);
+        map.removeEventListener("pointerup", end, true);
+        map.removeEventListener("pointercancel", end, true);
+        holding = false;
+        if (u.type === "pointercancel") { window.pinsPage.setView(window.pinsPage.view()); return; }
+        if (!dragging) { window.pinsPage.open(pin.id); return; }
+        const [lat, lon] = window.pinsPage.at(u.clientX, u.clientY);
+        movePin(pin, lat, lon);
+      };
+      map.addEventListener("pointermove", move, true);
+      map.addEventListener("pointerup", end, true);
+      map.addEventListener("pointercancel", end, true);
+    }, true);
+  }
+
   // After each start of page.js: the parts this script adds to the fresh page.
   function started() {
+    document.body.dataset.role = session.role;
+    dragPins();
     bulkBar();
     tripRename();
     settingsForm();
