@@ -100,38 +100,27 @@ extension DataFiles {
 /// The zone outlines, loaded and indexed on first use, once, from any thread: only a photo with
 /// a position and a time without offset needs them. When the files cannot be found or read,
 /// every such photo keeps `--timezone` and says why.
-public final class LazyTimeZones: TimeZoneLocating, @unchecked Sendable {
-    // The state is guarded by `lock`.
-    private let lock = NSLock()
-    private var loaded: Result<TimeZoneResolver, TimeZoneUnavailable>?
-    private let data: @Sendable () throws -> DataFiles
+public final class LazyTimeZones: TimeZoneLocating, Sendable {
+    private let loaded: LoadOnce<TimeZoneResolver>
     /// Set for one position (`pins add`, `pins edit`): only the zones near its latitude are
     /// indexed, and only points at that latitude may be asked.
     private let latitude: Double?
 
     public init(onlyAtLatitude latitude: Double? = nil, data: @escaping @Sendable () throws -> DataFiles = { try DataFiles.installed() }) {
         self.latitude = latitude
-        self.data = data
-    }
-
-    private func resolver() -> Result<TimeZoneResolver, TimeZoneUnavailable> {
-        lock.lock()
-        defer { lock.unlock() }
-        if let loaded { return loaded }
-        let made: Result<TimeZoneResolver, TimeZoneUnavailable>
-        do {
-            made = .success(try data().timeZoneResolver(onlyAtLatitude: latitude))
-        } catch {
-            var reason = "\(error)"
-            if reason.hasSuffix(".") { reason.removeLast() }
-            made = .failure(TimeZoneUnavailable("no time-zone outlines: \(reason)"))
+        loaded = LoadOnce {
+            do {
+                return try data().timeZoneResolver(onlyAtLatitude: latitude)
+            } catch {
+                var reason = "\(error)"
+                if reason.hasSuffix(".") { reason.removeLast() }
+                throw TimeZoneUnavailable("no time-zone outlines: \(reason)")
+            }
         }
-        loaded = made
-        return made
     }
 
     public func timeZone(at point: Coordinate) throws -> TimeZone {
         precondition(latitude == nil || latitude == point.latitude, "a zone index made for one latitude")
-        return try resolver().get().timeZone(at: point)
+        return try loaded.get().timeZone(at: point)
     }
 }

@@ -5,15 +5,13 @@ import Foundation
 ///
 /// `prepare()` loads and reports a failure (a damaged data file). CreationService prepares
 /// before every lookup it makes, so a caller never gets "no country" for "could not load";
-/// a lookup without `prepare()` loads too (it used to stop the process).
-public final class LazyCountryLocator: CountryLocating, @unchecked Sendable {
-    // `loaded` is guarded by `lock`.
-    private let lock = NSLock()
-    private var loaded: CountryResolver?
-    private let load: @Sendable () throws -> CountryResolver
+/// a lookup without `prepare()` loads too (it used to stop the process). A failure is kept
+/// (`LoadOnce`): the file is not read again for every photo.
+public final class LazyCountryLocator: CountryLocating, Sendable {
+    private let loaded: LoadOnce<CountryResolver>
 
     public init(load: @escaping @Sendable () throws -> CountryResolver) {
-        self.load = load
+        loaded = LoadOnce(load)
     }
 
     public func prepare() throws {
@@ -22,12 +20,7 @@ public final class LazyCountryLocator: CountryLocating, @unchecked Sendable {
 
     /// The resolver, loaded first if needed.
     public func resolver() throws -> CountryResolver {
-        lock.lock()
-        defer { lock.unlock() }
-        if let loaded { return loaded }
-        let made = try load()
-        loaded = made
-        return made
+        try loaded.get()
     }
 
     /// The country at `point`; nil at sea, and nil when the outlines cannot be loaded (which

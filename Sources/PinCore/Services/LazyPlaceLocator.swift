@@ -6,24 +6,16 @@ import Foundation
 /// A failure to load (a missing or damaged file) is kept: `prepare()` throws it, naming the
 /// file, every time; `match` answers `.none` meanwhile instead of reading the file again for
 /// every photo.
-public final class LazyPlaceLocator: PlaceLocating, @unchecked Sendable {
-    // `loaded` is guarded by `lock`.
-    private let lock = NSLock()
-    private var loaded: Result<any PlaceLocating, Error>?
-    private let load: @Sendable () throws -> any PlaceLocating
+public final class LazyPlaceLocator: PlaceLocating, Sendable {
+    private let loaded: LoadOnce<any PlaceLocating>
 
     public init(load: @escaping @Sendable () throws -> any PlaceLocating) {
-        self.load = load
+        loaded = LoadOnce(load)
     }
 
     /// The resolver, loaded first if needed.
     public func resolver() throws -> any PlaceLocating {
-        lock.lock()
-        defer { lock.unlock() }
-        if let loaded { return try loaded.get() }
-        let made = Result { try load() }
-        loaded = made
-        return try made.get()
+        try loaded.get()
     }
 
     public func prepare() throws {
