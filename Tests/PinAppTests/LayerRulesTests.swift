@@ -73,6 +73,28 @@ final class LayerRulesTests: XCTestCase {
         XCTAssertEqual(missing, [], "cite a document of this repository (docs/), or write there what the code relies on")
     }
 
+    /// The types of `lines` marked `@unchecked Sendable` (`final class Name: @unchecked Sendable`,
+    /// `struct Name<T>: P, @unchecked Sendable`).
+    static func uncheckedSendables(_ lines: [String]) -> [(line: Int, name: String)] {
+        let declaration = try! NSRegularExpression(pattern: #"(class|struct|enum)\s+([A-Za-z_][A-Za-z0-9_]*)[^{]*@unchecked\s+Sendable"#)
+        return lines.indices.compactMap { i in
+            let code = lines[i].components(separatedBy: "//")[0]
+            guard let match = declaration.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)) else { return nil }
+            return (i, String(code[Range(match.range(at: 2), in: code)!]))
+        }
+    }
+
+    /// A type that vouches for its own thread safety says why, in the table of
+    /// Sources/PinApp/THREADS.md (issue 35 item 5): a new one cannot go in unexplained.
+    func testEveryUncheckedSendableIsExplainedInTHREADS() throws {
+        let threads = try String(contentsOf: Repository.url("Sources/PinApp/THREADS.md"), encoding: .utf8)
+        var unexplained: [String] = []
+        for (path, lines) in try sources() {
+            unexplained += Self.uncheckedSendables(lines).filter { !threads.contains("`\($0.name)`") }.map { "Sources/\(path):\($0.line + 1): \($0.name)" }
+        }
+        XCTAssertEqual(unexplained, [], "add a row for each to Sources/PinApp/THREADS.md, with its reason, or make it Sendable (a Mutex)")
+    }
+
     func testOnlyTheEntryPointsEndTheProcess() throws {
         var found: [String] = []
         for (path, lines) in try sources() where !Self.entryPoints.contains(path) {
@@ -102,6 +124,8 @@ final class LayerRulesTests: XCTestCase {
         let cited = Self.citedDocuments(["/// (metadata-formats.md section 7)", "// docs/formats.md 9.1 and THREADS.md",
                                          "/// share/doc/pins/README.md", "let x = a.md5"])
         XCTAssertEqual(cited.map { "\($0.line):\($0.name)" }, ["0:metadata-formats.md", "1:docs/formats.md", "1:THREADS.md"])
+        XCTAssertEqual(Self.uncheckedSendables(["final class A: @unchecked Sendable {", "private struct B<T>: P, @unchecked Sendable {",
+                                                 "final class C: Sendable {", "// class D: @unchecked Sendable"]).map(\.name), ["A", "B"])
         let pinApp = Repository.url("Sources/PinApp")
         XCTAssertFalse(Self.resolves("metadata-formats.md", from: pinApp))
         XCTAssertTrue(Self.resolves("docs/formats.md", from: pinApp))
