@@ -253,6 +253,72 @@ public struct ImportPipeline {
         survey.toRead = FilesToRead()
         if let failure = intake.failure { throw failure }
         try intake.pass(in: repos)
+        if options.estimate != nil, let repos { report.read += try redecideAroundNewPhotos(intake, in: repos) }
+    }
+
+    /// Issue 36 item 4, nightly: the photos of the root an earlier run skipped for "no location"
+    /// that a photo of this run with its own position now reaches (the phone's photos synced a
+    /// night after the camera's) are read and decided again, as a new track's are
+    /// (`TrackRun.redecides`): unchanged files only (a changed one was read already), marked as
+    /// the tracks' are (`KnownPhoto.redecide`). Returns how many were read.
+    private func redecideAroundNewPhotos(_ intake: ReadIntake, in repos: Repositories) throws -> Int {
+        let reach = (options.estimate ?? EstimateLimits()).reach
+        let instants = intake.fixes.map(\.instant).sorted()
+        guard let first = instants.first, let last = instants.last else { return 0 }
+        var recorded: [(path: RawPath, known: KnownPhoto, takenAt: Double)] = []
+        try readingDatabase { recorded = try repos.photos.unplacedPhotos(under: intake.rootPath, from: first - reach, to: last + reach) }
+        var files = FilesToRead(), known: [RawPath: KnownPhoto] = [:], sidecars: [[UInt8]: [[UInt8]]] = [:]
+        for (path, record, t) in recorded where !intake.knownRead.contains(path) && Self.anyWithin(instants, of: t, reach) {
+            guard let entry = Self.unchangedEntry(intake.rootPath, path, record.fingerprint) else { continue }
+            let folder = path.bytes.lastIndex(of: UInt8(ascii: "/")).map { Array(path.bytes[..<$0]) } ?? []
+            if sidecars[folder] == nil { sidecars[folder] = Self.sidecarNames(in: intake.rootPath.appending(folder)) }
+            var again = record
+            again.redecide = true
+            known[path] = again
+            try files.append(entry, sidecars: SidecarLookup.matching(path.lastComponent, in: folder, among: sidecars[folder]!))
+        }
+        guard !files.isEmpty else { return 0 }
+        try files.finish()
+        try options.stop.check()
+        let reader = ReadStage(root: intake.rootPath, options: options.metadataOptions, jobs: options.jobs, stop: options.stop,
+                               beforeRead: options.beforeRead)
+        reader.read(rest: files, known: known) { item, known in intake.take(item, known: known, in: repos) }
+        if let failure = intake.failure { throw failure }
+        try intake.pass(in: repos)
+        return files.count
+    }
+
+    /// Whether one of `sorted` is within `reach` of `t`.
+    static func anyWithin(_ sorted: [Double], of t: Double, _ reach: Double) -> Bool {
+        let k = TrackRun.partition(sorted) { $0 < t - reach }
+        return k < sorted.count && sorted[k] <= t + reach
+    }
+
+    /// The file at `path` below `root` as the walk would give it, when it is still the one
+    /// recorded (same size, modification time and inode); nil otherwise (changed or gone: the
+    /// walk saw to it).
+    static func unchangedEntry(_ root: RawPath, _ path: RawPath, _ recorded: PhotoFingerprint) -> FileEntry? {
+        var st = stat()
+        guard root.appending(path.bytes).withCString({ stat($0, &st) }) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        let status = FileStatus(st)
+        let entry = FileEntry(relativePath: path, size: status.size, modificationNanoseconds: status.modificationNanoseconds,
+                              inode: status.inode, device: status.device)
+        return entry.fingerprint == recorded ? entry : nil
+    }
+
+    /// The names of the XMP and Takeout sidecars in one folder (not below it).
+    static func sidecarNames(in folder: RawPath) -> [[UInt8]] {
+        guard let dir = folder.withCString({ opendir($0) }) else { return [] }
+        defer { closedir(dir) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(dir) {
+            let name: [UInt8] = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                return Array(bytes[0..<(bytes.firstIndex(of: 0) ?? bytes.count)])
+            }
+            if Sidecars.isSidecarName(name) { names.append(name) }
+        }
+        return names
     }
 
     /// The rules over the photos `intake` sorted, after the pins that follow their photo's
@@ -328,6 +394,9 @@ private final class ReadIntake {
     /// The instants of the photos to decide without a position and with a capture time: the
     /// recorded neighbours read are those around them.
     var unplacedSpan: ClosedRange<Double>?
+    /// The files of the run the database knew (changed ones, those decided again for the
+    /// tracks): not read a second time for the estimates' re-decision.
+    var knownRead: Set<RawPath> = []
     /// The camera photos without offsets the tracks missed (issue 36 item 5).
     var zoneGuess = CameraZoneGuess()
     let timeZones: (any TimeZoneLocating)?
@@ -367,7 +436,10 @@ private final class ReadIntake {
             return
         }
         batch.append(item)
-        if let known { batchKnown[item.entry.relativePath] = known }
+        if let known {
+            batchKnown[item.entry.relativePath] = known
+            if gathersFixes { knownRead.insert(item.entry.relativePath) }
+        }
         guard batch.count >= ImportPipeline.reconcileBatch else { return }
         do { try pass(in: repos) } catch { failure = error }
     }

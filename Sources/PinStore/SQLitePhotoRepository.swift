@@ -98,6 +98,24 @@ struct SQLitePhotoRepository: PhotoRepository {
                   r.coordinate == nil ? nil : r.positionSource?.rawValue])
     }
 
+    func unplacedPhotos(under root: RawPath, from: Double, to: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] {
+        var prefix = root.bytes
+        if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
+        var upper = prefix
+        upper[upper.count - 1] += 1
+        return try db.query("""
+            SELECT path, size, mtime_ns, inode, digest, taken_at FROM photos
+            WHERE path >= ? AND path < ? AND decision = 'noLocation' AND missing = 0 AND taken_at BETWEEN ? AND ?
+              AND time_source IS NOT NULL AND time_source NOT IN ('fileModification', 'none')
+            ORDER BY path
+            """, [SQLValue.blob(prefix), SQLValue.blob(upper), from, to]) { s in
+            (RawPath(bytes: s.blob(0, droppingFirst: prefix.count)),
+             KnownPhoto(fingerprint: PhotoFingerprint(size: s.int64(1), modificationNanoseconds: s.int64(2), inode: UInt64(bitPattern: s.int64(3))),
+                        digest: s.optionalString(4), missing: false),
+             s.double(5))
+        }
+    }
+
     /// Own positions: a source recorded that is neither `track` nor `estimate`. A record from
     /// before schema 12 (no source) counts only in a database that never had a track: there a
     /// position was the photo's own (estimates came with schema 12); where tracks were used, a

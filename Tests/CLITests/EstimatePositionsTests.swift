@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+@testable import PinStore
 
 /// Issue 36 item 4, first step: `pins inspect DIR --estimate-positions`. A phone with GPS and a
 /// camera without, interleaved on a day with a car ride, a flight and a fast leg; photos made
@@ -202,5 +203,77 @@ final class EstimatePositionsTests: XCTestCase {
         XCTAssertEqual((shown["photos"] as? [[String: Any]])?.first?["detail"] as? String, words)
         let text = try CLI.run(["show", id, "--db", db])
         XCTAssertTrue(text.stdout.contains("cam-car.jpg (run 2): " + words), text.stdout)
+    }
+
+    /// Issue 36 item 4 (c): the phone's photos synced a night after the camera's. Night 1 has
+    /// only the camera (PINS_ESTIMATE=yes, as pins.conf would say): all skipped for no location.
+    /// Night 2 brings the phone: 10:00Z at 48.0 and 10:10Z at 48.2 (a car ride), 11:00Z in Paris
+    /// and 13:00Z in Barcelona (a flight). The camera photos within 30 min of a new phone photo
+    /// are read and decided again, as a new track's are: cam-car (10:05Z) gets 48.1, half way;
+    /// cam-after (13:04Z) Barcelona's position, 4 min after phone-4 (then skipped for distance:
+    /// phone-4's pin is there); cam-descent (12:40Z) is read but gets none (the photos around
+    /// it are 2 h apart, the nearest 20 min away). cam-flight (12:00Z) is 1 h from every phone
+    /// photo: not read, its record as night 1 left it. Night 3, nothing new: nothing read.
+    func testAPhonePhotoArrivingANightLaterDecidesTheCameraPhotosAroundItAgain() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool") else {
+            return XCTFail("exiftool is missing: scripts/setup installs libimage-exiftool-perl")
+        }
+        let dir = try CLI.temporaryDirectory(self)
+        let library = dir.appendingPathComponent("library")
+        let camera = library.appendingPathComponent("camera"), phone = library.appendingPathComponent("phone")
+        for folder in [camera, phone] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        try photo(camera, "cam-car.jpg", "2024:05:01 10:05:00")
+        try photo(camera, "cam-flight.jpg", "2024:05:01 12:00:00")
+        try photo(camera, "cam-descent.jpg", "2024:05:01 12:40:00")
+        try photo(camera, "cam-after.jpg", "2024:05:01 13:04:00")
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        let env = ["TZ": "UTC", "PINS_ESTIMATE": "yes"]
+        func night() throws -> [String: Any] {
+            let r = try CLI.run(["import", library.path, "--json", "--db", db], environment: env)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return try XCTUnwrap(CLI.json(r.stdout) as? [String: Any], r.stdout)
+        }
+        func records() throws -> [String: (decision: String, source: String?, latitude: Double?, run: Int64)] {
+            let rows = try PinDatabase(readOnlyPath: db).connection.query(
+                "SELECT path, decision, position_source, latitude, run_id FROM photos", []) {
+                ($0.string(0), $0.string(1), $0.optionalString(2), $0.optionalDouble(3), $0.int64(4))
+            }
+            return Dictionary(uniqueKeysWithValues: rows.map { (URL(fileURLWithPath: $0.0).lastPathComponent, ($0.1, $0.2, $0.3, $0.4)) })
+        }
+        let first = try night()
+        XCTAssertEqual(((first["counts"] as? [String: Any])?["skipped"] as? [String: Int])?["noLocation"], 4)
+        XCTAssertEqual(try records().values.map(\.decision).sorted(), Array(repeating: "noLocation", count: 4))
+
+        try photo(phone, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
+        try photo(phone, "phone-2.jpg", "2024:05:01 10:10:00", (48.2, 2.0))
+        try photo(phone, "phone-3.jpg", "2024:05:01 11:00:00", (48.8566, 2.3522))
+        try photo(phone, "phone-4.jpg", "2024:05:01 13:00:00", (41.3874, 2.1686))
+        let second = try night()
+        let counts = try XCTUnwrap(second["counts"] as? [String: Any])
+        XCTAssertEqual(counts["read"] as? Int, 7, "4 phone photos and 3 camera photos decided again")
+        XCTAssertEqual(counts["redecidedForTracks"] as? Int, 3)
+        XCTAssertEqual(counts["placedFromEstimates"] as? Int, 2)
+        let again = try XCTUnwrap(second["redecided"] as? [[String: Any]])
+        let byName = Dictionary(uniqueKeysWithValues: again.map { (URL(fileURLWithPath: $0["photo"] as! String).lastPathComponent, $0) })
+        XCTAssertEqual(Set(byName.keys), ["cam-car.jpg", "cam-descent.jpg", "cam-after.jpg"])
+        XCTAssertEqual(byName["cam-car.jpg"]?["decision"] as? String, "accepted")
+        XCTAssertEqual(byName["cam-car.jpg"]?["estimate"] as? String, "from phone-1.jpg (5 min before) and phone-2.jpg (5 min after), 22.2 km apart")
+        XCTAssertEqual(byName["cam-after.jpg"]?["decision"] as? String, "distance")
+        XCTAssertEqual(byName["cam-after.jpg"]?["estimate"] as? String, "from phone-4.jpg (4 min before)")
+        XCTAssertEqual(byName["cam-descent.jpg"]?["decision"] as? String, "noLocation")
+        XCTAssertNil(byName["cam-descent.jpg"]?["estimate"])
+        var r = try records()
+        XCTAssertEqual(r["cam-car.jpg"]?.source, "estimate")
+        XCTAssertEqual(r["cam-car.jpg"]?.latitude ?? 0, 48.1, accuracy: 1e-9)
+        XCTAssertEqual(r["cam-after.jpg"]?.latitude ?? 0, 41.3874, accuracy: 1e-9)
+        XCTAssertEqual(r["phone-1.jpg"]?.source, "exif")
+        XCTAssertEqual(r["cam-flight.jpg"]?.decision, "noLocation")
+        XCTAssertEqual(r["cam-flight.jpg"]?.run, 1, "not read again: no phone photo within 30 min")
+        XCTAssertEqual(r["cam-descent.jpg"]?.run, 2)
+
+        let third = try night()
+        XCTAssertEqual((third["counts"] as? [String: Any])?["read"] as? Int, 0)
+        r = try records()
+        XCTAssertEqual(r["cam-descent.jpg"]?.run, 2)
     }
 }

@@ -174,10 +174,15 @@ public protocol PhotoRepository {
     /// a capture time that is not their file's, in any folder, taken between `from` and `to`
     /// (seconds since 1970): neighbours for the estimates (issue 36 item 4).
     func recordedNeighbours(from: Double, to: Double) throws -> [RecordedNeighbour]
+    /// The photos below `root` recorded as skipped for "no location", present, with a capture
+    /// time (not their file's) between `from` and `to`: by path relative to `root`, what was
+    /// known of the file, and that time (the estimates' nightly re-decision, issue 36 item 4).
+    func unplacedPhotos(under root: RawPath, from: Double, to: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)]
 }
 
 extension PhotoRepository {
     public func recordedNeighbours(from: Double, to: Double) throws -> [RecordedNeighbour] { [] }
+    public func unplacedPhotos(under root: RawPath, from: Double, to: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] { [] }
 }
 
 /// A recorded photo with its own position, as a neighbour for the estimates.

@@ -179,10 +179,11 @@ public enum ImportReportJSON {
         var first = true
         for item in report.items where item.isRetriedForTracks {
             let fix = item.trackFix
-            let object: [String: Any] = [
+            var object: [String: Any] = [
                 "photo": item.entry.relativePath.description, "decision": item.decision.rawValue, "detail": orNull(item.detail),
                 "trackFile": orNull(fix?.file), "secondsToTrackFix": orNull(fix?.seconds),
             ]
+            if let estimate = item.estimateDetail { object["estimate"] = estimate }
             sink.write((first ? "\n" : ",\n") + JSONText.string(object))
             first = false
         }

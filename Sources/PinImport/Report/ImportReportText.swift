@@ -80,6 +80,11 @@ public enum ImportReportText {
                      + "\(pins) pin\(pins == 1 ? "" : "s") \(verb) (listed below)")
             }
         }
+        let again = report.items.tally.retriedForTracks, againPins = report.items.tally.retriedAccepted
+        if report.tracks.isEmpty, again > 0 {
+            line("  again      \(again) photo\(again == 1 ? "" : "s") skipped earlier for no location decided again for new photos with a position around them: "
+                 + "\(againPins) pin\(againPins == 1 ? "" : "s") \(verb) (listed below)")
+        }
         if report.estimated > 0 {
             line("  estimates  \(report.estimated) photo\(report.estimated == 1 ? "" : "s") placed from the photos around them (listed below)")
         } else if report.estimatesPossible > 0 {
@@ -111,16 +116,19 @@ public enum ImportReportText {
     static func writeRedecided(_ report: ImportReport, limit: Int, to sink: TextSink) {
         let count = report.items.tally.retriedForTracks
         guard count > 0 else { return }
-        sink.write("\nDecided again for new or changed tracks (skipped earlier for no location):\n")
+        // Without tracks, the photos around them were the reason (issue 36 item 4).
+        let around = report.tracks.isEmpty
+        sink.write(around ? "\nDecided again for new photos with a position around them (skipped earlier for no location):\n"
+                          : "\nDecided again for new or changed tracks (skipped earlier for no location):\n")
         var rows: [[String]] = []
         for item in report.items where item.isRetriedForTracks {
             guard rows.count < limit else { break }
             let fix = item.decision == .accepted ? item.trackFix : nil
-            let why = fix.map { "\($0.file), nearest fix \(TrackMatch.duration($0.seconds))" } ?? item.detail ?? ""
+            let why = fix.map { "\($0.file), nearest fix \(TrackMatch.duration($0.seconds))" } ?? item.estimateDetail ?? item.detail ?? ""
             rows.append([TerminalText.quoted(item.entry.relativePath), item.decision == .accepted ? "pin" : item.decision.words,
                          TerminalText.escaped(why)])
         }
-        writeTable(["PHOTO", "NOW", "TRACK OR REASON"], rows, to: sink)
+        writeTable(["PHOTO", "NOW", around ? "POSITION FROM OR REASON" : "TRACK OR REASON"], rows, to: sink)
         if count > limit { sink.write("  ... and \(count - limit) more (see --json)\n") }
     }
 
