@@ -9,9 +9,10 @@ extension PinApp {
     /// The page's input: `pins` (nil: every stored pin), with the countries, statistics, settings,
     /// trips, imported folders and place names read from the database (none: an empty map) and
     /// the data files; `run` draws an import's run over it; `thumbnails` attaches the EXIF
-    /// thumbnails of the photos still where their pins say.
+    /// thumbnails of the photos still where their pins say, and each pin's strip of photos;
+    /// `embedPreviews` embeds the previews already made (a static page; the served page asks).
     public func pageInput(pins locations: [Location]? = nil, title: String, filterDescription: String?,
-                          run: RunOverlay? = nil, thumbnails: Bool = true) throws -> PageInput {
+                          run: RunOverlay? = nil, thumbnails: Bool = true, embedPreviews: Bool = true) throws -> PageInput {
         let worldMap: WorldMap
         do {
             worldMap = try WorldMap(json: try Self.data().worldMapJSON())
@@ -22,7 +23,10 @@ extension PinApp {
         let locations = locations ?? stored.locations
         let catalog = try catalog()
         var pins = Self.pagePins(locations, places: stored.places, trips: stored.trips, catalog: catalog)
-        if thumbnails { PageThumbnails.attach(to: &pins, places: stored.places) }
+        if thumbnails {
+            PageThumbnails.attach(to: &pins, places: stored.places)
+            try attachStrips(to: &pins, embed: embedPreviews)
+        }
         var input = PageInput(title: title, pins: pins, catalog: catalog, settings: stored.settings, worldMap: worldMap,
                               filterDescription: filterDescription, run: run)
         input.importedFolders = stored.folders

@@ -13,6 +13,10 @@ public struct PagePin: Sendable {
     public var photoPath: String?
     /// A small JPEG (the photo's EXIF thumbnail), embedded as a data: URI.
     public var thumbnailJPEG: [UInt8]?
+    /// The first of the pin's photos for the popup's strip of previews (issue 39): the served
+    /// page asks the server for each by its id; a static page embeds the previews already made
+    /// (`jpeg`), within `PageRenderer.stripPageCap`.
+    public var strip: [StripPhoto] = []
 
     public init(location: Location, listJSON: String, utcOffsetSeconds: Int? = nil, photoPath: String? = nil,
                 thumbnailJPEG: [UInt8]? = nil) {
@@ -21,6 +25,16 @@ public struct PagePin: Sendable {
         self.utcOffsetSeconds = utcOffsetSeconds
         self.photoPath = photoPath
         self.thumbnailJPEG = thumbnailJPEG
+    }
+}
+
+/// One photo of a pin's strip: its record's id, and its preview when one is made.
+public struct StripPhoto: Sendable, Equatable {
+    public var id: Int64
+    public var jpeg: [UInt8]?
+    public init(id: Int64, jpeg: [UInt8]? = nil) {
+        self.id = id
+        self.jpeg = jpeg
     }
 }
 

@@ -20,6 +20,13 @@ public enum PageRenderer {
     /// 10,000 pins stays a page, not a photo archive.
     public static let thumbnailCap = 24 * 1024
     public static let thumbnailPageCap = 4 * 1024 * 1024
+    /// A popup's strip: at most `stripLength` photos; a static page embeds previews (256 px
+    /// JPEGs, about 10 KB) of at most `stripPreviewCap` bytes each and `stripPageCap` in all,
+    /// the newest pins' first: about 100 previews, 25 pins' strips. The served page embeds none
+    /// (the server sends each when the popup opens).
+    public static let stripLength = 4
+    public static let stripPreviewCap = 16 * 1024
+    public static let stripPageCap = 1024 * 1024
 
     public static func render(_ input: PageInput) -> String {
         let stats = PageStatistics(pins: input.pins, catalog: input.catalog, regionCounts: input.regionCounts)
@@ -161,7 +168,7 @@ public enum PageRenderer {
             if i > 0 { pins += "," }
             pins += JSONText.scriptSafe(pin.listJSON)
         }
-        var islands = [("pins-data", pins + "]"), ("pins-extra", safe(extraJSON(input.pins, folders: input.importedFolders))),
+        var islands = [("pins-data", pins + "]"), ("pins-extra", safe(extraJSON(input.pins, folders: input.importedFolders, served: input.served))),
                        ("places-data", placeLabels(input.labelPlaces)), ("pins-places", safe(pinPlaces(input.pins))),
                        // countries-data: each visited country's code, name, continent and pin count.
                        ("countries-data", safe(stats.countries.map {
@@ -236,12 +243,14 @@ public enum PageRenderer {
     /// `o` an offset other than the pin's own (its photo's, for a pin stored without one), `p` the
     /// photo's path below its folder when it is not what `photoPath(of:folders:)` finds, `t` a
     /// thumbnail as a data: URI, while the page's budget lasts. Most pins need nothing.
-    static func extraJSON(_ pins: [PagePin], folders: [String] = []) -> [String: Any] {
+    static func extraJSON(_ pins: [PagePin], folders: [String] = [], served: Bool = false) -> [String: Any] {
         var budget = thumbnailPageCap
         var rows: [String: Any] = [:]
         let folders = folders.sorted { $0.utf8.count > $1.utf8.count }
+        let strips = stripJSON(pins, served: served)
         for (index, pin) in pins.enumerated() {
             var extra: [String: Any] = [:]
+            extra["s"] = strips[index]
             if let jpeg = pin.thumbnailJPEG, jpeg.count <= thumbnailCap, jpeg.count <= budget {
                 budget -= jpeg.count
                 extra["t"] = "data:image/jpeg;base64," + Data(jpeg).base64EncodedString()
@@ -251,6 +260,28 @@ public enum PageRenderer {
             if !extra.isEmpty { rows[String(index)] = extra }
         }
         return rows
+    }
+
+    /// Each pin's strip (`s` of pins-extra): the served page's photo ids, or a static page's
+    /// previews as data: URIs within the caps, the newest pins' first (pins-data is oldest first).
+    static func stripJSON(_ pins: [PagePin], served: Bool) -> [Int: [Any]] {
+        var strips: [Int: [Any]] = [:]
+        var budget = stripPageCap
+        for (index, pin) in pins.enumerated().reversed() where !pin.strip.isEmpty {
+            let photos = pin.strip.prefix(stripLength)
+            if served {
+                strips[index] = photos.map(\.id)
+                continue
+            }
+            var uris: [Any] = []
+            for photo in photos {
+                guard let jpeg = photo.jpeg, jpeg.count <= stripPreviewCap, jpeg.count <= budget else { continue }
+                budget -= jpeg.count
+                uris.append("data:image/jpeg;base64," + Data(jpeg).base64EncodedString())
+            }
+            if !uris.isEmpty { strips[index] = uris }
+        }
+        return strips
     }
 
     /// The photo path the page's script derives: the pin's first photo id (an absolute path)

@@ -172,6 +172,13 @@ extension PinDatabase {
         }.compactMap { $0 }
     }
 
+    /// The first `count` photos of each pin (by path): a popup's strip of previews.
+    public func firstLinkedPhotos(perPin count: Int) throws -> [LinkedPhoto] {
+        let sql = "SELECT \(Self.linkedColumns) FROM (SELECT rowid, *, row_number() OVER (PARTITION BY pin_id ORDER BY path) AS n "
+            + "FROM photos WHERE pin_id IS NOT NULL) WHERE n <= ? ORDER BY pin_id, path"
+        return try read { _ in try connection.query(sql, [count], Self.linkedPhoto) }.compactMap { $0 }
+    }
+
     /// The photo of record `id`, when it belongs to a pin.
     public func linkedPhoto(id: Int64) throws -> LinkedPhoto? {
         try read { _ in

@@ -205,6 +205,33 @@ final class PageRendererTests: XCTestCase {
         XCTAssertEqual(budgeted.count, PageRenderer.thumbnailPageCap / PageRenderer.thumbnailCap)
     }
 
+    /// The popup's strip (issue 39): the served page gets the first 4 photo ids of a pin; a static
+    /// page embeds the previews already made, at most 16 KiB each and 1 MiB per page, newest pins
+    /// first. Worked by hand: 70 pins of 5 previews of 4,000 bytes; 4 per pin count, so 280 would
+    /// be 1,120,000 bytes; 1,048,576 / 4,000 = 262 fit: the 65 newest pins get 4, the 66th 2,
+    /// the 4 oldest none. A preview of 16,385 bytes is never embedded.
+    func testAStripHasFourPhotosAndAStaticPageEmbedsPreviewsWithinItsBudget() throws {
+        var one = pin("a", "FR", "2024-01-01T00:00:00Z")
+        one.strip = (1...5).map { StripPhoto(id: Int64($0), jpeg: [UInt8](repeating: 7, count: 4_000)) }
+        let pins = Array(repeating: one, count: 70)
+        func rows(_ served: Bool) throws -> [String: [String: Any]] {
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(JSONText.string(PageRenderer.extraJSON(pins, served: served)).utf8)) as? [String: [String: Any]])
+        }
+        let served = try rows(true)
+        XCTAssertEqual(served.count, 70)
+        XCTAssertEqual(served["0"]?["s"] as? [Int], [1, 2, 3, 4])
+        let embedded = try rows(false)
+        let counts = (0..<70).map { (embedded[String($0)]?["s"] as? [String])?.count ?? 0 }
+        XCTAssertEqual(counts.reduce(0, +), 262)
+        XCTAssertEqual(Array(counts.suffix(65)), Array(repeating: 4, count: 65))
+        XCTAssertEqual(counts[4], 2)
+        XCTAssertEqual(Array(counts.prefix(4)), [0, 0, 0, 0])
+        XCTAssertEqual((embedded["69"]?["s"] as? [String])?.first, "data:image/jpeg;base64," + Data([UInt8](repeating: 7, count: 4_000)).base64EncodedString())
+        var large = one
+        large.strip = [StripPhoto(id: 9, jpeg: [UInt8](repeating: 7, count: PageRenderer.stripPreviewCap + 1))]
+        XCTAssertNil(try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(JSONText.string(PageRenderer.extraJSON([large])).utf8)) as? [String: Any])["0"])
+    }
+
     func testAPhotoPathIsStoredOnlyWhenThePinsPhotoIDDoesNotGiveIt() throws {
         var derived = pin("a", "FR", "2024-01-01T00:00:00Z")
         derived.location.photoIDs = ["/photos/2024/a.jpg"]

@@ -45,6 +45,25 @@ public struct PreviewCache: Sendable {
         return .failure(reason)
     }
 
+    /// The browser copy of `photo` kept by `storeFull` (`<key>.full.jpg`), touched; nil when none.
+    func storedFull(_ photo: LinkedPhoto) -> [UInt8]? {
+        let name = folder + "/" + Self.key(photo) + ".full.jpg"
+        guard let data = FileManager.default.contents(atPath: name) else { return nil }
+        try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: name)
+        return Array(data)
+    }
+
+    /// Keeps a browser copy (a HEIC's JPEG): counted in the cap like the previews.
+    func storeFull(_ bytes: [UInt8], for photo: LinkedPhoto) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let temporary = folder + "/.new-\(UUID().uuidString)"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)),
+              rename(temporary, folder + "/" + Self.key(photo) + ".full.jpg") == 0 else {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw AppFailure("cannot write in the preview folder \(folder)")
+        }
+    }
+
     /// Keeps `result` for `photo`: the preview through a temporary file renamed into place (a
     /// reader never sees half a file), or the reason.
     func store(_ result: Result<Preview, PreviewReason>, for photo: LinkedPhoto) throws {

@@ -189,6 +189,30 @@ public struct PreviewMaker: Sendable {
         return .failure(.decoderFailed)
     }
 
+    /// The photo itself as a browser shows it: a HEIC/HEIF/AVIF decoded by libheif to a JPEG
+    /// at full size (quality 90), a raw's largest embedded JPEG as it is; nil for the kinds a
+    /// browser shows as they are, or that have no such copy (videos).
+    public func browserCopy(_ path: RawPath, kind: PreviewKind, scratch: String) -> Result<Preview, PreviewReason>? {
+        switch kind {
+        case .raw:
+            guard let found = try? EmbeddedPreview.read(path: path) else { return .failure(.noEmbeddedPreview) }
+            return .success(Preview(bytes: found.jpeg, mimeType: "image/jpeg", placeholder: nil))
+        case .heif:
+            guard let heifConvert else { return .failure(.noDecoder) }
+            let stem = scratch + "/.full-\(UUID().uuidString)"
+            defer {
+                for name in [stem + ".jpg", stem + "-1.jpg", stem + "-2.jpg"] { try? FileManager.default.removeItem(atPath: name) }
+            }
+            guard ToolProcess.run(heifConvert, [Array("-q".utf8), Array("90".utf8), path.bytes, Array((stem + ".jpg").utf8)],
+                                  timeLimit: Self.timeLimit) != nil,
+                  let decoded = [stem + ".jpg", stem + "-1.jpg"].first(where: FileManager.default.fileExists),
+                  let bytes = FileManager.default.contents(atPath: decoded) else { return .failure(.decoderFailed) }
+            return .success(Preview(bytes: Array(bytes), mimeType: "image/jpeg", placeholder: nil))
+        default:
+            return nil
+        }
+    }
+
     /// A placeholder: the kind and why it has no preview, as a small SVG; `detail` is a third
     /// line (a video's duration).
     public static func placeholder(kind: PreviewKind, reason: PreviewReason, tool: String?, detail: String? = nil) -> Preview {

@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 import PinMetadata
+import PinReport
 import PinStore
 
 /// How many photos of a kind have a real preview, and why the others have none.
@@ -96,5 +97,58 @@ extension PinApp {
         // A missing file may come back (an unmounted share): its reason is not kept.
         if result != .failure(.fileMissing) { try cache.store(result, for: photo) }
         return (result, true)
+    }
+}
+
+extension PinApp {
+    /// Each pin's strip: its first photos' ids, and with `embed` the previews the cache already
+    /// holds (a page never makes one: `pins previews` does), the newest pins' first until
+    /// `PageRenderer.stripPageCap` is spent.
+    func attachStrips(to pins: inout [PagePin], embed: Bool) throws {
+        var byPin: [UUID: [LinkedPhoto]] = [:]
+        // A dry run's page may have no database yet: then no strips (never an error, never a new file).
+        guard FileManager.default.fileExists(atPath: databasePath) else { return }
+        for photo in try openForReading().firstLinkedPhotos(perPin: PageRenderer.stripLength) { byPin[photo.pinID, default: []].append(photo) }
+        guard !byPin.isEmpty else { return }
+        let cache = PreviewCache(folder: defaultPreviewFolder)
+        var budget = embed ? PageRenderer.stripPageCap : 0
+        for index in pins.indices.reversed() {
+            guard let photos = byPin[pins[index].location.id] else { continue }
+            pins[index].strip = photos.map { photo in
+                guard budget > 0, case let .success(preview)? = cache.stored(photo), preview.mimeType == "image/jpeg",
+                      preview.bytes.count <= PageRenderer.stripPreviewCap, preview.bytes.count <= budget else { return StripPhoto(id: photo.id) }
+                budget -= preview.bytes.count
+                return StripPhoto(id: photo.id, jpeg: preview.bytes)
+            }
+        }
+    }
+
+    /// The recorded path of photo `photoID` when it belongs to a pin (for the server's check
+    /// that it lies in a --library folder before anything reads it).
+    public func linkedPhotoPath(photoID: Int64) throws -> RawPath? {
+        try openForReading().linkedPhoto(id: photoID)?.path
+    }
+}
+
+extension PinApp {
+    /// Photo `photoID` as a browser opens it (`pins serve`): for a HEIC/HEIF/AVIF a full-size
+    /// JPEG made by libheif and kept in the preview folder (made once; a HEIC of 3 MB gives a
+    /// JPEG of about as much), for a raw its largest embedded JPEG; `.success(nil)` for a kind a
+    /// browser shows as it is (the server sends the file); nil for no such photo.
+    public func browserCopy(photoID: Int64, cache: PreviewCache, maker: PreviewMaker = .onPath()) throws -> Result<Preview?, PreviewReason>? {
+        guard let photo = try openForReading().linkedPhoto(id: photoID) else { return nil }
+        let kind = PreviewKind(format: photo.format, path: photo.path)
+        if kind == .heif, let kept = cache.storedFull(photo) { return .success(Preview(bytes: kept, mimeType: "image/jpeg", placeholder: nil)) }
+        try FileManager.default.createDirectory(atPath: cache.folder, withIntermediateDirectories: true)
+        switch maker.browserCopy(photo.path, kind: kind, scratch: cache.folder) {
+        case nil: return .success(nil)
+        case let .failure(reason)?: return .failure(reason)
+        case let .success(copy)?:
+            if kind == .heif {
+                try cache.storeFull(copy.bytes, for: photo)
+                cache.trim()
+            }
+            return .success(copy)
+        }
     }
 }

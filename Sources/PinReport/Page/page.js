@@ -440,6 +440,7 @@
     const p = pins[i], x = extra[i] || {};
     body.appendChild(el("h2", "", p.title));
     if (typeof x.t === "string" && x.t.startsWith("data:image/jpeg;base64,")) { const img = el("img"); img.alt = ""; img.src = x.t; body.appendChild(img); }
+    photoStrip(body, x.s);
     if (p.wanted === true) row(dl, "Wanted", "a place to go, not visited yet");
     row(dl, "Date", formatDate(p.date, offsetOf(i)));
     let type = typeOf(p);
@@ -457,6 +458,31 @@
     if (p.photoCount) row(dl, "Photos", p.photoCount);
     row(dl, "Photo", pathOf(i));
     row(dl, "Position", where(p));
+  }
+  // The popup's strip of the pin's first photos (pins-extra 's'): a static page's embedded
+  // previews (data: URIs), or the served page's photo ids, each shown from /api/previews/ID and
+  // opening the photo itself (a HEIC as a JPEG) in a new tab.
+  function photoStrip(body, strip) {
+    if (!Array.isArray(strip) || !strip.length) return;
+    const div = el("div", "strip");
+    for (const s of strip) {
+      const img = el("img");
+      img.alt = "";
+      if (typeof s === "number" && Number.isSafeInteger(s) && s > 0) {
+        img.src = "/api/previews/" + s;
+        const a = el("a");
+        a.href = "/api/previews/" + s + "/full";
+        a.target = "_blank";
+        a.rel = "noopener";
+        a.title = "Open the photo";
+        a.appendChild(img);
+        div.appendChild(a);
+      } else if (typeof s === "string" && s.startsWith("data:image/jpeg;base64,")) {
+        img.src = s;
+        div.appendChild(img);
+      }
+    }
+    if (div.firstChild) body.appendChild(div);
   }
   // A pin the run moves (kind 4) or keeps without a position (kind 5).
   function correctedDetails(body, dl, it) {

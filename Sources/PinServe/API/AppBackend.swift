@@ -35,6 +35,8 @@ public final class AppBackend: Backend {
         case .trips: return try trips()
         case .renameTrip(let id): return try renameTrip(id, JSONBody(request.body))
         case .photo(let id, let index): return try photo(id, index)
+        case .preview(let id): return try preview(id)
+        case .openPhoto(let id): return try openPhoto(id)
         case .runs: return try runs()
         case .undoRun(let id): return try undoRun(id, request)
         case .stats: return try stats()
@@ -44,7 +46,7 @@ public final class AppBackend: Backend {
 
     /// The map page as `pins report` makes it, with the served page's script and policy.
     func page() throws -> HTTPResponse {
-        var input = try app.pageInput(title: "pins", filterDescription: nil, thumbnails: true)
+        var input = try app.pageInput(title: "pins", filterDescription: nil, thumbnails: true, embedPreviews: false)
         input.served = true
         var response = HTTPResponse.text(200, "text/html; charset=utf-8", PageRenderer.render(input))
         response.headers.append(("Content-Security-Policy", PagePolicy.contentSecurityPolicy(settings: input.settings, served: true)
@@ -55,7 +57,8 @@ public final class AppBackend: Backend {
     /// The page's data islands, for the page to draw again when the database changed.
     func pageData() throws -> HTTPResponse {
         let version = ChangeCounter.version(of: app.databasePath)
-        let input = try app.pageInput(title: "pins", filterDescription: nil, thumbnails: true)
+        var input = try app.pageInput(title: "pins", filterDescription: nil, thumbnails: true, embedPreviews: false)
+        input.served = true
         var response = HTTPResponse.json(200, text: PageRenderer.islandsJSON(input))
         // The version read before the data: a change during the read shows again at the next poll.
         response.headers.append(("X-Pins-Version", version))

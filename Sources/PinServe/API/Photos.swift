@@ -16,6 +16,11 @@ extension AppBackend {
         guard let real = servable(photos[index].path.description) else {
             throw RequestError(403, "the photo is not in a --library folder of this server")
         }
+        return try fileResponse(real)
+    }
+
+    /// The file at `real` when a browser shows its kind (by its first bytes), within the limit.
+    func fileResponse(_ real: String) throws -> HTTPResponse {
         guard let handle = FileHandle(forReadingAtPath: real) else { throw RequestError(404, "the photo is not there any more") }
         defer { try? handle.close() }
         let data = try handle.read(upToCount: Self.photoLimit + 1) ?? Data()
@@ -24,6 +29,46 @@ extension AppBackend {
         var response = HTTPResponse(status: 200, headers: [("Content-Type", type)], body: [UInt8](data))
         response.headers.append(("Cache-Control", "private, max-age=3600"))
         return response
+    }
+
+    /// The preview of photo record `id` (issue 39): only a photo the database links to a pin,
+    /// only when its file lies in a --library folder (checked before any decoder reads it);
+    /// made now when the preview folder beside the database lacks it; a placeholder SVG that
+    /// says why when there is none.
+    func preview(_ id: Int64) throws -> HTTPResponse {
+        try checkServable(id)
+        guard let preview = try app.preview(photoID: id, cache: previewCache) else { throw RequestError(404, "no photo with id \(id)") }
+        var response = HTTPResponse(status: 200, headers: [("Content-Type", preview.mimeType)], body: preview.bytes)
+        response.headers.append(("Cache-Control", "private, max-age=3600"))
+        return response
+    }
+
+    /// Photo record `id` as a browser opens it: a HEIC's JPEG copy (made once into the preview
+    /// folder), a raw's embedded JPEG, or the file itself when a browser shows its kind.
+    func openPhoto(_ id: Int64) throws -> HTTPResponse {
+        let real = try checkServable(id)
+        switch try app.browserCopy(photoID: id, cache: previewCache) {
+        case nil: throw RequestError(404, "no photo with id \(id)")
+        case let .failure(reason)?: throw RequestError(415, "no copy a browser shows: \(reason.words)")
+        case let .success(copy?)?:
+            var response = HTTPResponse(status: 200, headers: [("Content-Type", copy.mimeType)], body: copy.bytes)
+            response.headers.append(("Cache-Control", "private, max-age=3600"))
+            return response
+        case .success(nil)?:
+            return try fileResponse(real)
+        }
+    }
+
+    /// The preview folder: `previews` beside the database, as `pins previews` makes it.
+    var previewCache: PreviewCache { PreviewCache(folder: app.defaultPreviewFolder) }
+
+    /// The real path of photo record `id`'s file: 404 for an id the database does not link to a
+    /// pin, 403 for a file outside the --library folders.
+    @discardableResult
+    func checkServable(_ id: Int64) throws -> String {
+        guard let path = try app.linkedPhotoPath(photoID: id) else { throw RequestError(404, "no photo with id \(id)") }
+        guard let real = servable(path.description) else { throw RequestError(403, "the photo is not in a --library folder of this server") }
+        return real
     }
 
     /// The real path of `path` when it is a regular file under a --library folder, else nil.

@@ -72,6 +72,9 @@ public enum Route: Sendable, Equatable {
     case listPins, showPin(UUID), addPin, editPin(UUID), deletePin(UUID), bulk, restorePins
     case locate, stats, settings, changeSettings, trips, renameTrip(String), runs, undoRun(Int)
     case photo(UUID, Int)
+    /// A photo record's preview (`/api/previews/ID`) and the photo as a browser opens it
+    /// (`/api/previews/ID/full`: a HEIC's JPEG copy).
+    case preview(Int64), openPhoto(Int64)
 
     /// Who may ask: `open` routes need no session (the sign-in and what it needs); all others
     /// need one, and the `writes` ones a session of the `full` role and its CSRF token.
@@ -145,6 +148,10 @@ public enum Route: Sendable, Equatable {
                 return .failure(.notFound)
             }
             return only(get, .photo(id, index))
+        case ("previews", 2), ("previews", 3):
+            guard s[1].utf8.allSatisfy({ (48...57).contains($0) }), s[1].utf8.count <= 18, let id = Int64(s[1]), id > 0,
+                  s.count == 2 || s[2] == "full" else { return .failure(.notFound) }
+            return only(get, s.count == 2 ? .preview(id) : .openPhoto(id))
         default: return .failure(.notFound)
         }
     }
