@@ -60,6 +60,8 @@ public struct CSVReader {
     public static var maxFields: Int { 10_000 }
     public static var maxRecordBytes: Int { 4 << 20 }
     static let chunkBytes = 64 * 1024
+    /// `chunkBytes`, or the tests' `ReadWindow.bytes`.
+    private let readBytes = ReadWindow.bytes.map { max(1, $0) } ?? CSVReader.chunkBytes
     private var readError: Error?
 
     private let source: ByteInput
@@ -78,7 +80,7 @@ public struct CSVReader {
     private mutating func next() throws -> UInt8? {
         while index >= chunk.count {
             if atEnd { return nil }
-            chunk = [UInt8](unsafeUninitializedCapacity: Self.chunkBytes) { buffer, count in
+            chunk = [UInt8](unsafeUninitializedCapacity: readBytes) { buffer, count in
                 count = 0
                 do {
                     count = try source.read(into: UnsafeMutableRawBufferPointer(buffer))
