@@ -2,16 +2,18 @@ import Foundation
 import PinApp
 import PinCore
 import PinServe
+import PinStore
 
 let serveSpec = CommandSpec(
     name: "serve", summary: "Serve the map and its editing to a browser (loopback only unless a password is set).",
-    usage: "serve [--listen ADDR:PORT] [--db FILE] [--library DIR]... [--allow-host NAME]... [--trust-proxy] | serve --set-password | serve --set-read-password",
+    usage: "serve [--listen ADDR:PORT] [--db FILE] [--library DIR]... [--basemap FILE.mbtiles] [--allow-host NAME]... [--trust-proxy] | serve --set-password | serve --set-read-password",
     options: [
         OptionSpec(name: "--listen", value: "ADDR:PORT", help: "Where to listen (default 127.0.0.1:8765). Any address but loopback needs a password."),
         dbOption,
         OptionSpec(name: "--library", value: "DIR", help: "A photo folder the browser may show photos of and import; repeat for more.", repeatable: true),
         OptionSpec(name: "--allow-host", value: "NAME", help: "A host name the browser uses to reach the server (nas.local); repeat for more. Addresses need none.", repeatable: true),
         OptionSpec(name: "--trust-proxy", value: nil, help: "Believe X-Forwarded-Host/-Proto/-For (a reverse proxy that does TLS is in front)."),
+        OptionSpec(name: "--basemap", value: "FILE", help: "A raster MBTiles file (QGIS, GDAL, a tile provider): its tiles are drawn under the pins, offline, with its attribution."),
         OptionSpec(name: "--password-file", value: "FILE", help: "The passwords' hashes (default: pins-passwords beside the database)."),
         OptionSpec(name: "--set-password", value: nil, help: "Set the password (read from standard input, or asked twice on a terminal), then exit."),
         OptionSpec(name: "--set-read-password", value: nil, help: "Set the read-only password (family: may look, not change), then exit."),
@@ -35,6 +37,11 @@ let serveSpec = CommandSpec(
         job: give --trust-proxy behind one.
 
         Photos are shown only from the --library folders, by pin, never by a path sent by the browser.
+
+        --basemap FILE.mbtiles draws the tiles of a raster MBTiles file (made with QGIS or
+        'gdal_translate -of MBTILES', or a tile provider's) under the pins, with the file's
+        attribution; elsewhere, and without one, the offline base map. The file is opened
+        read-only; one that is missing (exit 66) or no raster MBTiles (exit 65) stops the start.
 
         Examples:
           pins serve --library ~/Pictures
@@ -60,10 +67,11 @@ func runServe(_ args: ParsedArguments) throws {
             + "(or listen on 127.0.0.1)", command: "serve")
     }
     let libraries = try args.all("--library").map { try libraryFolder($0) }
+    let basemap = try args.value("--basemap").map { try MBTiles(path: $0) }
     let gate = Gate(passwordRequired: passwords != nil, hostNames: Set(["localhost"] + args.all("--allow-host")), trustProxy: args.has("--trust-proxy"))
     let location = try resolveDatabaseLocation(args.value("--db"))
     let app = PinApp(databasePath: location.path, named: location.named) { Out.error("pins serve: warning: \($0)") }
-    let backend = AppBackend(app: app, libraries: libraries)
+    let backend = AppBackend(app: app, libraries: libraries, basemap: basemap)
     let service = Service(gate: gate, passwords: passwords, backend: backend)
     let server: EventServer
     do {
@@ -72,7 +80,8 @@ func runServe(_ args: ParsedArguments) throws {
         throw CommandFailure("\(error)", code: ExitCode.failure)
     }
     Out.error("pins serve: http://\(Listen.text(address, server.port))/ (database \(database)"
-        + (passwords == nil ? ", no password: loopback only)" : ", password from \(passwordPath))"))
+        + (passwords == nil ? ", no password: loopback only" : ", password from \(passwordPath)")
+        + (basemap.map { ", base map \($0.path), zoom \($0.minZoom) to \($0.maxZoom))" } ?? ")"))
     server.run()
     Out.error("pins serve: stopped")
 }

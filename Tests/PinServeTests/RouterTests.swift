@@ -30,6 +30,15 @@ final class RouterTests: XCTestCase {
         XCTAssertNil(route(.get, "/api/photos/6F9619FF-8B86-D011-B42D-00C04FC964FF/-1"))
         XCTAssertNil(route(.post, "/api/runs/-1/undo"))
         XCTAssertNil(route(.post, "/api/runs/١/undo"), "Arabic-Indic digits are not a run number")
+        // Base map tiles: z 0 to 30, x and y inside 2^z, plain ASCII digits; read access.
+        XCTAssertEqual(route(.get, "/tiles/7/65/44"), .tile(7, 65, 44))
+        XCTAssertEqual(route(.get, "/tiles/0/0/0"), .tile(0, 0, 0))
+        XCTAssertEqual(route(.get, "/tiles/7/65/44")?.access, .read)
+        XCTAssertEqual(route(.get, "/api/basemap"), .basemap)
+        for bad in ["/tiles/7/128/0", "/tiles/7/0/128", "/tiles/31/0/0", "/tiles/0/1/0", "/tiles/7/-1/0", "/tiles/7/+1/0", "/tiles/7/1e1/0",
+                    "/tiles/7/١/0", "/tiles/7/65", "/tiles/7/65/44/1", "/tiles/7/65/44.png", "/tiles/99999999999999999999/0/0"] {
+            XCTAssertNil(route(.get, bad), bad)
+        }
         guard case .failure(.method) = Route.match(.delete, RequestTarget.parse("/api/settings")!) else { return XCTFail("DELETE settings") }
         guard case .failure(.method) = Route.match(.post, RequestTarget.parse("/")!) else { return XCTFail("POST /") }
         guard case .failure(.notFound) = Route.match(.get, RequestTarget.parse("/api/nothing")!) else { return XCTFail("unknown") }

@@ -2,6 +2,7 @@ import Foundation
 import PinApp
 import PinCore
 import PinReport
+import PinStore
 
 /// The routes past the gate, each one use case of the application layer (PinApp): decode the
 /// request's values, call, encode the result. No rule of its own.
@@ -12,9 +13,13 @@ public final class AppBackend: Backend {
     /// Pins deleted from the browser, kept for its undo (`restorePins`), the last `trashSize`.
     let trash = Trash()
 
-    public init(app: PinApp, libraries: [String]) {
+    /// The --basemap file, when one was given: its tiles are drawn under the pins.
+    public let basemap: MBTiles?
+
+    public init(app: PinApp, libraries: [String], basemap: MBTiles? = nil) {
         self.app = app
         self.libraries = libraries
+        self.basemap = basemap
     }
 
     public func respond(_ route: Route, _ target: RequestTarget, _ request: HTTPRequest, _ caller: Gate.Caller) throws -> HTTPResponse {
@@ -40,6 +45,8 @@ public final class AppBackend: Backend {
         case .runs: return try runs()
         case .undoRun(let id): return try undoRun(id, request)
         case .stats: return try stats()
+        case .basemap: return basemapInfo()
+        case .tile(let z, let x, let y): return try tile(z, x, y)
         case .session, .login, .logout, .loginPage, .asset: return .error(500, "routed twice")
         }
     }

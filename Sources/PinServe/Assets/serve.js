@@ -466,8 +466,69 @@
     }, true);
   }
 
+  // --- the --basemap file's tiles, when GET /api/basemap says there is one ---
+  // Drawn in the base map's SVG, over the offline map and under the pins, in world units: a
+  // tile z/x/y (rows from the north) covers W/2^z from (x, y)·W/2^z, the Web Mercator of
+  // page.js's project(), so the tiles pan and zoom with the map. The tiles needed follow the
+  // viewBox page.js sets (a MutationObserver); where the file has none (404), the offline map
+  // shows through.
+  let basemap = null;
+  const SVGNS = "http://www.w3.org/2000/svg";
+  function tileRange(z, vb, W) {
+    const n = 2 ** z, T = W / n, b = basemap.bounds || [-180, -85.0511, 180, 85.0511];
+    const col = (lon) => Math.floor((lon + 180) / 360 * n);
+    const row = (lat) => { const s = Math.sin(Math.max(-85.0511, Math.min(85.0511, lat)) * Math.PI / 180); return Math.floor((0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI)) * n); };
+    const clamp = (v) => Math.max(0, Math.min(n - 1, v));
+    return { T, x0: clamp(Math.max(Math.floor(vb.x / T), col(b[0]))), x1: clamp(Math.min(Math.floor((vb.x + vb.width) / T), col(b[2]))),
+      y0: clamp(Math.max(Math.floor(vb.y / T), row(b[3]))), y1: clamp(Math.min(Math.floor((vb.y + vb.height) / T), row(b[1]))) };
+  }
+  function baseTiles() {
+    if (!basemap) return;
+    const base = $("base"), map = $("map"), W = JSON.parse($("page-data").textContent).width;
+    const layer = document.createElementNS(SVGNS, "g");
+    layer.id = "tiles";
+    base.appendChild(layer);
+    const shown = new Map();
+    let frame = 0;
+    const update = () => {
+      frame = 0;
+      const vb = base.viewBox.baseVal, k = (map.clientWidth || 800) / vb.width;
+      // About 256 screen pixels a tile; past the file's zooms, its nearest one, scaled.
+      const z = Math.max(basemap.minZoom, Math.min(basemap.maxZoom, Math.round(Math.log2(k * W / 256))));
+      const r = tileRange(z, vb, W), want = new Set();
+      if ((r.x1 - r.x0 + 1) * (r.y1 - r.y0 + 1) <= 400) {
+        for (let x = r.x0; x <= r.x1; x++) for (let y = r.y0; y <= r.y1; y++) want.add(z + "/" + x + "/" + y);
+      }
+      for (const [key, image] of shown) if (!want.has(key)) { image.remove(); shown.delete(key); }
+      for (const key of want) {
+        if (shown.has(key)) continue;
+        const [, x, y] = key.split("/").map(Number), image = document.createElementNS(SVGNS, "image");
+        // A pixel more each way, so no seam of the map below shows between two tiles.
+        const over = r.T / 256;
+        image.setAttribute("x", x * r.T - over); image.setAttribute("y", y * r.T - over);
+        image.setAttribute("width", r.T + 2 * over); image.setAttribute("height", r.T + 2 * over);
+        image.setAttribute("preserveAspectRatio", "none");
+        image.setAttribute("href", "/tiles/" + key);
+        layer.appendChild(image);
+        shown.set(key, image);
+      }
+      layer.dataset.tiles = String(shown.size);
+      layer.dataset.zoom = String(z);
+    };
+    new MutationObserver(() => { if (!frame) frame = requestAnimationFrame(update); }).observe(base, { attributes: true, attributeFilter: ["viewBox"] });
+    update();
+    // The file's attribution, as text (tile providers write it as HTML: its links are not followed).
+    if (basemap.attribution) {
+      const text = new DOMParser().parseFromString(basemap.attribution, "text/html").body.textContent.trim();
+      const credit = el("span", "", " \u00b7 base map: " + text);
+      credit.id = "basemap-credit";
+      $("credit").appendChild(credit);
+    }
+  }
+
   // After each start of page.js: the parts this script adds to the fresh page.
   function started() {
+    baseTiles();
     document.body.dataset.role = session.role;
     dragPins();
     bulkBar();
@@ -480,6 +541,7 @@
 
   document.addEventListener("DOMContentLoaded", async () => {
     try { session = await api("GET", "/api/session"); } catch (x) { return; }
+    try { basemap = (await api("GET", "/api/basemap")).basemap; } catch (x) { basemap = null; }
     started();
     const tab = sessionStorage.getItem("pins-tab");
     if (tab) { sessionStorage.removeItem("pins-tab"); const b = document.querySelector("nav#tabs button[data-tab=" + tab + "]"); if (b) b.click(); }

@@ -75,6 +75,8 @@ public enum Route: Sendable, Equatable {
     /// A photo record's preview (`/api/previews/ID`) and the photo as a browser opens it
     /// (`/api/previews/ID/full`: a HEIC's JPEG copy).
     case preview(Int64), openPhoto(Int64)
+    /// The --basemap file: what it is (GET /api/basemap), and its tiles (/tiles/Z/X/Y, XYZ rows).
+    case basemap, tile(Int, Int, Int)
 
     /// Who may ask: `open` routes need no session (the sign-in and what it needs); all others
     /// need one, and the `writes` ones a session of the `full` role and its CSRF token.
@@ -109,6 +111,11 @@ public enum Route: Sendable, Equatable {
         case 1 where s[0] == "login": return only(get, .loginPage)
         case 1 where s[0] == "favicon.ico": return only(get, .asset("favicon.ico"))
         case 2 where s[0] == "app": return only(get, .asset(s[1]))
+        case 4 where s[0] == "tiles":
+            // Plain decimal numbers, the column and row inside the zoom's 2^z: else nothing here.
+            let numbers = s.dropFirst().map { $0.count <= 10 && $0.allSatisfy { $0 >= "0" && $0 <= "9" } ? Int($0) : nil }
+            guard let z = numbers[0], let x = numbers[1], let y = numbers[2], z <= 30, x < 1 << z, y < 1 << z else { return .failure(.notFound) }
+            return only(get, .tile(z, x, y))
         default: break
         }
         guard s.first == "api", s.count >= 2 else { return .failure(.notFound) }
@@ -125,6 +132,7 @@ public enum Route: Sendable, Equatable {
         case ("page-data", 1): return only(get, .pageData)
         case ("locate", 1): return only(get, .locate)
         case ("stats", 1): return only(get, .stats)
+        case ("basemap", 1): return only(get, .basemap)
         case ("settings", 1): return get ? .success(.settings) : only(method == .patch, .changeSettings)
         case ("trips", 1): return only(get, .trips)
         case ("trips", 2): return only(method == .patch, .renameTrip(s[1]))
