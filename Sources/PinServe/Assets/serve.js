@@ -438,13 +438,14 @@
       e.preventDefault();
       map.setPointerCapture(e.pointerId);
       const start = [e.clientX, e.clientY], box = map.getBoundingClientRect();
-      let dragging = false;
+      let dragging = false, last = start;
       holding = true;  // no redraw by a poll while the pin is held
       const move = (m) => {
         if (m.pointerId !== e.pointerId) return;
         m.stopPropagation();
         if (!dragging && Math.hypot(m.clientX - start[0], m.clientY - start[1]) < 6) return;
         dragging = true;
+        last = [m.clientX, m.clientY];
         g.classList.add("dragging");
         g.setAttribute("transform", "translate(" + (m.clientX - box.left).toFixed(1) + "," + (m.clientY - box.top).toFixed(1) + ")");
       };
@@ -457,7 +458,8 @@
         holding = false;
         if (u.type === "pointercancel") { window.pinsPage.setView(window.pinsPage.view()); return; }
         if (!dragging) { window.pinsPage.open(pin.id); return; }
-        const [lat, lon] = window.pinsPage.at(u.clientX, u.clientY);
+        // Where the pin is seen, at the last move (a release may report another point).
+        const [lat, lon] = window.pinsPage.at(last[0], last[1]);
         movePin(pin, lat, lon);
       };
       map.addEventListener("pointermove", move, true);
