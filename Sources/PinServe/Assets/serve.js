@@ -491,7 +491,7 @@
     layer.id = "tiles";
     base.appendChild(layer);
     const shown = new Map();
-    let frame = 0;
+    let frame = 0, behind = [], generation = 0;
     const update = () => {
       frame = 0;
       const vb = base.viewBox.baseVal, k = (map.clientWidth || 800) / vb.width;
@@ -501,7 +501,16 @@
       if ((r.x1 - r.x0 + 1) * (r.y1 - r.y0 + 1) <= 400) {
         for (let x = r.x0; x <= r.x1; x++) for (let y = r.y0; y <= r.y1; y++) want.add(z + "/" + x + "/" + y);
       }
-      for (const [key, image] of shown) if (!want.has(key)) { image.remove(); shown.delete(key); }
+      // The tiles no longer wanted stay under the new ones until those have loaded (or failed),
+      // so a zoom step does not flash the offline map; one generation at most (the one before
+      // goes now, loaded or not), so none is left behind however fast the view changes.
+      const gen = ++generation;
+      behind.forEach((image) => image.remove());
+      behind = [];
+      for (const [key, image] of shown) if (!want.has(key)) { behind.push(image); shown.delete(key); }
+      let pending = 0;
+      const drop = () => { if (gen === generation) { behind.forEach((image) => image.remove()); behind = []; } };
+      const settled = () => { if (--pending === 0) drop(); };
       for (const key of want) {
         if (shown.has(key)) continue;
         const [, x, y] = key.split("/").map(Number), image = document.createElementNS(SVGNS, "image");
@@ -510,10 +519,14 @@
         image.setAttribute("x", x * r.T - over); image.setAttribute("y", y * r.T - over);
         image.setAttribute("width", r.T + 2 * over); image.setAttribute("height", r.T + 2 * over);
         image.setAttribute("preserveAspectRatio", "none");
+        pending++;
+        image.addEventListener("load", settled, { once: true });
+        image.addEventListener("error", settled, { once: true });
         image.setAttribute("href", "/tiles/" + key);
         layer.appendChild(image);
         shown.set(key, image);
       }
+      if (pending === 0) drop();
       layer.dataset.tiles = String(shown.size);
       layer.dataset.zoom = String(z);
     };
