@@ -39,6 +39,32 @@ final class MigrationTests: XCTestCase {
         }
     }
 
+    /// Schema 12 (issue 36 item 4): a photo's position source. Before it, an accepted photo a
+    /// track placed is known by its detail ('track'); the rest stay NULL and count as their
+    /// own for the estimates only while the database has no track.
+    func testPositionSourcesOfEarlierRecords() throws {
+        let path = try temporaryDatabasePath(self)
+        do {
+            let old = try PinDatabase(path: path, migrateUpTo: 11)
+            for (name, lat, detail) in [("phone.jpg", 48.0, nil), ("walk.jpg", 49.0, "position from the track /t/walk.gpx, nearest fix 3 s away"),
+                                        ("camera.jpg", nil, nil)] as [(String, Double?, String?)] {
+                try old.connection.run("""
+                    INSERT INTO photos (path, size, mtime_ns, inode, taken_at, time_source, latitude, longitude, decision, detail)
+                    VALUES (?, 1, 0, 1, 1000, 'exifOffset', ?, ?, ?, ?)
+                    """, [SQLValue.blob(Array("/p/\(name)".utf8)), lat, lat.map { _ in 2.0 }, lat == nil ? "noLocation" : "accepted", detail])
+            }
+        }
+        let db = try PinDatabase(path: path)
+        XCTAssertEqual(try db.connection.query("SELECT path, position_source FROM photos ORDER BY path") {
+            "\(String(decoding: $0.blob(0), as: UTF8.self)) \($0.optionalString(1) ?? "NULL")"
+        }, ["/p/camera.jpg NULL", "/p/phone.jpg NULL", "/p/walk.jpg track"])
+        XCTAssertEqual(try db.read { try $0.photos.recordedNeighbours(from: 0, to: 2000) }.map(\.path.description), ["/p/phone.jpg"])
+        XCTAssertEqual(try db.read { try $0.photos.recordedNeighbours(from: 1001, to: 2000) }.count, 0)
+        try db.connection.run("INSERT INTO tracks (root, path, size, mtime_ns, inode, points) VALUES (x'2f70', x'2f74', 1, 0, 1, 2)")
+        XCTAssertEqual(try db.read { try $0.photos.recordedNeighbours(from: 0, to: 2000) }.count, 0,
+                       "a database that had a track: a position without a recorded source may be a track's")
+    }
+
     func testReopenKeepsData() throws {
         let path = try temporaryDatabasePath(self)
         let creation = CreationService(locator: StubLocator(), countries: CountryService(catalog: testCatalog), ids: .system)
