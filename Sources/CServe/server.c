@@ -177,3 +177,33 @@ void pins_reply_body(struct evhttp_request *request, const void *bytes, size_t l
 void pins_reply_send(struct evhttp_request *request, int status, const char *reason) {
     evhttp_send_reply(request, status, reason, NULL);
 }
+
+/* The health check's client (`pins serve --health`, the container's HEALTHCHECK): evhttp's own
+   client, so no HTTP is parsed by hand here either. One GET on loopback, bounded in time. */
+struct health { int status; };
+
+static void health_answered(struct evhttp_request *request, void *argument) {
+    struct health *health = argument;
+    health->status = request ? evhttp_request_get_response_code(request) : -1;
+}
+
+int pins_health_check(const char *address, uint16_t port, const char *host, int timeout_seconds) {
+    struct health health = { -1 };
+    struct event_base *base = event_base_new();
+    if (!base) return -1;
+    /* No DNS base: the address is a numeric literal, never a name to look up. */
+    struct evhttp_connection *connection = evhttp_connection_base_new(base, NULL, address, port);
+    if (!connection) { event_base_free(base); return -1; }
+    evhttp_connection_set_timeout(connection, timeout_seconds);
+    evhttp_connection_set_retries(connection, 0);
+    struct evhttp_request *request = evhttp_request_new(health_answered, &health);
+    if (request) {
+        evhttp_add_header(evhttp_request_get_output_headers(request), "Host", host);
+        evhttp_add_header(evhttp_request_get_output_headers(request), "Connection", "close");
+        /* evhttp frees the request once answered, or on failure. */
+        if (evhttp_make_request(connection, request, EVHTTP_REQ_GET, "/healthz") == 0) event_base_dispatch(base);
+    }
+    evhttp_connection_free(connection);
+    event_base_free(base);
+    return health.status;
+}

@@ -68,6 +68,9 @@ public final class Service: Sendable {
             case .logout: return logout(caller)
             case .loginPage: return .text(200, "text/html; charset=utf-8", ServeAssets.loginPage)
             case .asset(let name): return ServeAssets.response(name)
+            // The container's HEALTHCHECK: the loop and a worker answer. Open, so it says nothing
+            // beyond that (no version, no count, no path).
+            case .health: return .text(200, "text/plain; charset=utf-8", "ok\n")
             default: return try backend.respond(route, target, request, caller)
             }
         } catch let error as RequestError {

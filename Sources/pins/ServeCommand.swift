@@ -6,9 +6,9 @@ import PinStore
 
 let serveSpec = CommandSpec(
     name: "serve", summary: "Serve the map and its editing to a browser (loopback only unless a password is set).",
-    usage: "serve [--listen ADDR:PORT] [--db FILE] [--library DIR]... [--basemap FILE.mbtiles] [--allow-host NAME]... [--trust-proxy] | serve --set-password | serve --set-read-password",
+    usage: "serve [--listen ADDR:PORT] [--db FILE] [--library DIR]... [--basemap FILE.mbtiles] [--allow-host NAME]... [--trust-proxy] [--import-at HH:MM] | serve --set-password | serve --set-read-password | serve --health",
     options: [
-        OptionSpec(name: "--listen", value: "ADDR:PORT", help: "Where to listen (default 127.0.0.1:8765). Any address but loopback needs a password."),
+        OptionSpec(name: "--listen", value: "ADDR:PORT", help: "Where to listen (default $PINS_LISTEN, else 127.0.0.1:8765). Any address but loopback needs a password."),
         dbOption,
         OptionSpec(name: "--library", value: "DIR", help: "A photo folder the browser may show photos of and import; repeat for more.", repeatable: true),
         OptionSpec(name: "--allow-host", value: "NAME", help: "A host name the browser uses to reach the server (nas.local); repeat for more. Addresses need none.", repeatable: true),
@@ -17,6 +17,8 @@ let serveSpec = CommandSpec(
         OptionSpec(name: "--password-file", value: "FILE", help: "The passwords' hashes (default: pins-passwords beside the database)."),
         OptionSpec(name: "--set-password", value: nil, help: "Set the password (read from standard input, or asked twice on a terminal), then exit."),
         OptionSpec(name: "--set-read-password", value: nil, help: "Set the read-only password (family: may look, not change), then exit."),
+        OptionSpec(name: "--import-at", value: "HH:MM", help: "Import each --library folder every day at this time (TZ's local time), as 'pins import DIR --quiet --nice'."),
+        OptionSpec(name: "--health", value: nil, help: "Ask the service at --listen (or $PINS_LISTEN) whether it answers (GET /healthz); exit 0 if it does, 1 if not."),
     ],
     details: """
         A long-running service: the map page of 'pins report', live from the database (a change
@@ -43,6 +45,17 @@ let serveSpec = CommandSpec(
         attribution; elsewhere, and without one, the offline base map. The file is opened
         read-only; one that is missing (exit 66) or no raster MBTiles (exit 65) stops the start.
 
+        The password may also come from the environment, for a container or a service manager:
+        PINS_PASSWORD, or PINS_PASSWORD_FILE naming a file that holds it (a Docker secret:
+        /run/secrets/pins_password is read in the container image when present); likewise
+        PINS_READ_PASSWORD and PINS_READ_PASSWORD_FILE. It is stored hashed as --set-password
+        stores it (replacing the stored one when it differs) and removed from the environment.
+
+        --import-at HH:MM runs the nightly import inside the service: at that local time each
+        --library folder is imported by 'pins import DIR --db FILE --quiet --nice', one after the
+        other, with the run lock (an import already running: that night is skipped, exit 75 in
+        the log). Stopping the service stops a run in progress as SIGTERM stops 'pins import'.
+
         Examples:
           pins serve --library ~/Pictures
           printf '%s\\n' 'long passphrase' | pins serve --set-password --db /srv/pins/pins.sqlite
@@ -60,14 +73,23 @@ func runServe(_ args: ParsedArguments) throws {
         try setPassword(role: args.has("--set-password") ? .full : .read, file: passwordPath)
         return
     }
-    let (address, port) = try listenOption(args.value("--listen") ?? "127.0.0.1:8765")
+    let (address, port) = try listenOption(args.value("--listen") ?? ServeEnvironment.listen ?? "127.0.0.1:8765")
+    if args.has("--health") { return try healthCheck(address, port) }
+    let importAt = try args.value("--import-at").map { text in
+        guard let time = DailyTime.parse(text) else { throw UsageError("--import-at expects HH:MM (03:00), got '\(text)'", command: "serve") }
+        return time
+    }
+    try ServeEnvironment.storePasswords(file: passwordPath)
     let passwords = try PasswordFile.load(passwordPath).flatMap { $0.hashes[.full] == nil ? nil : $0 }
     guard passwords != nil || ServeAddress.isLoopback(address) else {
-        throw UsageError("listening on \(address) needs a password: set one with 'pins serve --set-password' "
-            + "(or listen on 127.0.0.1)", command: "serve")
+        throw UsageError("listening on \(address) needs a password: set one with 'pins serve --set-password', "
+            + "or give it in PINS_PASSWORD or in a file named by PINS_PASSWORD_FILE "
+            + (ContainerImage.isActive ? "(docker run -e PINS_PASSWORD=..., or a secret pins_password in compose.yaml)" : "(or listen on 127.0.0.1)"),
+            command: "serve")
     }
     let libraries = try args.all("--library").map { try libraryFolder($0) }
     let basemap = try args.value("--basemap").map { try MBTiles(path: $0) }
+    if importAt != nil, libraries.isEmpty { throw UsageError("--import-at needs a --library folder to import", command: "serve") }
     let gate = Gate(passwordRequired: passwords != nil, hostNames: Set(["localhost"] + args.all("--allow-host")), trustProxy: args.has("--trust-proxy"))
     let location = try resolveDatabaseLocation(args.value("--db"))
     let app = PinApp(databasePath: location.path, named: location.named) { Out.error("pins serve: warning: \($0)") }
@@ -82,7 +104,10 @@ func runServe(_ args: ParsedArguments) throws {
     Out.error("pins serve: http://\(Listen.text(address, server.port))/ (database \(database)"
         + (passwords == nil ? ", no password: loopback only" : ", password from \(passwordPath)")
         + (basemap.map { ", base map \($0.path), zoom \($0.minZoom) to \($0.maxZoom))" } ?? ")"))
+    let nightly = importAt.map { nightlyImport(at: $0, libraries: libraries, database: database) }
+    nightly?.start()
     server.run()
+    nightly?.stop()
     Out.error("pins serve: stopped")
 }
 

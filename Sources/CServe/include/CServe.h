@@ -47,4 +47,8 @@ void pins_reply_body(struct evhttp_request *request, const void *bytes, size_t l
 /* Sends the reply; evhttp frees the request (also when its connection closed meanwhile). */
 void pins_reply_send(struct evhttp_request *request, int status, const char *reason);
 
+/* One GET /healthz to address:port (a numeric address) with this Host header: the reply's status,
+   or -1 when no reply came within timeout_seconds (refused, reset, timed out). */
+int pins_health_check(const char *address, uint16_t port, const char *host, int timeout_seconds);
+
 #endif

@@ -47,7 +47,7 @@ public final class AppBackend: Backend {
         case .stats: return try stats()
         case .basemap: return basemapInfo()
         case .tile(let z, let x, let y): return try tile(z, x, y)
-        case .session, .login, .logout, .loginPage, .asset: return .error(500, "routed twice")
+        case .session, .login, .logout, .loginPage, .asset, .health: return .error(500, "routed twice")
         }
     }
 

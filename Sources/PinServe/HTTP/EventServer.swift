@@ -207,3 +207,23 @@ public enum ServeAddress {
         return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 }
+
+/// `pins serve --health`: one GET /healthz to the service on this machine, by evhttp's client.
+public enum HealthCheck {
+    /// Where to knock for a service listening on `address`: the loopback of its family for a
+    /// wildcard address (0.0.0.0, ::), else the address itself.
+    public static func target(_ address: String) -> String {
+        switch address {
+        case "0.0.0.0", "": "127.0.0.1"
+        case "::", "[::]": "::1"
+        default: address
+        }
+    }
+
+    /// The reply's status, or nil when none came within `seconds`.
+    public static func status(address: String, port: UInt16, seconds: Int = 5) -> Int? {
+        let host = target(address)
+        let status = pins_health_check(host, port, Listen.text(host, port), Int32(seconds))
+        return status > 0 ? Int(status) : nil
+    }
+}

@@ -67,7 +67,7 @@ public struct RequestTarget: Sendable, Equatable {
 
 /// Everything the server answers: one case per page, asset and API call.
 public enum Route: Sendable, Equatable {
-    case page, loginPage, asset(String)
+    case page, loginPage, asset(String), health
     case session, login, logout, version, pageData
     case listPins, showPin(UUID), addPin, editPin(UUID), deletePin(UUID), bulk, restorePins
     case locate, stats, settings, changeSettings, trips, renameTrip(String), runs, undoRun(Int)
@@ -84,7 +84,7 @@ public enum Route: Sendable, Equatable {
 
     public var access: Access {
         switch self {
-        case .loginPage, .asset, .session, .login: .open
+        case .loginPage, .asset, .session, .login, .health: .open
         case .logout: .write  // with the token: a foreign page cannot sign someone out
         case .addPin, .editPin, .deletePin, .bulk, .restorePins, .changeSettings, .renameTrip, .undoRun: .write
         default: .read
@@ -110,6 +110,7 @@ public enum Route: Sendable, Equatable {
         case 0: return only(get, .page)
         case 1 where s[0] == "login": return only(get, .loginPage)
         case 1 where s[0] == "favicon.ico": return only(get, .asset("favicon.ico"))
+        case 1 where s[0] == "healthz": return only(get, .health)
         case 2 where s[0] == "app": return only(get, .asset(s[1]))
         case 4 where s[0] == "tiles":
             // Plain decimal numbers, the column and row inside the zoom's 2^z: else nothing here.

@@ -1,0 +1,112 @@
+import Foundation
+import XCTest
+
+/// `pins serve --import-at` (issue 37 step 6): the nightly import inside the service, run by a
+/// real `pins serve` scheduled a few seconds ahead (HH:MM:SS, in TZ=UTC), not by waiting for 03:00.
+final class ServeNightlyTests: XCTestCase {
+    /// A `pins serve` whose standard error goes to a file the test reads while it runs.
+    struct Server {
+        let process: Process
+        let log: URL
+        var text: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+    }
+
+    func serve(db: String, library: String, at due: Date, in dir: URL, environment: [String: String] = [:]) throws -> Server {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "HH:mm:ss"
+        let log = dir.appendingPathComponent("serve-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--db", db, "--library", library, "--import-at", formatter.string(from: due)]
+        var env = ProcessInfo.processInfo.environment
+        env["TZ"] = "UTC"
+        env["PINS_DATA_DIR"] = CLI.dataDirectory
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.standardError = try FileHandle(forWritingTo: log)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        addTeardownBlock { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        return Server(process: process, log: log)
+    }
+
+    func runs(_ db: String) throws -> [[String: Any]] {
+        let run = try CLI.run(["runs", "--json", "--db", db])
+        return (try? CLI.json(run.stdout) as? [[String: Any]]) ?? []
+    }
+
+    func waitFor(_ seconds: TimeInterval, _ what: String, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while try !condition() {
+            guard Date() < deadline else { throw CLI.Failure.setup }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+    }
+
+    /// At the time given, the service imports the library once, as `pins import` does (the same
+    /// pins), and not again that day; SIGTERM then stops the service with 0.
+    func testTheImportRunsAtItsTimeOnceWithTheCLIsResult() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let library = dir.appendingPathComponent("photos").path
+        try CLI.generateLibrary(at: library, files: 40)
+        let reference = dir.appendingPathComponent("reference.sqlite").path
+        XCTAssertEqual(try CLI.run(["import", library, "--quiet", "--db", reference], environment: ["TZ": "UTC"]).status, 0)
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        let server = try serve(db: db, library: library, at: Date().addingTimeInterval(3), in: dir)
+        do {
+            try waitFor(90, "the nightly run") { server.text.contains("the nightly import of \(library) is done") }
+        } catch {
+            return XCTFail("no nightly run within 90 s: \(server.text)")
+        }
+        let recorded = try runs(db)
+        XCTAssertEqual(recorded.count, 1, "\(recorded)")
+        XCTAssertEqual(recorded.first?["status"] as? String, "completed", "\(recorded)")
+        let list = { (path: String) in try CLI.run(["list", "--json", "--db", path]).stdout }
+        let pins = try XCTUnwrap(CLI.json(list(db)) as? [[String: Any]]), expected = try XCTUnwrap(CLI.json(list(reference)) as? [[String: Any]])
+        XCTAssertGreaterThan(expected.count, 0)
+        XCTAssertEqual(Set(pins.map { "\($0["title"] ?? "") \($0["latitude"] ?? "") \($0["longitude"] ?? "")" }),
+                       Set(expected.map { "\($0["title"] ?? "") \($0["latitude"] ?? "") \($0["longitude"] ?? "")" }))
+        Thread.sleep(forTimeInterval: 2)
+        XCTAssertEqual(try runs(db).count, 1, "one run per day")
+        XCTAssertTrue(server.text.contains("the nightly import runs at "), server.text)
+        server.process.terminate()
+        server.process.waitUntilExit()
+        XCTAssertEqual(server.process.terminationStatus, 0, server.text)
+    }
+
+    /// While the nightly run works, it holds the run lock (a `pins import` by hand exits 75);
+    /// stopping the service stops it as SIGTERM stops `pins import`: the run is recorded as
+    /// interrupted, nothing is left running, and the next import completes.
+    func testStoppingTheServiceStopsARunningImportCleanly() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let library = dir.appendingPathComponent("photos").path
+        try CLI.generateLibrary(at: library, files: 3000)
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        let server = try serve(db: db, library: library, at: Date().addingTimeInterval(3), in: dir)
+        do {
+            try waitFor(90, "a running run") { try runs(db).contains { $0["status"] as? String == "running" } }
+        } catch {
+            return XCTFail("no running nightly import within 90 s: \(server.text)")
+        }
+        let byHand = try CLI.run(["import", library, "--quiet", "--db", db])
+        XCTAssertEqual(byHand.status, 75, "the nightly run holds the run lock: \(byHand.stderr)")
+        let child = try XCTUnwrap(server.text.range(of: #"started \(pid (\d+)\)"#, options: .regularExpression).map { match in
+            Int32(server.text[match].filter(\.isNumber))
+        } ?? nil, server.text)
+        let stopping = Date()
+        server.process.terminate()
+        server.process.waitUntilExit()
+        XCTAssertLessThan(Date().timeIntervalSince(stopping), 15)
+        XCTAssertEqual(server.process.terminationStatus, 0, server.text)
+        XCTAssertTrue(server.text.contains("was stopped; what it saved is whole"), server.text)
+        XCTAssertEqual(kill(child, 0), -1, "the import child \(child) is gone")
+        let recorded = try runs(db)
+        XCTAssertEqual(recorded.map { $0["status"] as? String }, ["interrupted"], "\(recorded)")
+        let after = try CLI.run(["import", library, "--quiet", "--db", db])
+        XCTAssertEqual(after.status, 0, after.stderr)
+        XCTAssertEqual(try runs(db).map { $0["status"] as? String }.sorted { ($0 ?? "") < ($1 ?? "") }, ["completed", "interrupted"])
+    }
+}
