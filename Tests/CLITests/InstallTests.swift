@@ -85,7 +85,7 @@ final class InstallScriptTests: XCTestCase {
         XCTAssertFalse(service.contains("StateDirectory"), "--db names the database: no StateDirectory\n\(service)")
         let timer = try String(contentsOf: units.appendingPathComponent("pins-import.timer"), encoding: .utf8)
         XCTAssertTrue(timer.contains("OnCalendar=*-*-* 02:30:00"), timer)
-        let verify = try CLI.run(["verify", "./pins-import.service", "./pins-import.timer"],
+        let verify = try CLI.run(["verify", "./pins-import.service", "./pins-import.timer", "./pins-serve.service"],
                                  executable: "/usr/bin/systemd-analyze", cwd: units.path)
         XCTAssertEqual(verify.status, 0, verify.stderr)
         XCTAssertEqual(verify.stderr + verify.stdout, "", "systemd-analyze verify warns")
@@ -103,6 +103,33 @@ final class InstallScriptTests: XCTestCase {
             let score = try Self.exposure(file)
             XCTAssertLessThanOrEqual(score, 1.5, "systemd-analyze security --offline=yes, \(arguments)")
         }
+        try checkServeUnit(library: library, dir: dir)
+    }
+
+    /// pins-serve.service (issue 37 step 6; verified as installed above): `systemd-analyze security` at 2.0 or
+    /// less with the network only to listen: on loopback, and on 0.0.0.0 (the local network's
+    /// ranges allowed, the password through LoadCredential=); 1.3 and 1.4 when written.
+    func checkServeUnit(library: URL, dir: URL) throws {
+        for arguments in [[], ["--listen", "0.0.0.0:8765"], ["--listen", "[::]:9000", "--user", "photos", "--group", "users"]] {
+            let printed = try install(["/opt/pins", "--library", library.path, "--print-units"] + arguments, cwd: dir)
+            XCTAssertEqual(printed.status, 0, printed.stderr)
+            let unit = Self.section("pins-serve.service", of: printed.stdout)
+            let file = dir.appendingPathComponent("pins-serve.service")
+            try unit.write(to: file, atomically: true, encoding: .utf8)
+            XCTAssertLessThanOrEqual(try Self.exposure(file), 2.0, "systemd-analyze security --offline=yes pins-serve.service, \(arguments)")
+            let lines = Set(unit.split(separator: "\n").map(String.init))
+            let port = arguments.count > 1 ? String(arguments[1].split(separator: ":").last!) : "8765"
+            for line in ["ExecStart=\"/opt/pins/bin/pins\" serve --library \"\(library.path)\"", "IPAddressDeny=any",
+                         "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX", "SocketBindAllow=tcp:\(port)", "SocketBindDeny=any",
+                         "SystemCallFilter=~connect", "NoNewPrivileges=yes", "ProtectSystem=strict", "CapabilityBoundingSet="] {
+                XCTAssertTrue(lines.contains(line), "missing: \(line)\n\(unit)")
+            }
+            XCTAssertFalse(lines.contains("PrivateNetwork=yes"), unit)
+            XCTAssertEqual(lines.contains("IPAddressAllow=localhost"), arguments.isEmpty, unit)
+            XCTAssertEqual(lines.contains("LoadCredential=pins_password:/opt/pins/etc/pins-password"), !arguments.isEmpty, unit)
+        }
+        let refused = try install(["/opt/pins", "--library", library.path, "--print-units", "--listen", "nas.local:8765"], cwd: dir)
+        XCTAssertEqual(refused.status, 64, refused.stderr)
     }
 
     /// The text between `# --- name ---` and the next such line of --print-units.
