@@ -438,12 +438,16 @@
       e.preventDefault();
       map.setPointerCapture(e.pointerId);
       const start = [e.clientX, e.clientY], box = map.getBoundingClientRect();
-      let dragging = false, last = start;
+      let dragging = false, last = start, hadPopup = false;
       holding = true;  // no redraw by a poll while the pin is held
       const move = (m) => {
         if (m.pointerId !== e.pointerId) return;
         m.stopPropagation();
         if (!dragging && Math.hypot(m.clientX - start[0], m.clientY - start[1]) < 6) return;
+        if (!dragging && !$("popup").hidden && window.pinsPage.openId() === pin.id) {
+          $("popup").hidden = true;  // its popup would point at where it was; it opens again at the drop
+          hadPopup = true;
+        }
         dragging = true;
         last = [m.clientX, m.clientY];
         g.classList.add("dragging");
@@ -456,7 +460,11 @@
         map.removeEventListener("pointerup", end, true);
         map.removeEventListener("pointercancel", end, true);
         holding = false;
-        if (u.type === "pointercancel") { window.pinsPage.setView(window.pinsPage.view()); return; }
+        if (u.type === "pointercancel") {
+          window.pinsPage.setView(window.pinsPage.view());
+          if (hadPopup) window.pinsPage.open(pin.id);
+          return;
+        }
         if (!dragging) { window.pinsPage.open(pin.id); return; }
         // Where the pin is seen, at the last move (a release may report another point).
         const [lat, lon] = window.pinsPage.at(last[0], last[1]);
