@@ -99,9 +99,10 @@ public enum EmbeddedPreview {
                   let entries = try? TIFF.readIFD(in: &source, at: at, order: order, name: "IFD", layout: layout,
                                                   warnings: &warnings, keep: { tags.contains($0) }, resolveValues: false)
             else { continue }
+            // A damaged entry gives nothing: the other IFDs' candidates still count.
             func values(_ tag: UInt16, max: Int = 1) throws -> [Int] {
                 guard let entry = entries.first(where: { $0.tag == tag }) else { return [] }
-                return try integers(entry, max: max, in: &source, order: order, layout: layout)
+                return (try? integers(entry, max: max, in: &source, order: order, layout: layout)) ?? []
             }
             if at == ifd0 { orientation = try values(0x112).first.flatMap { (1...8).contains($0) ? $0 : nil } }
             if let o = try values(0x201).first, let l = try values(0x202).first { candidates.append((o, l)) }
@@ -126,7 +127,7 @@ public enum EmbeddedPreview {
         switch entry.type {
         case 3: unit = 2
         case 4, 13: unit = 4
-        case 16, 18 where layout.isBig: unit = 8
+        case 16 where layout.isBig, 18 where layout.isBig: unit = 8
         default: return []
         }
         let count = Int(entry.count)
