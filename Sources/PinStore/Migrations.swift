@@ -217,6 +217,16 @@ public enum Migrations {
             UPDATE photos SET position_source = 'track' WHERE latitude IS NOT NULL AND detail LIKE 'position from the track %';
             CREATE INDEX photos_own_position ON photos(taken_at) WHERE latitude IS NOT NULL;
             """),
+        // Regions by outline in every country (issue 38 item 3): Regions.bin now holds Natural
+        // Earth's admin-1 units beside DCW's 8 countries, so a stored pin's region may be another
+        // now (Norway's counties of 2024, a town's region across a border, a desert far from
+        // towns). Migrations have no data files, so every pin with a country is handed to the
+        // existing re-derive path, `PlaceBackfill`: at the next open for writing with the
+        // gazetteer it gets its place (the same rule, so the same place) and its region again,
+        // and a new title only where the title is still the one pins made before places.
+        Migration(version: 13, name: "regions by outline", sql: """
+            UPDATE locations SET places_resolved = 0 WHERE country_id IS NOT NULL AND places_resolved = 1;
+            """),
     ]
 
     /// Schema 11: the pins of Saved Places imported before become wanted, but for one with a

@@ -2,12 +2,14 @@ import Foundation
 
 /// The places rule's step 6 where an admin-1 outline exists (Resources/PLACES.md, "Regions"):
 /// the place is the gazetteer's (chosen as before, among the country's places), the region is the
-/// DCW-GMT unit (LGPL-3+) whose outline holds the point, in the 8 countries DCW divides:
+/// admin-1 unit whose outline holds the point: DCW-GMT's (LGPL-3+) in the 8 countries DCW
+/// divides, Natural Earth's (public domain) rolled up to the gazetteer's regions elsewhere:
 ///   * inside a unit: that unit;
 ///   * in no unit (DCW's coasts and borders lie some hundreds of metres from Natural Earth's):
 ///     the unit with the nearest edge within `landKm` on land, `seaKm` at sea (the coastal rule);
 ///   * else, or where the unit stands for several of today's regions (IN.AP is Andhra Pradesh and
-///     Telangana, IN.JK Jammu and Kashmir and Ladakh), or outside the 8: the place's region.
+///     Telangana; Natural Earth's Katanga four of Congo's provinces of 2015), or in a country
+///     without outlines: the place's region.
 public final class OutlinedRegionPlaces: PlaceLocating, @unchecked Sendable {
     // Immutable after init.
     /// Inside the country's outline but in none of its units: the nearest unit within 10 km.
@@ -17,8 +19,12 @@ public final class OutlinedRegionPlaces: PlaceLocating, @unchecked Sendable {
 
     public let places: any PlaceLocating
     public let outlines: RegionOutlines
-    /// Each unit's region, the gazetteer's own (nil: the unit stands for several).
+    /// Each unit's region, the gazetteer's own under its English name (nil: the unit stands for
+    /// several).
     private let regionOfUnit: [Region?]
+    /// The gazetteer's regions whose English name differs (Regions.bin's names): "Yunnan Sheng"
+    /// is "Yunnan", "Madrid, Comunidad de" "Madrid". Asked only where the place's region stands.
+    private let renamed: [Region: Region]
     private let onLand: (@Sendable (Coordinate, String) -> Bool)?
 
     /// `onLand`: whether a point is inside its country's outline (at sea otherwise). Throws
@@ -28,12 +34,21 @@ public final class OutlinedRegionPlaces: PlaceLocating, @unchecked Sendable {
         self.places = places
         self.outlines = outlines
         self.onLand = onLand
-        var byCode: [String: Region] = [:]
-        for code in outlines.countryCodes {
-            for region in places.regions(of: code) where region.countryCode == code {
-                if let iso = region.code { byCode[iso] = region }
+        var byCode: [String: Region] = [:], renamed: [Region: Region] = [:]
+        let countries = Set(outlines.countryCodes).union(outlines.regionNames.keys.map { String($0.prefix(2)) })
+        // One pass over the gazetteer's regions where it is the file's (a scan per country cost
+        // `pins locate --json` a third of its start).
+        let all = (places as? PlaceResolver)?.allRegions ?? countries.sorted().flatMap { places.regions(of: $0) }
+        for region in all where countries.contains(region.countryCode) {
+            let key = Self.key(region)
+            var english = region
+            if let name = outlines.regionNames[key] {
+                english.name = name
+                renamed[region] = english
             }
+            byCode[key] = english
         }
+        self.renamed = renamed
         var regions: [Region?] = []
         for unit in 0..<outlines.unitCount {
             let codes = outlines.regionCodes(ofUnit: unit)
@@ -45,6 +60,12 @@ public final class OutlinedRegionPlaces: PlaceLocating, @unchecked Sendable {
         regionOfUnit = regions
     }
 
+    /// How Regions.bin names a gazetteer region: its ISO 3166-2 code, else "CC:Name" with spaces
+    /// as "_" (Norway's counties of 2024 have no code in the gazetteer's ISO table).
+    static func key(_ region: Region) -> String {
+        region.code ?? region.countryCode + ":" + region.name.replacingOccurrences(of: " ", with: "_")
+    }
+
     public func match(at point: Coordinate, countryCode: String?) -> PlaceMatch {
         match(at: point, countryCode: countryCode, inOutline: nil)
     }
@@ -53,6 +74,8 @@ public final class OutlinedRegionPlaces: PlaceLocating, @unchecked Sendable {
         var match = places.match(at: point, countryCode: countryCode, inOutline: inOutline)
         if let countryCode, let region = outlineRegion(at: point, countryCode: countryCode, inOutline: inOutline) {
             match.region = region
+        } else if let region = match.region, let english = renamed[region] {
+            match.region = english
         }
         return match
     }
@@ -69,7 +92,7 @@ public final class OutlinedRegionPlaces: PlaceLocating, @unchecked Sendable {
         return outlines.nearestUnit(to: point, countryCode: countryCode, withinKm: Self.seaKm).flatMap { regionOfUnit[$0] }
     }
 
-    public func regions(of countryCode: String) -> [Region] { places.regions(of: countryCode) }
+    public func regions(of countryCode: String) -> [Region] { places.regions(of: countryCode).map { renamed[$0] ?? $0 } }
 
     public func prepare() throws { try places.prepare() }
 
@@ -77,6 +100,19 @@ public final class OutlinedRegionPlaces: PlaceLocating, @unchecked Sendable {
         places.largestPlaces(of: countryCode, limit: limit)
     }
 
-    /// The borders between the admin-1 units of a country, for the map page (empty outside the 8).
+    /// The outline of a region as the page fills it: the rings of every unit that stands for it
+    /// alone (a region by its ISO 3166-2 code, else by its name as pins shows it); empty where no
+    /// unit does (a unit that stands for two regions is no one's).
+    public func regionRings(countryCode: String, code: String?, name: String) -> [[Coordinate]] {
+        var rings: [[Coordinate]] = []
+        for unit in 0..<regionOfUnit.count {
+            guard let region = regionOfUnit[unit], region.countryCode == countryCode else { continue }
+            if let code, region.code == code { rings += outlines.rings(ofUnit: unit) }
+            else if code == nil, region.code == nil, region.name == name { rings += outlines.rings(ofUnit: unit) }
+        }
+        return rings
+    }
+
+    /// The borders between the admin-1 units of a country, for the map page.
     public func borderLines(of countryCode: String) -> [[Coordinate]] { outlines.borderLines(of: countryCode) }
 }

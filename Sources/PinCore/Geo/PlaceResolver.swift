@@ -342,6 +342,9 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         return cells
     }
 
+    /// Every region of the gazetteer, in the file's order (the outlines match theirs in one pass).
+    public var allRegions: [Region] { regionValues }
+
     public func regions(of countryCode: String) -> [Region] {
         guard let country = countryID(countryCode) else { return [] }
         var out: [Region] = []

@@ -10,14 +10,16 @@ public enum RegionDataError: Error, CustomStringConvertible {
     }
 }
 
-/// The admin-1 outlines of the 8 countries DCW-GMT divides (AR AU BR CA CN IN RU US: 272 state
-/// and province units; DCW-GMT 2.1.1, LGPL-3+), from Resources/Regions.bin (scripts/build-regions
+/// The admin-1 outlines of every country: the 8 DCW-GMT divides (AR AU BR CA CN IN RU US: 272
+/// state and province units; DCW-GMT 2.1.1, LGPL-3+) and Natural Earth's 1:10m admin-1 (public
+/// domain) for the others, from Resources/Regions.bin (scripts/build-regions
 /// writes it and describes its layout; Resources/PLACES.md "Regions" says why and how).
 ///
 /// A lookup reads one grid cell of 0.25°: the unit holding the cell's centre is in the file, and
 /// the point's own unit follows from the parity of the crossings of the path from the point to
 /// the centre (along the point's latitude, then the centre's longitude) with each unit's edges
-/// in the cell. Longitudes are in 0..360 inside the file (Russia and the Aleutians cross 180°).
+/// in the cell. A country's longitudes lie in its grid's west ..< west + 360° (0..360 for Russia,
+/// the Aleutians, Fiji, which cross 180°; -180..180 for most).
 public final class RegionOutlines: @unchecked Sendable {
     // Immutable after init.
     static let magic = Array("PINSRG1\n".utf8)
@@ -44,6 +46,8 @@ public final class RegionOutlines: @unchecked Sendable {
     private let unitCountry: [UInt16]
     private let unitCodes: [String]
     private let unitRegionCodes: [[String]]
+    private let unitFirstRing: [Int]
+    private let unitRingCount: [Int]
     private let ringFirst: [UInt32]
     private let ringCount: [UInt32]
     private let xy: [Int32]
@@ -55,6 +59,8 @@ public final class RegionOutlines: @unchecked Sendable {
     private let pageUnit: [UInt32]
     private let pageStart: [UInt32]
     private let pageXY: [Int32]
+    /// Region key → the English name where it differs from the gazetteer's ("CN-YN": "Yunnan").
+    public let regionNames: [String: String]
 
     /// The units, in the file's order (index = unit id).
     public var unitCount: Int { unitCodes.count }
@@ -76,6 +82,8 @@ public final class RegionOutlines: @unchecked Sendable {
         unitCountry = file.unitCountry
         unitCodes = file.unitCodes
         unitRegionCodes = file.unitRegionCodes
+        unitFirstRing = file.unitFirstRing
+        unitRingCount = file.unitRingCount
         ringFirst = file.ringFirst
         ringCount = file.ringCount
         xy = file.xy
@@ -87,6 +95,7 @@ public final class RegionOutlines: @unchecked Sendable {
         pageUnit = file.pageUnit
         pageStart = file.pageStart
         pageXY = file.pageXY
+        regionNames = file.regionNames
     }
 
     /// DCW's code of a unit ("US.TX").
@@ -114,17 +123,19 @@ public final class RegionOutlines: @unchecked Sendable {
         return k < 0 ? nil : frames[Int(k)]
     }
 
+    /// The point in the file's units, its longitude in the grid's range (west ..< west + 360°:
+    /// -180...180 for most countries, 0...360 for those across 180°).
     @inline(__always)
-    private static func units(_ point: Coordinate) -> (x: Double, y: Double) {
-        let lon = point.longitude < 0 ? point.longitude + 360 : point.longitude
-        return (lon * scale, point.latitude * scale)
+    private static func units(_ point: Coordinate, _ g: Frame) -> (x: Double, y: Double) {
+        let x = point.longitude * scale
+        return (x < g.west ? x + 360 * scale : x, point.latitude * scale)
     }
 
     /// The unit of `countryCode` whose outline holds the point, nil where none does (where
     /// DCW's units overlap, by some metres along a shared border, the lower unit id).
     public func unit(at point: Coordinate, countryCode: String) -> Int? {
         guard point.isValid, let g = grid(countryCode) else { return nil }
-        let (px, py) = Self.units(point)
+        let (px, py) = Self.units(point, g)
         let column = Int(((px - g.west) / g.cell).rounded(.down)), row = Int(((py - g.south) / g.cell).rounded(.down))
         guard column >= 0, column < g.columns, row >= 0, row < g.rows else { return nil }
         let k = g.firstCell + row * g.columns + column
@@ -180,7 +191,7 @@ public final class RegionOutlines: @unchecked Sendable {
     /// at the point's latitude): for a point between DCW's coast or border and Natural Earth's.
     public func nearestUnit(to point: Coordinate, countryCode: String, withinKm km: Double) -> Int? {
         guard point.isValid, km > 0, let g = grid(countryCode) else { return nil }
-        let (px, py) = Self.units(point)
+        let (px, py) = Self.units(point, g)
         let ky = Self.kmPerUnit, kx = ky * max(0.01, cos(point.latitude * .pi / 180))
         let dy = km / ky, dx = km / kx
         let c0 = max(0, Int(((px - dx - g.west) / g.cell).rounded(.down)))
@@ -229,6 +240,18 @@ public final class RegionOutlines: @unchecked Sendable {
             ay = by
         }
         return best.squareRoot()
+    }
+
+    /// The lookup rings of a unit (200 m), as (latitude, longitude) in -180...180: taken
+    /// together by parity (a hole is a ring inside another).
+    public func rings(ofUnit unit: Int) -> [[Coordinate]] {
+        guard unit >= 0, unit < unitFirstRing.count else { return [] }
+        return (unitFirstRing[unit]..<(unitFirstRing[unit] + unitRingCount[unit])).map { r in
+            (Int(ringFirst[r])..<Int(ringFirst[r] + ringCount[r])).map { v in
+                let lon = Double(xy[2 * v]) / Self.scale
+                return Coordinate(latitude: Double(xy[2 * v + 1]) / Self.scale, longitude: lon > 180 ? lon - 360 : lon)
+            }
+        }
     }
 
     /// The borders between the units of a country (not its coasts), simplified for the map

@@ -22,6 +22,8 @@ struct RegionOutlinesFile {
     var pageUnit: [UInt32] = []
     var pageStart: [UInt32] = []
     var pageXY: [Int32] = []
+    /// Region key ("FR-BRE", "RE:Reunion") → English name, where it differs from the gazetteer's.
+    var regionNames: [String: String] = [:]
 }
 
 struct RegionDataReader {
@@ -68,14 +70,14 @@ struct RegionDataReader {
     mutating func readFile() throws -> RegionOutlinesFile {
         guard data.starts(with: RegionOutlines.magic) else { throw fail("not a pins regions file (magic)") }
         i = RegionOutlines.magic.count
-        guard try u32() == 1 else { throw fail("unknown version") }
+        guard try u32() == 2 else { throw fail("unknown version (rebuild it with scripts/build-regions)") }
         var h = Header()
         h.countries = try u32(); h.units = try u32(); h.rings = try u32(); h.vertices = try u32()
         h.vertexBytes = try u32(); h.runs = try u32(); h.cells = try u32(); h.cellBytes = try u32()
         h.pageLines = try u32(); h.pageVertices = try u32(); h.pageVertexBytes = try u32(); h.stringBytes = try u32()
         i += 8 // the tolerances (f32, for the record)
         let n = data.count
-        guard h.countries > 0, h.countries < 256, h.units > 0, h.units < 0xFFFF, h.rings > 0, h.rings <= n / 8,
+        guard h.countries > 0, h.countries < 1024, h.units > 0, h.units < 0xFFFF, h.rings > 0, h.rings <= n / 8,
               h.vertices > 0, h.vertices <= n, h.vertexBytes <= n, h.runs <= n / 8, h.cells > 0, h.cells <= 1 << 24,
               h.cellBytes <= n, h.pageLines <= n / 4, h.pageVertices <= n, h.pageVertexBytes <= n, h.stringBytes <= n else {
             throw fail("bad counts")
@@ -98,7 +100,7 @@ struct RegionDataReader {
     }
 
     /// `count` points stored as i16 deltas (dx, dy) in `bytes` bytes, a step that does not fit
-    /// being dx = -32768, dy = 0, then i32 x, y; each point in 0...360° and -90...90° (1e-5
+    /// being dx = -32768, dy = 0, then i32 x, y; each point in -180...360° and -90...90° (1e-5
     /// degree); the section padded to 4. One pass over raw buffers.
     mutating func points(_ count: Int, bytes: Int) throws -> [Int32] {
         try need(bytes)
@@ -121,7 +123,7 @@ struct RegionDataReader {
                         x &+= Int32(dx)
                         y &+= Int32(dy)
                     }
-                    guard x >= 0, x <= 36_000_000, y >= -9_000_000, y <= 9_000_000 else { ok = false; break }
+                    guard x >= -18_000_000, x <= 36_000_000, y >= -9_000_000, y <= 9_000_000 else { ok = false; break }
                     buffer[2 * k] = x
                     buffer[2 * k + 1] = y
                 }
@@ -156,7 +158,7 @@ struct RegionDataReader {
             i += 4
             let west = try i32(), south = try i32(), cell = try u32(), columns = try u32(), rows = try u32()
             let firstUnit = try u32(), unitCount = try u32(), firstCell = try u32()
-            guard (0...36_000_000).contains(west), (-9_000_000...9_000_000).contains(south), cell >= 1_000,
+            guard (-18_000_000...36_000_000).contains(west), (-9_000_000...9_000_000).contains(south), cell >= 1_000,
                   columns > 0, rows > 0, columns <= 40_000, rows <= 20_000,
                   firstCell == nextCell, columns * rows <= h.cells - firstCell,
                   firstUnit == nextUnit, unitCount > 0, unitCount <= h.units - firstUnit else {
@@ -274,6 +276,8 @@ struct RegionDataReader {
         let base = i
         i += h.stringBytes
         align()
+        let nameCount = try u32()
+        let nameRefs = try array(2 * nameCount, UInt32.self)
         guard i == data.count else { throw fail("trailing bytes") }
         func string(_ r: Int) throws -> String {
             let offset = r >> 8, length = r & 0xFF
@@ -285,6 +289,10 @@ struct RegionDataReader {
             let codes = try string(file.unitRegionRef[u]).split(separator: " ").map(String.init)
             guard !codes.isEmpty else { throw fail("unit \(u) has no region code") }
             file.unitRegionCodes.append(codes)
+        }
+        for k in 0..<nameCount {
+            let key = try string(Int(nameRefs[2 * k])), name = try string(Int(nameRefs[2 * k + 1]))
+            guard !key.isEmpty, !name.isEmpty, file.regionNames.updateValue(name, forKey: key) == nil else { throw fail("bad region name \(k)") }
         }
     }
 }
