@@ -36,6 +36,7 @@ extension PinApp {
         // has no pins yet.)
         let visited = Set(locations.compactMap(\.countryID) + (run?.created.compactMap(\.country) ?? [])).sorted()
         addPlaceLabels(&input, countries: visited)
+        addVisitedRegions(&input, locations: locations)
         addWater(&input, points: locations.map { ($0.coordinate, $0.countryID) }
                     + (run?.created.map { (Coordinate(latitude: $0.latitude, longitude: $0.longitude), $0.country) } ?? []))
         return input
@@ -72,6 +73,18 @@ extension PinApp {
             input.water = try PageWater.nearPins(points, map: try Self.data().waterMap(), width: input.worldMap.width)
         } catch {
             warnings(AppWarning("\(error); the map draws no water at city zoom"))
+        }
+    }
+
+    /// The outlines of the regions the pins (visits, not wanted places) are in, for the fill at
+    /// region zoom; none without the outlines (the gazetteer's warning, above, says why).
+    private func addVisitedRegions(_ input: inout PageInput, locations: [Location]) {
+        var seen = Set<[String]>()
+        for location in locations where !location.wanted {
+            guard let country = location.countryID, let name = location.region else { continue }
+            guard seen.insert([country, location.regionCode ?? "", name]).inserted else { continue }
+            let rings = places.regionRings(countryCode: country, code: location.regionCode, name: name)
+            if !rings.isEmpty { input.visitedRegions[country, default: []] += rings }
         }
     }
 

@@ -14,13 +14,14 @@ public struct SettingsChange: Sendable {
     public var pinColor: String?
     public var fillColor: String?
     public var mapStyle: Settings.MapStyle?
+    public var countryList: CountryList?
     /// `.some(nil)`: forget the home set (find it from the pins again).
     public var home: Coordinate??
     /// Home is the place of the pins called so (`home(named:)`).
     public var homeNamed: String?
     public init() {}
 
-    var changesAppSettings: Bool { pinColor != nil || fillColor != nil || mapStyle != nil }
+    var changesAppSettings: Bool { pinColor != nil || fillColor != nil || mapStyle != nil || countryList != nil }
 }
 
 /// The use cases of settings and statistics.
@@ -40,6 +41,7 @@ extension PinApp {
                     if let pinColor = change.pinColor.flatMap(Settings.normalizedColor) { settings.defaultPinColor = pinColor }
                     if let fillColor = change.fillColor.flatMap(Settings.normalizedColor) { settings.mapFillColor = fillColor }
                     if let style = change.mapStyle { settings.mapStyle = style }
+                    if let list = change.countryList { settings.countryList = list }
                     try repos.settings.save(settings)
                     return settings
                 }
@@ -73,7 +75,8 @@ extension PinApp {
     /// Countries, continents, regions and places visited, and the totals per pin type.
     public func statistics() throws -> StatisticsValues {
         let db = try openForReading()
-        let service = StatisticsService(catalog: try catalog(), places: places)
+        var service = StatisticsService(catalog: try catalog(), places: places)
+        service.countryList = try db.read { try $0.settings.load() }.countryList
         // The regions' totals ("of 51 states") need the gazetteer; without it, "7 states".
         if try db.read({ try $0.locations.fetchAll(countryID: nil).contains { $0.region != nil } }) { try? places.prepare() }
         return try service.calculate(using: db)

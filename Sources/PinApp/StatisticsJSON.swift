@@ -14,6 +14,7 @@ extension StatisticsValues {
             },
             "continents": continents.map { ["name": $0.name, "countryCount": $0.countryCount, "pinCount": $0.pinCount] },
             "countriesVisited": countries.count, "continentsVisited": continents.count,
+            "countryList": ["list": countryList, "title": countryListTitle, "total": countryListTotal, "visited": countriesInList],
             "regionsVisited": regionsVisited, "placesVisited": placesVisited,
             "mostVisited": mostVisited.map {
                 ["id": $0.id.lowercasedText, "title": $0.title, "visitCount": $0.visitCount, "photoCount": $0.photoCount] as [String: Any]

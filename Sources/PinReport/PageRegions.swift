@@ -18,6 +18,69 @@ extension PageRenderer {
         }
     }
 
+    /// The visited regions of each country, one path per country (rings by the even-odd rule),
+    /// simplified to the page's world units: a vertex within one unit (2 km at the equator) of
+    /// the line through its neighbours is dropped, as the base map's own outlines are drawn.
+    static func appendVisitedRegions(_ input: PageInput, to html: inout String) {
+        let width = Double(input.worldMap.width)
+        for code in input.visitedRegions.keys.sorted() {
+            guard let rings = input.visitedRegions[code], code.utf8.allSatisfy({ (0x41...0x5A).contains($0) }) else { continue }
+            var d = ""
+            for ring in rings {
+                let points = simplified(ring.map { worldUnits($0, width: width) })
+                guard points.count >= 4 else { continue }
+                appendUnits(points, to: &d)
+                d += "z"
+            }
+            if !d.isEmpty { html += "<path id=\"vr-\(code)\" d=\"\(d)\"/>\n" }
+        }
+    }
+
+    /// Douglas-Peucker at one world unit on a closed ring of world units, repeated points first
+    /// dropped (the page draws in whole units anyway).
+    static func simplified(_ ring: [(Int, Int)]) -> [(Int, Int)] {
+        var points: [(Int, Int)] = []
+        for p in ring where points.last.map({ $0 != p }) ?? true { points.append(p) }
+        guard points.count > 3 else { return points }
+        var keep = [Bool](repeating: false, count: points.count)
+        keep[0] = true
+        keep[points.count - 1] = true
+        var stack = [(0, points.count - 1)]
+        while let (a, b) = stack.popLast() {
+            guard b - a > 1 else { continue }
+            let (ax, ay) = (Double(points[a].0), Double(points[a].1)), (dx, dy) = (Double(points[b].0) - ax, Double(points[b].1) - ay)
+            let length = (dx * dx + dy * dy).squareRoot()
+            var far = a, farDistance = 0.0
+            for k in (a + 1)..<b {
+                let (px, py) = (Double(points[k].0) - ax, Double(points[k].1) - ay)
+                // A closed ring's ends coincide: there the distance is to the point itself.
+                let distance = length == 0 ? (px * px + py * py).squareRoot() : abs(px * dy - py * dx) / length
+                if distance > farDistance { (far, farDistance) = (k, distance) }
+            }
+            if farDistance > 1 {
+                keep[far] = true
+                stack.append((a, far))
+                stack.append((far, b))
+            }
+        }
+        return zip(points, keep).filter(\.1).map(\.0)
+    }
+
+    /// "M x y l dx dy…" of points already in world units.
+    static func appendUnits(_ points: [(Int, Int)], to d: inout String) {
+        guard let first = points.first else { return }
+        var last = first
+        d += "M\(first.0) \(first.1)l"
+        var steps = 0
+        for p in points.dropFirst() {
+            for (i, n) in [p.0 - last.0, p.1 - last.1].enumerated() {
+                d += n < 0 || (steps == 0 && i == 0) ? String(n) : " " + String(n)
+            }
+            steps += 1
+            last = p
+        }
+    }
+
     /// "M x y l dx dy dx dy…" as build-basemap writes paths (a minus sign is its own separator);
     /// nothing for a line that moves by no whole unit.
     static func appendLine(_ line: [Coordinate], width: Double, to d: inout String) {

@@ -29,13 +29,15 @@ public enum PageRenderer {
     public static let stripPageCap = 1024 * 1024
 
     public static func render(_ input: PageInput) -> String {
-        let stats = PageStatistics(pins: input.pins, catalog: input.catalog, regionCounts: input.regionCounts)
+        let stats = PageStatistics(pins: input.pins, catalog: input.catalog, regionCounts: input.regionCounts, countryList: input.settings.countryList)
         var html = ""
         html.reserveCapacity(input.worldMap.countries.reduce(0) { $0 + $1.d.utf8.count + 40 } + input.pins.count * 320 + input.water.byteCount + 64 * 1024)
         PageTemplate.page.render(into: &html) { hole, html in
             switch hole {
-            case "countries": appendCountries(input.worldMap, visited: Set(stats.countries.map(\.code)), to: &html)
+            case "countries":
+                appendCountries(input.worldMap, visited: Set(stats.countries.map(\.code)), withRegions: Set(input.visitedRegions.keys), to: &html)
             case "regions": appendRegionBorders(input, to: &html)
+            case "visitedRegions": appendVisitedRegions(input, to: &html)
             case "waterLand":
                 if !input.water.land.isEmpty { html += "<path d=\"\(input.water.land)\"/>" }
                 if !input.water.visitedLand.isEmpty { html += "<path class=\"v\" d=\"\(input.water.visitedLand)\"/>" }
@@ -146,10 +148,13 @@ public enum PageRenderer {
     public static let labelsPerPage = 4000
 
     /// The base map: one path per country, visited ones filled.
-    static func appendCountries(_ worldMap: WorldMap, visited: Set<String>, to html: inout String) {
+    /// `withRegions`: the visited countries whose visited regions are filled at region zoom
+    /// (class "r": there the country's own fill gives way to its regions').
+    static func appendCountries(_ worldMap: WorldMap, visited: Set<String>, withRegions: Set<String> = [], to html: inout String) {
         for country in worldMap.countries {
             // Ids and path data were checked when WorldMap.json was loaded (letters; path characters).
-            html += "<path id=\"c-\(country.id)\"\(visited.contains(country.id) ? " class=\"v\"" : "") d=\"\(country.d)\"/>\n"
+            let classes = visited.contains(country.id) ? (withRegions.contains(country.id) ? " class=\"v r\"" : " class=\"v\"") : ""
+            html += "<path id=\"c-\(country.id)\"\(classes) d=\"\(country.d)\"/>\n"
         }
     }
 
@@ -182,7 +187,7 @@ public enum PageRenderer {
     /// The islands as one JSON object keyed by their element ids: what `pins serve` sends the
     /// page when the database changed (`/api/page-data`), so the same script draws the new data.
     public static func islandsJSON(_ input: PageInput) -> String {
-        let stats = PageStatistics(pins: input.pins, catalog: input.catalog, regionCounts: input.regionCounts)
+        let stats = PageStatistics(pins: input.pins, catalog: input.catalog, regionCounts: input.regionCounts, countryList: input.settings.countryList)
         return "{" + islands(input, stats: stats).map { JSONText.string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
     }
 

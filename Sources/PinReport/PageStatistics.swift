@@ -150,8 +150,11 @@ public struct PageStatistics: Sendable, Equatable {
     public var wanted = 0
     public var regionsVisited = 0
     public var placesVisited = 0
-    /// Every ISO 3166-1 country the catalogue knows.
+    /// The countries of the list the share counts against (`Settings.countryList`: ISO
+    /// 3166-1's 249 or the UN's 193), how many of them have a pin, and the list's name.
     public var countriesInWorld = 0
+    public var countriesInList = 0
+    public var countryListTitle = ""
     public var continentsInWorld = 0
     /// By pin count, most first, then by name.
     public var countries: [CountryLine] = []
@@ -163,8 +166,9 @@ public struct PageStatistics: Sendable, Equatable {
 
     /// Totals, countries and continents as `pins stats` counts them (`StatisticsService`), over
     /// these pins; then each country's first year and the years.
-    public init(pins: [PagePin], catalog: CountryCatalog, regionCounts: [String: Int] = [:]) {
-        countriesInWorld = catalog.entries.count
+    public init(pins: [PagePin], catalog: CountryCatalog, regionCounts: [String: Int] = [:], countryList: CountryList = .iso) {
+        countriesInWorld = countryList.total(in: catalog)
+        countryListTitle = countryList.title
         continentsInWorld = Set(catalog.entries.values.map(\.continent)).count
         let values = StatisticsService(catalog: catalog).calculate(locations: pins.map(\.location))
         totalPins = values.totalPins
@@ -186,6 +190,7 @@ public struct PageStatistics: Sendable, Equatable {
         }
         regionsVisited = values.regionsVisited
         placesVisited = values.placesVisited
+        countriesInList = values.countries.filter { countryList.counts($0.id) }.count
         countries = values.countries.map {
             var entry = $0
             entry.regionCount = regionCounts[$0.id] ?? 0
@@ -249,7 +254,8 @@ extension PageStatistics {
     var json: [String: Any] {
         var object: [String: Any] = [
             "totalPins": totalPins, "points": points, "cities": cities, "mountains": mountains, "atSea": atSea,
-            "countriesInWorld": countriesInWorld, "continentsInWorld": continentsInWorld,
+            "countriesInWorld": countriesInWorld, "countriesInList": countriesInList, "countryList": countryListTitle,
+            "continentsInWorld": continentsInWorld,
             "regionsVisited": regionsVisited, "placesVisited": placesVisited,
             "countries": countries.map { c -> [String: Any] in
                 var line: [String: Any] = ["code": c.code, "name": c.name, "continent": c.continent, "pinCount": c.pinCount, "firstYear": c.firstYear]

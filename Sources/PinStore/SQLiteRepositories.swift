@@ -283,6 +283,7 @@ struct SQLiteSettingsRepository: SettingsRepository {
             case "defaultPinColor": settings.defaultPinColor = value
             case "mapFillColor": settings.mapFillColor = value
             case "mapStyle": settings.mapStyle = Settings.MapStyle(stored: value)
+            case "countryList": settings.countryList = CountryList(rawValue: value) ?? .iso
             default: break
             }
         }
@@ -291,7 +292,7 @@ struct SQLiteSettingsRepository: SettingsRepository {
 
     func save(_ settings: Settings) throws {
         for (key, value) in [("defaultPinColor", settings.defaultPinColor), ("mapFillColor", settings.mapFillColor),
-                             ("mapStyle", settings.mapStyle.rawValue)] {
+                             ("mapStyle", settings.mapStyle.rawValue), ("countryList", settings.countryList.rawValue)] {
             try db.run("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                        [key, value])
         }

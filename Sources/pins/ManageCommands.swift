@@ -252,12 +252,14 @@ private func printSharedPlaces(_ args: ParsedArguments, one: String, many: Strin
 // MARK: settings
 
 let settingsSpec = CommandSpec(
-    name: "settings", summary: "Show or change the app's settings: pin colour, map fill colour, map style.",
-    usage: "settings [--pin-color HEX] [--fill-color HEX] [--map-style light|dark|print] [--json]",
+    name: "settings", summary: "Show or change the app's settings: pin colour, map fill colour, map style, country list.",
+    usage: "settings [--pin-color HEX] [--fill-color HEX] [--map-style light|dark|print] [--country-list iso|un] [--json]",
     options: [
         OptionSpec(name: "--pin-color", value: "HEX", help: "Colour of new pins, #RRGGBB."),
         OptionSpec(name: "--fill-color", value: "HEX", help: "Fill colour of visited countries on the map, #RRGGBB."),
         OptionSpec(name: "--map-style", value: "STYLE", help: "Map palette: light, dark or print.", choices: Settings.MapStyle.allCases.map(\.rawValue)),
+        OptionSpec(name: "--country-list", value: "LIST", help: "What the share of countries visited counts: iso (ISO 3166-1, 249) or un (UN members, 193).",
+                   choices: CountryList.allCases.map(\.rawValue)),
         OptionSpec(name: "--home", value: "NAME", help: "Home for 'pins trips': the place of your pins called NAME."),
         OptionSpec(name: "--home-lat", value: "LAT", help: "Home for 'pins trips', with --home-lon."),
         OptionSpec(name: "--home-lon", value: "LON", help: "Home for 'pins trips', with --home-lat."),
@@ -290,15 +292,23 @@ func runSettings(_ args: ParsedArguments) throws {
     }
     var change = SettingsChange()
     (change.pinColor, change.fillColor, change.mapStyle) = (pinColor, fillColor, style)
+    if let text = args.value("--country-list") {
+        guard let list = CountryList(rawValue: text) else {
+            throw UsageError("--country-list must be iso or un, got '\(text)'", command: "settings")
+        }
+        change.countryList = list
+    }
     try homeSetting(args, into: &change)
     let answer = try AppDependencies(databaseOption: args.value("--db")).app.settings(change)
     let (settings, setHome) = (answer.settings, answer.home)
     if args.has("--json") {
-        var object: [String: Any] = ["pinColor": settings.defaultPinColor, "fillColor": settings.mapFillColor, "mapStyle": settings.mapStyle.rawValue]
+        var object: [String: Any] = ["pinColor": settings.defaultPinColor, "fillColor": settings.mapFillColor, "mapStyle": settings.mapStyle.rawValue,
+                                     "countryList": settings.countryList.rawValue]
         if let setHome { object["home"] = ["latitude": setHome.latitude, "longitude": setHome.longitude] }
         Out.print(Out.json(object))
     } else {
         Out.print("pin color   \(settings.defaultPinColor)\nfill color  \(settings.mapFillColor)\nmap style   \(settings.mapStyle.rawValue)"
+                  + "\ncountries   \(settings.countryList.rawValue) (\(settings.countryList.title))"
                   + (setHome.map { "\nhome        \(formatDegrees($0.latitude)),\(formatDegrees($0.longitude))" } ?? ""))
     }
 }

@@ -168,7 +168,7 @@ func runStats(_ args: ParsedArguments) throws {
     }
     var text = "Pins: \(stats.totalPins) (points \(stats.pointCount), cities \(stats.cityCount), mountains \(stats.mountainCount)"
     text += stats.pinsWithoutCountry > 0 ? ", \(stats.pinsWithoutCountry) at sea)\n" : ")\n"
-    text += "Countries visited: \(stats.countries.count)\n"
+    text += "Countries visited: \(stats.countryShareText)\n"
     if !stats.countries.isEmpty {
         text += Out.table(["CC", "COUNTRY", "CONTINENT", "PINS"],
                           stats.countries.map { [$0.id, $0.name, $0.continent, String($0.pinCount)] }).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n"

@@ -135,13 +135,22 @@ final class ManageTests: XCTestCase {
         try pins(["settings"], status: 1)
         XCTAssertFalse(FileManager.default.fileExists(atPath: db), "showing the settings creates nothing")
         _ = try add(["--lat", "-33.85", "--lon", "151.21"])
-        XCTAssertEqual(try pins(["settings"]), "pin color   #E53935\nfill color  #43A047\nmap style   light\n")
+        XCTAssertEqual(try pins(["settings"]), "pin color   #E53935\nfill color  #43A047\nmap style   light\ncountries   iso (ISO 3166-1)\n")
         try pins(["settings", "--pin-color", "#1e88e5", "--fill-color", "#000000", "--map-style", "dark"])
         let settings = try CLI.json(try pins(["settings", "--json"])) as! [String: String]
-        XCTAssertEqual(settings, ["pinColor": "#1E88E5", "fillColor": "#000000", "mapStyle": "dark"])
+        XCTAssertEqual(settings, ["pinColor": "#1E88E5", "fillColor": "#000000", "mapStyle": "dark", "countryList": "iso"])
+        // The share of countries visited counts against the list chosen (issue 38 item 5): one
+        // pin in Sydney, one in Paris is 2 of ISO 3166-1's 249 and 2 of the UN's 193.
         _ = try add(["--lat", "48.85", "--lon", "2.35"])
         XCTAssertEqual(try list(["--country", "FR"]).first?["color"] as? String, "#1E88E5")
         XCTAssertEqual(try list(["--country", "AU"]).first?["color"] as? String, "#E53935", "existing pins keep theirs")
+        let iso = try CLI.json(try pins(["stats", "--json"])) as! [String: Any]
+        let list = try XCTUnwrap(iso["countryList"] as? [String: Any])
+        XCTAssertEqual([list["list"] as? String, list["title"] as? String], ["iso", "ISO 3166-1"])
+        XCTAssertEqual([list["total"] as? Int, list["visited"] as? Int], [249, 2])
+        try pins(["settings", "--country-list", "un"])
+        XCTAssertTrue(try pins(["stats"]).contains("Countries visited: 2 of 193 (1.0 %, UN member states)\n"))
+        try pins(["settings", "--country-list", "world"], status: 64)
         try pins(["settings", "--map-style", "satellite"], status: 64)
         try pins(["settings", "--pin-color", "blue"], status: 64)
     }

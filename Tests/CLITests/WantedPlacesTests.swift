@@ -60,7 +60,7 @@ final class WantedPlacesTests: XCTestCase {
         XCTAssertEqual((stats["totals"] as! [String: Int])["pins"], 0)
         XCTAssertEqual((stats["totals"] as! [String: Int])["wanted"], 2)
         let text = try e.pins(["stats"]).stdout
-        XCTAssertTrue(text.hasPrefix("Pins: 0 (points 0, cities 0, mountains 0)\nCountries visited: 0\n"), text)
+        XCTAssertTrue(text.hasPrefix("Pins: 0 (points 0, cities 0, mountains 0)\nCountries visited: 0 of 249 (0.0 %, ISO 3166-1)\n"), text)
         XCTAssertTrue(text.hasSuffix("Wanted, not visited yet: 2 (counted in nothing above; 'pins list --wanted')\n"), text)
         XCTAssertFalse(text.contains("Japan"), text)
         // The GeoJSON export with the visited countries: the two points, no country polygon.

@@ -165,7 +165,7 @@ final class PageRendererTests: XCTestCase {
         let html = PageRenderer.render(input)
         XCTAssertTrue(html.contains("<g id=\"regions\"><path id=\"r-US\" d=\"M180 180l10 0 0-31\"/>\n</g>"), html)
         XCTAssertFalse(html.contains("r-<b"), "a code that is not two letters is left out")
-        XCTAssertTrue(html.contains("regions: DCW-GMT (LGPL-3+)"), "DCW-GMT credited on the page")
+        XCTAssertTrue(html.contains("regions: DCW-GMT (LGPL-3+), Natural Earth"), "DCW-GMT and Natural Earth credited on the page")
     }
 
     func testLoadsNothingFromOutside() {
@@ -360,5 +360,32 @@ final class PagePolicyTests: XCTestCase {
         let other = PagePolicy.contentSecurityPolicy(settings: Settings())
         XCTAssertNotEqual(other, policy)
         XCTAssertTrue(other.contains("script-src '\(try coreutilsSource(script))'"))
+    }
+}
+
+/// The visited regions' outlines on the page (issue 38 item 5).
+final class PageVisitedRegionTests: XCTestCase {
+    /// Every ring of Regions.bin is closed (its first and last points are one): the simplification
+    /// measures from that point, not from a line of no length (it looped, growing without end, on
+    /// the first region a report drew). A 100-unit square with a point every unit keeps its corners.
+    func testAClosedRingIsSimplifiedToItsCorners() {
+        var ring: [(Int, Int)] = []
+        for x in 0..<100 { ring.append((x, 0)) }
+        for y in 0..<100 { ring.append((100, y)) }
+        for x in stride(from: 100, to: 0, by: -1) { ring.append((x, 100)) }
+        for y in stride(from: 100, through: 0, by: -1) { ring.append((0, y)) }
+        XCTAssertEqual(PageRenderer.simplified(ring).map { [$0.0, $0.1] }, [[0, 0], [100, 0], [100, 100], [0, 100], [0, 0]])
+    }
+
+    /// A visited country with region outlines is drawn with class "v r" (land at region zoom)
+    /// and its regions as one even-odd path.
+    func testVisitedRegionsAreOnePathPerCountry() throws {
+        var html = ""
+        let square = [(0.0, 0.0), (0.0, 1.0), (1.0, 1.0), (1.0, 0.0), (0.0, 0.0)].map { Coordinate(latitude: $0.0, longitude: $0.1) }
+        var input = PageInput(pins: [], catalog: CountryCatalog(entries: []), settings: Settings(), worldMap: try WorldMap(json: Array(#"{"width":36000,"countries":[]}"#.utf8)))
+        input.visitedRegions = ["FR": [square]]
+        PageRenderer.appendVisitedRegions(input, to: &html)
+        XCTAssertTrue(html.hasPrefix("<path id=\"vr-FR\" d=\"M18000 18000l"), html)
+        XCTAssertTrue(html.hasSuffix("z\"/>\n"), html)
     }
 }

@@ -16,12 +16,15 @@ public struct Settings: Codable, Sendable, Hashable {
     public var defaultPinColor: String
     public var mapFillColor: String
     public var mapStyle: MapStyle
+    /// What the share of countries visited counts against (`pins stats`, the page).
+    public var countryList: CountryList
 
     public init(defaultPinColor: String = Settings.defaultPinColor, mapFillColor: String = "#43A047",
-                mapStyle: MapStyle = .light) {
+                mapStyle: MapStyle = .light, countryList: CountryList = .iso) {
         self.defaultPinColor = defaultPinColor
         self.mapFillColor = mapFillColor
         self.mapStyle = mapStyle
+        self.countryList = countryList
     }
 
     /// `#RRGGBB` (case-insensitive) → normalised upper-case form, or nil.

@@ -42,11 +42,26 @@ public struct StatisticsValues: Codable, Sendable, Equatable {
     public var pinsWithoutCountry = 0
     /// Places someone wants to go (`Location.wanted`): counted here only, in nothing above.
     public var wantedPins = 0
+    /// The list the share of countries counts against (`CountryList`: "iso" or "un"), its
+    /// title, how many countries it has, and how many of them have a pin.
+    public var countryList = "iso"
+    public var countryListTitle = "ISO 3166-1"
+    public var countryListTotal = 0
+    public var countriesInList = 0
     /// Regions and places with at least one pin, all countries together.
     public var regionsVisited = 0
     public var placesVisited = 0
 
     public init() {}
+}
+
+extension StatisticsValues {
+    /// "12 of 249 (4.8 %, ISO 3166-1)"; the bare count when no list is loaded.
+    public var countryShareText: String {
+        guard countryListTotal > 0 else { return String(countries.count) }
+        let share = (Double(countriesInList) / Double(countryListTotal) * 1000).rounded() / 10
+        return "\(countriesInList) of \(countryListTotal) (\(share) %, \(countryListTitle))"
+    }
 }
 
 extension StatisticsValues.CountryEntry {

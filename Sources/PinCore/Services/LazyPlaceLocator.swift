@@ -44,4 +44,9 @@ public final class LazyPlaceLocator: PlaceLocating, Sendable {
     public func borderLines(of countryCode: String) -> [[Coordinate]] {
         ((try? resolver()) as? OutlinedRegionPlaces)?.borderLines(of: countryCode) ?? []
     }
+
+    /// A region's outline, for the map page's visited regions: empty without outlines.
+    public func regionRings(countryCode: String, code: String?, name: String) -> [[Coordinate]] {
+        ((try? resolver()) as? OutlinedRegionPlaces)?.regionRings(countryCode: countryCode, code: code, name: name) ?? []
+    }
 }

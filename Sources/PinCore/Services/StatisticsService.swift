@@ -5,6 +5,8 @@ public struct StatisticsService: Sendable {
     public let catalog: CountryCatalog
     /// The gazetteer: how many regions each country has ("7 of 51 states").
     public let places: any PlaceLocating
+    /// What the share of countries visited counts against.
+    public var countryList = CountryList.iso
 
     public init(catalog: CountryCatalog, places: any PlaceLocating = NoPlaces()) {
         self.catalog = catalog
@@ -72,6 +74,10 @@ public struct StatisticsService: Sendable {
             if entry.regionsVisited > 0 { entry.regionCount = places.regions(of: $0.id).count }
             return entry
         }
+        stats.countryList = countryList.rawValue
+        stats.countryListTitle = countryList.title
+        stats.countryListTotal = countryList.total(in: catalog)
+        stats.countriesInList = visited.filter { countryList.counts($0.id) }.count
         stats.regionsVisited = regions.values.reduce(0) { $0 + $1.count }
         stats.placesVisited = towns.values.reduce(0) { $0 + $1.count }
         var continents: [String: StatisticsValues.ContinentEntry] = [:]

@@ -656,7 +656,7 @@
   function renderStats() {
     const s = page.stats, box = $("tab-stats");
     const k4 = el("div", "kpis");
-    kpi(k4, s.countries.length + " / " + s.countriesInWorld, "countries visited (" + Math.round(100 * s.countries.length / Math.max(1, s.countriesInWorld)) + "%)");
+    kpi(k4, s.countriesInList + " / " + s.countriesInWorld, "countries visited (" + Math.round(100 * s.countriesInList / Math.max(1, s.countriesInWorld)) + "%, " + s.countryList + ")");
     kpi(k4, s.continents.length + " / " + s.continentsInWorld, "continents");
     kpi(k4, s.totalPins, "pins");
     kpi(k4, s.points + " \u00b7 " + s.cities + " \u00b7 " + s.mountains, "points \u00b7 cities \u00b7 mountains");
@@ -864,7 +864,7 @@
     b.classList.add("on"); $("tab-" + b.dataset.tab).classList.add("on");
   }));
   $("summary").textContent = page.stats.totalPins + " pin" + (page.stats.totalPins === 1 ? "" : "s") + " \u00b7 " +
-    page.stats.countries.length + " of " + page.stats.countriesInWorld + " countries \u00b7 " + page.stats.continents.length + " continent" + (page.stats.continents.length === 1 ? "" : "s") +
+    page.stats.countriesInList + " of " + page.stats.countriesInWorld + " countries \u00b7 " + page.stats.continents.length + " continent" + (page.stats.continents.length === 1 ? "" : "s") +
     (page.stats.wanted ? " \u00b7 " + page.stats.wanted + " wanted" : "");
   renderStats();
   renderTrips();
