@@ -19,8 +19,7 @@ extension PageRenderer {
     }
 
     /// The visited regions of each country, one path per country (rings by the even-odd rule),
-    /// simplified to the page's world units: a vertex within one unit (2 km at the equator) of
-    /// the line through its neighbours is dropped, as the base map's own outlines are drawn.
+    /// simplified in the page's world units (`fillTolerance`).
     static func appendVisitedRegions(_ input: PageInput, to html: inout String) {
         let width = Double(input.worldMap.width)
         for code in input.visitedRegions.keys.sorted() {
@@ -36,7 +35,12 @@ extension PageRenderer {
         }
     }
 
-    /// Douglas-Peucker at one world unit on a closed ring of world units, repeated points first
+    /// How far (world units) a visited region's outline may stray from its lookup rings: 3 units
+    /// (6 km at the equator, 4 km at 48°, a pixel or two where the regions are drawn). At 1 unit
+    /// the fills of the 10,000-pin page took 167,199 B and broke its budget (scripts/bench-map).
+    static let fillTolerance = 3.0
+
+    /// Douglas-Peucker at `fillTolerance` on a closed ring of world units, repeated points first
     /// dropped (the page draws in whole units anyway).
     static func simplified(_ ring: [(Int, Int)]) -> [(Int, Int)] {
         var points: [(Int, Int)] = []
@@ -57,7 +61,7 @@ extension PageRenderer {
                 let distance = length == 0 ? (px * px + py * py).squareRoot() : abs(px * dy - py * dx) / length
                 if distance > farDistance { (far, farDistance) = (k, distance) }
             }
-            if farDistance > 1 {
+            if farDistance > Self.fillTolerance {
                 keep[far] = true
                 stack.append((a, far))
                 stack.append((far, b))
