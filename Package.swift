@@ -51,13 +51,18 @@ let package = Package(
         // The syscalls Swift cannot make: ioprio_set (for --nice), getrandom (for pin ids), O_TMPFILE
         // (the import's scratch file).
         .target(name: "CSupport"),
+        // The grammars every reader of text shares, each written once (issue 35 item 3): decimal
+        // numbers, civil dates. No dependency, below PinCore, PinMetadata and PinFormats, so that
+        // none of them writes its own. Optimised in debug builds as PinCore is (locate's lines
+        // and the country lookups' tests go through it).
+        .target(name: "PinGrammar", swiftSettings: optimisedInDebug),
         // Byte-level streaming readers with no knowledge of pins: an XML pull parser, a JSON token
         // reader, the track formats (GPX, KML, NMEA, TCX, ...) and Google's location exports; CSV
         // (RFC 4180) and ZIP (for KMZ, inflated through zlib).
         // Release builds skip the dynamic exclusivity checks of its readers: their state is class
         // properties touched at every byte run, and the checks took 40 % of reading a GPX track
         // (debug builds, the tests and scripts/fuzz keep them).
-        .target(name: "PinFormats", dependencies: ["CZlib"],
+        .target(name: "PinFormats", dependencies: ["PinGrammar", "CZlib"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         // The app's model and rules: no file or database I/O.
         // Optimised even in a debug build: the country index and the gazetteer are loaded and
@@ -66,9 +71,9 @@ let package = Package(
         // on a loaded 2-core machine, Fixtures/library's database): `pins locate --json` of one
         // line 0.27-0.38 s with -O, 1.14-1.28 s without; `pins stats` 0.27-0.42 s vs 1.27-1.31 s;
         // `pins report` 0.56-0.70 s vs 1.72-1.82 s; `pins locate` 0.13-0.18 s vs 0.40 s.
-        .target(name: "PinCore", swiftSettings: optimisedInDebug),
+        .target(name: "PinCore", dependencies: ["PinGrammar"], swiftSettings: optimisedInDebug),
         // Container readers and the one libexif wrapper.
-        .target(name: "PinMetadata", dependencies: ["PinCore", "CExif", "CZlib", "CBrotli", "CSupport"]),
+        .target(name: "PinMetadata", dependencies: ["PinCore", "PinGrammar", "CExif", "CZlib", "CBrotli", "CSupport"]),
         // The data files (Resources/, share/pins when installed) found, read or mapped, and loaded:
         // the one loader of the CLI, the benchmark and the tests.
         .target(name: "PinData", dependencies: ["PinCore"]),
@@ -77,7 +82,7 @@ let package = Package(
         .target(name: "PinStore", dependencies: ["PinCore", "CSQLite", "CSupport"]),
         // The import session end to end: lock, run record, scanner, pipeline stages, reports, as
         // plain values (the caller, PinApp, draws a run over the map page).
-        .target(name: "PinImport", dependencies: ["PinCore", "PinMetadata", "PinStore", "PinFormats", "CSupport"], exclude: ["THREADS.md"]),
+        .target(name: "PinImport", dependencies: ["PinCore", "PinGrammar", "PinMetadata", "PinStore", "PinFormats", "CSupport"], exclude: ["THREADS.md"]),
         // The offline HTML map page, and exports: plain values in, files out (AtomicFile). The page's script,
         // style sheet and template (Sources/PinReport/Page) are compiled in by EmbedFiles.
         .target(name: "PinReport", dependencies: ["PinCore"], plugins: ["EmbedFiles"]),
@@ -91,7 +96,7 @@ let package = Package(
         .target(name: "PinServe", dependencies: ["PinApp", "PinCore", "PinReport", "PinStore", "CServe", "CSodium"], plugins: ["EmbedFiles"]),
         .executableTarget(
             name: "pins",
-            dependencies: ["PinApp", "PinCore", "PinData", "PinMetadata", "PinImport", "PinReport", "PinServe", "CSupport"]
+            dependencies: ["PinApp", "PinCore", "PinData", "PinGrammar", "PinMetadata", "PinImport", "PinReport", "PinServe", "CSupport"]
         ),
         // The build step that turns text files into string constants (Plugins/EmbedFiles).
         .executableTarget(name: "embed-files", path: "Sources/embed-files"),
@@ -102,6 +107,7 @@ let package = Package(
         .executableTarget(name: "build-country-index", dependencies: ["PinCore"]),
         // What the test targets share: the repository root, fixtures, the Eiffel Tower check.
         .target(name: "TestSupport", dependencies: ["PinCore", "PinData"], path: "Tests/TestSupport"),
+        .testTarget(name: "PinGrammarTests", dependencies: ["PinGrammar"]),
         .testTarget(name: "PinCoreTests", dependencies: ["PinCore", "TestSupport"]),
         .testTarget(name: "PinFormatsTests", dependencies: ["PinFormats", "TestSupport"]),
         .testTarget(name: "PinStoreTests", dependencies: ["PinStore", "PinCore", "TestSupport"]),

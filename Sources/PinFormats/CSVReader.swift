@@ -1,4 +1,5 @@
 import Foundation
+import PinGrammar
 
 /// A CSV reader after RFC 4180, streaming: one record at a time from a `ByteInput`, so a file
 /// of any size costs one record's memory.
@@ -220,7 +221,6 @@ extension CSVReader {
             guard !bytes.contains(0x2E), bytes.lastIndex(of: 0x2C) == comma else { return nil }
             bytes[comma] = 0x2E
         }
-        guard let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else { return nil }
-        return value
+        return bytes.withUnsafeBufferPointer { DecimalNumber.parse($0, .withExponent) }
     }
 }

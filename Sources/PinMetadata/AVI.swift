@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinGrammar
 
 /// Resource limits of the AVI reader.
 extension MetadataLimits {
@@ -127,7 +128,7 @@ enum AVI {
         if parts.count >= 5, let month = months.firstIndex(of: parts[1].lowercased()),
            let day = Int(parts[2]), let year = Int(parts[4]), year >= 1000, year <= 9999 {
             let hms = parts[3].split(separator: ":").compactMap { Int($0) }
-            guard hms.count == 3, CaptureTime.validDate(year, month + 1, day),
+            guard hms.count == 3, CivilDate.isValid(year: year, month: month + 1, day: day),
                   hms[0] <= 23, hms[1] <= 59, hms[2] <= 60 else { return nil }
             return LocalDateTime(year: year, month: month + 1, day: day, hour: hms[0], minute: hms[1], second: hms[2])
         }

@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinGrammar
 
 /// A wall-clock date and time without a zone (DateTimeOriginal, section 1.3).
 struct LocalDateTime: Sendable, Hashable, CustomStringConvertible {
@@ -26,7 +27,7 @@ struct LocalDateTime: Sendable, Hashable, CustomStringConvertible {
     }
 
     var wholeSecondsIfUTC: Int {
-        CaptureTime.daysFromCivil(year: year, month: month, day: day) * 86_400
+        CivilDate.days(year: year, month: month, day: day) * 86_400
             + hour * 3_600 + minute * 60 + second
     }
 
@@ -220,7 +221,7 @@ public enum CaptureTime {
     static func gpsInstant(_ values: ExifValues) -> Date? {
         guard let stamp = values.gpsTimeStamp, let seconds = secondsOfDay(stamp),
               let dateText = values.gpsDateStamp, let d = parseDate(dateText) else { return nil }
-        return Date(timeIntervalSince1970: Double(daysFromCivil(year: d.year, month: d.month, day: d.day)) * 86_400 + seconds)
+        return Date(timeIntervalSince1970: Double(CivilDate.days(year: d.year, month: d.month, day: d.day)) * 86_400 + seconds)
     }
 
     /// IFD0 DateTime as a date tag to read, or why it is unusable (in `unusable`).
@@ -290,10 +291,10 @@ public enum CaptureTime {
             return Int(rounded)
         }
         if let gpsDate {
-            guard validDate(gpsDate.year, gpsDate.month, gpsDate.day) else { return nil }
-            return check(day: daysFromCivil(year: gpsDate.year, month: gpsDate.month, day: gpsDate.day))
+            guard CivilDate.isValid(year: gpsDate.year, month: gpsDate.month, day: gpsDate.day) else { return nil }
+            return check(day: CivilDate.days(year: gpsDate.year, month: gpsDate.month, day: gpsDate.day))
         }
-        let localDay = daysFromCivil(year: local.year, month: local.month, day: local.day)
+        let localDay = CivilDate.days(year: local.year, month: local.month, day: local.day)
         let passing = [localDay, localDay - 1, localDay + 1].compactMap(check)
         guard passing.count > 1 else { return passing.first }
         if let zone = preferredZone {
@@ -346,13 +347,13 @@ public enum CaptureTime {
     /// and the "unknown" forms (all zeros, blanks) give nil. Groups after the sixth are ignored.
     static func parseDateTime(_ text: String) -> LocalDateTime? {
         guard let g = digitGroups(text, count: 6),
-              validDate(g.0, g.1, g.2), g.3 <= 23, g.4 <= 59, g.5 <= 60 else { return nil }
+              CivilDate.isValid(year: g.0, month: g.1, day: g.2), g.3 <= 23, g.4 <= 59, g.5 <= 60 else { return nil }
         return LocalDateTime(year: g.0, month: g.1, day: g.2, hour: g.3, minute: g.4, second: g.5)
     }
 
     /// GPSDateStamp `YYYY:MM:DD` with any separators (seen: `-`, `/`, NUL).
     static func parseDate(_ text: String) -> (year: Int, month: Int, day: Int)? {
-        guard let g = digitGroups(text, count: 3), validDate(g.0, g.1, g.2) else { return nil }
+        guard let g = digitGroups(text, count: 3), CivilDate.isValid(year: g.0, month: g.1, day: g.2) else { return nil }
         return (g.0, g.1, g.2)
     }
 
@@ -424,26 +425,6 @@ public enum CaptureTime {
         let seconds = v[0] * 3_600 + v[1] * 60 + v[2]
         guard seconds.isFinite, seconds >= 0, seconds < 2 * 86_400 else { return nil }
         return seconds
-    }
-
-    // MARK: Calendar arithmetic
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    static func validDate(_ year: Int, _ month: Int, _ day: Int) -> Bool {
-        guard (1...9999).contains(year), (1...12).contains(month), day >= 1 else { return false }
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        return day <= lengths[month - 1]
     }
 
     /// The first `count` (3 or 6) runs of ASCII digits as numbers, when there are that many and

@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinGrammar
 
 /// Resource limits for untrusted XMP packets (embedded or sidecar); each far above what real
 /// writers produce.
@@ -261,26 +262,14 @@ enum XMP {
         }
     }
 
-    /// A decimal number: optional sign (when allowed), digits, optional `.digits`; at least
-    /// one digit; no exponent, no spaces inside.
+    /// A decimal number (`DecimalNumber`) between spaces: a sign when allowed, no exponent, at
+    /// most 40 digits.
     static func decimal<S: StringProtocol>(_ text: S, allowSign: Bool) -> Double? {
-        let bytes = Array(text.trimmingCharacters(in: .whitespaces).utf8)
-        var i = 0
-        if allowSign, i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
-        var digits = 0, dots = 0
-        while i < bytes.count {
-            if (48...57).contains(bytes[i]) {
-                digits += 1
-            } else if bytes[i] == UInt8(ascii: "."), dots == 0 {
-                dots += 1
-            } else {
-                return nil
-            }
-            i += 1
-        }
-        guard digits > 0, digits <= 40 else { return nil }
-        return Double(String(decoding: bytes, as: UTF8.self))
+        DecimalNumber.parse(text.trimmingCharacters(in: .whitespaces), allowSign ? signed : unsigned)
     }
+
+    private static let signed = DecimalNumber.Grammar(sign: true, exponent: false, maxDigits: 40)
+    private static let unsigned = DecimalNumber.Grammar(sign: false, exponent: false, maxDigits: 40)
 
     /// The packet as UTF-8: a UTF-8 BOM is dropped; UTF-16 (with a BOM) is converted.
     static func utf8(_ bytes: [UInt8]) -> [UInt8] {
@@ -419,7 +408,7 @@ struct ISODateTime: Sendable, Hashable {
     static func parse(_ text: String) -> ISODateTime? {
         var cursor = DateCursor(text.utf8TrimmingPadding)
         guard let year = cursor.number(4, 4), cursor.take("-:"), let month = cursor.number(2, 2), cursor.take("-:"),
-              let day = cursor.number(2, 2), CaptureTime.validDate(year, month, day) else { return nil }
+              let day = cursor.number(2, 2), CivilDate.isValid(year: year, month: month, day: day) else { return nil }
         var parsed = ISODateTime(local: LocalDateTime(year: year, month: month, day: day), hasTime: false, offset: nil)
         if cursor.take("T ") {
             guard cursor.time(into: &parsed.local) else { return nil }

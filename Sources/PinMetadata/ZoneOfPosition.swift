@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinGrammar
 
 extension MetadataMerge {
     /// The one instant of a photo, decided once at the end of its read (issue 36 item 1): a
@@ -86,10 +87,10 @@ extension MetadataMerge {
 
 extension LocalDateTime {
     /// The wall-clock reading of `seconds` since 1970 read as UTC (the inverse of `secondsIfUTC`;
-    /// `ISO8601.civil`).
+    /// `CivilDate.split`).
     init(secondsIfUTC seconds: Double) {
         let whole = seconds.rounded(.down)
-        let (year, month, day, secondOfDay) = ISO8601.civil(seconds: Int(saturating: whole))
+        let (year, month, day, secondOfDay) = CivilDate.split(seconds: Int(saturating: whole))
         self.init(year: year, month: month, day: day,
                   hour: secondOfDay / 3_600, minute: secondOfDay % 3_600 / 60, second: secondOfDay % 60,
                   fraction: seconds - whole)

@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinGrammar
 
 /// A usage mistake: printed with a hint to --help, exit 64 (EX_USAGE).
 struct UsageError: ExitStatusError {
@@ -23,23 +24,6 @@ struct CommandFailure: ExitStatusError {
     }
     var description: String { message }
     var exitStatus: Int32 { code }
-}
-
-/// A number as people write one: an optional sign, digits, an optional decimal point (48.8584,
-/// -0.5, .5). Not the other forms Double(String) takes: hexadecimal (`0x10` is 16), exponents,
-/// inf and nan. Coordinates are decimal degrees only.
-func decimalNumber(_ text: String) -> Double? {
-    var digits = 0, dot = false
-    for (offset, byte) in text.utf8.enumerated() {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digits += 1
-        case UInt8(ascii: "."): if dot { return nil } else { dot = true }
-        case UInt8(ascii: "+"), UInt8(ascii: "-"): if offset != 0 { return nil }
-        default: return nil
-        }
-    }
-    guard digits > 0, let value = Double(text), value.isFinite else { return nil }
-    return value
 }
 
 struct OptionSpec {
@@ -126,9 +110,12 @@ struct ParsedArguments {
     func all(_ name: String) -> [String] { values[name] ?? [] }
     func has(_ name: String) -> Bool { flags.contains(name) }
 
+    /// A number as people write one: an optional sign, digits, an optional decimal point (48.8584,
+    /// -0.5, .5). Not the other forms Double(String) takes: hexadecimal (`0x10` is 16), exponents,
+    /// inf and nan. Coordinates are decimal degrees only.
     func double(_ name: String, range: ClosedRange<Double>? = nil) throws -> Double? {
         guard let text = value(name) else { return nil }
-        guard let v = decimalNumber(text) else {
+        guard let v = DecimalNumber.parse(text, .plain) else {
             throw UsageError("\(name) expects a decimal number such as 48.8584, got '\(text)'", command: command)
         }
         if let range, !range.contains(v) {

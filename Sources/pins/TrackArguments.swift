@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinGrammar
 import PinImport
 
 /// The track options of `import` and `inspect` (issue 29).
@@ -21,13 +22,15 @@ func parseClockOffset(_ text: String) -> Double? {
     var total = 0.0
     for (i, part) in parts.enumerated() {
         let last = i == parts.count - 1
-        guard !part.isEmpty, part.allSatisfy({ $0.isASCII && ($0.isNumber || (last && $0 == ".")) }),
-              let v = Double(part), v.isFinite else { return nil }
+        // Digits, and a decimal point in the last part only.
+        guard last || !part.contains("."), let v = DecimalNumber.parse(part, unsignedPlain) else { return nil }
         if i > 0 && v >= 60 { return nil }
         total = total * 60 + v
     }
     return sign * total
 }
+
+private let unsignedPlain = DecimalNumber.Grammar(sign: false, exponent: false)
 
 /// The largest `--camera-clock-offset`: 100 years of 365.25 days, in seconds.
 let maxClockOffset = 36_525.0 * 86_400

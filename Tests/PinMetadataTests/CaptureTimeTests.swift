@@ -289,12 +289,6 @@ final class CaptureTimeTests: XCTestCase {
         XCTAssertNil(CaptureTime.parseDate("    :  :  "))
     }
 
-    func testDaysFromCivil() {
-        XCTAssertEqual(CaptureTime.daysFromCivil(year: 1970, month: 1, day: 1), 0)
-        XCTAssertEqual(CaptureTime.daysFromCivil(year: 2000, month: 3, day: 1), 11_017)
-        XCTAssertEqual(CaptureTime.daysFromCivil(year: 1969, month: 12, day: 31), -1)
-    }
-
     // MARK: EXIF and XMP dates together (issue 14, MWG)
 
     private func xmp(_ attributes: String, zone: TimeZone = utc) -> XMPValues {

@@ -1,4 +1,5 @@
 import Foundation
+import PinGrammar
 
 /// ISO 8601 text for instants, with an explicit offset: `2023-07-14T10:11:12+02:00`,
 /// `2023-07-14T10:11:12.390+02:00` when there is a fraction, `...Z` for offset 0 / unknown.
@@ -36,10 +37,10 @@ public enum ISO8601 {
     }
 
     /// `format`'s text: whole seconds since 1970 (already shifted by the offset) and
-    /// milliseconds. The date by `civil` (proleptic Gregorian, as gmtime), written by arithmetic
+    /// milliseconds. The date by `CivilDate.split` (proleptic Gregorian, as gmtime), written by arithmetic
     /// into one buffer: this runs for every pin and, in --json reports, for every file.
     private static func text(seconds: Int, millis: Int, offset offsetSeconds: Int?) -> String {
-        let (year, month, day, secondOfDay) = civil(seconds: seconds)
+        let (year, month, day, secondOfDay) = CivilDate.split(seconds: seconds)
         let offset = offsetSeconds ?? 0
         let magnitude = abs(offset)
         // 19 bytes of date and time, 4 of fraction, then the zone: its hours have more than 2
@@ -95,22 +96,6 @@ public enum ISO8601 {
         }
     }
 
-    /// The proleptic Gregorian date and the second of the day of `seconds` since 1970 read as
-    /// UTC, as gmtime gives them (H. Hinnant's civil_from_days).
-    public static func civil(seconds: Int) -> (year: Int, month: Int, day: Int, secondOfDay: Int) {
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day, secondOfDay)
-    }
-
     /// Parses `YYYY-MM-DD`, `YYYY-MM-DDThh:mm[:ss[.fff]]` with `Z`, `±hh:mm`, `±hhmm` or no zone
     /// (then `defaultZone`, UTC unless given). Returns the instant and the offset if one was written.
     public static func parse(_ text: String, defaultZone: TimeZone = TimeZone(identifier: "UTC")!) -> (date: Date, offsetSeconds: Int?)? {
@@ -161,11 +146,11 @@ public enum ISO8601 {
             guard om < 60 else { return nil }
             offset = (negative ? -1 : 1) * (oh * 3600 + om * 60)
         }
-        guard i == s.count, (1...9999).contains(year), (1...12).contains(month), (1...daysIn(month, of: year)).contains(day),
+        guard i == s.count, (1...9999).contains(year), (1...12).contains(month), (1...CivilDate.daysIn(month: month, of: year)).contains(day),
               hour < 24, minute < 60, second < 61 else { return nil }
-        // The clock as seconds since 1970 in UTC (proleptic Gregorian, as `civil` writes it),
+        // The clock as seconds since 1970 in UTC (proleptic Gregorian, as `format` writes it),
         // then less the offset written, or the default zone's at that instant.
-        let clock = Double((daysFromCivil(year: year, month: month, day: day) * 86_400) + hour * 3_600 + minute * 60 + second)
+        let clock = Double((CivilDate.days(year: year, month: month, day: day) * 86_400) + hour * 3_600 + minute * 60 + second)
         let zoneOffset = offset ?? {
             let guess = defaultZone.secondsFromGMT(for: Date(timeIntervalSince1970: clock))
             return defaultZone.secondsFromGMT(for: Date(timeIntervalSince1970: clock - Double(guess)))
@@ -173,25 +158,5 @@ public enum ISO8601 {
         let instant = clock - Double(zoneOffset) + fraction
         guard supported.contains(instant) else { return nil }
         return (Date(timeIntervalSince1970: instant), offset)
-    }
-
-    /// Days in `month` of `year` (proleptic Gregorian).
-    static func daysIn(_ month: Int, of year: Int) -> Int {
-        switch month {
-        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil, the
-    /// inverse of `civil`).
-    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PinGrammar
 
 /// A calendar day where the person was: days since 1970-01-01 of the local date (the date in
 /// the point's own offset from UTC; the UTC date when the offset is unknown).
@@ -16,8 +17,7 @@ public struct LocalDay: Hashable, Comparable, Sendable, CustomStringConvertible 
     public static func < (a: LocalDay, b: LocalDay) -> Bool { a.number < b.number }
 
     public var date: (year: Int, month: Int, day: Int) {
-        let civil = ISO8601.civil(seconds: number * 86_400)
-        return (civil.year, civil.month, civil.day)
+        CivilDate.date(days: number)
     }
 
     /// `2024-04-03`.
@@ -32,13 +32,7 @@ public struct LocalDay: Hashable, Comparable, Sendable, CustomStringConvertible 
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
               let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
               (1...12).contains(m), (1...31).contains(d) else { return nil }
-        // Days from civil (proleptic Gregorian), the inverse of ISO8601.civil.
-        let yy = m <= 2 ? y - 1 : y
-        let era = (yy >= 0 ? yy : yy - 399) / 400
-        let yoe = yy - era * 400
-        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        let day = LocalDay(era * 146_097 + doe - 719_468)
+        let day = LocalDay(CivilDate.days(year: y, month: m, day: d))
         guard day.date == (y, m, d) else { return nil }
         self = day
     }

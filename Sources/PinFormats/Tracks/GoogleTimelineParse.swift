@@ -1,4 +1,5 @@
 import Foundation
+import PinGrammar
 
 /// The parts of Google's timelines that name a place, parsed once for both readers of them: the
 /// track reader (`GoogleTimeline`, fixes for `--track`) and the place reader of `import-places`
@@ -96,7 +97,7 @@ public enum GoogleTimelineParse {
     }
 
     /// `latLng` of the common form, from its bytes without a String: ASCII and `°`, one comma, each
-    /// side plain decimal degrees (`ByteNumber.plain`) between spaces and tabs; nil for anything
+    /// side decimal degrees without an exponent (`DecimalNumber`) between spaces and tabs; nil for anything
     /// else, which `latLng`'s Foundation path reads (its result is the same on this form).
     static func plainLatLng(_ all: UnsafeBufferPointer<UInt8>) -> (latitude: Double, longitude: Double)? {
         var b = all[...]
@@ -115,7 +116,7 @@ public enum GoogleTimelineParse {
                 var i = 0
                 while n > 0, out[n - 1] == 0x20 || out[n - 1] == 0x09 { n -= 1 }
                 while i < n, out[i] == 0x20 || out[i] == 0x09 { i += 1 }
-                return ByteNumber.plain(UnsafeBufferPointer(rebasing: out[i..<n]))
+                return DecimalNumber.parse(UnsafeBufferPointer(rebasing: out[i..<n]), .plain)
             }
         }
         guard let lat = degrees(b[..<comma]), let lon = degrees(b[(comma + 1)...]) else { return nil }

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import PinGrammar
 #endif
 
 /// Lines of a text file, one at a time, in bounded memory (CR, LF or CRLF ends a line).
@@ -127,7 +128,7 @@ struct NMEALog {
         let d = fields[9]
         guard d.utf8.count == 6, let dd = Int(d.prefix(2)), let mm = Int(d.dropFirst(2).prefix(2)),
               let yy = Int(d.suffix(2)), (1...12).contains(mm), (1...31).contains(dd) else { return }
-        let days = TrackTime.daysFromCivil(year: yy + (yy >= 70 ? 1900 : 2000), month: mm, day: dd)
+        let days = CivilDate.days(year: yy + (yy >= 70 ? 1900 : 2000), month: mm, day: dd)
         day = days
         lastTime = t
         guard let lat = Self.coordinate(fields[3], fields[4], degreeDigits: 2),

@@ -1,4 +1,5 @@
 import Foundation
+import PinGrammar
 
 /// OwnTracks Recorder `.rec` files: one line per message the recorder stored, written with its
 /// `RECFORMAT` `"%s\t%-18s\t%s\n"` (owntracks/recorder, storage.c): the time it was stored (ISO
@@ -87,7 +88,7 @@ enum FlexibleTime {
         guard parts.count == 3, let a = Int(parts[0]), let b = Int(parts[1]), let c = Int(parts[2]) else { return nil }
         let (y, m, d) = parts[0].count == 4 ? (a, b, c) : parts[2].count == 4 ? (c, b, a) : (0, 0, 0)
         guard (1...9999).contains(y), (1...12).contains(m), (1...31).contains(d) else { return nil }
-        return TrackTime.daysFromCivil(year: y, month: m, day: d)
+        return CivilDate.days(year: y, month: m, day: d)
     }
 
     /// A time of day `HH:MM:SS[.fff][Z|±HH[:MM]]` as seconds from midnight UTC.

@@ -1,3 +1,5 @@
+import PinGrammar
+
 /// One timed position read from a track file: what every track reader of this module yields.
 public struct TrackPoint: Sendable, Hashable {
     /// Seconds since 1970-01-01T00:00:00Z.
@@ -110,7 +112,7 @@ public enum TrackTime {
         }
         guard (1...12).contains(month), (1...31).contains(day), hour <= 24, minute <= 59, second <= 60,
               let offset = zoneOffset(&c), c.i == n else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = CivilDate.days(year: year, month: month, day: day)
         return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
     }
 
@@ -163,14 +165,4 @@ public enum TrackTime {
     }
 
     private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm).
-    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 import PinFormats
+import PinGrammar
 import PinStore
 
 /// What became of one record of a place file.
@@ -421,8 +422,8 @@ struct Decider {
             // export, nor read again: refused here, by its record.
             item.decision = .malformed
             let t = date.timeIntervalSince1970
-            // Clamped to ±31 million years, where `civil`'s arithmetic stays within Int.
-            let year = { ISO8601.civil(seconds: Int(saturating: min(1e15, max(-1e15, $0)).rounded(.down))).year }
+            // Clamped to ±31 million years, where `CivilDate`'s arithmetic stays within Int.
+            let year = { CivilDate.split(seconds: Int(saturating: min(1e15, max(-1e15, $0)).rounded(.down))).year }
             let years = Set([year(t), year(t + Double(offset ?? 0))].filter { !(1...9999).contains($0) })
             item.detail = "dated in the year \(years.sorted().map(String.init).joined(separator: " and ")) (UTC or its own offset): outside the years 1 to 9999 pins reads and writes"
             return item
