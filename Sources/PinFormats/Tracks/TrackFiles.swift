@@ -91,7 +91,7 @@ public enum TrackFiles {
     static func readKMZ<Sink: TimelineSink>(_ archive: ZipArchive, into sink: inout Sink, notes: inout TrackNotes) throws {
         guard let entry = archive.kmlEntry else { throw FormatError(format: "KMZ", reason: "a ZIP archive without a .kml file (not a KMZ)") }
         do {
-            try XMLTracks.readKML(try archive.contents(of: entry), into: &sink, notes: &notes)
+            try KMLTrack.read(try archive.contents(of: entry), into: &sink, notes: &notes)
         } catch let f as ZipArchive.Failure {
             throw FormatError(format: "KMZ", reason: "entry \(f.reason)")
         }
@@ -99,12 +99,12 @@ public enum TrackFiles {
 
     static func read<Sink: TimelineSink>(_ input: ByteInput, format: TrackFileFormat, into sink: inout Sink, notes: inout TrackNotes) throws {
         switch format {
-        case .gpx: try XMLTracks.readGPX(input, into: &sink, notes: &notes)
-        case .kml: try XMLTracks.readKML(input, into: &sink, notes: &notes)
+        case .gpx: try GPXTrack.read(input, into: &sink, notes: &notes)
+        case .kml: try KMLTrack.read(input, into: &sink, notes: &notes)
         case .kmz:
             // Reached only from a stream: a KMZ needs its central directory (the end of the file).
             throw FormatError(format: "KMZ", reason: "a KMZ is read from a file or from bytes")
-        case .tcx: try XMLTracks.readTCX(input, into: &sink, notes: &notes)
+        case .tcx: try TCXTrack.read(input, into: &sink, notes: &notes)
         case .nmea: try NMEATrack.read(input, into: &sink, notes: &notes)
         case .ownTracks: try OwnTracksTrack.read(input, into: &sink, notes: &notes)
         case .geoJSON: try GeoJSONTrack.read(input, into: &sink, notes: &notes)
