@@ -66,7 +66,7 @@ public enum PageRenderer {
         case "policy": PagePolicy.contentSecurityPolicy(settings: input.settings, served: input.served)
         // The served page's own script and style sheet (pins serve), before the data: it keeps
         // the page as drawn before page.js fills it, to draw new data on it later.
-        case "app": input.served ? "<link rel=\"stylesheet\" href=\"/app/serve.css\"><script src=\"/app/serve.js\"></script>\n" : ""
+        case "app": input.served ? "<link rel=\"stylesheet\" href=\"/app/serve.css\"><script src=\"/app/serve.js\"></script><script src=\"/app/imports.js\"></script>\n" : ""
         case "mapStyle": input.settings.mapStyle.rawValue
         case "generated": PageText.html(generatedLine(input))
         case "runTab": input.run == nil ? "" : "<button type=\"button\" data-tab=\"run\">This run</button>"

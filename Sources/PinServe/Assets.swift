@@ -6,6 +6,7 @@ enum ServeAssets {
         let type: String, text: String
         switch name {
         case "serve.js": (type, text) = ("text/javascript; charset=utf-8", EmbeddedFiles.serveJS)
+        case "imports.js": (type, text) = ("text/javascript; charset=utf-8", EmbeddedFiles.importsJS)
         case "login.js": (type, text) = ("text/javascript; charset=utf-8", EmbeddedFiles.loginJS)
         case "serve.css": (type, text) = ("text/css; charset=utf-8", EmbeddedFiles.serveCSS)
         case "favicon.ico": return HTTPResponse(status: 204)  // none: the browser asks anyway

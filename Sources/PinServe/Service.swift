@@ -39,6 +39,9 @@ public final class Service: Sendable {
         case .failure(.method): return .error(405, "\(request.method.rawValue) is not allowed here")
         }
         guard request.body.count <= route.bodyLimit else {
+            if route == .importPlaces {
+                return .error(413, "the file is \(request.body.count) bytes; at most \(route.bodyLimit) bytes (\(route.bodyLimit >> 20) MiB) may be uploaded")
+            }
             return .error(413, "the body is \(request.body.count) bytes; at most \(route.bodyLimit) here")
         }
         switch gate.admit(request, route: route, sessions: sessions) {

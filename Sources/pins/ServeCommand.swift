@@ -108,6 +108,9 @@ func runServe(_ args: ParsedArguments) throws {
     nightly?.start()
     server.run()
     nightly?.stop()
+    // An import started from the browser ends as `pins import` does on SIGTERM: the batch
+    // being saved is finished, the run recorded as interrupted.
+    backend.stopImports(waitingUpTo: 20)
     Out.error("pins serve: stopped")
 }
 

@@ -39,11 +39,21 @@ final class RouterTests: XCTestCase {
                     "/tiles/7/١/0", "/tiles/7/65", "/tiles/7/65/44/1", "/tiles/7/65/44.png", "/tiles/99999999999999999999/0/0"] {
             XCTAssertNil(route(.get, bad), bad)
         }
+        XCTAssertEqual(route(.get, "/api/imports"), .imports)
+        XCTAssertEqual(route(.post, "/api/imports"), .startImport)
+        XCTAssertEqual(route(.post, "/api/imports/places?name=a.csv&dryRun=true"), .importPlaces)
+        XCTAssertEqual(route(.get, "/api/imports/3/page-data"), .importPage(3))
+        XCTAssertNil(route(.get, "/api/imports/0/page-data"))
+        XCTAssertNil(route(.get, "/api/imports/places"), "an upload is a POST")
+        XCTAssertEqual(Route.startImport.access, .write)
+        XCTAssertEqual(Route.importPlaces.access, .write)
+        XCTAssertEqual(Route.importPlaces.bodyLimit, 8 << 20)
         guard case .failure(.method) = Route.match(.delete, RequestTarget.parse("/api/settings")!) else { return XCTFail("DELETE settings") }
         guard case .failure(.method) = Route.match(.post, RequestTarget.parse("/")!) else { return XCTFail("POST /") }
         guard case .failure(.notFound) = Route.match(.get, RequestTarget.parse("/api/nothing")!) else { return XCTFail("unknown") }
         // GET never changes anything: no route that writes is reached by GET or HEAD.
-        for target in ["/api/pins", "/api/pins/bulk", "/api/settings", "/api/runs/1/undo", "/api/logout", "/api/login", "/api/trips/x"] {
+        for target in ["/api/pins", "/api/pins/bulk", "/api/settings", "/api/runs/1/undo", "/api/logout", "/api/login", "/api/trips/x",
+                       "/api/imports", "/api/imports/places"] {
             for method in [HTTPRequest.Method.get, .head] {
                 if let found = route(method, target) { XCTAssertNotEqual(found.access, .write, "\(method) \(target)") }
             }

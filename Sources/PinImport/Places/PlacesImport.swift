@@ -90,6 +90,10 @@ public struct PlacesImportOptions: Sendable {
     /// `--wanted`: every record is a place the person wants to go (`Location.wanted`), not a
     /// visit. Google's Saved Places always are.
     public var wanted = false
+    /// The names the files go by in the report and the run record, one per file (`pins serve`:
+    /// an uploaded file's own name, not the path of the scratch file it was written to); nil:
+    /// their paths.
+    public var names: [String]?
 
     public init(files: [String]) { self.files = files }
 }
@@ -143,7 +147,7 @@ public struct PlacesImport {
         let database = try openDatabase()
         let spool: PlacesSpool
         do {
-            spool = try PlacesSpool(files: kinds.map { ($0.path, $0.kind) })
+            spool = try PlacesSpool(files: kinds.enumerated().map { (name(of: $0.offset), $0.element.kind) })
         } catch {
             throw PlacesImportFailure("cannot make the import's scratch database: \(error); nothing was imported", exitCode: ExitCode.failure)
         }
@@ -174,26 +178,37 @@ public struct PlacesImport {
 
     /// Every file found and its kind known before anything is written.
     private func fileKinds() throws -> [FileHead] {
-        try options.files.map { path in
+        try options.files.enumerated().map { index, path in
+            let shown = name(of: index)
             let head: [UInt8]
             do {
                 head = try PlaceFiles.head(of: path)
             } catch let error as FileUnavailable {
                 // Not a regular file (a FIFO would hang the run), or not to be opened: refused.
-                throw PlacesImportFailure("cannot read \(path): \(error.reason); nothing was imported", exitCode: ExitCode.noInput)
+                throw PlacesImportFailure("cannot read \(shown): \(error.reason); nothing was imported", exitCode: ExitCode.noInput)
             }
-            guard let kind = PlaceFiles.kind(ofHead: head) else {
-                // A track (Records.json, an OwnTracks log...) is read by `import --track`: say so.
-                if let track = TrackFiles.sniff(head) {
-                    throw PlacesImportFailure("\(path): a track (\(track.rawValue)), not a place file: its fixes give positions to photos "
-                                              + "with 'pins import PHOTOS --track \(path)' (or see them with 'pins inspect PHOTOS --track'); "
-                                              + "nothing was imported", exitCode: ExitCode.usage)
-                }
-                throw PlacesImportFailure("\(path): not a place file pins reads (\(head.isEmpty ? "empty" : "unknown content")); "
-                                          + "it reads \(PlaceFileKind.readableDescription); nothing was imported", exitCode: ExitCode.usage)
-            }
+            guard let kind = PlaceFiles.kind(ofHead: head) else { throw Self.notAPlaceFile(shown, path: path, head: head) }
             return (path, kind, head)
         }
+    }
+
+    /// Why a file whose first bytes are `head` is refused, unless they name a place file
+    /// (`shown`: its name in messages; `path`: where `import --track` would read it). Also what
+    /// `pins serve` answers to an upload before anything runs.
+    public static func notAPlaceFile(_ shown: String, path: String, head: [UInt8]) -> PlacesImportFailure {
+        // A track (Records.json, an OwnTracks log...) is read by `import --track`: say so.
+        if let track = TrackFiles.sniff(head) {
+            return PlacesImportFailure("\(shown): a track (\(track.rawValue)), not a place file: its fixes give positions to photos "
+                                       + "with 'pins import PHOTOS --track \(path)' (or see them with 'pins inspect PHOTOS --track'); "
+                                       + "nothing was imported", exitCode: ExitCode.usage)
+        }
+        return PlacesImportFailure("\(shown): not a place file pins reads (\(head.isEmpty ? "empty" : "unknown content")); "
+                                   + "it reads \(PlaceFileKind.readableDescription); nothing was imported", exitCode: ExitCode.usage)
+    }
+
+    /// Whether bytes starting with `head` are a place file pins reads.
+    public static func isPlaceFile(head: [UInt8]) -> Bool {
+        PlaceFiles.kind(ofHead: Array(head.prefix(PlaceFiles.sniffBytes))) != nil
     }
 
     /// Reads the files in order: the records of place lists are decided as they are read, a
@@ -202,14 +217,14 @@ public struct PlacesImport {
         var sequence = 0
         var lists: [Pending] = []
         for (index, file) in kinds.enumerated() {
-            var summary = PlaceFileSummary(file: file.path, kind: file.kind, records: 0)
+            var summary = PlaceFileSummary(file: name(of: index), kind: file.kind, records: 0)
             do {
                 try PlaceFiles.read(path: file.path, kind: file.kind, head: file.head) { event in
                     summary.records += 1
                     sequence += 1
                     switch event {
                     case let .malformed(position, reason):
-                        try spool.add(PlaceItem(file: file.path, kind: file.kind, position: position, decision: .malformed,
+                        try spool.add(PlaceItem(file: name(of: index), kind: file.kind, position: position, decision: .malformed,
                                                 detail: reason, sequence: sequence, fileIndex: index))
                     case let .record(record):
                         let pending = Pending(fileIndex: index, record: record, sequence: sequence, instant: decider.instant(of: record))
@@ -251,9 +266,16 @@ public struct PlacesImport {
         }
     }
 
-    /// What `pins runs` shows in its FOLDER column: the files, absolute.
+    /// The name file `index` goes by in the report (`options.names`, else its path).
+    func name(of index: Int) -> String {
+        guard let names = options.names, index < names.count else { return options.files[index] }
+        return names[index]
+    }
+
+    /// What `pins runs` shows in its FOLDER column: the files, absolute (or their `names`).
     var runRoot: String {
-        PlacesRunRoot.prefix + options.files.map { path -> String in
+        if let names = options.names { return PlacesRunRoot.prefix + names.joined(separator: ", ") }
+        return PlacesRunRoot.prefix + options.files.map { path -> String in
             guard let real = realpath(path, nil) else { return path }
             defer { free(real) }
             return String(cString: real)
@@ -393,7 +415,7 @@ struct Decider {
         var items: [PlaceItem] = []
         for pending in batch {
             let file = kinds[pending.fileIndex]
-            var item = try decideOne(pending.record, file: file.path, kind: file.kind, repos: repos, records: records)
+            var item = try decideOne(pending.record, file: spool.files[pending.fileIndex].path, kind: file.kind, repos: repos, records: records)
             item.sequence = pending.sequence
             item.fileIndex = pending.fileIndex
             items.append(item)

@@ -113,7 +113,7 @@ final class ScratchFile: @unchecked Sendable {
     /// The first read-back that failed in this process, until `checkReadBack` throws it. Kept
     /// for the process, not per file: the readers are iterators (`Sequence`), which cannot throw,
     /// and one import runs at a time in a process (the run lock holds one per database; the CLI
-    /// and `pins serve` start one at a time).
+    /// runs one, and `pins serve` starts one at a time, dry runs included: its `ImportJobs`).
     private static let readFailure = Mutex<ImportError?>(nil)
 
     static func failReadBack(_ error: ImportError) {

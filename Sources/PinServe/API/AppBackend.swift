@@ -12,6 +12,8 @@ public final class AppBackend: Backend {
     public let libraries: [String]
     /// Pins deleted from the browser, kept for its undo (`restorePins`), the last `trashSize`.
     let trash = Trash()
+    /// The imports started from the browser, one at a time.
+    let jobs = ImportJobs()
 
     /// The --basemap file, when one was given: its tiles are drawn under the pins.
     public let basemap: MBTiles?
@@ -44,12 +46,19 @@ public final class AppBackend: Backend {
         case .openPhoto(let id): return try openPhoto(id)
         case .runs: return try runs()
         case .undoRun(let id): return try undoRun(id, request)
+        case .imports: return try imports()
+        case .startImport: return try startImport(JSONBody(request.body))
+        case .importPlaces: return try importPlaces(target, request)
+        case .importPage(let id): return try importPage(id)
         case .stats: return try stats()
         case .basemap: return basemapInfo()
         case .tile(let z, let x, let y): return try tile(z, x, y)
         case .session, .login, .logout, .loginPage, .asset, .health: return .error(500, "routed twice")
         }
     }
+
+    /// The server is stopping: the running import (if any) stops after the batch it saves.
+    public func stopImports(waitingUpTo seconds: Double) { jobs.stopAndWait(seconds: seconds) }
 
     /// The map page as `pins report` makes it, with the served page's script and policy.
     func page() throws -> HTTPResponse {

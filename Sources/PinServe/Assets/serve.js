@@ -108,6 +108,13 @@
     }
     $("top").replaceWith(pristineTop.cloneNode(true));
     document.querySelector("main").replaceWith(pristineMain.cloneNode(true));
+    // An import's report (imports.js) is a run-data island: page.js shows it in its run tab.
+    if ($("run-data")) {
+      const b = el("button", "", "This run");
+      b.type = "button";
+      b.dataset.tab = "run";
+      $("tabs").insertBefore(b, $("tabs").querySelector("button[data-tab=settings]"));
+    }
     const visited = new Set(data["countries-data"].map((c) => c.code));
     document.querySelectorAll("#countries path").forEach((p) => p.classList.toggle("v", visited.has(p.id.slice(2))));
     const old = pageScript(), again = el("script");
@@ -559,8 +566,12 @@
     settingsForm();
     runsList();
     longPress();
+    hooks.forEach((f) => f());
     document.body.dataset.served = "1";
   }
+  // What the other scripts of the served page (imports.js) call, and their start hooks.
+  const hooks = [];
+  window.pinsServe = { api, change, toast, dialog, el, redraw, refresh, onStart: (f) => hooks.push(f), session: () => session };
 
   document.addEventListener("DOMContentLoaded", async () => {
     try { session = await api("GET", "/api/session"); } catch (x) { return; }

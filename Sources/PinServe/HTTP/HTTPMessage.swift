@@ -98,7 +98,9 @@ public struct HTTPResponse: Sendable {
         case 423: "Locked"
         case 429: "Too Many Requests"
         case 500: "Internal Server Error"
+        case 202: "Accepted"
         case 503: "Service Unavailable"
+        case 507: "Insufficient Storage"
         default: "Status"
         }
     }

@@ -77,6 +77,7 @@ public enum Route: Sendable, Equatable {
     case preview(Int64), openPhoto(Int64)
     /// The --basemap file: what it is (GET /api/basemap), and its tiles (/tiles/Z/X/Y, XYZ rows).
     case basemap, tile(Int, Int, Int)
+    case imports, startImport, importPlaces, importPage(Int)
 
     /// Who may ask: `open` routes need no session (the sign-in and what it needs); all others
     /// need one, and the `writes` ones a session of the `full` role and its CSRF token.
@@ -87,6 +88,7 @@ public enum Route: Sendable, Equatable {
         case .loginPage, .asset, .session, .login, .health: .open
         case .logout: .write  // with the token: a foreign page cannot sign someone out
         case .addPin, .editPin, .deletePin, .bulk, .restorePins, .changeSettings, .renameTrip, .undoRun: .write
+        case .startImport, .importPlaces: .write
         default: .read
         }
     }
@@ -95,10 +97,16 @@ public enum Route: Sendable, Equatable {
     public var bodyLimit: Int {
         switch self {
         case .bulk, .restorePins: 4 << 20  // a list of up to 100,000 ids, or the pins deleted
-        case .login, .logout, .addPin, .editPin, .deletePin, .changeSettings, .renameTrip, .undoRun: 64 << 10
+        case .importPlaces: Self.uploadLimit
+        case .login, .logout, .addPin, .editPin, .deletePin, .changeSettings, .renameTrip, .undoRun, .startImport: 64 << 10
         default: 0
         }
     }
+
+    /// The largest place file the browser may upload (`import-places`): a Google Takeout
+    /// Saved Places or a list of some 50,000 places; under evhttp's own body limit, so the
+    /// refusal says this number.
+    public static let uploadLimit = 8 << 20
 
     /// The route of a method and target; `.failure` says 404 (no such thing) or 405 (not with
     /// that method).
@@ -141,6 +149,11 @@ public enum Route: Sendable, Equatable {
         case ("runs", 3) where s[2] == "undo":
             guard let number = Int(s[1]), number > 0, s[1].allSatisfy(\.isASCII) else { return .failure(.notFound) }
             return only(method == .post, .undoRun(number))
+        case ("imports", 1): return get ? .success(.imports) : only(method == .post, .startImport)
+        case ("imports", 2) where s[1] == "places": return only(method == .post, .importPlaces)
+        case ("imports", 3) where s[2] == "page-data":
+            guard let number = Int(s[1]), number > 0, s[1].allSatisfy(\.isASCII) else { return .failure(.notFound) }
+            return only(get, .importPage(number))
         case ("pins", 1): return get ? .success(.listPins) : only(method == .post, .addPin)
         case ("pins", 2) where s[1] == "bulk": return only(method == .post, .bulk)
         case ("pins", 2) where s[1] == "restore": return only(method == .post, .restorePins)
