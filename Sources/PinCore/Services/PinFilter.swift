@@ -55,11 +55,20 @@ public struct PinFilter: Sendable {
 
     /// The pins that pass, sorted and limited. `continentOf` maps a country code to its continent.
     public func apply(to pins: [Location], continentOf: (String) -> String?) -> [Location] {
+        var kept = withoutActuallyEscaping(continentOf) { pins.filter(matcher(continentOf: $0)) }
+        kept = sorted(kept)
+        if let limit, kept.count > limit { kept = Array(kept.prefix(limit)) }
+        return kept
+    }
+
+    /// Whether a pin passes, without the sort and the limit: for a caller that keeps the pins
+    /// sorted already (pins serve pages through them without copying them).
+    public func matcher(continentOf: @escaping (String) -> String?) -> (Location) -> Bool {
         let needle = search.map(Self.fold).flatMap { $0.isEmpty ? nil : $0 }
         let continentSet = Set(continents.map(Self.fold))
         let tagSet = tags.map(Self.fold)
         let regionSet = Set(regions.map(Self.fold)), placeSet = Set(places.map(Self.fold))
-        var kept = pins.filter { pin in
+        return { [self] pin in
             if let runID, pin.runID != runID { return false }
             if let ids, !ids.contains(pin.id) { return false }
             if !countries.isEmpty, !(pin.countryID.map(countries.contains) ?? false) { return false }
@@ -84,9 +93,6 @@ public struct PinFilter: Sendable {
             if let needle, !Self.searchableText(pin).contains(where: { Self.fold($0).contains(needle) }) { return false }
             return true
         }
-        kept = sorted(kept)
-        if let limit, kept.count > limit { kept = Array(kept.prefix(limit)) }
-        return kept
     }
 
     /// Made by an `import-places` run (whatever it read: a pin of pins' own export keeps its

@@ -23,9 +23,16 @@ extension AppBackend {
         filter.descending = true
         let limit = try target.value("limit").map { try Self.count($0, "limit", 1...1000) } ?? 100
         let offset = try target.value("offset").map { try Self.count($0, "offset", 0...10_000_000) } ?? 0
-        let pins = try app.pins(matching: filter, missingIsEmpty: true)
-        let page = pins.dropFirst(offset).prefix(limit)
-        return .json(200, ["total": pins.count, "offset": offset, "pins": page.map(pinProperties)] as [String: Any])
+        // Every stored pin, newest first, read and sorted once per change of the database
+        // (`storedPins`); one pass keeps the page and counts the rest, copying no other pin.
+        let accepts = filter.matcher { _ in nil }
+        var total = 0
+        var page: [Location] = []
+        for pin in try storedPins() where accepts(pin) {
+            if total >= offset, page.count < limit { page.append(pin) }
+            total += 1
+        }
+        return .json(200, ["total": total, "offset": offset, "pins": page.map(pinProperties)] as [String: Any])
     }
 
     static func utc(year: Int) -> Date {
