@@ -227,6 +227,20 @@ public enum Migrations {
         Migration(version: 13, name: "regions by outline", sql: """
             UPDATE locations SET places_resolved = 0 WHERE country_id IS NOT NULL AND places_resolved = 1;
             """),
+        // What a run changed in pins it did not make (issue 40 item 12: a photo or a timeline
+        // visit that made a wanted place visited; a place file's changed record): each pin as
+        // it was before the run's first change and after its last, as JSON (`Location`), so
+        // `runs undo` gives back exactly what was there, and only while the pin is still as the
+        // run left it (an edit or a later run since decides).
+        Migration(version: 14, name: "run changes", sql: """
+            CREATE TABLE run_changes (
+                run_id INTEGER NOT NULL REFERENCES runs(id),
+                location_id TEXT NOT NULL,
+                before TEXT NOT NULL,
+                after TEXT NOT NULL,
+                PRIMARY KEY (run_id, location_id)
+            );
+            """),
     ]
 
     /// Schema 11: the pins of Saved Places imported before become wanted, but for one with a

@@ -62,8 +62,14 @@ public struct RunUndoResult: Sendable {
     public var kept: [Location]
     /// Photo records forgotten, so the next import decides those photos again.
     public var forgottenPhotos: Int
-    /// Wanted places a photo of the run marked visited, nobody edited since: wanted again.
+    /// Wanted places a photo or a timeline visit of the run marked visited, still as the run
+    /// left them: wanted again, with the date and fields they had before.
     public var wantedAgain: [Location] = []
+    /// Other pins the run changed (a place file's changed record), still as the run left them:
+    /// given back as they were.
+    public var restored: [Location] = []
+    /// Pins the run changed that were edited, or changed by a later run, since: left as they are.
+    public var changedSince: [Location] = []
 }
 
 /// How a photo's decision says it marked a wanted pin visited (the end of its detail, after
@@ -127,22 +133,37 @@ extension PinDatabase {
             let keptIDs: [SQLBindable] = kept.map { $0.id.lowercasedText }
             let placeholders = keptIDs.map { _ in "?" }.joined(separator: ", ")
             let keptClause = keptIDs.isEmpty ? "" : " AND (location_id IS NULL OR location_id NOT IN (\(placeholders)))"
-            let wantedAgain = try Self.wantedAgain(byUndoing: run, removed: removed, repos, connection)
+            let changes = try Self.changes(ofRun: id, removed: removed, repos, connection)
+            let recorded = Set(changes.all.map(\.id))
+            // Runs before schema 14 recorded no pin as it was: their wishes are found by the photo's words.
+            let older = try Self.wantedAgain(byUndoing: run, removed: removed, repos, connection).filter { !recorded.contains($0.id) }
+            var result = RunUndoResult(run: run, removed: removed, kept: kept, forgottenPhotos: 0,
+                                       wantedAgain: changes.back.filter(\.wanted).map(\.before) + older,
+                                       restored: changes.back.filter { !$0.wanted }.map(\.before), changedSince: changes.changedSince)
             if dryRun {
-                let forgotten = try connection.scalarInt("SELECT count(*) FROM photos WHERE run_id = ?\(keptClause)", [id as SQLBindable] + keptIDs) ?? 0
-                return RunUndoResult(run: run, removed: removed, kept: kept, forgottenPhotos: Int(forgotten), wantedAgain: wantedAgain)
+                result.forgottenPhotos = Int(try connection.scalarInt("SELECT count(*) FROM photos WHERE run_id = ?\(keptClause)", [id as SQLBindable] + keptIDs) ?? 0)
+                return result
             }
             for pin in removed { try service.delete(id: pin.id, in: repos) }
-            for wish in wantedAgain {
+            for change in changes.back {
+                try service.restore(change.before, replacing: change.current, in: repos)
+                // A pin a changed record updated: its record no longer says what the pin holds,
+                // so the next import of that file updates it again.
+                if !change.wanted { try connection.run("UPDATE place_records SET digest = '' WHERE location_id = ?", [change.id.lowercasedText]) }
+            }
+            for wish in older {
                 guard let pin = try repos.locations.fetch(id: wish.id) else { continue }
                 try service.save(wish, replacing: pin, in: repos)
             }
+            try connection.run("DELETE FROM run_changes WHERE run_id = ?", [id])
             let forgotten = try connection.run("DELETE FROM photos WHERE run_id = ?\(keptClause)", [id as SQLBindable] + keptIDs)
             // The place records of the removed pins go too: importing the file again makes them again.
             try connection.run("DELETE FROM place_records WHERE run_id = ?\(keptClause)", [id as SQLBindable] + keptIDs)
             run.status = .undone
             try connection.run("UPDATE runs SET status = ? WHERE id = ?", [RunStatus.undone.rawValue, id])
-            return RunUndoResult(run: run, removed: removed, kept: kept, forgottenPhotos: forgotten, wantedAgain: wantedAgain)
+            result.run = run
+            result.forgottenPhotos = forgotten
+            return result
         }
         return dryRun ? try read(body) : try write(body)
     }
@@ -168,6 +189,52 @@ extension PinDatabase {
             wishes.append(wish)
         }
         return wishes
+    }
+
+    /// A pin run `id` changed (`run_changes`): as it was before, as the run left it, as it is.
+    struct RunChange {
+        var before: Location
+        var after: Location
+        var current: Location
+        var id: UUID { before.id }
+        /// The run made a wanted place visited: the undo makes it wanted again.
+        var wanted: Bool { before.wanted && !after.wanted }
+    }
+
+    /// The pins run `id` changed that still exist and that the undo does not remove: `back`,
+    /// those still as the run left them (given back as they were), and `changedSince`, those
+    /// edited or changed by a later run since (left alone: that change decides).
+    static func changes(ofRun id: Int64, removed: [Location], _ repos: Repositories, _ connection: Connection) throws
+        -> (back: [RunChange], changedSince: [Location], all: [Location]) {
+        let decoder = JSONDecoder()
+        let rows = try connection.query("SELECT before, after FROM run_changes WHERE run_id = ? ORDER BY location_id", [id]) {
+            (try decoder.decode(Location.self, from: Data($0.string(0).utf8)), try decoder.decode(Location.self, from: Data($0.string(1).utf8)))
+        }
+        let removedIDs = Set(removed.map(\.id))
+        var back: [RunChange] = [], changedSince: [Location] = []
+        for (before, after) in rows where !removedIDs.contains(before.id) {
+            guard let current = try repos.locations.fetch(id: before.id) else { continue }
+            if sameAsLeft(current, after) {
+                back.append(RunChange(before: before, after: after, current: current))
+            } else {
+                changedSince.append(current)
+            }
+        }
+        return (back, changedSince, rows.map(\.0))
+    }
+
+    /// Whether `pin` is as a run left it (`after`) in what a person or a run sets; the counts
+    /// the photo links keep (visits, photos) and the places a backfill fills may have moved.
+    static func sameAsLeft(_ pin: Location, _ after: Location) -> Bool {
+        // Dates within a millisecond: `after` is the run's value in memory, `pin` read back from
+        // the file (seconds since 1970 there, since 2001 in memory: the last bit may differ).
+        func same(_ a: Date?, _ b: Date?) -> Bool {
+            guard let a, let b else { return a == nil && b == nil }
+            return abs(a.timeIntervalSince(b)) < 0.001
+        }
+        return pin.title == after.title && pin.coordinate == after.coordinate && pin.type == after.type && same(pin.date, after.date)
+            && pin.color == after.color && pin.note == after.note && pin.tags == after.tags && pin.photoIDs == after.photoIDs
+            && pin.utcOffsetSeconds == after.utcOffsetSeconds && pin.wanted == after.wanted && same(pin.editedAt, after.editedAt)
     }
 
     /// When each pin of run `id` that came from a place file was imported, by pin id.

@@ -155,6 +155,14 @@ struct SQLiteRunRepository: RunRepository {
             """, [run.finishedAt?.timeIntervalSince1970, run.status.rawValue, run.exitCode, run.files, run.photos, run.created, skipped, run.id])
     }
 
+    func recordChange(run: Int64, before: Location, after: Location) throws {
+        let encode = { (pin: Location) in String(decoding: try JSONEncoder.sorted.encode(pin), as: UTF8.self) }
+        try db.run("""
+            INSERT INTO run_changes (run_id, location_id, before, after) VALUES (?, ?, ?, ?)
+            ON CONFLICT (run_id, location_id) DO UPDATE SET after = excluded.after
+            """, [run, before.id.lowercasedText, try encode(before), try encode(after)])
+    }
+
     func recent(limit: Int) throws -> [ImportRunRecord] {
         try db.query("""
             SELECT id, root, started_at, finished_at, status, exit_code, files, photos, created, skipped

@@ -100,21 +100,29 @@ private func runsUndo(_ id: Int64, _ args: ParsedArguments) throws {
     if args.has("--json") {
         Out.print(Out.json(["run": id, "dryRun": dryRun, "removed": result.removed.map(locationJSON),
                             "kept": result.kept.map(locationJSON), "wantedAgain": result.wantedAgain.map(locationJSON),
+                            "restored": result.restored.map(locationJSON), "changedSince": result.changedSince.map(locationJSON),
                             "forgottenPhotos": result.forgottenPhotos] as [String: Any]))
         return
     }
+    func pins(_ list: [Location]) -> String {
+        list.map { "\n  \($0.id.lowercasedText.prefix(8))  \(TerminalText.escaped($0.title))" }.joined()
+    }
+    func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
     let verb = dryRun ? "Would remove" : "Removed"
-    var text = "\(verb) \(result.removed.count) pin\(result.removed.count == 1 ? "" : "s") of run \(id)"
-    for pin in result.removed { text += "\n  \(pin.id.lowercasedText.prefix(8))  \(TerminalText.escaped(pin.title))" }
-    if !result.kept.isEmpty {
-        text += "\nKept \(result.kept.count) pin\(result.kept.count == 1 ? "" : "s") edited since:"
-        for pin in result.kept { text += "\n  \(pin.id.lowercasedText.prefix(8))  \(TerminalText.escaped(pin.title))" }
-    }
+    var text = "\(verb) \(count(result.removed.count, "pin")) of run \(id)" + pins(result.removed)
+    if !result.kept.isEmpty { text += "\nKept \(count(result.kept.count, "pin")) edited since:" + pins(result.kept) }
     if !result.wantedAgain.isEmpty {
-        let count = result.wantedAgain.count
-        text += "\n\(dryRun ? "Would make" : "Made") \(count) place\(count == 1 ? "" : "s") the run's photos had marked visited wanted again:"
-        for pin in result.wantedAgain { text += "\n  \(pin.id.lowercasedText.prefix(8))  \(TerminalText.escaped(pin.title))" }
+        text += "\n\(dryRun ? "Would make" : "Made") \(count(result.wantedAgain.count, "place")) the run had marked visited "
+            + "wanted again, with the date it had before:" + pins(result.wantedAgain)
     }
-    text += "\n\(dryRun ? "Would forget" : "Forgot") \(result.forgottenPhotos) photo decision\(result.forgottenPhotos == 1 ? "" : "s"): the next import decides those photos again."
+    if !result.restored.isEmpty {
+        text += "\n\(dryRun ? "Would give" : "Gave") back \(count(result.restored.count, "pin")) the run had changed, as "
+            + "\(result.restored.count == 1 ? "it was" : "they were"):" + pins(result.restored)
+    }
+    if !result.changedSince.isEmpty {
+        text += "\nLeft \(count(result.changedSince.count, "pin")) the run had changed as \(result.changedSince.count == 1 ? "it is" : "they are"): "
+            + "edited, or changed by a later run, since:" + pins(result.changedSince)
+    }
+    text += "\n\(dryRun ? "Would forget" : "Forgot") \(count(result.forgottenPhotos, "photo decision")): the next import decides those photos again."
     Out.print(text)
 }

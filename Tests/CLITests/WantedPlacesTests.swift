@@ -187,8 +187,11 @@ final class WantedPlacesTests: XCTestCase {
         XCTAssertEqual((dry["wantedAgain"] as! [[String: Any]]).map { $0["id"] as? String }, [id])
         XCTAssertNil(try trocadero()["wanted"], "a dry run changes nothing")
         let undo = try e.pins(["runs", "undo", run]).stdout
-        XCTAssertTrue(undo.contains("\nMade 1 place the run's photos had marked visited wanted again:\n  \(id.prefix(8))  Trocadéro\n"), undo)
+        XCTAssertTrue(undo.contains("\nMade 1 place the run had marked visited wanted again, with the date it had before:\n  \(id.prefix(8))  Trocadéro\n"), undo)
         XCTAssertEqual(try trocadero()["wanted"] as? Bool, true)
+        // The date it had before the photo (its Published, 2020-01-02T10:00:00Z, at +01:00 in
+        // Paris that January), not the photo's.
+        XCTAssertEqual(try trocadero()["date"] as? String, "2020-01-02T11:00:00+01:00")
         XCTAssertEqual(try e.stats()["countriesVisited"] as? Int, 0, "France was the undone photo's")
         XCTAssertEqual(try e.pins(["check"]).status, 0)
         // The photo is decided again: the place visited again.
@@ -199,7 +202,44 @@ final class WantedPlacesTests: XCTestCase {
         try e.pins(["edit", id, "--note", "went there"])
         let again = try e.pins(["runs", "undo", try lastRun()]).stdout
         XCTAssertFalse(again.contains("wanted again"), again)
+        XCTAssertTrue(again.contains("\nLeft 1 pin the run had changed as it is: edited, or changed by a later run, since:\n  \(id.prefix(8))  Trocadéro\n"), again)
         XCTAssertNil(try trocadero()["wanted"])
+    }
+
+    /// Issue 40 item 12 (undo): an import-places run whose Semantic Location History visits made
+    /// two saved places visited (ImportPlacesTests.testSemanticLocationHistoryVisitsFollowTheDistanceRule:
+    /// the Eiffel Tower and the café, dated by the visits 2019-04-01, and Versailles made) is
+    /// undone: Versailles goes, and the two are wanted again with the dates the Saved Places
+    /// file gave them (Published 12:34:56Z and 13:00Z, +02:00 in Paris that May); France no
+    /// longer counts (the countries and statistics count visits only), and `pins check` is clean.
+    func testUndoingAPlacesRunWhoseVisitsMarkedWantedPlacesVisitedMakesThemWantedAgain() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let e = Env(dir: dir, db: dir.appendingPathComponent("pins.sqlite").path)
+        let fixtures = CLI.repo.appendingPathComponent("Fixtures/places/google")
+        try e.pins(["import-places", fixtures.appendingPathComponent("saved-places-old.json").path, "--quiet"])
+        func paris() throws -> [String] {
+            try e.list().filter { $0["country"] as? String == "FR" }
+                .map { "\($0["title"]!) \($0["date"]!) \($0["wanted"] as? Bool ?? false)" }
+        }
+        let saved = ["Eiffel Tower 2018-05-03T14:34:56+02:00 true", "Café de l'Homme 2018-05-03T15:00:00+02:00 true"]
+        XCTAssertEqual(try paris(), saved)
+        XCTAssertEqual(try e.stats()["countriesVisited"] as? Int, 0)
+        try e.pins(["import-places", fixtures.appendingPathComponent("semantic-2019_APRIL.json").path, "--quiet"])
+        XCTAssertEqual(try paris(), ["Eiffel Tower 2019-04-01T10:11:53.190+02:00 false", "Café de l'Homme 2019-04-01T13:00:00+02:00 false",
+                                     "Palace of Versailles 2019-04-01T18:00:00+02:00 false"])
+        XCTAssertEqual(try e.stats()["countriesVisited"] as? Int, 1)
+        let run = String((try e.json(["runs", "--json"]) as! [[String: Any]]).map { $0["id"] as! Int }.max()!)
+        let dry = try e.json(["runs", "undo", run, "--dry-run", "--json"]) as! [String: Any]
+        XCTAssertEqual((dry["wantedAgain"] as! [[String: Any]]).map { "\($0["title"]!) \($0["date"]!)" }.sorted(),
+                       ["Café de l'Homme 2018-05-03T15:00:00+02:00", "Eiffel Tower 2018-05-03T14:34:56+02:00"])
+        let undo = try e.pins(["runs", "undo", run]).stdout
+        XCTAssertTrue(undo.contains("\nMade 2 places the run had marked visited wanted again, with the date it had before:\n"), undo)
+        XCTAssertEqual(try paris(), saved)
+        XCTAssertEqual(try e.stats()["countriesVisited"] as? Int, 0, "France was the undone visits'")
+        XCTAssertEqual(try e.pins(["check"]).status, 0)
+        // The run is gone, so is what it recorded: importing the visits again marks them again.
+        try e.pins(["import-places", fixtures.appendingPathComponent("semantic-2019_APRIL.json").path, "--quiet"])
+        XCTAssertEqual(try paris().first, "Eiffel Tower 2019-04-01T10:11:53.190+02:00 false")
     }
 }
 

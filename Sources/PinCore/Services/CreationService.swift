@@ -265,6 +265,17 @@ public struct LocationService: Sendable {
         return location
     }
 
+    /// Puts back a pin as it was stored (`before`, as a run recorded it) in place of `current`:
+    /// every field as it was, not validated again (it was valid when stored), counted where it
+    /// was and uncounted where it is.
+    @discardableResult
+    public func restore(_ before: Location, replacing current: Location, in repos: Repositories) throws -> Location {
+        let location = try creation.attach(before, in: repos)
+        try repos.locations.update(location)
+        try creation.detach(current, in: repos)
+        return location
+    }
+
     /// Deletes a pin and uncounts it; a shared object goes when its count reaches zero.
     public func delete(id: UUID, using database: TransactionRunner) throws {
         try database.write { repos in

@@ -252,4 +252,13 @@ public protocol RunRepository {
     func start(root: String, at date: Date) throws -> Int64
     func finish(_ run: ImportRunRecord) throws
     func recent(limit: Int) throws -> [ImportRunRecord]
+    /// Run `run` changed an existing pin from `before` to `after` (a photo or a timeline visit
+    /// made a wanted place visited; a changed record of a place file updated its pin): what
+    /// `pins runs undo` gives back. The first `before` of a run is kept, the last `after`.
+    func recordChange(run: Int64, before: Location, after: Location) throws
+}
+
+extension RunRepository {
+    /// A store that keeps no history (the tests' in-memory one) records nothing.
+    public func recordChange(run: Int64, before: Location, after: Location) throws {}
 }

@@ -485,7 +485,8 @@ struct Decider {
         visited.wanted = false
         visited.date = visit.date
         if let offset = visit.offset { visited.utcOffsetSeconds = offset }
-        try LocationService(creation: creation).save(visited, replacing: pin, in: repos)
+        let saved = try LocationService(creation: creation).save(visited, replacing: pin, in: repos)
+        if let runID { try repos.runs.recordChange(run: runID, before: pin, after: saved) }
     }
 
     /// A record as `decideOne` has read it: where and when, and its key in the records table.
@@ -527,6 +528,7 @@ struct Decider {
         item.title = changed.title
         if !options.dryRun {
             let saved = try LocationService(creation: creation).save(changed, replacing: pin, in: repos)
+            if let runID { try repos.runs.recordChange(run: runID, before: pin, after: saved) }
             item.country = saved.countryID
             try records.save(PlaceRecordRow(key: visit.key, digest: digest, locationID: pin.id, runID: stored.runID, importedAt: options.now))
         }

@@ -141,7 +141,8 @@ struct SaveStage {
         visited.wanted = false
         visited.date = takenAt
         if let offset { visited.utcOffsetSeconds = offset }
-        try LocationService(creation: creation).save(visited, replacing: pin, in: repos)
+        let saved = try LocationService(creation: creation).save(visited, replacing: pin, in: repos)
+        if let runID { try repos.runs.recordChange(run: runID, before: pin, after: saved) }
         return id
     }
 
