@@ -137,13 +137,16 @@ public struct PlacesImport {
         var instant: Double
     }
 
-    /// A file of the import: its path, its kind and its first bytes.
-    typealias FileHead = (path: String, kind: PlaceFileKind, head: [UInt8])
+    /// A file of the import: its name (its path as given; "standard input" for `-`), its kind,
+    /// its first bytes, and the path it is read from (a piped one's scratch copy).
+    typealias FileHead = (path: String, kind: PlaceFileKind, head: [UInt8], source: String)
 
     public func run(warning: @escaping (String) -> Void = { _ in }) throws -> PlacesImportReport {
-        let kinds = try fileKinds()
+        // Piped files are read to their end first, before the lock (`PipedPlaces`).
+        var pipes: [String: PipedPlaces] = [:]
+        let kinds = try fileKinds(pipes: &pipes)
         let lock: RunLock? = options.dryRun ? nil : try takeLock()
-        defer { withExtendedLifetime(lock) {} }
+        defer { withExtendedLifetime((lock, pipes)) {} }
         let database = try openDatabase()
         let spool: PlacesSpool
         do {
@@ -177,18 +180,26 @@ public struct PlacesImport {
     }
 
     /// Every file found and its kind known before anything is written.
-    private func fileKinds() throws -> [FileHead] {
-        try options.files.enumerated().map { index, path in
-            let shown = name(of: index)
+    private func fileKinds(pipes: inout [String: PipedPlaces]) throws -> [FileHead] {
+        try options.files.enumerated().map { index, given in
+            var shown = name(of: index), path = given, source = given
+            if try PipedPlaces.isPipe(given) {
+                // Read once, however often it is named.
+                let piped = try pipes[given] ?? PipedPlaces(given)
+                pipes[given] = piped
+                shown = piped.name
+                path = piped.name
+                source = piped.path
+            }
             let head: [UInt8]
             do {
-                head = try PlaceFiles.head(of: path)
+                head = try PlaceFiles.head(of: source)
             } catch let error as FileUnavailable {
                 // Not a regular file (a FIFO would hang the run), or not to be opened: refused.
                 throw PlacesImportFailure("cannot read \(shown): \(error.reason); nothing was imported", exitCode: ExitCode.noInput)
             }
             guard let kind = PlaceFiles.kind(ofHead: head) else { throw Self.notAPlaceFile(shown, path: path, head: head) }
-            return (path, kind, head)
+            return (path, kind, head, source)
         }
     }
 
@@ -219,7 +230,7 @@ public struct PlacesImport {
         for (index, file) in kinds.enumerated() {
             var summary = PlaceFileSummary(file: name(of: index), kind: file.kind, records: 0)
             do {
-                try PlaceFiles.read(path: file.path, kind: file.kind, head: file.head) { event in
+                try PlaceFiles.read(path: file.source, kind: file.kind, head: file.head) { event in
                     summary.records += 1
                     sequence += 1
                     switch event {
@@ -268,7 +279,7 @@ public struct PlacesImport {
 
     /// The name file `index` goes by in the report (`options.names`, else its path).
     func name(of index: Int) -> String {
-        guard let names = options.names, index < names.count else { return options.files[index] }
+        guard let names = options.names, index < names.count else { return options.files[index] == "-" ? "standard input" : options.files[index] }
         return names[index]
     }
 
@@ -276,6 +287,7 @@ public struct PlacesImport {
     var runRoot: String {
         if let names = options.names { return PlacesRunRoot.prefix + names.joined(separator: ", ") }
         return PlacesRunRoot.prefix + options.files.map { path -> String in
+            if path == "-" { return "standard input" }
             guard let real = realpath(path, nil) else { return path }
             defer { free(real) }
             return String(cString: real)
