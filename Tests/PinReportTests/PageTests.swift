@@ -293,7 +293,7 @@ final class PageFilesTests: XCTestCase {
     }
 
     func testEveryHoleOfThePageTemplateIsFilled() {
-        let own = ["countries", "regions", "waterLand", "water", "data", "style", "script"]
+        let own = ["countries", "regions", "visitedRegions", "waterLand", "water", "data", "style", "script"]
         let input = PageInput(pins: [], catalog: testCatalog, settings: Settings(), worldMap: WorldMap(width: 10, countries: []))
         XCTAssertEqual(Set(PageTemplate.page.holes).intersection(own), Set(own))
         for hole in PageTemplate.page.holes where !own.contains(hole) {
