@@ -51,17 +51,7 @@ public enum Inspection {
 
     /// Names of the XMP and Takeout sidecars in one folder (not below it).
     static func sidecarNames(in folder: String) -> [[UInt8]] {
-        guard let dir = opendir(folder) else { return [] }
-        defer { closedir(dir) }
-        var names: [[UInt8]] = []
-        while let entry = readdir(dir) {
-            let name: [UInt8] = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                let bytes = raw.bindMemory(to: UInt8.self)
-                return Array(bytes[0..<(bytes.firstIndex(of: 0) ?? bytes.count)])
-            }
-            if Sidecars.isSidecarName(name) { names.append(name) }
-        }
-        return names
+        ImportPipeline.sidecarNames(in: RawPath(folder))
     }
 
     /// `--estimate-positions` (issue 36 item 4): every target read first, then each photo
