@@ -90,6 +90,46 @@ final class ImportPlacesTests: XCTestCase {
         XCTAssertEqual(try e.list().first { $0["title"] as? String == "Bar Centrale" }?["note"] as? String, "mine")
     }
 
+    /// Issue 40 item 12 (undo): the run in which a changed record updated its pin gives the pin
+    /// back as it was (note, tags and date the first file gave it), names it (`restored`), and
+    /// forgets the record's digest, so importing the changed file once more updates it again.
+    func testUndoingTheRunThatUpdatedAPinFromAChangedRecordGivesItBack() throws {
+        let e = try env()
+        let file = e.dir.appendingPathComponent("places.csv")
+        func write(_ note: String, _ date: String, _ tags: String) throws {
+            try "title,latitude,longitude,date,notes,tags\r\nBar Centrale,41.9022,12.4730,\(date),\(note),\(tags)\r\n"
+                .write(to: file, atomically: true, encoding: .utf8)
+        }
+        func bar() throws -> [String: Any] { try e.list().first { $0["title"] as? String == "Bar Centrale" }! }
+        try write("great negroni", "2024-03-02T21:00", "rome;bar")
+        try e.pins(["import-places", file.path, "--quiet"])
+        let before = try bar()
+        try write("closed on Mondays", "2024-03-09T20:30", "rome")
+        let changed = try e.json(["import-places", file.path, "--json"]) as! [String: Any]
+        XCTAssertEqual((changed["updated"] as! [[String: Any]]).map { $0["title"] as! String }, ["Bar Centrale"])
+        XCTAssertEqual(try bar()["note"] as? String, "closed on Mondays")
+        let runs = try e.json(["runs", "--json"]) as! [[String: Any]]
+        let run = String(runs.map { $0["id"] as! Int }.max()!)
+
+        let dry = try e.json(["runs", "undo", run, "--dry-run", "--json"]) as! [String: Any]
+        XCTAssertEqual((dry["restored"] as! [[String: Any]]).map { $0["id"] as? String }, [before["id"] as? String])
+        XCTAssertEqual(try bar()["note"] as? String, "closed on Mondays", "a dry run changes nothing")
+        let undo = try e.json(["runs", "undo", run, "--json"]) as! [String: Any]
+        XCTAssertEqual((undo["restored"] as! [[String: Any]]).map { $0["title"] as? String }, ["Bar Centrale"])
+        XCTAssertEqual((undo["changedSince"] as! [[String: Any]]).count, 0)
+        let after = try bar()
+        XCTAssertEqual(after["id"] as? String, before["id"] as? String)
+        XCTAssertEqual(after["note"] as? String, "great negroni")
+        XCTAssertEqual(after["tags"] as? [String], ["rome", "bar"])
+        XCTAssertEqual(after["date"] as? String, "2024-03-02T21:00:00+01:00")
+        XCTAssertEqual(try e.list().count, 1)
+        XCTAssertEqual(try e.pins(["check"]).status, 0)
+        // The digest went with the run: the changed file updates the pin again.
+        let again = try e.json(["import-places", file.path, "--json"]) as! [String: Any]
+        XCTAssertEqual((again["updated"] as! [[String: Any]]).map { $0["title"] as! String }, ["Bar Centrale"])
+        XCTAssertEqual(try bar()["date"] as? String, "2024-03-09T20:30:00+01:00")
+    }
+
     func testEachImportIsARunAndUndoRemovesWhatItMade() throws {
         let e = try env()
         try e.pins(["add", "--lat", "48.8566", "--lon", "2.3522", "--title", "By hand"])
