@@ -35,7 +35,7 @@ public struct NewPin: Sendable {
             throw InvalidRequest("--height and --achieved-height are for --type mountain")
         }
         if type == .mountain, name == nil { throw InvalidRequest("--type mountain needs --name") }
-        if type == .point, name != nil { throw InvalidRequest("--name is for --type city or mountain") }
+        if type == .point, name != nil { throw InvalidRequest("--name is for --type \(LocationTypeSelection.spoken(LocationTypeSelection.sharedTypes))") }
     }
 }
 

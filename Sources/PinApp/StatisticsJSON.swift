@@ -19,8 +19,15 @@ extension StatisticsValues {
             "mostVisited": mostVisited.map {
                 ["id": $0.id.lowercasedText, "title": $0.title, "visitCount": $0.visitCount, "photoCount": $0.photoCount] as [String: Any]
             },
-            "totals": ["pins": totalPins, "point": pointCount, "city": cityCount,
-                       "mountain": mountainCount, "withoutCountry": pinsWithoutCountry, "wanted": wantedPins],
+            "totals": totals,
         ]
+    }
+
+    /// The pins, those of each type by its name (every type of the registry, 0 included),
+    /// those at sea and the wanted ones.
+    private var totals: [String: Any] {
+        var totals: [String: Any] = ["pins": totalPins, "withoutCountry": pinsWithoutCountry, "wanted": wantedPins]
+        for type in LocationTypeSelection.allCases { totals[type.rawValue] = count(of: type) }
+        return totals
     }
 }

@@ -24,8 +24,20 @@ public enum PagePolicy {
             + "script-src 'self' '\(scriptSource)'; connect-src 'self'; base-uri 'none'; form-action 'none'"
     }
 
-    /// The exact text of the page's `<script>` element (what its hash is of).
-    static let scriptText = "\n" + EmbeddedFiles.pageJS
+    /// The exact text of the page's `<script>` element (what its hash is of): page.js with the
+    /// pin types' lists of the one registry (`LocationTypeSelection`) where it names them.
+    static let scriptText = "\n" + registryLists.reduce(EmbeddedFiles.pageJS) { $0.replacingOccurrences(of: $1.name, with: $1.text) }
+
+    /// What page.js says in place of a list of the pin types, and the JavaScript the script has
+    /// there: the filter's names `["point", "city", "mountain"]`, the statistics' counts
+    /// `s.points + " \u00b7 " + s.cities + …` and their caption. A new type is in the page's
+    /// type filter and numbers by the registry alone.
+    static let registryLists: [(name: String, text: String)] = {
+        let types = LocationTypeSelection.allCases
+        return [("REGISTRY_PIN_TYPES", "[" + types.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + "]"),
+                ("REGISTRY_PIN_TYPE_COUNTS", types.map { "s.\($0.plural)" }.joined(separator: " + \" \\u00b7 \" + ")),
+                ("REGISTRY_PIN_TYPE_PLURALS", "\"" + types.map(\.plural).joined(separator: " \\u00b7 ") + "\"")]
+    }()
 
     /// The exact text of the page's `<style>` element: the settings' colours, then page.css.
     static func styleText(_ settings: Settings) -> String {

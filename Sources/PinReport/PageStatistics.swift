@@ -142,9 +142,9 @@ public struct PageStatistics: Sendable, Equatable {
     }
 
     public var totalPins = 0
-    public var points = 0
-    public var cities = 0
-    public var mountains = 0
+    /// Pins of each type (`StatisticsValues.typeCounts`), said in the page's data by the
+    /// type's plural ("points": 3).
+    public var typeCounts: [LocationTypeSelection: Int] = [:]
     public var atSea = 0
     /// Places someone wants to go (left out of every other count).
     public var wanted = 0
@@ -172,9 +172,7 @@ public struct PageStatistics: Sendable, Equatable {
         continentsInWorld = Set(catalog.entries.values.map(\.continent)).count
         let values = StatisticsService(catalog: catalog).calculate(locations: pins.map(\.location))
         totalPins = values.totalPins
-        points = values.pointCount
-        cities = values.cityCount
-        mountains = values.mountainCount
+        typeCounts = values.typeCounts
         atSea = values.pinsWithoutCountry
         wanted = values.wantedPins
         var first: [String: (date: Date, year: Int)] = [:]
@@ -253,7 +251,7 @@ extension RunOverlay.Unreadable {
 extension PageStatistics {
     var json: [String: Any] {
         var object: [String: Any] = [
-            "totalPins": totalPins, "points": points, "cities": cities, "mountains": mountains, "atSea": atSea,
+            "totalPins": totalPins, "atSea": atSea,
             "countriesInWorld": countriesInWorld, "countriesInList": countriesInList, "countryList": countryListTitle,
             "continentsInWorld": continentsInWorld,
             "regionsVisited": regionsVisited, "placesVisited": placesVisited,
@@ -272,6 +270,7 @@ extension PageStatistics {
                 ["id": $0.id.lowercasedText, "title": $0.title, "visits": $0.visitCount, "photos": $0.photoCount] as [String: Any]
             }
         }
+        for type in LocationTypeSelection.allCases { object[type.plural] = typeCounts[type] ?? 0 }
         if wanted > 0 { object["wanted"] = wanted }
         return object
     }

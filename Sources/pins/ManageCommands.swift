@@ -7,7 +7,7 @@ import PinReport
 
 let editSpec = CommandSpec(
     name: "edit", summary: "Change a pin: title, note, tags, colour, date, position, type, visits.",
-    usage: "edit ID [--title T] [--note N] [--tag T]... [--untag T]... [--color HEX] [--date ISO8601] [--lat LAT --lon LON] [--type point|city|mountain] [--name NAME] [--address A] [--height M] [--achieved-height M] [--visits N] [--visited|--wanted] [--json]",
+    usage: "edit ID [--title T] [--note N] [--tag T]... [--untag T]... [--color HEX] [--date ISO8601] [--lat LAT --lon LON] [--type \(LocationTypeSelection.usage)] [--name NAME] [--address A] [--height M] [--achieved-height M] [--visits N] [--visited|--wanted] [--json]",
     options: [
         OptionSpec(name: "--title", value: "T", help: "New title."),
         OptionSpec(name: "--note", value: "N", help: "New note; an empty one removes it."),
@@ -17,7 +17,7 @@ let editSpec = CommandSpec(
         OptionSpec(name: "--date", value: "ISO8601", help: "Date of the visit, e.g. 2024-05-01T10:00:00+02:00 (the offset becomes the pin's); without an offset, the local time where the pin is."),
         OptionSpec(name: "--lat", value: "LAT", help: "New latitude (with --lon): the country, place and region are found again; a title pins made follows."),
         OptionSpec(name: "--lon", value: "LON", help: "New longitude (with --lat)."),
-        OptionSpec(name: "--type", value: "TYPE", help: "point, city or mountain (a mountain needs --name; a city without one is the town the pin is in).", choices: LocationTypeSelection.allCases.map(\.rawValue)),
+        OptionSpec(name: "--type", value: "TYPE", help: "\(LocationTypeSelection.spoken()) (a mountain needs --name; a city without one is the town the pin is in).", choices: LocationTypeSelection.allCases.map(\.rawValue)),
         OptionSpec(name: "--name", value: "NAME", help: "City or mountain name."),
         OptionSpec(name: "--address", value: "A", help: "The address visited (a city pin); an empty one removes it."),
         OptionSpec(name: "--height", value: "M", help: "Mountain height in metres: the shared mountain's, shown by every pin on it."),
@@ -72,7 +72,7 @@ private func locationEdit(_ args: ParsedArguments) throws -> LocationEdit {
     }
     if let text = args.value("--type") {
         guard let type = LocationTypeSelection(rawValue: text) else {
-            throw UsageError("--type must be point, city or mountain, got '\(text)'", command: "edit")
+            throw UsageError("--type must be \(LocationTypeSelection.spoken()), got '\(text)'", command: "edit")
         }
         edit.type = type
     }

@@ -10,7 +10,7 @@ let jsonOption = OptionSpec(name: "--json", value: nil, help: "Print JSON instea
 
 let addSpec = CommandSpec(
     name: "add", summary: "Create a pin by hand, as the app's long press does.",
-    usage: "add --lat LAT --lon LON [--title T] [--date ISO8601] [--color HEX] [--note N] [--tag T]... [--type point|city|mountain] [--name NAME] [--address A] [--height M] [--achieved-height M]",
+    usage: "add --lat LAT --lon LON [--title T] [--date ISO8601] [--color HEX] [--note N] [--tag T]... [--type \(LocationTypeSelection.usage)] [--name NAME] [--address A] [--height M] [--achieved-height M]",
     options: [
         OptionSpec(name: "--lat", value: "LAT", help: "Latitude in decimal degrees, -90 to 90."),
         OptionSpec(name: "--lon", value: "LON", help: "Longitude in decimal degrees, -180 to 180."),
@@ -19,7 +19,7 @@ let addSpec = CommandSpec(
         OptionSpec(name: "--color", value: "HEX", help: "Pin color #RRGGBB (default: the settings' pin color)."),
         OptionSpec(name: "--note", value: "N", help: "A note."),
         OptionSpec(name: "--tag", value: "T", help: "A tag; repeat for more.", repeatable: true),
-        OptionSpec(name: "--type", value: "TYPE", help: "point (default), city or mountain.", choices: LocationTypeSelection.allCases.map(\.rawValue)),
+        OptionSpec(name: "--type", value: "TYPE", help: "point (default), \(LocationTypeSelection.spoken(LocationTypeSelection.sharedTypes)).", choices: LocationTypeSelection.allCases.map(\.rawValue)),
         OptionSpec(name: "--name", value: "NAME", help: "City or mountain name (a city's default: the town the pin is in)."),
         OptionSpec(name: "--address", value: "A", help: "The address visited (for --type city)."),
         OptionSpec(name: "--height", value: "M", help: "Mountain height in metres (for --type mountain)."),
@@ -53,7 +53,7 @@ func runAdd(_ args: ParsedArguments) throws {
     new.date = try dateOption(args).map { _ in args.value("--date")! }
     let typeName = args.value("--type") ?? "point"
     guard let type = LocationTypeSelection(rawValue: typeName) else {
-        throw UsageError("--type must be point, city or mountain, got '\(typeName)'", command: "add")
+        throw UsageError("--type must be \(LocationTypeSelection.spoken()), got '\(typeName)'", command: "add")
     }
     new.type = type
     (new.title, new.color, new.note, new.tags) = (args.value("--title"), args.value("--color"), args.value("--note"), args.all("--tag"))
@@ -166,7 +166,7 @@ func runStats(_ args: ParsedArguments) throws {
         Out.print(Out.json(stats.jsonObject))
         return
     }
-    var text = "Pins: \(stats.totalPins) (points \(stats.pointCount), cities \(stats.cityCount), mountains \(stats.mountainCount)"
+    var text = "Pins: \(stats.totalPins) (" + LocationTypeSelection.allCases.map { "\($0.plural) \(stats.count(of: $0))" }.joined(separator: ", ")
     text += stats.pinsWithoutCountry > 0 ? ", \(stats.pinsWithoutCountry) at sea)\n" : ")\n"
     text += "Countries visited: \(stats.countryShareText)\n"
     if !stats.countries.isEmpty {

@@ -9,7 +9,7 @@ let pinFilterOptions: [OptionSpec] = [
     OptionSpec(name: "--continent", value: "NAME", help: "Only pins on this continent (e.g. Europe, \"North America\"); repeat for more.", repeatable: true),
     OptionSpec(name: "--region", value: "NAME", help: "Only pins in this region (a state, a prefecture), by name or ISO 3166-2 code (e.g. JP-26); repeat for more.", repeatable: true),
     OptionSpec(name: "--place", value: "NAME", help: "Only pins in this town or city (its whole name, any case, accents ignored); repeat for more.", repeatable: true),
-    OptionSpec(name: "--type", value: "TYPE", help: "Only pins of this type: point, city or mountain; repeat for more.", repeatable: true,
+    OptionSpec(name: "--type", value: "TYPE", help: "Only pins of this type: \(LocationTypeSelection.spoken()); repeat for more.", repeatable: true,
                choices: LocationTypeSelection.allCases.map(\.rawValue)),
     OptionSpec(name: "--tag", value: "T", help: "Only pins with this tag; repeat to require more tags.", repeatable: true),
     OptionSpec(name: "--since", value: "DATE", help: "Only pins dated at or after DATE (ISO 8601, e.g. 2023-07-01)."),
@@ -38,7 +38,7 @@ func pinFilter(from args: ParsedArguments) throws -> PinFilter {
     filter.places = args.all("--place")
     for text in args.all("--type") {
         guard let type = LocationTypeSelection(rawValue: text.lowercased()) else {
-            throw UsageError("--type must be point, city or mountain, got '\(text)'", command: command)
+            throw UsageError("--type must be \(LocationTypeSelection.spoken()), got '\(text)'", command: command)
         }
         filter.types.insert(type)
     }

@@ -42,7 +42,7 @@ final class PageStatisticsTests: XCTestCase {
             pin("d", nil, "2019-05-05T12:00:00Z"),
         ], catalog: testCatalog)
         XCTAssertEqual(stats.totalPins, 4)
-        XCTAssertEqual([stats.points, stats.cities, stats.mountains, stats.atSea], [2, 1, 1, 1])
+        XCTAssertEqual([stats.typeCounts[.point], stats.typeCounts[.city], stats.typeCounts[.mountain], stats.atSea], [2, 1, 1, 1])
         XCTAssertEqual(stats.countriesInWorld, 3)
         XCTAssertEqual(stats.continentsInWorld, 2)
         XCTAssertEqual(stats.countries.map(\.code), ["FR", "ES"])
@@ -277,6 +277,16 @@ final class PageFilesTests: XCTestCase {
             let onDisk = try Data(contentsOf: pageFolder.appendingPathComponent(name))
             XCTAssertEqual(Data(embedded.utf8), onDisk, name)
         }
+    }
+
+    /// page.js names no pin type list itself: the script the page runs has the registry's, as
+    /// page.js had them typed before the registry (so the page is the same, byte for byte).
+    func testTheScriptHasThePinTypeListsOfTheRegistry() {
+        let script = PagePolicy.scriptText
+        XCTAssertTrue(script.contains(#"options("f-type", "All types", ["point", "city", "mountain"].map((t) => [t, t[0].toUpperCase() + t.slice(1)])"#))
+        XCTAssertTrue(script.contains(#"kpi(k4, s.points + " \u00b7 " + s.cities + " \u00b7 " + s.mountains, "points \u00b7 cities \u00b7 mountains");"#))
+        XCTAssertFalse(script.contains("REGISTRY_"))
+        for (name, _) in PagePolicy.registryLists { XCTAssertTrue(EmbeddedFiles.pageJS.contains(name), name) }
     }
 
     func testTheScriptAndStyleSheetCannotEndTheElementsThatHoldThem() {

@@ -73,4 +73,12 @@ final class RouterTests: XCTestCase {
         XCTAssertThrowsError(try body.ids("ids"))
         XCTAssertNil(try body.string("missing"))
     }
+
+    /// serve.js's form offers the pin types of the registry (LocationTypeSelection), name and
+    /// label, as serve.js had them typed before it; no placeholder is left.
+    func testTheServedScriptOffersThePinTypesOfTheRegistry() {
+        let script = String(decoding: ServeAssets.response("serve.js").body, as: UTF8.self)
+        XCTAssertTrue(script.contains(#"const TYPES = [["point", "Point"], ["city", "City"], ["mountain", "Mountain"]];"#))
+        XCTAssertFalse(script.contains("REGISTRY_"))
+    }
 }

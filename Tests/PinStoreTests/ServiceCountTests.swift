@@ -64,7 +64,7 @@ final class ServiceCountTests: XCTestCase {
 
         let stats = try StatisticsService(catalog: testCatalog).calculate(using: db)
         XCTAssertEqual(stats.totalPins, 3)
-        XCTAssertEqual(stats.pointCount, 3)
+        XCTAssertEqual(stats.count(of: .point), 3)
         XCTAssertEqual(stats.pinsWithoutCountry, 1)
         XCTAssertEqual(stats.countries.map(\.id).sorted(), ["FR", "US"])
         XCTAssertEqual(stats.continents.map(\.name).sorted(), ["Europe", "North America"])

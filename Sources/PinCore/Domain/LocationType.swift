@@ -17,8 +17,68 @@ public enum LocationType: Codable, Sendable, Hashable {
 }
 
 /// The payload-free twin of LocationType, as the app has it: for filters, storage and statistics.
+/// With the extension below it is the one registry of pin types: every list of types a person
+/// sees (the CLI's choices, help and messages, the server's errors and form, the page's filter)
+/// is made from `allCases` and these properties, never typed again (`PinTypeRegistryTests`
+/// fails on a source line that does). docs/adding-a-pin-type.md is the guide.
 public enum LocationTypeSelection: String, Codable, Sendable, CaseIterable {
     case point, city, mountain
+}
+
+extension LocationTypeSelection {
+    /// The type as a person reads it, capitalised: the filter's and the server form's label.
+    public var label: String {
+        switch self {
+        case .point: "Point"
+        case .city: "City"
+        case .mountain: "Mountain"
+        }
+    }
+
+    /// The plural a count says ("cities 3"): the statistics' words and keys.
+    public var plural: String {
+        switch self {
+        case .point: "points"
+        case .city: "cities"
+        case .mountain: "mountains"
+        }
+    }
+
+    /// The shared object the pins of this type point at; nil for a type whose pins stand alone.
+    public var shared: SharedObjectType? {
+        switch self {
+        case .point: nil
+        case .city: SharedObjectType(table: "cities", nameKey: "cityName", coordinateKey: "cityCoordinate", rebuiltColumns: [])
+        case .mountain: SharedObjectType(table: "mountains", nameKey: "mountainName", coordinateKey: "mountainCoordinate",
+                                         rebuiltColumns: ["height"])
+        }
+    }
+
+    /// The types that have a shared object, in the registry's order.
+    public static var sharedTypes: [LocationTypeSelection] { allCases.filter { $0.shared != nil } }
+
+    /// The names as a sentence says them: "point, city or mountain" (of `types`, all by default).
+    public static func spoken(_ types: [LocationTypeSelection] = allCases) -> String {
+        let names = types.map(\.rawValue)
+        guard let last = names.last else { return "" }
+        return names.count == 1 ? last : names.dropLast().joined(separator: ", ") + " or " + last
+    }
+
+    /// The names as a usage line offers them: "point|city|mountain".
+    public static var usage: String { allCases.map(\.rawValue).joined(separator: "|") }
+}
+
+/// How a shared object is stored: its table (columns id, name, lat_e4, lon_e4, latitude,
+/// longitude, pin_count and its own), and where a pin's visit (the JSON in `locations.type_data`)
+/// names it, so that `check` can recount and rebuild it from the pins alone.
+public struct SharedObjectType: Sendable, Hashable {
+    /// The table, also the plural a person reads ("cities").
+    public let table: String
+    /// The visit's keys of the shared object's name and coordinate.
+    public let nameKey: String
+    public let coordinateKey: String
+    /// Own columns a rebuild takes from the visits of the same key (the largest value given).
+    public let rebuiltColumns: [String]
 }
 
 /// Visit-specific data of a City pin. The shared City is the gazetteer place `placeID` when it

@@ -35,9 +35,8 @@ public struct StatisticsValues: Codable, Sendable, Equatable {
     /// at most `StatisticsService.mostVisitedShown`.
     public var mostVisited: [VisitedPlace] = []
     public var totalPins = 0
-    public var pointCount = 0
-    public var cityCount = 0
-    public var mountainCount = 0
+    /// Pins of each type; a type without pins has no entry (`count(of:)` says 0).
+    public var typeCounts: [LocationTypeSelection: Int] = [:]
     /// Pins outside every country (at sea).
     public var pinsWithoutCountry = 0
     /// Places someone wants to go (`Location.wanted`): counted here only, in nothing above.
@@ -89,4 +88,9 @@ extension StatisticsValues.CountryEntry {
         default: return ("region", "regions")
         }
     }
+}
+
+extension StatisticsValues {
+    /// How many pins are of `type`.
+    public func count(of type: LocationTypeSelection) -> Int { typeCounts[type] ?? 0 }
 }

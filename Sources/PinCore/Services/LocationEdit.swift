@@ -92,7 +92,7 @@ public struct LocationEdit: Sendable {
         switch (type ?? current.selection, current) {
         case (.point, _):
             if name != nil || height != nil || achievedHeight != nil || address != nil {
-                throw ServiceError.invalidEdit("a point has no name, address or height: use --type city or --type mountain")
+                throw ServiceError.invalidEdit("a point has no name, address or height: use \(LocationTypeSelection.sharedTypes.map { "--type \($0.rawValue)" }.joined(separator: " or "))")
             }
             return .point
         case let (.city, .city(visit)):

@@ -58,11 +58,7 @@ public struct StatisticsService: Sendable {
                 if let town = location.placeID.map(String.init) ?? location.place { towns[code, default: []].insert(town) }
             }
             stats.totalPins += 1
-            switch location.type.selection {
-            case .point: stats.pointCount += 1
-            case .city: stats.cityCount += 1
-            case .mountain: stats.mountainCount += 1
-            }
+            stats.typeCounts[location.type.selection, default: 0] += 1
             if location.countryID == nil { stats.pinsWithoutCountry += 1 }
         }
         let visited = countries.filter { $0.pinCount > 0 }

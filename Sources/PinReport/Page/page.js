@@ -575,7 +575,7 @@
   const uniq = (a) => Array.from(new Set(a));
   options("f-country", "All countries", page.stats.countries.map((c) => [c.code, c.name]).sort((a, b) => a[1].localeCompare(b[1])));
   options("f-continent", "All continents", page.stats.continents.map((c) => [c.name, c.name]).sort());
-  options("f-type", "All types", ["point", "city", "mountain"].map((t) => [t, t[0].toUpperCase() + t.slice(1)])
+  options("f-type", "All types", REGISTRY_PIN_TYPES.map((t) => [t, t[0].toUpperCase() + t.slice(1)])
     .concat(page.stats.wanted ? [["wanted", "Wanted, not visited"]] : []));
   options("f-tag", "All tags", uniq(pins.flatMap((p) => p.tags || [])).sort((a, b) => a.localeCompare(b)).slice(0, 2000).map((t) => [t, t]));
   options("f-year", "All years", uniq(years).sort((a, b) => b - a).map((y) => [String(y), String(y)]));
@@ -659,7 +659,7 @@
     kpi(k4, s.countriesInList + " / " + s.countriesInWorld, "countries visited (" + Math.round(100 * s.countriesInList / Math.max(1, s.countriesInWorld)) + "%, " + s.countryList + ")");
     kpi(k4, s.continents.length + " / " + s.continentsInWorld, "continents");
     kpi(k4, s.totalPins, "pins");
-    kpi(k4, s.points + " \u00b7 " + s.cities + " \u00b7 " + s.mountains, "points \u00b7 cities \u00b7 mountains");
+    kpi(k4, REGISTRY_PIN_TYPE_COUNTS, REGISTRY_PIN_TYPE_PLURALS);
     box.appendChild(k4);
     if (s.atSea) box.appendChild(el("p", "muted", s.atSea + " pin" + (s.atSea === 1 ? "" : "s") + " at sea, in no country"));
     if (s.wanted) box.appendChild(el("p", "muted", s.wanted + " wanted place" + (s.wanted === 1 ? "" : "s") + ", not visited yet: counted in nothing here"));

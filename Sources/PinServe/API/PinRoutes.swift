@@ -11,7 +11,7 @@ extension AppBackend {
         filter.search = target.value("q").flatMap { $0.isEmpty ? nil : $0 }
         filter.countries = Set((target.query["country"] ?? []).map { $0.uppercased() })
         filter.types = Set(try (target.query["type"] ?? []).map {
-            guard let type = LocationTypeSelection(rawValue: $0) else { throw RequestError(400, "type is point, city or mountain, not '\($0)'") }
+            guard let type = LocationTypeSelection(rawValue: $0) else { throw RequestError(400, "type is \(LocationTypeSelection.spoken()), not '\($0)'") }
             return type
         })
         filter.tags = target.query["tag"] ?? []
@@ -72,7 +72,7 @@ extension AppBackend {
         new.note = try body.string("note").flatMap { $0.isEmpty ? nil : $0 }
         new.tags = try body.strings("tags", maxCount: 100) ?? []
         if let type = try body.string("type", maxLength: 16) {
-            guard let selection = LocationTypeSelection(rawValue: type) else { throw RequestError(422, "'type' is point, city or mountain") }
+            guard let selection = LocationTypeSelection(rawValue: type) else { throw RequestError(422, "'type' is \(LocationTypeSelection.spoken())") }
             new.type = selection
         }
         new.name = try body.string("name", maxLength: 500).flatMap { $0.isEmpty ? nil : $0 }
@@ -100,7 +100,7 @@ extension AppBackend {
         guard (lat == nil) == (lon == nil) else { throw RequestError(422, "moving a pin needs both 'latitude' and 'longitude'") }
         if let lat, let lon { edit.coordinate = Coordinate(latitude: lat, longitude: lon) }
         if let type = try body.string("type", maxLength: 16) {
-            guard let selection = LocationTypeSelection(rawValue: type) else { throw RequestError(422, "'type' is point, city or mountain") }
+            guard let selection = LocationTypeSelection(rawValue: type) else { throw RequestError(422, "'type' is \(LocationTypeSelection.spoken())") }
             edit.type = selection
         }
         edit.name = try body.string("name", maxLength: 500).flatMap { $0.isEmpty ? nil : $0 }

@@ -178,7 +178,7 @@
     d.showModal();
     return d;
   }
-  const TYPES = [["point", "Point"], ["city", "City"], ["mountain", "Mountain"]];
+  const TYPES = REGISTRY_PIN_TYPE_LABELS;
   const localNow = () => { const d = new Date(); d.setMinutes(d.getMinutes() - d.getTimezoneOffset()); return d.toISOString().slice(0, 16); };
   const tagList = (text) => text.split(",").map((t) => t.trim()).filter(Boolean);
   function typeFields(form, type, name, height) {

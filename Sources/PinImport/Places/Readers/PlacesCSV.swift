@@ -231,7 +231,7 @@ enum PlacesCSV {
         case "mountain":
             guard !name.isEmpty else { throw PlaceFileError("a mountain without a name") }
             record.type = .mountain(name: name, height: height, achievedHeight: height)
-        default: throw PlaceFileError("type '\(fields[6])' is not point, city or mountain")
+        default: throw PlaceFileError("type '\(fields[6])' is not \(LocationTypeSelection.spoken())")
         }
     }
 }

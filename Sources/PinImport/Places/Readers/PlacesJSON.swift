@@ -272,7 +272,7 @@ enum PlacesJSON {
             guard let name = p["mountain"]?["name"]?.text else { throw PlaceFileError("a mountain without a name") }
             record.type = .mountain(name: name, height: p["mountain"]?["height"]?.number,
                                     achievedHeight: p["mountain"]?["achievedHeight"]?.number)
-        case let other?: throw PlaceFileError("type '\(other)' is not point, city or mountain")
+        case let other?: throw PlaceFileError("type '\(other)' is not \(LocationTypeSelection.spoken())")
         }
     }
 
