@@ -39,6 +39,9 @@ public struct ImportOptions: Sendable {
     /// photos of the run around them that carry their own; nil: off (a dry run still counts
     /// how many it would place).
     public var estimate: EstimateLimits?
+    /// The limits a run that does not estimate counts with (a dry run's one line; the same as
+    /// `estimate`'s when it estimates): the settings', else the defaults.
+    public var estimateLimits = EstimateLimits()
 
     public init(root: String) { self.root = root }
 

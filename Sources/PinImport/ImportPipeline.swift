@@ -262,7 +262,7 @@ public struct ImportPipeline {
     /// (`TrackRun.redecides`): unchanged files only (a changed one was read already), marked as
     /// the tracks' are (`KnownPhoto.redecide`). Returns how many were read.
     private func redecideAroundNewPhotos(_ intake: ReadIntake, in repos: Repositories) throws -> Int {
-        let reach = (options.estimate ?? EstimateLimits()).reach
+        let reach = (options.estimate ?? options.estimateLimits).reach
         let instants = intake.fixes.map(\.instant).sorted()
         guard let first = instants.first, let last = instants.last else { return 0 }
         var recorded: [(path: RawPath, known: KnownPhoto, takenAt: Double)] = []
@@ -308,7 +308,21 @@ public struct ImportPipeline {
 
     /// The names of the XMP and Takeout sidecars in one folder (not below it).
     static func sidecarNames(in folder: RawPath) -> [[UInt8]] {
-        guard let dir = folder.withCString({ opendir($0) }) else { return [] }
+        let fd = folder.withCString { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        return sidecarNames(inOpenFolder: fd)
+    }
+
+    /// The names of the sidecars in the folder open as `fd` (`pins sidecars` opens it without
+    /// following a link); `fd` stays open.
+    public static func sidecarNames(inOpenFolder fd: Int32) -> [[UInt8]] {
+        let copy = dup(fd)
+        guard copy >= 0 else { return [] }
+        guard let dir = fdopendir(copy) else {
+            close(copy)
+            return []
+        }
         defer { closedir(dir) }
         var names: [[UInt8]] = []
         while let entry = readdir(dir) {
@@ -329,7 +343,7 @@ public struct ImportPipeline {
         var sorted = try intake.sorter.sorted()
         var decided = DecidedFiles.Writer()
         if options.estimate != nil || options.dryRun, let span = intake.unplacedSpan {
-            let limits = options.estimate ?? EstimateLimits()
+            let limits = options.estimate ?? options.estimateLimits
             var neighbours = intake.fixes
             try readingSnapshot { repos in neighbours += try Self.recordedNeighbours(around: span, limits: limits, in: repos) }
             intake.decide.estimator = PositionEstimator(neighbours, limits: limits)

@@ -5,6 +5,13 @@ protocol XMLEventHandler {
     mutating func start(uri: String, local: String, attributes: [(uri: String, local: String, value: String)])
     mutating func end()
     mutating func text(_ text: String)
+    /// An end tag starts at byte `offset` of the scanned text (`</`): where a sidecar's editor
+    /// inserts before `</rdf:RDF>`. Called before `end()`; not for a self-closing element.
+    mutating func willEnd(at offset: Int)
+}
+
+extension XMLEventHandler {
+    mutating func willEnd(at offset: Int) {}
 }
 
 /// Walks UTF-8 XML and reports elements (namespace-resolved) and text to a handler. Checks
@@ -101,6 +108,7 @@ struct XMLScanner {
             } else if starts("<!") {
                 throw fail("DOCTYPE or declaration not allowed in XMP")
             } else if starts("</") {
+                let tagStart = i
                 i += 2
                 let qname = try name()
                 skipSpace()
@@ -110,6 +118,7 @@ struct XMLScanner {
                     throw fail("end tag '\(String(decoding: qname, as: UTF8.self))' does not match")
                 }
                 scope.removeLast(top.bindings.count)
+                handler.willEnd(at: tagStart)
                 handler.end()
             } else {
                 sawRoot = true

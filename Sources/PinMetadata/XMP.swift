@@ -84,8 +84,11 @@ enum XMP {
     static let rdfURI = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
     /// `xmpNote:HasExtendedXMP`: the GUID of the JPEG's Extended XMP.
     static let xmpNoteURI = "http://ns.adobe.com/xmp/note/"
+    /// IPTC Core: `Iptc4xmpCore:CountryCode`, which `pins sidecars` writes beside the place.
+    static let iptcCoreURI = "http://iptc.org/std/Iptc4xmpCore/1.0/xmlns/"
     static let knownNamespaces: [String: String] = [
         exifURI: "exif", exifEXURI: "exifEX", photoshopURI: "photoshop", xmpURI: "xmp", xmpNoteURI: "xmpNote",
+        iptcCoreURI: "Iptc4xmpCore",
     ]
 
     /// Properties tried for the capture time, in order (docs/formats.md 9.14: as ExifTool

@@ -241,6 +241,19 @@ public enum Migrations {
                 PRIMARY KEY (run_id, location_id)
             );
             """),
+        // The files a run wrote beside the photos (`pins sidecars`, issue 36 item 6): each
+        // file's bytes before (NULL: the run created it) and after, so that `runs undo` removes
+        // what it created and gives back what it edited byte for byte, and only while the file
+        // is still as the run left it.
+        Migration(version: 15, name: "run files", sql: """
+            CREATE TABLE run_files (
+                run_id INTEGER NOT NULL REFERENCES runs(id),
+                path BLOB NOT NULL,
+                before BLOB,
+                after BLOB NOT NULL,
+                PRIMARY KEY (run_id, path)
+            );
+            """),
     ]
 
     /// Schema 11: the pins of Saved Places imported before become wanted, but for one with a

@@ -70,6 +70,8 @@ public struct RunUndoResult: Sendable {
     public var restored: [Location] = []
     /// Pins the run changed that were edited, or changed by a later run, since: left as they are.
     public var changedSince: [Location] = []
+    /// The files the run wrote beside the photos (`pins sidecars`), and what became of each.
+    public var files: [UndoneFile] = []
 }
 
 /// How a photo's decision says it marked a wanted pin visited (the end of its detail, after

@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 import PinData
+import PinGrammar
 
 /// pins.conf: the settings of an installed pins, shared by every way it runs. `scripts/install
 /// --library` writes it; the nightly service reads it (`EnvironmentFile=`), and pins reads it
@@ -18,9 +19,20 @@ enum InstalledSettings {
         ("PINS_LIBRARY", "The folder 'pins import' imports when it is given none (the nightly run)."),
         ("PINS_PAGE", "The map page 'pins import' writes after importing PINS_LIBRARY (not for a dry run, not with --html)."),
         ("PINS_ESTIMATE", "yes: every 'pins import' places photos without a position from the photos around them, as --estimate-positions does."),
+        ("PINS_ESTIMATE_MAX_GAP", "Estimates: minutes between two photos at most, to interpolate between them (--estimate-max-gap; default 30)."),
+        ("PINS_ESTIMATE_MAX_SPEED", "Estimates: km/h their positions imply at most (--estimate-max-speed; default 250)."),
+        ("PINS_ESTIMATE_MAX_NEAREST", "Estimates: minutes to the nearest photo at most, when not between two (--estimate-max-nearest; default 10)."),
     ]
     /// The settings whose value is a word, not a path, with the words allowed.
     static let words: [String: [String]] = ["PINS_ESTIMATE": ["yes", "no"]]
+    /// The settings whose value is a number, with the values allowed and how the error says
+    /// them: up to a day between photos (a wider gap is not one journey), a speed from walking
+    /// to an airliner's.
+    static let numbers: [String: (values: ClosedRange<Double>, words: String)] = [
+        "PINS_ESTIMATE_MAX_GAP": (1...1_440, "a number of minutes from 1 to 1440"),
+        "PINS_ESTIMATE_MAX_SPEED": (1...1_000, "a speed in km/h from 1 to 1000"),
+        "PINS_ESTIMATE_MAX_NEAREST": (0...1_440, "a number of minutes from 0 to 1440"),
+    ]
     static let largestFile = 64 * 1024
 
     /// The value of `key`: the environment's when set and not empty, else the file's (an empty
@@ -129,7 +141,11 @@ struct ConfigFile {
                 throw fail("'\(special)' in the value of \(key): write the path as it is, without quotes or escapes (spaces are fine)")
             }
             if value.last == " " || value.last == "\t" { throw fail("spaces after the value of \(key)") }
-            if let allowed = InstalledSettings.words[key] {
+            if let range = InstalledSettings.numbers[key] {
+                if !value.isEmpty, DecimalNumber.parse(value, .plain).map(range.values.contains) != true {
+                    throw fail("\(key) is \(range.words), got '\(value)'")
+                }
+            } else if let allowed = InstalledSettings.words[key] {
                 if !value.isEmpty && !allowed.contains(value) {
                     throw fail("\(key) is \(allowed.joined(separator: " or ")), got '\(value)'")
                 }

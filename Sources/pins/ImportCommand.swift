@@ -3,6 +3,7 @@ import PinApp
 import PinCore
 import PinData
 import PinImport
+import PinGrammar
 import PinMetadata
 import CSupport
 
@@ -29,7 +30,7 @@ let importSpec = CommandSpec(
         OptionSpec(name: "--quiet", value: nil, help: "No progress and no summary: only errors (for cron)."),
         OptionSpec(name: "--verbose", value: nil, help: "Also list every decision, one line per file."),
         OptionSpec(name: "--estimate-positions", value: nil, help: "Give photos without a position one from the photos around them that have one (also PINS_ESTIMATE=yes)."),
-    ] + trackOptionSpecs,
+    ] + estimateLimitSpecs + trackOptionSpecs,
     details: """
     The rules are the iOS app's, in order, over photos sorted by capture time: a photo without
     a position is skipped (no location); one taken less than 60 s after the last accepted photo
@@ -130,7 +131,8 @@ private func importOptions(_ args: ParsedArguments, root: String) throws -> Impo
     if let setting, setting != "yes" && setting != "no" {
         throw UsageError("PINS_ESTIMATE is yes or no, got '\(setting)'", command: "import")
     }
-    if args.has("--estimate-positions") || setting == "yes" { options.estimate = EstimateLimits() }
+    options.estimateLimits = try estimateLimits(args, command: "import")
+    if args.has("--estimate-positions") || setting == "yes" { options.estimate = options.estimateLimits }
     options.scan = ScanOptions(followSymlinks: args.has("--follow-symlinks"), includeHidden: args.has("--include-hidden"),
                                includeSystemFolders: args.has("--include-system-folders"), excludes: args.all("--exclude"))
 
@@ -172,7 +174,7 @@ let inspectSpec = CommandSpec(
         OptionSpec(name: "--timezone", value: "ZONE", help: "Zone for capture times that carry none (default: this machine's)."),
         OptionSpec(name: "--include-hidden", value: nil, help: "In folders, also read hidden files."),
         OptionSpec(name: "--estimate-positions", value: nil, help: "Give photos without a position one from the photos around them that have one."),
-    ] + trackOptionSpecs,
+    ] + estimateLimitSpecs + trackOptionSpecs,
     details: """
     Prints one JSON line per file: path, format, latitude, longitude, altitude, takenAt, timeSource, timeTag, error.
     With --track, a photo without a position of its own gets the tracks' (positionSource "track",
@@ -207,7 +209,7 @@ func runInspect(_ args: ParsedArguments) throws {
             continue
         }
         if args.has("--estimate-positions") {
-            for object in Inspection.objects(of: targets, options: options, tracks: tracks, estimate: EstimateLimits()) {
+            for object in Inspection.objects(of: targets, options: options, tracks: tracks, estimate: try estimateLimits(args, command: "inspect")) {
                 Out.print(Out.json(object))
             }
             continue
@@ -215,4 +217,37 @@ func runInspect(_ args: ParsedArguments) throws {
         for target in targets { Out.print(Out.json(Inspection.object(of: target, options: options, tracks: tracks))) }
     }
     if failed { throw CommandFailure("some paths could not be read") }
+}
+
+// MARK: the estimates' limits
+
+/// The options that change the estimates' limits (issue 36 item 4: "defaults named, documented
+/// with why, and changeable"); each also a setting, in the environment or pins.conf.
+let estimateLimitSpecs = [
+    OptionSpec(name: "--estimate-max-gap", value: "MIN",
+               help: "Estimates: interpolate between two photos at most MIN minutes apart (default 30; PINS_ESTIMATE_MAX_GAP)."),
+    OptionSpec(name: "--estimate-max-speed", value: "KMH",
+               help: "Estimates: not between two photos further apart than KMH km/h would go (default 250; PINS_ESTIMATE_MAX_SPEED)."),
+    OptionSpec(name: "--estimate-max-nearest", value: "MIN",
+               help: "Estimates: else the nearest photo, at most MIN minutes away (default 10; PINS_ESTIMATE_MAX_NEAREST)."),
+]
+
+/// The estimates' limits: each the option's, else the setting's (the environment's, else
+/// pins.conf's), else `EstimateLimits`' default; a value out of its range is a usage error
+/// naming where it came from.
+func estimateLimits(_ args: ParsedArguments, command: String) throws -> EstimateLimits {
+    var limits = EstimateLimits()
+    func value(_ option: String, _ key: String) throws -> Double? {
+        let range = InstalledSettings.numbers[key]!
+        if let given = try args.double(option, range: range.values) { return given }
+        guard let text = try InstalledSettings.value(key) else { return nil }
+        guard let v = DecimalNumber.parse(text, .plain), range.values.contains(v) else {
+            throw UsageError("\(key) is \(range.words), got '\(text)'", command: command)
+        }
+        return v
+    }
+    if let minutes = try value("--estimate-max-gap", "PINS_ESTIMATE_MAX_GAP") { limits.maxGap = minutes * 60 }
+    if let kmh = try value("--estimate-max-speed", "PINS_ESTIMATE_MAX_SPEED") { limits.maxSpeedKmh = kmh }
+    if let minutes = try value("--estimate-max-nearest", "PINS_ESTIMATE_MAX_NEAREST") { limits.maxNearest = minutes * 60 }
+    return limits
 }

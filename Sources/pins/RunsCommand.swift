@@ -101,7 +101,7 @@ private func runsUndo(_ id: Int64, _ args: ParsedArguments) throws {
         Out.print(Out.json(["run": id, "dryRun": dryRun, "removed": result.removed.map(locationJSON),
                             "kept": result.kept.map(locationJSON), "wantedAgain": result.wantedAgain.map(locationJSON),
                             "restored": result.restored.map(locationJSON), "changedSince": result.changedSince.map(locationJSON),
-                            "forgottenPhotos": result.forgottenPhotos] as [String: Any]))
+                            "forgottenPhotos": result.forgottenPhotos].merging(undoneFilesJSON(result.files)) { a, _ in a }))
         return
     }
     func pins(_ list: [Location]) -> String {
@@ -109,7 +109,9 @@ private func runsUndo(_ id: Int64, _ args: ParsedArguments) throws {
     }
     func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
     let verb = dryRun ? "Would remove" : "Removed"
-    var text = "\(verb) \(count(result.removed.count, "pin")) of run \(id)" + pins(result.removed)
+    // A run of 'pins sidecars' made no pin and decided no photo: only its files are said.
+    let onlyFiles = !result.files.isEmpty && result.removed.isEmpty && result.kept.isEmpty && result.forgottenPhotos == 0
+    var text = onlyFiles ? "Run \(id) wrote files beside the photos." : "\(verb) \(count(result.removed.count, "pin")) of run \(id)" + pins(result.removed)
     if !result.kept.isEmpty { text += "\nKept \(count(result.kept.count, "pin")) edited since:" + pins(result.kept) }
     if !result.wantedAgain.isEmpty {
         text += "\n\(dryRun ? "Would make" : "Made") \(count(result.wantedAgain.count, "place")) the run had marked visited "
@@ -123,6 +125,38 @@ private func runsUndo(_ id: Int64, _ args: ParsedArguments) throws {
         text += "\nLeft \(count(result.changedSince.count, "pin")) the run had changed as \(result.changedSince.count == 1 ? "it is" : "they are"): "
             + "edited, or changed by a later run, since:" + pins(result.changedSince)
     }
-    text += "\n\(dryRun ? "Would forget" : "Forgot") \(count(result.forgottenPhotos, "photo decision")): the next import decides those photos again."
+    if !onlyFiles {
+        text += "\n\(dryRun ? "Would forget" : "Forgot") \(count(result.forgottenPhotos, "photo decision")): the next import decides those photos again."
+    }
+    text += undoneFilesText(result.files, dryRun: dryRun)
     Out.print(text)
+    let failed = result.files.filter { $0.action == .failed }
+    if !failed.isEmpty {
+        throw CommandFailure("\(count(failed.count, "file")) could not be taken back (above); 'pins runs undo \(id)' again tries them again",
+                             code: ExitCode.cantCreate)
+    }
+}
+
+/// The files a run wrote (`pins sidecars`), for the JSON of its undo: none for an import, so
+/// an import's undo prints what it printed before.
+private func undoneFilesJSON(_ files: [UndoneFile]) -> [String: Any] {
+    guard !files.isEmpty else { return [:] }
+    return ["files": files.map { ["path": $0.path.description, "action": $0.action.rawValue, "problem": orNull($0.problem)] as [String: Any] }]
+}
+
+private func undoneFilesText(_ files: [UndoneFile], dryRun: Bool) -> String {
+    var text = ""
+    let groups: [(UndoneFile.Action, String)] = [
+        (.removed, dryRun ? "Would remove" : "Removed"), (.restored, dryRun ? "Would give back" : "Gave back"),
+        (.changedSince, "Left as they are, changed since the run wrote them,"), (.failed, "Could not take back"),
+    ]
+    for (action, words) in groups {
+        let list = files.filter { $0.action == action }
+        guard !list.isEmpty else { continue }
+        text += "\n\(words) \(list.count) file\(list.count == 1 ? "" : "s") the run \(action == .removed ? "created" : action == .restored ? "added to" : "wrote"):"
+        for file in list {
+            text += "\n  \(TerminalText.quoted(file.path))" + (file.problem.map { ": " + TerminalText.escaped($0) } ?? "")
+        }
+    }
+    return text
 }

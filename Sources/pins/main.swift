@@ -25,6 +25,7 @@ let commands: [Command] = [
     Command(spec: reportSpec, run: runReport),
     Command(spec: locateSpec, run: runLocate),
     Command(spec: runsSpec, run: runRuns),
+    Command(spec: sidecarsSpec, run: runSidecars),
     Command(spec: editSpec, run: runEdit),
     Command(spec: showSpec, run: runShow),
     Command(spec: citiesSpec, run: runCities),

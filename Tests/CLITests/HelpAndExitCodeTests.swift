@@ -6,7 +6,7 @@ final class HelpAndExitCodeTests: XCTestCase {
     func testHelpMatchesGoldenFiles() throws {
         let golden = CLI.repo.appendingPathComponent("Tests/CLITests/golden")
         for command in ["import", "import-places", "inspect", "add", "list", "delete", "stats", "report", "locate", "runs",
-                        "edit", "show", "cities", "mountains", "settings", "export", "trips", "serve", "completions"] {
+                        "edit", "show", "cities", "mountains", "settings", "export", "trips", "serve", "completions", "sidecars"] {
             let run = try CLI.run([command, "--help"])
             XCTAssertEqual(run.status, 0, command)
             let expected = try String(contentsOf: golden.appendingPathComponent("\(command).txt"), encoding: .utf8)

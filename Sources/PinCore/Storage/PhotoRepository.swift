@@ -262,3 +262,28 @@ extension RunRepository {
     /// A store that keeps no history (the tests' in-memory one) records nothing.
     public func recordChange(run: Int64, before: Location, after: Location) throws {}
 }
+
+/// What `runs undo` did, or would do, with one file the run wrote.
+public struct UndoneFile: Sendable {
+    public enum Action: String, Sendable {
+        /// The run created it: removed.
+        case removed
+        /// The run added to it: given back byte for byte.
+        case restored
+        /// Changed since the run wrote it (by a person, another app): left as it is.
+        case changedSince
+        /// Could not be removed or given back (a read-only folder): `problem` says why; the
+        /// run keeps it recorded, so a later `runs undo` tries again.
+        case failed
+    }
+
+    public var path: RawPath
+    public var action: Action
+    public var problem: String?
+
+    public init(path: RawPath, action: Action, problem: String? = nil) {
+        self.path = path
+        self.action = action
+        self.problem = problem
+    }
+}

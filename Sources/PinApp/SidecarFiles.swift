@@ -1,0 +1,117 @@
+import Foundation
+import PinCore
+import PinMetadata
+
+/// The file system side of `pins sidecars` and of its undo. Everything happens inside one
+/// photo folder opened without following a link (`O_NOFOLLOW`), by name relative to it
+/// (`openat`, `renameat`, `unlinkat`): a folder or a sidecar that is a symbolic link is left
+/// alone, so nothing is written outside the photos' own folders. A file is replaced whole and
+/// atomically: a temporary file in the same folder, synced, then renamed over it; a failure
+/// leaves the file as it was and no temporary behind. The photos themselves are never opened.
+struct SidecarFolder {
+    let fd: Int32
+    let path: RawPath
+
+    /// Sidecars larger than this are not read (XMP's own limit, `MetadataLimits`).
+    static let maxBytes = 8 * 1024 * 1024
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The folder holding `file`, opened; a failure says why in words.
+    static func open(holding file: RawPath) -> Result<SidecarFolder, Failure> {
+        let folder = RawPath(bytes: file.bytes.lastIndex(of: UInt8(ascii: "/")).map { Array(file.bytes[..<max($0, 1)]) } ?? Array(".".utf8))
+        let fd = folder.withCString { Glibc.open($0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+        guard fd >= 0 else {
+            let code = errno
+            return .failure(Failure(description: code == ELOOP || code == ENOTDIR
+                ? "its folder is a symbolic link or not a folder: pins writes only in the photos' own folders"
+                : "cannot open its folder: \(String(cString: strerror(code)))"))
+        }
+        return .success(SidecarFolder(fd: fd, path: folder))
+    }
+
+    func close() { Glibc.close(fd) }
+
+    /// lstat(2) of `name` in the folder; nil when there is no such entry.
+    func status(_ name: [UInt8]) -> stat? {
+        var st = stat()
+        return RawPath(bytes: name).withCString { fstatat(fd, $0, &st, AT_SYMLINK_NOFOLLOW) } == 0 ? st : nil
+    }
+
+    /// The bytes of the regular file `name` and its state, read without following a link.
+    func read(_ name: [UInt8]) throws(Failure) -> (bytes: [UInt8], status: stat) {
+        let file = RawPath(bytes: name).withCString { openat(fd, $0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) }
+        guard file >= 0 else {
+            let code = errno
+            throw Failure(description: code == ELOOP ? "it is a symbolic link: left alone" : "cannot read it: \(String(cString: strerror(code)))")
+        }
+        defer { Glibc.close(file) }
+        var st = stat()
+        guard fstat(file, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { throw Failure(description: "it is not a regular file: left alone") }
+        guard Int(st.st_size) <= Self.maxBytes else { throw Failure(description: "it is over \(Self.maxBytes / (1024 * 1024)) MiB: left alone") }
+        var bytes = [UInt8](repeating: 0, count: Int(st.st_size) + 1)
+        var count = 0
+        while count < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress! + count, $0.count - count) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { throw Failure(description: "cannot read it: \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            count += n
+        }
+        guard count <= Self.maxBytes else { throw Failure(description: "it grew while read: left alone") }
+        return (Array(bytes[..<count]), st)
+    }
+
+    /// Puts `bytes` at `name` atomically: a temporary file beside it, synced, renamed over it.
+    /// A file replaced keeps its permission bits (`mode`); a new one gets 0666 less the umask.
+    /// Returns the new file's state.
+    func replace(_ name: [UInt8], with bytes: [UInt8], mode: mode_t?) throws(Failure) -> FileStatus {
+        let temporary = Array(".".utf8) + name + Array(".pins-\(getpid())".utf8)
+        let file = RawPath(bytes: temporary).withCString { openat(fd, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666) }
+        guard file >= 0 else { throw Failure(description: Self.refusal(errno)) }
+        var failure: Int32?
+        var written = 0
+        while written < bytes.count, failure == nil {
+            let n = bytes.withUnsafeBytes { Glibc.write(file, $0.baseAddress! + written, $0.count - written) }
+            if n < 0 { if errno != EINTR { failure = errno } } else { written += n }
+        }
+        if failure == nil, let mode, fchmod(file, mode & 0o7777) != 0 { failure = errno }
+        if failure == nil, fsync(file) != 0 { failure = errno }
+        var st = stat()
+        if failure == nil, fstat(file, &st) != 0 { failure = errno }
+        Glibc.close(file)
+        if failure == nil, RawPath(bytes: temporary).withCString({ from in RawPath(bytes: name).withCString { renameat(fd, from, fd, $0) } }) != 0 {
+            failure = errno
+        }
+        if let failure {
+            _ = RawPath(bytes: temporary).withCString { unlinkat(fd, $0, 0) }
+            throw Failure(description: Self.refusal(failure))
+        }
+        fsync(fd)
+        return FileStatus(st)
+    }
+
+    /// Removes the file `name` (not a folder, not through a link: unlinkat removes the entry).
+    func remove(_ name: [UInt8]) throws(Failure) {
+        guard RawPath(bytes: name).withCString({ unlinkat(fd, $0, 0) }) == 0 else { throw Failure(description: Self.refusal(errno)) }
+        fsync(fd)
+    }
+
+    /// Why a write was refused, in words; a read-only folder says so.
+    static func refusal(_ code: Int32) -> String {
+        switch code {
+        case EROFS: "the folder is on a read-only file system"
+        case EACCES, EPERM: "the folder is read-only for this user (\(String(cString: strerror(code))))"
+        case ENOSPC: "the disk is full"
+        default: String(cString: strerror(code))
+        }
+    }
+}
+
+extension PhotoFingerprint {
+    init(_ status: FileStatus) {
+        self.init(size: status.size, modificationNanoseconds: status.modificationNanoseconds, inode: status.inode)
+    }
+}

@@ -1,0 +1,240 @@
+import Foundation
+import XCTest
+
+/// Issue 36 item 6: `pins sidecars` writes the positions pins found (estimates here) and their
+/// places into XMP sidecars, and `runs undo` takes them back. A phone with GPS and a camera
+/// without, photos made here by exiftool; positions worked by hand (the camera 4/10 of the way
+/// from 48.0 to 48.1 is 48.04), and every sidecar read back by exiftool (`-n -json`).
+final class SidecarWritingTests: XCTestCase {
+    private func tool(_ path: String, _ args: [String]) throws -> String {
+        let p = Process(), out = Pipe()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        p.standardOutput = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, "\(path) \(args)")
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private func photo(_ dir: URL, _ name: String, _ utc: String, _ position: (Double, Double)? = nil) throws {
+        let path = dir.appendingPathComponent(name).path
+        try FileManager.default.copyItem(atPath: CLI.repo.appendingPathComponent("Fixtures/tracks/local/new-york-between-fixes.jpg").path,
+                                         toPath: path)
+        var args = ["-q", "-overwrite_original", "-DateTimeOriginal=\(utc)", "-OffsetTimeOriginal=+00:00"]
+        if let (lat, lon) = position {
+            args += ["-GPSLatitude=\(lat)", "-GPSLatitudeRef=N", "-GPSLongitude=\(lon)", "-GPSLongitudeRef=E"]
+        }
+        _ = try tool("/usr/bin/exiftool", args + [path])
+    }
+
+    /// exiftool's reading of a sidecar: `-n -json` (decimal degrees).
+    private func exiftool(_ path: String) throws -> [String: Any] {
+        let text = try tool("/usr/bin/exiftool", ["-n", "-json", path])
+        return try XCTUnwrap((CLI.json(text) as? [[String: Any]])?.first)
+    }
+
+    /// SHA-256 of each photo, by sha256sum.
+    private func checksums(_ dir: URL) throws -> [String: String] {
+        var sums: [String: String] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) where name.hasSuffix(".jpg") {
+            sums[name] = String(try tool("/usr/bin/sha256sum", [dir.appendingPathComponent(name).path]).prefix(64))
+        }
+        XCTAssertFalse(sums.isEmpty)
+        return sums
+    }
+
+    /// The trip: phone-1 10:00Z at 48.0,2.0 and phone-2 10:10Z at 48.1,2.0 (south of Paris, in
+    /// the Loiret); cam-car 10:04Z and cam-own 10:06Z without a position (48.04 and 48.06).
+    /// cam-own has an Adobe-style sidecar `cam-own.xmp` with a city of its own and a title.
+    private func library(_ dir: URL) throws -> (photos: URL, db: String) {
+        let photos = dir.appendingPathComponent("trip")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        try photo(photos, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
+        try photo(photos, "phone-2.jpg", "2024:05:01 10:10:00", (48.1, 2.0))
+        try photo(photos, "cam-car.jpg", "2024:05:01 10:04:00")
+        try photo(photos, "cam-own.jpg", "2024:05:01 10:06:00")
+        try Self.existing.write(to: photos.appendingPathComponent("cam-own.xmp"), atomically: false, encoding: .utf8)
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        let imported = try CLI.run(["import", photos.path, "--estimate-positions", "--db", db, "-q"], environment: ["TZ": "UTC"])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        return (photos, db)
+    }
+
+    /// A sidecar another app wrote: a title, and a city that is not pins'.
+    static let existing = """
+        <?xpacket begin='\u{FEFF}' id='W5M0MpCehiHzreSzNTczkc9d'?>
+        <x:xmpmeta xmlns:x='adobe:ns:meta/'>
+        <rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>
+         <rdf:Description rdf:about='' xmlns:dc='http://purl.org/dc/elements/1.1/'
+          xmlns:photoshop='http://ns.adobe.com/photoshop/1.0/' photoshop:City='Orléans &amp; around'>
+          <dc:title><rdf:Alt><rdf:li xml:lang='x-default'>Road trip</rdf:li></rdf:Alt></dc:title>
+         </rdf:Description>
+        </rdf:RDF>
+        </x:xmpmeta>
+        <?xpacket end='w'?>
+
+        """
+
+    /// The place pins names at a position (`pins locate --json`: the rule pins applies).
+    private func located(_ lat: Double, _ lon: Double) throws -> [String: Any] {
+        let r = try CLI.run(["locate", "--json"], stdin: "\(lat),\(lon)\n")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return try XCTUnwrap(CLI.json(r.stdout) as? [String: Any])
+    }
+
+    func testSidecarsAreReadBackByExiftoolAnExistingOneGainsOnlyWhatItLacksAndUndoGivesEverythingBack() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let (photos, db) = try library(dir)
+        let sums = try checksums(photos)
+        let ownBefore = try Data(contentsOf: photos.appendingPathComponent("cam-own.xmp"))
+
+        // A dry run writes nothing.
+        let dry = try CLI.run(["sidecars", "--dry-run", "--json", "--db", db])
+        XCTAssertEqual(dry.status, 0, dry.stderr)
+        let dryJSON = try XCTUnwrap(CLI.json(dry.stdout) as? [String: Any])
+        XCTAssertEqual((dryJSON["counts"] as? [String: Any])?["created"] as? Int, 1, dry.stdout)
+        XCTAssertEqual((dryJSON["counts"] as? [String: Any])?["added"] as? Int, 1, dry.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: photos.appendingPathComponent("cam-car.jpg.xmp").path))
+        XCTAssertEqual(try Data(contentsOf: photos.appendingPathComponent("cam-own.xmp")), ownBefore)
+
+        let r = try CLI.run(["sidecars", "--json", "--db", db])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let report = try XCTUnwrap(CLI.json(r.stdout) as? [String: Any])
+        let run = try XCTUnwrap(report["run"] as? Int)
+        let entries = try XCTUnwrap(report["sidecars"] as? [[String: Any]])
+        // Only the photos pins placed: the phone's own positions are not written without --all.
+        XCTAssertEqual(entries.compactMap { ($0["photo"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } },
+                       ["cam-car.jpg", "cam-own.jpg"])
+
+        // The new sidecar, as exiftool reads it: 48.04, 2.0 and the place pins names there.
+        let place = try located(48.04, 2.0)
+        XCTAssertEqual(place["country"] as? String, "FR")
+        XCTAssertEqual(place["region"] as? String, "Centre-Val de Loire")
+        let car = try exiftool(photos.appendingPathComponent("cam-car.jpg.xmp").path)
+        XCTAssertEqual(car["GPSLatitude"] as? Double ?? 0, 48.04, accuracy: 1e-7)
+        XCTAssertEqual(car["GPSLongitude"] as? Double ?? 0, 2.0, accuracy: 1e-7)
+        XCTAssertEqual(car["City"] as? String, place["place"] as? String)
+        XCTAssertNotNil(place["place"])
+        XCTAssertEqual(car["State"] as? String, "Centre-Val de Loire")
+        XCTAssertEqual(car["Country"] as? String, "France")
+        XCTAssertEqual(car["CountryCode"] as? String, "FR")
+
+        // The existing one: its bytes kept, the missing properties added, its city kept and reported.
+        let ownAfter = try Data(contentsOf: photos.appendingPathComponent("cam-own.xmp"))
+        let before = Array(ownBefore), after = Array(ownAfter)
+        let cut = try XCTUnwrap(String(decoding: before, as: UTF8.self).range(of: "</rdf:RDF>")).lowerBound.utf16Offset(in: String(decoding: before, as: UTF8.self))
+        let tail = before.count - cut
+        XCTAssertEqual(Array(after.prefix(cut)), Array(before.prefix(cut)), "the bytes before </rdf:RDF> kept")
+        XCTAssertEqual(Array(after.suffix(tail)), Array(before.suffix(tail)), "</rdf:RDF> and what follows kept")
+        let own = try exiftool(photos.appendingPathComponent("cam-own.xmp").path)
+        XCTAssertEqual(own["GPSLatitude"] as? Double ?? 0, 48.06, accuracy: 1e-7)
+        XCTAssertEqual(own["GPSLongitude"] as? Double ?? 0, 2.0, accuracy: 1e-7)
+        XCTAssertEqual(own["City"] as? String, "Orléans & around", "the sidecar's own value wins")
+        XCTAssertEqual(own["Title"] as? String, "Road trip")
+        XCTAssertEqual(own["Country"] as? String, "France")
+        let ownEntry = try XCTUnwrap(entries.first { ($0["photo"] as? String)?.hasSuffix("cam-own.jpg") == true })
+        XCTAssertEqual(ownEntry["action"] as? String, "add")
+        XCTAssertEqual(ownEntry["added"] as? [String], ["exif:GPSLatitude", "exif:GPSLongitude", "photoshop:State",
+                                                        "photoshop:Country", "Iptc4xmpCore:CountryCode"])
+        let conflicts = try XCTUnwrap(ownEntry["conflicts"] as? [[String: Any]])
+        XCTAssertEqual(conflicts.count, 1)
+        XCTAssertEqual(conflicts.first?["property"] as? String, "photoshop:City")
+        XCTAssertEqual(conflicts.first?["sidecar"] as? String, "Orléans & around")
+        // The text report names the value kept.
+        let again = try CLI.run(["sidecars", "--db", db])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stdout.contains("Wrote 0 sidecars (0 new, 0 added to) of 2 photos pins placed; 2 had every property already"), again.stdout)
+        XCTAssertTrue(again.stdout.contains("cam-own.xmp  photoshop:City 'Orléans & around' (pins: '"), again.stdout)
+
+        // The next import reads nothing again: pins' own sidecars are not the person's edits.
+        let next = try CLI.run(["import", photos.path, "--estimate-positions", "--db", db, "--json"], environment: ["TZ": "UTC"])
+        XCTAssertEqual(next.status, 0, next.stderr)
+        XCTAssertEqual(((try CLI.json(next.stdout) as? [String: Any])?["counts"] as? [String: Any])?["read"] as? Int, 0, next.stdout)
+
+        // Undo: the created sidecar removed, the edited one back byte for byte, the photos untouched.
+        let undo = try CLI.run(["runs", "undo", String(run), "--db", db])
+        XCTAssertEqual(undo.status, 0, undo.stderr)
+        XCTAssertTrue(undo.stdout.contains("Removed 1 file the run created:"), undo.stdout)
+        XCTAssertTrue(undo.stdout.contains("Gave back 1 file the run added to:"), undo.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: photos.appendingPathComponent("cam-car.jpg.xmp").path))
+        XCTAssertEqual(try Data(contentsOf: photos.appendingPathComponent("cam-own.xmp")), ownBefore)
+        XCTAssertEqual(try checksums(photos), sums, "the photos are never written")
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: photos.path)),
+                       ["phone-1.jpg", "phone-2.jpg", "cam-car.jpg", "cam-own.jpg", "cam-own.xmp"], "no temporary file left")
+    }
+
+    func testAllWritesEveryPositionAndASidecarChangedSinceIsLeftByTheUndo() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let (photos, db) = try library(dir)
+        let sums = try checksums(photos)
+        let r = try CLI.run(["sidecars", "--all", "--json", "--db", db])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let report = try XCTUnwrap(CLI.json(r.stdout) as? [String: Any])
+        XCTAssertEqual((report["counts"] as? [String: Any])?["created"] as? Int, 3, r.stdout)
+        let phone = try exiftool(photos.appendingPathComponent("phone-2.jpg.xmp").path)
+        XCTAssertEqual(phone["GPSLatitude"] as? Double ?? 0, 48.1, accuracy: 1e-7)
+        XCTAssertEqual(phone["GPSLongitude"] as? Double ?? 0, 2.0, accuracy: 1e-7)
+        XCTAssertEqual(phone["CountryCode"] as? String, "FR")
+
+        // A person edits one of them after: the undo leaves that one and says so.
+        let edited = photos.appendingPathComponent("phone-1.jpg.xmp")
+        _ = try tool("/usr/bin/exiftool", ["-q", "-overwrite_original", "-XMP-photoshop:City=Mine", edited.path])
+        let changed = try Data(contentsOf: edited)
+        let undo = try CLI.run(["runs", "undo", String(try XCTUnwrap(report["run"] as? Int)), "--json", "--db", db])
+        XCTAssertEqual(undo.status, 0, undo.stderr)
+        let files = try XCTUnwrap((CLI.json(undo.stdout) as? [String: Any])?["files"] as? [[String: Any]])
+        XCTAssertEqual(files.first { ($0["path"] as? String) == edited.path }?["action"] as? String, "changedSince")
+        XCTAssertEqual(files.filter { $0["action"] as? String == "removed" }.count, 2)
+        XCTAssertEqual(try Data(contentsOf: edited), changed)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: photos.appendingPathComponent("phone-2.jpg.xmp").path))
+        XCTAssertEqual(try checksums(photos), sums)
+    }
+
+    func testASymbolicLinkIsNeverFollowedOut() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let (photos, db) = try library(dir)
+        let outside = dir.appendingPathComponent("outside.xmp")
+        try Data(Self.existing.utf8).write(to: outside)
+        try FileManager.default.createSymbolicLink(atPath: photos.appendingPathComponent("cam-car.jpg.xmp").path, withDestinationPath: outside.path)
+        let r = try CLI.run(["sidecars", "--db", db])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("Left alone 1 photo:"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("cam-car.jpg.xmp  it is a symbolic link: left alone"), r.stdout)
+        XCTAssertEqual(try String(contentsOf: outside, encoding: .utf8), Self.existing)
+    }
+
+    /// As root mode bits do not apply, so pins runs as nobody (`setpriv`): a folder of root's
+    /// (0755) is then read-only to it, in the kernel.
+    func testAReadOnlyFolderIsNamedPerFileAndExits73WhileTheOthersAreWritten() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            return XCTFail("needs root and setpriv to make a folder read-only to pins")
+        }
+        let dir = try CLI.temporaryDirectory(self)
+        XCTAssertEqual(chmod(dir.path, 0o777), 0)
+        let shared = dir.appendingPathComponent("shared")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
+        let photos = dir.appendingPathComponent("trip"), locked = photos.appendingPathComponent("locked")
+        try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
+        try photo(photos, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
+        try photo(photos, "phone-2.jpg", "2024:05:01 10:10:00", (48.1, 2.0))
+        try photo(photos, "cam-car.jpg", "2024:05:01 10:04:00")
+        try photo(locked, "cam-locked.jpg", "2024:05:01 10:05:00")
+        for path in [shared.path, photos.path] { XCTAssertEqual(chmod(path, 0o777), 0) }
+        XCTAssertEqual(chmod(locked.path, 0o755), 0)
+        func asNobody(_ args: [String]) throws -> Run {
+            try CLI.run(["--reuid=65534", "--regid=65534", "--clear-groups", "--", CLI.binary] + args,
+                        environment: ["HOME": shared.path, "TMPDIR": shared.path, "TZ": "UTC"], executable: "/usr/bin/setpriv")
+        }
+        let db = shared.path + "/pins.sqlite"
+        let imported = try asNobody(["import", photos.path, "--estimate-positions", "--db", db, "-q"])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let r = try asNobody(["sidecars", "--db", db])
+        XCTAssertEqual(r.status, 73, r.stdout + r.stderr)
+        XCTAssertTrue(r.stderr.contains("pins sidecars: cannot write \(locked.path)/cam-locked.jpg.xmp: the folder is read-only for this user (Permission denied)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("1 sidecar could not be written (above); the others were"), r.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: photos.appendingPathComponent("cam-car.jpg.xmp").path))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: locked.path), ["cam-locked.jpg"])
+    }
+}
