@@ -32,18 +32,16 @@ public enum PageRenderer {
         let stats = PageStatistics(pins: input.pins, catalog: input.catalog, regionCounts: input.regionCounts, countryList: input.settings.countryList)
         var html = ""
         html.reserveCapacity(input.worldMap.countries.reduce(0) { $0 + $1.d.utf8.count + 40 } + input.pins.count * 320 + input.water.byteCount + 64 * 1024)
+        // The water's holes are left empty and marked: the water takes what the rest of the page
+        // leaves under the budget (`PageWater.allowance`), known once the rest is written.
+        var marks: [String: Int] = [:]
         PageTemplate.page.render(into: &html) { hole, html in
             switch hole {
             case "countries":
                 appendCountries(input.worldMap, visited: Set(stats.countries.map(\.code)), withRegions: Set(input.visitedRegions.keys), to: &html)
             case "regions": appendRegionBorders(input, to: &html)
             case "visitedRegions": appendVisitedRegions(input, to: &html)
-            case "waterLand":
-                if !input.water.land.isEmpty { html += "<path d=\"\(input.water.land)\"/>" }
-                if !input.water.visitedLand.isEmpty { html += "<path class=\"v\" d=\"\(input.water.visitedLand)\"/>" }
-            case "water":
-                if !input.water.sea.isEmpty { html += "<path class=\"sea\" d=\"\(input.water.sea)\"/>" }
-                if !input.water.rivers.isEmpty { html += "<path class=\"river\" d=\"\(input.water.rivers)\"/>" }
+            case "waterLand", "water": marks[hole] = html.utf8.count
             case "data": appendData(input, stats: stats, to: &html)
             // Exactly the texts whose hashes the policy names (`PagePolicy`).
             case "style": html += PagePolicy.styleText(input.settings)
@@ -55,7 +53,22 @@ public enum PageRenderer {
                 html += text
             }
         }
+        // (128: the path elements around the water's path data.)
+        insertWater(input.water.fitting(PageWater.allowance(restOfPage: html.utf8.count + 128)), at: marks, into: &html)
         return html
+    }
+
+    /// The water's paths put in at the marks of their holes ("waterLand" before "water").
+    static func insertWater(_ water: PageWater, at marks: [String: Int], into html: inout String) {
+        var sea = "", land = ""
+        if !water.sea.isEmpty { sea += "<path class=\"sea\" d=\"\(water.sea)\"/>" }
+        if !water.rivers.isEmpty { sea += "<path class=\"river\" d=\"\(water.rivers)\"/>" }
+        if !water.land.isEmpty { land += "<path d=\"\(water.land)\"/>" }
+        if !water.visitedLand.isEmpty { land += "<path class=\"v\" d=\"\(water.visitedLand)\"/>" }
+        for (hole, text) in [("water", sea), ("waterLand", land)] where !text.isEmpty {
+            guard let mark = marks[hole] else { continue }
+            html.insert(contentsOf: text, at: html.utf8.index(html.utf8.startIndex, offsetBy: mark))
+        }
     }
 
     /// The holes of the template that take one short text (the others: `countries`, `regions`, `data`,
