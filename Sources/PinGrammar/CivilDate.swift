@@ -51,6 +51,12 @@ public enum CivilDate {
     @inlinable
     public static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
 
+    /// The instants of the years pins reads and writes, 0001-01-01T00:00:00Z to
+    /// 9999-12-31T23:59:59.999Z, in seconds since 1970: what ISO 8601 text (`ISO8601.supported`)
+    /// and a track fix (`TrackPoint.times`) may hold.
+    @inlinable
+    public static var instants: ClosedRange<Double> { -62_135_596_800 ... 253_402_300_799.999 }
+
     /// A real date of the years pins reads and writes, 1 to 9999 (ISO 8601's four-digit years).
     @inlinable
     public static func isValid(year: Int, month: Int, day: Int) -> Bool {

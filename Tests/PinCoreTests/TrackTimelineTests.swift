@@ -1,9 +1,10 @@
 import XCTest
 @testable import PinCore
+import PinGrammar
 
 /// The rule of `TrackTimeline.match`, on hand-worked values (exiftool's SetGeoValues, 12.57).
 final class TrackTimelineTests: XCTestCase {
-    private func timeline(_ files: [[TrackFix]]) -> TrackTimeline {
+    private func timeline(_ files: [[TrackPoint]]) -> TrackTimeline {
         var t = TrackTimeline()
         for (i, f) in files.enumerated() { t.add(f, track: i) }
         t.seal()
@@ -23,7 +24,7 @@ final class TrackTimelineTests: XCTestCase {
         XCTAssertEqual(d, nearest, accuracy: 1e-9, file: file, line: line)
     }
 
-    let two = [TrackFix(time: 1000, latitude: 0, longitude: 0), TrackFix(time: 2000, latitude: 10, longitude: 20)]
+    let two = [TrackPoint(time: 1000, latitude: 0, longitude: 0), TrackPoint(time: 2000, latitude: 10, longitude: 20)]
 
     func testBetweenTwoFixesThePositionIsInterpolatedInTime() {
         let t = timeline([two])
@@ -36,13 +37,13 @@ final class TrackTimelineTests: XCTestCase {
         let t = timeline([two])
         assertPosition(t.match(1000), 0, 0, nearest: 0)
         assertPosition(t.match(2000), 10, 20, nearest: 0)
-        assertPosition(timeline([[TrackFix(time: 5, latitude: 1, longitude: 2)]]).match(5), 1, 2, nearest: 0)
+        assertPosition(timeline([[TrackPoint(time: 5, latitude: 1, longitude: 2)]]).match(5), 1, 2, nearest: 0)
     }
 
     func testAGapOfExactlyTheLimitIsInterpolatedOneSecondMoreIsNot() {
-        let t = timeline([[TrackFix(time: 0, latitude: 0, longitude: 0), TrackFix(time: 1800, latitude: 18, longitude: 0)]])
+        let t = timeline([[TrackPoint(time: 0, latitude: 0, longitude: 0), TrackPoint(time: 1800, latitude: 18, longitude: 0)]])
         assertPosition(t.match(900), 9, 0, nearest: 900)
-        let u = timeline([[TrackFix(time: 0, latitude: 0, longitude: 0), TrackFix(time: 1801, latitude: 18, longitude: 0)]])
+        let u = timeline([[TrackPoint(time: 0, latitude: 0, longitude: 0), TrackPoint(time: 1801, latitude: 18, longitude: 0)]])
         // 900 s after the first fix, 901 s before the second: the first fix's position.
         assertPosition(u.match(900), 0, 0, nearest: 900)
         // 900.5 s from both: a tie takes the later fix.
@@ -50,7 +51,7 @@ final class TrackTimelineTests: XCTestCase {
     }
 
     func testInsideAWideGapTooFarFromBothFixesThereIsNoPosition() {
-        let t = timeline([[TrackFix(time: 0, latitude: 0, longitude: 0), TrackFix(time: 10_000, latitude: 1, longitude: 1)]])
+        let t = timeline([[TrackPoint(time: 0, latitude: 0, longitude: 0), TrackPoint(time: 10_000, latitude: 1, longitude: 1)]])
         XCTAssertEqual(t.match(5000), .tooFar(secondsToNearestFix: 5000, where: .inGap))
         assertPosition(t.match(1800), 0, 0, nearest: 1800)
         XCTAssertEqual(t.match(1801), .tooFar(secondsToNearestFix: 1801, where: .inGap))
@@ -77,31 +78,31 @@ final class TrackTimelineTests: XCTestCase {
     }
 
     func testLongitudeAcrossTheAntimeridianGoesTheShortWay() {
-        let t = timeline([[TrackFix(time: 0, latitude: 0, longitude: 179), TrackFix(time: 100, latitude: 0, longitude: -179)]])
+        let t = timeline([[TrackPoint(time: 0, latitude: 0, longitude: 179), TrackPoint(time: 100, latitude: 0, longitude: -179)]])
         assertPosition(t.match(25), 0, 179.5, nearest: 25)
         // Halfway is 180, written as -180 (exiftool: subtract 360 at or above 180).
         assertPosition(t.match(50), 0, -180, nearest: 50)
         assertPosition(t.match(75), 0, -179.5, nearest: 25)
-        let back = timeline([[TrackFix(time: 0, latitude: 0, longitude: -170), TrackFix(time: 100, latitude: 0, longitude: 170)]])
+        let back = timeline([[TrackPoint(time: 0, latitude: 0, longitude: -170), TrackPoint(time: 100, latitude: 0, longitude: 170)]])
         assertPosition(back.match(25), 0, -175, nearest: 25)
     }
 
     func testFixesOutOfOrderAreSortedAndTheLastOfEqualInstantsWins() {
-        let t = timeline([[TrackFix(time: 2000, latitude: 10, longitude: 20), TrackFix(time: 1000, latitude: 5, longitude: 5),
-                           TrackFix(time: 1000, latitude: 0, longitude: 0)]])
+        let t = timeline([[TrackPoint(time: 2000, latitude: 10, longitude: 20), TrackPoint(time: 1000, latitude: 5, longitude: 5),
+                           TrackPoint(time: 1000, latitude: 0, longitude: 0)]])
         XCTAssertEqual(t.count, 2)
         assertPosition(t.match(1500), 5, 10, nearest: 500)
     }
 
     func testFixesOfOneTimeSpanAreAlwaysInterpolated() {
-        let t = timeline([[TrackFix(time: 0, latitude: 0, longitude: 0, span: 1), TrackFix(time: 100_000, latitude: 10, longitude: 0, span: 1)]])
+        let t = timeline([[TrackPoint(time: 0, latitude: 0, longitude: 0, span: 1), TrackPoint(time: 100_000, latitude: 10, longitude: 0, span: 1)]])
         assertPosition(t.match(50_000), 5, 0, nearest: 50_000)
     }
 
     func testTheFirstFixOfATrackFileTakesTheExtrapolationLimitAsItsGap() {
         // exiftool marks each file's first fix; a gap ending there is allowed GeoMaxExtSecs.
-        let a = [TrackFix(time: 0, latitude: 0, longitude: 0)]
-        let b = [TrackFix(time: 500, latitude: 10, longitude: 0), TrackFix(time: 600, latitude: 11, longitude: 0)]
+        let a = [TrackPoint(time: 0, latitude: 0, longitude: 0)]
+        let b = [TrackPoint(time: 500, latitude: 10, longitude: 0), TrackPoint(time: 600, latitude: 11, longitude: 0)]
         let limits = TrackLimits(maxGap: 100, maxExtrapolation: 1000)
         assertPosition(timeline([a, b]).match(250, limits: limits), 5, 0, nearest: 250)
         // One file: the 500 s gap is wider than 100, so the nearest fix.
@@ -109,7 +110,7 @@ final class TrackTimelineTests: XCTestCase {
     }
 
     func testTheTrackOfTheNearestFixIsNamed() {
-        let t = timeline([[TrackFix(time: 0, latitude: 0, longitude: 0)], [TrackFix(time: 100, latitude: 1, longitude: 0)]])
+        let t = timeline([[TrackPoint(time: 0, latitude: 0, longitude: 0)], [TrackPoint(time: 100, latitude: 1, longitude: 0)]])
         guard case let .position(_, _, track, interpolated) = t.match(80) else { return XCTFail() }
         XCTAssertEqual(track, 1)
         XCTAssertTrue(interpolated)
@@ -119,11 +120,11 @@ final class TrackTimelineTests: XCTestCase {
     /// still marks its gap; a first fix replaced by a later-added fix at its instant does not.
     func testTheFirstFixMarksFollowTheSortAndTheFixesKept() {
         let limits = TrackLimits(maxGap: 100, maxExtrapolation: 1000)
-        let sorted = timeline([[TrackFix(time: 500, latitude: 10, longitude: 0), TrackFix(time: 600, latitude: 11, longitude: 0)],
-                               [TrackFix(time: 0, latitude: 0, longitude: 0)]])
+        let sorted = timeline([[TrackPoint(time: 500, latitude: 10, longitude: 0), TrackPoint(time: 600, latitude: 11, longitude: 0)],
+                               [TrackPoint(time: 0, latitude: 0, longitude: 0)]])
         assertPosition(sorted.match(250, limits: limits), 5, 0, nearest: 250)
-        let replaced = timeline([[TrackFix(time: 1000, latitude: 10, longitude: 0)],
-                                 [TrackFix(time: 0, latitude: 0, longitude: 0), TrackFix(time: 1000, latitude: 20, longitude: 0)]])
+        let replaced = timeline([[TrackPoint(time: 1000, latitude: 10, longitude: 0)],
+                                 [TrackPoint(time: 0, latitude: 0, longitude: 0), TrackPoint(time: 1000, latitude: 20, longitude: 0)]])
         XCTAssertEqual(replaced.count, 2)
         // 1000 s > 100 s and the fix at 1000 is no file's first: the nearest (a tie: the later).
         assertPosition(replaced.match(500, limits: limits), 20, 0, nearest: 500)
@@ -131,8 +132,8 @@ final class TrackTimelineTests: XCTestCase {
 
     /// Spans and track numbers that differ only from the third fix on.
     func testSpansAndTracksThatAppearLate() {
-        let t = timeline([[TrackFix(time: 0, latitude: 0, longitude: 0), TrackFix(time: 100, latitude: 1, longitude: 0)],
-                          [TrackFix(time: 1000, latitude: 10, longitude: 0, span: 7), TrackFix(time: 100_000, latitude: 20, longitude: 0, span: 7)]])
+        let t = timeline([[TrackPoint(time: 0, latitude: 0, longitude: 0), TrackPoint(time: 100, latitude: 1, longitude: 0)],
+                          [TrackPoint(time: 1000, latitude: 10, longitude: 0, span: 7), TrackPoint(time: 100_000, latitude: 20, longitude: 0, span: 7)]])
         assertPosition(t.match(50_000), 10 + 10 * 49_000 / 99_000, 0, nearest: 49_000)
         guard case let .position(_, _, late, _) = t.match(50_000), case let .position(_, _, early, _) = t.match(50) else { return XCTFail() }
         XCTAssertEqual([early, late], [0, 1])

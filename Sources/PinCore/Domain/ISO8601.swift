@@ -10,8 +10,8 @@ import PinGrammar
 /// (`supported`): ISO 8601's four-digit years, what every reader of its exports takes.
 public enum ISO8601 {
     /// The instants pins keeps, 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, in seconds
-    /// since 1970 (PinFormats' `TrackPoint.times` is the same).
-    public static let supported: ClosedRange<Double> = -62_135_596_800 ... 253_402_300_799.999
+    /// since 1970 (`CivilDate.instants`, as a track fix's `TrackPoint.times`).
+    public static var supported: ClosedRange<Double> { CivilDate.instants }
 
     /// Whether `format` can write `date` both in UTC (GPX, `runs`) and in its own offset: what
     /// a reader refuses, naming the record, when it is not.

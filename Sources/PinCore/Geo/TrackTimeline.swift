@@ -1,22 +1,5 @@
 import Foundation
-
-/// One timed position read from a track file.
-public struct TrackFix: Sendable, Hashable {
-    /// Seconds since 1970-01-01T00:00:00Z (fractions kept).
-    public var time: Double
-    public var latitude: Double
-    public var longitude: Double
-    /// Fixes sharing a non-zero span (the two ends of one KML `TimeSpan`) are always
-    /// interpolated, however far apart (exiftool's rule).
-    public var span: Int32
-
-    public init(time: Double, latitude: Double, longitude: Double, span: Int32 = 0) {
-        self.time = time
-        self.latitude = latitude
-        self.longitude = longitude
-        self.span = span
-    }
-}
+import PinGrammar
 
 /// The limits of the rule (`--track-max-gap`, `--track-max-extrapolation`): exiftool's
 /// GeoMaxIntSecs and GeoMaxExtSecs, both 1800 s by default.
@@ -108,7 +91,7 @@ public struct TrackTimeline: Sendable {
 
     /// Adds one track file's fixes in the order the file holds them; `track` names the file in
     /// `TrackMatch.position`. Call `seal()` before `match`.
-    public mutating func add(_ fixes: [TrackFix], track: Int) {
+    public mutating func add(_ fixes: [TrackPoint], track: Int) {
         reserve(fixes.count)
         for (i, f) in fixes.enumerated() { append(f, track: track, first: i == 0) }
     }
@@ -120,7 +103,7 @@ public struct TrackTimeline: Sendable {
     }
 
     /// Adds one fix of a track file, in the file's order (`first`: the file's first fix).
-    public mutating func append(_ f: TrackFix, track: Int, first: Bool) {
+    public mutating func append(_ f: TrackPoint, track: Int, first: Bool) {
         if let last = times.last, !(f.time >= last) { inOrder = false }
         if first { firsts.append(times.count) }
         spans.append(f.span, at: times.count)

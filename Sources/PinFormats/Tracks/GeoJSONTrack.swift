@@ -1,4 +1,5 @@
 import Foundation
+import PinGrammar
 
 /// GeoJSON tracks (RFC 7946), read as a token stream: a `FeatureCollection` (or one `Feature`,
 /// or a top-level array of features), each feature giving fixes in one of two ways:

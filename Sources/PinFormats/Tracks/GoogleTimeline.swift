@@ -1,4 +1,5 @@
 import Foundation
+import PinGrammar
 
 /// A stay at one place from Google's timeline (Semantic Location History `placeVisit`, the
 /// phone export's `visit`): what the place importer (issue 26) makes pins of, and two fixes (its

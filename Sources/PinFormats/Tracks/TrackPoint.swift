@@ -1,42 +1,5 @@
 import PinGrammar
 
-/// One timed position read from a track file: what every track reader of this module yields.
-public struct TrackPoint: Sendable, Hashable {
-    /// Seconds since 1970-01-01T00:00:00Z.
-    public var time: Double
-    public var latitude: Double
-    public var longitude: Double
-    /// Non-zero for the two ends of one KML `TimeSpan` (always interpolated between them).
-    public var span: Int32
-
-    public init(time: Double, latitude: Double, longitude: Double, span: Int32 = 0) {
-        self.time = time
-        self.latitude = latitude
-        self.longitude = longitude
-        self.span = span
-    }
-
-    /// The instants a fix may be at: the years 1 to 9999 UTC (ISO 8601's four-digit years, the
-    /// dates pins reads and writes; PinCore's `ISO8601.supported` is the same range). A time
-    /// outside (`1e300` seconds, year 0) is a misread, named in the notes, never a fix: every
-    /// later step (the nearest fix "2 h away", a photo's date) can then count it in whole seconds.
-    public static let times: ClosedRange<Double> = -62_135_596_800 ... 253_402_300_799.999
-
-    /// Finite, |latitude| ≤ 90, |longitude| ≤ 180, time in `times`.
-    public var isValid: Bool {
-        latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180 && TrackPoint.times.contains(time)
-    }
-
-    /// Why the fix is not valid, for a note ("position 91.0, 2.0 out of range"); nil when it is.
-    public var problem: String? {
-        if !(latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180) {
-            return "position \(latitude), \(longitude) out of range"
-        }
-        if !TrackPoint.times.contains(time) { return "time \(time) s from 1970 outside the years 1 to 9999" }
-        return nil
-    }
-}
-
 /// What a reader noticed while reading one file, apart from its points: records it could not
 /// read (counted, the first few named with their reason) and things it ignores on purpose.
 public struct TrackNotes: Sendable, Hashable {

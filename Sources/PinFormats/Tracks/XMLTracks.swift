@@ -1,4 +1,5 @@
 import Foundation
+import PinGrammar
 
 /// What the track readers over the XML pull parser share (GPXTrack, TCXTrack, KMLTrack): a
 /// point's time and the note of why a point is not a fix. Element names are matched on their

@@ -2,6 +2,7 @@ import Foundation
 import PinCore
 import PinFormats
 import PinMetadata
+import PinGrammar
 
 /// What `--track`, `--camera-timezone`, `--camera-clock-offset`, `--track-max-gap` and
 /// `--track-max-extrapolation` ask for.
@@ -150,8 +151,7 @@ public struct TrackSet: Sendable {
         var first: Double?, last: Double?
         init(track: Int) { self.track = track }
         mutating func point(_ p: TrackPoint) {
-            timeline.append(TrackFix(time: p.time, latitude: p.latitude, longitude: p.longitude, span: p.span),
-                            track: track, first: count == 0)
+            timeline.append(p, track: track, first: count == 0)
             count += 1
             first = min(first ?? p.time, p.time)
             last = max(last ?? p.time, p.time)
