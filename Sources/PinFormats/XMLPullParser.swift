@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PinGrammar
 
 /// One event of an XML document, as `XMLPullParser.next()` returns it.
 public enum XMLEvent: UInt8, Sendable, Hashable {
@@ -490,9 +491,9 @@ public final class XMLPullParser {
         }
     }
 
-    /// Text with the predefined entities and character references resolved (XML 1.0 section 4.6,
-    /// 4.1); an attribute's white space characters become spaces (section 3.3.3). An unknown
-    /// entity is kept as written.
+    /// Text with the predefined entities and character references resolved, an unknown or
+    /// malformed reference kept as written; an attribute's white space characters become spaces
+    /// (`XMLReferences`, shared with XMP's reader).
     static func decode(_ b: UnsafePointer<UInt8>, count n: Int, entities: Bool, attribute: Bool = false) -> String {
         if !entities && !attribute { return String(decoding: UnsafeBufferPointer(start: b, count: n), as: UTF8.self) }
         var out: [UInt8] = []
@@ -502,38 +503,7 @@ public final class XMLPullParser {
 
     /// `decode`'s bytes, appended to `out`.
     static func decode(_ b: UnsafePointer<UInt8>, count n: Int, entities: Bool, attribute: Bool, into out: inout [UInt8]) {
-        out.reserveCapacity(out.count + n)
-        var i = 0
-        while i < n {
-            let c = b[i]
-            if attribute && (c == 0x0A || c == 0x0D || c == 0x09) { out.append(0x20); i += 1; continue }
-            guard c == 0x26 else { out.append(c); i += 1; continue }
-            var j = i + 1
-            while j < n && j - i < 12 && b[j] != 0x3B { j += 1 }
-            guard j < n && b[j] == 0x3B else { out.append(c); i += 1; continue }
-            let ref = String(decoding: UnsafeBufferPointer(start: b + i + 1, count: j - i - 1), as: UTF8.self)
-            var scalar: UInt32?
-            switch ref {
-            case "lt": scalar = 0x3C
-            case "gt": scalar = 0x3E
-            case "amp": scalar = 0x26
-            case "quot": scalar = 0x22
-            case "apos": scalar = 0x27
-            default:
-                if ref.hasPrefix("#x") || ref.hasPrefix("#X") {
-                    scalar = UInt32(ref.dropFirst(2), radix: 16)
-                } else if ref.hasPrefix("#") {
-                    scalar = UInt32(ref.dropFirst(1), radix: 10)
-                }
-            }
-            if let s = scalar {
-                let u = Unicode.Scalar(s) ?? "\u{FFFD}"
-                out.append(contentsOf: String(Character(u)).utf8)
-            } else {
-                out.append(contentsOf: UnsafeBufferPointer(start: b + i, count: j - i + 1))
-            }
-            i = j + 1
-        }
+        _ = XMLReferences.decode(UnsafeBufferPointer(start: b, count: n), attribute: attribute, unresolved: .keep, into: &out)
     }
 
     // MARK: Conveniences

@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinGrammar
 
 protocol XMLEventHandler {
     mutating func start(uri: String, local: String, attributes: [(uri: String, local: String, value: String)])
@@ -216,7 +217,7 @@ struct XMLScanner {
             i += 1
         }
         guard i < s.count else { throw fail("unterminated attribute value") }
-        let value = try Self.decodeEntities(s[start..<i], at: start)
+        let value = try Self.decodeEntities(s[start..<i], at: start, attribute: true)
         i += 1
         return value
     }
@@ -254,43 +255,17 @@ struct XMLScanner {
         scope.last(where: { $0.prefix == prefix })?.uri
     }
 
-    /// Text with `&lt;` `&gt;` `&amp;` `&quot;` `&apos;` and `&#N;` / `&#xH;` replaced.
-    static func decodeEntities(_ bytes: ArraySlice<UInt8>, at offset: Int) throws -> String {
-        guard bytes.contains(UInt8(ascii: "&")) else { return String(decoding: bytes, as: UTF8.self) }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = bytes.startIndex
-        while i < bytes.endIndex {
-            let b = bytes[i]
-            guard b == UInt8(ascii: "&") else {
-                out.append(b)
-                i += 1
-                continue
-            }
-            guard let semicolon = bytes[i...].prefix(12).firstIndex(of: UInt8(ascii: ";")) else {
-                throw SyntaxError(offset: offset + (i - bytes.startIndex), reason: "unterminated entity")
-            }
-            let entity = String(decoding: bytes[(i + 1)..<semicolon], as: UTF8.self)
-            var scalar: Unicode.Scalar?
-            switch entity {
-            case "lt": scalar = "<"
-            case "gt": scalar = ">"
-            case "amp": scalar = "&"
-            case "quot": scalar = "\""
-            case "apos": scalar = "'"
-            default:
-                if entity.hasPrefix("#x") || entity.hasPrefix("#X") {
-                    scalar = UInt32(entity.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init)
-                } else if entity.hasPrefix("#") {
-                    scalar = UInt32(entity.dropFirst(), radix: 10).flatMap(Unicode.Scalar.init)
-                }
-            }
-            guard let scalar else {
-                throw SyntaxError(offset: offset + (i - bytes.startIndex), reason: "unknown entity '&\(entity);'")
-            }
-            out.append(contentsOf: Array(String(scalar).utf8))
-            i = semicolon + 1
+    /// Text (or, `attribute`, an attribute value) with its references resolved
+    /// (`XMLReferences`, shared with the track readers' parser); one that cannot be is an error.
+    static func decodeEntities(_ bytes: ArraySlice<UInt8>, at offset: Int, attribute: Bool = false) throws -> String {
+        if !bytes.contains(where: { $0 == 0x26 || (attribute && ($0 == 0x0A || $0 == 0x0D || $0 == 0x09)) }) {
+            return String(decoding: bytes, as: UTF8.self)
         }
+        var out: [UInt8] = []
+        let problem = bytes.withUnsafeBufferPointer {
+            XMLReferences.decode($0, attribute: attribute, unresolved: .fail, into: &out)
+        }
+        if let problem { throw SyntaxError(offset: offset + problem.offset, reason: problem.reason) }
         return String(decoding: out, as: UTF8.self)
     }
 }

@@ -1,0 +1,139 @@
+/// The references of XML 1.0 text and attribute values, resolved once for both XML readers
+/// (PinFormats' `XMLPullParser` for tracks and place files, PinMetadata's `XMLScanner` for XMP):
+/// the five predefined entities `&lt;` `&gt;` `&amp;` `&quot;` `&apos;` (section 4.6) and the
+/// character references `&#` digits `;` and `&#x` hexadecimal digits `;` (section 4.1: a
+/// lowercase `x`, no sign, no space), whose value must be an XML character (section 2.2: tab,
+/// LF, CR, U+0020 to U+D7FF, U+E000 to U+FFFD, U+10000 to U+10FFFF). In an attribute value a
+/// tab, LF or CR as written becomes a space (section 3.3.3); one written as a reference stays.
+///
+/// Anything else after `&` is a well-formedness error. The variants are what a reader does
+/// then: XMP's reader refuses the packet (`.fail`), the track and place readers keep the bytes
+/// as written and read on (`.keep`), so a GPX whose `<name>` holds a bare `&` still gives its
+/// points.
+public enum XMLReferences {
+    public enum Unresolved: Sendable { case keep, fail }
+
+    /// A reference that cannot be resolved: its offset in the bytes given, and why.
+    public struct Problem: Error, Sendable, Equatable {
+        public let offset: Int
+        public let reason: String
+    }
+
+    /// `b` with its references resolved (and, for an `attribute`, its white space normalised),
+    /// appended to `out`. With `.fail`, the first reference that cannot be resolved stops it
+    /// and is returned (`out` then holds what came before); with `.keep`, it is copied as written.
+    public static func decode(_ b: UnsafeBufferPointer<UInt8>, attribute: Bool, unresolved: Unresolved,
+                              into out: inout [UInt8]) -> Problem? {
+        out.reserveCapacity(out.count + b.count)
+        var i = 0
+        while i < b.count {
+            let c = b[i]
+            if c != 0x26 {
+                out.append(attribute && (c == 0x0A || c == 0x0D || c == 0x09) ? 0x20 : c)
+                i += 1
+                continue
+            }
+            switch reference(b, at: i) {
+            case .success(let (scalar, end)):
+                appendUTF8(scalar, to: &out)
+                i = end
+            case .failure(let problem):
+                if unresolved == .fail { return problem }
+                out.append(c)
+                i += 1
+            }
+        }
+        return nil
+    }
+
+    /// `decode` as a String (with `.fail`, the problem thrown).
+    public static func decode(_ b: UnsafeBufferPointer<UInt8>, attribute: Bool, unresolved: Unresolved) throws(Problem) -> String {
+        var out: [UInt8] = []
+        if let problem = decode(b, attribute: attribute, unresolved: unresolved, into: &out) { throw problem }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The reference starting with the `&` at `start`: its character and the offset after its `;`.
+    static func reference(_ b: UnsafeBufferPointer<UInt8>, at start: Int) -> Result<(UInt32, Int), Problem> {
+        var j = start + 1
+        let isCharacter = j < b.count && b[j] == 0x23  // '#'
+        let hex = isCharacter && j + 1 < b.count && b[j + 1] == 0x78  // 'x'
+        if isCharacter { j += hex ? 2 : 1 }
+        let bodyStart = j
+        var value: UInt32 = 0
+        while j < b.count {
+            let c = b[j]
+            if isCharacter {
+                guard let digit = digitValue(c, hex: hex) else { break }
+                // Past U+10FFFF it can only stay out of range: stop counting, keep reading.
+                value = value > 0x10FFFF ? value : value * (hex ? 16 : 10) + digit
+            } else if !isNameByte(c) {
+                break
+            }
+            j += 1
+        }
+        guard j < b.count, b[j] == 0x3B else { return .failure(Problem(offset: start, reason: "unterminated entity")) }
+        let written = String(decoding: UnsafeBufferPointer(rebasing: b[start...j].prefix(40)), as: UTF8.self)
+        guard j > bodyStart else { return .failure(Problem(offset: start, reason: "unknown entity '\(written)'")) }
+        if isCharacter {
+            guard isXMLCharacter(value) else {
+                return .failure(Problem(offset: start, reason: "character reference '\(written)' is not an XML character"))
+            }
+            return .success((value, j + 1))
+        }
+        let name = UnsafeBufferPointer(rebasing: b[bodyStart..<j])
+        guard let scalar = predefined(name) else {
+            return .failure(Problem(offset: start, reason: "unknown entity '\(written)'"))
+        }
+        return .success((scalar, j + 1))
+    }
+
+    private static func predefined(_ name: UnsafeBufferPointer<UInt8>) -> UInt32? {
+        switch name.count {
+        case 2 where name[1] == 0x74 && name[0] == 0x6C: return 0x3C  // lt
+        case 2 where name[1] == 0x74 && name[0] == 0x67: return 0x3E  // gt
+        case 3 where name.elementsEqual("amp".utf8): return 0x26
+        case 4 where name.elementsEqual("quot".utf8): return 0x22
+        case 4 where name.elementsEqual("apos".utf8): return 0x27
+        default: return nil
+        }
+    }
+
+    private static func digitValue(_ c: UInt8, hex: Bool) -> UInt32? {
+        switch c {
+        case 0x30...0x39: return UInt32(c - 0x30)
+        case 0x41...0x46 where hex: return UInt32(c - 0x41 + 10)
+        case 0x61...0x66 where hex: return UInt32(c - 0x61 + 10)
+        default: return nil
+        }
+    }
+
+    /// A byte of an entity's name: ASCII letters, digits, `_ : . -`, and any byte of a non-ASCII
+    /// character (XML's NameChar, not checked further: no such name is predefined).
+    private static func isNameByte(_ c: UInt8) -> Bool {
+        switch c {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x5F, 0x3A, 0x2E, 0x2D, 0x80...: return true
+        default: return false
+        }
+    }
+
+    /// XML 1.0's Char production (section 2.2).
+    static func isXMLCharacter(_ v: UInt32) -> Bool {
+        v == 0x09 || v == 0x0A || v == 0x0D || (0x20...0xD7FF).contains(v) || (0xE000...0xFFFD).contains(v)
+            || (0x10000...0x10FFFF).contains(v)
+    }
+
+    private static func appendUTF8(_ v: UInt32, to out: inout [UInt8]) {
+        switch v {
+        case ..<0x80:
+            out.append(UInt8(v))
+        case ..<0x800:
+            out.append(UInt8(0xC0 | v >> 6)); out.append(UInt8(0x80 | v & 0x3F))
+        case ..<0x10000:
+            out.append(UInt8(0xE0 | v >> 12)); out.append(UInt8(0x80 | v >> 6 & 0x3F)); out.append(UInt8(0x80 | v & 0x3F))
+        default:
+            out.append(UInt8(0xF0 | v >> 18)); out.append(UInt8(0x80 | v >> 12 & 0x3F))
+            out.append(UInt8(0x80 | v >> 6 & 0x3F)); out.append(UInt8(0x80 | v & 0x3F))
+        }
+    }
+}

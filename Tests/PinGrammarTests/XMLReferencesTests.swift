@@ -1,0 +1,54 @@
+import XCTest
+@testable import PinGrammar
+
+/// XML 1.0 references, worked by hand from the spec (sections 2.2, 3.3.3, 4.1, 4.6); for each
+/// text, Python's expat (`xml.etree.ElementTree.fromstring("<a>" + text + "</a>")`) gives the
+/// same character or refuses the same reference.
+final class XMLReferencesTests: XCTestCase {
+    private func keep(_ text: String, attribute: Bool = false) -> String {
+        var out: [UInt8] = []
+        let problem = Array(text.utf8).withUnsafeBufferPointer {
+            XMLReferences.decode($0, attribute: attribute, unresolved: .keep, into: &out)
+        }
+        XCTAssertNil(problem)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private func fail(_ text: String) -> XMLReferences.Problem? {
+        var out: [UInt8] = []
+        return Array(text.utf8).withUnsafeBufferPointer { XMLReferences.decode($0, attribute: false, unresolved: .fail, into: &out) }
+    }
+
+    func testPredefinedEntitiesAndCharacterReferences() {
+        XCTAssertEqual(keep("&lt;&gt;&amp;&quot;&apos;"), "<>&\"'")
+        XCTAssertEqual(keep("&#65;&#x41;&#x61;"), "AAa")
+        XCTAssertEqual(keep("Caf&#233;"), "Café")
+        // U+1F600 is F0 9F 98 80 in UTF-8.
+        XCTAssertEqual(Array(keep("&#x1F600;").utf8), [0xF0, 0x9F, 0x98, 0x80])
+        XCTAssertNil(fail("a &amp; b &#x1F600;"))
+    }
+
+    /// Where the track readers' parser and XMP's reader differed before they shared this code:
+    /// both read `&#X41;` and `&#+65;` as "A" (UInt32(_:radix:) takes a sign and both cases of x),
+    /// both read `&#0;` as NUL, the track parser `&#xD800;` as U+FFFD; none is a reference by the
+    /// spec (expat: "invalid token", "reference to invalid character number"). And a reference
+    /// longer than 12 bytes was "unterminated" for both, though `&#x0000000041;` is "A".
+    func testWhatIsNotAReferenceIsKeptOrRefused() {
+        for text in ["&#X41;", "&#+65;", "&#0;", "&#xD800;", "&#x110000;", "&#;", "&foo;", "&nbsp;", "a & b", "&amp"] {
+            XCTAssertEqual(keep(text), text, text)
+            XCTAssertNotNil(fail(text), text)
+        }
+        XCTAssertEqual(keep("&#x0000000041;"), "A")
+        XCTAssertEqual(fail("ab&foo;"), XMLReferences.Problem(offset: 2, reason: "unknown entity '&foo;'"))
+        XCTAssertEqual(fail("a & b"), XMLReferences.Problem(offset: 2, reason: "unterminated entity"))
+        XCTAssertEqual(fail("&#xD800;"), XMLReferences.Problem(offset: 0, reason: "character reference '&#xD800;' is not an XML character"))
+        // A kept reference does not stop the ones after it.
+        XCTAssertEqual(keep("&foo;&amp;&#0;&#x9;"), "&foo;&&#0;\t")
+    }
+
+    /// In an attribute value a tab, LF or CR as written becomes a space; as a reference it stays.
+    func testAttributeWhiteSpace() {
+        XCTAssertEqual(keep("x\ty\nz\rw&#x9;v", attribute: true), "x y z w\tv")
+        XCTAssertEqual(keep("x\ty", attribute: false), "x\ty")
+    }
+}
