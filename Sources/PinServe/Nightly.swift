@@ -43,10 +43,17 @@ public struct DailyTime: Sendable, Equatable {
 /// interrupted) and waits for it. The child is in a process group of its own, so a Ctrl-C at
 /// the terminal reaches the service only, which then sends that one SIGTERM (a second signal
 /// would roll the batch back).
+///
+/// After the imports, when at least one ran (exit 0 or 74), `previews` (`pins previews --max N
+/// --nice --quiet`) makes the previews the new photos lack: after the import, so the pins and
+/// the page never wait for a decoder; bounded by its --max, so a night of 50,000 new photos
+/// does not run into the day (the next nights do the rest); and a night with nothing new makes
+/// none, as every photo's preview or reason is in the preview folder already.
 public final class NightlyImport: @unchecked Sendable {
     private let time: DailyTime
     private let zone: TimeZone
     private let commands: [[String]]
+    private let previews: [String]?
     private let log: @Sendable (String) -> Void
     private let condition = NSCondition()
     /// Guarded by `condition`.
@@ -54,11 +61,14 @@ public final class NightlyImport: @unchecked Sendable {
     private var child: pid_t = 0
     private let finished = DispatchSemaphore(value: 0)
 
-    /// `commands`: argv of each child, the program first (an absolute path).
-    public init(at time: DailyTime, zone: TimeZone, commands: [[String]], log: @escaping @Sendable (String) -> Void) {
+    /// `commands`: argv of each child, the program first (an absolute path); `previews`: argv
+    /// of the child run after them.
+    public init(at time: DailyTime, zone: TimeZone, commands: [[String]], previews: [String]? = nil,
+                log: @escaping @Sendable (String) -> Void) {
         self.time = time
         self.zone = zone
         self.commands = commands
+        self.previews = previews
         self.log = log
     }
 
@@ -76,7 +86,7 @@ public final class NightlyImport: @unchecked Sendable {
         condition.lock()
         stopped = true
         if child > 0 {
-            log("stopping the nightly import (pid \(child)): it saves the batch in hand and records the run as interrupted")
+            log("stopping the nightly run's child (pid \(child)): an import saves the batch in hand and records the run as interrupted")
             kill(child, SIGTERM)
         }
         condition.broadcast()
@@ -88,9 +98,14 @@ public final class NightlyImport: @unchecked Sendable {
         var due = time.next(after: Date(), in: zone)
         log("the nightly import runs at \(Self.describe(due, zone))")
         while waitUntil(due) {
+            var imported = false
             for command in commands {
-                guard let status = runChild(command) else { break }
+                guard let status = runChild(command, what: "import of \(command.count > 2 ? command[2] : "?")") else { break }
                 log(Self.outcome(status, folder: command.count > 2 ? command[2] : "?"))
+                imported = imported || status == 0 || status == 74
+            }
+            if imported, let previews, let status = runChild(previews, what: "previews") {
+                log(status == 0 ? "the nightly previews are done" : "the nightly previews ended with exit \(status) (their message is above)")
             }
             // One run per day: the next is the first one after this one and after now (a run
             // that went on past the next day's time does not start again at once).
@@ -111,7 +126,7 @@ public final class NightlyImport: @unchecked Sendable {
 
     /// Runs argv to its end; its exit status (128 + N for a signal), or nil when stopped first
     /// or it could not start (said in the log).
-    private func runChild(_ argv: [String]) -> Int32? {
+    private func runChild(_ argv: [String], what: String) -> Int32? {
         condition.lock()
         guard !stopped else {
             condition.unlock()
@@ -121,10 +136,10 @@ public final class NightlyImport: @unchecked Sendable {
         child = pid
         condition.unlock()
         guard pid > 0 else {
-            log("the nightly import could not start \(argv[0]): \(String(cString: strerror(error)))")
+            log("the nightly \(what) could not start \(argv[0]): \(String(cString: strerror(error)))")
             return nil
         }
-        log("the nightly import of \(argv.count > 2 ? argv[2] : "?") started (pid \(pid))")
+        log("the nightly \(what) started (pid \(pid))")
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         condition.lock()

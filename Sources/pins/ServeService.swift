@@ -63,6 +63,11 @@ func healthCheck(_ address: String, _ port: UInt16) throws {
     Out.print("ok")
 }
 
+/// The most previews a nightly run makes: at 0.2-1 s each on a NAS's CPU (a HEIC's decoding is
+/// the slow one), 10-30 minutes; a first night with a whole library makes these, the next
+/// nights the rest.
+let nightlyPreviewLimit = 2_000
+
 /// The nightly import of `--import-at`: this very binary, `import DIR --db FILE --quiet --nice`
 /// per library, at that time of TZ's day.
 func nightlyImport(at time: DailyTime, libraries: [String], database: String) -> NightlyImport {
@@ -72,5 +77,7 @@ func nightlyImport(at time: DailyTime, libraries: [String], database: String) ->
         free(real)
     }
     let commands = libraries.map { [program, "import", $0, "--db", database, "--quiet", "--nice"] }
-    return NightlyImport(at: time, zone: TimeZone.current, commands: commands) { Out.error("pins serve: \($0)") }
+    // The previews the new photos lack, after the import (NightlyImport says why and when).
+    let previews = [program, "previews", "--db", database, "--max", String(nightlyPreviewLimit), "--nice", "--quiet"]
+    return NightlyImport(at: time, zone: TimeZone.current, commands: commands, previews: previews) { Out.error("pins serve: \($0)") }
 }

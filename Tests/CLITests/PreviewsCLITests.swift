@@ -102,4 +102,26 @@ final class PreviewsCLITests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root).sorted(),
                        ["a.jpg", "b.jpg", "c.dng", "d.NEF", "e.heic", "f.mp4"])
     }
+
+    /// --max bounds a run (the nightly run's 2,000): of the six photos, the first run makes 4
+    /// and leaves 2, counted apart ("left", in no kind); the next makes those 2; the third none.
+    func testMaxBoundsARunAndTheNextRunMakesTheRest() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let root = try library(dir)
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        XCTAssertEqual(try CLI.run(["import", root, "--quiet", "--db", db]).status, 0)
+        let cache = dir.appendingPathComponent("cache").path
+        var seen: [[Int?]] = []
+        for _ in 1...3 {
+            let run = try CLI.run(["previews", "--json", "--max", "4", "--nice", "--cache", cache, "--db", db])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let object = try XCTUnwrap(try CLI.json(run.stdout) as? [String: Any], run.stdout)
+            seen.append([object["made"] as? Int, object["left"] as? Int, object["photos"] as? Int])
+        }
+        XCTAssertEqual(seen, [[4, 2, 4], [2, 0, 6], [0, 0, 6]])
+        let quiet = try CLI.run(["previews", "--quiet", "--cache", cache, "--db", db])
+        XCTAssertEqual(quiet.status, 0)
+        XCTAssertEqual(quiet.stdout, "")
+        XCTAssertEqual(try CLI.run(["previews", "--max", "0", "--db", db]).status, 64)
+    }
 }

@@ -77,6 +77,56 @@ final class ServeNightlyTests: XCTestCase {
         XCTAssertEqual(server.process.terminationStatus, 0, server.text)
     }
 
+    /// The preview folder's files and their modification times.
+    func listing(_ folder: String) throws -> [String: Date] {
+        var files: [String: Date] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            files[name] = try FileManager.default.attributesOfItem(atPath: folder + "/" + name)[.modificationDate] as? Date
+        }
+        return files
+    }
+
+    /// Issue 39: after its import, the nightly run makes the previews the new photos lack (a
+    /// child `pins previews --max 2000 --nice --quiet`, started once the import has ended), into
+    /// the folder beside the database that `pins serve` reads; a night with nothing new makes
+    /// none and touches none.
+    func testTheNightlyRunMakesThePreviewsAfterItsImportAndANightWithNothingNewMakesNone() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let library = dir.appendingPathComponent("photos").path
+        try CLI.generateLibrary(at: library, files: 12)
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        let folder = dir.appendingPathComponent("previews").path
+        var before: [String: Date] = [:]
+        for night in 1...2 {
+            let server = try serve(db: db, library: library, at: Date().addingTimeInterval(3), in: dir)
+            do {
+                try waitFor(120, "the nightly previews") { server.text.contains("the nightly previews are done") }
+            } catch {
+                return XCTFail("night \(night): no nightly previews within 120 s: \(server.text)")
+            }
+            let log = server.text
+            let imported = try XCTUnwrap(log.range(of: "the nightly import of \(library) is done"), log)
+            let started = try XCTUnwrap(log.range(of: "the nightly previews started"), log)
+            XCTAssertLessThan(imported.lowerBound, started.lowerBound, "the previews come after the import: \(log)")
+            server.process.terminate()
+            server.process.waitUntilExit()
+            XCTAssertEqual(server.process.terminationStatus, 0, log)
+            if night == 1 {
+                before = try listing(folder)
+                // Every photo of a pin has its preview or its reason: a run by hand makes none.
+                let byHand = try CLI.run(["previews", "--json", "--db", db])
+                let summary = try XCTUnwrap(try CLI.json(byHand.stdout) as? [String: Any], byHand.stderr)
+                XCTAssertEqual(summary["made"] as? Int, 0, byHand.stdout)
+                XCTAssertGreaterThan(summary["previews"] as? Int ?? 0, 0, byHand.stdout)
+                XCTAssertEqual(before.filter { $0.key.hasSuffix(".jpg") || $0.key.hasSuffix(".why") }.count, summary["photos"] as? Int, "\(before.keys)")
+                XCTAssertEqual(try listing(folder), before, "a run that finds everything touches nothing")
+            } else {
+                XCTAssertEqual(try runs(db).count, 2)
+                XCTAssertEqual(try listing(folder), before, "the second night, with nothing new, made and touched no preview")
+            }
+        }
+    }
+
     /// While the nightly run works, it holds the run lock (a `pins import` by hand exits 75);
     /// stopping the service stops it as SIGTERM stops `pins import`: the run is recorded as
     /// interrupted, nothing is left running, and the next import completes.

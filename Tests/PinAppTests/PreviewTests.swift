@@ -150,6 +150,40 @@ final class PreviewTests: XCTestCase {
         XCTAssertEqual(again.made, 1 + 1, "the HEIC, and the missing file looked for again")
     }
 
+    /// A stand-in decoder: a shell script in the test's folder.
+    func script(_ name: String, _ body: String) throws -> String {
+        let path = dir.appendingPathComponent(name).path
+        try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertEqual(chmod(path, 0o755), 0)
+        return path
+    }
+
+    /// A decoder still at work at its time limit (a NAS busy with its own work) is no verdict on
+    /// the file: its reason is not kept and the next run, the decoder quick again, makes the
+    /// previews. A decoder that fails (exits 1) is one: kept, and not tried again.
+    func testADecoderThatTimesOutIsTriedAgainNextRunOneThatFailsIsNot() throws {
+        let files = try sources()
+        let app = try app([(files["jpeg"]!, .jpeg), (files["png"]!, .png)])
+        let folder = dir.appendingPathComponent("cache").path
+        var busy = PreviewMaker(convert: try script("slow-convert", "exec sleep 30"), heifConvert: nil, ffmpeg: nil)
+        busy.timeLimit = 0.5
+        let started = Date()
+        let first = try app.makePreviews(cache: PreviewCache(folder: folder), maker: busy)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10, "each slow decoder is killed at its limit")
+        XCTAssertEqual(first.total.placeholders, [.decoderTimedOut: 2])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".why") }, [])
+        let second = try app.makePreviews(cache: PreviewCache(folder: folder), maker: maker)
+        XCTAssertEqual(second.made, 2)
+        XCTAssertEqual(second.total.previews, 2)
+
+        let other = dir.appendingPathComponent("cache-2").path
+        let broken = PreviewMaker(convert: try script("broken-convert", "exit 1"), heifConvert: nil, ffmpeg: nil)
+        XCTAssertEqual(try app.makePreviews(cache: PreviewCache(folder: other), maker: broken).total.placeholders, [.decoderFailed: 2])
+        let after = try app.makePreviews(cache: PreviewCache(folder: other), maker: maker)
+        XCTAssertEqual(after.made, 0)
+        XCTAssertEqual(after.total.placeholders, [.decoderFailed: 2])
+    }
+
     func testTheCacheStaysUnderItsCap() throws {
         let files = try sources()
         let app = try app([(files["jpeg"]!, .jpeg), (files["png"]!, .png), (files["tiff"]!, .tiff)])

@@ -45,6 +45,16 @@ public struct PreviewCache: Sendable {
         return .failure(reason)
     }
 
+    /// What the cache knows of `photo` without reading or touching its preview: success when
+    /// it has one, the reason it has none, nil when it was never made.
+    func known(_ photo: LinkedPhoto) -> Result<Void, PreviewReason>? {
+        let stem = folder + "/" + Self.key(photo)
+        if access(stem + ".jpg", F_OK) == 0 || access(stem + ".png", F_OK) == 0 { return .success(()) }
+        guard let why = FileManager.default.contents(atPath: stem + ".why"),
+              let reason = PreviewReason(rawValue: String(decoding: why, as: UTF8.self)) else { return nil }
+        return .failure(reason)
+    }
+
     /// The browser copy of `photo` kept by `storeFull` (`<key>.full.jpg`), touched; nil when none.
     func storedFull(_ photo: LinkedPhoto) -> [UInt8]? {
         let name = folder + "/" + Self.key(photo) + ".full.jpg"

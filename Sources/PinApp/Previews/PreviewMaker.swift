@@ -18,6 +18,9 @@ public enum PreviewReason: String, Error, Sendable, CaseIterable, Codable, Compa
     case noDecoder
     /// The decoder is there but could not read the file.
     case decoderFailed
+    /// The decoder was still at work at its time limit (a NAS busy with other work, a huge
+    /// file): never kept in the cache, so the next run tries again.
+    case decoderTimedOut
     /// The file is not where it was recorded.
     case fileMissing
     /// A kind pins makes no preview of (a file of no picture kind pins knows).
@@ -32,6 +35,7 @@ public enum PreviewReason: String, Error, Sendable, CaseIterable, Codable, Compa
         switch self {
         case .noDecoder: return "no decoder on this machine"
         case .decoderFailed: return "the decoder could not read it"
+        case .decoderTimedOut: return "the decoder took too long (tried again next run)"
         case .fileMissing: return "the file is missing"
         case .notSupported: return "no preview of this kind"
         case .noEmbeddedPreview: return "no preview inside the raw file"
@@ -81,7 +85,8 @@ public struct PreviewMaker: Sendable {
     /// The long side of a preview, in pixels.
     public static let longSide = 256
     /// A tool gets this long per file (a damaged file must not hold the run).
-    static let timeLimit: TimeInterval = 60
+    public static let defaultTimeLimit: TimeInterval = 60
+    public var timeLimit = defaultTimeLimit
 
     public var convert: String?
     /// `heif-dec` or `heif-convert`.
@@ -139,10 +144,12 @@ public struct PreviewMaker: Sendable {
         let side = Self.longSide
         let orientation = orient.map { ["-orient", $0] } ?? []
         let arguments = [input] + (orientation + ["-auto-orient", "-thumbnail", "\(side)x\(side)>", "-strip", "-quality", "82", "jpg:-"]).map { Array($0.utf8) }
-        guard let convert, let bytes = ToolProcess.run(convert, arguments, timeLimit: Self.timeLimit), !bytes.isEmpty else {
-            return .failure(.decoderFailed)
+        guard let convert else { return .failure(.noDecoder) }
+        switch ToolProcess.run(convert, arguments, timeLimit: timeLimit) {
+        case let .success(bytes) where !bytes.isEmpty: return .success(Preview(bytes: bytes, mimeType: "image/jpeg", placeholder: nil))
+        case .failure(.timedOut): return .failure(.decoderTimedOut)
+        default: return .failure(.decoderFailed)
         }
-        return .success(Preview(bytes: bytes, mimeType: "image/jpeg", placeholder: nil))
     }
 
     /// HEIC/HEIF/AVIF: libheif decodes the primary image to a PNG in the scratch folder (a file
@@ -153,8 +160,10 @@ public struct PreviewMaker: Sendable {
         defer {
             for name in [stem + ".png", stem + "-1.png", stem + "-2.png"] { try? FileManager.default.removeItem(atPath: name) }
         }
-        guard ToolProcess.run(heifConvert, [path.bytes, Array((stem + ".png").utf8)], timeLimit: Self.timeLimit) != nil else {
-            return .failure(.decoderFailed)
+        switch ToolProcess.run(heifConvert, [path.bytes, Array((stem + ".png").utf8)], timeLimit: timeLimit) {
+        case .success: break
+        case .failure(.timedOut): return .failure(.decoderTimedOut)
+        case .failure: return .failure(.decoderFailed)
         }
         guard let decoded = [stem + ".png", stem + "-1.png"].first(where: FileManager.default.fileExists) else { return .failure(.decoderFailed) }
         return scaled(Array(decoded.utf8))
@@ -182,8 +191,10 @@ public struct PreviewMaker: Sendable {
         for start in ["1", "0"] {
             let arguments = [["-nostdin", "-v", "error", "-ss", start, "-i"].map { Array($0.utf8) }, [input],
                              ["-frames:v", "1", "-vf", scale, "-f", "image2pipe", "-c:v", "mjpeg", "-q:v", "4", "-"].map { Array($0.utf8) }]
-            if let bytes = ToolProcess.run(ffmpeg, arguments.flatMap { $0 }, timeLimit: Self.timeLimit), !bytes.isEmpty {
-                return .success(Preview(bytes: bytes, mimeType: "image/jpeg", placeholder: nil))
+            switch ToolProcess.run(ffmpeg, arguments.flatMap { $0 }, timeLimit: timeLimit) {
+            case let .success(bytes) where !bytes.isEmpty: return .success(Preview(bytes: bytes, mimeType: "image/jpeg", placeholder: nil))
+            case .failure(.timedOut): return .failure(.decoderTimedOut)
+            default: continue
             }
         }
         return .failure(.decoderFailed)
@@ -203,8 +214,10 @@ public struct PreviewMaker: Sendable {
             defer {
                 for name in [stem + ".jpg", stem + "-1.jpg", stem + "-2.jpg"] { try? FileManager.default.removeItem(atPath: name) }
             }
-            guard ToolProcess.run(heifConvert, [Array("-q".utf8), Array("90".utf8), path.bytes, Array((stem + ".jpg").utf8)],
-                                  timeLimit: Self.timeLimit) != nil,
+            let decoding = ToolProcess.run(heifConvert, [Array("-q".utf8), Array("90".utf8), path.bytes, Array((stem + ".jpg").utf8)],
+                                           timeLimit: timeLimit)
+            if decoding == .failure(.timedOut) { return .failure(.decoderTimedOut) }
+            guard case .success = decoding,
                   let decoded = [stem + ".jpg", stem + "-1.jpg"].first(where: FileManager.default.fileExists),
                   let bytes = FileManager.default.contents(atPath: decoded) else { return .failure(.decoderFailed) }
             return .success(Preview(bytes: Array(bytes), mimeType: "image/jpeg", placeholder: nil))

@@ -10,7 +10,7 @@ public struct PreviewCounts: Sendable, Equatable {
     public var previews = 0
     public var placeholders: [PreviewReason: Int] = [:]
 
-    mutating func add(_ result: Result<Preview, PreviewReason>) {
+    mutating func add<T>(_ result: Result<T, PreviewReason>) {
         photos += 1
         switch result {
         case .success: previews += 1
@@ -25,6 +25,8 @@ public struct PreviewSummary: Sendable {
     public var total = PreviewCounts()
     /// Previews and placeholders made by this run (the others were in the cache).
     public var made = 0
+    /// Photos left for the next run by the run's limit (counted in no kind).
+    public var left = 0
     /// The decoders a photo needed and this machine lacks, each once.
     public var missingTools: [String] = []
     /// The decoder each kind lacks (for the text's rows).
@@ -38,17 +40,25 @@ extension PinApp {
     /// The default preview folder: `previews` beside the database.
     public var defaultPreviewFolder: String { PathParts.folder(of: databasePath) + "/previews" }
 
-    /// Makes the previews the pins' photos lack (`pins previews`; the nightly run can call it
-    /// after the import): a photo whose preview or reason is in the cache is not read again,
-    /// but one that lacked its decoder is tried again once the decoder is there.
-    public func makePreviews(cache: PreviewCache, maker: PreviewMaker = .onPath()) throws -> PreviewSummary {
+    /// Makes the previews the pins' photos lack (`pins previews`, and the nightly run after its
+    /// import): a photo whose preview or reason is in the cache is not read again (a preview is
+    /// only looked for, not read: a night with nothing new reads no picture), but one that
+    /// lacked its decoder is tried again once the decoder is there. `limit`: at most that many
+    /// made in this run; the others are counted in `left` and made by the next.
+    public func makePreviews(cache: PreviewCache, maker: PreviewMaker = .onPath(), limit: Int? = nil) throws -> PreviewSummary {
         let photos = try openForReading().linkedPhotos()
         var summary = PreviewSummary(cacheFolder: cache.folder)
         var missing = Set<String>()
         for photo in photos {
             let kind = PreviewKind(format: photo.format, path: photo.path)
-            let (result, made) = try previewResult(photo, kind: kind, cache: cache, maker: maker)
-            if made {
+            let result: Result<Void, PreviewReason>
+            if let known = cache.known(photo), !Self.decoderCame(known, kind: kind, maker: maker) {
+                result = known
+            } else if let limit, summary.made >= limit {
+                summary.left += 1
+                continue
+            } else {
+                result = try previewResult(photo, kind: kind, cache: cache, maker: maker).result.map { _ in () }
                 summary.made += 1
                 if summary.made % 1_000 == 0 { cache.trim() }
             }
@@ -62,6 +72,12 @@ extension PinApp {
         summary.missingTools = missing.sorted()
         summary.cacheBytes = cache.trim()
         return summary
+    }
+
+    /// True when `known` says the photo lacked its decoder and the decoder is here now.
+    static func decoderCame<T>(_ known: Result<T, PreviewReason>, kind: PreviewKind, maker: PreviewMaker) -> Bool {
+        guard case .failure(.noDecoder) = known else { return false }
+        return maker.missingTool(for: kind) == nil
     }
 
     /// The preview of photo `photoID` (a photo that belongs to a pin), made now when the cache
@@ -87,15 +103,13 @@ extension PinApp {
     /// The cached result, else one made now and kept; `made` says which.
     func previewResult(_ photo: LinkedPhoto, kind: PreviewKind, cache: PreviewCache,
                        maker: PreviewMaker) throws -> (result: Result<Preview, PreviewReason>, made: Bool) {
-        if let stored = cache.stored(photo) {
-            let decoderCame = stored == .failure(.noDecoder) && maker.missingTool(for: kind) == nil
-            if !decoderCame { return (stored, false) }
-        }
+        if let stored = cache.stored(photo), !Self.decoderCame(stored, kind: kind, maker: maker) { return (stored, false) }
         // Where the file is: the recorded path, its bytes as they are (pins never writes beside it).
         try FileManager.default.createDirectory(atPath: cache.folder, withIntermediateDirectories: true)
         let result = maker.make(photo.path, kind: kind, scratch: cache.folder)
-        // A missing file may come back (an unmounted share): its reason is not kept.
-        if result != .failure(.fileMissing) { try cache.store(result, for: photo) }
+        // A missing file may come back (an unmounted share), a decoder at its time limit may
+        // finish on a quieter night: their reasons are not kept, so the next run tries again.
+        if result != .failure(.fileMissing) && result != .failure(.decoderTimedOut) { try cache.store(result, for: photo) }
         return (result, true)
     }
 }

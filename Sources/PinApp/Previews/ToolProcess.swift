@@ -12,11 +12,17 @@ import Glibc
 /// (pins blocks SIGTERM on some threads for its own handling; a tool must still die of it).
 /// A tool still running at the time limit, or writing more than `maxOutput`, is killed.
 enum ToolProcess {
+    /// Why a tool gave no output: it failed (a file it cannot read: the same next time), or it
+    /// was still running at the time limit (a NAS busy with its own work: maybe not next time).
+    enum Failure: Error, Equatable {
+        case failed, timedOut
+    }
+
     /// Most bytes read from a tool's standard output (a 256 px preview is under 100 KB).
     static let maxOutput = 64 << 20
 
-    /// The tool's standard output when it exits 0 within `timeLimit` seconds; nil otherwise.
-    static func run(_ tool: String, _ arguments: [[UInt8]], timeLimit: TimeInterval) -> [UInt8]? {
+    /// The tool's standard output when it exits 0 within `timeLimit` seconds.
+    static func run(_ tool: String, _ arguments: [[UInt8]], timeLimit: TimeInterval) -> Result<[UInt8], Failure> {
         var argv: [UnsafeMutablePointer<CChar>?] = ([Array(tool.utf8)] + arguments).map { bytes in
             let p = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
             for (i, b) in bytes.enumerated() { p[i] = CChar(bitPattern: b) }
@@ -28,20 +34,21 @@ enum ToolProcess {
         var fds: [Int32] = [-1, -1]
         // Close-on-exec at once (pipe2 is not in Glibc's Swift module): another thread's tool
         // must not hold the write end, or this read would wait for that tool's end.
-        guard pipe(&fds) == 0 else { return nil }
+        guard pipe(&fds) == 0 else { return .failure(.failed) }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         guard let pid = spawn(tool, argv, stdout: fds[1]) else {
             close(fds[0]); close(fds[1])
-            return nil
+            return .failure(.failed)
         }
         close(fds[1])
         defer { close(fds[0]) }
         let deadline = Date().addingTimeInterval(timeLimit)
         let output = readAll(fds[0], until: deadline)
-        if output == nil { kill(pid, SIGKILL) }
+        if case .failure = output { kill(pid, SIGKILL) }
         let status = wait(pid, until: deadline)
-        guard let output, status == 0 else { return nil }
-        return output
+        if status == nil || output == .failure(.timedOut) { return .failure(.timedOut) }
+        guard case let .success(bytes) = output, status == 0 else { return .failure(.failed) }
+        return .success(bytes)
     }
 
     /// posix_spawn with stdin and stderr on /dev/null and stdout on `stdout`.
@@ -67,31 +74,32 @@ enum ToolProcess {
         return pid
     }
 
-    /// Everything `fd` gives until its end; nil at the deadline, past `maxOutput`, or on an error.
-    private static func readAll(_ fd: Int32, until deadline: Date) -> [UInt8]? {
+    /// Everything `fd` gives until its end; `.timedOut` at the deadline, `.failed` past
+    /// `maxOutput` or on an error.
+    private static func readAll(_ fd: Int32, until deadline: Date) -> Result<[UInt8], Failure> {
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return nil }
+            guard left > 0 else { return .failure(.timedOut) }
             var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&waiting, 1, Int32(min(left * 1000, 1000).rounded(.up)))
-            if ready < 0 && errno != EINTR { return nil }
+            if ready < 0 && errno != EINTR { return .failure(.failed) }
             guard ready > 0 else { continue }
             let n = read(fd, &buffer, buffer.count)
             if n < 0 {
                 if errno == EINTR { continue }
-                return nil
+                return .failure(.failed)
             }
-            if n == 0 { return output }
+            if n == 0 { return .success(output) }
             output += buffer[0..<n]
-            guard output.count <= maxOutput else { return nil }
+            guard output.count <= maxOutput else { return .failure(.failed) }
         }
     }
 
-    /// The child's wait status; it is killed when still running at the deadline (a tool that
-    /// closed its output and hangs must not hold the run).
-    private static func wait(_ pid: pid_t, until deadline: Date) -> Int32 {
+    /// The child's wait status; nil when it was still running at the deadline and was killed
+    /// (a tool that closed its output and hangs must not hold the run).
+    private static func wait(_ pid: pid_t, until deadline: Date) -> Int32? {
         var status: Int32 = 0
         while true {
             let done = waitpid(pid, &status, WNOHANG)
@@ -100,7 +108,7 @@ enum ToolProcess {
             if deadline.timeIntervalSinceNow <= 0 {
                 kill(pid, SIGKILL)
                 while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                return -1
+                return nil
             }
             usleep(5_000)
         }

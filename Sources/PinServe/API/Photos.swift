@@ -13,15 +13,18 @@ extension AppBackend {
         guard try app.storedPin(id) != nil else { throw RequestError(404, "no pin with id \(id.lowercasedText)") }
         let photos = try app.pinDetail(id.uuidString).photos
         guard index < photos.count else { throw RequestError(404, "the pin has \(photos.count) photo(s)") }
-        guard let real = servable(photos[index].path.description) else {
+        guard let real = servable(photos[index].path) else {
             throw RequestError(403, "the photo is not in a --library folder of this server")
         }
         return try fileResponse(real)
     }
 
     /// The file at `real` when a browser shows its kind (by its first bytes), within the limit.
-    func fileResponse(_ real: String) throws -> HTTPResponse {
-        guard let handle = FileHandle(forReadingAtPath: real) else { throw RequestError(404, "the photo is not there any more") }
+    /// Opened by its bytes: a name that is not UTF-8 has no `String` that names it.
+    func fileResponse(_ real: RawPath) throws -> HTTPResponse {
+        let fd = real.withCString { open($0, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw RequestError(404, "the photo is not there any more") }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         defer { try? handle.close() }
         let data = try handle.read(upToCount: Self.photoLimit + 1) ?? Data()
         guard data.count <= Self.photoLimit else { throw RequestError(413, "the photo is over \(Self.photoLimit >> 20) MiB") }
@@ -65,20 +68,22 @@ extension AppBackend {
     /// The real path of photo record `id`'s file: 404 for an id the database does not link to a
     /// pin, 403 for a file outside the --library folders.
     @discardableResult
-    func checkServable(_ id: Int64) throws -> String {
+    func checkServable(_ id: Int64) throws -> RawPath {
         guard let path = try app.linkedPhotoPath(photoID: id) else { throw RequestError(404, "no photo with id \(id)") }
-        guard let real = servable(path.description) else { throw RequestError(403, "the photo is not in a --library folder of this server") }
+        guard let real = servable(path) else { throw RequestError(403, "the photo is not in a --library folder of this server") }
         return real
     }
 
     /// The real path of `path` when it is a regular file under a --library folder, else nil.
-    func servable(_ path: String) -> String? {
-        guard !libraries.isEmpty, let resolved = realpath(path, nil) else { return nil }
+    /// All in bytes, as the kernel has them: a name that is not UTF-8 (`caf\xE9.jpg` from an
+    /// old camera card) is resolved and compared as it is, never through a `String`.
+    func servable(_ path: RawPath) -> RawPath? {
+        guard !libraries.isEmpty, let resolved = path.withCString({ realpath($0, nil) }) else { return nil }
         defer { free(resolved) }
-        let real = String(cString: resolved)
+        let real = RawPath(bytes: Array(UnsafeRawBufferPointer(start: resolved, count: strlen(resolved))))
         var info = stat()
-        guard stat(real, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return libraries.contains { real.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") } ? real : nil
+        guard real.withCString({ stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return libraries.contains { real.bytes.starts(with: Array(($0.hasSuffix("/") ? $0 : $0 + "/").utf8)) } ? real : nil
     }
 
     /// The image types a browser shows, by their first bytes (never by the file name).

@@ -55,7 +55,7 @@ extension AppBackend {
         object["countryName"] = detail.countryName
         object["trip"] = detail.trip
         object["photos"] = detail.photos.enumerated().map { index, photo in
-            ["index": index, "path": photo.path.description, "missing": photo.missing, "shown": servable(photo.path.description) != nil] as [String: Any]
+            ["index": index, "path": photo.path.description, "missing": photo.missing, "shown": servable(photo.path) != nil] as [String: Any]
         }
         return .json(200, object)
     }
