@@ -1,4 +1,5 @@
 import Foundation
+import PinCore
 
 /// `pins check`: is the file sound, and do its counts agree; `--repair`: copy what can be read
 /// into a new file and keep the damaged one.
@@ -78,9 +79,9 @@ public enum DatabaseCheck {
     public struct Rebuilt: Equatable, Sendable {
         /// Country rows made again for pins whose country row was lost (from the catalog).
         public var countries = 0
-        /// City and Mountain rows made again from their pins' names and coordinates.
-        public var cities = 0
-        public var mountains = 0
+        /// Shared objects (City, Mountain rows) made again from their pins' names and
+        /// coordinates, by pin type.
+        public var sharedPlaces: [LocationTypeSelection: Int] = [:]
         /// Photo records "accepted" whose pin was lost: forgotten, so the next import reads
         /// those photos again and decides them again (a pin deleted by hand is not one of
         /// them: its photos keep their decision and no link).
@@ -180,29 +181,8 @@ public enum DatabaseCheck {
             rebuilt.countries += try db.run("INSERT INTO countries (id, name, continent, pin_count) VALUES (?, ?, ?, 0)",
                                             [id, names?.name ?? id, names?.continent ?? "Unknown"])
         }
-        for (table, type, nameKey, coordinateKey) in [("cities", "city", "cityName", "cityCoordinate"),
-                                                      ("mountains", "mountain", "mountainName", "mountainCoordinate")] {
-            let lat = "json_extract(type_data, '$.\(coordinateKey).latitude')"
-            let lon = "json_extract(type_data, '$.\(coordinateKey).longitude')"
-            let places = try db.query("""
-                SELECT json_extract(type_data, '$.\(nameKey)') AS n, CAST(round(\(lat) * 10000) AS INTEGER) AS la,
-                       CAST(round(\(lon) * 10000) AS INTEGER) AS lo, min(\(lat)), min(\(lon)), max(json_extract(type_data, '$.height'))
-                FROM locations WHERE type = ? AND n IS NOT NULL AND la IS NOT NULL AND lo IS NOT NULL
-                    AND NOT EXISTS (SELECT 1 FROM \(table) t WHERE t.name = n AND t.lat_e4 = la AND t.lon_e4 = lo)
-                GROUP BY n, la, lo ORDER BY n, la, lo
-                """, [type]) { ($0.string(0), $0.int64(1), $0.int64(2), $0.double(3), $0.double(4), $0.value(5)) }
-            for (name, latE4, lonE4, latitude, longitude, height) in places {
-                let id = UUID().lowercasedText
-                if table == "cities" {
-                    rebuilt.cities += try db.run("""
-                        INSERT OR IGNORE INTO cities (id, name, lat_e4, lon_e4, latitude, longitude, pin_count) VALUES (?, ?, ?, ?, ?, ?, 0)
-                        """, [id, name, latE4, lonE4, latitude, longitude])
-                } else {
-                    rebuilt.mountains += try db.run("""
-                        INSERT OR IGNORE INTO mountains (id, name, height, lat_e4, lon_e4, latitude, longitude, pin_count) VALUES (?, ?, ?, ?, ?, ?, ?, 0)
-                        """, [id, name, height, latE4, lonE4, latitude, longitude])
-                }
-            }
+        for type in LocationTypeSelection.sharedTypes {
+            rebuilt.sharedPlaces[type] = try rebuildSharedPlaces(of: type, db)
         }
         if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'photos'") ?? 0 > 0 {
             rebuilt.decisionsForgotten = try db.run("""
@@ -211,6 +191,32 @@ public enum DatabaseCheck {
                 """)
         }
         return rebuilt
+    }
+
+    /// The shared objects of `type` its pins name and its table lacks, made again (pin count 0,
+    /// set by `recount`): name and rounded key as the pins say them, the first coordinate, the
+    /// largest value the pins give for each of the type's rebuilt columns (a mountain's height).
+    private static func rebuildSharedPlaces(of type: LocationTypeSelection, _ db: Connection) throws -> Int {
+        let shared = type.shared!, own = shared.rebuiltColumns
+        let lat = "json_extract(type_data, '$.\(shared.coordinateKey).latitude')"
+        let lon = "json_extract(type_data, '$.\(shared.coordinateKey).longitude')"
+        let places = try db.query("""
+            SELECT json_extract(type_data, '$.\(shared.nameKey)') AS n, CAST(round(\(lat) * 10000) AS INTEGER) AS la,
+                   CAST(round(\(lon) * 10000) AS INTEGER) AS lo, min(\(lat)), min(\(lon))\(own.map { ", max(json_extract(type_data, '$.\($0)'))" }.joined())
+            FROM locations WHERE type = ? AND n IS NOT NULL AND la IS NOT NULL AND lo IS NOT NULL
+                AND NOT EXISTS (SELECT 1 FROM \(shared.table) t WHERE t.name = n AND t.lat_e4 = la AND t.lon_e4 = lo)
+            GROUP BY n, la, lo ORDER BY n, la, lo
+            """, [type.rawValue]) { s -> [SQLBindable] in
+            [s.string(0), s.int64(1), s.int64(2), s.double(3), s.double(4)] + own.indices.map { s.value(5 + Int32($0)) }
+        }
+        let columns = ["id", "name", "lat_e4", "lon_e4", "latitude", "longitude"] + own
+        let insert = "INSERT OR IGNORE INTO \(shared.table) (\(columns.joined(separator: ", ")), pin_count) VALUES ("
+            + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ", 0)"
+        var made = 0
+        for values in places {
+            made += try db.run(insert, [UUID().lowercasedText] + values)
+        }
+        return made
     }
 
     /// Counts made true again after rows were lost: pin counts from the locations left,
@@ -227,17 +233,17 @@ public enum DatabaseCheck {
         try db.execute("""
             UPDATE countries SET pin_count = (SELECT count(*) FROM locations l WHERE l.country_id = countries.id);
             DELETE FROM countries WHERE pin_count = 0;
-            UPDATE cities SET pin_count = (SELECT count(*) FROM locations l WHERE l.type = 'city'
-                AND json_extract(l.type_data, '$.cityName') = cities.name
-                AND CAST(round(json_extract(l.type_data, '$.cityCoordinate.latitude') * 10000) AS INTEGER) = cities.lat_e4
-                AND CAST(round(json_extract(l.type_data, '$.cityCoordinate.longitude') * 10000) AS INTEGER) = cities.lon_e4);
-            DELETE FROM cities WHERE pin_count = 0;
-            UPDATE mountains SET pin_count = (SELECT count(*) FROM locations l WHERE l.type = 'mountain'
-                AND json_extract(l.type_data, '$.mountainName') = mountains.name
-                AND CAST(round(json_extract(l.type_data, '$.mountainCoordinate.latitude') * 10000) AS INTEGER) = mountains.lat_e4
-                AND CAST(round(json_extract(l.type_data, '$.mountainCoordinate.longitude') * 10000) AS INTEGER) = mountains.lon_e4);
-            DELETE FROM mountains WHERE pin_count = 0;
             """)
+        for type in LocationTypeSelection.sharedTypes {
+            let (table, name, coordinate) = (type.shared!.table, type.shared!.nameKey, type.shared!.coordinateKey)
+            try db.execute("""
+                UPDATE \(table) SET pin_count = (SELECT count(*) FROM locations l WHERE l.type = '\(type.rawValue)'
+                    AND json_extract(l.type_data, '$.\(name)') = \(table).name
+                    AND CAST(round(json_extract(l.type_data, '$.\(coordinate).latitude') * 10000) AS INTEGER) = \(table).lat_e4
+                    AND CAST(round(json_extract(l.type_data, '$.\(coordinate).longitude') * 10000) AS INTEGER) = \(table).lon_e4);
+                DELETE FROM \(table) WHERE pin_count = 0;
+                """)
+        }
     }
 }
 

@@ -183,8 +183,9 @@ public final class PinDatabase: TransactionRunner {
         for (id, stored, actual) in countryRows where stored != actual || stored == 0 {
             problems.append("country \(id): pin_count \(stored), locations \(actual)")
         }
-        for (table, type, nameKey, coordinateKey) in [("cities", "city", "cityName", "cityCoordinate"),
-                                                      ("mountains", "mountain", "mountainName", "mountainCoordinate")] {
+        for selection in LocationTypeSelection.sharedTypes {
+            let (type, table) = (selection.rawValue, selection.shared!.table)
+            let (nameKey, coordinateKey) = (selection.shared!.nameKey, selection.shared!.coordinateKey)
             let rows = try connection.query("""
                 SELECT t.name, t.pin_count, (SELECT count(*) FROM locations l WHERE l.type = '\(type)'
                     AND json_extract(l.type_data, '$.\(nameKey)') = t.name

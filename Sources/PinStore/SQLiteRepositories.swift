@@ -7,8 +7,8 @@ struct SQLiteRepositories: Repositories {
 
     var locations: LocationRepository { SQLiteLocationRepository(db: connection) }
     var countries: CountryRepository { SQLiteCountryRepository(db: connection) }
-    var cities: CityRepository { SQLiteCityRepository(db: connection) }
-    var mountains: MountainRepository { SQLiteMountainRepository(db: connection) }
+    var cities: any SharedPlaceRepository<City> { SQLiteSharedPlaceRepository<City>(db: connection) }
+    var mountains: any SharedPlaceRepository<Mountain> { SQLiteSharedPlaceRepository<Mountain>(db: connection) }
     var settings: SettingsRepository { SQLiteSettingsRepository(db: connection) }
     var photos: PhotoRepository { SQLitePhotoRepository(db: connection) }
     var runs: RunRepository { SQLiteRunRepository(db: connection) }
@@ -184,92 +184,82 @@ struct SQLiteCountryRepository: CountryRepository {
     }
 }
 
-/// Cities and mountains share a table shape: name, rounded key, coordinate, pin count.
-struct SQLiteCityRepository: CityRepository {
-    let db: Connection
+/// A shared object as its table stores it. Every shared table has the columns id, name, lat_e4,
+/// lon_e4 (the rounded key), latitude, longitude and pin_count; then the type's own.
+protocol StoredSharedPlace: SharedPlace {
+    /// The pin type whose shared object this is: its table is the registry's.
+    static var pinType: LocationTypeSelection { get }
+    /// The table's own columns, after the shared ones.
+    static var ownColumns: [String] { get }
+    /// The values of `ownColumns`, in their order.
+    var ownValues: [SQLBindable] { get }
+    /// One made from a row: the shared columns read, its own from column 5 on.
+    init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int, own s: Statement)
+}
 
-    private func row(_ s: Statement) throws -> City {
-        City(id: try storedID(s.string(0), in: "cities", db), name: s.string(1),
-             coordinate: Coordinate(latitude: s.double(2), longitude: s.double(3)), pinCount: s.int(4),
-             placeID: s.isNull(5) ? nil : s.int(5))
-    }
-
-    private static let select = "SELECT id, name, latitude, longitude, pin_count, place_id FROM cities"
-
-    func fetch(id: UUID) throws -> City? {
-        try db.query("\(Self.select) WHERE id = ?", [id.lowercasedText], row).first
-    }
-
-    func find(key: SharedPlaceKey) throws -> City? {
-        try db.query("\(Self.select) WHERE name = ? AND lat_e4 = ? AND lon_e4 = ?",
-                     [key.name, key.latitudeE4, key.longitudeE4], row).first
-    }
-
-    func fetchAll() throws -> [City] { try db.query("\(Self.select) ORDER BY name", [], row) }
-
-    private func values(_ c: City) -> [SQLBindable] {
-        let key = SharedPlaceKey(name: c.name, coordinate: c.coordinate)
-        return [key.name, key.latitudeE4, key.longitudeE4, c.coordinate.latitude, c.coordinate.longitude, c.pinCount, c.placeID]
-    }
-
-    func insert(_ c: City) throws {
-        try db.insertNew("""
-            INSERT INTO cities (id, name, lat_e4, lon_e4, latitude, longitude, pin_count, place_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, [c.id.lowercasedText] + values(c), table: "cities", id: c.id)
-    }
-
-    func update(_ c: City) throws {
-        try db.updateExisting("""
-            UPDATE cities SET name = ?, lat_e4 = ?, lon_e4 = ?, latitude = ?, longitude = ?, pin_count = ?, place_id = ? WHERE id = ?
-            """, values(c) + [c.id.lowercasedText], table: "cities", id: c.id)
-    }
-
-    func delete(id: UUID) throws {
-        try db.run("DELETE FROM cities WHERE id = ?", [id.lowercasedText])
+extension City: StoredSharedPlace {
+    static var pinType: LocationTypeSelection { .city }
+    static var ownColumns: [String] { ["place_id"] }
+    var ownValues: [SQLBindable] { [placeID] }
+    init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int, own s: Statement) {
+        self.init(id: id, name: name, coordinate: coordinate, pinCount: pinCount, placeID: s.isNull(5) ? nil : s.int(5))
     }
 }
 
-struct SQLiteMountainRepository: MountainRepository {
+extension Mountain: StoredSharedPlace {
+    static var pinType: LocationTypeSelection { .mountain }
+    static var ownColumns: [String] { ["height"] }
+    var ownValues: [SQLBindable] { [height] }
+    init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int, own s: Statement) {
+        self.init(id: id, name: name, height: s.optionalDouble(5), coordinate: coordinate, pinCount: pinCount)
+    }
+}
+
+/// The one repository of every shared-object type, over the table the registry names for it.
+struct SQLiteSharedPlaceRepository<Place: StoredSharedPlace>: SharedPlaceRepository {
     let db: Connection
 
-    private func row(_ s: Statement) throws -> Mountain {
-        Mountain(id: try storedID(s.string(0), in: "mountains", db), name: s.string(1), height: s.optionalDouble(2),
-                 coordinate: Coordinate(latitude: s.double(3), longitude: s.double(4)), pinCount: s.int(5))
+    /// The shared columns after the id, as `values` gives them; then the type's own.
+    private static var columns: [String] { ["name", "lat_e4", "lon_e4", "latitude", "longitude", "pin_count"] + Place.ownColumns }
+    private static var table: String { Place.pinType.shared!.table }
+    private static var select: String {
+        "SELECT " + (["id", "name", "latitude", "longitude", "pin_count"] + Place.ownColumns).joined(separator: ", ") + " FROM \(table)"
     }
 
-    private static let select = "SELECT id, name, height, latitude, longitude, pin_count FROM mountains"
+    private func row(_ s: Statement) throws -> Place {
+        Place(id: try storedID(s.string(0), in: Self.table, db), name: s.string(1),
+              coordinate: Coordinate(latitude: s.double(2), longitude: s.double(3)), pinCount: s.int(4), own: s)
+    }
 
-    func fetch(id: UUID) throws -> Mountain? {
+    func fetch(id: UUID) throws -> Place? {
         try db.query("\(Self.select) WHERE id = ?", [id.lowercasedText], row).first
     }
 
-    func find(key: SharedPlaceKey) throws -> Mountain? {
+    func find(key: SharedPlaceKey) throws -> Place? {
         try db.query("\(Self.select) WHERE name = ? AND lat_e4 = ? AND lon_e4 = ?",
                      [key.name, key.latitudeE4, key.longitudeE4], row).first
     }
 
-    func fetchAll() throws -> [Mountain] { try db.query("\(Self.select) ORDER BY name", [], row) }
+    func fetchAll() throws -> [Place] { try db.query("\(Self.select) ORDER BY name", [], row) }
 
-    private func values(_ m: Mountain) -> [SQLBindable] {
-        let key = SharedPlaceKey(name: m.name, coordinate: m.coordinate)
-        return [key.name, m.height, key.latitudeE4, key.longitudeE4, m.coordinate.latitude, m.coordinate.longitude, m.pinCount]
+    private func values(_ p: Place) -> [SQLBindable] {
+        let key = SharedPlaceKey(name: p.name, coordinate: p.coordinate)
+        return [key.name, key.latitudeE4, key.longitudeE4, p.coordinate.latitude, p.coordinate.longitude, p.pinCount] + p.ownValues
     }
 
-    func insert(_ m: Mountain) throws {
-        try db.insertNew("""
-            INSERT INTO mountains (id, name, height, lat_e4, lon_e4, latitude, longitude, pin_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, [m.id.lowercasedText] + values(m), table: "mountains", id: m.id)
+    func insert(_ p: Place) throws {
+        let marks = Array(repeating: "?", count: Self.columns.count + 1).joined(separator: ", ")
+        try db.insertNew("INSERT INTO \(Self.table) (id, \(Self.columns.joined(separator: ", "))) VALUES (\(marks))",
+                         [p.id.lowercasedText] + values(p), table: Self.table, id: p.id)
     }
 
-    func update(_ m: Mountain) throws {
-        try db.updateExisting("""
-            UPDATE mountains SET name = ?, height = ?, lat_e4 = ?, lon_e4 = ?, latitude = ?, longitude = ?, pin_count = ?
-            WHERE id = ?
-            """, values(m) + [m.id.lowercasedText], table: "mountains", id: m.id)
+    func update(_ p: Place) throws {
+        let sets = Self.columns.map { "\($0) = ?" }.joined(separator: ", ")
+        try db.updateExisting("UPDATE \(Self.table) SET \(sets) WHERE id = ?", values(p) + [p.id.lowercasedText], table: Self.table, id: p.id)
     }
 
     func delete(id: UUID) throws {
-        try db.run("DELETE FROM mountains WHERE id = ?", [id.lowercasedText])
+        try db.run("DELETE FROM \(Self.table) WHERE id = ?", [id.lowercasedText])
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import PinApp
+import PinCore
 
 let checkSpec = CommandSpec(
     name: "check", summary: "Check the database file for damage and wrong counts; --repair saves what can be read.",
@@ -59,7 +60,9 @@ private func printRepair(_ repair: DatabaseRepair, path: String) {
         Out.print("  " + describe(table))
     }
     let rebuilt = repair.rebuilt
-    let made = [(rebuilt.countries, "country", "countries"), (rebuilt.cities, "city", "cities"), (rebuilt.mountains, "mountain", "mountains")]
+    let counts: [(Int, String, String)] = [(rebuilt.countries, "country", "countries")]
+        + LocationTypeSelection.sharedTypes.map { (rebuilt.sharedPlaces[$0] ?? 0, $0.rawValue, $0.plural) }
+    let made = counts
         .filter { $0.0 > 0 }.map { "\($0.0) \($0.0 == 1 ? $0.1 : $0.2)" }
     if !made.isEmpty {
         Out.print("Made again from the pins: \(made.joined(separator: ", ")) (their rows were lost); every pin count recounted")

@@ -41,8 +41,8 @@ final class InMemoryStore: TransactionRunner {
         let box: Box
         var locations: LocationRepository { LocationRepo(box: box) }
         var countries: CountryRepository { CountryRepo(box: box) }
-        var cities: CityRepository { Unused() }
-        var mountains: MountainRepository { Unused() }
+        var cities: any SharedPlaceRepository<City> { NoPlaces<City>() }
+        var mountains: any SharedPlaceRepository<Mountain> { NoPlaces<Mountain>() }
         var settings: SettingsRepository { Unused() }
         var photos: PhotoRepository { PhotoRepo(box: box) }
         var runs: RunRepository { RunRepo(box: box) }
@@ -144,19 +144,17 @@ final class InMemoryStore: TransactionRunner {
         func recent(limit: Int) throws -> [ImportRunRecord] { Array(box.state.runs.reversed().prefix(limit)) }
     }
 
-    /// Cities, mountains and settings: the import makes points only, with the default color.
-    struct Unused: CityRepository, MountainRepository, SettingsRepository {
-        func fetch(id: UUID) throws -> City? { nil }
-        func find(key: SharedPlaceKey) throws -> City? { nil }
-        func fetchAll() throws -> [City] { [] }
-        func insert(_ city: City) throws { throw NotStored() }
-        func update(_ city: City) throws { throw NotStored() }
-        func fetch(id: UUID) throws -> Mountain? { nil }
-        func find(key: SharedPlaceKey) throws -> Mountain? { nil }
-        func fetchAll() throws -> [Mountain] { [] }
-        func insert(_ mountain: Mountain) throws { throw NotStored() }
-        func update(_ mountain: Mountain) throws { throw NotStored() }
+    /// Shared places and settings: the import makes points only, with the default color.
+    struct NoPlaces<Place: SharedPlace>: SharedPlaceRepository {
+        func fetch(id: UUID) throws -> Place? { nil }
+        func find(key: SharedPlaceKey) throws -> Place? { nil }
+        func fetchAll() throws -> [Place] { [] }
+        func insert(_ place: Place) throws { throw NotStored() }
+        func update(_ place: Place) throws { throw NotStored() }
         func delete(id: UUID) throws {}
+    }
+
+    struct Unused: SettingsRepository {
         func load() throws -> Settings { Settings() }
         func save(_ settings: Settings) throws {}
     }

@@ -1,7 +1,15 @@
 import Foundation
 
+/// What every shared object is (City, Mountain): found by its id, or by its name and rounded
+/// coordinate (`SharedPlaceKey`); `pinCount` pins point at it, and it goes at zero.
+public protocol SharedPlace: Identifiable, Sendable where ID == UUID {
+    var name: String { get }
+    var coordinate: Coordinate { get }
+    var pinCount: Int { get set }
+}
+
 /// A city shared by every City pin made in it; `pinCount` pins point at it.
-public struct City: Identifiable, Codable, Sendable, Hashable {
+public struct City: SharedPlace, Codable, Hashable {
     public var id: UUID
     public var name: String
     public var coordinate: Coordinate
@@ -20,7 +28,7 @@ public struct City: Identifiable, Codable, Sendable, Hashable {
 }
 
 /// A mountain shared by every Mountain pin made on it.
-public struct Mountain: Identifiable, Codable, Sendable, Hashable {
+public struct Mountain: SharedPlace, Codable, Hashable {
     public var id: UUID
     public var name: String
     public var height: Double?

@@ -24,25 +24,20 @@ public protocol CountryRepository {
     func delete(id: String) throws
 }
 
-public protocol CityRepository {
-    func fetch(id: UUID) throws -> City?
-    func find(key: SharedPlaceKey) throws -> City?
-    func fetchAll() throws -> [City]
-    /// A new city; an id already taken is an error, never an overwrite.
-    func insert(_ city: City) throws
-    /// Changes of a stored city; one that is not stored is an error.
-    func update(_ city: City) throws
-    func delete(id: UUID) throws
-}
-
-public protocol MountainRepository {
-    func fetch(id: UUID) throws -> Mountain?
-    func find(key: SharedPlaceKey) throws -> Mountain?
-    func fetchAll() throws -> [Mountain]
-    /// A new mountain; an id already taken is an error, never an overwrite.
-    func insert(_ mountain: Mountain) throws
-    /// Changes of a stored mountain; one that is not stored is an error.
-    func update(_ mountain: Mountain) throws
+/// The shared objects of one shared-object type (`LocationTypeSelection.shared`): cities,
+/// mountains. One protocol for every such type; PinStore implements it once, over the table
+/// the type names.
+public protocol SharedPlaceRepository<Place> {
+    associatedtype Place: SharedPlace
+    func fetch(id: UUID) throws -> Place?
+    /// The one stored under this name and rounded coordinate.
+    func find(key: SharedPlaceKey) throws -> Place?
+    /// All, by name.
+    func fetchAll() throws -> [Place]
+    /// A new one; an id already taken is an error, never an overwrite.
+    func insert(_ place: Place) throws
+    /// Changes of a stored one; one that is not stored is an error.
+    func update(_ place: Place) throws
     func delete(id: UUID) throws
 }
 
@@ -55,8 +50,8 @@ public protocol SettingsRepository {
 public protocol Repositories {
     var locations: LocationRepository { get }
     var countries: CountryRepository { get }
-    var cities: CityRepository { get }
-    var mountains: MountainRepository { get }
+    var cities: any SharedPlaceRepository<City> { get }
+    var mountains: any SharedPlaceRepository<Mountain> { get }
     var settings: SettingsRepository { get }
     var photos: PhotoRepository { get }
     var runs: RunRepository { get }
