@@ -55,6 +55,40 @@ final class PinTypeRegistryTests: XCTestCase {
         XCTAssertEqual(Self.handTypedLists(lines + ["point, city, mountain or lake"], types: withLake), [8])
     }
 
+    /// The files of Sources whose code (comment lines aside) names the mountain, the guide's
+    /// model type: where a new type must be named too, as docs/adding-a-pin-type.md says.
+    static func filesNamingTheMountain() throws -> Set<String> {
+        let root = Repository.url("Sources")
+        let paths = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []
+        return Set(try paths.filter { path in
+            guard [".swift", ".js", ".html"].contains(where: path.hasSuffix) else { return false }
+            let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+            return text.components(separatedBy: "\n").contains { line in
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                return !["//", "*", "/*"].contains(where: trimmed.hasPrefix) && line.range(of: "mountain", options: .caseInsensitive) != nil
+            }
+        }.map { "Sources/" + $0 })
+    }
+
+    /// The guide is true: its list of the files a new type is named in is every file that
+    /// names the mountain, and no other. A mountain branch written in a new file fails here
+    /// until the guide lists it; a file freed of its mountain (made to follow the registry)
+    /// fails until the guide drops it, and the count it states follows.
+    func testTheGuideListsEveryFileANewTypeIsNamedIn() throws {
+        let guide = try String(contentsOf: Repository.url("docs/adding-a-pin-type.md"), encoding: .utf8)
+        let parts = guide.components(separatedBy: "\n## Every file a new type is named in\n")
+        XCTAssertEqual(parts.count, 2, "the guide's section of files")
+        let section = parts.last!.components(separatedBy: "\n## ")[0]
+        let listed = Set(section.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("- `Sources/") else { return nil }
+            return String(line.dropFirst(3).prefix { $0 != "`" })
+        })
+        let naming = try Self.filesNamingTheMountain()
+        XCTAssertEqual(naming.subtracting(listed).sorted(), [], "files that name the mountain and the guide does not list")
+        XCTAssertEqual(listed.subtracting(naming).sorted(), [], "files the guide lists that no longer name the mountain")
+        XCTAssertTrue(section.contains("these \(naming.count) files"), "the count the guide states")
+    }
+
     /// The lists a person reads, made from the registry, are what pins said before it.
     func testTheListsMadeFromTheRegistry() {
         XCTAssertEqual(LocationTypeSelection.spoken(), "point, city or mountain")
