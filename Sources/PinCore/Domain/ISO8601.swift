@@ -96,67 +96,23 @@ public enum ISO8601 {
         }
     }
 
-    /// Parses `YYYY-MM-DD`, `YYYY-MM-DDThh:mm[:ss[.fff]]` with `Z`, `±hh:mm`, `±hhmm` or no zone
-    /// (then `defaultZone`, UTC unless given). Returns the instant and the offset if one was written.
+    /// Parses `YYYY-MM-DD` or a date and time with `Z`, `±hh:mm`, `±hhmm`, `±hh` or no zone
+    /// (then `defaultZone`, UTC unless given): `DateTimeText`, spaces and tabs around it
+    /// allowed, the years 1 to 9999, a zone's hours at most 18. Returns the instant and the
+    /// offset if one was written.
     public static func parse(_ text: String, defaultZone: TimeZone = TimeZone(identifier: "UTC")!) -> (date: Date, offsetSeconds: Int?)? {
         let s = Array(text.trimmingCharacters(in: .whitespaces).utf8)
-        var i = 0
-        func number(_ digits: Int) -> Int? {
-            guard i + digits <= s.count else { return nil }
-            var v = 0
-            for k in i..<(i + digits) {
-                guard s[k] >= 48 && s[k] <= 57 else { return nil }
-                v = v * 10 + Int(s[k] - 48)
-            }
-            i += digits
-            return v
-        }
-        func take(_ c: Character) -> Bool {
-            if i < s.count, s[i] == c.asciiValue! { i += 1; return true }
-            return false
-        }
-        guard let year = number(4), take("-"), let month = number(2), take("-"), let day = number(2) else { return nil }
-        var hour = 0, minute = 0, second = 0
-        var fraction = 0.0
-        if take("T") || take(" ") {
-            guard let h = number(2), take(":"), let m = number(2) else { return nil }
-            hour = h; minute = m
-            if take(":") {
-                guard let sec = number(2) else { return nil }
-                second = sec
-                if take(".") || take(",") {
-                    var scale = 0.1
-                    while i < s.count, s[i] >= 48 && s[i] <= 57 {
-                        fraction += Double(s[i] - 48) * scale
-                        scale /= 10
-                        i += 1
-                    }
-                }
-            }
-        }
-        var offset: Int?
-        if take("Z") || take("z") {
-            offset = 0
-        } else if i < s.count, s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
-            let negative = s[i] == UInt8(ascii: "-")
-            i += 1
-            guard let oh = number(2), oh <= 18 else { return nil }
-            _ = take(":")
-            let om = number(2) ?? 0
-            guard om < 60 else { return nil }
-            offset = (negative ? -1 : 1) * (oh * 3600 + om * 60)
-        }
-        guard i == s.count, (1...9999).contains(year), (1...12).contains(month), (1...CivilDate.daysIn(month: month, of: year)).contains(day),
-              hour < 24, minute < 60, second < 61 else { return nil }
+        guard let f = s.withUnsafeBufferPointer({ DateTimeText.scan($0, .iso8601) }), f.year >= 1 else { return nil }
+        if let offset = f.offset, abs(offset) >= 19 * 3_600 { return nil }
         // The clock as seconds since 1970 in UTC (proleptic Gregorian, as `format` writes it),
         // then less the offset written, or the default zone's at that instant.
-        let clock = Double((CivilDate.days(year: year, month: month, day: day) * 86_400) + hour * 3_600 + minute * 60 + second)
-        let zoneOffset = offset ?? {
+        let clock = Double(f.clockSeconds)
+        let zoneOffset = f.offset ?? {
             let guess = defaultZone.secondsFromGMT(for: Date(timeIntervalSince1970: clock))
             return defaultZone.secondsFromGMT(for: Date(timeIntervalSince1970: clock - Double(guess)))
         }()
-        let instant = clock - Double(zoneOffset) + fraction
+        let instant = clock - Double(zoneOffset) + f.fraction
         guard supported.contains(instant) else { return nil }
-        return (Date(timeIntervalSince1970: instant), offset)
+        return (Date(timeIntervalSince1970: instant), f.offset)
     }
 }

@@ -11,9 +11,7 @@ enum FlexibleTime {
         if let v = Double(t), v.isFinite, t.first.map({ $0.isNumber || $0 == "-" || $0 == "+" || $0 == "." }) == true {
             return number(v)
         }
-        var b = Array(t.utf8)
-        if b.count >= 10, b[4] == 0x2F, b[7] == 0x2F { b[4] = 0x2D; b[7] = 0x2D }
-        return TrackTime.parse(String(decoding: b, as: UTF8.self))
+        return TrackTime.parse(DateTimeText.isoDate(ofGDAL: t))
     }
 
     static func number(_ v: Double) -> Double? {

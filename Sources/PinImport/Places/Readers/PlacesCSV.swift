@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinGrammar
 import PinFormats
 
 /// CSV place lists: a header row, then one place per row.
@@ -248,12 +249,10 @@ enum PlaceDates {
         // Foundation's trim only where there may be something to trim (a space, a tab, or any
         // byte of a non-ASCII character at either end): most dates have none, and it is slow.
         let edges = [text.utf8.first, text.utf8.last].compactMap { $0 }
-        var trimmed = edges.contains { $0 == 0x20 || $0 == 0x09 || $0 >= 0x80 } ? text.trimmingCharacters(in: .whitespaces) : text
-        // OGR (ogr2ogr's CSV and KML) writes date-times as `2023/07/14 10:11:12+00`.
-        let u = Array(trimmed.utf8)
-        if u.count >= 10, u[4] == UInt8(ascii: "/"), u[7] == UInt8(ascii: "/") {
-            trimmed = String(decoding: u[0..<4] + [UInt8(ascii: "-")] + u[5..<7] + [UInt8(ascii: "-")] + u[8...], as: UTF8.self)
-        }
+        let written = edges.contains { $0 == 0x20 || $0 == 0x09 || $0 >= 0x80 } ? text.trimmingCharacters(in: .whitespaces) : text
+        // As ISO 8601 where OGR (ogr2ogr's CSV and KML) wrote `2023/07/14 10:11:12+00`: a wall
+        // clock keeps that text (the record's digest, its later reading in the zone found).
+        let trimmed = DateTimeText.isoDate(ofGDAL: written)
         guard let parsed = ISO8601.parse(trimmed) else { return nil }
         guard let offset = parsed.offsetSeconds else { return .wallClock(trimmed) }
         // Offset 0 (`Z`, `+00`, `+00:00`) is how most writers say "UTC", not where the visit was.
