@@ -53,7 +53,7 @@ extension ImportReport {
         // A pin a new or changed track made of a photo an earlier run skipped (issue 29, nightly).
         if item.isRetriedForTracks, item.decision == .accepted {
             photo.detail = item.estimateDetail == nil ? "skipped earlier for no location, decided again for a new or changed track"
-                : "skipped earlier for no location, decided again for a new photo with a position around it"
+                : "skipped earlier for no location, decided again for the photos with a position around it"
         }
         // A position from the photos around it says from which (issue 36 item 4).
         if let estimate = item.estimateDetail {

@@ -260,15 +260,25 @@ public struct ImportPipeline {
     /// that a photo of this run with its own position now reaches (the phone's photos synced a
     /// night after the camera's) are read and decided again, as a new track's are
     /// (`TrackRun.redecides`): unchanged files only (a changed one was read already), marked as
-    /// the tracks' are (`KnownPhoto.redecide`). Returns how many were read.
+    /// the tracks' are (`KnownPhoto.redecide`). So are those a run without estimates left
+    /// without the photos around them (`unplacedPhotosMissedByEstimates`: the nightly runs
+    /// before --estimate-positions or PINS_ESTIMATE=yes). Returns how many were read.
     private func redecideAroundNewPhotos(_ intake: ReadIntake, in repos: Repositories) throws -> Int {
         let reach = (options.estimate ?? options.estimateLimits).reach
         let instants = intake.fixes.map(\.instant).sorted()
-        guard let first = instants.first, let last = instants.last else { return 0 }
-        var recorded: [(path: RawPath, known: KnownPhoto, takenAt: Double)] = []
-        try readingDatabase { recorded = try repos.photos.unplacedPhotos(under: intake.rootPath, from: first - reach, to: last + reach) }
+        var recorded: [(path: RawPath, known: KnownPhoto, takenAt: Double)] = [], missed: [(path: RawPath, known: KnownPhoto, takenAt: Double)] = []
+        try readingDatabase {
+            if let first = instants.first, let last = instants.last {
+                recorded = try repos.photos.unplacedPhotos(under: intake.rootPath, from: first - reach, to: last + reach)
+                    .filter { Self.anyWithin(instants, of: $0.takenAt, reach) }
+            }
+            // And those that runs without estimates left without the photos around them.
+            missed = try repos.photos.unplacedPhotosMissedByEstimates(under: intake.rootPath, reach: reach)
+        }
+        var seen = Set(recorded.map(\.path))
+        recorded += missed.filter { seen.insert($0.path).inserted }
         var files = FilesToRead(), known: [RawPath: KnownPhoto] = [:], sidecars: [[UInt8]: [[UInt8]]] = [:]
-        for (path, record, t) in recorded where !intake.knownRead.contains(path) && Self.anyWithin(instants, of: t, reach) {
+        for (path, record, _) in recorded where !intake.knownRead.contains(path) {
             guard let entry = Self.unchangedEntry(intake.rootPath, path, record.fingerprint) else { continue }
             let folder = path.bytes.lastIndex(of: UInt8(ascii: "/")).map { Array(path.bytes[..<$0]) } ?? []
             if sidecars[folder] == nil { sidecars[folder] = Self.sidecarNames(in: intake.rootPath.appending(folder)) }
@@ -353,6 +363,7 @@ public struct ImportPipeline {
         report.videosLeftOut = intake.decide.videosLeftOut
         report.items = try decided.finish()
         report.estimated = intake.decide.estimated
+        report.estimating = options.estimate != nil
         report.estimatesPossible = intake.decide.estimatesPossible
     }
 }

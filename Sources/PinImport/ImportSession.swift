@@ -166,7 +166,11 @@ public struct ImportSession {
         guard !options.dryRun else { return nil }
         let root = (try? ImportPipeline.canonicalRoot(options.root)) ?? options.root
         do {
-            return try database.write { try $0.runs.start(root: root, at: Date()) }
+            return try database.write { repos in
+                let id = try repos.runs.start(root: root, at: Date())
+                if options.estimate != nil { try repos.runs.markEstimating(run: id) }
+                return id
+            }
         } catch let error as StorageError where error.reason == .busy {
             throw ImportFailure(.busy, "\(error); nothing was changed, try again later")
         } catch {

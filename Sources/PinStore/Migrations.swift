@@ -254,6 +254,13 @@ public enum Migrations {
                 PRIMARY KEY (run_id, path)
             );
             """),
+        // Whether a run estimated positions (issue 36 item 4): a photo a run without estimates
+        // skipped for no location is decided again by the next run that estimates, when a photo
+        // with its own position is near it in time. Runs before are taken as not estimating:
+        // their photos get that one chance.
+        Migration(version: 16, name: "estimating runs", sql: """
+            ALTER TABLE runs ADD COLUMN estimates INTEGER NOT NULL DEFAULT 0;
+            """),
     ]
 
     /// Schema 11: the pins of Saved Places imported before become wanted, but for one with a

@@ -116,6 +116,42 @@ struct SQLitePhotoRepository: PhotoRepository {
         }
     }
 
+    /// A record with its own position and a capture time (not its file's), as a neighbour for
+    /// the estimates: the one condition `recordedNeighbours` and the re-decision share.
+    /// `alias` is the photos table's name in the query ("" or "n.").
+    static func ownPosition(_ alias: String) -> String {
+        """
+        \(alias)latitude IS NOT NULL AND \(alias)longitude IS NOT NULL
+          AND \(alias)time_source IS NOT NULL AND \(alias)time_source NOT IN ('fileModification', 'none')
+          AND (\(alias)position_source NOT IN ('track', 'estimate')
+               OR (\(alias)position_source IS NULL AND NOT EXISTS (SELECT 1 FROM tracks)))
+        """
+    }
+
+    /// See `PhotoRepository.unplacedPhotosMissedByEstimates`: a neighbour within `reach` where
+    /// the photo's run did not estimate, or the neighbour's did not and came after it.
+    func unplacedPhotosMissedByEstimates(under root: RawPath, reach: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] {
+        var prefix = root.bytes
+        if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
+        var upper = prefix
+        upper[upper.count - 1] += 1
+        return try db.query("""
+            SELECT p.path, p.size, p.mtime_ns, p.inode, p.digest, p.taken_at FROM photos p LEFT JOIN runs pr ON pr.id = p.run_id
+            WHERE p.path >= ? AND p.path < ? AND p.decision = 'noLocation' AND p.missing = 0
+              AND p.time_source IS NOT NULL AND p.time_source NOT IN ('fileModification', 'none')
+              AND EXISTS (SELECT 1 FROM photos n LEFT JOIN runs nr ON nr.id = n.run_id
+                          WHERE n.taken_at BETWEEN p.taken_at - ? AND p.taken_at + ? AND \(Self.ownPosition("n."))
+                            AND (coalesce(pr.estimates, 0) = 0
+                                 OR (coalesce(nr.estimates, 0) = 0 AND coalesce(n.run_id, 0) > coalesce(p.run_id, 0))))
+            ORDER BY p.path
+            """, [SQLValue.blob(prefix), SQLValue.blob(upper), reach, reach]) { s in
+            (RawPath(bytes: s.blob(0, droppingFirst: prefix.count)),
+             KnownPhoto(fingerprint: PhotoFingerprint(size: s.int64(1), modificationNanoseconds: s.int64(2), inode: UInt64(bitPattern: s.int64(3))),
+                        digest: s.optionalString(4), missing: false),
+             s.double(5))
+        }
+    }
+
     /// Own positions: a source recorded that is neither `track` nor `estimate`. A record from
     /// before schema 12 (no source) counts only in a database that never had a track: there a
     /// position was the photo's own (estimates came with schema 12); where tracks were used, a
@@ -123,10 +159,7 @@ struct SQLitePhotoRepository: PhotoRepository {
     func recordedNeighbours(from: Double, to: Double) throws -> [RecordedNeighbour] {
         try db.query("""
             SELECT taken_at, latitude, longitude, path FROM photos
-            WHERE latitude IS NOT NULL AND longitude IS NOT NULL AND taken_at BETWEEN ? AND ?
-              AND time_source IS NOT NULL AND time_source NOT IN ('fileModification', 'none')
-              AND (position_source NOT IN ('track', 'estimate')
-                   OR (position_source IS NULL AND NOT EXISTS (SELECT 1 FROM tracks)))
+            WHERE taken_at BETWEEN ? AND ? AND \(Self.ownPosition(""))
             ORDER BY taken_at, path
             """, [from, to]) {
             RecordedNeighbour(instant: $0.double(0), coordinate: Coordinate(latitude: $0.double(1), longitude: $0.double(2)),
@@ -153,6 +186,10 @@ struct SQLiteRunRepository: RunRepository {
             UPDATE runs SET finished_at = ?, status = ?, exit_code = ?, files = ?, photos = ?, created = ?, skipped = ?
             WHERE id = ?
             """, [run.finishedAt?.timeIntervalSince1970, run.status.rawValue, run.exitCode, run.files, run.photos, run.created, skipped, run.id])
+    }
+
+    func markEstimating(run: Int64) throws {
+        try db.run("UPDATE runs SET estimates = 1 WHERE id = ?", [run])
     }
 
     func recordChange(run: Int64, before: Location, after: Location) throws {

@@ -276,4 +276,60 @@ final class EstimatePositionsTests: XCTestCase {
         r = try records()
         XCTAssertEqual(r["cam-descent.jpg"]?.run, 2)
     }
+
+    /// Issue 36 item 4 (c), the gap: a photo a run without estimates skipped for no location
+    /// (the nightly run before PINS_ESTIMATE=yes), or whose neighbour such a run recorded after
+    /// it, is decided again once by the next run that estimates. Night 1 the camera (cam-car
+    /// 10:05Z, cam-flight 12:00Z), with or without estimates; night 2 the phone (10:00Z at 48.0,
+    /// 10:10Z at 48.2) without; night 3 with: cam-car half way, 48.1, in words; night 4 reads
+    /// nothing; cam-flight, 2 h from every phone photo, is never read again.
+    func testPhotosARunWithoutEstimatesLeftAreDecidedAgainByTheNextThatEstimates() throws {
+        for firstNightEstimates in [false, true] {
+            let dir = try CLI.temporaryDirectory(self).appendingPathComponent(firstNightEstimates ? "with" : "without")
+            let camera = dir.appendingPathComponent("library/camera"), phone = dir.appendingPathComponent("library/phone")
+            for folder in [camera, phone] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+            let library = dir.appendingPathComponent("library").path, db = dir.appendingPathComponent("pins.sqlite").path
+            try photo(camera, "cam-car.jpg", "2024:05:01 10:05:00")
+            try photo(camera, "cam-flight.jpg", "2024:05:01 12:00:00")
+            func night(estimates: Bool, _ extra: [String] = ["--json"]) throws -> Run {
+                let r = try CLI.run(["import", library, "--db", db] + extra,
+                                    environment: ["TZ": "UTC", "PINS_CONFIG": "", "PINS_ESTIMATE": estimates ? "yes" : "no"])
+                XCTAssertEqual(r.status, 0, r.stderr)
+                return r
+            }
+            func counts(_ r: Run) throws -> [String: Any] { try XCTUnwrap((CLI.json(r.stdout) as? [String: Any])?["counts"] as? [String: Any]) }
+            _ = try night(estimates: firstNightEstimates)
+            try photo(phone, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
+            try photo(phone, "phone-2.jpg", "2024:05:01 10:10:00", (48.2, 2.0))
+            XCTAssertEqual(try counts(night(estimates: false))["placedFromEstimates"] as? Int, 0)
+
+            let dry = try night(estimates: true, ["--dry-run"])
+            XCTAssertTrue(dry.stdout.contains("  again      1 photo skipped earlier for no location decided again for the photos with a position "
+                                              + "around them: 1 pin would be created (listed below)"), dry.stdout)
+            XCTAssertTrue(dry.stdout.contains("""
+
+                Decided again for the photos with a position around them (skipped earlier for no location):
+                  PHOTO               NOW  POSITION FROM OR REASON
+                  camera/cam-car.jpg  pin  from phone-1.jpg (5 min before) and phone-2.jpg (5 min after), 22.2 km apart
+
+                """), dry.stdout)
+            let third = try night(estimates: true)
+            let c = try counts(third)
+            XCTAssertEqual(c["read"] as? Int, 1, "cam-car alone: cam-flight is 2 h from every phone photo")
+            XCTAssertEqual(c["redecidedForTracks"] as? Int, 1)
+            XCTAssertEqual(c["placedFromEstimates"] as? Int, 1)
+            let rows = try PinDatabase(readOnlyPath: db).connection.query(
+                "SELECT path, decision, position_source, latitude, run_id FROM photos WHERE CAST(path AS TEXT) LIKE '%cam-%' ORDER BY path", []) {
+                (URL(fileURLWithPath: $0.string(0)).lastPathComponent, $0.string(1), $0.optionalString(2), $0.optionalDouble(3), $0.int64(4))
+            }
+            XCTAssertEqual(rows.map(\.0), ["cam-car.jpg", "cam-flight.jpg"])
+            XCTAssertEqual(rows[0].1, "accepted")
+            XCTAssertEqual(rows[0].2, "estimate")
+            XCTAssertEqual(rows[0].3 ?? 0, 48.1, accuracy: 1e-9)
+            XCTAssertEqual(rows[0].4, 3)
+            XCTAssertEqual(rows[1].1, "noLocation")
+            XCTAssertEqual(rows[1].4, 1)
+            XCTAssertEqual(try counts(night(estimates: true))["read"] as? Int, 0, "decided once")
+        }
+    }
 }

@@ -178,11 +178,17 @@ public protocol PhotoRepository {
     /// time (not their file's) between `from` and `to`: by path relative to `root`, what was
     /// known of the file, and that time (the estimates' nightly re-decision, issue 36 item 4).
     func unplacedPhotos(under root: RawPath, from: Double, to: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)]
+    /// The photos below `root` recorded as skipped for "no location" that no estimating run has
+    /// decided with all the recorded photos with their own position within `reach` of them: a
+    /// run that did not estimate decided the photo, or recorded such a neighbour after it (the
+    /// nightly run without --estimate-positions, before PINS_ESTIMATE=yes). As `unplacedPhotos`.
+    func unplacedPhotosMissedByEstimates(under root: RawPath, reach: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)]
 }
 
 extension PhotoRepository {
     public func recordedNeighbours(from: Double, to: Double) throws -> [RecordedNeighbour] { [] }
     public func unplacedPhotos(under root: RawPath, from: Double, to: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] { [] }
+    public func unplacedPhotosMissedByEstimates(under root: RawPath, reach: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] { [] }
 }
 
 /// A recorded photo with its own position, as a neighbour for the estimates.
@@ -256,11 +262,15 @@ public protocol RunRepository {
     /// made a wanted place visited; a changed record of a place file updated its pin): what
     /// `pins runs undo` gives back. The first `before` of a run is kept, the last `after`.
     func recordChange(run: Int64, before: Location, after: Location) throws
+    /// Run `run` gives photos positions from the photos around them (`--estimate-positions`):
+    /// the photos runs without estimates skipped are decided again by the next that estimates.
+    func markEstimating(run: Int64) throws
 }
 
 extension RunRepository {
     /// A store that keeps no history (the tests' in-memory one) records nothing.
     public func recordChange(run: Int64, before: Location, after: Location) throws {}
+    public func markEstimating(run: Int64) throws {}
 }
 
 /// What `runs undo` did, or would do, with one file the run wrote.

@@ -379,6 +379,19 @@ public struct ImportReport: Sendable {
     /// without it, how many it would place.
     public var estimated = 0
     public var estimatesPossible = 0
+    /// The run gave photos positions from the photos around them: what a photo decided again
+    /// was decided again for (with the tracks', when the run has tracks).
+    public var estimating = false
+
+    /// Why the photos skipped earlier for no location were decided again, in words: "new or
+    /// changed tracks", "the photos with a position around them", or both.
+    public var redecidedFor: String {
+        switch (!tracks.isEmpty, estimating) {
+        case (true, true): "new or changed tracks or the photos with a position around them"
+        case (true, false): "new or changed tracks"
+        default: "the photos with a position around them"
+        }
+    }
 
     /// How many photos each skip reason (unreadable included) took, keyed by the reason's name.
     public var skippedCounts: [String: Int] {

@@ -74,15 +74,10 @@ public enum ImportReportText {
             line("  tracks     \(report.placedFromTracks) photo\(report.placedFromTracks == 1 ? "" : "s") placed from \(fixes) fix\(fixes == 1 ? "" : "es") in \(readable) track file\(readable == 1 ? "" : "s")"
                  + (bad > 0 ? " (\(bad) could not be read, named on stderr)" : "")
                  + (unchanged > 0 ? "; \(unchanged) track file\(unchanged == 1 ? "" : "s") unchanged, not read" : ""))
-            let again = report.items.tally.retriedForTracks, pins = report.items.tally.retriedAccepted
-            if again > 0 {
-                line("  again      \(again) photo\(again == 1 ? "" : "s") skipped earlier for no location decided again for new or changed tracks: "
-                     + "\(pins) pin\(pins == 1 ? "" : "s") \(verb) (listed below)")
-            }
         }
         let again = report.items.tally.retriedForTracks, againPins = report.items.tally.retriedAccepted
-        if report.tracks.isEmpty, again > 0 {
-            line("  again      \(again) photo\(again == 1 ? "" : "s") skipped earlier for no location decided again for new photos with a position around them: "
+        if again > 0 {
+            line("  again      \(again) photo\(again == 1 ? "" : "s") skipped earlier for no location decided again for \(report.redecidedFor): "
                  + "\(againPins) pin\(againPins == 1 ? "" : "s") \(verb) (listed below)")
         }
         if report.estimated > 0 {
@@ -116,10 +111,9 @@ public enum ImportReportText {
     static func writeRedecided(_ report: ImportReport, limit: Int, to sink: TextSink) {
         let count = report.items.tally.retriedForTracks
         guard count > 0 else { return }
-        // Without tracks, the photos around them were the reason (issue 36 item 4).
-        let around = report.tracks.isEmpty
-        sink.write(around ? "\nDecided again for new photos with a position around them (skipped earlier for no location):\n"
-                          : "\nDecided again for new or changed tracks (skipped earlier for no location):\n")
+        // Without tracks, the photos around them were the reason (issue 36 item 4); with both,
+        // either: each row says which placed it.
+        sink.write("\nDecided again for \(report.redecidedFor) (skipped earlier for no location):\n")
         var rows: [[String]] = []
         for item in report.items where item.isRetriedForTracks {
             guard rows.count < limit else { break }
@@ -128,7 +122,8 @@ public enum ImportReportText {
             rows.append([TerminalText.quoted(item.entry.relativePath), item.decision == .accepted ? "pin" : item.decision.words,
                          TerminalText.escaped(why)])
         }
-        writeTable(["PHOTO", "NOW", around ? "POSITION FROM OR REASON" : "TRACK OR REASON"], rows, to: sink)
+        let column = report.tracks.isEmpty ? "POSITION FROM OR REASON" : report.estimating ? "TRACK, PHOTOS OR REASON" : "TRACK OR REASON"
+        writeTable(["PHOTO", "NOW", column], rows, to: sink)
         if count > limit { sink.write("  ... and \(count - limit) more (see --json)\n") }
     }
 
