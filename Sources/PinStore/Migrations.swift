@@ -261,6 +261,10 @@ public enum Migrations {
         Migration(version: 16, name: "estimating runs", sql: """
             ALTER TABLE runs ADD COLUMN estimates INTEGER NOT NULL DEFAULT 0;
             """),
+        // English names for the 11 countries Countries.json named by their official forms
+        // ("Russian Federation" is "Russia"): the countries table and the titles pins made.
+        // See `CountryNames`.
+        Migration(version: 17, name: "country names", sql: "", step: CountryNames.migrate),
     ]
 
     /// Schema 11: the pins of Saved Places imported before become wanted, but for one with a
