@@ -129,17 +129,20 @@ public enum KMLTrack {
         /// A Placemark's point at its `TimeStamp`, or at both ends of its `TimeSpan` (one span).
         private func finishPlacemark() {
             guard let coordinates else { return }
-            let parts = coordinates.split(separator: ",", omittingEmptySubsequences: false)
-            let lon = parts.first.map(String.init), lat = parts.count >= 2 ? String(parts[1]) : nil
+            let (lon, lat) = KMLCoordinates.first(coordinates)
+            func emit(_ time: String, span: Int32 = 0) {
+                XMLTracks.emit(lat: lat, lon: lon, time: XMLTracks.Time(time), at: placemarkOffset, what: "<Placemark>", span: span,
+                               into: &sink, notes: &notes)
+            }
             if let when {
-                XMLTracks.emit(lat: lat, lon: lon, time: when, at: placemarkOffset, what: "<Placemark>", into: &sink, notes: &notes)
+                emit(when)
             } else if let end {
                 if let begin, let b = TrackTime.parse(begin), let e = TrackTime.parse(end), b < e {
                     span += 1
-                    XMLTracks.emit(lat: lat, lon: lon, time: begin, at: placemarkOffset, what: "<Placemark>", span: span, into: &sink, notes: &notes)
-                    XMLTracks.emit(lat: lat, lon: lon, time: end, at: placemarkOffset, what: "<Placemark>", span: span, into: &sink, notes: &notes)
+                    emit(begin, span: span)
+                    emit(end, span: span)
                 } else {
-                    XMLTracks.emit(lat: lat, lon: lon, time: end, at: placemarkOffset, what: "<Placemark>", into: &sink, notes: &notes)
+                    emit(end)
                 }
             }
         }

@@ -55,10 +55,8 @@ enum PlacesXML {
             record.locationIssue = fields.geometry.map { "a \($0), not a point" } ?? "a placemark without a point"
             return .record(record)
         }
-        let parts = coordinates.trimmingCharacters(in: .whitespacesAndNewlines).split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).first?
-            .split(separator: ",", omittingEmptySubsequences: false) ?? []
-        guard parts.count >= 2, let lon = Double(parts[0].trimmingCharacters(in: .whitespaces)),
-              let lat = Double(parts[1].trimmingCharacters(in: .whitespaces)), lat.isFinite, lon.isFinite else {
+        let (longitude, latitude) = KMLCoordinates.first(coordinates)
+        guard let lon = longitude, let lat = latitude else {
             return .malformed(position: position, reason: "coordinates '\(coordinates.prefix(80))' are not 'longitude,latitude'")
         }
         record.setCoordinate(latitude: lat, longitude: lon)
