@@ -1,7 +1,7 @@
 import XCTest
 import Foundation
 @testable import PinStore
-import PinCore
+@testable import PinCore
 
 /// A gazetteer of hand-picked towns (GeoNames ids, names, centres and populations as GeoNames
 /// gives them), answering with the nearest within 10 km in the country asked for. The real
@@ -256,6 +256,16 @@ final class PlacesTests: XCTestCase {
         let fr = try XCTUnwrap(stats.countries.first { $0.id == "FR" })
         XCTAssertEqual([fr.regionsVisited, fr.regionCount, fr.placesVisited], [1, 18, 2])
         XCTAssertEqual(fr.regionsText, "1 of 18 regions")
+        // Réunion, one region (ISO 3166-1's own country, FR-974 as its only unit): the word agrees with the total.
+        var reunion = StatisticsValues.CountryEntry(id: "RE", name: "Réunion", continent: "Africa", pinCount: 1)
+        (reunion.regionsVisited, reunion.regionCount) = (1, 1)
+        XCTAssertEqual(reunion.regionsText, "1 of 1 region")
+        (reunion.regionsVisited, reunion.regionCount) = (0, 1)
+        XCTAssertEqual(reunion.regionsText, "0 of 1 region")
+        (reunion.regionsVisited, reunion.regionCount) = (1, 0)
+        XCTAssertEqual(reunion.regionsText, "1 region")
+        (reunion.regionsVisited, reunion.regionCount) = (2, 0)
+        XCTAssertEqual(reunion.regionsText, "2 regions")
         XCTAssertEqual([stats.regionsVisited, stats.placesVisited], [3, 3])
     }
 }

@@ -65,9 +65,11 @@ extension StatisticsValues {
 
 extension StatisticsValues.CountryEntry {
     /// "7 of 51 states" (what a country's admin-1 units are called, for the countries people
-    /// ask about most; "regions" elsewhere), or "7 regions" when the total is unknown.
+    /// ask about most; "regions" elsewhere), or "7 regions" when the total is unknown. The
+    /// word agrees with the total where there is one: Réunion is "1 of 1 region".
     public var regionsText: String {
-        let word = regionsVisited == 1 && regionCount == 0 ? Self.regionWord(id).singular : Self.regionWord(id).plural
+        let one = regionCount > 0 ? regionCount == 1 : regionsVisited == 1
+        let word = one ? Self.regionWord(id).singular : Self.regionWord(id).plural
         return regionCount > 0 ? "\(regionsVisited) of \(regionCount) \(word)" : "\(regionsVisited) \(word)"
     }
 
