@@ -58,9 +58,7 @@ public struct CityService: Sendable {
     }
 
     public func minusPin(for visit: CityVisitData, in repos: Repositories) throws {
-        guard var city = try find(visit, in: repos, adopting: false) else { return }
-        city.pinCount -= 1
-        if city.pinCount <= 0 { try repos.cities.delete(id: city.id) } else { try repos.cities.update(city) }
+        try countDown(find(visit, in: repos, adopting: false), in: repos.cities)
     }
 
     /// The stored city a visit points at: by place id; else by its exact name and rounded
@@ -72,7 +70,7 @@ public struct CityService: Sendable {
         if let placeID = visit.placeID {
             if let city = all.first(where: { $0.placeID == placeID }) { return city }
             guard adopting else { return nil }
-            if var city = Self.nearest(named: visit.cityName, to: visit.cityCoordinate, in: all.filter { $0.placeID == nil }) {
+            if var city = City.nearest(named: visit.cityName, to: visit.cityCoordinate, within: Self.sharingKm, in: all.filter { $0.placeID == nil }) {
                 // Its name and coordinate stay: they are what its older pins point at.
                 city.placeID = placeID
                 return city
@@ -80,15 +78,7 @@ public struct CityService: Sendable {
             return nil
         }
         if let city = try repos.cities.find(key: SharedPlaceKey(name: visit.cityName, coordinate: visit.cityCoordinate)) { return city }
-        return Self.nearest(named: visit.cityName, to: visit.cityCoordinate, in: all)
-    }
-
-    static func nearest(named name: String, to point: Coordinate, in cities: [City]) -> City? {
-        let folded = PinFilter.fold(name.trimmingCharacters(in: .whitespacesAndNewlines))
-        return cities.filter { PinFilter.fold($0.name) == folded }
-            .map { ($0, PinFilter.kilometres($0.coordinate, point)) }
-            .filter { $0.1 <= sharingKm }
-            .min { $0.1 < $1.1 }?.0
+        return City.nearest(named: visit.cityName, to: visit.cityCoordinate, within: Self.sharingKm, in: all)
     }
 }
 
@@ -126,13 +116,7 @@ public struct MountainService: Sendable {
     }
 
     public func minusPin(for visit: MountainVisitData, in repos: Repositories) throws {
-        guard var mountain = try find(visit, in: repos) else { return }
-        mountain.pinCount -= 1
-        if mountain.pinCount <= 0 {
-            try repos.mountains.delete(id: mountain.id)
-        } else {
-            try repos.mountains.update(mountain)
-        }
+        try countDown(find(visit, in: repos), in: repos.mountains)
     }
 
     /// By exact name and rounded coordinate (as stored), else the nearest of that name within `sharingKm`.
@@ -140,11 +124,8 @@ public struct MountainService: Sendable {
         if let mountain = try repos.mountains.find(key: SharedPlaceKey(name: visit.mountainName, coordinate: visit.mountainCoordinate)) {
             return mountain
         }
-        let folded = PinFilter.fold(visit.mountainName.trimmingCharacters(in: .whitespacesAndNewlines))
-        return try repos.mountains.fetchAll().filter { PinFilter.fold($0.name) == folded }
-            .map { ($0, PinFilter.kilometres($0.coordinate, visit.mountainCoordinate)) }
-            .filter { $0.1 <= Self.sharingKm }
-            .min { $0.1 < $1.1 }?.0
+        return Mountain.nearest(named: visit.mountainName, to: visit.mountainCoordinate, within: Self.sharingKm,
+                                in: try repos.mountains.fetchAll())
     }
 
     /// Every other pin on `mountain` shows its height now.
@@ -158,4 +139,26 @@ public struct MountainService: Sendable {
             try repos.locations.update(pin)
         }
     }
+}
+
+/// What the services of every shared-object type (CityService, MountainService) share: the
+/// nearest place of a name, and the count down of a place a pin leaves.
+extension SharedPlace {
+    /// The one of `places` named `name` (any case, accents and surrounding spaces ignored)
+    /// nearest to `point`, within `km`.
+    static func nearest(named name: String, to point: Coordinate, within km: Double, in places: [Self]) -> Self? {
+        let folded = PinFilter.fold(name.trimmingCharacters(in: .whitespacesAndNewlines))
+        return places.filter { PinFilter.fold($0.name) == folded }
+            .map { ($0, PinFilter.kilometres($0.coordinate, point)) }
+            .filter { $0.1 <= km }
+            .min { $0.1 < $1.1 }?.0
+    }
+}
+
+/// One pin fewer on `place` (the one a leaving pin's visit points at, if stored): it is removed
+/// at zero, as a country is.
+func countDown<Place: SharedPlace>(_ place: Place?, in repository: any SharedPlaceRepository<Place>) throws {
+    guard var place else { return }
+    place.pinCount -= 1
+    if place.pinCount <= 0 { try repository.delete(id: place.id) } else { try repository.update(place) }
 }
