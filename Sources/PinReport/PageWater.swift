@@ -24,8 +24,9 @@ public struct PageWater: Sendable, Equatable {
     /// The water takes what the rest of the page leaves under it (`allowance`).
     public static let pageBudget = 3_977_592
     /// The most the water takes, however small the rest of the page (the tiles around a few
-    /// hundred places), and the least, however big (the most pinned places' tiles, about 60
-    /// of them: a page of 20,000 pins is past the budget without water, and keeps its cities' water).
+    /// hundred places), and the least, however big (the most pinned places' tiles: about 150
+    /// in the bench's library; a page of 20,000 pins is past the budget without water, and keeps
+    /// its cities' water).
     public static let waterBudget = 850_000
     public static let waterFloor = 150_000
 
