@@ -11,7 +11,7 @@ let checkSpec = CommandSpec(
     ],
     details: """
     Without --repair nothing is written. The check is SQLite's integrity_check, then a recount
-    of every country, city and mountain from the pins. The repair of a damaged file reads each
+    of every country, \(LocationTypeSelection.spoken(LocationTypeSelection.sharedTypes, conjunction: "and")) from the pins. The repair of a damaged file reads each
     table row by row (rows on damaged pages are lost), rebuilds the indexes, makes the counts
     true again and keeps the damaged file as FILE.damaged-DATE. On a sound file --repair only
     makes wrong counts true, in one transaction, and keeps no copy; a sound file whose counts

@@ -4,7 +4,7 @@ import PinApp
 
 /// The filters `pins list` and `pins export` share, declared once for their help and parsing.
 let pinFilterOptions: [OptionSpec] = [
-    OptionSpec(name: "--search", value: "TEXT", help: "Title, place, region, note, tags or city/mountain name contain TEXT (any case, accents ignored)."),
+    OptionSpec(name: "--search", value: "TEXT", help: "Title, place, region, note, tags or \(LocationTypeSelection.sharedTypes.map(\.rawValue).joined(separator: "/")) name contain TEXT (any case, accents ignored)."),
     OptionSpec(name: "--country", value: "CC", help: "Only pins in this country (ISO 3166-1 alpha-2, e.g. FR); repeat for more.", repeatable: true),
     OptionSpec(name: "--continent", value: "NAME", help: "Only pins on this continent (e.g. Europe, \"North America\"); repeat for more.", repeatable: true),
     OptionSpec(name: "--region", value: "NAME", help: "Only pins in this region (a state, a prefecture), by name or ISO 3166-2 code (e.g. JP-26); repeat for more.", repeatable: true),

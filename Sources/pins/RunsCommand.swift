@@ -15,7 +15,7 @@ let runsSpec = CommandSpec(
         A run shown as 'interrupted' was killed or lost power; the next import completes its work.
         'runs show N' lists the pins run N created and the photos it skipped, with why.
         'runs undo N' removes the pins run N created that you have not edited since, counts their
-        countries, cities and mountains down, and forgets the run's decisions: the next import decides
+        countries, \(LocationTypeSelection.spoken(LocationTypeSelection.sharedTypes, plural: true, conjunction: "and")) down, and forgets the run's decisions: the next import decides
         those photos again (the way to retry with another --timezone or threshold). A wanted place
         (a place to go) that a photo of run N marked visited is wanted again, unless edited since.
 

@@ -94,6 +94,7 @@ final class PinTypeRegistryTests: XCTestCase {
         XCTAssertEqual(LocationTypeSelection.spoken(), "point, city or mountain")
         XCTAssertEqual(LocationTypeSelection.spoken(LocationTypeSelection.sharedTypes), "city or mountain")
         XCTAssertEqual(LocationTypeSelection.spoken([.city]), "city")
+        XCTAssertEqual(LocationTypeSelection.spoken(LocationTypeSelection.sharedTypes, plural: true, conjunction: "and"), "cities and mountains")
         XCTAssertEqual(LocationTypeSelection.usage, "point|city|mountain")
         XCTAssertEqual(LocationTypeSelection.allCases.map(\.label), ["Point", "City", "Mountain"])
         XCTAssertEqual(LocationTypeSelection.allCases.map(\.plural), ["points", "cities", "mountains"])

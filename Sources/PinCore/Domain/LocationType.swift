@@ -57,11 +57,12 @@ extension LocationTypeSelection {
     /// The types that have a shared object, in the registry's order.
     public static var sharedTypes: [LocationTypeSelection] { allCases.filter { $0.shared != nil } }
 
-    /// The names as a sentence says them: "point, city or mountain" (of `types`, all by default).
-    public static func spoken(_ types: [LocationTypeSelection] = allCases) -> String {
-        let names = types.map(\.rawValue)
+    /// The names as a sentence says them: "point, city or mountain" (of `types`, all by
+    /// default); "cities and mountains" with `plural` and the conjunction "and".
+    public static func spoken(_ types: [LocationTypeSelection] = allCases, plural: Bool = false, conjunction: String = "or") -> String {
+        let names = types.map { plural ? $0.plural : $0.rawValue }
         guard let last = names.last else { return "" }
-        return names.count == 1 ? last : names.dropLast().joined(separator: ", ") + " or " + last
+        return names.count == 1 ? last : names.dropLast().joined(separator: ", ") + " \(conjunction) " + last
     }
 
     /// The names as a usage line offers them: "point|city|mountain".
