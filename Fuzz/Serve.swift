@@ -1,8 +1,9 @@
 // Fuzz target: pins serve's own request layer (issue 37): the target's decoding (RequestTarget),
-// the routes (Route.match), the gate (Host, Origin, session, CSRF token, role), the body
-// decoding (JSONBody) of every write, and Service.respond around them, on any bytes read as a
-// request. HTTP itself is evhttp's (not fuzzed here); the use cases behind the gate are PinApp's,
-// stood in for by a backend that decodes each route's body as AppBackend does and calls nothing.
+// the routes (Route.match), the gate (Host, Origin, session, CSRF token, role), every request
+// decoder (APIRequest: each write's JSON body, the list's and locate's queries, an uploaded place
+// file's query and first bytes through PlaceFiles' check), and Service.respond around them, on
+// any bytes read as a request. HTTP itself is evhttp's (not fuzzed here); the use cases behind the
+// gate are PinApp's, stood in for by a backend that runs AppBackend's decoders and calls nothing.
 //
 // Input: byte 0 picks the method (and bit 7 whether a password is required); then the target up
 // to "\n"; then "Name: value" header lines up to an empty line; the rest is the body. The words
@@ -17,31 +18,23 @@ enum ServeAssets {
     static func response(_ name: String) -> HTTPResponse { name == "serve.js" ? .text(200, "text/javascript", "") : .error(404, "no") }
 }
 
-/// Decodes each route's body field by field, as AppBackend does, and stores nothing.
+/// Runs each route's request decoder (APIRequest, the ones AppBackend calls before any use
+/// case) and stores nothing; an upload goes through the same place-file check (PlaceFiles).
 struct DecodingBackend: Backend {
     func respond(_ route: Route, _ target: RequestTarget, _ request: HTTPRequest, _ caller: Gate.Caller) throws -> HTTPResponse {
         switch route {
-        case .addPin, .editPin:
-            let body = try JSONBody(request.body)
-            _ = try body.number("latitude", in: -90...90)
-            _ = try body.number("longitude", in: -180...180)
-            for key in ["title", "date", "color", "note", "type", "name", "address"] { _ = try body.string(key, maxLength: 500) }
-            _ = try body.strings("tags", maxCount: 100)
-            _ = try body.number("height", in: -500...9000)
-            _ = try body.number("visitCount", in: 1...100_000)
-        case .bulk:
-            let body = try JSONBody(request.body)
-            _ = try body.ids("ids")
-            _ = try body.string("action", maxLength: 16)
-            _ = try body.string("value", maxLength: 200)
-        case .restorePins: _ = try JSONBody(request.body).ids("ids")
-        case .changeSettings:
-            let body = try JSONBody(request.body)
-            for key in ["pinColor", "fillColor", "mapStyle"] { _ = try body.string(key, maxLength: 16) }
-            _ = try body.bool("recolorPins")
-        case .renameTrip: _ = try JSONBody(request.body).string("title", maxLength: 200)
-        case .listPins:
-            for key in ["limit", "offset", "year"] { _ = target.value(key).flatMap { Int($0) } }
+        case .listPins: _ = try APIRequest.pinList(target)
+        case .locate: _ = try APIRequest.position(target)
+        case .addPin: _ = try APIRequest.newPin(JSONBody(request.body))
+        case .editPin: _ = try APIRequest.pinEdit(JSONBody(request.body))
+        case .bulk: _ = try APIRequest.bulk(JSONBody(request.body))
+        case .restorePins: _ = try APIRequest.restore(JSONBody(request.body))
+        case .changeSettings: _ = try APIRequest.settings(JSONBody(request.body))
+        case .renameTrip: _ = try APIRequest.tripTitle(JSONBody(request.body))
+        case .undoRun: _ = try APIRequest.undoDryRun(request.body)
+        case .startImport: _ = try APIRequest.libraryImport(JSONBody(request.body), libraryCount: 2)
+        case .importPlaces:
+            _ = try APIRequest.placesUpload(target, request.body) { PlaceFiles.refusal($0, path: $0, head: $1) }
         default: break
         }
         return .json(200, ["ok": true])

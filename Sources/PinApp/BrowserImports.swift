@@ -63,7 +63,7 @@ extension PinApp {
     /// Nil when bytes starting with `head` are a place file pins reads; else why not, in the
     /// words `pins import-places` uses (`name` the file's name).
     public static func placeFileRefusal(name: String, head: [UInt8]) -> String? {
-        PlacesImport.isPlaceFile(head: head) ? nil : PlacesImport.notAPlaceFile(name, path: name, head: head).description
+        PlaceFiles.refusal(name, path: name, head: head)
     }
 
     /// The import holding the run lock now (this process's or another's: the nightly

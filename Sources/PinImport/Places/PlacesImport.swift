@@ -203,23 +203,9 @@ public struct PlacesImport {
         }
     }
 
-    /// Why a file whose first bytes are `head` is refused, unless they name a place file
-    /// (`shown`: its name in messages; `path`: where `import --track` would read it). Also what
-    /// `pins serve` answers to an upload before anything runs.
+    /// Why a file whose first bytes are `head` (no place file) is refused: `PlaceFiles.notPlaceFile`.
     public static func notAPlaceFile(_ shown: String, path: String, head: [UInt8]) -> PlacesImportFailure {
-        // A track (Records.json, an OwnTracks log...) is read by `import --track`: say so.
-        if let track = TrackFiles.sniff(head) {
-            return PlacesImportFailure("\(shown): a track (\(track.rawValue)), not a place file: its fixes give positions to photos "
-                                       + "with 'pins import PHOTOS --track \(path)' (or see them with 'pins inspect PHOTOS --track'); "
-                                       + "nothing was imported", exitCode: ExitCode.usage)
-        }
-        return PlacesImportFailure("\(shown): not a place file pins reads (\(head.isEmpty ? "empty" : "unknown content")); "
-                                   + "it reads \(PlaceFileKind.readableDescription); nothing was imported", exitCode: ExitCode.usage)
-    }
-
-    /// Whether bytes starting with `head` are a place file pins reads.
-    public static func isPlaceFile(head: [UInt8]) -> Bool {
-        PlaceFiles.kind(ofHead: Array(head.prefix(PlaceFiles.sniffBytes))) != nil
+        PlacesImportFailure(PlaceFiles.notPlaceFile(shown, path: path, head: head), exitCode: ExitCode.usage)
     }
 
     /// Reads the files in order: the records of place lists are decided as they are read, a

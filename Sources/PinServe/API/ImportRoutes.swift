@@ -29,17 +29,7 @@ extension AppBackend {
     /// POST /api/imports `{"library": ID, "dryRun": true|false}`: 202 and the job; 423 when an
     /// import runs (here or elsewhere).
     func startImport(_ body: JSONBody) throws -> HTTPResponse {
-        guard !libraries.isEmpty else {
-            throw RequestError(409, "this server was started without --library: there is no folder to import (start it with --library DIR)")
-        }
-        guard let number = try body.number("library", in: -1e9...1e9) else {
-            throw RequestError(422, "'library' is required: the id of a --library folder (GET /api/imports lists them)")
-        }
-        guard let index = Int(exactly: number) else { throw RequestError(422, "'library' must be a whole number (an id of GET /api/imports)") }
-        guard libraries.indices.contains(index) else {
-            throw RequestError(404, "no library \(index): this server imports \(libraries.count) folder(s), ids 0 to \(libraries.count - 1)")
-        }
-        let dryRun = try body.bool("dryRun") ?? true
+        let (index, dryRun) = try APIRequest.libraryImport(body, libraryCount: libraries.count)
         let root = libraries[index], app = app
         let job = try jobs.start(kind: "photos", source: root, dryRun: dryRun, app: app) { stop, reporter in
             try Self.waitFor {
@@ -54,15 +44,7 @@ extension AppBackend {
     /// `Route.uploadLimit`): checked to be a place file before anything runs, then kept in an
     /// unnamed scratch file while the import reads it.
     func importPlaces(_ target: RequestTarget, _ request: HTTPRequest) throws -> HTTPResponse {
-        let name = Self.uploadName(target.value("name"))
-        let dryRun = try Self.flag(target, "dryRun") ?? true
-        let wanted = try Self.flag(target, "wanted") ?? false
-        guard !request.body.isEmpty else {
-            throw RequestError(400, "the upload is empty: send a place file (GeoJSON, KML, KMZ, GPX, CSV, Google's Saved Places or timeline)")
-        }
-        if let refusal = PinApp.placeFileRefusal(name: name, head: Array(request.body.prefix(64 << 10))) {
-            throw RequestError(415, refusal)
-        }
+        let (name, dryRun, wanted) = try APIRequest.placesUpload(target, request.body, refusal: PinApp.placeFileRefusal)
         let upload = try Upload(request.body)
         let app = app
         let job = try jobs.start(kind: "places", source: name, dryRun: dryRun, app: app) { _, reporter in
@@ -101,24 +83,6 @@ extension AppBackend {
             object["run"] = orNull(outcome.runID.map { Int($0) })
         }
         return object
-    }
-
-    /// A query flag: true/false (or 1/0); nil when absent.
-    static func flag(_ target: RequestTarget, _ name: String) throws -> Bool? {
-        guard let text = target.value(name) else { return nil }
-        switch text {
-        case "true", "1": return true
-        case "false", "0": return false
-        default: throw RequestError(400, "\(name) is true or false, not '\(Gate.printable(text))'")
-        }
-    }
-
-    /// The uploaded file's name as the report and the run record say it: its last component,
-    /// printable, at most 100 characters ("upload" when none was given).
-    static func uploadName(_ given: String?) -> String {
-        let last = (given ?? "").split(separator: "/").last.map(String.init) ?? ""
-        let clean = String(String.UnicodeScalarView(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(100)))
-        return clean.trimmingCharacters(in: .whitespaces).isEmpty ? "upload" : clean
     }
 
     /// Runs an async use case to its end on the calling thread (the import thread, which has

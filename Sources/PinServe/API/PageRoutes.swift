@@ -7,11 +7,9 @@ import PinReport
 extension AppBackend {
     /// GET /api/locate?lat=&lon=: the country, town, region and the title a pin there would get.
     func locate(_ target: RequestTarget) throws -> HTTPResponse {
-        guard let lat = target.value("lat").flatMap(Double.init), lat.isFinite, (-90...90).contains(lat),
-              let lon = target.value("lon").flatMap(Double.init), lon.isFinite, (-180...180).contains(lon) else {
-            throw RequestError(400, "lat (-90 to 90) and lon (-180 to 180) are required")
-        }
-        let found = try app.proposal(at: Coordinate(latitude: lat, longitude: lon))
+        let position = try APIRequest.position(target)
+        let (lat, lon) = (position.latitude, position.longitude)
+        let found = try app.proposal(at: position)
         var object: [String: Any] = ["title": found.title, "latitude": lat, "longitude": lon]
         object["country"] = found.country
         object["countryName"] = found.countryName
@@ -32,17 +30,12 @@ extension AppBackend {
     /// PATCH /api/settings `{"pinColor", "fillColor", "mapStyle", "recolorPins": true}`: with
     /// recolorPins, the pins that had the old pin colour get the new one (an explicit choice).
     func changeSettings(_ body: JSONBody) throws -> HTTPResponse {
+        let decoded = try APIRequest.settings(body)
         var change = SettingsChange()
-        change.pinColor = try body.string("pinColor", maxLength: 16)
-        change.fillColor = try body.string("fillColor", maxLength: 16)
-        if let style = try body.string("mapStyle", maxLength: 16) {
-            guard let parsed = Settings.MapStyle(rawValue: style) else { throw RequestError(422, "'mapStyle' is light, dark or print") }
-            change.mapStyle = parsed
-        }
-        let recolor = try body.bool("recolorPins") ?? false
-        guard change.pinColor != nil || change.fillColor != nil || change.mapStyle != nil else {
-            throw RequestError(422, "nothing to change: give pinColor, fillColor or mapStyle")
-        }
+        change.pinColor = decoded.pinColor
+        change.fillColor = decoded.fillColor
+        change.mapStyle = decoded.mapStyle
+        let recolor = decoded.recolor
         let old = app.databaseExists ? try app.settings().settings.defaultPinColor : Settings.defaultPinColor
         let new = try app.settings(change).settings
         var object = Self.settingsJSON(new)
@@ -60,8 +53,7 @@ extension AppBackend {
 
     /// PATCH /api/trips/ID `{"title": "..."}` (null or empty: the title pins makes).
     func renameTrip(_ id: String, _ body: JSONBody) throws -> HTTPResponse {
-        guard body.has("title") else { throw RequestError(422, "'title' is required (null gives back the title pins makes)") }
-        let title = try body.string("title", maxLength: 200).flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+        let title = try APIRequest.tripTitle(body)
         let trip = try app.renameTrip(id, to: title)
         return .json(200, ["id": trip.id, "title": trip.title])
     }

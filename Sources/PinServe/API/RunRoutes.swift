@@ -19,7 +19,7 @@ extension AppBackend {
     /// POST /api/runs/N/undo `{"dryRun": true}` first shows what would go; then without it.
     /// An import running meanwhile holds the run lock: 423, and nothing changes.
     func undoRun(_ id: Int, _ request: HTTPRequest) throws -> HTTPResponse {
-        let dryRun = try request.body.isEmpty ? false : JSONBody(request.body).bool("dryRun") ?? false
+        let dryRun = try APIRequest.undoDryRun(request.body)
         let result = try app.undoRun(Int64(id), dryRun: dryRun)
         return .json(200, ["run": id, "dryRun": dryRun, "removed": result.removed.count, "kept": result.kept.count,
                            "forgottenPhotos": result.forgottenPhotos,

@@ -7,6 +7,25 @@ public enum PlaceFiles {
     /// How many bytes the kind is told from.
     static let sniffBytes = 64 * 1024
 
+    /// Nil when bytes starting with `head` are a place file pins reads; else why not, in the
+    /// words `pins import-places` uses (`shown`: the file's name in messages; `path`: where
+    /// `import --track` would read it). Also what `pins serve` answers to an upload before
+    /// anything runs (and what its fuzz target checks).
+    public static func refusal(_ shown: String, path: String, head: [UInt8]) -> String? {
+        kind(ofHead: Array(head.prefix(sniffBytes))) != nil ? nil : notPlaceFile(shown, path: path, head: head)
+    }
+
+    /// Why bytes starting with `head` are refused (`refusal`'s words).
+    public static func notPlaceFile(_ shown: String, path: String, head: [UInt8]) -> String {
+        // A track (Records.json, an OwnTracks log...) is read by `import --track`: say so.
+        if let track = TrackFiles.sniff(head) {
+            return "\(shown): a track (\(track.rawValue)), not a place file: its fixes give positions to photos "
+                + "with 'pins import PHOTOS --track \(path)' (or see them with 'pins inspect PHOTOS --track'); nothing was imported"
+        }
+        return "\(shown): not a place file pins reads (\(head.isEmpty ? "empty" : "unknown content")); "
+            + "it reads \(PlaceFileKind.readableDescription); nothing was imported"
+    }
+
     /// The kind of a file from its first bytes, or nil when it is none pins reads.
     public static func kind(ofHead head: [UInt8]) -> PlaceFileKind? {
         if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || head.starts(with: [0x50, 0x4B, 0x05, 0x06]) { return .kmz }
