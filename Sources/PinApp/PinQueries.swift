@@ -68,8 +68,41 @@ extension PinApp {
         let countryName = try pin.countryID.map { try catalog()[$0]?.name ?? $0 }
         // An import-places run's files, as `pins runs` lists them (its pins are not made by hand).
         let importedFrom = try pin.runID.flatMap { try db.placesRuns()[$0] }
-        return PinDetail(pin: pin, photos: photos, countryName: countryName, trip: try tripOfPins()[pin.id], importedFrom: importedFrom)
+        return PinDetail(pin: pin, photos: photos, countryName: countryName, trip: try tripOfPin(pin, in: db), importedFrom: importedFrom)
     }
+
+    /// The id of the trip `pin` is on (nil: none), found from the points of the months around
+    /// it, not from the whole history: showing one pin of 100,000 cost the trips of all of them
+    /// (seconds). The window reaches `tripWindowDays` either side of the pin and of its trip,
+    /// widened until the trip ends inside it with that margin: the home of every month of the
+    /// trip is found from the six months either side of it (TripRule.homeWindowMonths), and a
+    /// trip's first and last days lie more than TripRule.maxGapDays from the window's edges, so
+    /// its days are all those `pins trips` finds. The home is the same as the whole history's
+    /// when it was set (`pins settings --home-lat`), or stayed in one place over the window
+    /// (the place with the most days there); a home found from the data that moved near the
+    /// pin's time may have another centre here than `pins trips` gives it (its days from the
+    /// window, not from every year), so a day at the edge of the 50 km may count otherwise.
+    func tripOfPin(_ pin: Location, in db: PinDatabase) throws -> String? {
+        guard !pin.wanted else { return nil }
+        let catalog = try catalog()
+        let finder = TripFinder(home: try db.tripHome(), names: [], countryName: { catalog[$0]?.name ?? $0 })
+        let day = 86_400.0
+        var window = pin.date.addingTimeInterval(-Self.tripWindowDays * day)...pin.date.addingTimeInterval(Self.tripWindowDays * day)
+        while true {
+            let timeline = finder.find(try db.tripPoints(in: window))
+            let trip = timeline.trips.first { $0.pinIDs.contains(pin.id) }
+            guard let trip else { return nil }
+            // The trip's days as dates (local days, a day either way for the offset).
+            let start = Date(timeIntervalSince1970: Double(trip.start.number - 1) * day)
+            let end = Date(timeIntervalSince1970: Double(trip.end.number + 2) * day)
+            let needed = start.addingTimeInterval(-Self.tripWindowDays * day)...end.addingTimeInterval(Self.tripWindowDays * day)
+            if window.lowerBound <= needed.lowerBound, window.upperBound >= needed.upperBound { return trip.id }
+            window = min(window.lowerBound, needed.lowerBound)...max(window.upperBound, needed.upperBound)
+        }
+    }
+
+    /// Seven months and a week: a month's home looks six months either side (TripRule).
+    static let tripWindowDays = 222.0
 }
 
 /// `pinDetail`'s answer: the pin, the photos it came from, its country's name and its trip.

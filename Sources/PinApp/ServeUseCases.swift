@@ -67,4 +67,10 @@ extension PinApp {
         guard let db = try openForReadingIfExists() else { return nil }
         return try db.read { try $0.locations.fetch(id: id) }
     }
+
+    /// A pin's photos as the database holds them (`pinDetail`'s, without the rest of it).
+    public func photosOfPin(_ id: UUID) throws -> [PinPhotoRecord] {
+        guard let db = try openForReadingIfExists() else { return [] }
+        return try db.photos(ofPin: id)
+    }
 }

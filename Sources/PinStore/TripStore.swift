@@ -14,7 +14,15 @@ extension PinDatabase {
     /// the country and place of the nearest pin within 10 km (a photo skipped for distance is
     /// within 5 km of one by the rule), else none.
     public func tripPoints() throws -> [TripPoint] {
-        var points = try read { _ in try tripPins() }
+        try tripPoints(in: nil)
+    }
+
+    /// `tripPoints()` of the pins and photos whose instant lies in `window` (all when nil):
+    /// what one pin's trip is found from (`PinApp.tripOfPin`), read by the dates alone. A photo
+    /// point still takes its country and place from the nearest of every pin, as in
+    /// `tripPoints()` (a photo at home is near a pin made years before).
+    public func tripPoints(in window: ClosedRange<Date>?) throws -> [TripPoint] {
+        var points = try read { _ in try tripPins(in: window) }
         // One point per local day, offset and 0.01° cell (rounded half up), its earliest photo:
         // grouped here, not by SQL (GROUP BY sorted 200,000 rows in a temporary b-tree: the most
         // of `pins trips`' time), in the order GROUP BY gave them (by day, offset, cell).
@@ -25,7 +33,8 @@ extension PinDatabase {
             SELECT taken_at, utc_offset, latitude, longitude FROM photos
             WHERE decision IN ('distance', 'interval') AND missing = 0 AND taken_at IS NOT NULL
               AND latitude IS NOT NULL AND longitude IS NOT NULL
-            """)
+            """ + (window == nil ? "" : " AND taken_at BETWEEN ? AND ?"))
+        if let window { try statement.bind([window.lowerBound.timeIntervalSince1970, window.upperBound.timeIntervalSince1970]) }
         while try statement.step() {
             let at = statement.double(0), offset = statement.isNull(1) ? nil : statement.int(1)
             let latitude = statement.double(2), longitude = statement.double(3)
@@ -42,7 +51,7 @@ extension PinDatabase {
             (Date(timeIntervalSince1970: at), cell.offset,
              Coordinate(latitude: Double(cell.latitude) / 100, longitude: Double(cell.longitude) / 100))
         }
-        var nearest = NearestPin(points)
+        var nearest = NearestPin(window == nil || photos.isEmpty ? points : try read { _ in try tripPins(in: nil) })
         for (instant, offset, coordinate) in photos where coordinate.isValid {
             let pin = nearest.pin(near: coordinate, withinKm: 10)
             points.append(TripPoint(instant: instant, utcOffsetSeconds: offset, coordinate: coordinate,
@@ -70,14 +79,16 @@ extension PinDatabase {
     /// their tags, notes and photo ids decoded for nothing were half of `pins trips`' time).
     /// The offset is the pin's own, else its photo's, as `Location.utcOffsetSeconds` reads it.
     /// The visited pins: a place someone only wants to go (`wanted`) is no stop of a trip.
-    private func tripPins() throws -> [TripPoint] {
+    /// In `window` (by the pin's date) when one is given.
+    private func tripPins(in window: ClosedRange<Date>?) throws -> [TripPoint] {
         try connection.query("""
             SELECT id, latitude, longitude, date,
                    coalesce(utc_offset, (SELECT p.utc_offset FROM photos p WHERE p.location_id = locations.id
                        AND p.decision = 'accepted' AND p.utc_offset IS NOT NULL ORDER BY p.path LIMIT 1)),
                    country_id, place, region, type, type_data
             FROM locations WHERE wanted = 0
-            """) { s in
+            """ + (window == nil ? "" : " AND date BETWEEN ? AND ?"),
+            window.map { [$0.lowerBound.timeIntervalSince1970, $0.upperBound.timeIntervalSince1970] as [SQLBindable] } ?? []) { s in
             guard let id = s.uuid(0) else {
                 throw StorageError(.read, path: connection.path, reason: .other("locations holds an id that is not a UUID: '\(s.string(0))'"))
             }

@@ -11,7 +11,7 @@ extension AppBackend {
 
     func photo(_ id: UUID, _ index: Int) throws -> HTTPResponse {
         guard try app.storedPin(id) != nil else { throw RequestError(404, "no pin with id \(id.lowercasedText)") }
-        let photos = try app.pinDetail(id.uuidString).photos
+        let photos = try app.photosOfPin(id)
         guard index < photos.count else { throw RequestError(404, "the pin has \(photos.count) photo(s)") }
         guard let real = servable(photos[index].path) else {
             throw RequestError(403, "the photo is not in a --library folder of this server")
