@@ -103,7 +103,8 @@ final class CommandLineConventionTests: XCTestCase {
                 XCTAssertTrue(text.contains(option), "man page lacks \(command) \(option)")
             }
         }
-        for word in ["-n, --dry-run", "-j, --jobs N", "PINS_DATA_DIR", "EXIT STATUS", "66", "74", "75"] {
+        for word in ["-n, --dry-run", "-j, --jobs N", "PINS_DATA_DIR", "PINS_LISTEN", "PINS_PASSWORD", "PINS_PASSWORD_FILE",
+                     "PINS_READ_PASSWORD_FILE", "EXIT STATUS", "66", "74", "75"] {
             XCTAssertTrue(text.contains(word), word)
         }
     }
