@@ -1,4 +1,5 @@
 import Foundation
+import PinApp
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -132,7 +133,8 @@ public final class NightlyImport: @unchecked Sendable {
             condition.unlock()
             return nil
         }
-        let (pid, error) = Self.spawn(argv)
+        // Its own process group; standard input, output and error are the service's (its log).
+        let (pid, error) = ChildProcess.spawn(Array(argv[0].utf8), argv.dropFirst().map { Array($0.utf8) }, ownGroup: true)
         child = pid
         condition.unlock()
         guard pid > 0 else {
@@ -147,28 +149,6 @@ public final class NightlyImport: @unchecked Sendable {
         condition.unlock()
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
-    }
-
-    /// posix_spawn with default signal dispositions, an empty signal mask and a process group
-    /// of its own. (pid, 0) or (0, errno).
-    private static func spawn(_ argv: [String]) -> (pid_t, Int32) {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), defaults = sigset_t()
-        sigemptyset(&none)
-        sigemptyset(&defaults)
-        for number in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD] { sigaddset(&defaults, number) }
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-        var cArguments = argv.map { strdup($0) }
-        cArguments.append(nil)
-        defer { cArguments.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, argv[0], nil, &attributes, cArguments, environ)
-        return result == 0 ? (pid, 0) : (0, result)
     }
 
     static func outcome(_ status: Int32, folder: String) -> String {
