@@ -19,7 +19,7 @@
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
   }
-  let session = { role: "read", csrf: "" }, version = null, busy = false, holding = false;
+  let session = { role: "read", csrf: "" }, version = null, loading = null, holding = false;
 
   // --- before page.js: the Settings tab, then the page as drawn, kept ---
   const nav = $("tabs");
@@ -73,29 +73,33 @@
 
   // --- live: the page drawn again on new data ---
   async function poll() {
-    if (document.hidden || busy || holding) return;
+    if (document.hidden || loading || holding) return;
     try {
       const v = (await api("GET", "/api/version")).version;
       if (version !== null && v !== version) await refresh(false);
       else version = v;
     } catch (x) { /* the server restarting: the next poll tries again */ }
   }
-  async function refresh() {
-    if (busy) return;
-    busy = true;
-    try {
-      const r = await fetch("/api/page-data", { credentials: "same-origin" });
-      if (r.status === 401) { location.assign("/login"); return; }
-      if (!r.ok) return;
-      const data = await r.json();
-      version = r.headers.get("X-Pins-Version");
-      const page = JSON.parse($("page-data").textContent);
-      // New colours or style change the style sheet, which the policy allows by its hash: reload.
-      if (["pinColor", "fillColor", "mapStyle"].some((key) => data["page-data"][key] !== page[key])) { location.reload(); return; }
-      redraw(data);
-    } finally {
-      busy = false;
-    }
+  // The data read again; after a change of this page's (`afterChange`), read after it: a read
+  // already under way (the poll's) may have begun before the change was stored, so one more
+  // follows it (else a moved pin's popup opened on its old place until the next poll).
+  function refresh(afterChange) {
+    if (loading && !afterChange) return loading;
+    const next = (loading || Promise.resolve()).catch(() => {}).then(readData);
+    loading = next;
+    next.finally(() => { if (loading === next) loading = null; }).catch(() => {});
+    return next;
+  }
+  async function readData() {
+    const r = await fetch("/api/page-data", { credentials: "same-origin" });
+    if (r.status === 401) { location.assign("/login"); return; }
+    if (!r.ok) return;
+    const data = await r.json();
+    version = r.headers.get("X-Pins-Version");
+    const page = JSON.parse($("page-data").textContent);
+    // New colours or style change the style sheet, which the policy allows by its hash: reload.
+    if (["pinColor", "fillColor", "mapStyle"].some((key) => data["page-data"][key] !== page[key])) { location.reload(); return; }
+    redraw(data);
   }
   function redraw(data) {
     const keep = { view: window.pinsPage.view(), open: window.pinsPage.openId(), search: $("search").value,
