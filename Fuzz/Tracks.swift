@@ -4,6 +4,7 @@
 // to force (so a CSV reader sees JSON and the KMZ reader sees text), and the rest of the bytes
 // are read as that format too.
 import PinFormats
+import PinGrammar
 
 struct FuzzTrackSink: TimelineSink {
     var points = 0
