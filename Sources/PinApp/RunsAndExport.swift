@@ -15,6 +15,8 @@ public struct RunDetail: Sendable {
     public let record: ImportRunRecord
     public let created: [Location]
     public let skipped: [RunPhotoRecord]
+    /// The files it wrote beside the photos (`pins sidecars`), and whether it created each.
+    public var files: [(path: RawPath, created: Bool)] = []
 }
 
 /// The use cases of import runs (list, show, undo) and of exports.
@@ -31,8 +33,10 @@ extension PinApp {
     public func run(_ id: Int64) throws -> RunDetail {
         let db = try openForReading()
         guard let run = try db.run(id: id) else { throw AppFailure("no import run \(id) (see 'pins runs')") }
-        return RunDetail(record: run, created: try db.pins(ofRun: id),
-                         skipped: try db.photos(ofRun: id).filter { $0.decision != .accepted })
+        var detail = RunDetail(record: run, created: try db.pins(ofRun: id),
+                               skipped: try db.photos(ofRun: id).filter { $0.decision != .accepted })
+        detail.files = try db.writtenFiles(ofRun: id)
+        return detail
     }
 
     /// Removes the pins run `id` created that nobody edited since, counts their countries,

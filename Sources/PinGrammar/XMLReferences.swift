@@ -117,6 +117,26 @@ public enum XMLReferences {
         }
     }
 
+    /// `text` as XML text or a quoted attribute value (either quote): the writing side of
+    /// `decode`. `&`, `<`, `>`, `"` and `'` become the predefined entities (section 4.6); a
+    /// character XML does not allow (section 2.2: C0 controls but tab, LF and CR, U+FFFE,
+    /// U+FFFF) is left out, since no reference could carry it either.
+    public static func escaped(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default: if isXMLCharacter(scalar.value) { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+
     /// XML 1.0's Char production (section 2.2).
     static func isXMLCharacter(_ v: UInt32) -> Bool {
         v == 0x09 || v == 0x0A || v == 0x0D || (0x20...0xD7FF).contains(v) || (0xE000...0xFFFD).contains(v)

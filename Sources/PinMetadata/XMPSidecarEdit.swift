@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinGrammar
 
 /// What `pins sidecars` says of a photo in its XMP sidecar: the position pins found and the
 /// place there, as Immich, PhotoPrism and digiKam read them (issue 36 item 6).
@@ -155,32 +156,12 @@ public enum XMPSidecarEdit {
             let prefix = String(property.name.prefix { $0 != ":" })
             if !prefixes.contains(prefix) { prefixes.append(prefix) }
         }
-        var text = " <rdf:Description rdf:about='\(xmlText(about))'"
+        var text = " <rdf:Description rdf:about='\(XMLReferences.escaped(about))'"
         if declaringRDF { text += "\n  xmlns:rdf='\(XMP.rdfURI)'" }
         for prefix in prefixes { text += "\n  xmlns:\(prefix)='\(uris[prefix] ?? "")'" }
         text += ">\n"
-        for property in properties { text += "  <\(property.name)>\(xmlText(property.value))</\(property.name)>\n" }
+        for property in properties { text += "  <\(property.name)>\(XMLReferences.escaped(property.value))</\(property.name)>\n" }
         return text + " </rdf:Description>\n"
-    }
-
-    /// `text` escaped for XML content and attribute values; characters XML 1.0 does not allow
-    /// (C0 controls but tab and line ends, U+FFFE, U+FFFF) left out.
-    static func xmlText(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "'": result += "&apos;"
-            case "\"": result += "&quot;"
-            case "\t", "\n", "\r": result.unicodeScalars.append(scalar)
-            default:
-                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF { continue }
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
     }
 }
 

@@ -58,6 +58,16 @@ extension PinDatabase {
         }
     }
 
+    /// The paths of the files run `id` wrote, by path, and whether it created each (`runs
+    /// show`: without their bytes).
+    public func writtenFiles(ofRun id: Int64) throws -> [(path: RawPath, created: Bool)] {
+        try read { _ in
+            try connection.query("SELECT path, before IS NULL FROM run_files WHERE run_id = ? ORDER BY path", [id]) {
+                (RawPath(bytes: $0.blob(0)), $0.int(1) != 0)
+            }
+        }
+    }
+
     /// The files run `id` wrote, by path.
     public func fileWrites(ofRun id: Int64) throws -> [RunFileWrite] {
         try read { _ in

@@ -74,7 +74,7 @@ private func runsShow(_ id: Int64, _ args: ParsedArguments) throws {
             "id": run.id, "root": run.root, "status": run.status.rawValue, "startedAt": ISO8601.format(run.startedAt),
             "created": pins.map(locationJSON),
             "skipped": skipped.map { ["photo": $0.path.description, "reason": $0.decision.rawValue, "detail": orNull($0.detail)] as [String: Any] },
-        ] as [String: Any]))
+        ].merging(detail.files.isEmpty ? [:] : ["files": detail.files.map { ["path": $0.path.description, "created": $0.created] }]) { a, _ in a }))
         return
     }
     var text = "Run \(run.id): \(TerminalText.quoted(RawPath(run.root))), started \(ISO8601.format(run.startedAt)), \(run.status)\n"
@@ -89,6 +89,11 @@ private func runsShow(_ id: Int64, _ args: ParsedArguments) throws {
     if !skipped.isEmpty {
         text += ":\n" + Out.table(["REASON", "FILE", "DETAIL"], skipped.map { [$0.decision.words, TerminalText.quoted($0.path), TerminalText.escaped($0.detail ?? "")] })
             .split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
+    }
+    // A run of 'pins sidecars': the files it wrote, which 'runs undo' takes back.
+    if !detail.files.isEmpty {
+        text += "\nWrote \(detail.files.count) file\(detail.files.count == 1 ? "" : "s") beside the photos:"
+        for file in detail.files { text += "\n  \(file.created ? "new  " : "added") \(TerminalText.quoted(file.path))" }
     }
     Out.print(text)
 }

@@ -148,6 +148,12 @@ final class SidecarWritingTests: XCTestCase {
         XCTAssertTrue(again.stdout.contains("Wrote 0 sidecars (0 new, 0 added to) of 2 photos pins placed; 2 had every property already"), again.stdout)
         XCTAssertTrue(again.stdout.contains("cam-own.xmp  photoshop:City 'Orléans & around' (pins: '"), again.stdout)
 
+        // The run says what it wrote.
+        let shown = try CLI.run(["runs", "show", String(run), "--db", db])
+        XCTAssertEqual(shown.status, 0, shown.stderr)
+        XCTAssertTrue(shown.stdout.contains("Wrote 2 files beside the photos:\n  new   \(photos.path)/cam-car.jpg.xmp\n"
+                                            + "  added \(photos.path)/cam-own.xmp"), shown.stdout)
+
         // The next import reads nothing again: pins' own sidecars are not the person's edits.
         let next = try CLI.run(["import", photos.path, "--estimate-positions", "--db", db, "--json"], environment: ["TZ": "UTC"])
         XCTAssertEqual(next.status, 0, next.stderr)

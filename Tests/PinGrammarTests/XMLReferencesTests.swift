@@ -51,4 +51,14 @@ final class XMLReferencesTests: XCTestCase {
         XCTAssertEqual(keep("x\ty\nz\rw&#x9;v", attribute: true), "x y z w\tv")
         XCTAssertEqual(keep("x\ty", attribute: false), "x\ty")
     }
+
+    /// The writing side: what `escaped` writes, `decode` reads back as it was, in text and in an
+    /// attribute value; characters XML cannot carry are left out.
+    func testEscapedTextReadsBackAsItWas() {
+        let text = "A & <B> 'C' \"D\" Café \u{1F600}"
+        XCTAssertEqual(XMLReferences.escaped(text), "A &amp; &lt;B&gt; &apos;C&apos; &quot;D&quot; Café \u{1F600}")
+        XCTAssertEqual(keep(XMLReferences.escaped(text)), text)
+        XCTAssertEqual(keep(XMLReferences.escaped(text), attribute: true), text)
+        XCTAssertEqual(XMLReferences.escaped("a\u{1}b\u{FFFE}c\td"), "abc\td")
+    }
 }
