@@ -27,7 +27,10 @@ final class GoogleTimelineParseTests: XCTestCase {
         XCTAssertEqual(quick("48.8566°, 2.3522°"), [48.8566, 2.3522])
         XCTAssertEqual(quick("geo:35.0116,135.7681"), [35.0116, 135.7681])
         XCTAssertEqual(quick(" \t-33.8567 ,\t+151.2153° "), [-33.8567, 151.2153])
-        XCTAssertEqual(quick("4°8.5, 2"), [48.5, 2], "a degree sign inside, removed as the Foundation path removes it")
+        // A degree sign inside a number is not LatLonPair's form: the Foundation path removes it.
+        XCTAssertNil(quick("4°8.5, 2"))
+        XCTAssertEqual(pair("4°8.5, 2"), [48.5, 2])
+        XCTAssertEqual(quick("48.5 ° ,2"), [48.5, 2])
         for other in [",48.5,2", "48.5,,2", "4.85e1, 2", "48.5\u{A0}, 2", "48.5\n, 2", "geo:48.5", "48.5°\u{301}, 2", "., 2"] {
             XCTAssertNil(quick(other), other)
         }

@@ -21,30 +21,27 @@ public enum LatLonText {
         }
     }
 
-    /// `lat,lon` with optional spaces (and a trailing CR). A byte parser: `pins locate` must
-    /// keep up with half a million lines a second, which String and Double(String) do not.
+    /// `lat,lon` with optional spaces (and a trailing CR): `LatLonPair.typed`. A byte parser:
+    /// `pins locate` must keep up with half a million lines a second, which String and
+    /// Double(String) do not.
     public static func parse(_ line: UnsafeBufferPointer<UInt8>) -> Result {
-        var i = 0
-        func skipSpace() { while i < line.count, line[i] == 0x20 || line[i] == 0x09 || line[i] == 0x0D { i += 1 } }
         func quoted() -> String {
             var text = String(decoding: line.prefix(60), as: UTF8.self)
             while text.hasSuffix("\r") { text.removeLast() }
             return text
         }
-        skipSpace()
-        guard let lat = DecimalNumber.scan(line, &i, .withExponent) else {
+        switch LatLonPair.scan(line, .typed) {
+        case .failure(.noFirstNumber):
             let blank = line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
             return .failure(Failure(blank ? "empty line, expected 'lat,lon'" : "expected 'lat,lon', got '\(quoted())'"))
+        case .failure(.noSecondNumber):
+            return .failure(Failure("expected 'lat,lon' as two decimal numbers, got '\(quoted())'"))
+        case .failure:
+            return .failure(Failure("expected 'lat,lon', got '\(quoted())'"))
+        case let .success((lat, lon)):
+            guard abs(lat) <= 90 else { return .failure(Failure("latitude \(lat) is out of range (-90 to 90)")) }
+            guard abs(lon) <= 180 else { return .failure(Failure("longitude \(lon) is out of range (-180 to 180)")) }
+            return .success(Coordinate(latitude: lat, longitude: lon))
         }
-        skipSpace()
-        guard i < line.count, line[i] == UInt8(ascii: ",") else { return .failure(Failure("expected 'lat,lon', got '\(quoted())'")) }
-        i += 1
-        skipSpace()
-        guard let lon = DecimalNumber.scan(line, &i, .withExponent) else { return .failure(Failure("expected 'lat,lon' as two decimal numbers, got '\(quoted())'")) }
-        skipSpace()
-        guard i == line.count else { return .failure(Failure("expected 'lat,lon', got '\(quoted())'")) }
-        guard abs(lat) <= 90 else { return .failure(Failure("latitude \(lat) is out of range (-90 to 90)")) }
-        guard abs(lon) <= 180 else { return .failure(Failure("longitude \(lon) is out of range (-180 to 180)")) }
-        return .success(Coordinate(latitude: lat, longitude: lon))
     }
 }

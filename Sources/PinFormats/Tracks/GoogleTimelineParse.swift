@@ -96,30 +96,11 @@ public enum GoogleTimelineParse {
         return (lat, lon)
     }
 
-    /// `latLng` of the common form, from its bytes without a String: ASCII and `°`, one comma, each
-    /// side decimal degrees without an exponent (`DecimalNumber`) between spaces and tabs; nil for anything
+    /// `latLng` of the common form, from its bytes without a String: `LatLonPair.google` (a
+    /// `geo:` prefix, spaces and tabs, a `°` after each number, no exponent); nil for anything
     /// else, which `latLng`'s Foundation path reads (its result is the same on this form).
     static func plainLatLng(_ all: UnsafeBufferPointer<UInt8>) -> (latitude: Double, longitude: Double)? {
-        var b = all[...]
-        if b.starts(with: "geo:".utf8) { b = b.dropFirst(4) }
-        guard let comma = b.firstIndex(of: 0x2C), !b[(comma + 1)...].contains(0x2C) else { return nil }
-        func degrees(_ part: Slice<UnsafeBufferPointer<UInt8>>) -> Double? {
-            // The part without its degree signs (C2 B0) and the spaces and tabs around it.
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: part.count) { out -> Double? in
-                var n = 0, k = part.startIndex
-                while k < part.endIndex {
-                    let c = all[k]
-                    if c == 0xC2, k + 1 < part.endIndex, all[k + 1] == 0xB0 { k += 2; continue }
-                    guard c < 0x80 else { return nil }
-                    out[n] = c; n += 1; k += 1
-                }
-                var i = 0
-                while n > 0, out[n - 1] == 0x20 || out[n - 1] == 0x09 { n -= 1 }
-                while i < n, out[i] == 0x20 || out[i] == 0x09 { i += 1 }
-                return DecimalNumber.parse(UnsafeBufferPointer(rebasing: out[i..<n]), .plain)
-            }
-        }
-        guard let lat = degrees(b[..<comma]), let lon = degrees(b[(comma + 1)...]) else { return nil }
+        guard case let .success((lat, lon)) = LatLonPair.scan(all, .google) else { return nil }
         return (lat, lon)
     }
 
