@@ -64,19 +64,11 @@ public struct PinFilter: Sendable {
     /// Whether a pin passes, without the sort and the limit: for a caller that keeps the pins
     /// sorted already (pins serve pages through them without copying them).
     public func matcher(continentOf: @escaping (String) -> String?) -> (Location) -> Bool {
-        let matches = foldedMatcher(continentOf: continentOf)
-        return { matches($0, nil) }
-    }
-
-    /// `matcher`, given each pin's search fields and tags folded once (`FoldedFields`, nil:
-    /// folded here): pins serve matches the same 100,000 pins against every search, and
-    /// folding each one's text again for each request was most of a search's time.
-    public func foldedMatcher(continentOf: @escaping (String) -> String?) -> (Location, FoldedFields?) -> Bool {
         let needle = search.map(Self.fold).flatMap { $0.isEmpty ? nil : $0 }
         let continentSet = Set(continents.map(Self.fold))
         let tagSet = tags.map(Self.fold)
         let regionSet = Set(regions.map(Self.fold)), placeSet = Set(places.map(Self.fold))
-        return { [self] pin, folded in
+        return { [self] pin in
             if let runID, pin.runID != runID { return false }
             if let ids, !ids.contains(pin.id) { return false }
             if !countries.isEmpty, !(pin.countryID.map(countries.contains) ?? false) { return false }
@@ -90,7 +82,7 @@ public struct PinFilter: Sendable {
             }
             if !placeSet.isEmpty, !(pin.place.map { placeSet.contains(Self.fold($0)) } ?? false) { return false }
             if !tagSet.isEmpty {
-                let pinTags = folded?.tags ?? Set((pin.tags ?? []).map(Self.fold))
+                let pinTags = Set((pin.tags ?? []).map(Self.fold))
                 if !tagSet.allSatisfy(pinTags.contains) { return false }
             }
             if let since, pin.date < since { return false }
@@ -98,15 +90,7 @@ public struct PinFilter: Sendable {
             if let near, let withinKm, Self.kilometres(near, pin.coordinate) > withinKm { return false }
             if let source, self.source(of: pin) != source { return false }
             if let wanted, pin.wanted != wanted { return false }
-            if let needle {
-                if let folded {
-                    // The standard library's search (by Character, as Foundation's default
-                    // search compares): Foundation's `contains` bridged each string to NSString.
-                    if !folded.text.contains(where: { $0.firstRange(of: needle) != nil }) { return false }
-                } else if !Self.searchableText(pin).contains(where: { Self.fold($0).contains(needle) }) {
-                    return false
-                }
-            }
+            if let needle, !Self.searchableText(pin).contains(where: { Self.fold($0).contains(needle) }) { return false }
             return true
         }
     }
@@ -116,17 +100,6 @@ public struct PinFilter: Sendable {
     public func source(of pin: Location) -> Source {
         if let run = pin.runID, placesRuns.contains(run) { return .places }
         return pin.photoIDs.isEmpty ? .manual : .import
-    }
-
-    /// A pin's search fields (`searchableText`) and tags, folded (`fold`) once.
-    public struct FoldedFields: Sendable {
-        let text: [String]
-        let tags: Set<String>
-
-        public init(_ pin: Location) {
-            text = PinFilter.searchableText(pin).map(PinFilter.fold)
-            tags = Set((pin.tags ?? []).map(PinFilter.fold))
-        }
     }
 
     /// Title, place, region, note, tags, and the city or mountain name: what the search looks in.

@@ -16,7 +16,7 @@ public final class AppBackend: Backend {
     let jobs = ImportJobs()
     /// The stored pins and the map data, read once per version of the database (scripts/bench-serve:
     /// 50 browsers each reading and decoding 100,000 rows for a page of 100 took seconds a request).
-    let pinsCache = VersionCache<StoredPins>()
+    let pinsCache = VersionCache<[Location]>()
     let pageDataCache = VersionCache<HTTPResponse>()
 
     /// The --basemap file, when one was given: its tiles are drawn under the pins.
@@ -88,21 +88,14 @@ public final class AppBackend: Backend {
     }
 
     /// Every stored pin (none without a database), newest first (the list's order: `PinFilter`
-    /// with `descending`), with its search text folded, as of the database's current version.
-    func storedPins() throws -> StoredPins {
+    /// with `descending`), as of the database's current version.
+    func storedPins() throws -> [Location] {
         try pinsCache.value(for: ChangeCounter.version(of: app.databasePath)) {
             var newestFirst = PinFilter()
             newestFirst.descending = true
-            let pins = try app.pins(matching: newestFirst, missingIsEmpty: true)
-            return StoredPins(pins: pins, folded: pins.map(PinFilter.FoldedFields.init))
+            return try app.pins(matching: newestFirst, missingIsEmpty: true)
         }
     }
-}
-
-/// The list's pins and, index for index, their folded search text (`PinFilter.foldedMatcher`).
-struct StoredPins {
-    let pins: [Location]
-    let folded: [PinFilter.FoldedFields]
 }
 
 /// One value per version of the database (`ChangeCounter`): the value read for the version

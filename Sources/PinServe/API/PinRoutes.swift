@@ -8,14 +8,13 @@ extension AppBackend {
     /// GET /api/pins?q=&country=&type=&tag=&year=&limit=&offset=: the newest first.
     func listPins(_ target: RequestTarget) throws -> HTTPResponse {
         let (filter, limit, offset) = try APIRequest.pinList(target)
-        // Every stored pin, newest first, read, sorted and its text folded once per change of the
-        // database (`storedPins`); one pass keeps the page and counts the rest, copying no other pin.
-        let accepts = filter.foldedMatcher { _ in nil }
-        let stored = try storedPins()
+        // Every stored pin, newest first, read and sorted once per change of the database
+        // (`storedPins`); one pass keeps the page and counts the rest, copying no other pin.
+        let accepts = filter.matcher { _ in nil }
         var total = 0
         var page: [Location] = []
-        for i in stored.pins.indices where accepts(stored.pins[i], stored.folded[i]) {
-            if total >= offset, page.count < limit { page.append(stored.pins[i]) }
+        for pin in try storedPins() where accepts(pin) {
+            if total >= offset, page.count < limit { page.append(pin) }
             total += 1
         }
         return .json(200, ["total": total, "offset": offset, "pins": page.map(pinProperties)] as [String: Any])
