@@ -18,14 +18,19 @@ public struct ImportOutcome: Sendable {
 /// The imports `pins serve` starts: the same use cases as the CLI (`importPhotos`,
 /// `importPlaces`), with the CLI's default options, returned as the page draws them.
 extension PinApp {
-    /// `pins import ROOT [--dry-run]` with the command's defaults; `stop` ends it early (the
+    /// `pins import ROOT [--dry-run]` with the command's defaults, and the estimates the
+    /// settings ask for (`estimate`, `estimateLimits`: what `pins import` reads from PINS_ESTIMATE
+    /// and pins.conf, read by the caller as the import starts); `stop` ends it early (the
     /// server stopping). The report's records are read for the overlay, then checked as the
     /// CLI checks them (`checkReadBack`).
-    public func importPhotosForPage(root: String, dryRun: Bool, stop: StopRequest,
+    public func importPhotosForPage(root: String, dryRun: Bool, estimate: EstimateLimits? = nil,
+                                    estimateLimits: EstimateLimits = EstimateLimits(), stop: StopRequest,
                                     progress: @escaping @Sendable (ImportProgress) -> Void,
                                     warning: (String) -> Void) async throws -> ImportOutcome {
         var options = ImportOptions(root: root)
         options.dryRun = dryRun
+        options.estimate = estimate
+        options.estimateLimits = estimateLimits
         options.timeZones = LazyTimeZones()
         options.stop = stop
         let report = try await importPhotos(options, progress: progress, warning: warning)

@@ -125,14 +125,7 @@ private func importOptions(_ args: ParsedArguments, root: String) throws -> Impo
     }
     options.timeZones = LazyTimeZones()
     options.tracks = try trackOptions(args, command: "import")
-    // The option, or PINS_ESTIMATE=yes (the environment's, else pins.conf's): the nightly run
-    // estimates when the settings say so.
-    let setting = try InstalledSettings.value("PINS_ESTIMATE")
-    if let setting, setting != "yes" && setting != "no" {
-        throw UsageError("PINS_ESTIMATE is yes or no, got '\(setting)'", command: "import")
-    }
-    options.estimateLimits = try estimateLimits(args, command: "import")
-    if args.has("--estimate-positions") || setting == "yes" { options.estimate = options.estimateLimits }
+    (options.estimateLimits, options.estimate) = try estimateSettings(args, command: "import")
     options.scan = ScanOptions(followSymlinks: args.has("--follow-symlinks"), includeHidden: args.has("--include-hidden"),
                                includeSystemFolders: args.has("--include-system-folders"), excludes: args.all("--exclude"))
 
@@ -231,6 +224,21 @@ let estimateLimitSpecs = [
     OptionSpec(name: "--estimate-max-nearest", value: "MIN",
                help: "Estimates: else the nearest photo, at most MIN minutes away (default 10; PINS_ESTIMATE_MAX_NEAREST)."),
 ]
+
+/// Whether an import estimates positions, and within which limits: `--estimate-positions` or
+/// PINS_ESTIMATE=yes (the environment's, else pins.conf's: the nightly run estimates when the
+/// settings say so), the limits as `estimateLimits` finds them. The one reading of these
+/// settings for `pins import` and for the imports `pins serve` starts from the browser (no
+/// options there: `ParsedArguments(command: "serve")`), called as each import starts, so a
+/// changed pins.conf applies to the next import without restarting the service.
+func estimateSettings(_ args: ParsedArguments, command: String) throws -> (limits: EstimateLimits, estimate: EstimateLimits?) {
+    let setting = try InstalledSettings.value("PINS_ESTIMATE")
+    if let setting, setting != "yes" && setting != "no" {
+        throw UsageError("PINS_ESTIMATE is yes or no, got '\(setting)'", command: command)
+    }
+    let limits = try estimateLimits(args, command: command)
+    return (limits, args.has("--estimate-positions") || setting == "yes" ? limits : nil)
+}
 
 /// The estimates' limits: each the option's, else the setting's (the environment's, else
 /// pins.conf's), else `EstimateLimits`' default; a value out of its range is a usage error

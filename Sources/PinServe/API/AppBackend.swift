@@ -1,6 +1,7 @@
 import Foundation
 import PinApp
 import PinCore
+import PinImport
 import PinReport
 import PinStore
 
@@ -22,10 +23,18 @@ public final class AppBackend: Backend {
     /// The --basemap file, when one was given: its tiles are drawn under the pins.
     public let basemap: MBTiles?
 
-    public init(app: PinApp, libraries: [String], basemap: MBTiles? = nil) {
+    /// Whether an import from the browser estimates positions, and within which limits: the
+    /// reading `pins import` makes of PINS_ESTIMATE, PINS_ESTIMATE_MAX_* and pins.conf (the CLI
+    /// hands its own function in), called as each import starts so a changed pins.conf applies
+    /// to the next one. A setting it cannot read fails that import with its message.
+    let estimateSettings: @Sendable () throws -> (limits: EstimateLimits, estimate: EstimateLimits?)
+
+    public init(app: PinApp, libraries: [String], basemap: MBTiles? = nil,
+                estimateSettings: @escaping @Sendable () throws -> (limits: EstimateLimits, estimate: EstimateLimits?) = { (EstimateLimits(), nil) }) {
         self.app = app
         self.libraries = libraries
         self.basemap = basemap
+        self.estimateSettings = estimateSettings
     }
 
     public func respond(_ route: Route, _ target: RequestTarget, _ request: HTTPRequest, _ caller: Gate.Caller) throws -> HTTPResponse {

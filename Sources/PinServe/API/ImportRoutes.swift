@@ -1,6 +1,7 @@
 import Foundation
 import PinApp
 import PinCore
+import PinImport
 import PinReport
 
 /// Imports from the browser: a --library folder (by the id this server gave it, never a path
@@ -30,10 +31,13 @@ extension AppBackend {
     /// import runs (here or elsewhere).
     func startImport(_ body: JSONBody) throws -> HTTPResponse {
         let (index, dryRun) = try APIRequest.libraryImport(body, libraryCount: libraries.count)
-        let root = libraries[index], app = app
+        let root = libraries[index], app = app, settings = estimateSettings
         let job = try jobs.start(kind: "photos", source: root, dryRun: dryRun, app: app) { stop, reporter in
-            try Self.waitFor {
-                try await app.importPhotosForPage(root: root, dryRun: dryRun, stop: stop, progress: reporter.progress,
+            // Read now, as `pins import` reads them when it starts: pins.conf as it is today.
+            let estimates = try settings()
+            return try Self.waitFor {
+                try await app.importPhotosForPage(root: root, dryRun: dryRun, estimate: estimates.estimate,
+                                                  estimateLimits: estimates.limits, stop: stop, progress: reporter.progress,
                                                   warning: reporter.warning)
             }
         }
