@@ -10,7 +10,7 @@
 // SESSION and CSRF in a header are replaced by a live session's id and token, so the fuzzer
 // reaches the routes behind the gate as well as the refusals before it.
 import Foundation
-import PinCore
+@testable import PinCore
 
 /// The assets stand-in: the real ones are compiled in by SwiftPM's EmbedFiles plugin.
 enum ServeAssets {

@@ -1,6 +1,6 @@
 // Shared by every fuzz target: fixed options so a run does not depend on the machine's zone.
 import Foundation
-import PinMetadata
+@testable import PinMetadata
 
 enum FuzzOptions {
     static let utc = MetadataOptions(defaultTimeZone: TimeZone(identifier: "UTC")!)

@@ -3,8 +3,8 @@
 // `--track` finds it (TrackFiles.sniff) and read as that; then the first byte picks one reader
 // to force (so a CSV reader sees JSON and the KMZ reader sees text), and the rest of the bytes
 // are read as that format too.
-import PinFormats
-import PinGrammar
+@testable import PinFormats
+@testable import PinGrammar
 
 struct FuzzTrackSink: TimelineSink {
     var points = 0

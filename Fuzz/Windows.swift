@@ -10,7 +10,7 @@
 // reads); byte 1 the reader (`windowsReading`); the rest is the file.
 import Foundation
 @testable import PinFormats
-import PinGrammar
+@testable import PinGrammar
 
 /// Everything the readers gave for one input: compared with ==, so an execution costs the
 /// readings, not their text (String(describing:) of every record made the target ~100 times

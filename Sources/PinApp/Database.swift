@@ -17,7 +17,7 @@ extension PinApp {
 
     /// Before a call creates the database: a folder the person named (`--db`, `$PINS_DB`)
     /// must exist (a typo is not a `mkdir`); the default location's folder is made when missing.
-    public func requireDatabaseFolder() throws {
+    func requireDatabaseFolder() throws {
         guard databasePathNamed, !FileManager.default.fileExists(atPath: databasePath) else { return }
         let parent = PathParts.folder(of: databasePath)
         var isFolder: ObjCBool = false
@@ -30,7 +30,7 @@ extension PinApp {
     public var databaseExists: Bool { FileManager.default.fileExists(atPath: databasePath) }
 
     /// The database, opened (created, migrated) for writing: a connection of this call alone.
-    public func openForWriting() throws -> PinDatabase {
+    func openForWriting() throws -> PinDatabase {
         try requireDatabaseFolder()
         do {
             let db = try PinDatabase(path: databasePath)
@@ -67,7 +67,7 @@ extension PinApp {
 
     /// The database for reading only, or nil when the file does not exist (nothing stored yet):
     /// calls that only read never create it.
-    public func openForReadingIfExists() throws -> PinDatabase? {
+    func openForReadingIfExists() throws -> PinDatabase? {
         guard databaseExists else { return nil }
         do {
             return try PinDatabase(readOnlyPath: databasePath)
@@ -93,7 +93,7 @@ extension PinApp {
     }
 
     /// For the importer and delete: the outlines are loaded only if something needs a country.
-    public func lazyCreationService() throws -> CreationService {
+    func lazyCreationService() throws -> CreationService {
         _ = try Self.data()
         return CreationService(locator: locator, countries: CountryService(catalog: try catalog()), places: creationPlaces, ids: .system)
     }

@@ -23,7 +23,7 @@ public final class PinApp: Sendable {
     /// The database file (it need not exist: commands that only read find nothing stored).
     public let databasePath: String
     /// The path was given (`--db`, `$PINS_DB`, pins.conf), not pins' default: its folder must exist.
-    public let databasePathNamed: Bool
+    let databasePathNamed: Bool
     /// Says what a use case did without (a data file it could not read); never an error.
     let warnings: @Sendable (AppWarning) -> Void
     /// The country outlines, loaded and indexed on first use, once per process.
@@ -82,7 +82,7 @@ public struct AppWarning: Sendable, CustomStringConvertible {
 }
 
 /// A request that cannot be carried out as asked (a failure of the command: exit 1, or `code`).
-public struct AppFailure: ExitStatusError {
+struct AppFailure: ExitStatusError {
     public let description: String
     public let exitStatus: Int32
     public init(_ message: String, code: Int32 = ExitCode.failure) {

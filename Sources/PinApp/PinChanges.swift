@@ -93,7 +93,7 @@ extension PinApp {
     /// A pin's date written in ISO 8601: the instant and its offset. A date written without an
     /// offset is the wall clock of the position's time zone on that date; when the zone outlines
     /// cannot be read, the machine's zone, with a warning.
-    public func localDate(_ text: String, at coordinate: Coordinate) throws -> (date: Date, offsetSeconds: Int) {
+    func localDate(_ text: String, at coordinate: Coordinate) throws -> (date: Date, offsetSeconds: Int) {
         guard let parsed = ISO8601.parse(text, defaultZone: .current) else {
             throw InvalidRequest("--date expects ISO 8601 such as 2024-05-01 or 2024-05-01T10:00:00+02:00 in the years 1 to 9999, got '\(text)'")
         }

@@ -32,7 +32,7 @@ extension PinApp {
 
     /// The trips of the database (none without one), found now: they follow every import,
     /// edit and undo.
-    public func storedTrips() throws -> [Trip] {
+    func storedTrips() throws -> [Trip] {
         guard let db = try openForReadingIfExists() else { return [] }
         return try findTrips(db).trips
     }

@@ -91,7 +91,7 @@ extension DataFiles {
 
     /// The time-zone outlines (TimeZones.bin); with a latitude, only the zones reaching it are
     /// indexed, and only points at that latitude may be asked.
-    public func timeZoneResolver(onlyAtLatitude latitude: Double? = nil) throws -> TimeZoneResolver {
+    func timeZoneResolver(onlyAtLatitude latitude: Double? = nil) throws -> TimeZoneResolver {
         let data = try read("TimeZones.bin")
         return try latitude.map { try TimeZoneResolver(data: data, onlyAtLatitude: $0) } ?? TimeZoneResolver(data: data)
     }

@@ -2,7 +2,7 @@ import Foundation
 import PinCore
 
 /// A data file that cannot be found, read or trusted: what and where, and what to do about it.
-public struct DataFileError: ExitStatusError {
+struct DataFileError: ExitStatusError {
     public let description: String
     public var exitStatus: Int32 { ExitCode.failure }
     init(_ description: String) { self.description = description }

@@ -67,7 +67,7 @@ public struct FileUnavailable: Error, Sendable, Hashable, CustomStringConvertibl
     /// Opens `path` read-only, only if it is a regular file, and returns the descriptor with its
     /// fstat(2). O_NONBLOCK: a FIFO (or a device) is never opened blocking, where it would
     /// hang the run until a writer comes (issue 40, item 8); it does nothing to a regular file.
-    public static func openRegular(_ path: String) throws -> (fd: Int32, status: stat) {
+    static func openRegular(_ path: String) throws -> (fd: Int32, status: stat) {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
             let code = errno

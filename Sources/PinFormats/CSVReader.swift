@@ -57,9 +57,9 @@ public struct CSVReader {
     /// Bounds against a file that is not a table (one endless quoted field, a binary file read as
     /// text): a record is held whole in memory, so its size is capped. A record past a bound is
     /// read on to its end without keeping its bytes, and returned empty with its `failure`.
-    public static var maxFieldBytes: Int { 1 << 20 }
-    public static var maxFields: Int { 10_000 }
-    public static var maxRecordBytes: Int { 4 << 20 }
+    static var maxFieldBytes: Int { 1 << 20 }
+    static var maxFields: Int { 10_000 }
+    static var maxRecordBytes: Int { 4 << 20 }
     static let chunkBytes = 64 * 1024
     /// `chunkBytes`, or the tests' `ReadWindow.bytes`.
     private let readBytes = ReadWindow.bytes.map { max(1, $0) } ?? CSVReader.chunkBytes

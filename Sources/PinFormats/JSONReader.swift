@@ -14,14 +14,14 @@ public enum JSONToken: UInt8, Sendable, Hashable {
 
 /// Resource limits of the JSON reader: each stops one way crafted input could make it allocate or
 /// recurse without bound.
-public enum JSONLimits {
+enum JSONLimits {
     /// Deepest nesting of arrays and objects. Real location exports nest fewer than 10 levels;
     /// stops `[[[[...` from growing the container stack with the file.
-    public static let maxDepth = 512
+    static let maxDepth = 512
     /// Longest single token (a string or number). Google exports' longest strings are addresses
     /// and place ids of a few hundred bytes; stops one endless string from taking the memory a
     /// whole file would.
-    public static let maxTokenBytes = 64 * 1024 * 1024
+    static let maxTokenBytes = 64 * 1024 * 1024
 }
 
 /// A streaming JSON pull reader: tokens one at a time from a `ByteInput`, in bounded memory (a
@@ -59,7 +59,7 @@ public final class JSONReader {
     public var depth: Int { stack.count }
 
     /// True when the innermost open container is an array.
-    public var inArray: Bool { stack.last == JSONReader.arrayMark }
+    var inArray: Bool { stack.last == JSONReader.arrayMark }
 
     private func fail(_ reason: String, at index: Int? = nil) -> FormatError {
         FormatError(format: "JSON", offset: window.baseOffset + Int64(index ?? pos), reason: reason)
@@ -315,7 +315,7 @@ public final class JSONReader {
     // MARK: The current token's text
 
     /// The decoded bytes of the current key or string (escapes resolved), or the number's text.
-    public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         if !tokEscaped {
             return try body(UnsafeBufferPointer(start: window.base + tokStart, count: tokEnd - tokStart))
         }

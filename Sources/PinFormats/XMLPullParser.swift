@@ -25,16 +25,16 @@ public struct XMLAttribute: Sendable, Hashable {
 }
 
 /// Resource limits of the XML parser.
-public enum XMLLimits {
+enum XMLLimits {
     /// Deepest element nesting. GPX and KML nest fewer than 10 levels; stops `<a><a><a>...` from
     /// growing the element stack with the file.
-    public static let maxDepth = 1_024
+    static let maxDepth = 1_024
     /// Longest token (a tag with its attributes, one run of text, a comment). KML puts a whole
     /// LineString in one `<coordinates>` text, a few MiB at most; stops one endless token from
     /// taking the memory a whole file would.
-    public static let maxTokenBytes = 64 * 1024 * 1024
+    static let maxTokenBytes = 64 * 1024 * 1024
     /// Most attributes on one tag. Stops a tag of a million attributes.
-    public static let maxAttributes = 256
+    static let maxAttributes = 256
 }
 
 /// A streaming XML 1.0 pull parser over a `ByteInput`, in bounded memory, written for the track

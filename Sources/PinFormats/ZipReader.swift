@@ -15,9 +15,9 @@ public final class ZipArchive {
         public let method: UInt16
         public let flags: UInt16
         public let crc32: UInt32
-        public let compressedSize: Int
-        public let uncompressedSize: Int
-        public let localHeaderOffset: Int
+        let compressedSize: Int
+        let uncompressedSize: Int
+        let localHeaderOffset: Int
     }
 
     public struct Failure: Error, CustomStringConvertible, Equatable {
@@ -30,10 +30,10 @@ public final class ZipArchive {
     /// megabytes of names (memory before any entry is read); an entry that inflates past what
     /// a place file is (a bomb of nested or highly repetitive deflate streams).
     public static let maxEntries = 10_000
-    public static let maxCentralDirectoryBytes = 8 << 20
-    public static let maxEntryBytes = 512 << 20
+    static let maxCentralDirectoryBytes = 8 << 20
+    static let maxEntryBytes = 512 << 20
     /// Deflate reaches about 1032:1 on its best input; a real KML compresses 5–20:1.
-    public static let maxRatio = 1_100
+    static let maxRatio = 1_100
 
     public let entries: [Entry]
     /// Where the bytes come from: a file read with pread(2), or bytes in memory (the fuzzer).
@@ -242,7 +242,7 @@ public final class ZipEntrySource: ByteInput {
     private func fail(_ why: String) -> ZipArchive.Failure { ZipArchive.Failure("\(entry.name): \(why)") }
 
     /// The next piece of the entry (never empty), or nil at its end.
-    public func nextChunk() throws -> [UInt8]? {
+    func nextChunk() throws -> [UInt8]? {
         guard !finished else { return nil }
         let out: [UInt8]
         if entry.method == 0 {

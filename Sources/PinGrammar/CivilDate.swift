@@ -40,7 +40,7 @@ public enum CivilDate {
 
     /// Days in `month` (1 to 12) of `year`.
     @inlinable
-    public static func daysIn(month: Int, of year: Int) -> Int {
+    static func daysIn(month: Int, of year: Int) -> Int {
         switch month {
         case 2: return isLeap(year) ? 29 : 28
         case 4, 6, 9, 11: return 30
@@ -49,7 +49,7 @@ public enum CivilDate {
     }
 
     @inlinable
-    public static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
+    static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
 
     /// The instants of the years pins reads and writes, 0001-01-01T00:00:00Z to
     /// 9999-12-31T23:59:59.999Z, in seconds since 1970: what ISO 8601 text (`ISO8601.supported`)

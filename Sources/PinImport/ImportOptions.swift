@@ -20,7 +20,7 @@ public struct ImportOptions: Sendable {
     public var scan = ScanOptions()
     /// Transactions hold this many decisions: a crash loses at most one batch of work, which
     /// the next run redoes.
-    public var batchSize = 500
+    var batchSize = 500
     /// Go on although the root lost most of the files it had (a share that is not mounted
     /// looks like that): `--allow-shrink`.
     public var allowShrink = false
@@ -48,7 +48,7 @@ public struct ImportOptions: Sendable {
     /// How the run reads a photo's time: a wall clock without an offset in the camera's zone
     /// (`--camera-timezone`, else `--timezone`), the camera's clock offset added once to the
     /// photos without a position (issue 36 item 1).
-    public var metadataOptions: MetadataOptions {
+    var metadataOptions: MetadataOptions {
         MetadataOptions(defaultTimeZone: tracks?.cameraTimeZone ?? timeZone, timeZones: timeZones,
                         cameraClockOffset: tracks?.clockOffset ?? 0)
     }

@@ -3,7 +3,7 @@ import PinCore
 import PinMetadata
 import Synchronization
 
-public enum ImportError: Error, CustomStringConvertible {
+enum ImportError: Error, CustomStringConvertible {
     case rootNotFound(String, String)
     /// The root holds far fewer of the files it had: most likely a share that is not mounted.
     case shrunk(root: String, known: Int, present: Int)
@@ -39,7 +39,7 @@ public enum ImportError: Error, CustomStringConvertible {
 
     /// The folder is missing, empty or shrunken, or went away during the run: nothing was
     /// changed (exit 66).
-    public var isMissingInput: Bool {
+    var isMissingInput: Bool {
         switch self {
         case .rootNotFound, .shrunk, .empty, .rootLost: return true
         case .storage, .interrupted: return false
@@ -47,7 +47,7 @@ public enum ImportError: Error, CustomStringConvertible {
     }
 
     /// The run was cut short (a signal, the folder gone): `pins runs` says "interrupted".
-    public var isInterruption: Bool {
+    var isInterruption: Bool {
         switch self {
         case .interrupted, .rootLost: return true
         case .rootNotFound, .shrunk, .empty, .storage: return false
@@ -113,7 +113,7 @@ public struct ImportPipeline {
     }
 
     /// The root as an absolute, symlink-free path: photo records are keyed by it.
-    public static func canonicalRoot(_ path: String) throws -> String {
+    static func canonicalRoot(_ path: String) throws -> String {
         guard let resolved = realpath(path, nil) else {
             throw ImportError.rootNotFound(path, String(cString: strerror(errno)))
         }

@@ -7,11 +7,11 @@ public struct InspectTarget: Sendable {
     public let path: RawPath
     /// The path as the person gave it (a file) or below the folder they gave.
     public let shown: String
-    public let modified: Date
+    let modified: Date
     public let sidecars: [RawPath]
     /// A sidecar file (XMP, Takeout JSON) that no photo beside it claims: shown on its own line
     /// as such. A sidecar that a photo claims is shown only in that photo's `sidecars`.
-    public var isUnclaimedSidecar = false
+    var isUnclaimedSidecar = false
 }
 
 /// What `pins inspect` reads for each argument, found the way the import finds it: every file

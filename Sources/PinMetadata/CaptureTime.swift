@@ -126,7 +126,7 @@ public enum CaptureTime {
     /// ExifTool's name of IFD0 DateTime, as `timeTag` names it. A `.modifyDate` time whose tag
     /// is exactly this was read in the default zone (no offset of its own, none inferred): the
     /// zone of its position may read it again (`MetadataMerge.placeInZoneOfPosition`).
-    public static let modifyDateName = "ModifyDate"
+    static let modifyDateName = "ModifyDate"
 
     /// The EXIF date tag a capture time is read from, with its sub-seconds and offset tags.
     struct ChosenDate {

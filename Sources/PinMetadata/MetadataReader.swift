@@ -97,7 +97,7 @@ public enum MetadataReader {
 
     /// Bytes `prefetch` asks the kernel to read ahead of each file: a JPEG's Exif is in its
     /// first 64 KiB.
-    public static let prefetchBytes = 64 * 1024
+    static let prefetchBytes = 64 * 1024
 
     /// Opens `paths` ahead of their reads on this thread and starts the reads of their first
     /// `prefetchBytes` without waiting (posix_fadvise WILLNEED); `read(path:...)` of one of

@@ -39,7 +39,7 @@ extension MetadataMerge {
     /// it one gap later, and that shift is kept).
     /// A ModifyDate read in the default zone (`timeTag` exactly `ModifyDate`, issue 36 item 2)
     /// is read again the same way; it stays `.modifyDate`, its tag saying the zone's.
-    public static func placeInZoneOfPosition(_ metadata: PhotoMetadata, options: MetadataOptions) -> PhotoMetadata {
+    static func placeInZoneOfPosition(_ metadata: PhotoMetadata, options: MetadataOptions) -> PhotoMetadata {
         let modify = metadata.timeSource == .modifyDate && metadata.timeTag == CaptureTime.modifyDateName
         guard metadata.timeSource == .assumedZone || modify, let coordinate = metadata.coordinate,
               let takenAt = metadata.takenAt, let offset = metadata.utcOffsetSeconds,

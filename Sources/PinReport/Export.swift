@@ -8,7 +8,7 @@ import PinCore
 public enum ExportFormat: String, Sendable, CaseIterable {
     case geojson, kml, gpx, csv
 
-    public var fileExtension: String { rawValue }
+    var fileExtension: String { rawValue }
 }
 
 /// A visited country's outline for GeoJSON `--countries`: its geometry as RFC 7946 JSON text.
@@ -93,13 +93,13 @@ public func pinProperties(_ l: Location) -> [String: Any] {
 /// True when a pin's date (`pinDateText`) already says its offset: `±hh:mm` for a whole number
 /// of minutes other than 0. A date of offset 0 ends in `Z`, as a date whose offset is unknown
 /// does, so `utcOffset` then says which it is (and keeps an offset of odd seconds whole).
-public func dateShowsOffset(_ offsetSeconds: Int) -> Bool {
+func dateShowsOffset(_ offsetSeconds: Int) -> Bool {
     offsetSeconds != 0 && offsetSeconds % 60 == 0
 }
 
 /// Degrees rounded to 7 decimals (about 1 cm) as a number: the shortest text of the nearest
 /// double is then at most those 7 decimals ("48.8583701", not "48.858370100000003").
-public func jsonDegrees(_ value: Double) -> Double {
+func jsonDegrees(_ value: Double) -> Double {
     guard value.isFinite else { return value }
     let rounded = (value * 10_000_000).rounded() / 10_000_000
     return rounded == 0 ? 0 : rounded
@@ -136,7 +136,7 @@ func height(_ pin: Location) -> Double? {
 
 /// Degrees with at most 7 decimals (about 1 cm; RFC 7946 section 11.2 advises no more), without
 /// trailing zeros.
-public func exportDegrees(_ value: Double) -> String {
+func exportDegrees(_ value: Double) -> String {
     var text = String(format: "%.7f", value)
     while text.hasSuffix("0") { text.removeLast() }
     if text.hasSuffix(".") { text.removeLast() }

@@ -46,7 +46,7 @@ public struct PageInput: Sendable {
     public var settings: Settings
     /// Resources/WorldMap.json (scripts/build-basemap): the projected country outlines.
     public var worldMap: WorldMap
-    public var generatedAt: Date
+    var generatedAt: Date
     /// The filters the page was made with, as the command line said them ("--country FR").
     public var filterDescription: String?
     /// A dry or real import run drawn over the map.

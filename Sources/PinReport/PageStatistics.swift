@@ -115,26 +115,26 @@ public struct RunOverlay: Sendable {
 
 /// The statistics tab of the page: what `pins stats` says, and when each country was first
 /// visited. Counted from the pins the page shows (so a filtered page has its own numbers).
-public struct PageStatistics: Sendable, Equatable {
-    public struct CountryLine: Sendable, Equatable {
+struct PageStatistics: Sendable, Equatable {
+    struct CountryLine: Sendable, Equatable {
         public var code: String
         public var name: String
         public var continent: String
         public var pinCount: Int
         /// The year of the country's earliest pin, in that pin's own offset.
-        public var firstYear: Int
+        var firstYear: Int
         /// "7 of 51 states" (nil when no pin has a region); distinct places with pins.
         public var regions: String? = nil
         public var placesVisited = 0
     }
 
-    public struct ContinentLine: Sendable, Equatable {
+    struct ContinentLine: Sendable, Equatable {
         public var name: String
         public var countryCount: Int
         public var pinCount: Int
     }
 
-    public struct YearLine: Sendable, Equatable {
+    struct YearLine: Sendable, Equatable {
         public var year: Int
         /// Countries whose first pin is in this year.
         public var newCountries: [String]
@@ -152,10 +152,10 @@ public struct PageStatistics: Sendable, Equatable {
     public var placesVisited = 0
     /// The countries of the list the share counts against (`Settings.countryList`: ISO
     /// 3166-1's 249 or the UN's 193), how many of them have a pin, and the list's name.
-    public var countriesInWorld = 0
+    var countriesInWorld = 0
     public var countriesInList = 0
     public var countryListTitle = ""
-    public var continentsInWorld = 0
+    var continentsInWorld = 0
     /// By pin count, most first, then by name.
     public var countries: [CountryLine] = []
     public var continents: [ContinentLine] = []

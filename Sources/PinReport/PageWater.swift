@@ -22,26 +22,26 @@ public struct PageWater: Sendable, Equatable {
     /// The budget of the static page (issue 38): the page of 10,000 pins at most 1.3 times its
     /// size before water, 3,059,686 B (scripts/bench-map --sizes 10000 on 0ca0942): 3,977,592 B.
     /// The water takes what the rest of the page leaves under it (`allowance`).
-    public static let pageBudget = 3_977_592
+    static let pageBudget = 3_977_592
     /// The most the water takes, however small the rest of the page (the tiles around a few
     /// hundred places), and the least, however big (the most pinned places' tiles: about 150
     /// in the bench's library; a page of 20,000 pins is past the budget without water, and keeps
     /// its cities' water).
     public static let waterBudget = 850_000
-    public static let waterFloor = 150_000
+    static let waterFloor = 150_000
 
     public init() {}
 
     public var byteCount: Int { land.utf8.count + visitedLand.utf8.count + sea.utf8.count + rivers.utf8.count }
 
     /// What the water may take on a page whose other bytes are `restOfPage`.
-    public static func allowance(restOfPage: Int) -> Int {
+    static func allowance(restOfPage: Int) -> Int {
         min(waterBudget, max(waterFloor, pageBudget - restOfPage))
     }
 
     /// The tiles that fit `budget` bytes, in order, skipping one that does not fit (a later,
     /// smaller one may): the water `PageRenderer` puts on the page once it knows the rest.
-    public func fitting(_ budget: Int) -> PageWater {
+    func fitting(_ budget: Int) -> PageWater {
         guard byteCount > budget else { return self }
         let parts = [land, visitedLand, sea, rivers].map { Array($0.utf8) }
         var kept = [[UInt8]](repeating: [], count: 4), offsets = [0, 0, 0, 0], total = 0
@@ -120,7 +120,7 @@ public struct PageWater: Sendable, Equatable {
     }
 
     /// page.js shows the water from this scale on (screen pixels per world unit; 1 px ≈ 2 km).
-    public static let minimumZoom = 1.0
+    static let minimumZoom = 1.0
 
     static func key(_ lon: Double, _ lat: Double) -> [Int] {
         [min(179, max(-180, Int(floor(lon)))), min(89, max(-90, Int(floor(lat))))]

@@ -2,7 +2,7 @@
 /// script or style only when the policy names the SHA-256 of its exact text. Written here
 /// because Foundation on Linux has no SHA-256 and a C library (OpenSSL) for one digest of a
 /// few kilobytes per page would be one more static dependency of the NAS package.
-public enum SHA256 {
+enum SHA256 {
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
         0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,

@@ -7,7 +7,7 @@ import PinCore
 public final class Service: Sendable {
     public let gate: Gate
     public let sessions: SessionStore
-    public let throttle: LoginThrottle
+    let throttle: LoginThrottle
     public let passwords: PasswordFile?
     public let backend: Backend
 
@@ -162,7 +162,7 @@ public protocol Backend: Sendable {
 }
 
 /// A request the server refuses with a status and a reason (a bad body, an unknown id).
-public struct RequestError: Error, Sendable {
+struct RequestError: Error, Sendable {
     public let status: Int
     public let message: String
     public init(_ status: Int, _ message: String) {

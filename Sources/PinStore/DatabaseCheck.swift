@@ -37,14 +37,14 @@ public enum DatabaseCheck {
 
     /// The counts of countries, cities and mountains that disagree with the locations table.
     /// Writes nothing.
-    public static func countMismatches(path: String) throws -> [String] {
+    static func countMismatches(path: String) throws -> [String] {
         try PinDatabase(readOnlyPath: path).countMismatches()
     }
 
     /// On a sound file whose counts disagree: the counts made true in place, in one transaction
     /// (the same recount as `repair`), with no copy kept, since nothing is damaged. Returns what
     /// still disagrees (e.g. a pin whose country has no row). The caller holds the run lock.
-    public static func recountInPlace(path: String) throws -> [String] {
+    static func recountInPlace(path: String) throws -> [String] {
         do {
             let connection = try Connection(path: path, readOnly: false, create: false)
             try connection.transaction { try recount(connection) }

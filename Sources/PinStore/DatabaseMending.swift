@@ -7,7 +7,7 @@ extension DatabaseCheck {
     /// a repair treats as damage), then, on a sound file, the counts that disagree.
     public struct Examination: Sendable {
         public let damage: [String]?
-        public let mismatches: [String]
+        let mismatches: [String]
         /// Everything found, in the order it is printed.
         public var problems: [String] { (damage ?? []) + mismatches }
         /// Sound, with true counts: nothing to repair.
@@ -38,7 +38,7 @@ extension DatabaseCheck {
     }
 
     /// Why a repair changed nothing: the recount or the copy failed (the file is as it was).
-    public struct MendingFailure: ExitStatusError {
+    struct MendingFailure: ExitStatusError {
         public let description: String
         public let exitStatus: Int32
     }

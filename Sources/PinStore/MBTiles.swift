@@ -92,7 +92,7 @@ public final class MBTiles: @unchecked Sendable {
 }
 
 /// A base map file pins cannot use, named, with why, and the exit status it gives.
-public struct MBTilesError: Error, CustomStringConvertible, ExitStatusError {
+struct MBTilesError: Error, CustomStringConvertible, ExitStatusError {
     public let path: String
     public let exitStatus: Int32
     public let reason: String

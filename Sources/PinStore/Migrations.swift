@@ -8,7 +8,7 @@ public enum Migrations {
     public struct Migration: Sendable {
         public let version: Int
         public let name: String
-        public let sql: String
+        let sql: String
         /// What SQL cannot do, run after `sql` in the same transaction.
         let step: (@Sendable (Connection) throws -> Void)?
 
@@ -335,7 +335,7 @@ public enum Migrations {
 
     public static var latestVersion: Int { all.last?.version ?? 0 }
 
-    public enum MigrationError: Error, CustomStringConvertible {
+    enum MigrationError: Error, CustomStringConvertible {
         case newerSchema(found: Int, known: Int, path: String)
 
         public var description: String {

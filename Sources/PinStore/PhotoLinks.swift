@@ -99,20 +99,20 @@ enum PhotoLinks {
 }
 
 /// What a pass of `PhotoLinks` changed.
-public struct PhotoLinkOutcome: Equatable, Sendable {
+struct PhotoLinkOutcome: Equatable, Sendable {
     /// Photos that now belong to a pin.
     public var linked = 0
     /// Photo records whose pin changed (a link made, moved or removed).
     public var changed = 0
     /// Pins whose visit count changed.
-    public var visitsChanged = 0
+    var visitsChanged = 0
 }
 
 extension PinDatabase {
     /// Links every photo to its pin and recounts visits now, in one write (what a write that
     /// changes pins does by itself; tests and the bench call it after saving photo records).
     @discardableResult
-    public func linkPhotos() throws -> PhotoLinkOutcome {
+    func linkPhotos() throws -> PhotoLinkOutcome {
         try connection.transaction { try PhotoLinks.relink(connection) }
     }
 }

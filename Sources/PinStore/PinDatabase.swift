@@ -139,7 +139,7 @@ public final class PinDatabase: TransactionRunner {
         }
     }
 
-    public var schemaVersion: Int { (try? Migrations.currentVersion(of: connection)) ?? 0 }
+    var schemaVersion: Int { (try? Migrations.currentVersion(of: connection)) ?? 0 }
 
     /// While true, writes leave the photo links to a later write (`PhotoLinks`): an import sets
     /// it for its batches, so that its last write links once for the whole run.
@@ -172,7 +172,7 @@ public final class PinDatabase: TransactionRunner {
 
     /// Recounts from the locations table and returns every count that disagrees (empty when
     /// the database is consistent): what tests and `pins check` rely on.
-    public func countMismatches() throws -> [String] {
+    func countMismatches() throws -> [String] {
         var problems: [String] = []
         let countryRows = try connection.query("""
             SELECT c.id, c.pin_count, (SELECT count(*) FROM locations l WHERE l.country_id = c.id) FROM countries c

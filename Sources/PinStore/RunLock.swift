@@ -12,7 +12,7 @@ import PinCore
 /// - `importByte`: exclusive for an import, `pins runs undo` and `check --repair` (one at a time);
 /// - `writersByte`: shared by every command that writes (each read-write open of the
 ///   database), exclusive for `check --repair`, which so holds the file for its whole run.
-public enum DatabaseFileLock {
+enum DatabaseFileLock {
     static let importByte: Int = 0x4000_0400
     static let writersByte: Int = 0x4000_0401
     // fcntl.h's F_OFD_* (defined only with _GNU_SOURCE, so not imported).
@@ -21,7 +21,7 @@ public enum DatabaseFileLock {
 
     /// The database's path with symbolic links and `.`/`..` resolved: the file's own when it
     /// exists, else its folder's plus the name. Nil when the folder does not exist.
-    public static func resolvedPath(_ path: String) -> String? {
+    static func resolvedPath(_ path: String) -> String? {
         if let resolved = realpath(path, nil) {
             defer { free(resolved) }
             return String(cString: resolved)
@@ -206,7 +206,7 @@ public final class RunLock {
 /// file's `writersByte`, so that `check --repair` (which takes it exclusively) never swaps the
 /// file under a writer, and a writer that starts during a repair waits for it (up to `wait`
 /// seconds, then `.busy`) and then writes into the repaired file, not the damaged one.
-public final class WriterGate {
+final class WriterGate {
     private let fd: Int32
 
     /// Nil-free: on a file system without byte-range locks there is nothing to hold.

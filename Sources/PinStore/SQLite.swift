@@ -16,10 +16,10 @@ public struct SQLiteError: Error, CustomStringConvertible, Equatable {
     /// The extended result code (e.g. 1544, SQLITE_READONLY_DIRECTORY).
     public let code: Int32
     public let message: String
-    public let sql: String?
+    let sql: String?
     /// errno of the system call that failed (sqlite3_system_errno), 0 when none did: tells a
     /// full disk (ENOSPC) among SQLite's I/O errors.
-    public var systemErrno: Int32 = 0
+    var systemErrno: Int32 = 0
 
     public var description: String {
         if let sql { return "SQLite error \(code): \(message) (in: \(sql))" }
@@ -171,7 +171,7 @@ public struct StorageError: ExitStatusError, Equatable {
 
 extension StorageError.Reason {
     /// The file's content is broken (as opposed to the disk, a lock or permissions).
-    public var isDamage: Bool {
+    var isDamage: Bool {
         switch self {
         case .damaged, .notADatabase: return true
         default: return false

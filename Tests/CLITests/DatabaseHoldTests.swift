@@ -1,5 +1,5 @@
 import Foundation
-import PinStore
+@testable import PinStore
 import XCTest
 
 /// Issue 22 items 2, 3 and 6: the run lock follows the file (not its name), a repair holds the

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import PinCore
+@testable import PinCore
 
 /// The built binary on Fixtures/library against the hand-worked Fixtures/library-expected.json.
 final class ImportEndToEndTests: XCTestCase {

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
-import PinCore
+@testable import PinCore
 @testable import PinStore
 
 /// Generated libraries (scripts/gen-library) checked against an independent implementation of

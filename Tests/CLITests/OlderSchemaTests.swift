@@ -1,5 +1,5 @@
 import Foundation
-import PinStore
+@testable import PinStore
 import XCTest
 
 /// A database written by an earlier pins (an older schema): read commands read it as it is,

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import PinCore
+@testable import PinCore
 @testable import PinStore
 
 final class SidecarEditTests: XCTestCase {

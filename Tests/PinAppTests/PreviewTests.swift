@@ -1,7 +1,7 @@
 import Foundation
-import PinApp
-import PinCore
-import PinStore
+@testable import PinApp
+@testable import PinCore
+@testable import PinStore
 import TestSupport
 import XCTest
 

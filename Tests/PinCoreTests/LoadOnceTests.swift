@@ -1,5 +1,5 @@
 import Foundation
-import PinCore
+@testable import PinCore
 import Synchronization
 import XCTest
 

@@ -1,4 +1,4 @@
-import PinCore
+@testable import PinCore
 import XCTest
 
 /// Folder and name of a path, as dirname(1) and basename(1) give them (worked by hand against

@@ -1,6 +1,6 @@
 import TestSupport
 import XCTest
-import PinCore
+@testable import PinCore
 
 /// Issue 15 item 7: a path's text (JSON, photo ids, exports, the map page) is unambiguous and
 /// gives the bytes back. Expected texts worked by hand from the rule in `RawPath.description`.

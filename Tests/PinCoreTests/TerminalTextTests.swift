@@ -1,4 +1,4 @@
-import PinCore
+@testable import PinCore
 import XCTest
 
 /// What reaches a terminal from user text: escapes written out, never obeyed.

@@ -1,6 +1,6 @@
 import XCTest
 @testable import PinCore
-import PinGrammar
+@testable import PinGrammar
 
 /// The rule of `TrackTimeline.match`, on hand-worked values (exiftool's SetGeoValues, 12.57).
 final class TrackTimelineTests: XCTestCase {

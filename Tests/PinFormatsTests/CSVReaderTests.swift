@@ -1,4 +1,4 @@
-import PinFormats
+@testable import PinFormats
 import XCTest
 
 /// RFC 4180 section 2, rule by rule, with hand-written inputs; each read at every chunk size

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 @testable import PinFormats
-import PinGrammar
+@testable import PinGrammar
 
 /// The KMZ, OwnTracks, GeoJSON and CSV track readers (issue 29), on the files scripts/fixtures-tracks
 /// makes from Fixtures/tracks/segments.gpx with real tools (gpsbabel, ogr2ogr, zip) and, where no

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 @testable import PinFormats
-import PinGrammar
+@testable import PinGrammar
 
 /// The inputs scripts/fuzz's tracks target keeps (Fixtures/fuzz/tracks/, which must hold some) and
 /// the seeds it starts from (the track fixtures), read the way Fuzz/Tracks.swift reads them:

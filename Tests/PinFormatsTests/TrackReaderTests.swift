@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 @testable import PinFormats
-import PinGrammar
+@testable import PinGrammar
 
 /// The track readers on hand-written files that follow the formats' public descriptions (each
 /// test says where), and on files written by real tools where Debian has one (gpsbabel).

@@ -1,6 +1,6 @@
 import XCTest
 @testable import PinFormats
-import PinGrammar
+@testable import PinGrammar
 
 final class XMLPullParserTests: XCTestCase {
     private func events(_ text: String, chunk: Int = .max) throws -> [String] {

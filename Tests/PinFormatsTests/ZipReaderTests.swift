@@ -1,5 +1,5 @@
 import Foundation
-import PinFormats
+@testable import PinFormats
 import TestSupport
 import XCTest
 

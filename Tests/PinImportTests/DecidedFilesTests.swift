@@ -1,7 +1,7 @@
 import TestSupport
 import XCTest
-import PinCore
-import PinMetadata
+@testable import PinCore
+@testable import PinMetadata
 @testable import PinImport
 
 /// The run's files on disk: every field comes back from its record, and the sorter gives the

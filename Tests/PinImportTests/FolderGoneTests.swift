@@ -1,6 +1,6 @@
 import Foundation
-import PinCore
-import PinMetadata
+@testable import PinCore
+@testable import PinMetadata
 @testable import PinImport
 @testable import PinStore
 import TestSupport

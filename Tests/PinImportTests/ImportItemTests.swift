@@ -1,5 +1,5 @@
 import XCTest
-import PinCore
+@testable import PinCore
 @testable import PinImport
 
 /// An item keeps the metadata the import uses compactly; what comes back must be exactly what

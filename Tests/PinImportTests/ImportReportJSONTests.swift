@@ -1,6 +1,6 @@
 import XCTest
-import PinCore
-import PinMetadata
+@testable import PinCore
+@testable import PinMetadata
 @testable import PinImport
 
 /// The JSON report's pin and skipped lines, written key by key: keys in sorted order, numbers,

@@ -1,6 +1,6 @@
 import XCTest
-import PinCore
-import PinMetadata
+@testable import PinCore
+@testable import PinMetadata
 @testable import PinImport
 
 /// The text report's table layout: columns counted in Characters, as they always were.

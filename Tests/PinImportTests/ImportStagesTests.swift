@@ -1,7 +1,7 @@
 import TestSupport
 import XCTest
-import PinCore
-import PinMetadata
+@testable import PinCore
+@testable import PinMetadata
 @testable import PinImport
 
 /// The pipeline's stages one by one, on hand-made files and history, with the in-memory store.

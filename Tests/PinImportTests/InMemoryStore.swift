@@ -1,5 +1,5 @@
 import Foundation
-import PinCore
+@testable import PinCore
 
 /// A transaction runner over plain dictionaries, for unit tests of the pipeline's stages: a
 /// write works on a copy of the state and keeps it only when the closure returns (a throw

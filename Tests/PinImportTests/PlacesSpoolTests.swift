@@ -1,5 +1,5 @@
 import XCTest
-import PinCore
+@testable import PinCore
 @testable import PinImport
 
 /// import-places' scratch database: records come back exactly, visits in time order, outcomes in

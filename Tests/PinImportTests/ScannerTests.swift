@@ -1,5 +1,5 @@
 import XCTest
-import PinCore
+@testable import PinCore
 @testable import PinImport
 
 final class ScannerTests: XCTestCase {

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
-import PinCore
+@testable import PinCore
 @testable import PinImport
 
 /// A read-back of the run's own scratch file that fails (an I/O error in TMPDIR) ends the

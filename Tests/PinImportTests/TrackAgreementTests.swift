@@ -1,8 +1,8 @@
 import Foundation
-import PinCore
-import PinFormats
+@testable import PinCore
+@testable import PinFormats
 @testable import PinImport
-import PinMetadata
+@testable import PinMetadata
 import TestSupport
 import XCTest
 

@@ -1,6 +1,6 @@
 import Foundation
-import PinCore
-import PinFormats
+@testable import PinCore
+@testable import PinFormats
 @testable import PinImport
 import TestSupport
 import XCTest

@@ -3,7 +3,7 @@ import TestSupport
 import XCTest
 @testable import PinFormats
 @testable import PinImport
-import PinGrammar
+@testable import PinGrammar
 
 /// The inputs kept in Fixtures/fuzz/windows/ from the `windows` fuzz target (Fuzz/Windows.swift,
 /// issue 40: window refills inside tokens), replayed by its property: each reader reads the

@@ -1,4 +1,4 @@
-import PinCore
+@testable import PinCore
 @testable import PinMetadata
 import XCTest
 

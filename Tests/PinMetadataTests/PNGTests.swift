@@ -1,6 +1,6 @@
 import CZlib
 import Foundation
-import PinCore
+@testable import PinCore
 @testable import PinMetadata
 import TestSupport
 import XCTest

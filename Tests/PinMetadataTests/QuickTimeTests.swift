@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import PinCore
+@testable import PinCore
 @testable import PinMetadata
 import XCTest
 

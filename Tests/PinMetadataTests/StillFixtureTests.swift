@@ -1,5 +1,5 @@
 import Foundation
-import PinCore
+@testable import PinCore
 @testable import PinMetadata
 import XCTest
 

@@ -1,6 +1,6 @@
 import Foundation
-import PinCore
-import PinReport
+@testable import PinCore
+@testable import PinReport
 import XCTest
 
 final class AtomicFileTests: XCTestCase {

@@ -1,6 +1,6 @@
 import XCTest
 import Foundation
-import PinCore
+@testable import PinCore
 @testable import PinReport
 
 /// Where a pin is, in every export: the place, region and ISO 3166-2 code the gazetteer gave.

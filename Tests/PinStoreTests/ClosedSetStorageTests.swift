@@ -1,6 +1,6 @@
 import Foundation
 @testable import PinStore
-import PinCore
+@testable import PinCore
 import XCTest
 
 /// Closed sets (run status, format, time source, decision, a run's skip reasons) are stored as the texts below, written out

@@ -1,7 +1,7 @@
 import XCTest
 import Foundation
 @testable import PinStore
-import PinCore
+@testable import PinCore
 
 final class DatabaseCheckTests: XCTestCase {
     /// 60 pins with 1000-character titles (about 3 to a 4 KiB page), then one leaf page of the

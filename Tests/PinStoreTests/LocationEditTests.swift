@@ -1,7 +1,7 @@
 import XCTest
 import Foundation
 @testable import PinStore
-import PinCore
+@testable import PinCore
 
 /// SplitMix64: a seeded generator, so a failing sequence can be replayed.
 struct SeededGenerator: RandomNumberGenerator {

@@ -1,7 +1,7 @@
 import XCTest
 import Foundation
 @testable import PinStore
-import PinCore
+@testable import PinCore
 
 final class MigrationTests: XCTestCase {
     func tables(_ db: PinDatabase) throws -> [String] {

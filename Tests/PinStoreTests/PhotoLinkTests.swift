@@ -1,7 +1,7 @@
 import XCTest
 import Foundation
 @testable import PinStore
-import PinCore
+@testable import PinCore
 
 /// Issue 39: every photo with a position belongs to the pin it made, else the nearest pin
 /// within 5 km, else none; the links follow deletes, adds and undos; visits are stays.

@@ -1,7 +1,7 @@
 import XCTest
 import Foundation
 @testable import PinStore
-import PinCore
+@testable import PinCore
 
 final class ServiceCountTests: XCTestCase {
     var db: PinDatabase!

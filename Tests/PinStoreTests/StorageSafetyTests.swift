@@ -1,7 +1,7 @@
 import XCTest
 import Foundation
 @testable import PinStore
-import PinCore
+@testable import PinCore
 
 /// Ids from a fixed byte: every id is the same, so the second new record collides.
 let constantIDs = IDSource { [UInt8](repeating: 0x11, count: 16) }

@@ -1,7 +1,7 @@
 import XCTest
 import Foundation
 @testable import PinStore
-import PinCore
+@testable import PinCore
 
 /// A locator with hand-made answers: east of 0° is France, west is the US, the far south is at sea.
 struct StubLocator: CountryLocating {

@@ -1,6 +1,6 @@
 import Foundation
 @testable import PinStore
-import PinCore
+@testable import PinCore
 import XCTest
 
 /// `Statement.uuid` parses a stored id from its bytes as Foundation would, and refuses what

@@ -1,6 +1,6 @@
 import Foundation
-import PinCore
-import PinData
+@testable import PinCore
+@testable import PinData
 import XCTest
 
 /// What the test targets share: where the repository is, its fixtures (a missing one fails the

@@ -83,14 +83,14 @@ public enum PreviewKind: String, Sendable, CaseIterable, Codable, Comparable {
 /// A tool that is missing is said once per run by the caller (`missingTool`).
 public struct PreviewMaker: Sendable {
     /// The long side of a preview, in pixels.
-    public static let longSide = 256
+    static let longSide = 256
     /// A tool gets this long per file (a damaged file must not hold the run).
-    public static let defaultTimeLimit: TimeInterval = 60
-    public var timeLimit = defaultTimeLimit
+    static let defaultTimeLimit: TimeInterval = 60
+    var timeLimit = defaultTimeLimit
 
     public var convert: String?
     /// `heif-dec` or `heif-convert`.
-    public var heifConvert: String?
+    var heifConvert: String?
     public var ffmpeg: String?
 
     public init(convert: String?, heifConvert: String?, ffmpeg: String?) {

@@ -8,7 +8,7 @@ public struct CountryInfo: Codable, Sendable, Hashable {
     public var name: String
     public var continent: String
     public var region: String
-    public var subRegion: String
+    var subRegion: String
 
     public init(alpha2: String, alpha3: String, numeric: String, name: String, continent: String, region: String, subRegion: String) {
         self.alpha2 = alpha2
@@ -39,7 +39,7 @@ public struct CountryCatalog: Sendable {
     public subscript(code: String) -> CountryInfo? { entries[code] }
 
     /// A new Country row for a code, with a readable fallback for a code the catalogue lacks.
-    public func makeCountry(code: String) -> Country {
+    func makeCountry(code: String) -> Country {
         let info = entries[code]
         return Country(id: code, name: info?.name ?? code, continent: info?.continent ?? "Unknown", pinCount: 0)
     }

@@ -57,7 +57,7 @@ public struct SharedPlaceKey: Hashable, Sendable {
         self.longitudeE4 = Int(saturating: (coordinate.longitude * 10_000).rounded())
     }
 
-    public var roundedCoordinate: Coordinate {
+    var roundedCoordinate: Coordinate {
         Coordinate(latitude: Double(latitudeE4) / 10_000, longitude: Double(longitudeE4) / 10_000)
     }
 }

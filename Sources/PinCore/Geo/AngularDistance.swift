@@ -23,7 +23,7 @@ public enum AngularDistance {
     /// cos θ, clamped to [−1, 1]: for identical points the sum can exceed 1 by an ulp and
     /// acos would return NaN.
     @inline(__always)
-    public static func cosine(_ a: Coordinate, _ b: Coordinate) -> Double {
+    static func cosine(_ a: Coordinate, _ b: Coordinate) -> Double {
         let phi1 = a.latitude * .pi / 180, phi2 = b.latitude * .pi / 180
         let dLambda = (a.longitude - b.longitude) * .pi / 180
         let sum = cos(phi1) * cos(phi2) * cos(dLambda) + sin(phi1) * sin(phi2)
@@ -37,7 +37,7 @@ public enum AngularDistance {
     }
 
     /// θ by the haversine form: accurate at small distances too; used for printed distances.
-    public static func haversineRadians(_ a: Coordinate, _ b: Coordinate) -> Double {
+    static func haversineRadians(_ a: Coordinate, _ b: Coordinate) -> Double {
         let phi1 = a.latitude * .pi / 180, phi2 = b.latitude * .pi / 180
         let dPhi = phi2 - phi1
         let dLambda = (b.longitude - a.longitude) * .pi / 180

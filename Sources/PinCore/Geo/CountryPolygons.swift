@@ -428,7 +428,7 @@ extension CountryResolver {
     /// coastal reach and the cells it ends in, and a whole degree to spare. A resolver built
     /// from `polygons.reaching(latitudes:)` of this band answers at that latitude exactly as one
     /// built from all of them (OneLatitudeZoneIndexTests, for the zone outlines).
-    public static func decidingLatitudes(around latitude: Double, cellDegrees: Double = 0.25,
+    static func decidingLatitudes(around latitude: Double, cellDegrees: Double = 0.25,
                                          coastalKilometres: Double = defaultCoastalKilometres) -> ClosedRange<Double> {
         let kmPerDegree = AngularDistance.earthRadiusKm * .pi / 180
         let reach = coastalKilometres / kmPerDegree + 4 * cellDegrees + 1

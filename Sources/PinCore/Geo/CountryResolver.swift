@@ -19,7 +19,7 @@ public final class CountryResolver: @unchecked Sendable {
 
     public let codes: [String]
     public let names: [String]
-    public let coastalKilometres: Double
+    let coastalKilometres: Double
     let cellDegrees: Double
     let columns: Int
     let rows: Int
@@ -157,7 +157,7 @@ public final class CountryResolver: @unchecked Sendable {
 
     /// The country whose outline is nearest to the point, if within `kilometres`.
     /// Distances in a local equirectangular projection: at 22 km the error is metres.
-    public func nearestCountry(_ point: Coordinate, withinKilometres kilometres: Double) -> Int? {
+    func nearestCountry(_ point: Coordinate, withinKilometres kilometres: Double) -> Int? {
         guard kilometres > 0 else { return nil }
         let kmPerDegree = AngularDistance.earthRadiusKm * .pi / 180
         let latRadius = kilometres / kmPerDegree

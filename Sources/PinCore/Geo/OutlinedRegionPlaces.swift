@@ -13,9 +13,9 @@ import Foundation
 public final class OutlinedRegionPlaces: PlaceLocating, @unchecked Sendable {
     // Immutable after init.
     /// Inside the country's outline but in none of its units: the nearest unit within 10 km.
-    public static let landKm = 10.0
+    static let landKm = 10.0
     /// At sea (outside the outline, the country from the 22 km coastal rule).
-    public static let seaKm = 22.0
+    static let seaKm = 22.0
 
     public let places: any PlaceLocating
     public let outlines: RegionOutlines

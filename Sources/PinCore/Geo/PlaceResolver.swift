@@ -28,13 +28,13 @@ public enum PlaceDataError: Error, CustomStringConvertible {
 public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     // Immutable after init.
     /// The constants the file's grid was built for; a file built for others is refused.
-    public static let radiusPerSqrtPopulation: Float = 0.01
-    public static let minimumRadiusKm: Float = 1.0
-    public static let capBeyondRadiusKm: Float = 15.0
+    static let radiusPerSqrtPopulation: Float = 0.01
+    static let minimumRadiusKm: Float = 1.0
+    static let capBeyondRadiusKm: Float = 15.0
     /// At sea: the coastal rule's distance (CountryResolver.defaultCoastalKilometres).
-    public static let seaKm = 22.0
+    static let seaKm = 22.0
     /// Without a place, the region of the nearest place within this distance.
-    public static let regionKm = 150.0
+    static let regionKm = 150.0
 
     static let magic = Array("PINSPL1\n".utf8)
     /// A grid entry: the place's index in its low 18 bits; above them, g (a lower bound of d − r
@@ -343,7 +343,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     }
 
     /// Every region of the gazetteer, in the file's order (the outlines match theirs in one pass).
-    public var allRegions: [Region] { regionValues }
+    var allRegions: [Region] { regionValues }
 
     public func regions(of countryCode: String) -> [Region] {
         guard let country = countryID(countryCode) else { return [] }

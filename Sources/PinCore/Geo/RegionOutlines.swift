@@ -60,10 +60,10 @@ public final class RegionOutlines: @unchecked Sendable {
     private let pageStart: [UInt32]
     private let pageXY: [Int32]
     /// Region key → the English name where it differs from the gazetteer's ("CN-YN": "Yunnan").
-    public let regionNames: [String: String]
+    let regionNames: [String: String]
 
     /// The units, in the file's order (index = unit id).
-    public var unitCount: Int { unitCodes.count }
+    var unitCount: Int { unitCodes.count }
     /// The country codes the outlines cover.
     public var countryCodes: [String] { grids.map(\.code) }
 
@@ -99,10 +99,10 @@ public final class RegionOutlines: @unchecked Sendable {
     }
 
     /// DCW's code of a unit ("US.TX").
-    public func dcwCode(ofUnit unit: Int) -> String { unitCodes[unit] }
+    func dcwCode(ofUnit unit: Int) -> String { unitCodes[unit] }
     /// The gazetteer's ISO 3166-2 codes a unit stands for: one (it decides the region), or
     /// several where DCW predates a split (IN.AP is Andhra Pradesh and Telangana).
-    public func regionCodes(ofUnit unit: Int) -> [String] { unitRegionCodes[unit] }
+    func regionCodes(ofUnit unit: Int) -> [String] { unitRegionCodes[unit] }
     /// The country code of a unit.
     public func countryCode(ofUnit unit: Int) -> String { grids[Int(unitCountry[unit])].code }
 
@@ -189,7 +189,7 @@ public final class RegionOutlines: @unchecked Sendable {
 
     /// The unit of `countryCode` with an edge nearest the point, if within `km` (equirectangular
     /// at the point's latitude): for a point between DCW's coast or border and Natural Earth's.
-    public func nearestUnit(to point: Coordinate, countryCode: String, withinKm km: Double) -> Int? {
+    func nearestUnit(to point: Coordinate, countryCode: String, withinKm km: Double) -> Int? {
         guard point.isValid, km > 0, let g = grid(countryCode) else { return nil }
         let (px, py) = Self.units(point, g)
         let ky = Self.kmPerUnit, kx = ky * max(0.01, cos(point.latitude * .pi / 180))

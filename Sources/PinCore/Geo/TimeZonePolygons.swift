@@ -1,6 +1,6 @@
 import Foundation
 
-public enum TimeZoneDataError: Error, CustomStringConvertible {
+enum TimeZoneDataError: Error, CustomStringConvertible {
     case malformed(offset: Int, what: String)
 
     public var description: String {
@@ -14,7 +14,7 @@ public enum TimeZoneDataError: Error, CustomStringConvertible {
 /// (timezone-boundary-builder, simplified; format in that script and Resources/TIMEZONES.md),
 /// into the same `CountryPolygons` the country index is built from: one "country" per IANA
 /// zone, its identifier as the code.
-public enum TimeZonePolygons {
+enum TimeZonePolygons {
     static let magic = Array("PINSTZ1\n".utf8)
     /// 1e-5 degree per unit.
     static let scale = 100_000.0

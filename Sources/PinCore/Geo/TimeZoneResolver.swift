@@ -9,7 +9,7 @@ import Foundation
 /// Anywhere else is open sea, which has the nautical zone of its longitude (`nauticalIdentifier`),
 /// as timezone-boundary-builder's ocean polygons do.
 public final class TimeZoneResolver: Sendable {
-    public static let borderKilometres = 1.0
+    static let borderKilometres = 1.0
     private let index: CountryResolver
 
     public init(polygons: CountryPolygons) {
@@ -29,7 +29,7 @@ public final class TimeZoneResolver: Sendable {
     }
 
     /// The zone identifiers the outlines know (sorted, without the nautical ones).
-    public var identifiers: [String] { index.codes }
+    var identifiers: [String] { index.codes }
 
     /// The IANA identifier at the point: a land zone, else the nautical one; nil for an invalid
     /// coordinate.
@@ -42,7 +42,7 @@ public final class TimeZoneResolver: Sendable {
     /// The nautical zone: 15° strips centred on multiples of 15°, `Etc/GMT-1` for UTC+1 east of
     /// 7.5° E (POSIX signs are inverted), `Etc/GMT+12` / `Etc/GMT-12` for the half-strips at the
     /// date line. A longitude exactly on a strip edge goes to the strip farther from Greenwich.
-    public static func nauticalIdentifier(longitude: Double) -> String {
+    static func nauticalIdentifier(longitude: Double) -> String {
         let hours = Int((longitude / 15).rounded(.toNearestOrAwayFromZero))
         if hours == 0 { return "Etc/GMT" }
         return hours > 0 ? "Etc/GMT-\(hours)" : "Etc/GMT+\(-hours)"

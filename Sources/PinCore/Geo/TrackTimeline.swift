@@ -97,7 +97,7 @@ public struct TrackTimeline: Sendable {
     }
 
     /// Room for `n` more fixes.
-    public mutating func reserve(_ n: Int) {
+    mutating func reserve(_ n: Int) {
         let total = times.count + n
         times.reserveCapacity(total); latitudes.reserveCapacity(total); longitudes.reserveCapacity(total)
     }
@@ -181,7 +181,7 @@ public struct TrackTimeline: Sendable {
     }
 
     /// The first and last instants covered, nil without fixes.
-    public var timeRange: ClosedRange<Double>? {
+    var timeRange: ClosedRange<Double>? {
         guard let first = times.first, let last = times.last else { return nil }
         return first...last
     }

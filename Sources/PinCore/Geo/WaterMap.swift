@@ -34,7 +34,7 @@ public struct WaterMap: Sendable {
     static let headerSize = 8 + 20, columns = 360, rows = 180
 
     public let units: Int
-    public let tolerance: Float
+    let tolerance: Float
     private let bytes: [UInt8]
     private let states: Range<Int>
     /// Per tile index (row * 360 + column): the detail tile's blob range.

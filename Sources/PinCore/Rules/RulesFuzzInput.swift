@@ -8,8 +8,8 @@ import Foundation
 /// of 25 bytes: a tag byte and three little-endian doubles (instant, latitude, longitude), taken
 /// raw so that NaN, infinities, subnormals and out-of-range degrees all reach the rules. Tag bit
 /// 0: an existing pin instead of a photo; bit 1: no coordinate; bit 2: an earlier run's photo.
-public enum RulesFuzzInput {
-    public static let recordSize = 25
+enum RulesFuzzInput {
+    static let recordSize = 25
 
     /// Every candidate of `raw`, decided in capture-time order.
     public static func decide(_ raw: UnsafeRawBufferPointer) -> [ImportRules.Verdict] {

@@ -26,7 +26,7 @@ public struct LocationEdit: Sendable {
     /// What the gazetteer says at the pin's position after the edit, given by the caller when
     /// the edit needs it (`needsPlace`): a city pin without `--name` is that place's, and a city
     /// pin that was the town it stood in follows it when it moves.
-    public var placeThere: PlaceMatch?
+    var placeThere: PlaceMatch?
 
     public init() {}
 
@@ -37,7 +37,7 @@ public struct LocationEdit: Sendable {
     }
 
     /// Whether `applied(to:)` needs `placeThere`: the pin moves, or becomes a city without a name.
-    public func needsPlace(_ old: Location) -> Bool {
+    func needsPlace(_ old: Location) -> Bool {
         coordinate != nil || (type == .city && old.type.selection != .city && name == nil)
     }
 

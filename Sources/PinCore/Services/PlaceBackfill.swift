@@ -51,7 +51,7 @@ public struct PlaceBackfill: Sendable {
 
     /// Whether `pin.title` is the one the photo import gave it before places (see the type's
     /// documentation).
-    public func isTitleMadeByPins(_ pin: Location) -> Bool {
+    func isTitleMadeByPins(_ pin: Location) -> Bool {
         guard !pin.photoIDs.isEmpty, pin.editedAt == nil else { return false }
         let names: [String]
         if let code = pin.countryID {

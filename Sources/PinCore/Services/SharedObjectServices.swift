@@ -6,13 +6,13 @@ public struct CountryService: Sendable {
 
     public init(catalog: CountryCatalog) { self.catalog = catalog }
 
-    public func plusPin(for code: String, in repos: Repositories) throws {
+    func plusPin(for code: String, in repos: Repositories) throws {
         var country = try repos.countries.fetch(id: code) ?? catalog.makeCountry(code: code)
         country.pinCount += 1
         try repos.countries.save(country)
     }
 
-    public func minusPin(for code: String, in repos: Repositories) throws {
+    func minusPin(for code: String, in repos: Repositories) throws {
         guard var country = try repos.countries.fetch(id: code) else { return }
         country.pinCount -= 1
         if country.pinCount <= 0 {
@@ -31,14 +31,14 @@ public struct CountryService: Sendable {
 public struct CityService: Sendable {
     public let ids: IDSource
     /// Two city pins named alike this close to one city's centre share it (a city is large).
-    public static let sharingKm = 15.0
+    static let sharingKm = 15.0
 
     public init(ids: IDSource) { self.ids = ids }
 
     /// Finds or creates the City for this visit and adds one pin to it; the visit as it now
     /// points at it (the city's name, centre and place id).
     @discardableResult
-    public func plusPin(for visit: CityVisitData, in repos: Repositories) throws -> (city: City, visit: CityVisitData) {
+    func plusPin(for visit: CityVisitData, in repos: Repositories) throws -> (city: City, visit: CityVisitData) {
         var visit = visit
         let name = visit.cityName.trimmingCharacters(in: .whitespacesAndNewlines)
         if var city = try find(visit, in: repos, adopting: true) {
@@ -57,7 +57,7 @@ public struct CityService: Sendable {
         return (city, visit)
     }
 
-    public func minusPin(for visit: CityVisitData, in repos: Repositories) throws {
+    func minusPin(for visit: CityVisitData, in repos: Repositories) throws {
         try countDown(find(visit, in: repos, adopting: false), in: repos.cities)
     }
 
@@ -88,12 +88,12 @@ public struct CityService: Sendable {
 public struct MountainService: Sendable {
     public let ids: IDSource
     /// Two mountain pins named alike this close share the mountain (a summit and a hut below it).
-    public static let sharingKm = 5.0
+    static let sharingKm = 5.0
 
     public init(ids: IDSource) { self.ids = ids }
 
     @discardableResult
-    public func plusPin(for visit: MountainVisitData, in repos: Repositories) throws -> (mountain: Mountain, visit: MountainVisitData) {
+    func plusPin(for visit: MountainVisitData, in repos: Repositories) throws -> (mountain: Mountain, visit: MountainVisitData) {
         var visit = visit
         let key = SharedPlaceKey(name: visit.mountainName, coordinate: visit.mountainCoordinate)
         guard var mountain = try find(visit, in: repos) else {
@@ -115,7 +115,7 @@ public struct MountainService: Sendable {
         return (mountain, visit)
     }
 
-    public func minusPin(for visit: MountainVisitData, in repos: Repositories) throws {
+    func minusPin(for visit: MountainVisitData, in repos: Repositories) throws {
         try countDown(find(visit, in: repos), in: repos.mountains)
     }
 

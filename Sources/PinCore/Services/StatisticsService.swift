@@ -89,7 +89,7 @@ public struct StatisticsService: Sendable {
     }
 
     /// How many pins "most visited places" names.
-    public static let mostVisitedShown = 10
+    static let mostVisitedShown = 10
 
     /// The pins visited more than once, in the order of `pins list --sort visits`.
     static func mostVisited(_ locations: [Location]) -> [StatisticsValues.VisitedPlace] {

@@ -104,24 +104,24 @@ public struct Trip: Sendable, Equatable {
 }
 
 /// The trip rule and its constants: README "Trips" says why each is what it is.
-public enum TripRule {
+enum TripRule {
     /// A day is away when one of its points is farther than this from home.
-    public static let awayKm: Double = 50
+    static let awayKm: Double = 50
     /// Up to this many days at home or without any point may lie inside one trip.
     public static let maxGapDays = 2
     /// A trip has at least this many away days.
-    public static let minAwayDays = 2
+    static let minAwayDays = 2
     /// Across a gap holding a day at home, the two sides are one trip only when they share a
     /// country other than home's, or their days' centres are this close.
-    public static let sameJourneyKm: Double = 100
+    static let sameJourneyKm: Double = 100
     /// Home is found in windows of this many months either side of each month.
-    public static let homeWindowMonths = 6
+    static let homeWindowMonths = 6
     /// A place becomes home for a month only with at least this many days in the months around
     /// it: a library of travel photos alone (no day at home) keeps one home, the place with the
     /// most days, instead of a new "home" at every destination.
-    public static let minHomeDays = 8
+    static let minHomeDays = 8
     /// Points in one cluster of days are within this of its first day's centre.
-    public static let clusterKm: Double = 25
+    static let clusterKm: Double = 25
     /// Earliest plausible capture: 1 January 1900.
     public static let earliest = Date(timeIntervalSince1970: -2_208_988_800)
 }

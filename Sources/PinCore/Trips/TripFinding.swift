@@ -367,7 +367,7 @@ extension TripFinder {
 
 /// "Japan, April 2024": the countries by days (home's left out), or for a trip inside home's
 /// country its main place; then the months.
-public enum TripTitle {
+enum TripTitle {
     static let months = ["January", "February", "March", "April", "May", "June", "July", "August",
                          "September", "October", "November", "December"]
 
@@ -391,7 +391,7 @@ public enum TripTitle {
     }
 
     /// "April 2024", "April–May 2024", "December 2023–January 2024".
-    public static func monthSpan(_ start: LocalDay, _ end: LocalDay) -> String {
+    static func monthSpan(_ start: LocalDay, _ end: LocalDay) -> String {
         let a = start.date, b = end.date
         if a.year == b.year && a.month == b.month { return "\(months[a.month - 1]) \(a.year)" }
         if a.year == b.year { return "\(months[a.month - 1])–\(months[b.month - 1]) \(a.year)" }

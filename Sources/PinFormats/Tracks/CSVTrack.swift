@@ -9,7 +9,7 @@ import PinGrammar
 /// "2024/05/01" and "10:00:00", UTC unless the time has an offset). The separator is the one of
 /// `,` `;` TAB `|` the header uses most. A row whose values cannot be read is named (line and
 /// reason) in the notes and the rows after it are read; a row without a time is counted.
-public enum CSVTrack {
+enum CSVTrack {
     struct Columns {
         var lat: Int, lon: Int
         var time: Int?

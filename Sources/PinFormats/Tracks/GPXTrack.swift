@@ -1,7 +1,7 @@
 import Foundation
 
 /// GPX 1.0 and 1.1 tracks, routes and waypoints, over the XML pull parser.
-public enum GPXTrack {
+enum GPXTrack {
     /// GPX (topografix.com/GPX/1/1, and 1/0): `trkpt` of every `trkseg` of every `trk`, `rtept`
     /// of every `rte`, and `wpt`, each with `lat`/`lon` attributes and a `time` child. A point
     /// without a time is ignored (counted in the notes).

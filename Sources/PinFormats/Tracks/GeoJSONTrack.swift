@@ -15,9 +15,9 @@ import PinGrammar
 /// A feature with a line and no times per position (gpsbabel's GeoJSON of a track) has no fix
 /// time: it is ignored, with a note; so is a point without a time. A feature whose values cannot
 /// be read is named (byte and reason) in the notes, and the features after it are read.
-public enum GeoJSONTrack {
+enum GeoJSONTrack {
     /// The most positions or times held while waiting for their partners (16 bytes each).
-    public static let maxPending = 4_000_000
+    static let maxPending = 4_000_000
 
     static let timeKeys: [StaticString] = ["time", "timestamp", "datetime", "recorded_at", "recordedAt"]
 

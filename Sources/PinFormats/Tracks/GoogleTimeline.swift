@@ -43,7 +43,7 @@ extension TrackPointArray: TimelineSink {
 ///   end{latLng}}, timelinePath[{point, time}]}], "rawSignals": [{position{LatLng, timestamp}}]}`,
 ///   and the other form, a top-level array of segments with `"geo:48.85,2.35"` points and
 ///   `durationMinutesOffsetFromStartTime`.
-public enum GoogleTimeline {
+enum GoogleTimeline {
     public enum Kind: String, Sendable { case records = "Records.json", semantic = "Semantic Location History", phone = "Timeline export" }
 
     /// Which of the three a file is, from its first bytes; nil for other JSON.

@@ -43,7 +43,7 @@ public enum GoogleTimelineParse {
         public var startTimestamp: String?
         public var endTimestamp: String?
         public var startTimestampMs: Number?
-        public var endTimestampMs: Number?
+        var endTimestampMs: Number?
         public init() {}
     }
 
@@ -61,7 +61,7 @@ public enum GoogleTimelineParse {
     public struct PathPoint: Sendable, Equatable {
         public var point: String?
         public var time: String?
-        public var minutesAfterStart: Double?
+        var minutesAfterStart: Double?
         /// Where the point's object ends in the file (for messages).
         public var offset: Int64
     }
@@ -73,9 +73,9 @@ public enum GoogleTimelineParse {
         /// Present when the segment has a `visit` member (whatever its value).
         public var visit: Visit?
         /// `activity.start` and `activity.end` as written; `hasActivity` when either is there.
-        public var activityStart: String?
-        public var activityEnd: String?
-        public var hasActivity: Bool { activityStart != nil || activityEnd != nil }
+        var activityStart: String?
+        var activityEnd: String?
+        var hasActivity: Bool { activityStart != nil || activityEnd != nil }
         public init() {}
     }
 

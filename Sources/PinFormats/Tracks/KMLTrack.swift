@@ -1,7 +1,7 @@
 import Foundation
 
 /// KML and KMZ tracks and timed placemarks, over the XML pull parser.
-public enum KMLTrack {
+enum KMLTrack {
     /// A `gx:coord` (`lon lat [alt]`, separated by white space): its first two numbers.
     static func coordinate(_ b: UnsafeBufferPointer<UInt8>) -> (lon: Double?, lat: Double?) {
         func isSeparator(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }

@@ -4,12 +4,12 @@ import PinGrammar
 #endif
 
 /// Lines of a text file, one at a time, in bounded memory (CR, LF or CRLF ends a line).
-public final class LineReader {
+final class LineReader {
     private let window: InputWindow
     private var pos = 0
     /// Input offset of the current line's first byte.
     public private(set) var offset: Int64 = 0
-    public static let maxLineBytes = 1024 * 1024
+    static let maxLineBytes = 1024 * 1024
 
     public init(input: ByteInput, bufferSize: Int = 1 << 16) {
         window = InputWindow(input: input, initialCapacity: bufferSize, limit: LineReader.maxLineBytes, format: "text")

@@ -8,7 +8,7 @@ import PinGrammar
 /// A GGA takes the date of the last RMC before it; a void RMC (status V) or a GGA of quality 0
 /// is no fix. A sentence whose `*hh` checksum does not match is skipped with a note.
 /// (Sentence layouts: NMEA 0183 v4.11, as summarised at gpsd.gitlab.io/gpsd/NMEA.html.)
-public enum NMEATrack {
+enum NMEATrack {
     public static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
         let lines = LineReader(input: input)
         var log = NMEALog()

@@ -9,7 +9,7 @@ import PinGrammar
 /// not at the line's storage time. Other `_type`s (`lwt`, `transition`, `waypoint`, `cmd`, ...)
 /// are not fixes and are skipped. A line that is not such a record is named (line and byte) in
 /// the notes and the lines after it are read.
-public enum OwnTracksTrack {
+enum OwnTracksTrack {
     public static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
         let lines = LineReader(input: input)
         var number = 0

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Garmin TCX activities, over the XML pull parser.
-public enum TCXTrack {
+enum TCXTrack {
     /// Garmin Training Center XML (TCX, schema TrainingCenterDatabasev2): `Trackpoint` with
     /// `Time` and `Position` (`LatitudeDegrees`, `LongitudeDegrees`). A trackpoint without a
     /// position (a pause, indoor laps) is skipped silently, as Garmin writes many.

@@ -30,7 +30,7 @@ public protocol TrackSink {
 }
 
 /// Collects the points in an array (tests, small files).
-public struct TrackPointArray: TrackSink {
+struct TrackPointArray: TrackSink {
     public var points: [TrackPoint] = []
     public init() {}
     public mutating func point(_ p: TrackPoint) { points.append(p) }

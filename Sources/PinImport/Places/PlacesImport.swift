@@ -25,8 +25,8 @@ public enum PlaceDecision: String, Sendable, CaseIterable {
     /// Skipped: the same record (same key) came earlier in this import.
     case duplicate
 
-    public var isSkip: Bool { ![.created, .updated, .unchanged].contains(self) }
-    public static let skipReasons: [PlaceDecision] = allCases.filter(\.isSkip)
+    var isSkip: Bool { ![.created, .updated, .unchanged].contains(self) }
+    static let skipReasons: [PlaceDecision] = allCases.filter(\.isSkip)
 }
 
 /// One record, decided.
@@ -71,7 +71,7 @@ public struct PlacesImportReport: Sendable {
 
     public func count(_ decision: PlaceDecision) -> Int { items.tally.count(decision) }
     /// How many of the pins created (or that would be) are wanted.
-    public var wantedCreated: Int { items.tally.wantedCreated }
+    var wantedCreated: Int { items.tally.wantedCreated }
     /// 65 (EX_DATAERR) when a file could not be read to its end; else 0.
     public var exitCode: Int32 { files.contains { $0.error != nil } ? ExitCode.dataError : ExitCode.success }
 }

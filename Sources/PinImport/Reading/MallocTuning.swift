@@ -13,7 +13,7 @@ import Glibc
 /// against 64.3 MB, at the same speed within noise.
 public enum MallocTuning {
     /// glibc's default starting threshold, kept from rising.
-    public static let mmapThreshold: Int32 = 128 << 10
+    static let mmapThreshold: Int32 = 128 << 10
 
     /// Fixes the mmap threshold (`mallopt(M_MMAP_THRESHOLD)`, which also stops its dynamic
     /// rise), unless the person set `MALLOC_MMAP_THRESHOLD_` in the environment: theirs wins.

@@ -112,7 +112,7 @@ public struct ImportItem: Sendable {
     mutating func markRetriedForTracks() { kept?.flags |= KeptMetadata.retriedForTracks }
 
     /// For a photo skipped by the distance rule: the pin it was too close to (title and position).
-    public var blockingPin: (title: String, coordinate: Coordinate)? {
+    var blockingPin: (title: String, coordinate: Coordinate)? {
         switch verdict {
         case let .distance(_, _, title, coordinate)?, let .visits(_, _, title, coordinate, _)?: return (title, coordinate)
         default: return nil
@@ -154,7 +154,7 @@ public struct ImportItem: Sendable {
 
     /// Why a file counted in `files` makes no decision (`.notMedia`): a sidecar (read with its
     /// photo), a video left out, an empty file, or content that is not a photo or video.
-    public var otherReason: String? {
+    var otherReason: String? {
         guard decision == .notMedia else { return nil }
         if Sidecars.isSidecarName(entry.relativePath.lastComponent) { return "sidecar (read with its photo)" }
         if metadata != nil { return "video left out (--no-videos)" }
@@ -328,10 +328,10 @@ public struct ImportReport: Sendable {
     /// Files known from earlier runs that are gone: recorded as missing, their pins kept.
     public var missing = 0
     /// Videos left out by `--no-videos`.
-    public var videosLeftOut = 0
+    var videosLeftOut = 0
     /// Known files the walk did not look at (excluded, or in a folder it could not read): kept
     /// as they were, neither read nor missing.
-    public var outOfSight = 0
+    var outOfSight = 0
     /// Pins that followed their photo because its metadata changed (a sidecar edited, added or
     /// deleted): moved, or kept where they were when the photo lost its position.
     public var corrected: [PinCorrection] = []
@@ -353,24 +353,24 @@ public struct ImportReport: Sendable {
 
     /// EX_IOERR (sysexits.h): the run completed, but the walk could not read some folders or
     /// entries; their files were left as they were. Cron mails someone.
-    public static let incompleteExitCode = ExitCode.ioError
+    static let incompleteExitCode = ExitCode.ioError
 
     /// The exit code of a completed run: 0, or `incompleteExitCode` when the walk could not
     /// read everything.
     public var exitCode: Int32 { problems.isEmpty ? 0 : Self.incompleteExitCode }
 
     /// The reasons a photo makes no pin, in the order reports list them.
-    public static let skipReasons: [PhotoDecision] = [.noLocation, .interval, .distance, .unreadable]
+    static let skipReasons: [PhotoDecision] = [.noLocation, .interval, .distance, .unreadable]
 
     // Counted as the files were written (`DecidedFiles.Tally`): no pass over the files.
     public var photos: Int { items.count - count(.notMedia) }
     public var created: Int { count(.accepted) }
     public func count(_ decision: PhotoDecision) -> Int { items.tally.count(of: decision) }
-    public var withLocation: Int { items.tally.withLocation }
+    var withLocation: Int { items.tally.withLocation }
     /// The track files read for this run (`--track`), each with its points or its problem.
     public var tracks: [TrackFileReport] = []
     /// Photos that got their position from the tracks.
-    public var placedFromTracks = 0
+    var placedFromTracks = 0
     /// Most photos of a camera without offsets missed the tracks by a whole number of half
     /// hours: which `--camera-timezone` or `--camera-clock-offset` would place them (issue 36
     /// item 5), said once on stderr.
@@ -378,14 +378,14 @@ public struct ImportReport: Sendable {
     /// Photos placed from the photos around them (`--estimate-positions`), and, in a dry run
     /// without it, how many it would place.
     public var estimated = 0
-    public var estimatesPossible = 0
+    var estimatesPossible = 0
     /// The run gave photos positions from the photos around them: what a photo decided again
     /// was decided again for (with the tracks', when the run has tracks).
     public var estimating = false
 
     /// Why the photos skipped earlier for no location were decided again, in words: "new or
     /// changed tracks", "the photos with a position around them", or both.
-    public var redecidedFor: String {
+    var redecidedFor: String {
         switch (!tracks.isEmpty, estimating) {
         case (true, true): "new or changed tracks or the photos with a position around them"
         case (true, false): "new or changed tracks"

@@ -7,9 +7,9 @@ import PinCore
 /// newline or an escape sequence keeps one line per file and cannot drive the terminal.
 public enum ImportReportText {
     /// Lists longer than this are cut in the text summary (the JSON report has everything).
-    public static let listLimit = 20
+    static let listLimit = 20
     /// Skipped photos shown per reason in a dry run's summary (`--verbose` shows all).
-    public static let examplesPerReason = 3
+    static let examplesPerReason = 3
     /// Where the countries line wraps: a terminal's 80 columns.
     public static let width = 80
 

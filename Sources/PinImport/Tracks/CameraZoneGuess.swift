@@ -9,7 +9,7 @@ import PinCore
 /// and most of those would fall on the track if their instant moved by one whole number of
 /// half hours, it says so once, naming the `--camera-timezone` (the zone at the track's
 /// position that has that offset then) and the `--camera-clock-offset` that would do it.
-public struct CameraZoneGuess: Sendable {
+struct CameraZoneGuess: Sendable {
     /// Photos kept to try the shifts on: enough to tell "most", bounded whatever the library.
     static let sampleLimit = 400
     /// Zones run in half hours but for a few (+05:45, +12:45): the steps tried, up to ±14 h.

@@ -30,7 +30,7 @@ public struct EstimateLimits: Sendable, Hashable {
 }
 
 /// A photo with a position of its own, as a fix for the others.
-public struct NeighbourPhoto: Sendable, Hashable {
+struct NeighbourPhoto: Sendable, Hashable {
     public var instant: Double
     public var coordinate: Coordinate
     /// How the estimate names it (its file name).
@@ -44,7 +44,7 @@ public struct NeighbourPhoto: Sendable, Hashable {
 }
 
 /// An estimated position and what it came from, in words.
-public struct NeighbourEstimate: Sendable, Hashable {
+struct NeighbourEstimate: Sendable, Hashable {
     public var coordinate: Coordinate
     /// "from IMG_0412 (4 min before) and IMG_0415 (3 min after), 1.2 km apart", or "from
     /// IMG_0412 (4 min before)".
@@ -52,7 +52,7 @@ public struct NeighbourEstimate: Sendable, Hashable {
 }
 
 /// The photos with positions, by instant, and the rule above.
-public struct PositionEstimator: Sendable {
+struct PositionEstimator: Sendable {
     public let limits: EstimateLimits
     private let photos: [NeighbourPhoto]
 
@@ -112,7 +112,7 @@ public struct PositionEstimator: Sendable {
         return .failure(NoEstimate(before != nil && after != nil ? why + "; " + far : far))
     }
 
-    public struct NoEstimate: Error, Sendable, Hashable, CustomStringConvertible {
+    struct NoEstimate: Error, Sendable, Hashable, CustomStringConvertible {
         public let description: String
         init(_ description: String) { self.description = description }
     }

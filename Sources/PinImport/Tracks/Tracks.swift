@@ -60,7 +60,7 @@ public struct TrackFileReport: Sendable, Hashable {
     /// The file could not be opened or read as a file (`FileUnavailable`: no permission, an I/O
     /// error, not a regular file): its content was not judged, so the run names it as a
     /// problem and records nothing of it; the next run tries it again.
-    public var unavailable = false
+    var unavailable = false
 
     public enum ReadState: String, Sendable, Hashable {
         /// Not recorded for this import root (or no database): read.

@@ -22,7 +22,7 @@ public struct FileEntry: Sendable, Hashable {
 
     /// False for a file the walk did not stat (`ScanOptions.statFiles` off): its size is -1,
     /// its modification time, inode and device 0, until its reader fills them in (`statted`).
-    public var isStatted: Bool { size >= 0 }
+    var isStatted: Bool { size >= 0 }
 
     /// A regular file found by name and type alone (getdents' d_type), not statted.
     static func unstatted(_ relativePath: RawPath) -> FileEntry {
@@ -51,7 +51,7 @@ public struct ScanOptions: Sendable {
     /// one after the other in the walk. Folders are not statted either unless symlinks are
     /// followed (their loop guard is taken from the descriptor that opens them); symlinks and
     /// entries of unknown type are statted either way.
-    public var statFiles = true
+    var statFiles = true
 
     public init(followSymlinks: Bool = false, includeHidden: Bool = false, includeSystemFolders: Bool = false, excludes: [String] = []) {
         self.followSymlinks = followSymlinks
@@ -62,10 +62,10 @@ public struct ScanOptions: Sendable {
 
     /// Synology thumbnails, Synology/QNAP recycle bins and snapshots, QNAP thumbnails,
     /// macOS volume trash, ext4's fsck folder.
-    public static let systemFolders: Set<[UInt8]> = Set(["@eaDir", "#recycle", "#snapshot", ".@__thumb", ".Trashes", "lost+found"].map { Array($0.utf8) })
+    static let systemFolders: Set<[UInt8]> = Set(["@eaDir", "#recycle", "#snapshot", ".@__thumb", ".Trashes", "lost+found"].map { Array($0.utf8) })
 }
 
-public struct ScanResult: Sendable {
+struct ScanResult: Sendable {
     public var files: [FileEntry] = []
     /// Entries that could not be read (a folder without permission, a vanished file), with why.
     public var problems: [(path: RawPath, reason: String)] = []
@@ -77,7 +77,7 @@ public struct ScanResult: Sendable {
     public var unseen: Set<RawPath> = []
 
     /// True when `path` (relative to the root) is at or below an entry the walk did not look into.
-    public func isUnseen(_ path: RawPath) -> Bool { Self.isBelow(path, anyOf: unseen) }
+    func isUnseen(_ path: RawPath) -> Bool { Self.isBelow(path, anyOf: unseen) }
 
     /// True when `path` is one of `entries` or below one of them (the root, empty, holds all).
     static func isBelow(_ path: RawPath, anyOf entries: Set<RawPath>) -> Bool {
@@ -100,7 +100,7 @@ public struct ScanResult: Sendable {
     }
 }
 
-public enum ScanError: Error, CustomStringConvertible {
+enum ScanError: Error, CustomStringConvertible {
     case cannotOpenRoot(String, String)
 
     public var description: String {
@@ -115,7 +115,7 @@ public enum ScanError: Error, CustomStringConvertible {
 /// (so "a-b/x" < "a.jpg" < "a/x", as the bytes compare), every file of the subfolder visited
 /// there. The known files come from the database in the same order, so the two are merged
 /// without holding either.
-public protocol WalkVisitor {
+protocol WalkVisitor {
     /// A folder is entered (the root: empty); its files follow, then `leaveFolder`.
     mutating func enterFolder(_ relative: [UInt8]) throws
     mutating func file(_ entry: FileEntry) throws

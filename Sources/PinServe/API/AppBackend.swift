@@ -176,7 +176,7 @@ final class Trash: @unchecked Sendable {
 /// times and sizes of the file and its write-ahead log (every commit of any process, the CLI's
 /// or a nightly import's, changes one of them). The page polls this and draws its data again
 /// when it differs.
-public enum ChangeCounter {
+enum ChangeCounter {
     public static func version(of path: String) -> String {
         var text = ""
         for file in [path, path + "-wal"] {

@@ -9,12 +9,12 @@ import Glibc
 /// without end.
 public struct ServerLimits: Sendable {
     /// Request line and headers together (evhttp answers 400 beyond; browsers send 1-2 KB).
-    public var headerBytes = 16 * 1024
+    var headerBytes = 16 * 1024
     /// The largest body evhttp reads (413 beyond): an uploaded place file; each route has its own,
     /// smaller limit on top (`Router.bodyLimit`).
-    public var bodyBytes = 16 * 1024 * 1024
+    var bodyBytes = 16 * 1024 * 1024
     /// Seconds a connection may take to send its request or read the reply (evhttp's timeout).
-    public var timeoutSeconds = 20
+    var timeoutSeconds = 20
     /// Threads that run the use cases.
     public var workers = 4
     /// Requests waiting for a thread; more are answered 503 at once.

@@ -47,7 +47,7 @@ public struct HTTPResponse: Sendable {
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
     /// Seconds the event loop waits before sending (a failed login), without holding a thread.
-    public var delay: Double = 0
+    var delay: Double = 0
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
@@ -107,6 +107,6 @@ public struct HTTPResponse: Sendable {
 }
 
 /// A failure of the server itself (a socket, the crypto library, the password file), said in words.
-public struct ServerError: Error, CustomStringConvertible {
+struct ServerError: Error, CustomStringConvertible {
     public let description: String
 }

@@ -94,7 +94,7 @@ public enum Route: Sendable, Equatable {
     }
 
     /// The largest body this route reads: JSON edits are small; nothing else takes a body.
-    public var bodyLimit: Int {
+    var bodyLimit: Int {
         switch self {
         case .bulk, .restorePins: 4 << 20  // a list of up to 100,000 ids, or the pins deleted
         case .importPlaces: Self.uploadLimit
@@ -106,7 +106,7 @@ public enum Route: Sendable, Equatable {
     /// The largest place file the browser may upload (`import-places`): a Google Takeout
     /// Saved Places or a list of some 50,000 places; under evhttp's own body limit, so the
     /// refusal says this number.
-    public static let uploadLimit = 8 << 20
+    static let uploadLimit = 8 << 20
 
     /// The route of a method and target; `.failure` says 404 (no such thing) or 405 (not with
     /// that method).

@@ -24,8 +24,8 @@ public struct Gate: Sendable {
     public struct Caller: Sendable {
         public var session: Session?
         public var origin: String
-        public var client: String
-        public var secure: Bool
+        var client: String
+        var secure: Bool
     }
 
     /// The caller, or the refusal to send (status and reason), for a request to `route`.

@@ -3,7 +3,7 @@ import Foundation
 /// A signed-in browser: a random 128-bit id (its cookie), its CSRF token, its role.
 public struct Session: Sendable {
     public let id: String
-    public let csrf: String
+    let csrf: String
     public let role: Role
     let created: Date
     var lastSeen: Date
@@ -12,7 +12,7 @@ public struct Session: Sendable {
 /// The sessions, in memory only: a restart signs everyone out. Bounded in count (the oldest
 /// goes first), each ending after `idle` without a request or `lifetime` after sign-in.
 public final class SessionStore: @unchecked Sendable {
-    public static let cookieName = "pins_session"
+    static let cookieName = "pins_session"
     public let idle: TimeInterval
     public let lifetime: TimeInterval
     private let capacity: Int
@@ -73,10 +73,10 @@ public final class SessionStore: @unchecked Sendable {
 /// again (429 with Retry-After, no hash computed); over `globalLimit` failures in 10 minutes from
 /// all clients together, everyone waits a minute (a guesser with many addresses).
 public final class LoginThrottle: @unchecked Sendable {
-    public var failureDelay: Double = 1
-    public let freeFailures = 3
-    public let maxWait: TimeInterval = 300
-    public let globalLimit = 100
+    var failureDelay: Double = 1
+    let freeFailures = 3
+    let maxWait: TimeInterval = 300
+    let globalLimit = 100
     private let lock = NSLock()
     /// Guarded by `lock`.
     private var clients: [String: (failures: Int, until: Date)] = [:]
@@ -106,7 +106,7 @@ public final class LoginThrottle: @unchecked Sendable {
         recent.append(now)
     }
 
-    public func succeeded(_ client: String) {
+    func succeeded(_ client: String) {
         lock.lock()
         clients[client] = nil
         lock.unlock()

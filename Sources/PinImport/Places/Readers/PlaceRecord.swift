@@ -16,13 +16,13 @@ public enum PlaceFileKind: String, Sendable, CaseIterable {
     case timeline
 
     /// A stable key's first part: a KMZ's placemarks are its KML's.
-    public var keyPrefix: String { self == .kmz ? "kml" : rawValue }
+    var keyPrefix: String { self == .kmz ? "kml" : rawValue }
 
     /// Visits of a timeline follow the app's rules as photos do; place lists do not.
-    public var isTimeline: Bool { self == .semanticHistory || self == .timeline }
+    var isTimeline: Bool { self == .semanticHistory || self == .timeline }
 
     /// What `import-places` reads, for the message about a file it does not.
-    public static let readableDescription = "GeoJSON points, KML or KMZ placemarks, GPX waypoints, CSV with latitude/longitude columns, "
+    static let readableDescription = "GeoJSON points, KML or KMZ placemarks, GPX waypoints, CSV with latitude/longitude columns, "
         + "Google Maps Saved Places.json, Google Takeout Semantic Location History, the Google Maps Timeline export"
 }
 
@@ -54,7 +54,7 @@ public struct PlaceRecord: Sendable, Equatable {
     public var position: String
     /// The file's own id for it (a feature id, a Google place id with its start time, a
     /// Maps URL), when it has one: the stable part of the record's key.
-    public var ownID: String?
+    var ownID: String?
     public var title: String?
     /// nil: the record has no usable position; `locationIssue` says why.
     public var coordinate: Coordinate?
@@ -69,7 +69,7 @@ public struct PlaceRecord: Sendable, Equatable {
     /// pins' own export says the pin was edited by hand.
     public var edited = false
     /// What `cleaned()` cut ("title cut to 1,000 characters"), for the report; nil: nothing.
-    public var textNote: String?
+    var textNote: String?
     /// pins' own export says the pin is a place to go, not a visit (`"wanted": true`).
     public var wanted = false
 
@@ -79,7 +79,7 @@ public struct PlaceRecord: Sendable, Equatable {
 
     /// Positions a file may hold but that mean "none": NaN, out of range, or exactly 0,0
     /// (Google writes places it cannot locate at 0,0; the app treats 0,0 as no location).
-    public mutating func setCoordinate(latitude: Double?, longitude: Double?) {
+    mutating func setCoordinate(latitude: Double?, longitude: Double?) {
         guard let latitude, let longitude else {
             locationIssue = "no coordinates"
             return
@@ -150,7 +150,7 @@ public enum PlaceReadEvent: Sendable, Equatable {
 
 /// Why a whole file could not be read (an unknown kind, a file that ends in the middle, a
 /// broken archive). What was read before the failure is kept.
-public struct PlaceFileError: Error, CustomStringConvertible, Equatable {
+struct PlaceFileError: Error, CustomStringConvertible, Equatable {
     public let reason: String
     public init(_ reason: String) { self.reason = reason }
     public var description: String { reason }
