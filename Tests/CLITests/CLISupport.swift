@@ -35,6 +35,28 @@ enum CLI {
         return dir.appendingPathComponent("pins").path
     }
 
+    /// The binary and the data files, linked (or copied) into `folder` (made readable by all):
+    /// a test that runs pins as another user (`setpriv` to nobody) must not depend on the
+    /// checkout being readable by that user — a clean clone in a 0700 folder (`mktemp -d`) is not.
+    static func readableByAll(in folder: URL) throws -> (binary: String, data: String) {
+        let fm = FileManager.default
+        let bin = folder.appendingPathComponent("pins-bin"), data = folder.appendingPathComponent("pins-data")
+        for dir in [bin, data] {
+            try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+            chmod(dir.path, 0o755)
+        }
+        func place(_ source: String, _ target: URL, _ mode: mode_t) throws {
+            if fm.fileExists(atPath: target.path) { return }
+            if link(source, target.path) != 0 { try fm.copyItem(atPath: source, toPath: target.path) }
+            chmod(target.path, mode)
+        }
+        try place(binary, bin.appendingPathComponent("pins"), 0o755)
+        for name in try fm.contentsOfDirectory(atPath: dataDirectory) {
+            try place(dataDirectory + "/" + name, data.appendingPathComponent(name), 0o644)
+        }
+        return (bin.appendingPathComponent("pins").path, data.path)
+    }
+
     @discardableResult
     static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
                     executable: String? = nil, cwd: String? = nil) throws -> Run {

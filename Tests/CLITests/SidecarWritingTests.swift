@@ -229,9 +229,11 @@ final class SidecarWritingTests: XCTestCase {
         try photo(locked, "cam-locked.jpg", "2024:05:01 10:05:00")
         for path in [shared.path, photos.path] { XCTAssertEqual(chmod(path, 0o777), 0) }
         XCTAssertEqual(chmod(locked.path, 0o755), 0)
+        let readable = try CLI.readableByAll(in: dir)
         func asNobody(_ args: [String]) throws -> Run {
-            try CLI.run(["--reuid=65534", "--regid=65534", "--clear-groups", "--", CLI.binary] + args,
-                        environment: ["HOME": shared.path, "TMPDIR": shared.path, "TZ": "UTC"], executable: "/usr/bin/setpriv")
+            try CLI.run(["--reuid=65534", "--regid=65534", "--clear-groups", "--", readable.binary] + args,
+                        environment: ["HOME": shared.path, "TMPDIR": shared.path, "TZ": "UTC", "PINS_DATA_DIR": readable.data],
+                        executable: "/usr/bin/setpriv")
         }
         let db = shared.path + "/pins.sqlite"
         let imported = try asNobody(["import", photos.path, "--estimate-positions", "--db", db, "-q"])

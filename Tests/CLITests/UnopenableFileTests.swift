@@ -22,8 +22,10 @@ final class UnopenableFileTests: XCTestCase {
     }
 
     func asNobody(_ arguments: [String], home: String) throws -> Run {
-        try CLI.run(["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", "--", CLI.binary] + arguments,
-                    environment: ["HOME": home, "TMPDIR": home], executable: "/usr/bin/setpriv")
+        // Beside the shared folder (its parent is open to all), not in it: the run's TMPDIR.
+        let readable = try CLI.readableByAll(in: URL(fileURLWithPath: home).deletingLastPathComponent())
+        return try CLI.run(["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", "--", readable.binary] + arguments,
+                           environment: ["HOME": home, "TMPDIR": home, "PINS_DATA_DIR": readable.data], executable: "/usr/bin/setpriv")
     }
 
     func requireRootWithSetpriv() throws {
