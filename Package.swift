@@ -85,7 +85,7 @@ let package = Package(
         .target(name: "PinImport", dependencies: ["PinCore", "PinGrammar", "PinMetadata", "PinStore", "PinFormats", "CSupport"], exclude: ["THREADS.md"]),
         // The offline HTML map page, and exports: plain values in, files out (AtomicFile). The page's script,
         // style sheet and template (Sources/PinReport/Page) are compiled in by EmbedFiles.
-        .target(name: "PinReport", dependencies: ["PinCore"], plugins: ["EmbedFiles"]),
+        .target(name: "PinReport", dependencies: ["PinCore", "PinGrammar"], plugins: ["EmbedFiles"]),
         // The application layer: one use case per thing a person does, called by the CLI and by
         // `pins serve` alike; plain values in and out, one connection per call (THREADS.md).
         .target(name: "PinApp", dependencies: ["PinCore", "PinData", "PinStore", "PinMetadata", "PinImport", "PinReport"], exclude: ["THREADS.md"]),

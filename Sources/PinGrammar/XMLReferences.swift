@@ -117,11 +117,16 @@ public enum XMLReferences {
         }
     }
 
+    /// What `escaped` does with a character XML does not allow (section 2.2: C0 controls but
+    /// tab, LF and CR, U+FFFE, U+FFFF), which no reference could carry either: leave it out
+    /// (`.drop`, XMP sidecars), or write U+FFFD in its place (`.replace`, the exports, so the
+    /// reader sees that something stood there).
+    public enum NotXML: Sendable { case drop, replace }
+
     /// `text` as XML text or a quoted attribute value (either quote): the writing side of
     /// `decode`. `&`, `<`, `>`, `"` and `'` become the predefined entities (section 4.6); a
-    /// character XML does not allow (section 2.2: C0 controls but tab, LF and CR, U+FFFE,
-    /// U+FFFF) is left out, since no reference could carry it either.
-    public static func escaped(_ text: String) -> String {
+    /// character XML does not allow goes as `notXML` says.
+    public static func escaped(_ text: String, notXML: NotXML) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
@@ -131,7 +136,8 @@ public enum XMLReferences {
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&apos;"
-            default: if isXMLCharacter(scalar.value) { out.unicodeScalars.append(scalar) }
+            case _ where isXMLCharacter(scalar.value): out.unicodeScalars.append(scalar)
+            default: if notXML == .replace { out += "\u{FFFD}" }
             }
         }
         return out

@@ -156,11 +156,11 @@ public enum XMPSidecarEdit {
             let prefix = String(property.name.prefix { $0 != ":" })
             if !prefixes.contains(prefix) { prefixes.append(prefix) }
         }
-        var text = " <rdf:Description rdf:about='\(XMLReferences.escaped(about))'"
+        var text = " <rdf:Description rdf:about='\(XMLReferences.escaped(about, notXML: .drop))'"
         if declaringRDF { text += "\n  xmlns:rdf='\(XMP.rdfURI)'" }
         for prefix in prefixes { text += "\n  xmlns:\(prefix)='\(uris[prefix] ?? "")'" }
         text += ">\n"
-        for property in properties { text += "  <\(property.name)>\(XMLReferences.escaped(property.value))</\(property.name)>\n" }
+        for property in properties { text += "  <\(property.name)>\(XMLReferences.escaped(property.value, notXML: .drop))</\(property.name)>\n" }
         return text + " </rdf:Description>\n"
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinGrammar
 
 /// RFC 7946: a FeatureCollection of Points `[longitude, latitude]`, properties = the fields of
 /// `pins list --json`; visited countries, when given, as features with their fill colour
@@ -34,33 +35,16 @@ enum GeoJSONExport {
     }
 }
 
-/// Text for XML 1.0 character data and attribute values: the five entities, and the characters
-/// XML 1.0 cannot carry at all (C0 controls but tab/LF/CR, U+FFFE, U+FFFF) replaced by U+FFFD,
-/// so a hostile title can neither close an element nor make the file unreadable.
+/// Text for XML 1.0 character data and attribute values (`XMLReferences.escaped`): the five
+/// entities, and the characters XML 1.0 cannot carry at all replaced by U+FFFD, so a hostile
+/// title can neither close an element nor make the file unreadable.
 func xmlEscaped(_ text: String) -> String {
-    markupEscaped(text, apostrophe: "&apos;") { scalar, out in
-        switch scalar {
-        case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
-        case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF: out += "\u{FFFD}"
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
+    XMLReferences.escaped(text, notXML: .replace)
 }
 
 /// Text as HTML that displays it as it is: `&`, `<`, `>`, `"`, `'` as entities, each line break
 /// as `<br>` (for a KML description, which viewers render as HTML).
 func htmlText(_ text: String) -> String {
-    markupEscaped(text, apostrophe: "&#39;") { scalar, out in
-        switch scalar {
-        case "\n": out += "<br>"
-        case "\r": break
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-}
-
-/// `&`, `<`, `>`, `"` and `'` (spelt `apostrophe`) as entities; every other scalar through `other`.
-private func markupEscaped(_ text: String, apostrophe: String, other: (Unicode.Scalar, inout String) -> Void) -> String {
     var out = ""
     out.reserveCapacity(text.utf8.count)
     for scalar in text.unicodeScalars {
@@ -69,8 +53,10 @@ private func markupEscaped(_ text: String, apostrophe: String, other: (Unicode.S
         case "<": out += "&lt;"
         case ">": out += "&gt;"
         case "\"": out += "&quot;"
-        case "'": out += apostrophe
-        default: other(scalar, &out)
+        case "'": out += "&#39;"
+        case "\n": out += "<br>"
+        case "\r": break
+        default: out.unicodeScalars.append(scalar)
         }
     }
     return out

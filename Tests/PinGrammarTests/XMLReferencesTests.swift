@@ -53,12 +53,14 @@ final class XMLReferencesTests: XCTestCase {
     }
 
     /// The writing side: what `escaped` writes, `decode` reads back as it was, in text and in an
-    /// attribute value; characters XML cannot carry are left out.
+    /// attribute value; characters XML cannot carry are left out (`.drop`) or written as U+FFFD
+    /// (`.replace`).
     func testEscapedTextReadsBackAsItWas() {
         let text = "A & <B> 'C' \"D\" Café \u{1F600}"
-        XCTAssertEqual(XMLReferences.escaped(text), "A &amp; &lt;B&gt; &apos;C&apos; &quot;D&quot; Café \u{1F600}")
-        XCTAssertEqual(keep(XMLReferences.escaped(text)), text)
-        XCTAssertEqual(keep(XMLReferences.escaped(text), attribute: true), text)
-        XCTAssertEqual(XMLReferences.escaped("a\u{1}b\u{FFFE}c\td"), "abc\td")
+        XCTAssertEqual(XMLReferences.escaped(text, notXML: .drop), "A &amp; &lt;B&gt; &apos;C&apos; &quot;D&quot; Café \u{1F600}")
+        XCTAssertEqual(keep(XMLReferences.escaped(text, notXML: .drop)), text)
+        XCTAssertEqual(keep(XMLReferences.escaped(text, notXML: .drop), attribute: true), text)
+        XCTAssertEqual(XMLReferences.escaped("a\u{1}b\u{FFFE}c\td", notXML: .drop), "abc\td")
+        XCTAssertEqual(XMLReferences.escaped("a\u{1}b\u{FFFF}c\td\u{1F}<", notXML: .replace), "a\u{FFFD}b\u{FFFD}c\td\u{FFFD}&lt;")
     }
 }
