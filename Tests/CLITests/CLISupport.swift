@@ -111,6 +111,35 @@ enum CLI {
         generate.waitUntilExit()
     }
 
+    /// `exiftool -q -overwrite_original ARGS` (Debian's libimage-exiftool-perl, which
+    /// scripts/setup installs); the test fails when exiftool does.
+    static func exiftool(_ args: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
+        p.arguments = ["-q", "-overwrite_original"] + args
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, "exiftool \(args)", file: file, line: line)
+    }
+
+    /// A photo `name` in `dir` taken at `utc` ("2024:05:01 10:00:00", written by exiftool as
+    /// DateTimeOriginal with OffsetTimeOriginal +00:00), at `position` (latitude, longitude;
+    /// negative is south or west) when given, else with no position: a fixture JPEG
+    /// (ImageMagick's pixels) that has none of its own. The phone and camera photos of the
+    /// estimate and sidecar tests.
+    static func datedPhoto(_ dir: URL, _ name: String, _ utc: String, _ position: (Double, Double)? = nil,
+                           file: StaticString = #filePath, line: UInt = #line) throws {
+        let path = dir.appendingPathComponent(name).path
+        try FileManager.default.copyItem(atPath: repo.appendingPathComponent("Fixtures/tracks/local/new-york-between-fixes.jpg").path,
+                                         toPath: path)
+        var args = ["-DateTimeOriginal=\(utc)", "-OffsetTimeOriginal=+00:00"]
+        if let (lat, lon) = position {
+            args += ["-GPSLatitude=\(abs(lat))", "-GPSLatitudeRef=\(lat < 0 ? "S" : "N")",
+                     "-GPSLongitude=\(abs(lon))", "-GPSLongitudeRef=\(lon < 0 ? "W" : "E")"]
+        }
+        try exiftool(args + [path], file: file, line: line)
+    }
+
     /// A fresh folder removed after the test.
     static func temporaryDirectory(_ testCase: XCTestCase) throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-cli-\(UUID().uuidString)")

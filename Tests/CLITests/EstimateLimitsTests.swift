@@ -7,36 +7,16 @@ import XCTest
 /// (48.8566, 2.3522) to Barcelona (41.3874, 2.1686) is 830.7 km (haversine, R = 6371 km),
 /// 415 km/h in 2 h; (48.1, 2.0) to Paris is 88.0 km, 106 km/h in 50 min.
 final class EstimateLimitsTests: XCTestCase {
-    private func exiftool(_ args: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
-        p.arguments = ["-q", "-overwrite_original"] + args
-        try p.run()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "exiftool \(args)")
-    }
-
-    private func photo(_ dir: URL, _ name: String, _ utc: String, _ position: (Double, Double)? = nil) throws {
-        let path = dir.appendingPathComponent(name).path
-        try FileManager.default.copyItem(atPath: CLI.repo.appendingPathComponent("Fixtures/tracks/local/new-york-between-fixes.jpg").path,
-                                         toPath: path)
-        var args = ["-DateTimeOriginal=\(utc)", "-OffsetTimeOriginal=+00:00"]
-        if let (lat, lon) = position {
-            args += ["-GPSLatitude=\(lat)", "-GPSLatitudeRef=N", "-GPSLongitude=\(lon)", "-GPSLongitudeRef=E"]
-        }
-        try exiftool(args + [path])
-    }
-
     /// phone-2 10:10Z at 48.1,2.0; cam-after 10:18Z; phone-3 11:00Z in Paris; cam-flight 12:00Z;
     /// phone-4 13:00Z in Barcelona.
     private func trip() throws -> URL {
         let dir = try CLI.temporaryDirectory(self).appendingPathComponent("trip")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try photo(dir, "phone-2.jpg", "2024:05:01 10:10:00", (48.1, 2.0))
-        try photo(dir, "cam-after.jpg", "2024:05:01 10:18:00")
-        try photo(dir, "phone-3.jpg", "2024:05:01 11:00:00", (48.8566, 2.3522))
-        try photo(dir, "cam-flight.jpg", "2024:05:01 12:00:00")
-        try photo(dir, "phone-4.jpg", "2024:05:01 13:00:00", (41.3874, 2.1686))
+        try CLI.datedPhoto(dir, "phone-2.jpg", "2024:05:01 10:10:00", (48.1, 2.0))
+        try CLI.datedPhoto(dir, "cam-after.jpg", "2024:05:01 10:18:00")
+        try CLI.datedPhoto(dir, "phone-3.jpg", "2024:05:01 11:00:00", (48.8566, 2.3522))
+        try CLI.datedPhoto(dir, "cam-flight.jpg", "2024:05:01 12:00:00")
+        try CLI.datedPhoto(dir, "phone-4.jpg", "2024:05:01 13:00:00", (41.3874, 2.1686))
         return dir
     }
 

@@ -7,52 +7,29 @@ import XCTest
 /// here by exiftool over a fixture JPEG (ImageMagick's pixels). Every position and text below is
 /// worked by hand: 0.1° of latitude is 11.1195 km (R = 6371 km), 3° is 333.6 km.
 final class EstimatePositionsTests: XCTestCase {
-    private func exiftool(_ args: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
-        p.arguments = ["-q", "-overwrite_original"] + args
-        try p.run()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "exiftool \(args)")
-    }
-
-    /// A photo at `utc` ("2024:05:01 10:00:00", written with OffsetTimeOriginal +00:00), at
-    /// `position` when given.
-    private func photo(_ dir: URL, _ name: String, _ utc: String, _ position: (Double, Double)? = nil) throws {
-        let path = dir.appendingPathComponent(name).path
-        try FileManager.default.copyItem(atPath: CLI.repo.appendingPathComponent("Fixtures/tracks/local/new-york-between-fixes.jpg").path,
-                                         toPath: path)
-        var args = ["-DateTimeOriginal=\(utc)", "-OffsetTimeOriginal=+00:00"]
-        if let (lat, lon) = position {
-            args += ["-GPSLatitude=\(abs(lat))", "-GPSLatitudeRef=\(lat < 0 ? "S" : "N")",
-                     "-GPSLongitude=\(abs(lon))", "-GPSLongitudeRef=\(lon < 0 ? "W" : "E")"]
-        }
-        try exiftool(args + [path])
-    }
-
     func testACameraBesideAPhoneGetsEstimatesWhereTheRuleAllowsAndNoneAcrossAFlight() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool") else {
             return XCTFail("exiftool is missing: scripts/setup installs libimage-exiftool-perl")
         }
         let dir = try CLI.temporaryDirectory(self)
         // The car: 10:00Z and 10:10Z, 11.1 km apart (67 km/h).
-        try photo(dir, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
-        try photo(dir, "phone-2.jpg", "2024:05:01 10:10:00", (48.1, 2.0))
-        try photo(dir, "cam-car.jpg", "2024:05:01 10:04:00")
+        try CLI.datedPhoto(dir, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
+        try CLI.datedPhoto(dir, "phone-2.jpg", "2024:05:01 10:10:00", (48.1, 2.0))
+        try CLI.datedPhoto(dir, "cam-car.jpg", "2024:05:01 10:04:00")
         // Just after the car: 10:18Z, 8 min after phone-2 (the next phone photo is 50 min later).
-        try photo(dir, "cam-after-car.jpg", "2024:05:01 10:18:00")
+        try CLI.datedPhoto(dir, "cam-after-car.jpg", "2024:05:01 10:18:00")
         // The flight: 11:00Z in Paris, 13:00Z in Barcelona; the camera at 12:00Z.
-        try photo(dir, "phone-3.jpg", "2024:05:01 11:00:00", (48.8566, 2.3522))
-        try photo(dir, "phone-4.jpg", "2024:05:01 13:00:00", (41.3874, 2.1686))
-        try photo(dir, "cam-flight.jpg", "2024:05:01 12:00:00")
+        try CLI.datedPhoto(dir, "phone-3.jpg", "2024:05:01 11:00:00", (48.8566, 2.3522))
+        try CLI.datedPhoto(dir, "phone-4.jpg", "2024:05:01 13:00:00", (41.3874, 2.1686))
+        try CLI.datedPhoto(dir, "cam-flight.jpg", "2024:05:01 12:00:00")
         // Too fast: 333.6 km in 30 min (667 km/h); the camera 15 min from both.
-        try photo(dir, "phone-5.jpg", "2024:05:01 14:00:00", (41.0, 2.0))
-        try photo(dir, "phone-6.jpg", "2024:05:01 14:30:00", (44.0, 2.0))
-        try photo(dir, "cam-fast.jpg", "2024:05:01 14:15:00")
+        try CLI.datedPhoto(dir, "phone-5.jpg", "2024:05:01 14:00:00", (41.0, 2.0))
+        try CLI.datedPhoto(dir, "phone-6.jpg", "2024:05:01 14:30:00", (44.0, 2.0))
+        try CLI.datedPhoto(dir, "cam-fast.jpg", "2024:05:01 14:15:00")
         // A phone photo dated only by its file: never a fix (it would be 0 s from cam-undated).
-        try photo(dir, "phone-undated.jpg", "2024:05:01 00:00:00", (10.0, 10.0))
-        try exiftool(["-DateTimeOriginal=", "-OffsetTimeOriginal=", dir.appendingPathComponent("phone-undated.jpg").path])
-        try photo(dir, "cam-late.jpg", "2024:05:01 16:00:00")
+        try CLI.datedPhoto(dir, "phone-undated.jpg", "2024:05:01 00:00:00", (10.0, 10.0))
+        try CLI.exiftool(["-DateTimeOriginal=", "-OffsetTimeOriginal=", dir.appendingPathComponent("phone-undated.jpg").path])
+        try CLI.datedPhoto(dir, "cam-late.jpg", "2024:05:01 16:00:00")
 
         let r = try CLI.run(["inspect", dir.path, "--estimate-positions"], environment: ["TZ": "UTC"])
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -102,10 +79,10 @@ final class EstimatePositionsTests: XCTestCase {
         let dir = try CLI.temporaryDirectory(self)
         let photos = dir.appendingPathComponent("photos")
         try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
-        try photo(photos, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
-        try photo(photos, "phone-2.jpg", "2024:05:01 10:10:00", (48.2, 2.0))
-        try photo(photos, "cam-car.jpg", "2024:05:01 10:05:00")
-        try photo(photos, "cam-far.jpg", "2024:05:01 12:05:00")
+        try CLI.datedPhoto(photos, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
+        try CLI.datedPhoto(photos, "phone-2.jpg", "2024:05:01 10:10:00", (48.2, 2.0))
+        try CLI.datedPhoto(photos, "cam-car.jpg", "2024:05:01 10:05:00")
+        try CLI.datedPhoto(photos, "cam-far.jpg", "2024:05:01 12:05:00")
         let db = dir.appendingPathComponent("none.db").path
         let plain = try CLI.run(["import", photos.path, "--dry-run", "--db", db], environment: ["TZ": "UTC"])
         XCTAssertEqual(plain.status, 0, plain.stderr)
@@ -158,9 +135,9 @@ final class EstimatePositionsTests: XCTestCase {
         let dir = try CLI.temporaryDirectory(self)
         let phone = dir.appendingPathComponent("phone"), camera = dir.appendingPathComponent("camera")
         for folder in [phone, camera] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
-        try photo(phone, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
-        try photo(phone, "phone-2.jpg", "2024:05:01 10:10:00", (48.2, 2.0))
-        try photo(phone, "cam-tracked.jpg", "2024:05:01 10:30:00")
+        try CLI.datedPhoto(phone, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
+        try CLI.datedPhoto(phone, "phone-2.jpg", "2024:05:01 10:10:00", (48.2, 2.0))
+        try CLI.datedPhoto(phone, "cam-tracked.jpg", "2024:05:01 10:30:00")
         let gpx = dir.appendingPathComponent("walk.gpx")
         try """
             <?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
@@ -168,8 +145,8 @@ final class EstimatePositionsTests: XCTestCase {
             <trkpt lat="50.0" lon="2.0"><time>2024-05-01T10:30:10Z</time></trkpt>
             </trkseg></trk></gpx>
             """.write(to: gpx, atomically: true, encoding: .utf8)
-        try photo(camera, "cam-car.jpg", "2024:05:01 10:05:00")
-        try photo(camera, "cam-late.jpg", "2024:05:01 10:32:00")
+        try CLI.datedPhoto(camera, "cam-car.jpg", "2024:05:01 10:05:00")
+        try CLI.datedPhoto(camera, "cam-late.jpg", "2024:05:01 10:32:00")
         let db = dir.appendingPathComponent("pins.sqlite").path
         let first = try CLI.run(["import", phone.path, "--track", gpx.path, "--json", "--db", db], environment: ["TZ": "UTC"])
         XCTAssertEqual(first.status, 0, first.stderr)
@@ -222,10 +199,10 @@ final class EstimatePositionsTests: XCTestCase {
         let library = dir.appendingPathComponent("library")
         let camera = library.appendingPathComponent("camera"), phone = library.appendingPathComponent("phone")
         for folder in [camera, phone] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
-        try photo(camera, "cam-car.jpg", "2024:05:01 10:05:00")
-        try photo(camera, "cam-flight.jpg", "2024:05:01 12:00:00")
-        try photo(camera, "cam-descent.jpg", "2024:05:01 12:40:00")
-        try photo(camera, "cam-after.jpg", "2024:05:01 13:04:00")
+        try CLI.datedPhoto(camera, "cam-car.jpg", "2024:05:01 10:05:00")
+        try CLI.datedPhoto(camera, "cam-flight.jpg", "2024:05:01 12:00:00")
+        try CLI.datedPhoto(camera, "cam-descent.jpg", "2024:05:01 12:40:00")
+        try CLI.datedPhoto(camera, "cam-after.jpg", "2024:05:01 13:04:00")
         let db = dir.appendingPathComponent("pins.sqlite").path
         let env = ["TZ": "UTC", "PINS_ESTIMATE": "yes"]
         func night() throws -> [String: Any] {
@@ -244,10 +221,10 @@ final class EstimatePositionsTests: XCTestCase {
         XCTAssertEqual(((first["counts"] as? [String: Any])?["skipped"] as? [String: Int])?["noLocation"], 4)
         XCTAssertEqual(try records().values.map(\.decision).sorted(), Array(repeating: "noLocation", count: 4))
 
-        try photo(phone, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
-        try photo(phone, "phone-2.jpg", "2024:05:01 10:10:00", (48.2, 2.0))
-        try photo(phone, "phone-3.jpg", "2024:05:01 11:00:00", (48.8566, 2.3522))
-        try photo(phone, "phone-4.jpg", "2024:05:01 13:00:00", (41.3874, 2.1686))
+        try CLI.datedPhoto(phone, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
+        try CLI.datedPhoto(phone, "phone-2.jpg", "2024:05:01 10:10:00", (48.2, 2.0))
+        try CLI.datedPhoto(phone, "phone-3.jpg", "2024:05:01 11:00:00", (48.8566, 2.3522))
+        try CLI.datedPhoto(phone, "phone-4.jpg", "2024:05:01 13:00:00", (41.3874, 2.1686))
         let second = try night()
         let counts = try XCTUnwrap(second["counts"] as? [String: Any])
         XCTAssertEqual(counts["read"] as? Int, 7, "4 phone photos and 3 camera photos decided again")
@@ -289,8 +266,8 @@ final class EstimatePositionsTests: XCTestCase {
             let camera = dir.appendingPathComponent("library/camera"), phone = dir.appendingPathComponent("library/phone")
             for folder in [camera, phone] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
             let library = dir.appendingPathComponent("library").path, db = dir.appendingPathComponent("pins.sqlite").path
-            try photo(camera, "cam-car.jpg", "2024:05:01 10:05:00")
-            try photo(camera, "cam-flight.jpg", "2024:05:01 12:00:00")
+            try CLI.datedPhoto(camera, "cam-car.jpg", "2024:05:01 10:05:00")
+            try CLI.datedPhoto(camera, "cam-flight.jpg", "2024:05:01 12:00:00")
             func night(estimates: Bool, _ extra: [String] = ["--json"]) throws -> Run {
                 let r = try CLI.run(["import", library, "--db", db] + extra,
                                     environment: ["TZ": "UTC", "PINS_CONFIG": "", "PINS_ESTIMATE": estimates ? "yes" : "no"])
@@ -299,8 +276,8 @@ final class EstimatePositionsTests: XCTestCase {
             }
             func counts(_ r: Run) throws -> [String: Any] { try XCTUnwrap((CLI.json(r.stdout) as? [String: Any])?["counts"] as? [String: Any]) }
             _ = try night(estimates: firstNightEstimates)
-            try photo(phone, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
-            try photo(phone, "phone-2.jpg", "2024:05:01 10:10:00", (48.2, 2.0))
+            try CLI.datedPhoto(phone, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
+            try CLI.datedPhoto(phone, "phone-2.jpg", "2024:05:01 10:10:00", (48.2, 2.0))
             XCTAssertEqual(try counts(night(estimates: false))["placedFromEstimates"] as? Int, 0)
 
             let dry = try night(estimates: true, ["--dry-run"])

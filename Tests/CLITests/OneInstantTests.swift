@@ -22,15 +22,6 @@ final class OneInstantTests: XCTestCase {
         var photos: String { dir.appendingPathComponent("photos").path }
     }
 
-    private func exiftool(_ args: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
-        p.arguments = ["-q", "-overwrite_original"] + args
-        try p.run()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "exiftool \(args)")
-    }
-
     private func library() throws -> Library {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/exiftool") else {
             XCTFail("exiftool is missing: scripts/setup installs libimage-exiftool-perl")
@@ -40,9 +31,9 @@ final class OneInstantTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: lib.photos, withIntermediateDirectories: true)
         let base = CLI.repo.appendingPathComponent("Fixtures/tracks/local/new-york-between-fixes.jpg").path
         try FileManager.default.copyItem(atPath: base, toPath: lib.camera)
-        try exiftool(["-DateTimeOriginal=2024:04:21 11:10:00", "-SubSecTimeOriginal=030", lib.camera])
+        try CLI.exiftool(["-DateTimeOriginal=2024:04:21 11:10:00", "-SubSecTimeOriginal=030", lib.camera])
         try FileManager.default.copyItem(atPath: base, toPath: lib.ownOffset)
-        try exiftool(["-DateTimeOriginal=2024:04:21 10:10:00", "-OffsetTimeOriginal=+01:00", lib.ownOffset])
+        try CLI.exiftool(["-DateTimeOriginal=2024:04:21 10:10:00", "-OffsetTimeOriginal=+01:00", lib.ownOffset])
         try Data("""
             <?xml version="1.0" encoding="UTF-8"?>
             <gpx version="1.1" creator="OneInstantTests" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
@@ -153,7 +144,7 @@ final class OneInstantTests: XCTestCase {
         for (i, minute) in ["02", "04", "06"].enumerated() {
             let path = lib.photos + "/cam\(i).jpg"
             try FileManager.default.copyItem(atPath: lib.ownOffset, toPath: path)
-            try exiftool(["-OffsetTimeOriginal=", "-DateTimeOriginal=2024:04:21 11:\(minute):00", path])
+            try CLI.exiftool(["-OffsetTimeOriginal=", "-DateTimeOriginal=2024:04:21 11:\(minute):00", path])
         }
         try FileManager.default.removeItem(atPath: lib.ownOffset)
         // 08:55Z to 09:15Z: the photos' real instants (09:02Z-09:06Z) fall between the fixes.
@@ -178,7 +169,7 @@ final class OneInstantTests: XCTestCase {
         XCTAssertFalse(madrid.stderr.contains("without a time zone"), madrid.stderr)
         XCTAssertTrue(madrid.stdout.contains("  tracks     3 photos placed"), madrid.stdout)
         // The same clocks with an offset of their own (+00:00, wrong): no zone to guess.
-        for i in 0..<3 { try exiftool(["-OffsetTimeOriginal=+00:00", lib.photos + "/cam\(i).jpg"]) }
+        for i in 0..<3 { try CLI.exiftool(["-OffsetTimeOriginal=+00:00", lib.photos + "/cam\(i).jpg"]) }
         let own = try CLI.run(["import", lib.photos, "--dry-run", "--db", db, "--track", lib.walk], environment: ["TZ": "UTC"])
         XCTAssertFalse(own.stderr.contains("without a time zone"), own.stderr)
     }

@@ -12,25 +12,6 @@ import XCTest
 /// EstimatePositionsTests: the phone at 10:00Z at 48.0, 2.0 and 10:10Z at 48.2, 2.0 (22.2 km in
 /// 10 min, 133 km/h); the camera at 10:05Z without a position, half way by hand: 48.1, 2.0.
 final class ServeEstimateTests: XCTestCase {
-    private func exiftool(_ args: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
-        p.arguments = ["-q", "-overwrite_original"] + args
-        try p.run()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, "exiftool \(args)")
-    }
-
-    /// A photo at `utc` (OffsetTimeOriginal +00:00), at `position` when given.
-    private func photo(_ dir: URL, _ name: String, _ utc: String, _ position: (Double, Double)? = nil) throws {
-        let path = dir.appendingPathComponent(name).path
-        try FileManager.default.copyItem(atPath: CLI.repo.appendingPathComponent("Fixtures/tracks/local/new-york-between-fixes.jpg").path,
-                                         toPath: path)
-        var args = ["-DateTimeOriginal=\(utc)", "-OffsetTimeOriginal=+00:00"]
-        if let (lat, lon) = position { args += ["-GPSLatitude=\(lat)", "-GPSLatitudeRef=N", "-GPSLongitude=\(lon)", "-GPSLongitudeRef=E"] }
-        try exiftool(args + [path])
-    }
-
     /// One HTTP exchange with the server, its answer's status, Set-Cookie and JSON body.
     private func request(_ port: Int, _ method: String, _ path: String, body: [String: Any]? = nil,
                          session: (cookie: String, csrf: String)? = nil) throws -> (status: Int, cookie: String?, json: [String: Any]) {
@@ -81,9 +62,9 @@ final class ServeEstimateTests: XCTestCase {
         let dir = try CLI.temporaryDirectory(self)
         let photos = dir.appendingPathComponent("photos")
         try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
-        try photo(photos, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
-        try photo(photos, "phone-2.jpg", "2024:05:01 10:10:00", (48.2, 2.0))
-        try photo(photos, "cam-car.jpg", "2024:05:01 10:05:00")
+        try CLI.datedPhoto(photos, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
+        try CLI.datedPhoto(photos, "phone-2.jpg", "2024:05:01 10:10:00", (48.2, 2.0))
+        try CLI.datedPhoto(photos, "cam-car.jpg", "2024:05:01 10:05:00")
         let conf = dir.appendingPathComponent("pins.conf"), db = dir.appendingPathComponent("pins.sqlite").path
 
         let log = dir.appendingPathComponent("serve.log")

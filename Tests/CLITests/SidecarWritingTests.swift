@@ -18,17 +18,6 @@ final class SidecarWritingTests: XCTestCase {
         return String(decoding: data, as: UTF8.self)
     }
 
-    private func photo(_ dir: URL, _ name: String, _ utc: String, _ position: (Double, Double)? = nil) throws {
-        let path = dir.appendingPathComponent(name).path
-        try FileManager.default.copyItem(atPath: CLI.repo.appendingPathComponent("Fixtures/tracks/local/new-york-between-fixes.jpg").path,
-                                         toPath: path)
-        var args = ["-q", "-overwrite_original", "-DateTimeOriginal=\(utc)", "-OffsetTimeOriginal=+00:00"]
-        if let (lat, lon) = position {
-            args += ["-GPSLatitude=\(lat)", "-GPSLatitudeRef=N", "-GPSLongitude=\(lon)", "-GPSLongitudeRef=E"]
-        }
-        _ = try tool("/usr/bin/exiftool", args + [path])
-    }
-
     /// exiftool's reading of a sidecar: `-n -json` (decimal degrees).
     private func exiftool(_ path: String) throws -> [String: Any] {
         let text = try tool("/usr/bin/exiftool", ["-n", "-json", path])
@@ -51,10 +40,10 @@ final class SidecarWritingTests: XCTestCase {
     private func library(_ dir: URL) throws -> (photos: URL, db: String) {
         let photos = dir.appendingPathComponent("trip")
         try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
-        try photo(photos, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
-        try photo(photos, "phone-2.jpg", "2024:05:01 10:10:00", (48.1, 2.0))
-        try photo(photos, "cam-car.jpg", "2024:05:01 10:04:00")
-        try photo(photos, "cam-own.jpg", "2024:05:01 10:06:00")
+        try CLI.datedPhoto(photos, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
+        try CLI.datedPhoto(photos, "phone-2.jpg", "2024:05:01 10:10:00", (48.1, 2.0))
+        try CLI.datedPhoto(photos, "cam-car.jpg", "2024:05:01 10:04:00")
+        try CLI.datedPhoto(photos, "cam-own.jpg", "2024:05:01 10:06:00")
         try Self.existing.write(to: photos.appendingPathComponent("cam-own.xmp"), atomically: false, encoding: .utf8)
         let db = dir.appendingPathComponent("pins.sqlite").path
         let imported = try CLI.run(["import", photos.path, "--estimate-positions", "--db", db, "-q"], environment: ["TZ": "UTC"])
@@ -186,7 +175,7 @@ final class SidecarWritingTests: XCTestCase {
 
         // A person edits one of them after: the undo leaves that one and says so.
         let edited = photos.appendingPathComponent("phone-1.jpg.xmp")
-        _ = try tool("/usr/bin/exiftool", ["-q", "-overwrite_original", "-XMP-photoshop:City=Mine", edited.path])
+        try CLI.exiftool(["-XMP-photoshop:City=Mine", edited.path])
         let changed = try Data(contentsOf: edited)
         let undo = try CLI.run(["runs", "undo", String(try XCTUnwrap(report["run"] as? Int)), "--json", "--db", db])
         XCTAssertEqual(undo.status, 0, undo.stderr)
@@ -223,10 +212,10 @@ final class SidecarWritingTests: XCTestCase {
         try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
         let photos = dir.appendingPathComponent("trip"), locked = photos.appendingPathComponent("locked")
         try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
-        try photo(photos, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
-        try photo(photos, "phone-2.jpg", "2024:05:01 10:10:00", (48.1, 2.0))
-        try photo(photos, "cam-car.jpg", "2024:05:01 10:04:00")
-        try photo(locked, "cam-locked.jpg", "2024:05:01 10:05:00")
+        try CLI.datedPhoto(photos, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
+        try CLI.datedPhoto(photos, "phone-2.jpg", "2024:05:01 10:10:00", (48.1, 2.0))
+        try CLI.datedPhoto(photos, "cam-car.jpg", "2024:05:01 10:04:00")
+        try CLI.datedPhoto(locked, "cam-locked.jpg", "2024:05:01 10:05:00")
         for path in [shared.path, photos.path] { XCTAssertEqual(chmod(path, 0o777), 0) }
         XCTAssertEqual(chmod(locked.path, 0o755), 0)
         let readable = try CLI.readableByAll(in: dir)
