@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 import PinMetadata
+import PinReport
 
 /// The file system side of `pins sidecars` and of its undo. Everything happens inside one
 /// photo folder opened without following a link (`O_NOFOLLOW`), by name relative to it
@@ -21,7 +22,7 @@ struct SidecarFolder {
 
     /// The folder holding `file`, opened; a failure says why in words.
     static func open(holding file: RawPath) -> Result<SidecarFolder, Failure> {
-        let folder = RawPath(bytes: file.bytes.lastIndex(of: UInt8(ascii: "/")).map { Array(file.bytes[..<max($0, 1)]) } ?? Array(".".utf8))
+        let folder = file.folder
         let fd = folder.withCString { Glibc.open($0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
         guard fd >= 0 else {
             let code = errno
@@ -72,11 +73,7 @@ struct SidecarFolder {
         let file = RawPath(bytes: temporary).withCString { openat(fd, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666) }
         guard file >= 0 else { throw Failure(description: Self.refusal(errno)) }
         var failure: Int32?
-        var written = 0
-        while written < bytes.count, failure == nil {
-            let n = bytes.withUnsafeBytes { Glibc.write(file, $0.baseAddress! + written, $0.count - written) }
-            if n < 0 { if errno != EINTR { failure = errno } } else { written += n }
-        }
+        if !bytes.withUnsafeBytes({ AtomicFile.writeAll(file, $0) }) { failure = errno }
         if failure == nil, let mode, fchmod(file, mode & 0o7777) != 0 { failure = errno }
         if failure == nil, fsync(file) != 0 { failure = errno }
         var st = stat()

@@ -74,9 +74,9 @@ extension PinApp {
         }
         var start = 0
         while start < photos.count {
-            let folder = Self.folderBytes(photos[start].path)
+            let folder = photos[start].path.folder
             var end = start + 1
-            while end < photos.count, Self.folderBytes(photos[end].path) == folder { end += 1 }
+            while end < photos.count, photos[end].path.folder == folder { end += 1 }
             let batch = photos[start..<end]
             start = end
             switch SidecarFolder.open(holding: batch.first!.path) {
@@ -163,10 +163,6 @@ extension PinApp {
             }
         }
         if !failed.isEmpty { try db.forgetFileWrites(run: runID, failed) }
-    }
-
-    static func folderBytes(_ path: RawPath) -> ArraySlice<UInt8> {
-        path.bytes[..<(path.bytes.lastIndex(of: UInt8(ascii: "/")) ?? 0)]
     }
 }
 
