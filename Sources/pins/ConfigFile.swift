@@ -35,6 +35,19 @@ enum InstalledSettings {
     ]
     static let largestFile = 64 * 1024
 
+    /// Why `value` is not a value of the setting `key` (a number in its range, one of its words,
+    /// else an absolute path); nil when it is. The one check, for a line of pins.conf and for a
+    /// value the environment gives (`pins import`'s estimate settings).
+    static func refusal(_ key: String, _ value: String) -> String? {
+        if let range = numbers[key] {
+            return DecimalNumber.parse(value, .plain).map(range.values.contains) == true ? nil : "\(key) is \(range.words), got '\(value)'"
+        }
+        if let allowed = words[key] {
+            return allowed.contains(value) ? nil : "\(key) is \(allowed.joined(separator: " or ")), got '\(value)'"
+        }
+        return value.hasPrefix("/") ? nil : "\(key) must be an absolute path (starting with /), got '\(value)'"
+    }
+
     /// The value of `key`: the environment's when set and not empty, else the file's (an empty
     /// value is no value). The file, when there is one, is read and checked whole even when the
     /// environment has the value: a broken line is found at once, not on the night it matters.
@@ -141,15 +154,7 @@ struct ConfigFile {
                 throw fail("'\(special)' in the value of \(key): write the path as it is, without quotes or escapes (spaces are fine)")
             }
             if value.last == " " || value.last == "\t" { throw fail("spaces after the value of \(key)") }
-            if let range = InstalledSettings.numbers[key] {
-                if !value.isEmpty, DecimalNumber.parse(value, .plain).map(range.values.contains) != true {
-                    throw fail("\(key) is \(range.words), got '\(value)'")
-                }
-            } else if let allowed = InstalledSettings.words[key] {
-                if !value.isEmpty && !allowed.contains(value) {
-                    throw fail("\(key) is \(allowed.joined(separator: " or ")), got '\(value)'")
-                }
-            } else if !value.isEmpty && !value.hasPrefix("/") { throw fail("\(key) must be an absolute path (starting with /), got '\(value)'") }
+            if !value.isEmpty, let refusal = InstalledSettings.refusal(key, value) { throw fail(refusal) }
             lineOf[key] = number
             if !value.isEmpty { values[key] = value }
         }

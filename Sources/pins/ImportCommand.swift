@@ -232,10 +232,7 @@ let estimateLimitSpecs = [
 /// options there: `ParsedArguments(command: "serve")`), called as each import starts, so a
 /// changed pins.conf applies to the next import without restarting the service.
 func estimateSettings(_ args: ParsedArguments, command: String) throws -> (limits: EstimateLimits, estimate: EstimateLimits?) {
-    let setting = try InstalledSettings.value("PINS_ESTIMATE")
-    if let setting, setting != "yes" && setting != "no" {
-        throw UsageError("PINS_ESTIMATE is yes or no, got '\(setting)'", command: command)
-    }
+    let setting = try checkedSetting("PINS_ESTIMATE", command: command)
     let limits = try estimateLimits(args, command: command)
     return (limits, args.has("--estimate-positions") || setting == "yes" ? limits : nil)
 }
@@ -246,16 +243,19 @@ func estimateSettings(_ args: ParsedArguments, command: String) throws -> (limit
 func estimateLimits(_ args: ParsedArguments, command: String) throws -> EstimateLimits {
     var limits = EstimateLimits()
     func value(_ option: String, _ key: String) throws -> Double? {
-        let range = InstalledSettings.numbers[key]!
-        if let given = try args.double(option, range: range.values) { return given }
-        guard let text = try InstalledSettings.value(key) else { return nil }
-        guard let v = DecimalNumber.parse(text, .plain), range.values.contains(v) else {
-            throw UsageError("\(key) is \(range.words), got '\(text)'", command: command)
-        }
-        return v
+        if let given = try args.double(option, range: InstalledSettings.numbers[key]!.values) { return given }
+        return try checkedSetting(key, command: command).flatMap { DecimalNumber.parse($0, .plain) }
     }
     if let minutes = try value("--estimate-max-gap", "PINS_ESTIMATE_MAX_GAP") { limits.maxGap = minutes * 60 }
     if let kmh = try value("--estimate-max-speed", "PINS_ESTIMATE_MAX_SPEED") { limits.maxSpeedKmh = kmh }
     if let minutes = try value("--estimate-max-nearest", "PINS_ESTIMATE_MAX_NEAREST") { limits.maxNearest = minutes * 60 }
     return limits
+}
+
+/// The setting `key` (the environment's, else pins.conf's), checked as a line of pins.conf is
+/// (`InstalledSettings.refusal`): the environment's value is not checked when pins.conf is read.
+private func checkedSetting(_ key: String, command: String) throws -> String? {
+    guard let value = try InstalledSettings.value(key) else { return nil }
+    if let refusal = InstalledSettings.refusal(key, value) { throw UsageError(refusal, command: command) }
+    return value
 }
