@@ -35,7 +35,8 @@ public enum XMLReferences {
             }
             switch reference(b, at: i) {
             case .success(let (scalar, end)):
-                appendUTF8(scalar, to: &out)
+                // An XML character, never a surrogate: the fallback cannot be taken.
+                UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}") { out.append($0) }
                 i = end
             case .failure(let problem):
                 if unresolved == .fail { return problem }
@@ -147,19 +148,5 @@ public enum XMLReferences {
     static func isXMLCharacter(_ v: UInt32) -> Bool {
         v == 0x09 || v == 0x0A || v == 0x0D || (0x20...0xD7FF).contains(v) || (0xE000...0xFFFD).contains(v)
             || (0x10000...0x10FFFF).contains(v)
-    }
-
-    private static func appendUTF8(_ v: UInt32, to out: inout [UInt8]) {
-        switch v {
-        case ..<0x80:
-            out.append(UInt8(v))
-        case ..<0x800:
-            out.append(UInt8(0xC0 | v >> 6)); out.append(UInt8(0x80 | v & 0x3F))
-        case ..<0x10000:
-            out.append(UInt8(0xE0 | v >> 12)); out.append(UInt8(0x80 | v >> 6 & 0x3F)); out.append(UInt8(0x80 | v & 0x3F))
-        default:
-            out.append(UInt8(0xF0 | v >> 18)); out.append(UInt8(0x80 | v >> 12 & 0x3F))
-            out.append(UInt8(0x80 | v >> 6 & 0x3F)); out.append(UInt8(0x80 | v & 0x3F))
-        }
     }
 }

@@ -25,6 +25,7 @@ final class XMLReferencesTests: XCTestCase {
         XCTAssertEqual(keep("Caf&#233;"), "Café")
         // U+1F600 is F0 9F 98 80 in UTF-8.
         XCTAssertEqual(Array(keep("&#x1F600;").utf8), [0xF0, 0x9F, 0x98, 0x80])
+        XCTAssertEqual(Array(keep("&#x20AC;&#2047;").utf8), [0xE2, 0x82, 0xAC, 0xDF, 0xBF])  // €, U+07FF
         XCTAssertNil(fail("a &amp; b &#x1F600;"))
     }
 
