@@ -180,12 +180,6 @@ public struct TrackTimeline: Sendable {
         return lo < firsts.count && firsts[lo] == i
     }
 
-    /// The first and last instants covered, nil without fixes.
-    var timeRange: ClosedRange<Double>? {
-        guard let first = times.first, let last = times.last else { return nil }
-        return first...last
-    }
-
     /// The position at `time` (seconds since 1970 UTC), by the rule above.
     public func match(_ time: Double, limits: TrackLimits = TrackLimits()) -> TrackMatch {
         precondition(sorted, "TrackTimeline.seal() before match")
