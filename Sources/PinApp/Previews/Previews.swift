@@ -58,7 +58,8 @@ extension PinApp {
                 summary.left += 1
                 continue
             } else {
-                result = try previewResult(photo, kind: kind, cache: cache, maker: maker).result.map { _ in () }
+                // `known` has looked already: nothing kept, or a reason the decoder now here undoes.
+                result = try makeAndKeep(photo, kind: kind, cache: cache, maker: maker).map { _ in () }
                 summary.made += 1
                 if summary.made % 1_000 == 0 { cache.trim() }
             }
@@ -86,7 +87,7 @@ extension PinApp {
     public func preview(photoID: Int64, cache: PreviewCache, maker: PreviewMaker = .onPath()) throws -> Preview? {
         guard let photo = try openForReading().linkedPhoto(id: photoID) else { return nil }
         let kind = PreviewKind(format: photo.format, path: photo.path)
-        switch try previewResult(photo, kind: kind, cache: cache, maker: maker).result {
+        switch try previewResult(photo, kind: kind, cache: cache, maker: maker) {
         case let .success(preview): return preview
         case let .failure(reason):
             return PreviewMaker.placeholder(kind: kind, reason: reason, tool: maker.missingTool(for: kind), detail: placeholderDetail(photo, kind: kind))
@@ -100,17 +101,23 @@ extension PinApp {
         return VideoDuration.text(seconds)
     }
 
-    /// The cached result, else one made now and kept; `made` says which.
+    /// The cached result, else one made now and kept.
     func previewResult(_ photo: LinkedPhoto, kind: PreviewKind, cache: PreviewCache,
-                       maker: PreviewMaker) throws -> (result: Result<Preview, PreviewReason>, made: Bool) {
-        if let stored = cache.stored(photo), !Self.decoderCame(stored, kind: kind, maker: maker) { return (stored, false) }
+                       maker: PreviewMaker) throws -> Result<Preview, PreviewReason> {
+        if let stored = cache.stored(photo), !Self.decoderCame(stored, kind: kind, maker: maker) { return stored }
+        return try makeAndKeep(photo, kind: kind, cache: cache, maker: maker)
+    }
+
+    /// The preview made now, and kept with its reason unless the next run should try again.
+    func makeAndKeep(_ photo: LinkedPhoto, kind: PreviewKind, cache: PreviewCache,
+                     maker: PreviewMaker) throws -> Result<Preview, PreviewReason> {
         // Where the file is: the recorded path, its bytes as they are (pins never writes beside it).
         try FileManager.default.createDirectory(atPath: cache.folder, withIntermediateDirectories: true)
         let result = maker.make(photo.path, kind: kind, scratch: cache.folder)
         // A missing file may come back (an unmounted share), a decoder at its time limit may
         // finish on a quieter night: their reasons are not kept, so the next run tries again.
         if result != .failure(.fileMissing) && result != .failure(.decoderTimedOut) { try cache.store(result, for: photo) }
-        return (result, true)
+        return result
     }
 }
 
