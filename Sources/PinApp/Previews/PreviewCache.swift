@@ -40,9 +40,7 @@ public struct PreviewCache: Sendable {
             try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: stem + "." + ext)
             return .success(Preview(bytes: Array(data), mimeType: type, placeholder: nil))
         }
-        guard let why = FileManager.default.contents(atPath: stem + ".why"),
-              let reason = PreviewReason(rawValue: String(decoding: why, as: UTF8.self)) else { return nil }
-        return .failure(reason)
+        return Self.reason(stem).map { .failure($0) }
     }
 
     /// What the cache knows of `photo` without reading or touching its preview: success when
@@ -50,9 +48,12 @@ public struct PreviewCache: Sendable {
     func known(_ photo: LinkedPhoto) -> Result<Void, PreviewReason>? {
         let stem = folder + "/" + Self.key(photo)
         if access(stem + ".jpg", F_OK) == 0 || access(stem + ".png", F_OK) == 0 { return .success(()) }
-        guard let why = FileManager.default.contents(atPath: stem + ".why"),
-              let reason = PreviewReason(rawValue: String(decoding: why, as: UTF8.self)) else { return nil }
-        return .failure(reason)
+        return Self.reason(stem).map { .failure($0) }
+    }
+
+    /// The reason kept in `<stem>.why`; nil when there is none (or not one this pins knows).
+    private static func reason(_ stem: String) -> PreviewReason? {
+        FileManager.default.contents(atPath: stem + ".why").flatMap { PreviewReason(rawValue: String(decoding: $0, as: UTF8.self)) }
     }
 
     /// The browser copy of `photo` kept by `storeFull` (`<key>.full.jpg`), touched; nil when none.
