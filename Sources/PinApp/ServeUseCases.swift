@@ -68,9 +68,11 @@ extension PinApp {
         return try db.read { try $0.locations.fetch(id: id) }
     }
 
-    /// A pin's photos as the database holds them (`pinDetail`'s, without the rest of it).
-    public func photosOfPin(_ id: UUID) throws -> [PinPhotoRecord] {
-        guard let db = try openForReadingIfExists() else { return [] }
+    /// A pin's photos as the database holds them (`pinDetail`'s, without the rest of it); nil
+    /// when no pin has that id. One opening of the database for both (`pins serve`'s photo
+    /// route asks this at every photo a browser shows).
+    public func photosOfPin(_ id: UUID) throws -> [PinPhotoRecord]? {
+        guard let db = try openForReadingIfExists(), try db.read({ try $0.locations.fetch(id: id) }) != nil else { return nil }
         return try db.photos(ofPin: id)
     }
 }

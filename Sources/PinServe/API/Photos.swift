@@ -10,8 +10,7 @@ extension AppBackend {
     static let photoLimit = 32 << 20
 
     func photo(_ id: UUID, _ index: Int) throws -> HTTPResponse {
-        guard try app.storedPin(id) != nil else { throw RequestError(404, "no pin with id \(id.lowercasedText)") }
-        let photos = try app.photosOfPin(id)
+        guard let photos = try app.photosOfPin(id) else { throw RequestError(404, "no pin with id \(id.lowercasedText)") }
         guard index < photos.count else { throw RequestError(404, "the pin has \(photos.count) photo(s)") }
         guard let real = servable(photos[index].path) else {
             throw RequestError(403, "the photo is not in a --library folder of this server")
