@@ -101,8 +101,9 @@ public final class NightlyImport: @unchecked Sendable {
         while waitUntil(due) {
             var imported = false
             for command in commands {
-                guard let status = runChild(command, what: "import of \(command.count > 2 ? command[2] : "?")") else { break }
-                log(Self.outcome(status, folder: command.count > 2 ? command[2] : "?"))
+                let folder = command.count > 2 ? command[2] : "?"  // pins import FOLDER …
+                guard let status = runChild(command, what: "import of \(folder)") else { break }
+                log(Self.outcome(status, folder: folder))
                 imported = imported || status == 0 || status == 74
             }
             if imported, let previews, let status = runChild(previews, what: "previews") {
