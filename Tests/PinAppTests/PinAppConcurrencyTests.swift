@@ -9,14 +9,6 @@ import XCTest
 /// one writer at a time, reads that never wait for writes, and an edit made while another
 /// connection (an import's batch) holds the write lock.
 final class PinAppConcurrencyTests: XCTestCase {
-    private func app() throws -> PinApp {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-app-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
-        setenv("PINS_DATA_DIR", Repository.url("Resources").path, 1)
-        return PinApp(databasePath: dir.appendingPathComponent("pins.sqlite").path, named: true)
-    }
-
     /// A point in France near Paris, a little apart for each (thread, n).
     private static func pin(_ thread: Int, _ n: Int) -> NewPin {
         var new = NewPin(coordinate: Coordinate(latitude: 48.80 + Double(thread) * 0.01, longitude: 2.30 + Double(n) * 0.01))
@@ -25,7 +17,7 @@ final class PinAppConcurrencyTests: XCTestCase {
     }
 
     func testAddsFromEightThreadsAllLandWithTheirCounts() throws {
-        let app = try app()
+        let app = try scratchApp()
         _ = try app.addPin(Self.pin(0, 0)) // creates the database before the threads race
         let failures = LockedList()
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
@@ -43,7 +35,7 @@ final class PinAppConcurrencyTests: XCTestCase {
     }
 
     func testReadersSeeWholeTransactionsWhileWritersWrite() throws {
-        let app = try app()
+        let app = try scratchApp()
         _ = try app.addPin(Self.pin(0, 0))
         let seen = LockedList()
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
@@ -66,7 +58,7 @@ final class PinAppConcurrencyTests: XCTestCase {
     /// An import writes in short transactions on its own connection: an edit that comes while
     /// one is open waits for it (SQLite's busy timeout) and then goes in.
     func testAnEditWaitsForAnotherConnectionsTransaction() throws {
-        let app = try app()
+        let app = try scratchApp()
         let made = try app.addPin(Self.pin(0, 0))
         let holding = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
@@ -91,7 +83,7 @@ final class PinAppConcurrencyTests: XCTestCase {
     }
 
     func testRequestsWrongInThemselvesAreInvalidRequests() throws {
-        let app = try app()
+        let app = try scratchApp()
         var mountain = NewPin(coordinate: Coordinate(latitude: 45.8326, longitude: 6.8652))
         mountain.type = .mountain
         XCTAssertThrowsError(try app.addPin(mountain)) { error in

@@ -23,14 +23,6 @@ final class PinTripOfPinTests: XCTestCase {
     ]
     let milan = Coordinate(latitude: 45.4642, longitude: 9.1900)
 
-    private func app() throws -> PinApp {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-trip-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
-        setenv("PINS_DATA_DIR", Repository.url("Resources").path, 1)
-        return PinApp(databasePath: dir.appendingPathComponent("pins.sqlite").path, named: true)
-    }
-
     private func add(_ app: PinApp, _ day: LocalDay, _ at: Coordinate, _ title: String) throws -> UUID {
         var new = NewPin(coordinate: at)
         new.title = title
@@ -39,7 +31,7 @@ final class PinTripOfPinTests: XCTestCase {
     }
 
     func testOnePinsTripIsTheTripOfTheWholeHistory() throws {
-        let app = try app()
+        let app = try scratchApp()
         var expected: [UUID: String?] = [:]
         var away = Set<Int>()
         // A tour of 240 days from 2023-09-01 (to 2024-04-27), ten days in each of twelve cities,
@@ -77,7 +69,7 @@ final class PinTripOfPinTests: XCTestCase {
     }
 
     func testAWindowReadsOnlyThePointsOfItsDates() throws {
-        let app = try app()
+        let app = try scratchApp()
         for text in ["2023-01-10", "2023-06-10", "2024-01-10"] { _ = try add(app, LocalDay(text: text)!, zurich, text) }
         let db = try PinDatabase(readOnlyPath: app.databasePath)
         let from = Date(timeIntervalSince1970: Double(LocalDay(text: "2023-06-01")!.number) * 86_400)
