@@ -126,4 +126,64 @@ final class GateTests: XCTestCase {
         throttle.succeeded("a")
         XCTAssertNil(throttle.wait("a", now: t.addingTimeInterval(3)))
     }
+
+    /// Every write of the API (each route of `.write` access but the sign-out), as a browser
+    /// sends it, through `Service.handle`: refused without a session (401), without the CSRF
+    /// token, from a foreign Origin, for a foreign Host and from a read-only session (403),
+    /// and then the use case behind it never ran (a backend that records its calls), so
+    /// nothing changed. With every proof the same request reaches it: the refusals are the gate's.
+    func testEveryWriteIsRefusedWithoutEachProofAndReachesNoUseCase() {
+        final class Recording: Backend, @unchecked Sendable {
+            private let lock = NSLock()
+            private var routes: [Route] = []
+            func respond(_ route: Route, _ target: RequestTarget, _ request: HTTPRequest, _ caller: Gate.Caller) throws -> HTTPResponse {
+                lock.lock()
+                routes.append(route)
+                lock.unlock()
+                return .json(200, ["ok": true])
+            }
+            /// The routes called since the last look.
+            func taken() -> [Route] {
+                lock.lock()
+                defer { routes = []; lock.unlock() }
+                return routes
+            }
+        }
+        let backend = Recording()
+        let service = Service(gate: Gate(passwordRequired: true), passwords: nil, backend: backend, sessions: sessions)
+        let full = sessions.create(role: .full), read = sessions.create(role: .read)
+        let id = "6f9619ff-8b86-d011-b42d-00c04fc964ff"
+        let writes: [(HTTPRequest.Method, String, String)] = [
+            (.post, "/api/pins", #"{"latitude": 48, "longitude": 2}"#), (.patch, "/api/pins/\(id)", #"{"title": "x"}"#),
+            (.delete, "/api/pins/\(id)", ""), (.post, "/api/pins/bulk", #"{"ids": ["\#(id)"], "action": "delete"}"#),
+            (.post, "/api/pins/restore", #"{"ids": ["\#(id)"]}"#), (.patch, "/api/settings", ##"{"pinColor": "#112233"}"##),
+            (.patch, "/api/trips/2024-06-08", #"{"title": "x"}"#), (.post, "/api/runs/1/undo", ""),
+            (.post, "/api/imports", #"{"library": 0}"#), (.post, "/api/imports/places?name=p.csv", "name,latitude,longitude\nA,48,2\n"),
+        ]
+        let host = ("Host", "localhost:8765"), origin = ("Origin", "http://localhost:8765")
+        func cookie(_ session: Session) -> (String, String) { ("Cookie", "pins_session=\(session.id)") }
+        let refusals: [(String, Int, [(String, String)])] = [
+            ("no session", 401, [host, origin, ("X-CSRF-Token", full.csrf)]),
+            ("no CSRF token", 403, [host, origin, cookie(full)]),
+            ("a foreign Origin", 403, [host, ("Origin", "http://evil.example"), cookie(full), ("X-CSRF-Token", full.csrf)]),
+            ("a foreign Host", 403, [("Host", "evil.example:8765"), ("Origin", "http://evil.example:8765"), cookie(full), ("X-CSRF-Token", full.csrf)]),
+            ("a read-only session", 403, [host, origin, cookie(read), ("X-CSRF-Token", read.csrf)]),
+        ]
+        var seen: [Route] = []
+        for (method, target, body) in writes {
+            guard case .success(let route) = Route.match(method, RequestTarget.parse(target)!) else { XCTFail(target); continue }
+            XCTAssertEqual(route.access, .write, target)
+            seen.append(route)
+            for (name, status, headers) in refusals {
+                let answer = service.handle(request(method, target, headers, body: body))
+                XCTAssertEqual(answer.status, status, "\(method) \(target) with \(name)")
+            }
+            XCTAssertEqual(backend.taken(), [], "\(method) \(target): no refused request reached its use case")
+            let admitted = service.handle(request(method, target, [host, origin, cookie(full), ("X-CSRF-Token", full.csrf)], body: body))
+            XCTAssertEqual(admitted.status, 200, "\(method) \(target) with every proof")
+            XCTAssertEqual(backend.taken(), [route])
+        }
+        // All ten writes (every `.write` route of the Router but .logout), none twice.
+        XCTAssertEqual(Set(seen.map { "\($0)".prefix(while: { $0 != "(" }) }).count, 10)
+    }
 }
