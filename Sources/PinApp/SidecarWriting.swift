@@ -141,7 +141,9 @@ extension PinApp {
     }
 
     /// Records the folder's sidecars to write (starting the run at the first), writes them,
-    /// then notes each written one for the import and forgets each that failed.
+    /// then notes the written ones for the import and forgets those that failed (one
+    /// transaction each for the folder: a crash before the note costs only a read of those
+    /// photos by the next import, as a sidecar changed by another app does).
     private func write(_ planned: inout [PlannedSidecar], in folder: SidecarFolder, _ db: PinDatabase, run id: inout Int64?, all: Bool) throws {
         let writes = planned.compactMap { p in
             p.after.map { RunFileWrite(path: folder.path.appending(p.name), before: p.before?.bytes, after: $0) }
@@ -150,18 +152,18 @@ extension PinApp {
         let runID = try id ?? db.startRun(root: "sidecars: " + (all ? "every photo with a position" : "the photos pins placed"))
         id = runID
         try db.recordFileWrites(run: runID, writes)
-        var failed: [RawPath] = []
+        var failed: [RawPath] = [], written: [(path: RawPath, before: PhotoFingerprint?, after: PhotoFingerprint)] = []
         for k in planned.indices {
             guard let after = planned[k].after, let path = planned[k].outcome.sidecar else { continue }
             do {
                 let status = try folder.replace(planned[k].name, with: after, mode: planned[k].before?.status.st_mode)
-                try db.noteWrittenSidecar(path, before: planned[k].before.map { PhotoFingerprint(FileStatus($0.status)) },
-                                          after: PhotoFingerprint(status))
-            } catch let failure as SidecarFolder.Failure {
-                (planned[k].outcome.action, planned[k].outcome.problem) = (.failed, failure.description)
+                written.append((path, planned[k].before.map { PhotoFingerprint(FileStatus($0.status)) }, PhotoFingerprint(status)))
+            } catch {  // a SidecarFolder.Failure: `replace` throws nothing else
+                (planned[k].outcome.action, planned[k].outcome.problem) = (.failed, error.description)
                 failed.append(path)
             }
         }
+        try db.noteWrittenSidecars(written)
         if !failed.isEmpty { try db.forgetFileWrites(run: runID, failed) }
     }
 }
@@ -171,7 +173,7 @@ extension PinApp {
     /// run created it) or given back byte for byte; one changed since is left as it is. Each
     /// file done is forgotten by the run; one that could not be done stays recorded.
     static func undoFiles(_ writes: [RunFileWrite], run: Int64, dryRun: Bool, _ db: PinDatabase) throws -> [UndoneFile] {
-        var result: [UndoneFile] = []
+        var result: [UndoneFile] = [], removed: [RawPath] = []
         for write in writes {
             let folder: SidecarFolder
             switch SidecarFolder.open(holding: write.path) {
@@ -182,9 +184,12 @@ extension PinApp {
             }
             defer { folder.close() }
             result.append(undoFile(write, in: folder, dryRun: dryRun))
-            if !dryRun, result.last!.action == .removed { try db.forgetRemovedSidecar(write.path) }
+            if result.last!.action == .removed { removed.append(write.path) }
         }
-        if !dryRun { try db.forgetFileWrites(run: run, result.filter { $0.action != .failed }.map(\.path)) }
+        if !dryRun {
+            try db.forgetRemovedSidecars(removed)
+            try db.forgetFileWrites(run: run, result.filter { $0.action != .failed }.map(\.path))
+        }
         return result
     }
 

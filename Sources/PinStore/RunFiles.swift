@@ -77,29 +77,36 @@ extension PinDatabase {
         }
     }
 
-    /// A sidecar pins wrote: the import is not to read its photo again for it. A record the
-    /// file matched before the write (`before`; nil for a file pins created, which has none)
-    /// takes the new file's state; a new file gets a record as a sidecar's (not media). A
-    /// sidecar changed since the import read it keeps its stale record: the import reads it.
-    public func noteWrittenSidecar(_ path: RawPath, before: PhotoFingerprint?, after: PhotoFingerprint) throws {
-        let values: [SQLBindable] = [after.size, after.modificationNanoseconds, Int64(bitPattern: after.inode), SQLValue.blob(path.bytes)]
+    /// Sidecars pins wrote (a folder's, in one transaction): the import is not to read their
+    /// photos again for them. A record the file matched before the write (`before`; nil for a
+    /// file pins created, which has none) takes the new file's state; a new file gets a record
+    /// as a sidecar's (not media). A sidecar changed since the import read it keeps its stale
+    /// record: the import reads it.
+    public func noteWrittenSidecars(_ written: [(path: RawPath, before: PhotoFingerprint?, after: PhotoFingerprint)]) throws {
+        guard !written.isEmpty else { return }
         try write { _ in
-            if let before {
-                try connection.run("UPDATE photos SET size = ?, mtime_ns = ?, inode = ? WHERE path = ? AND size = ? AND mtime_ns = ? AND inode = ? AND missing = 0",
-                                   values + [before.size, before.modificationNanoseconds, Int64(bitPattern: before.inode)])
-            } else {
-                try connection.run("""
-                    INSERT INTO photos (path, size, mtime_ns, inode, decision) VALUES (?4, ?1, ?2, ?3, 'notMedia')
-                    ON CONFLICT (path) DO NOTHING
-                    """, values)
+            for (path, before, after) in written {
+                let values: [SQLBindable] = [after.size, after.modificationNanoseconds, Int64(bitPattern: after.inode), SQLValue.blob(path.bytes)]
+                if let before {
+                    try connection.run("UPDATE photos SET size = ?, mtime_ns = ?, inode = ? WHERE path = ? AND size = ? AND mtime_ns = ? AND inode = ? AND missing = 0",
+                                       values + [before.size, before.modificationNanoseconds, Int64(bitPattern: before.inode)])
+                } else {
+                    try connection.run("""
+                        INSERT INTO photos (path, size, mtime_ns, inode, decision) VALUES (?4, ?1, ?2, ?3, 'notMedia')
+                        ON CONFLICT (path) DO NOTHING
+                        """, values)
+                }
             }
         }
     }
 
-    /// A sidecar an undo removed: the record `noteWrittenSidecar` made goes with it.
-    public func forgetRemovedSidecar(_ path: RawPath) throws {
+    /// Sidecars an undo removed: the records `noteWrittenSidecars` made go with them.
+    public func forgetRemovedSidecars(_ paths: [RawPath]) throws {
+        guard !paths.isEmpty else { return }
         try write { _ in
-            try connection.run("DELETE FROM photos WHERE path = ? AND decision = 'notMedia' AND location_id IS NULL", [SQLValue.blob(path.bytes)])
+            for path in paths {
+                try connection.run("DELETE FROM photos WHERE path = ? AND decision = 'notMedia' AND location_id IS NULL", [SQLValue.blob(path.bytes)])
+            }
         }
     }
 
