@@ -19,7 +19,6 @@ public struct RunFileWrite: Sendable, Hashable {
 public struct PositionedPhoto: Sendable {
     public var path: RawPath
     public var coordinate: Coordinate
-    public var positionSource: PositionSource?
 }
 
 /// What `pins sidecars` reads and records (issue 36 item 6).
@@ -30,11 +29,10 @@ extension PinDatabase {
         let which = all ? "" : " AND position_source IN ('track', 'estimate')"
         return try read { _ in
             try connection.query("""
-                SELECT path, latitude, longitude, position_source FROM photos
+                SELECT path, latitude, longitude FROM photos
                 WHERE latitude IS NOT NULL AND longitude IS NOT NULL AND missing = 0\(which) ORDER BY path
                 """) { s in
-                PositionedPhoto(path: RawPath(bytes: s.blob(0)), coordinate: Coordinate(latitude: s.double(1), longitude: s.double(2)),
-                                positionSource: s.optionalString(3).flatMap(PositionSource.init(rawValue:)))
+                PositionedPhoto(path: RawPath(bytes: s.blob(0)), coordinate: Coordinate(latitude: s.double(1), longitude: s.double(2)))
             }
         }
     }
