@@ -19,17 +19,17 @@ public struct ImportOutcome: Sendable {
 /// `importPlaces`), with the CLI's default options, returned as the page draws them.
 extension PinApp {
     /// `pins import ROOT [--dry-run]` with the command's defaults, and the estimates the
-    /// settings ask for (`estimate`, `estimateLimits`: what `pins import` reads from PINS_ESTIMATE
+    /// settings ask for (`estimates`, `estimateLimits`: what `pins import` reads from PINS_ESTIMATE
     /// and pins.conf, read by the caller as the import starts); `stop` ends it early (the
     /// server stopping). The report's records are read for the overlay, then checked as the
     /// CLI checks them (`checkReadBack`).
-    public func importPhotosForPage(root: String, dryRun: Bool, estimate: EstimateLimits? = nil,
+    public func importPhotosForPage(root: String, dryRun: Bool, estimates: Bool = false,
                                     estimateLimits: EstimateLimits = EstimateLimits(), stop: StopRequest,
                                     progress: @escaping @Sendable (ImportProgress) -> Void,
                                     warning: (String) -> Void) async throws -> ImportOutcome {
         var options = ImportOptions(root: root)
         options.dryRun = dryRun
-        options.estimate = estimate
+        options.estimates = estimates
         options.estimateLimits = estimateLimits
         options.timeZones = LazyTimeZones()
         options.stop = stop

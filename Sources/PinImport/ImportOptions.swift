@@ -36,11 +36,10 @@ public struct ImportOptions: Sendable {
     /// ones only for a photo of the run that falls in their time.
     public var tracks: TrackOptions?
     /// `--estimate-positions` (issue 36 item 4): photos without a position get one from the
-    /// photos of the run around them that carry their own; nil: off (a dry run still counts
-    /// how many it would place).
-    public var estimate: EstimateLimits?
-    /// The limits a run that does not estimate counts with (a dry run's one line; the same as
-    /// `estimate`'s when it estimates): the settings', else the defaults.
+    /// photos of the run around them that carry their own, within `estimateLimits`; false: off
+    /// (a dry run still counts how many it would place, within the same limits).
+    public var estimates = false
+    /// The estimates' limits: the settings', else the defaults.
     public var estimateLimits = EstimateLimits()
 
     public init(root: String) { self.root = root }

@@ -253,7 +253,7 @@ public struct ImportPipeline {
         survey.toRead = FilesToRead()
         if let failure = intake.failure { throw failure }
         try intake.pass(in: repos)
-        if options.estimate != nil, let repos { report.read += try redecideAroundNewPhotos(intake, in: repos) }
+        if options.estimates, let repos { report.read += try redecideAroundNewPhotos(intake, in: repos) }
     }
 
     /// Issue 36 item 4, nightly: the photos of the root an earlier run skipped for "no location"
@@ -264,7 +264,7 @@ public struct ImportPipeline {
     /// without the photos around them (`unplacedPhotosMissedByEstimates`: the nightly runs
     /// before --estimate-positions or PINS_ESTIMATE=yes). Returns how many were read.
     private func redecideAroundNewPhotos(_ intake: ReadIntake, in repos: Repositories) throws -> Int {
-        let reach = (options.estimate ?? options.estimateLimits).reach
+        let reach = options.estimateLimits.reach
         let instants = intake.fixes.map(\.instant).sorted()
         var recorded: [(path: RawPath, known: KnownPhoto, takenAt: Double)] = [], missed: [(path: RawPath, known: KnownPhoto, takenAt: Double)] = []
         try readingDatabase {
@@ -352,18 +352,18 @@ public struct ImportPipeline {
         report.corrected = intake.reconciled.corrected.filter { $0.kind != .same }
         var sorted = try intake.sorter.sorted()
         var decided = DecidedFiles.Writer()
-        if options.estimate != nil || options.dryRun, let span = intake.unplacedSpan {
-            let limits = options.estimate ?? options.estimateLimits
+        if options.estimates || options.dryRun, let span = intake.unplacedSpan {
+            let limits = options.estimateLimits
             var neighbours = intake.fixes
             try readingSnapshot { repos in neighbours += try Self.recordedNeighbours(around: span, limits: limits, in: repos) }
             intake.decide.estimator = PositionEstimator(neighbours, limits: limits)
-            intake.decide.applyEstimates = options.estimate != nil
+            intake.decide.applyEstimates = options.estimates
         }
         try intake.decide.decide(&sorted, history: intake.history, redecided: intake.redecided, root: intake.rootPath, into: &decided)
         report.videosLeftOut = intake.decide.videosLeftOut
         report.items = try decided.finish()
         report.estimated = intake.decide.estimated
-        report.estimating = options.estimate != nil
+        report.estimating = options.estimates
         report.estimatesPossible = intake.decide.estimatesPossible
     }
 }
@@ -438,7 +438,7 @@ private final class ReadIntake {
         self.reader = reader
         includeVideos = options.includeVideos
         timeZones = options.timeZones
-        gathersFixes = options.estimate != nil || options.dryRun
+        gathersFixes = options.estimates || options.dryRun
         decide = DecideStage(minInterval: options.minInterval, threshold: options.threshold,
                              includeVideos: options.includeVideos, timeZone: options.timeZone,
                              plan: { try creation.planPhotoPin(at: $0, takenAt: $1, utcOffsetSeconds: $2) })

@@ -168,7 +168,7 @@ public struct ImportSession {
         do {
             return try database.write { repos in
                 let id = try repos.runs.start(root: root, at: Date())
-                if options.estimate != nil { try repos.runs.markEstimating(run: id) }
+                if options.estimates { try repos.runs.markEstimating(run: id) }
                 return id
             }
         } catch let error as StorageError where error.reason == .busy {

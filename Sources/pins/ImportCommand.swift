@@ -125,7 +125,7 @@ private func importOptions(_ args: ParsedArguments, root: String) throws -> Impo
     }
     options.timeZones = LazyTimeZones()
     options.tracks = try trackOptions(args, command: "import")
-    (options.estimateLimits, options.estimate) = try estimateSettings(args, command: "import")
+    (options.estimateLimits, options.estimates) = try estimateSettings(args, command: "import")
     options.scan = ScanOptions(followSymlinks: args.has("--follow-symlinks"), includeHidden: args.has("--include-hidden"),
                                includeSystemFolders: args.has("--include-system-folders"), excludes: args.all("--exclude"))
 
@@ -231,10 +231,9 @@ let estimateLimitSpecs = [
 /// settings for `pins import` and for the imports `pins serve` starts from the browser (no
 /// options there: `ParsedArguments(command: "serve")`), called as each import starts, so a
 /// changed pins.conf applies to the next import without restarting the service.
-func estimateSettings(_ args: ParsedArguments, command: String) throws -> (limits: EstimateLimits, estimate: EstimateLimits?) {
+func estimateSettings(_ args: ParsedArguments, command: String) throws -> (limits: EstimateLimits, estimates: Bool) {
     let setting = try checkedSetting("PINS_ESTIMATE", command: command)
-    let limits = try estimateLimits(args, command: command)
-    return (limits, args.has("--estimate-positions") || setting == "yes" ? limits : nil)
+    return (try estimateLimits(args, command: command), args.has("--estimate-positions") || setting == "yes")
 }
 
 /// The estimates' limits: each the option's, else the setting's (the environment's, else

@@ -27,10 +27,10 @@ public final class AppBackend: Backend {
     /// reading `pins import` makes of PINS_ESTIMATE, PINS_ESTIMATE_MAX_* and pins.conf (the CLI
     /// hands its own function in), called as each import starts so a changed pins.conf applies
     /// to the next one. A setting it cannot read fails that import with its message.
-    let estimateSettings: @Sendable () throws -> (limits: EstimateLimits, estimate: EstimateLimits?)
+    let estimateSettings: @Sendable () throws -> (limits: EstimateLimits, estimates: Bool)
 
     public init(app: PinApp, libraries: [String], basemap: MBTiles? = nil,
-                estimateSettings: @escaping @Sendable () throws -> (limits: EstimateLimits, estimate: EstimateLimits?) = { (EstimateLimits(), nil) }) {
+                estimateSettings: @escaping @Sendable () throws -> (limits: EstimateLimits, estimates: Bool) = { (EstimateLimits(), false) }) {
         self.app = app
         self.libraries = libraries
         self.basemap = basemap

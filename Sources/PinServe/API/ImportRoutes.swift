@@ -34,10 +34,10 @@ extension AppBackend {
         let root = libraries[index], app = app, settings = estimateSettings
         let job = try jobs.start(kind: "photos", source: root, dryRun: dryRun, app: app) { stop, reporter in
             // Read now, as `pins import` reads them when it starts: pins.conf as it is today.
-            let estimates = try settings()
+            let setting = try settings()
             return try Self.waitFor {
-                try await app.importPhotosForPage(root: root, dryRun: dryRun, estimate: estimates.estimate,
-                                                  estimateLimits: estimates.limits, stop: stop, progress: reporter.progress,
+                try await app.importPhotosForPage(root: root, dryRun: dryRun, estimates: setting.estimates,
+                                                  estimateLimits: setting.limits, stop: stop, progress: reporter.progress,
                                                   warning: reporter.warning)
             }
         }
