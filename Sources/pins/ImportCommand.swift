@@ -215,14 +215,15 @@ func runInspect(_ args: ParsedArguments) throws {
 // MARK: the estimates' limits
 
 /// The options that change the estimates' limits (issue 36 item 4: "defaults named, documented
-/// with why, and changeable"); each also a setting, in the environment or pins.conf.
+/// with why, and changeable"); each also a setting, in the environment or pins.conf. The
+/// defaults the help names are `EstimateLimits`' own.
 let estimateLimitSpecs = [
     OptionSpec(name: "--estimate-max-gap", value: "MIN",
-               help: "Estimates: interpolate between two photos at most MIN minutes apart (default 30; PINS_ESTIMATE_MAX_GAP)."),
+               help: "Estimates: interpolate between two photos at most MIN minutes apart (default \(EstimateLimits.defaultWords.gap); PINS_ESTIMATE_MAX_GAP)."),
     OptionSpec(name: "--estimate-max-speed", value: "KMH",
-               help: "Estimates: not between two photos further apart than KMH km/h would go (default 250; PINS_ESTIMATE_MAX_SPEED)."),
+               help: "Estimates: not between two photos further apart than KMH km/h would go (default \(EstimateLimits.defaultWords.speed); PINS_ESTIMATE_MAX_SPEED)."),
     OptionSpec(name: "--estimate-max-nearest", value: "MIN",
-               help: "Estimates: else the nearest photo, at most MIN minutes away (default 10; PINS_ESTIMATE_MAX_NEAREST)."),
+               help: "Estimates: else the nearest photo, at most MIN minutes away (default \(EstimateLimits.defaultWords.nearest); PINS_ESTIMATE_MAX_NEAREST)."),
 ]
 
 /// Whether an import estimates positions, and within which limits: `--estimate-positions` or
@@ -257,4 +258,13 @@ private func checkedSetting(_ key: String, command: String) throws -> String? {
     guard let value = try InstalledSettings.value(key) else { return nil }
     if let refusal = InstalledSettings.refusal(key, value) { throw UsageError(refusal, command: command) }
     return value
+}
+
+extension EstimateLimits {
+    /// The defaults as the help and pins.conf's settings say them: minutes, km/h.
+    static let defaultWords: (gap: String, speed: String, nearest: String) = {
+        let limits = EstimateLimits()
+        func words(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(value) }
+        return (words(limits.maxGap / 60), words(limits.maxSpeedKmh), words(limits.maxNearest / 60))
+    }()
 }
