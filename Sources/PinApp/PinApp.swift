@@ -83,9 +83,9 @@ public struct AppWarning: Sendable, CustomStringConvertible {
 
 /// A request that cannot be carried out as asked (a failure of the command: exit 1, or `code`).
 struct AppFailure: ExitStatusError {
-    public let description: String
-    public let exitStatus: Int32
-    public init(_ message: String, code: Int32 = ExitCode.failure) {
+    let description: String
+    let exitStatus: Int32
+    init(_ message: String, code: Int32 = ExitCode.failure) {
         description = message
         exitStatus = code
     }

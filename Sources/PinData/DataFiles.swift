@@ -3,8 +3,8 @@ import PinCore
 
 /// A data file that cannot be found, read or trusted: what and where, and what to do about it.
 struct DataFileError: ExitStatusError {
-    public let description: String
-    public var exitStatus: Int32 { ExitCode.failure }
+    let description: String
+    var exitStatus: Int32 { ExitCode.failure }
     init(_ description: String) { self.description = description }
 }
 

@@ -16,7 +16,7 @@ enum ImportError: Error, CustomStringConvertible {
     case rootLost(root: String, reason: String)
     case storage(String)
 
-    public var description: String {
+    var description: String {
         switch self {
         case let .rootNotFound(path, reason): return "cannot import \(path): \(reason)"
         case let .shrunk(root, known, present):

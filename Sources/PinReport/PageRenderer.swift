@@ -318,7 +318,7 @@ public enum PageRenderer {
 /// Escaping for HTML text (JSON is made safe for the page by `JSONText.scriptSafe`).
 enum PageText {
     /// Text for HTML element content and quoted attribute values.
-    public static func html(_ text: String) -> String {
+    static func html(_ text: String) -> String {
         replacing(text) {
             switch $0 {
             case "&": return "&amp;"

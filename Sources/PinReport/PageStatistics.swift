@@ -117,56 +117,56 @@ public struct RunOverlay: Sendable {
 /// visited. Counted from the pins the page shows (so a filtered page has its own numbers).
 struct PageStatistics: Sendable, Equatable {
     struct CountryLine: Sendable, Equatable {
-        public var code: String
-        public var name: String
-        public var continent: String
-        public var pinCount: Int
+        var code: String
+        var name: String
+        var continent: String
+        var pinCount: Int
         /// The year of the country's earliest pin, in that pin's own offset.
         var firstYear: Int
         /// "7 of 51 states" (nil when no pin has a region); distinct places with pins.
-        public var regions: String? = nil
-        public var placesVisited = 0
+        var regions: String? = nil
+        var placesVisited = 0
     }
 
     struct ContinentLine: Sendable, Equatable {
-        public var name: String
-        public var countryCount: Int
-        public var pinCount: Int
+        var name: String
+        var countryCount: Int
+        var pinCount: Int
     }
 
     struct YearLine: Sendable, Equatable {
-        public var year: Int
+        var year: Int
         /// Countries whose first pin is in this year.
-        public var newCountries: [String]
-        public var pinCount: Int
+        var newCountries: [String]
+        var pinCount: Int
     }
 
-    public var totalPins = 0
+    var totalPins = 0
     /// Pins of each type (`StatisticsValues.typeCounts`), said in the page's data by the
     /// type's plural ("points": 3).
-    public var typeCounts: [LocationTypeSelection: Int] = [:]
-    public var atSea = 0
+    var typeCounts: [LocationTypeSelection: Int] = [:]
+    var atSea = 0
     /// Places someone wants to go (left out of every other count).
-    public var wanted = 0
-    public var regionsVisited = 0
-    public var placesVisited = 0
+    var wanted = 0
+    var regionsVisited = 0
+    var placesVisited = 0
     /// The countries of the list the share counts against (`Settings.countryList`: ISO
     /// 3166-1's 249 or the UN's 193), how many of them have a pin, and the list's name.
     var countriesInWorld = 0
-    public var countriesInList = 0
-    public var countryListTitle = ""
+    var countriesInList = 0
+    var countryListTitle = ""
     var continentsInWorld = 0
     /// By pin count, most first, then by name.
-    public var countries: [CountryLine] = []
-    public var continents: [ContinentLine] = []
+    var countries: [CountryLine] = []
+    var continents: [ContinentLine] = []
     /// Oldest year first.
-    public var years: [YearLine] = []
+    var years: [YearLine] = []
     /// The pins visited more than once, most first (`pins stats`' "most visited places").
-    public var mostVisited: [StatisticsValues.VisitedPlace] = []
+    var mostVisited: [StatisticsValues.VisitedPlace] = []
 
     /// Totals, countries and continents as `pins stats` counts them (`StatisticsService`), over
     /// these pins; then each country's first year and the years.
-    public init(pins: [PagePin], catalog: CountryCatalog, regionCounts: [String: Int] = [:], countryList: CountryList = .iso) {
+    init(pins: [PagePin], catalog: CountryCatalog, regionCounts: [String: Int] = [:], countryList: CountryList = .iso) {
         countriesInWorld = countryList.total(in: catalog)
         countryListTitle = countryList.title
         continentsInWorld = Set(catalog.entries.values.map(\.continent)).count

@@ -15,7 +15,7 @@ enum SHA256 {
     ]
 
     /// The 32-byte digest of `bytes`.
-    public static func digest<C: Collection>(_ bytes: C) -> [UInt8] where C.Element == UInt8 {
+    static func digest<C: Collection>(_ bytes: C) -> [UInt8] where C.Element == UInt8 {
         var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
         // The message, then 0x80, zeros to 56 mod 64, and its length in bits (big-endian).
         var message = Array(bytes)

@@ -163,9 +163,9 @@ public protocol Backend: Sendable {
 
 /// A request the server refuses with a status and a reason (a bad body, an unknown id).
 struct RequestError: Error, Sendable {
-    public let status: Int
-    public let message: String
-    public init(_ status: Int, _ message: String) {
+    let status: Int
+    let message: String
+    init(_ status: Int, _ message: String) {
         self.status = status
         self.message = message
     }

@@ -39,8 +39,8 @@ extension DatabaseCheck {
 
     /// Why a repair changed nothing: the recount or the copy failed (the file is as it was).
     struct MendingFailure: ExitStatusError {
-        public let description: String
-        public let exitStatus: Int32
+        let description: String
+        let exitStatus: Int32
     }
 
     /// Mends a file `examine` found wrong. Nothing may write meanwhile: an import exits 75 (as

@@ -93,13 +93,13 @@ public final class MBTiles: @unchecked Sendable {
 
 /// A base map file pins cannot use, named, with why, and the exit status it gives.
 struct MBTilesError: Error, CustomStringConvertible, ExitStatusError {
-    public let path: String
-    public let exitStatus: Int32
-    public let reason: String
+    let path: String
+    let exitStatus: Int32
+    let reason: String
     init(_ path: String, _ exitStatus: Int32, _ reason: String) {
         self.path = path
         self.exitStatus = exitStatus
         self.reason = reason
     }
-    public var description: String { "--basemap \(path): \(reason)" }
+    var description: String { "--basemap \(path): \(reason)" }
 }

@@ -338,7 +338,7 @@ public enum Migrations {
     enum MigrationError: Error, CustomStringConvertible {
         case newerSchema(found: Int, known: Int, path: String)
 
-        public var description: String {
+        var description: String {
             switch self {
             case let .newerSchema(found, known, path):
                 return "\(path) has schema version \(found), but this pins knows only up to \(known): use a newer pins"

@@ -101,9 +101,9 @@ enum PhotoLinks {
 /// What a pass of `PhotoLinks` changed.
 struct PhotoLinkOutcome: Equatable, Sendable {
     /// Photos that now belong to a pin.
-    public var linked = 0
+    var linked = 0
     /// Photo records whose pin changed (a link made, moved or removed).
-    public var changed = 0
+    var changed = 0
     /// Pins whose visit count changed.
     var visitsChanged = 0
 }

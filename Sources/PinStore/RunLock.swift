@@ -210,7 +210,7 @@ final class WriterGate {
     private let fd: Int32
 
     /// Nil-free: on a file system without byte-range locks there is nothing to hold.
-    public init(databasePath: String, wait: TimeInterval = 5) throws {
+    init(databasePath: String, wait: TimeInterval = 5) throws {
         guard let target = DatabaseFileLock.resolvedPath(databasePath) else {
             fd = -1
             return

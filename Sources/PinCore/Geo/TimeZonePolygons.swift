@@ -3,7 +3,7 @@ import Foundation
 enum TimeZoneDataError: Error, CustomStringConvertible {
     case malformed(offset: Int, what: String)
 
-    public var description: String {
+    var description: String {
         switch self {
         case let .malformed(offset, what): return "TimeZones.bin: \(what) at byte \(offset)"
         }
@@ -19,7 +19,7 @@ enum TimeZonePolygons {
     /// 1e-5 degree per unit.
     static let scale = 100_000.0
 
-    public static func parse(_ data: [UInt8]) throws -> CountryPolygons {
+    static func parse(_ data: [UInt8]) throws -> CountryPolygons {
         var i = 0
         func fail(_ what: String) -> TimeZoneDataError { .malformed(offset: i, what: what) }
         func u8() throws -> Int {

@@ -12,7 +12,7 @@ enum RulesFuzzInput {
     static let recordSize = 25
 
     /// Every candidate of `raw`, decided in capture-time order.
-    public static func decide(_ raw: UnsafeRawBufferPointer) -> [ImportRules.Verdict] {
+    static func decide(_ raw: UnsafeRawBufferPointer) -> [ImportRules.Verdict] {
         func double(_ at: Int) -> Double { Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))) }
         var minInterval = CaptureInterval.appMinimum, threshold = AngularDistance.appThreshold, offset = 0
         if raw.count >= 8 {

@@ -108,7 +108,7 @@ enum TripRule {
     /// A day is away when one of its points is farther than this from home.
     static let awayKm: Double = 50
     /// Up to this many days at home or without any point may lie inside one trip.
-    public static let maxGapDays = 2
+    static let maxGapDays = 2
     /// A trip has at least this many away days.
     static let minAwayDays = 2
     /// Across a gap holding a day at home, the two sides are one trip only when they share a
@@ -123,7 +123,7 @@ enum TripRule {
     /// Points in one cluster of days are within this of its first day's centre.
     static let clusterKm: Double = 25
     /// Earliest plausible capture: 1 January 1900.
-    public static let earliest = Date(timeIntervalSince1970: -2_208_988_800)
+    static let earliest = Date(timeIntervalSince1970: -2_208_988_800)
 }
 
 /// What the trip finder found.

@@ -67,7 +67,7 @@ enum CSVTrack {
         return columns(fields) != nil
     }
 
-    public static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
+    static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
         // The separator is read from the first bytes, which are then read again as the table.
         let prefix = HeadInput(input, keep: 4096)
         let d = delimiter(firstLine(try prefix.head()))

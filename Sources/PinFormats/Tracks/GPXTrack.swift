@@ -5,7 +5,7 @@ enum GPXTrack {
     /// GPX (topografix.com/GPX/1/1, and 1/0): `trkpt` of every `trkseg` of every `trk`, `rtept`
     /// of every `rte`, and `wpt`, each with `lat`/`lon` attributes and a `time` child. A point
     /// without a time is ignored (counted in the notes).
-    public static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
+    static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
         let p = XMLPullParser(input: input)
         var pointDepth = 0
         var lat: Double?, lon: Double?, time: XMLTracks.Time?

@@ -21,7 +21,7 @@ enum GeoJSONTrack {
 
     static let timeKeys: [StaticString] = ["time", "timestamp", "datetime", "recorded_at", "recordedAt"]
 
-    public static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
+    static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
         let reader = GeoJSONFeatureReader(JSONReader(input: input), sink: sink, notes: notes)
         defer { (sink, notes) = (reader.sink, reader.notes) }
         try reader.readAll()

@@ -44,10 +44,10 @@ extension TrackPointArray: TimelineSink {
 ///   and the other form, a top-level array of segments with `"geo:48.85,2.35"` points and
 ///   `durationMinutesOffsetFromStartTime`.
 enum GoogleTimeline {
-    public enum Kind: String, Sendable { case records = "Records.json", semantic = "Semantic Location History", phone = "Timeline export" }
+    enum Kind: String, Sendable { case records = "Records.json", semantic = "Semantic Location History", phone = "Timeline export" }
 
     /// Which of the three a file is, from its first bytes; nil for other JSON.
-    public static func sniff(_ head: [UInt8]) -> Kind? {
+    static func sniff(_ head: [UInt8]) -> Kind? {
         let text = String(decoding: head, as: UTF8.self)
         if text.contains("\"timelineObjects\"") { return .semantic }
         if text.contains("\"semanticSegments\"") || text.contains("\"rawSignals\"") || text.contains("\"userLocationProfile\"") { return .phone }
@@ -57,7 +57,7 @@ enum GoogleTimeline {
         return nil
     }
 
-    public static func read<Sink: TimelineSink>(_ kind: Kind, _ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
+    static func read<Sink: TimelineSink>(_ kind: Kind, _ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
         let r = JSONReader(input: input)
         switch kind {
         case .records: try readRecords(r, into: &sink, notes: &notes)

@@ -30,7 +30,7 @@ enum KMLTrack {
     /// `Placemark` whose `Point` has a `TimeStamp` (`when`) or a `TimeSpan` (`begin` and `end`:
     /// two fixes, interpolated between as one span, as exiftool does). A `LineString` has no
     /// time per point: it is ignored, with a note.
-    public static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
+    static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
         let reader = KMLReader(XMLPullParser(input: input), sink: sink, notes: notes)
         defer { (sink, notes) = (reader.sink, reader.notes) }
         try reader.readAll()

@@ -8,16 +8,16 @@ final class LineReader {
     private let window: InputWindow
     private var pos = 0
     /// Input offset of the current line's first byte.
-    public private(set) var offset: Int64 = 0
+    private(set) var offset: Int64 = 0
     static let maxLineBytes = 1024 * 1024
 
-    public init(input: ByteInput, bufferSize: Int = 1 << 16) {
+    init(input: ByteInput, bufferSize: Int = 1 << 16) {
         window = InputWindow(input: input, initialCapacity: bufferSize, limit: LineReader.maxLineBytes, format: "text")
     }
 
     /// Calls `body` with the next line's bytes (without its end), valid only during the call;
     /// false at the end of the input.
-    public func next(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Bool {
+    func next(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Bool {
         var start = pos
         var p = pos
         while true {

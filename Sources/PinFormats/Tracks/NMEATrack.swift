@@ -9,7 +9,7 @@ import PinGrammar
 /// is no fix. A sentence whose `*hh` checksum does not match is skipped with a note.
 /// (Sentence layouts: NMEA 0183 v4.11, as summarised at gpsd.gitlab.io/gpsd/NMEA.html.)
 enum NMEATrack {
-    public static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
+    static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
         let lines = LineReader(input: input)
         var log = NMEALog()
         var number = 0

@@ -10,7 +10,7 @@ import PinGrammar
 /// are not fixes and are skipped. A line that is not such a record is named (line and byte) in
 /// the notes and the lines after it are read.
 enum OwnTracksTrack {
-    public static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
+    static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
         let lines = LineReader(input: input)
         var number = 0
         while try lines.next({ raw in

@@ -5,7 +5,7 @@ enum TCXTrack {
     /// Garmin Training Center XML (TCX, schema TrainingCenterDatabasev2): `Trackpoint` with
     /// `Time` and `Position` (`LatitudeDegrees`, `LongitudeDegrees`). A trackpoint without a
     /// position (a pause, indoor laps) is skipped silently, as Garmin writes many.
-    public static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
+    static func read<Sink: TrackSink>(_ input: ByteInput, into sink: inout Sink, notes: inout TrackNotes) throws {
         let p = XMLPullParser(input: input)
         var pointDepth = 0
         // A coordinate read: nil (no element), .some(nil) (not a number), or its value.

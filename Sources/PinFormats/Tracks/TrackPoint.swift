@@ -31,9 +31,9 @@ public protocol TrackSink {
 
 /// Collects the points in an array (tests, small files).
 struct TrackPointArray: TrackSink {
-    public var points: [TrackPoint] = []
-    public init() {}
-    public mutating func point(_ p: TrackPoint) { points.append(p) }
+    var points: [TrackPoint] = []
+    init() {}
+    mutating func point(_ p: TrackPoint) { points.append(p) }
 }
 
 /// Times of track files: ISO 8601 / RFC 3339 as GPX, KML, TCX, GeoJSON and Google write them.

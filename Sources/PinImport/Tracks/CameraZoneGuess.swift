@@ -26,7 +26,7 @@ struct CameraZoneGuess: Sendable {
     /// The first `sampleLimit` missed ones: their instant and the offset they were read with.
     private var samples: [(instant: Double, offset: Int)] = []
 
-    public init() {}
+    init() {}
 
     /// One photo the tracks were asked to place; only those read in an assumed zone count.
     mutating func note(_ metadata: PhotoMetadata?, placed: Bool) {

@@ -31,12 +31,12 @@ public struct EstimateLimits: Sendable, Hashable {
 
 /// A photo with a position of its own, as a fix for the others.
 struct NeighbourPhoto: Sendable, Hashable {
-    public var instant: Double
-    public var coordinate: Coordinate
+    var instant: Double
+    var coordinate: Coordinate
     /// How the estimate names it (its file name).
-    public var name: String
+    var name: String
 
-    public init(instant: Double, coordinate: Coordinate, name: String) {
+    init(instant: Double, coordinate: Coordinate, name: String) {
         self.instant = instant
         self.coordinate = coordinate
         self.name = name
@@ -45,18 +45,18 @@ struct NeighbourPhoto: Sendable, Hashable {
 
 /// An estimated position and what it came from, in words.
 struct NeighbourEstimate: Sendable, Hashable {
-    public var coordinate: Coordinate
+    var coordinate: Coordinate
     /// "from IMG_0412 (4 min before) and IMG_0415 (3 min after), 1.2 km apart", or "from
     /// IMG_0412 (4 min before)".
-    public var detail: String
+    var detail: String
 }
 
 /// The photos with positions, by instant, and the rule above.
 struct PositionEstimator: Sendable {
-    public let limits: EstimateLimits
+    let limits: EstimateLimits
     private let photos: [NeighbourPhoto]
 
-    public init(_ photos: [NeighbourPhoto], limits: EstimateLimits = EstimateLimits()) {
+    init(_ photos: [NeighbourPhoto], limits: EstimateLimits = EstimateLimits()) {
         // The same photo twice (this run's reading and an earlier run's record of it, or a
         // copy) is one neighbour: the first given is kept.
         var seen = Set<Moment>()
@@ -65,7 +65,7 @@ struct PositionEstimator: Sendable {
         self.limits = limits
     }
 
-    public var isEmpty: Bool { photos.isEmpty }
+    var isEmpty: Bool { photos.isEmpty }
 
     private struct Moment: Hashable {
         let instant: Double, latitude: Double, longitude: Double
@@ -73,7 +73,7 @@ struct PositionEstimator: Sendable {
     }
 
     /// The estimate at instant `t`, or why there is none.
-    public func estimate(at t: Double) -> Result<NeighbourEstimate, NoEstimate> {
+    func estimate(at t: Double) -> Result<NeighbourEstimate, NoEstimate> {
         guard !photos.isEmpty, t.isFinite else { return .failure(NoEstimate("no photo with a position to estimate from")) }
         // The first photo after t (or at it).
         var lo = 0, hi = photos.count
@@ -113,7 +113,7 @@ struct PositionEstimator: Sendable {
     }
 
     struct NoEstimate: Error, Sendable, Hashable, CustomStringConvertible {
-        public let description: String
+        let description: String
         init(_ description: String) { self.description = description }
     }
 

@@ -66,15 +66,15 @@ public struct ScanOptions: Sendable {
 }
 
 struct ScanResult: Sendable {
-    public var files: [FileEntry] = []
+    var files: [FileEntry] = []
     /// Entries that could not be read (a folder without permission, a vanished file), with why.
-    public var problems: [(path: RawPath, reason: String)] = []
+    var problems: [(path: RawPath, reason: String)] = []
     /// Entries left out by the hidden/system/exclude rules (not counted as files).
-    public var excluded = 0
+    var excluded = 0
     /// What the walk did not look into: excluded entries and entries it could not read, as
     /// paths relative to the root. A known file at or below one of them is out of sight, not
     /// gone.
-    public var unseen: Set<RawPath> = []
+    var unseen: Set<RawPath> = []
 
     /// True when `path` (relative to the root) is at or below an entry the walk did not look into.
     func isUnseen(_ path: RawPath) -> Bool { Self.isBelow(path, anyOf: unseen) }
@@ -103,7 +103,7 @@ struct ScanResult: Sendable {
 enum ScanError: Error, CustomStringConvertible {
     case cannotOpenRoot(String, String)
 
-    public var description: String {
+    var description: String {
         switch self {
         case let .cannotOpenRoot(path, reason): return "cannot open \(path): \(reason)"
         }

@@ -177,7 +177,7 @@ final class Trash: @unchecked Sendable {
 /// or a nightly import's, changes one of them). The page polls this and draws its data again
 /// when it differs.
 enum ChangeCounter {
-    public static func version(of path: String) -> String {
+    static func version(of path: String) -> String {
         var text = ""
         for file in [path, path + "-wal"] {
             var info = stat()

@@ -108,5 +108,5 @@ public struct HTTPResponse: Sendable {
 
 /// A failure of the server itself (a socket, the crypto library, the password file), said in words.
 struct ServerError: Error, CustomStringConvertible {
-    public let description: String
+    let description: String
 }

@@ -151,9 +151,9 @@ public enum PlaceReadEvent: Sendable, Equatable {
 /// Why a whole file could not be read (an unknown kind, a file that ends in the middle, a
 /// broken archive). What was read before the failure is kept.
 struct PlaceFileError: Error, CustomStringConvertible, Equatable {
-    public let reason: String
-    public init(_ reason: String) { self.reason = reason }
-    public var description: String { reason }
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+    var description: String { reason }
 }
 
 extension PlaceRecord {
