@@ -26,14 +26,9 @@ public enum LocationTypeSelection: String, Codable, Sendable, CaseIterable {
 }
 
 extension LocationTypeSelection {
-    /// The type as a person reads it, capitalised: the filter's and the server form's label.
-    public var label: String {
-        switch self {
-        case .point: "Point"
-        case .city: "City"
-        case .mountain: "Mountain"
-        }
-    }
+    /// The type as a person reads it, its name capitalised: the server form's label. The map
+    /// page's filter capitalises the name the same way in page.js, so the two always agree.
+    public var label: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() }
 
     /// The plural a count says ("cities 3"): the statistics' words and keys.
     public var plural: String {
