@@ -26,12 +26,19 @@ final class PinTypeRegistryTests: XCTestCase {
 
     static let registry = LocationTypeSelection.allCases.map { ($0.rawValue, $0.plural) }
 
-    func testNoSourceOutsideTheRegistryTypesTheListOfPinTypes() throws {
+    /// The code files of Sources (Swift, and the pages' JavaScript and HTML), by path under
+    /// Sources, with their lines.
+    static func sourceFiles() throws -> [(path: String, lines: [String])] {
         let root = Repository.url("Sources")
         let paths = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []
+        return try paths.sorted().filter { path in [".swift", ".js", ".html"].contains(where: path.hasSuffix) }.map { path in
+            (path, try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8).components(separatedBy: "\n"))
+        }
+    }
+
+    func testNoSourceOutsideTheRegistryTypesTheListOfPinTypes() throws {
         var found: [String] = []
-        for path in paths.sorted() where [".swift", ".js", ".html"].contains(where: path.hasSuffix) && !Self.allowed.contains(path) {
-            let lines = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8).components(separatedBy: "\n")
+        for (path, lines) in try Self.sourceFiles() where !Self.allowed.contains(path) {
             found += Self.handTypedLists(lines, types: Self.registry).map { "Sources/\(path):\($0 + 1): \(lines[$0].trimmingCharacters(in: .whitespaces))" }
         }
         XCTAssertEqual(found, [], "make the list from LocationTypeSelection.allCases (spoken(), usage, label, plural)")
@@ -58,16 +65,12 @@ final class PinTypeRegistryTests: XCTestCase {
     /// The files of Sources whose code (comment lines aside) names the mountain, the guide's
     /// model type: where a new type must be named too, as docs/adding-a-pin-type.md says.
     static func filesNamingTheMountain() throws -> Set<String> {
-        let root = Repository.url("Sources")
-        let paths = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []
-        return Set(try paths.filter { path in
-            guard [".swift", ".js", ".html"].contains(where: path.hasSuffix) else { return false }
-            let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
-            return text.components(separatedBy: "\n").contains { line in
+        Set(try sourceFiles().filter { _, lines in
+            lines.contains { line in
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
                 return !["//", "*", "/*"].contains(where: trimmed.hasPrefix) && line.range(of: "mountain", options: .caseInsensitive) != nil
             }
-        }.map { "Sources/" + $0 })
+        }.map { "Sources/" + $0.path })
     }
 
     /// The guide is true: its list of the files a new type is named in is every file that
