@@ -66,8 +66,8 @@ public struct CityService: Sendable {
     /// within `sharingKm`. `adopting`: a place's visit takes a city of the place's name there
     /// that has no place yet (made by hand or before cities had places), which becomes the place.
     func find(_ visit: CityVisitData, in repos: Repositories, adopting: Bool) throws -> City? {
-        let all = try repos.cities.fetchAll()
         if let placeID = visit.placeID {
+            let all = try repos.cities.fetchAll()
             if let city = all.first(where: { $0.placeID == placeID }) { return city }
             guard adopting else { return nil }
             if var city = City.nearest(named: visit.cityName, to: visit.cityCoordinate, within: Self.sharingKm, in: all.filter { $0.placeID == nil }) {
@@ -78,7 +78,7 @@ public struct CityService: Sendable {
             return nil
         }
         if let city = try repos.cities.find(key: SharedPlaceKey(name: visit.cityName, coordinate: visit.cityCoordinate)) { return city }
-        return City.nearest(named: visit.cityName, to: visit.cityCoordinate, within: Self.sharingKm, in: all)
+        return City.nearest(named: visit.cityName, to: visit.cityCoordinate, within: Self.sharingKm, in: try repos.cities.fetchAll())
     }
 }
 
