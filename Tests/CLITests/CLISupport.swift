@@ -45,9 +45,13 @@ enum CLI {
             try fm.createDirectory(at: dir, withIntermediateDirectories: true)
             chmod(dir.path, 0o755)
         }
+        // A hard link is the source's own inode, mode and all: only a file already open to all is
+        // linked (a chmod through the link would change the checkout's file); the others are copied.
         func place(_ source: String, _ target: URL, _ mode: mode_t) throws {
             if fm.fileExists(atPath: target.path) { return }
-            if link(source, target.path) != 0 { try fm.copyItem(atPath: source, toPath: target.path) }
+            var status = stat()
+            if stat(source, &status) == 0, status.st_mode & mode == mode, link(source, target.path) == 0 { return }
+            try fm.copyItem(atPath: source, toPath: target.path)
             chmod(target.path, mode)
         }
         try place(binary, bin.appendingPathComponent("pins"), 0o755)
