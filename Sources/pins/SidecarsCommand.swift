@@ -72,7 +72,7 @@ private func sidecarsText(_ run: SidecarRun, all: Bool) -> String {
     }
     let verb = run.dryRun ? "Would write" : "Wrote"
     var text = "\(verb) \(count(run.count(.create) + run.count(.add), "sidecar")) (\(run.count(.create)) new, \(run.count(.add)) added to) "
-        + "of \(run.outcomes.count) \(which); \(run.count(.none)) had every property already"
+        + "of \(count(run.outcomes.count, "photo")) \(all ? "with a position" : "pins placed"); \(run.count(.none)) had every property already"
     if let id = run.runID { text += "\nThis is run \(id): 'pins runs undo \(id)' takes it back." }
     if !written.isEmpty {
         text += "\n" + Out.table(["SIDECAR", "", "PROPERTIES"], written.map { outcome in

@@ -190,6 +190,20 @@ final class SidecarWritingTests: XCTestCase {
         XCTAssertEqual(try checksums(photos), sums)
     }
 
+    /// One photo placed: the summary counts it in the singular ("of 1 photo", not "of 1 photos").
+    func testTheSummaryOfOnePhotoPlacedSaysPhotoInTheSingular() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let photos = dir.appendingPathComponent("trip"), db = dir.appendingPathComponent("pins.sqlite").path
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        try CLI.datedPhoto(photos, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
+        try CLI.datedPhoto(photos, "phone-2.jpg", "2024:05:01 10:10:00", (48.2, 2.0))
+        try CLI.datedPhoto(photos, "cam.jpg", "2024:05:01 10:05:00")
+        XCTAssertEqual(try CLI.run(["import", photos.path, "--estimate-positions", "--db", db, "-q"]).status, 0)
+        let r = try CLI.run(["sidecars", "--dry-run", "--db", db])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("Would write 1 sidecar (1 new, 0 added to) of 1 photo pins placed; 0 had every property already\n"), r.stdout)
+    }
+
     func testASymbolicLinkIsNeverFollowedOut() throws {
         let dir = try CLI.temporaryDirectory(self)
         let (photos, db) = try library(dir)
