@@ -41,6 +41,13 @@ public struct ImportOptions: Sendable {
     public var estimates = false
     /// The estimates' limits: the settings', else the defaults.
     public var estimateLimits = EstimateLimits()
+    /// `--camera-timezone` and `--camera-clock-offset`, given with `--track` or the estimates:
+    /// the zone of a wall clock without an offset (nil: `timeZone`), and the seconds added to
+    /// the instant of every photo without a position of its own. With tracks, `tracks` carries
+    /// the same (it reads recorded instants again with them); a caller that sets only those
+    /// (`tracks`) gets them.
+    public var cameraTimeZone: TimeZone?
+    public var cameraClockOffset: Double = 0
 
     public init(root: String) { self.root = root }
 
@@ -48,8 +55,8 @@ public struct ImportOptions: Sendable {
     /// (`--camera-timezone`, else `--timezone`), the camera's clock offset added once to the
     /// photos without a position (issue 36 item 1).
     var metadataOptions: MetadataOptions {
-        MetadataOptions(defaultTimeZone: tracks?.cameraTimeZone ?? timeZone, timeZones: timeZones,
-                        cameraClockOffset: tracks?.clockOffset ?? 0)
+        MetadataOptions(defaultTimeZone: cameraTimeZone ?? tracks?.cameraTimeZone ?? timeZone, timeZones: timeZones,
+                        cameraClockOffset: cameraClockOffset != 0 ? cameraClockOffset : tracks?.clockOffset ?? 0)
     }
 }
 

@@ -365,6 +365,11 @@ public struct ImportPipeline {
         report.estimated = intake.decide.estimated
         report.estimating = options.estimates
         report.estimatesPossible = intake.decide.estimatesPossible
+        // One hint at most: the tracks' (said at the end of the reads) first.
+        if report.cameraZoneHint == nil, options.estimates, let estimator = intake.decide.estimator {
+            report.cameraZoneHint = intake.decide.zoneGuess.hint(NeighbourPlacer(estimator: estimator, clockOffset: options.metadataOptions.cameraClockOffset),
+                                                                 zones: options.timeZones)
+        }
     }
 }
 

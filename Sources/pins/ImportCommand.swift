@@ -124,8 +124,9 @@ private func importOptions(_ args: ParsedArguments, root: String) throws -> Impo
         options.timeZone = tz
     }
     options.timeZones = LazyTimeZones()
-    options.tracks = try trackOptions(args, command: "import")
     (options.estimateLimits, options.estimates) = try estimateSettings(args, command: "import")
+    options.tracks = try trackOptions(args, command: "import", estimating: options.estimates)
+    (options.cameraTimeZone, options.cameraClockOffset) = try cameraClock(args, command: "import")
     options.scan = ScanOptions(followSymlinks: args.has("--follow-symlinks"), includeHidden: args.has("--include-hidden"),
                                includeSystemFolders: args.has("--include-system-folders"), excludes: args.all("--exclude"))
 
@@ -187,10 +188,11 @@ func runInspect(_ args: ParsedArguments) throws {
         guard let tz = TimeZone(identifier: name) else { throw UsageError("--timezone expects a zone name such as UTC or Europe/Paris, got '\(name)'", command: "inspect") }
         zone = tz
     }
-    let tracks = try loadTracks(args, command: "inspect", timeZone: zone)
-    // The camera's zone and clock offset decide each photo's instant once (issue 36 item 1).
-    let options = MetadataOptions(defaultTimeZone: tracks?.options.cameraTimeZone ?? zone, timeZones: LazyTimeZones(),
-                                  cameraClockOffset: tracks?.options.clockOffset ?? 0)
+    let tracks = try loadTracks(args, command: "inspect", timeZone: zone, estimating: args.has("--estimate-positions"))
+    // The camera's zone and clock offset decide each photo's instant once (issue 36 item 1),
+    // for the tracks and the estimates alike.
+    let camera = try cameraClock(args, command: "inspect")
+    let options = MetadataOptions(defaultTimeZone: camera.zone ?? zone, timeZones: LazyTimeZones(), cameraClockOffset: camera.offset)
     var failed = false
     for argument in args.positionals {
         let targets: [InspectTarget]

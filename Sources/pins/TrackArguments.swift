@@ -6,8 +6,8 @@ import PinImport
 /// The track options of `import` and `inspect` (issue 29).
 let trackOptionSpecs: [OptionSpec] = [
     OptionSpec(name: "--track", value: "PATH", help: "Position photos that have none from this track (GPX, KML, KMZ, TCX, NMEA, OwnTracks .rec, GeoJSON, CSV, Google), or a folder of them; repeat.", repeatable: true),
-    OptionSpec(name: "--camera-timezone", value: "ZONE", help: "Zone of the camera's clock, for photos without an offset (default: --timezone)."),
-    OptionSpec(name: "--camera-clock-offset", value: "OFFSET", help: "±[[HH:]MM:]SS added to photo times for the tracks: -12 if the camera was 12 s fast."),
+    OptionSpec(name: "--camera-timezone", value: "ZONE", help: "Zone of the camera's clock, for photos without an offset (default: --timezone); with --track or --estimate-positions."),
+    OptionSpec(name: "--camera-clock-offset", value: "OFFSET", help: "±[[HH:]MM:]SS added to the times of photos without a position: -12 if the camera was 12 s fast."),
     OptionSpec(name: "--track-max-gap", value: "SECONDS", help: "Widest gap between two fixes to interpolate across (default: 1800)."),
     OptionSpec(name: "--track-max-extrapolation", value: "SECONDS", help: "Furthest the nearest fix may be to be used alone (default: 1800)."),
 ]
@@ -36,21 +36,27 @@ private let unsignedPlain = DecimalNumber.Grammar(sign: false, exponent: false)
 let maxClockOffset = 36_525.0 * 86_400
 
 /// The tracks the arguments name, read; nil without `--track`. Each track file that cannot be
-/// read is named on stderr with its reason and the run goes on without it.
-func loadTracks(_ args: ParsedArguments, command: String, timeZone: TimeZone) throws -> TrackSet? {
-    guard let options = try trackOptions(args, command: command) else { return nil }
+/// read is named on stderr with its reason and the run goes on without it. `estimating`: the
+/// run estimates positions (the camera options are allowed without `--track` then).
+func loadTracks(_ args: ParsedArguments, command: String, timeZone: TimeZone, estimating: Bool) throws -> TrackSet? {
+    guard let options = try trackOptions(args, command: command, estimating: estimating) else { return nil }
     let tracks = TrackSet.load(options)
     reportTrackProblems(tracks.files, paths: options.paths, command: command)
     return tracks
 }
 
-/// What the track options of the arguments ask for; nil without `--track`.
-func trackOptions(_ args: ParsedArguments, command: String) throws -> TrackOptions? {
+/// What the track options of the arguments ask for; nil without `--track`. The camera's zone
+/// and clock offset need `--track` or the estimates (`estimating`: `--estimate-positions`, or
+/// PINS_ESTIMATE=yes for `import`): a camera beside a phone has no track.
+func trackOptions(_ args: ParsedArguments, command: String, estimating: Bool) throws -> TrackOptions? {
     let paths = args.all("--track")
-    let others = ["--camera-timezone", "--camera-clock-offset", "--track-max-gap", "--track-max-extrapolation"]
+    let camera = ["--camera-timezone", "--camera-clock-offset"]
     guard !paths.isEmpty else {
-        if let given = others.first(where: { args.value($0) != nil }) {
+        if let given = ["--track-max-gap", "--track-max-extrapolation"].first(where: { args.value($0) != nil }) {
             throw UsageError("\(given) needs --track", command: command)
+        }
+        if !estimating, let given = camera.first(where: { args.value($0) != nil }) {
+            throw UsageError("\(given) needs --track or --estimate-positions", command: command)
         }
         return nil
     }
@@ -63,28 +69,32 @@ func trackOptions(_ args: ParsedArguments, command: String) throws -> TrackOptio
     }
     var options = TrackOptions()
     options.paths = paths
+    // Without --camera-timezone the photo's time was read in --timezone already (nil).
+    (options.cameraTimeZone, options.clockOffset) = try cameraClock(args, command: command)
+    options.limits.maxGap = try args.double("--track-max-gap", range: 0...(86_400 * 366)) ?? options.limits.maxGap
+    options.limits.maxExtrapolation = try args.double("--track-max-extrapolation", range: 0...(86_400 * 366)) ?? options.limits.maxExtrapolation
+    return options
+}
+
+/// `--camera-timezone` (nil when not given) and `--camera-clock-offset` (0), checked.
+func cameraClock(_ args: ParsedArguments, command: String) throws -> (zone: TimeZone?, offset: Double) {
+    var zone: TimeZone?
     if let name = args.value("--camera-timezone") {
         guard let tz = TimeZone(identifier: name) else {
             throw UsageError("--camera-timezone expects a zone name such as UTC or Europe/Paris, got '\(name)'", command: command)
         }
-        options.cameraTimeZone = tz
-    } else {
-        options.cameraTimeZone = nil  // the photo's time was read in --timezone already
+        zone = tz
     }
-    if let text = args.value("--camera-clock-offset") {
-        guard let seconds = parseClockOffset(text) else {
-            throw UsageError("--camera-clock-offset expects ±[[HH:]MM:]SS such as -12 or +1:02:03, got '\(text)'", command: command)
-        }
-        // A camera clock wrong by more than a century is a typo (`99999999999999999999999`
-        // once reached the matching as 1e23 s); within it, every sum of times stays exact.
-        guard abs(seconds) <= maxClockOffset else {
-            throw UsageError("--camera-clock-offset must be within ±\(Int(maxClockOffset)) s (100 years), got '\(text)'", command: command)
-        }
-        options.clockOffset = seconds
+    guard let text = args.value("--camera-clock-offset") else { return (zone, 0) }
+    guard let seconds = parseClockOffset(text) else {
+        throw UsageError("--camera-clock-offset expects ±[[HH:]MM:]SS such as -12 or +1:02:03, got '\(text)'", command: command)
     }
-    options.limits.maxGap = try args.double("--track-max-gap", range: 0...(86_400 * 366)) ?? options.limits.maxGap
-    options.limits.maxExtrapolation = try args.double("--track-max-extrapolation", range: 0...(86_400 * 366)) ?? options.limits.maxExtrapolation
-    return options
+    // A camera clock wrong by more than a century is a typo (`99999999999999999999999`
+    // once reached the matching as 1e23 s); within it, every sum of times stays exact.
+    guard abs(seconds) <= maxClockOffset else {
+        throw UsageError("--camera-clock-offset must be within ±\(Int(maxClockOffset)) s (100 years), got '\(text)'", command: command)
+    }
+    return (zone, seconds)
 }
 
 /// Names on stderr each track file read that could not be read, or only in part, with the

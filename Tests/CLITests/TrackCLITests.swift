@@ -43,7 +43,7 @@ final class TrackCLITests: XCTestCase {
         XCTAssertEqual(bad.status, 64)
         let alone = try CLI.run(["inspect", photo, "--camera-timezone", "UTC"])
         XCTAssertEqual(alone.status, 64)
-        XCTAssertTrue(alone.stderr.contains("--camera-timezone needs --track"), alone.stderr)
+        XCTAssertTrue(alone.stderr.contains("--camera-timezone needs --track or --estimate-positions"), alone.stderr)
     }
 
     /// A `--track` path that names nothing is a usage error before anything runs (issue 36

@@ -195,6 +195,8 @@ public struct ImportItem: Sendable {
     var locationIssue: String? { kept?.locationIssue }
     /// The photo's own UTC offset, if it has one.
     var utcOffsetSeconds: Int? { kept?.utcOffsetSeconds }
+    /// Where the capture time came from.
+    var timeSource: TimeSource? { kept?.timeSource }
 
     /// What few items have, behind one reference: the error of an unreadable file, the pin of
     /// an accepted photo.

@@ -24,6 +24,8 @@ struct DecideStage {
     var applyEstimates = false
     private(set) var estimated = 0
     private(set) var estimatesPossible = 0
+    /// The camera photos without offsets the photos around missed (issue 36 item 5).
+    private(set) var zoneGuess = CameraZoneGuess()
 
     /// Whether the rules decide `item` (a photo); a video is left out here when asked (it
     /// becomes `.notMedia`). Unreadable files and other files are not decided.
@@ -61,13 +63,20 @@ struct DecideStage {
         // Each item is moved, not copied (a copy retains every reference it holds).
         while case (let candidate, var item)? = sorted.next() {
             var planned = false
-            if candidate, item.coordinate == nil, let estimator, !item.datedByFile,
-               case let .success(found) = estimator.estimate(at: item.takenAt.timeIntervalSince1970) {
+            if candidate, item.coordinate == nil, let estimator, !item.datedByFile {
+                let estimate = estimator.estimate(at: item.takenAt.timeIntervalSince1970)
+                // Only a run that estimates says the camera's zone is wrong: its options can right it.
                 if applyEstimates {
-                    item.place(estimate: found)
-                    estimated += 1
-                } else {
-                    estimatesPossible += 1
+                    zoneGuess.note(source: item.timeSource, instant: item.takenAt.timeIntervalSince1970,
+                                   offset: item.utcOffsetSeconds, placed: (try? estimate.get()) != nil)
+                }
+                if case let .success(found) = estimate {
+                    if applyEstimates {
+                        item.place(estimate: found)
+                        estimated += 1
+                    } else {
+                        estimatesPossible += 1
+                    }
                 }
             }
             if candidate {

@@ -49,6 +49,10 @@ struct NeighbourEstimate: Sendable, Hashable {
     /// "from IMG_0412 (4 min before) and IMG_0415 (3 min after), 1.2 km apart", or "from
     /// IMG_0412 (4 min before)".
     var detail: String
+    /// Between two photos (not the nearest alone), and the seconds to the nearer: what the
+    /// camera zone's guess weighs shifts by (`CameraZoneGuess`), as a track's match.
+    var interpolated = false
+    var seconds = 0.0
 }
 
 /// The photos with positions, by instant, and the rule above.
@@ -84,7 +88,8 @@ struct PositionEstimator: Sendable {
         let after = lo < photos.count ? photos[lo] : nil
         let before = lo > 0 ? photos[lo - 1] : nil
         if let a = after, a.instant == t {
-            return .success(NeighbourEstimate(coordinate: a.coordinate, detail: "from \(a.name) (taken at the same instant)"))
+            return .success(NeighbourEstimate(coordinate: a.coordinate, detail: "from \(a.name) (taken at the same instant)",
+                                              interpolated: true))
         }
         var why = ""
         if let b = before, let a = after {
@@ -95,7 +100,8 @@ struct PositionEstimator: Sendable {
                 let f = (t - b.instant) / gap
                 return .success(NeighbourEstimate(coordinate: Self.between(b.coordinate, a.coordinate, f),
                                                   detail: "from \(b.name) (\(TrackMatch.duration(t - b.instant)) before) and "
-                                                      + "\(a.name) (\(TrackMatch.duration(a.instant - t)) after), \(Self.distance(km)) apart"))
+                                                      + "\(a.name) (\(TrackMatch.duration(a.instant - t)) after), \(Self.distance(km)) apart",
+                                                  interpolated: true, seconds: min(t - b.instant, a.instant - t)))
             }
             why = gap > limits.maxGap
                 ? "the photos around it are \(TrackMatch.duration(gap)) apart (more than \(TrackMatch.duration(limits.maxGap)))"
@@ -106,7 +112,8 @@ struct PositionEstimator: Sendable {
         guard let (photo, seconds, side) = nearest else { return .failure(NoEstimate(why)) }
         if seconds <= limits.maxNearest {
             return .success(NeighbourEstimate(coordinate: photo.coordinate,
-                                              detail: "from \(photo.name) (\(TrackMatch.duration(seconds)) \(side))"))
+                                              detail: "from \(photo.name) (\(TrackMatch.duration(seconds)) \(side))",
+                                              seconds: seconds))
         }
         let far = "nearest photo with a position \(TrackMatch.duration(seconds)) away"
         return .failure(NoEstimate(before != nil && after != nil ? why + "; " + far : far))
