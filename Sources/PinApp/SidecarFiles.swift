@@ -69,9 +69,7 @@ struct SidecarFolder {
     /// A file replaced keeps its permission bits (`mode`); a new one gets 0666 less the umask.
     /// Returns the new file's state.
     func replace(_ name: [UInt8], with bytes: [UInt8], mode: mode_t?) throws(Failure) -> FileStatus {
-        let temporary = Array(".".utf8) + name + Array(".pins-\(getpid())".utf8)
-        let file = RawPath(bytes: temporary).withCString { openat(fd, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666) }
-        guard file >= 0 else { throw Failure(description: Self.refusal(errno)) }
+        let (file, temporary) = try createTemporary()
         var failure: Int32?
         if !bytes.withUnsafeBytes({ AtomicFile.writeAll(file, $0) }) { failure = errno }
         if failure == nil, let mode, fchmod(file, mode & 0o7777) != 0 { failure = errno }
@@ -88,6 +86,23 @@ struct SidecarFolder {
         }
         fsync(fd)
         return FileStatus(st)
+    }
+
+    /// A new file of a name of its own in the folder, open for writing. The name is short and
+    /// random, not the sidecar's name and the process id: a name near the 255-byte limit had no
+    /// room for a suffix, and a process killed between create and rename left a file that the
+    /// next run of the same process id (a container's pins is always process 1) could never
+    /// create again, so that sidecar was refused "File exists" on every later run.
+    private func createTemporary() throws(Failure) -> (fd: Int32, name: [UInt8]) {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<8 {
+            let hex = String(generator.next() as UInt64, radix: 16)
+            let name = Array(".pins-\(String(repeating: "0", count: 16 - hex.count) + hex).tmp".utf8)
+            let file = RawPath(bytes: name).withCString { openat(fd, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666) }
+            if file >= 0 { return (file, name) }
+            guard errno == EEXIST else { throw Failure(description: Self.refusal(errno)) }
+        }
+        throw Failure(description: Self.refusal(EEXIST))
     }
 
     /// Removes the file `name` (not a folder, not through a link: unlinkat removes the entry).

@@ -204,6 +204,49 @@ final class SidecarWritingTests: XCTestCase {
         XCTAssertTrue(r.stdout.hasPrefix("Would write 1 sidecar (1 new, 0 added to) of 1 photo pins placed; 0 had every property already\n"), r.stdout)
     }
 
+    /// A camera photo whose name is 250 bytes: its sidecar's name (254 bytes) is within the
+    /// 255-byte limit, and so must be the temporary file written before it. The temporary was
+    /// `.NAME.pins-PID` (266 bytes here), refused "File name too long".
+    func testAPhotoNameNearTheLimitGetsItsSidecarAndNoTemporaryIsLeft() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let photos = dir.appendingPathComponent("trip"), db = dir.appendingPathComponent("pins.sqlite").path
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        let long = String(repeating: "c", count: 246) + ".jpg"
+        try CLI.datedPhoto(photos, "phone-1.jpg", "2024:05:01 10:00:00", (48.0, 2.0))
+        try CLI.datedPhoto(photos, "phone-2.jpg", "2024:05:01 10:10:00", (48.1, 2.0))
+        // exiftool's own temporary (`NAME_exiftool_tmp`) has no room at that length: made short, then renamed.
+        try CLI.datedPhoto(photos, "cam.jpg", "2024:05:01 10:04:00")
+        try FileManager.default.moveItem(at: photos.appendingPathComponent("cam.jpg"), to: photos.appendingPathComponent(long))
+        XCTAssertEqual(try CLI.run(["import", photos.path, "--estimate-positions", "--db", db, "-q"], environment: ["TZ": "UTC"]).status, 0)
+        let r = try CLI.run(["sidecars", "--db", db])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let car = try exiftool(photos.appendingPathComponent(long + ".xmp").path)
+        XCTAssertEqual(car["GPSLatitude"] as? Double ?? 0, 48.04, accuracy: 1e-7)
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: photos.path)),
+                       ["phone-1.jpg", "phone-2.jpg", long, long + ".xmp"])
+    }
+
+    /// A run killed between writing the temporary file and renaming it leaves the temporary
+    /// behind. In a container pins is process 1 on every run, so a temporary named by the
+    /// process id (`.cam-car.jpg.xmp.pins-1`) made that sidecar "File exists" on every later
+    /// run. Here pins runs as process 1 of a PID namespace of its own (`unshare`, as root) beside
+    /// such a leftover: the sidecar is written, and the leftover (not pins' to judge) stays.
+    func testALeftoverOfAKilledRunDoesNotBlockTheSidecarOfAProcessWithTheSameId() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else {
+            return XCTFail("needs root and unshare to run pins as process 1, as in a container")
+        }
+        let dir = try CLI.temporaryDirectory(self)
+        let (photos, db) = try library(dir)
+        let leftover = photos.appendingPathComponent(".cam-car.jpg.xmp.pins-1")
+        try Data("half a sidecar".utf8).write(to: leftover)
+        let r = try CLI.run(["--pid", "--fork", "--", CLI.binary, "sidecars", "--db", db], executable: "/usr/bin/unshare")
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let car = try exiftool(photos.appendingPathComponent("cam-car.jpg.xmp").path)
+        XCTAssertEqual(car["GPSLatitude"] as? Double ?? 0, 48.04, accuracy: 1e-7)
+        XCTAssertEqual(try String(contentsOf: leftover, encoding: .utf8), "half a sidecar")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: photos.path).filter { $0.hasPrefix(".pins-") }, [])
+    }
+
     func testASymbolicLinkIsNeverFollowedOut() throws {
         let dir = try CLI.temporaryDirectory(self)
         let (photos, db) = try library(dir)
