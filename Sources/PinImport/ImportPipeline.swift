@@ -272,8 +272,10 @@ public struct ImportPipeline {
                 recorded = try repos.photos.unplacedPhotos(under: intake.rootPath, from: first - reach, to: last + reach)
                     .filter { Self.anyWithin(instants, of: $0.takenAt, reach) }
             }
-            // And those that runs without estimates left without the photos around them.
+            // And those that runs without estimates left without the photos around them, and
+            // those read in another zone than the camera's given now.
             missed = try repos.photos.unplacedPhotosMissedByEstimates(under: intake.rootPath, reach: reach)
+                + unplacedInTheCameraZone(intake, reach: reach, in: repos)
         }
         var seen = Set(recorded.map(\.path))
         recorded += missed.filter { seen.insert($0.path).inserted }
@@ -296,6 +298,32 @@ public struct ImportPipeline {
         if let failure = intake.failure { throw failure }
         try intake.pass(in: repos)
         return files.count
+    }
+
+    /// Issue 36 item 5, the hint followed after a real import: the photos of the root an earlier
+    /// run skipped for no location whose wall clock, read in this run's camera zone, is another
+    /// instant than the one recorded (or is moved by this run's clock offset), and then falls
+    /// within the estimates' reach of a photo with its own position, this run's or recorded.
+    /// The clock offset a run added is not recorded: a photo read in the same zone is tried at
+    /// its recorded instant moved by this run's, as the tracks do (`TrackRun.redecides`); one
+    /// already moved by it lands there only by chance, and is then read again for nothing.
+    private func unplacedInTheCameraZone(_ intake: ReadIntake, reach: Double,
+                                         in repos: Repositories) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] {
+        let offset = options.metadataOptions.cameraClockOffset
+        var camera = TrackOptions()
+        camera.cameraTimeZone = options.cameraTimeZone ?? options.tracks?.cameraTimeZone
+        guard camera.cameraTimeZone != nil || offset != 0 else { return [] }
+        let fixes = intake.fixes.map(\.instant).sorted()
+        var found: [(path: RawPath, known: KnownPhoto, takenAt: Double)] = []
+        for (path, known, photo) in try repos.photos.unplacedPhotosReadInAssumedZone(under: intake.rootPath) {
+            guard let recorded = photo.takenAt, let read = TrackRun.instant(of: photo, options: camera) else { continue }
+            let instants = (read != recorded ? [read] : []) + (offset != 0 ? [read + offset] : [])
+            let reached = try instants.contains { t in
+                try Self.anyWithin(fixes, of: t, reach) || !repos.photos.recordedNeighbours(from: t - reach, to: t + reach).isEmpty
+            }
+            if reached { found.append((path, known, recorded)) }
+        }
+        return found
     }
 
     /// Whether one of `sorted` is within `reach` of `t`.

@@ -152,6 +152,25 @@ struct SQLitePhotoRepository: PhotoRepository {
         }
     }
 
+    func unplacedPhotosReadInAssumedZone(under root: RawPath) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)] {
+        var prefix = root.bytes
+        if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
+        var upper = prefix
+        upper[upper.count - 1] += 1
+        return try db.query("""
+            SELECT path, size, mtime_ns, inode, digest, taken_at, utc_offset, run_id FROM photos
+            WHERE path >= ? AND path < ? AND decision = 'noLocation' AND missing = 0 AND time_source = 'assumedZone'
+              AND taken_at IS NOT NULL
+            ORDER BY path
+            """, [SQLValue.blob(prefix), SQLValue.blob(upper)]) { s in
+            (RawPath(bytes: s.blob(0, droppingFirst: prefix.count)),
+             KnownPhoto(fingerprint: PhotoFingerprint(size: s.int64(1), modificationNanoseconds: s.int64(2), inode: UInt64(bitPattern: s.int64(3))),
+                        digest: s.optionalString(4), missing: false),
+             UnplacedPhoto(takenAt: s.double(5), timeSource: .assumedZone, utcOffsetSeconds: s.isNull(6) ? nil : s.int(6),
+                           runID: s.isNull(7) ? nil : s.int64(7)))
+        }
+    }
+
     /// Own positions: a source recorded that is neither `track` nor `estimate`. A record from
     /// before schema 12 (no source) counts only in a database that never had a track: there a
     /// position was the photo's own (estimates came with schema 12); where tracks were used, a

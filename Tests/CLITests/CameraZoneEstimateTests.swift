@@ -91,6 +91,49 @@ final class CameraZoneEstimateTests: XCTestCase {
                        "position from the photos around it: from phone-1.jpg (4 min before) and phone-2.jpg (6 min after), 1.1 km apart")
     }
 
+    /// After a real import the camera photos are recorded as skipped for no location, their
+    /// files unchanged, the phone's recorded with their positions: the run that follows the hint
+    /// decides them again (nothing else would read them), and places them. A zone that reads
+    /// them as recorded (UTC) decides nothing again.
+    func testAfterARealImportTheRunThatFollowsTheHintDecidesTheCameraPhotosAgain() throws {
+        let trip = try trip()
+        let first = try CLI.run(["import", trip.photos, "--db", trip.db, "--estimate-positions"] + everyPhoto, environment: ["TZ": "UTC"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertTrue(first.stderr.contains(Self.hint + "\n"), first.stderr)
+        XCTAssertTrue(first.stdout.contains("  pins       3 created"), first.stdout)
+        let same = try CLI.run(["import", trip.photos, "--db", trip.db, "--estimate-positions", "--camera-timezone", "UTC"] + everyPhoto,
+                               environment: ["TZ": "UTC"])
+        XCTAssertEqual(same.status, 0, same.stderr)
+        XCTAssertFalse(same.stdout.contains("decided again"), same.stdout)
+        XCTAssertFalse(same.stderr.contains("without a time zone"), same.stderr)
+        let madrid = try CLI.run(["import", trip.photos, "--db", trip.db, "--estimate-positions", "--camera-timezone", "Europe/Madrid"] + everyPhoto,
+                                 environment: ["TZ": "UTC"])
+        XCTAssertEqual(madrid.status, 0, madrid.stderr)
+        XCTAssertTrue(madrid.stdout.contains("  again      3 photos skipped earlier for no location decided again for the photos with "
+                                             + "a position around them: 3 pins created (listed below)"), madrid.stdout)
+        XCTAssertFalse(madrid.stderr.contains("without a time zone"), madrid.stderr)
+        let list = try XCTUnwrap(CLI.json(CLI.run(["list", "--json", "--db", trip.db], environment: ["TZ": "UTC"]).stdout) as? [[String: Any]])
+        XCTAssertEqual(Set(list.compactMap { $0["date"] as? String }),
+                       ["2024-04-21T11:00:00+02:00", "2024-04-21T11:04:00+02:00", "2024-04-21T11:10:00+02:00",
+                        "2024-04-21T11:12:00+02:00", "2024-04-21T11:15:00+02:00", "2024-04-21T11:20:00+02:00"])
+    }
+
+    /// The same with the clock offset it names: the camera's zone stays the run's (UTC), its
+    /// instants move 2 h back (09:04Z, ...): stored so.
+    func testTheClockOffsetItNamesDecidesThemAgainToo() throws {
+        let trip = try trip()
+        let first = try CLI.run(["import", trip.photos, "--db", trip.db, "--estimate-positions"] + everyPhoto, environment: ["TZ": "UTC"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let offset = try CLI.run(["import", trip.photos, "--db", trip.db, "--estimate-positions", "--camera-clock-offset", "-2:00:00"] + everyPhoto,
+                                 environment: ["TZ": "UTC"])
+        XCTAssertEqual(offset.status, 0, offset.stderr)
+        XCTAssertTrue(offset.stdout.contains("  again      3 photos skipped earlier for no location decided again"), offset.stdout)
+        let list = try XCTUnwrap(CLI.json(CLI.run(["list", "--json", "--db", trip.db], environment: ["TZ": "UTC"]).stdout) as? [[String: Any]])
+        XCTAssertEqual(Set(list.compactMap { $0["date"] as? String }),
+                       ["2024-04-21T11:00:00+02:00", "2024-04-21T09:04:00Z", "2024-04-21T11:10:00+02:00",
+                        "2024-04-21T09:12:00Z", "2024-04-21T09:15:00Z", "2024-04-21T11:20:00+02:00"])
+    }
+
     /// The clock offset it names does the same (the instant moves; the zone stays UTC's), and
     /// `inspect` takes both options with --estimate-positions.
     func testTheClockOffsetItNamesPlacesThemToo() throws {

@@ -173,4 +173,43 @@ final class OneInstantTests: XCTestCase {
         let own = try CLI.run(["import", lib.photos, "--dry-run", "--db", db, "--track", lib.walk], environment: ["TZ": "UTC"])
         XCTAssertFalse(own.stderr.contains("without a time zone"), own.stderr)
     }
+
+    /// The hint followed after a real import: the camera photos, recorded as skipped for no
+    /// location, and the walk are unchanged; the zone named reads them at 09:02Z, 09:04Z and
+    /// 09:06Z, which the walk covers, so they are decided again and placed: 09:02Z is 7/20 of
+    /// 08:55Z-09:15Z, 37.17 + 0.35 × 0.0061 = 37.172135, -3.6 + 0.35 × 0.0119 = -3.595835; the
+    /// other two are 120 s and 240 s later (interval passed) and under 1 km away (distance).
+    func testTheZoneNamedAfterARealImportDecidesTheCameraPhotosAgain() throws {
+        let lib = try library()
+        try FileManager.default.removeItem(atPath: lib.camera)
+        try FileManager.default.removeItem(atPath: lib.ownOffset)
+        for (i, minute) in ["02", "04", "06"].enumerated() {
+            let path = lib.photos + "/cam\(i).jpg"
+            try FileManager.default.copyItem(atPath: CLI.repo.appendingPathComponent("Fixtures/tracks/local/new-york-between-fixes.jpg").path,
+                                             toPath: path)
+            try CLI.exiftool(["-DateTimeOriginal=2024:04:21 11:\(minute):00", path])
+        }
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="OneInstantTests" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="37.1700" lon="-3.6000"><time>2024-04-21T08:55:00Z</time></trkpt>
+            <trkpt lat="37.1761" lon="-3.5881"><time>2024-04-21T09:15:00Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """.utf8).write(to: URL(fileURLWithPath: lib.walk))
+        let db = lib.dir.appendingPathComponent("pins.db").path
+        let utc = try CLI.run(["import", lib.photos, "--db", db, "--track", lib.walk], environment: ["TZ": "UTC"])
+        XCTAssertEqual(utc.status, 0, utc.stderr)
+        XCTAssertTrue(utc.stderr.contains("Try --camera-timezone Europe/Madrid, or --camera-clock-offset -2:00:00"), utc.stderr)
+        XCTAssertTrue(utc.stdout.contains("  pins       0 created"), utc.stdout)
+        let madrid = try CLI.run(["import", lib.photos, "--db", db, "--track", lib.walk, "--camera-timezone", "Europe/Madrid"],
+                                 environment: ["TZ": "UTC"])
+        XCTAssertEqual(madrid.status, 0, madrid.stderr)
+        XCTAssertTrue(madrid.stdout.contains("  again      3 photos skipped earlier for no location decided again for new or changed tracks: "
+                                             + "1 pin created (listed below)"), madrid.stdout)
+        let list = try XCTUnwrap(CLI.json(CLI.run(["list", "--json", "--db", db], environment: ["TZ": "UTC"]).stdout) as? [[String: Any]])
+        XCTAssertEqual(list.count, 1, "\(list)")
+        XCTAssertEqual(list.first?["date"] as? String, "2024-04-21T11:02:00+02:00")
+        XCTAssertEqual(list.first?["latitude"] as? Double ?? 0, 37.172135, accuracy: 1e-9)
+        XCTAssertEqual(list.first?["longitude"] as? Double ?? 0, -3.595835, accuracy: 1e-9)
+    }
 }

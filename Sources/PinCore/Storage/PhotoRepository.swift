@@ -183,12 +183,18 @@ public protocol PhotoRepository {
     /// run that did not estimate decided the photo, or recorded such a neighbour after it (the
     /// nightly run without --estimate-positions, before PINS_ESTIMATE=yes). As `unplacedPhotos`.
     func unplacedPhotosMissedByEstimates(under root: RawPath, reach: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)]
+    /// The photos below `root` recorded as skipped for "no location", present, whose time was a
+    /// wall clock read in an assumed zone (`assumedZone`): by path relative to `root`, what was
+    /// known of the file, and its recorded time (a camera zone given later reads it again,
+    /// issue 36 item 5).
+    func unplacedPhotosReadInAssumedZone(under root: RawPath) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)]
 }
 
 extension PhotoRepository {
     public func recordedNeighbours(from: Double, to: Double) throws -> [RecordedNeighbour] { [] }
     public func unplacedPhotos(under root: RawPath, from: Double, to: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] { [] }
     public func unplacedPhotosMissedByEstimates(under root: RawPath, reach: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] { [] }
+    public func unplacedPhotosReadInAssumedZone(under root: RawPath) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)] { [] }
 }
 
 /// A recorded photo with its own position, as a neighbour for the estimates.

@@ -135,7 +135,13 @@ struct TrackRun {
         // had another): either way counts, a photo read again for nothing costs only its read,
         // which decides its instant anew.
         let instants = options.clockOffset == 0 ? [recorded] : [recorded, recorded + options.clockOffset]
-        return instants.contains { redecides(at: $0, runID: photo.runID) }
+        if instants.contains(where: { redecides(at: $0, runID: photo.runID) }) { return true }
+        // Issue 36 item 5, the hint followed after a real import: a wall clock this run reads in
+        // another zone than the recorded instant's is decided again when a track file, changed
+        // or not, covers its new instant. (Once read again, its record has this zone's instant:
+        // the next run with the same zone leaves it.)
+        guard let takenAt = photo.takenAt, recorded != takenAt else { return false }
+        return instants.contains { t in files.indices.contains { range(of: $0)?.contains(t) == true } }
     }
 
     private func redecides(at t: Double, runID: Int64?) -> Bool {
