@@ -394,10 +394,22 @@ public struct ImportPipeline {
         report.estimating = options.estimates
         report.estimatesPossible = intake.decide.estimatesPossible
         // One hint at most: the tracks' (said at the end of the reads) first.
-        if report.cameraZoneHint == nil, options.estimates, let estimator = intake.decide.estimator {
-            report.cameraZoneHint = intake.decide.zoneGuess.hint(NeighbourPlacer(estimator: estimator, clockOffset: options.metadataOptions.cameraClockOffset),
-                                                                 zones: options.timeZones)
-        }
+        if report.cameraZoneHint == nil, options.estimates { report.cameraZoneHint = try zoneHint(intake) }
+    }
+
+    /// The camera zone's hint from the photos around (issue 36 item 5). The estimator read the
+    /// recorded photos within its reach of the photos to place only; a camera 2 h off the
+    /// phone's photos an earlier run recorded needs those within the shifts' reach: read here,
+    /// for the hint alone, when enough photos were missed to say something.
+    private func zoneHint(_ intake: ReadIntake) throws -> String? {
+        let guess = intake.decide.zoneGuess
+        guard let span = guess.sampleSpan else { return nil }
+        let limits = options.estimateLimits
+        let around = (span.lowerBound - CameraZoneGuess.maxShift)...(span.upperBound + CameraZoneGuess.maxShift)
+        var neighbours = intake.fixes
+        try readingSnapshot { repos in neighbours += try Self.recordedNeighbours(around: around, limits: limits, in: repos) }
+        let placer = NeighbourPlacer(estimator: PositionEstimator(neighbours, limits: limits), clockOffset: options.metadataOptions.cameraClockOffset)
+        return guess.hint(placer, zones: options.timeZones)
     }
 }
 

@@ -118,6 +118,27 @@ final class CameraZoneEstimateTests: XCTestCase {
                         "2024-04-21T11:12:00+02:00", "2024-04-21T11:15:00+02:00", "2024-04-21T11:20:00+02:00"])
     }
 
+    /// The phone's photos imported first from their own folder (recorded), the camera's later:
+    /// the hint is said from the recorded photos, 2 h from the camera's, and followed.
+    func testTheHintComesFromThePhonesPhotosAnEarlierRunRecorded() throws {
+        let trip = try trip()
+        let phone = URL(fileURLWithPath: trip.photos).deletingLastPathComponent().appendingPathComponent("phone").path
+        try FileManager.default.createDirectory(atPath: phone, withIntermediateDirectories: true)
+        for i in 1...3 { try FileManager.default.moveItem(atPath: trip.photos + "/phone-\(i).jpg", toPath: phone + "/phone-\(i).jpg") }
+        let phoneRun = try CLI.run(["import", phone, "--quiet", "--db", trip.db] + everyPhoto, environment: ["TZ": "UTC"])
+        XCTAssertEqual(phoneRun.status, 0, phoneRun.stderr)
+        let utc = try CLI.run(["import", trip.photos, "--dry-run", "--db", trip.db, "--estimate-positions"] + everyPhoto,
+                              environment: ["TZ": "UTC"])
+        XCTAssertEqual(utc.status, 0, utc.stderr)
+        XCTAssertTrue(utc.stderr.contains(Self.hint + "\n"), utc.stderr)
+        XCTAssertEqual(utc.stderr.components(separatedBy: "photos without a time zone").count, 2, "said once: \(utc.stderr)")
+        let madrid = try CLI.run(["import", trip.photos, "--dry-run", "--db", trip.db, "--estimate-positions",
+                                  "--camera-timezone", "Europe/Madrid"] + everyPhoto, environment: ["TZ": "UTC"])
+        XCTAssertEqual(madrid.status, 0, madrid.stderr)
+        XCTAssertTrue(madrid.stdout.contains("  estimates  3 photos placed from the photos around them (listed below)"), madrid.stdout)
+        XCTAssertFalse(madrid.stderr.contains("without a time zone"), madrid.stderr)
+    }
+
     /// The same with the clock offset it names: the camera's zone stays the run's (UTC), its
     /// instants move 2 h back (09:04Z, ...): stored so.
     func testTheClockOffsetItNamesDecidesThemAgainToo() throws {

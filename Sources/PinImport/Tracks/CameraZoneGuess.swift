@@ -29,6 +29,16 @@ struct CameraZoneGuess: Sendable {
 
     init() {}
 
+    /// The widest shift tried, either way.
+    static var maxShift: Double { Double(maxSteps) * step }
+
+    /// The instants of the missed photos kept, when there are enough to say something (the
+    /// photos with a position around them, from the database, are read for these only).
+    var sampleSpan: ClosedRange<Double>? {
+        guard missed >= Self.minimumMissed, missed * 2 > tried, let first = samples.first else { return nil }
+        return samples.reduce(first.instant...first.instant) { min($0.lowerBound, $1.instant)...max($0.upperBound, $1.instant) }
+    }
+
     /// One photo the tracks were asked to place; only those read in an assumed zone count.
     mutating func note(_ metadata: PhotoMetadata?, placed: Bool) {
         guard let m = metadata else { return }
