@@ -195,8 +195,11 @@ public struct ImportItem: Sendable {
     var locationIssue: String? { kept?.locationIssue }
     /// The photo's own UTC offset, if it has one.
     var utcOffsetSeconds: Int? { kept?.utcOffsetSeconds }
-    /// Where the capture time came from.
-    var timeSource: TimeSource? { kept?.timeSource }
+    /// Where the capture time came from. Not inlined: Swift 6.3.1's release build crashed
+    /// ("Found ownership error", CopyPropagation) on it inlined into DecideStage's estimate step.
+    var timeSource: TimeSource? {
+        @inline(never) get { kept?.timeSource }
+    }
 
     /// What few items have, behind one reference: the error of an unreadable file, the pin of
     /// an accepted photo.
