@@ -191,6 +191,8 @@ public struct ImportPipeline {
         let rootPath = RawPath(root)
         let rootWatch = try RootWatch(root)
         var report = ImportReport(root: root, dryRun: options.dryRun)
+        report.cameraClockGiven = options.cameraTimeZone != nil || options.tracks?.cameraTimeZone != nil
+            || options.metadataOptions.cameraClockOffset != 0
         progress(ImportProgress(phase: .scanning, done: 0, total: 0))
         // 1. Walk and known files; the first files to read are read as the walk goes (`ReadStage`).
         let reader = ReadStage(root: rootPath, options: options.metadataOptions,

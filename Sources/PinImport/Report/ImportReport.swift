@@ -376,10 +376,13 @@ public struct ImportReport: Sendable {
     public var tracks: [TrackFileReport] = []
     /// Photos that got their position from the tracks.
     var placedFromTracks = 0
-    /// Most photos of a camera without offsets missed the tracks by a whole number of half
-    /// hours: which `--camera-timezone` or `--camera-clock-offset` would place them (issue 36
-    /// item 5), said once on stderr.
+    /// Most photos of a camera without offsets missed the tracks (or the photos around) by a
+    /// whole number of half hours: which `--camera-timezone` or `--camera-clock-offset` would
+    /// place them (issue 36 item 5), said once on stderr.
     public var cameraZoneHint: String?
+    /// The run gave the camera's zone or clock offset: with tracks, a photo read in another
+    /// zone than its record's is decided again although no track changed (`TrackRun.redecides`).
+    var cameraClockGiven = false
     /// Photos placed from the photos around them (`--estimate-positions`), and, in a dry run
     /// without it, how many it would place.
     public var estimated = 0
@@ -393,7 +396,7 @@ public struct ImportReport: Sendable {
     var redecidedFor: String {
         switch (!tracks.isEmpty, estimating) {
         case (true, true): "new or changed tracks or the photos with a position around them"
-        case (true, false): "new or changed tracks"
+        case (true, false): cameraClockGiven ? "new or changed tracks or the camera's clock given" : "new or changed tracks"
         default: "the photos with a position around them"
         }
     }
