@@ -225,9 +225,12 @@ public enum DatabaseCheck {
     static func recount(_ db: Connection) throws {
         if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'photos'") ?? 0 > 0 {
             try db.execute("UPDATE photos SET location_id = NULL WHERE location_id IS NOT NULL AND location_id NOT IN (SELECT id FROM locations)")
-            // Schema 9 on: the photos of lost pins go to the next nearest pin, visits recounted.
-            if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'pending_work'") ?? 0 > 0 {
+            // Schema 10 on: the photos of lost pins go to the next nearest pin, visits recounted;
+            // before schema 18 (links by id) the note is left for its migration, which links.
+            if try db.scalarInt("SELECT count(*) FROM pragma_table_info('photos') WHERE name = 'pin'") ?? 0 > 0 {
                 try PhotoLinks.relink(db)
+            } else if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'pending_work'") ?? 0 > 0 {
+                try PhotoLinks.markStale(db)
             }
         }
         try db.execute("""

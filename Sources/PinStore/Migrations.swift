@@ -182,8 +182,9 @@ public enum Migrations {
         // A pin's photos and visits (issue 39, `PhotoLinks`): the pin each photo belongs to,
         // whether a person gave a pin's visit count (a count other than 1 was: imports make 1),
         // and the triggers that note when pins change, or a linked photo is forgotten (an undo),
-        // so that the links and visits follow. The step links the
-        // photos already recorded and counts their pins' visits.
+        // so that the links and visits follow. The step notes that the photos already recorded
+        // need their links and their pins' visits: schema 18, where the links are kept now
+        // (`photos.pin`), makes them (this step linked them into `pin_id` before).
         Migration(version: 10, name: "pin photos", sql: """
             ALTER TABLE photos ADD COLUMN pin_id TEXT REFERENCES locations(id) ON DELETE SET NULL;
             CREATE INDEX photos_pin ON photos(pin_id) WHERE pin_id IS NOT NULL;
@@ -199,7 +200,7 @@ public enum Migrations {
                 BEGIN INSERT OR IGNORE INTO pending_work (name) VALUES ('photo links'); END;
             CREATE TRIGGER photos_forgotten AFTER DELETE ON photos WHEN OLD.pin_id IS NOT NULL
                 BEGIN INSERT OR IGNORE INTO pending_work (name) VALUES ('photo links'); END;
-            """, step: { try PhotoLinks.relink($0) }),
+            """, step: { try PhotoLinks.markStale($0) }),
         // Places someone wants to go, not visits (issue 40 item 12): `wanted` pins are drawn
         // apart and left out of countries, regions, statistics and trips. Google's Saved Places
         // imported before are known by their records' keys (`saved-places:` in place_records,
@@ -265,6 +266,26 @@ public enum Migrations {
         // ("Russian Federation" is "Russia"): the countries table and the titles pins made.
         // See `CountryNames`.
         Migration(version: 17, name: "country names", sql: "", step: CountryNames.migrate),
+        // A photo's pin by the pin's row (`photos.pin`, the locations rowid) instead of its id's
+        // 36 characters (`pin_id`, schema 10): most photos carry one, and the text made the
+        // file of a 100,000-file import (scripts/bench-photo-links) 11,343 pages instead of
+        // 9,680, its index on the pin 1,163 pages instead of 267, pages an import writes again
+        // at each batch. Every stored link is kept: copied through the id.
+        // The rowid stays with its pin: pins updates rows in place, never VACUUMs, and a repair
+        // copies rows with their rowids (`DatabaseCheck`); a deleted pin's photos are linked
+        // again in the delete's own transaction, before its rowid can be taken by a new pin.
+        // SQLite drops the column only once nothing in the schema names it (the index, the
+        // trigger), so both are made again on `pin`. The step links what schema 10 noted.
+        Migration(version: 18, name: "photo pin by row", sql: """
+            ALTER TABLE photos ADD COLUMN pin INTEGER;
+            UPDATE photos SET pin = (SELECT l.rowid FROM locations l WHERE l.id = photos.pin_id) WHERE pin_id IS NOT NULL;
+            DROP TRIGGER photos_forgotten;
+            DROP INDEX photos_pin;
+            ALTER TABLE photos DROP COLUMN pin_id;
+            CREATE INDEX photos_pin ON photos(pin) WHERE pin IS NOT NULL;
+            CREATE TRIGGER photos_forgotten AFTER DELETE ON photos WHEN OLD.pin IS NOT NULL
+                BEGIN INSERT OR IGNORE INTO pending_work (name) VALUES ('photo links'); END;
+            """, step: { db in if try PhotoLinks.isStale(db) { try PhotoLinks.relink(db) } }),
     ]
 
     /// Schema 11: the pins of Saved Places imported before become wanted, but for one with a

@@ -3,7 +3,8 @@ import PinCore
 
 /// A pin's photos and its visits (issue 39).
 ///
-/// Every recorded photo with a position belongs to one pin (`photos.pin_id`): the pin it made
+/// Every recorded photo with a position belongs to one pin (`photos.pin`, the pin's rowid in
+/// `locations`; schema 18, see `Migrations`): the pin it made
 /// (an accepted photo whose `location_id` still stands), else the pin nearest to it within the
 /// distance rule's radius (`AngularDistance.appThreshold`, the 5 km that kept it from making a
 /// pin of its own), else none. Pins made by hand or from place files take photos the same way.
@@ -29,11 +30,12 @@ enum PhotoLinks {
 
     typealias Outcome = PhotoLinkOutcome
 
-    /// The pins as the pass sees them: ids, their spatial index (tag = position in `ids`), and
-    /// the visit counts the pass may replace.
+    /// The pins as the pass sees them: rowids, their spatial index (tag = position in `rows`),
+    /// the tag of each id (an accepted photo names its own pin by id, `location_id`), and the
+    /// visit counts the pass may replace.
     struct Pins {
-        var ids: [String] = []
-        var rows: [String: Int] = [:]
+        var rows: [Int64] = []
+        var tags: [String: Int] = [:]
         var index = PinSpatialIndex(threshold: AngularDistance.appThreshold)
         var visits: [Int] = []
         var byHand: [Bool] = []
@@ -44,23 +46,23 @@ enum PhotoLinks {
     static func relink(_ db: Connection) throws -> Outcome {
         var pins = Pins()
         // Oldest first: between two pins at the very same distance the older one keeps its photos.
-        for (id, coordinate, visits, byHand) in try db.query(
-            "SELECT id, latitude, longitude, visit_count, visits_by_hand FROM locations ORDER BY created_at, id", [], { s in
-                (s.string(0), Coordinate(latitude: s.double(1), longitude: s.double(2)), s.int(3), s.int(4) != 0)
+        for (row, id, coordinate, visits, byHand) in try db.query(
+            "SELECT rowid, id, latitude, longitude, visit_count, visits_by_hand FROM locations ORDER BY created_at, id", [], { s in
+                (s.int64(0), s.string(1), Coordinate(latitude: s.double(2), longitude: s.double(3)), s.int(4), s.int(5) != 0)
             }) {
-            let tag = pins.ids.count
-            pins.ids.append(id)
-            pins.rows[id] = tag
+            let tag = pins.rows.count
+            pins.rows.append(row)
+            pins.tags[id] = tag
             pins.visits.append(visits)
             pins.byHand.append(byHand)
             if coordinate.isValid { pins.index.insert(coordinate, tag: tag) }
         }
         var outcome = Outcome()
         let days = try link(db, pins, &outcome)
-        for tag in pins.ids.indices where !pins.byHand[tag] {
+        for tag in pins.rows.indices where !pins.byHand[tag] {
             let count = max(1, Visits.stays(days[tag]))
             guard count != pins.visits[tag] else { continue }
-            try db.run("UPDATE locations SET visit_count = ? WHERE id = ?", [count, pins.ids[tag]])
+            try db.run("UPDATE locations SET visit_count = ? WHERE rowid = ?", [count, pins.rows[tag]])
             outcome.visitsChanged += 1
         }
         try db.run("DELETE FROM pending_work WHERE name = ?", [pending])
@@ -70,19 +72,19 @@ enum PhotoLinks {
     /// One read of the photos with a position: each one's pin, written where it changed; returns
     /// the local days of each pin's photos (by tag) for the visits.
     private static func link(_ db: Connection, _ pins: Pins, _ outcome: inout Outcome) throws -> [[Int]] {
-        var days = [[Int]](repeating: [], count: pins.ids.count)
-        var changes: [(rowid: Int64, pin: String?)] = []
+        var days = [[Int]](repeating: [], count: pins.rows.count)
+        var changes: [(rowid: Int64, pin: Int64?)] = []
         let statement = try db.statement("""
-            SELECT rowid, latitude, longitude, decision = 'accepted', location_id, pin_id, taken_at, utc_offset FROM photos
+            SELECT rowid, latitude, longitude, decision = 'accepted', location_id, pin, taken_at, utc_offset FROM photos
             WHERE latitude IS NOT NULL AND longitude IS NOT NULL AND decision IN ('accepted', 'interval', 'distance')
             """)
         while try statement.step() {
             let coordinate = Coordinate(latitude: statement.double(1), longitude: statement.double(2))
             var tag: Int?
-            if statement.int(3) != 0, let own = statement.optionalString(4) { tag = pins.rows[own] }
+            if statement.int(3) != 0, let own = statement.optionalString(4) { tag = pins.tags[own] }
             if tag == nil, coordinate.isValid { tag = pins.index.nearest(to: coordinate)?.entry.tag }
-            let stored = statement.optionalString(5)
-            let pin = tag.map { pins.ids[$0] }
+            let stored = statement.isNull(5) ? nil : statement.int64(5)
+            let pin = tag.map { pins.rows[$0] }
             if pin != stored { changes.append((statement.int64(0), pin)) }
             guard let tag else { continue }
             outcome.linked += 1
@@ -91,7 +93,7 @@ enum PhotoLinks {
             }
         }
         for change in changes {
-            try db.run("UPDATE photos SET pin_id = ? WHERE rowid = ?", [change.pin, change.rowid])
+            try db.run("UPDATE photos SET pin = ? WHERE rowid = ?", [change.pin, change.rowid])
         }
         outcome.changed = changes.count
         return days
@@ -155,7 +157,9 @@ public struct LinkedPhoto: Sendable, Hashable {
 }
 
 extension PinDatabase {
-    private static let linkedColumns = "rowid, path, format, size, mtime_ns, inode, missing, pin_id"
+    /// A linked photo's columns, its pin's id from the pin's row (`p`: photos, `l`: locations).
+    private static let linkedColumns = "p.rowid, p.path, p.format, p.size, p.mtime_ns, p.inode, p.missing, l.id"
+    private static let linkedPhotos = "photos p JOIN locations l ON l.rowid = p.pin"
 
     private static func linkedPhoto(_ s: Statement) throws -> LinkedPhoto? {
         guard let pin = UUID(uuidString: s.string(7)) else { return nil }
@@ -168,21 +172,21 @@ extension PinDatabase {
     /// Every photo that belongs to a pin, by path.
     public func linkedPhotos() throws -> [LinkedPhoto] {
         try read { _ in
-            try connection.query("SELECT \(Self.linkedColumns) FROM photos WHERE pin_id IS NOT NULL ORDER BY path", [], Self.linkedPhoto)
+            try connection.query("SELECT \(Self.linkedColumns) FROM \(Self.linkedPhotos) ORDER BY p.path", [], Self.linkedPhoto)
         }.compactMap { $0 }
     }
 
     /// The first `count` photos of each pin (by path): a popup's strip of previews.
     public func firstLinkedPhotos(perPin count: Int) throws -> [LinkedPhoto] {
-        let sql = "SELECT \(Self.linkedColumns) FROM (SELECT rowid, *, row_number() OVER (PARTITION BY pin_id ORDER BY path) AS n "
-            + "FROM photos WHERE pin_id IS NOT NULL) WHERE n <= ? ORDER BY pin_id, path"
+        let sql = "SELECT \(Self.linkedColumns) FROM (SELECT rowid, *, row_number() OVER (PARTITION BY pin ORDER BY path) AS n "
+            + "FROM photos WHERE pin IS NOT NULL) p JOIN locations l ON l.rowid = p.pin WHERE p.n <= ? ORDER BY l.id, p.path"
         return try read { _ in try connection.query(sql, [count], Self.linkedPhoto) }.compactMap { $0 }
     }
 
     /// The photo of record `id`, when it belongs to a pin.
     public func linkedPhoto(id: Int64) throws -> LinkedPhoto? {
         try read { _ in
-            try connection.query("SELECT \(Self.linkedColumns) FROM photos WHERE rowid = ? AND pin_id IS NOT NULL", [id], Self.linkedPhoto)
+            try connection.query("SELECT \(Self.linkedColumns) FROM \(Self.linkedPhotos) WHERE p.rowid = ?", [id], Self.linkedPhoto)
         }.first ?? nil
     }
 }

@@ -35,7 +35,7 @@ extension PinDatabase {
     public func photos(ofPin id: UUID) throws -> [PinPhotoRecord] {
         try connection.query("""
             SELECT path, taken_at, utc_offset, time_source, latitude, longitude, run_id, missing, detail FROM photos
-            WHERE pin_id = ? ORDER BY taken_at IS NULL, taken_at, path
+            WHERE pin = (SELECT rowid FROM locations WHERE id = ?) ORDER BY taken_at IS NULL, taken_at, path
             """, [id.lowercasedText]) { s in
             PinPhotoRecord(path: RawPath(bytes: s.blob(0)), takenAt: s.optionalDouble(1).map(Date.init(timeIntervalSince1970:)),
                            utcOffsetSeconds: s.isNull(2) ? nil : s.int(2), timeSource: try s.optionalValue(3, as: TimeSource.self),

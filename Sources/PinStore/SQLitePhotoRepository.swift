@@ -82,19 +82,19 @@ struct SQLitePhotoRepository: PhotoRepository {
     func save(_ r: PhotoRecord, runID: Int64?) throws {
         try db.run("""
             INSERT INTO photos (path, size, mtime_ns, inode, digest, format, taken_at, time_source, utc_offset,
-                                latitude, longitude, decision, detail, location_id, run_id, missing, pin_id, position_source)
+                                latitude, longitude, decision, detail, location_id, run_id, missing, pin, position_source)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
             ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, inode = excluded.inode,
                 digest = excluded.digest, format = excluded.format, taken_at = excluded.taken_at,
                 time_source = excluded.time_source, utc_offset = excluded.utc_offset, latitude = excluded.latitude,
                 longitude = excluded.longitude, decision = excluded.decision, detail = excluded.detail,
-                location_id = excluded.location_id, run_id = excluded.run_id, missing = 0, pin_id = excluded.pin_id,
+                location_id = excluded.location_id, run_id = excluded.run_id, missing = 0, pin = excluded.pin,
                 position_source = excluded.position_source
             """, [SQLValue.blob(r.path.bytes), r.fingerprint.size, r.fingerprint.modificationNanoseconds,
                   Int64(bitPattern: r.fingerprint.inode), r.digest, r.format?.rawValue, r.takenAt?.timeIntervalSince1970,
                   r.timeSource?.rawValue, r.utcOffsetSeconds, r.coordinate?.latitude, r.coordinate?.longitude,
                   r.decision.rawValue, r.detail, r.locationID?.lowercasedText, runID,
-                  (r.pinID ?? (r.decision == .accepted ? r.locationID : nil))?.lowercasedText,
+                  try (r.pinID ?? (r.decision == .accepted ? r.locationID : nil)).flatMap(db.pinRow),
                   r.coordinate == nil ? nil : r.positionSource?.rawValue])
     }
 

@@ -70,7 +70,7 @@ struct SQLiteLocationRepository: LocationRepository {
         coalesce(utc_offset, (SELECT p.utc_offset FROM photos p WHERE p.location_id = locations.id
             AND p.decision = 'accepted' AND p.utc_offset IS NOT NULL ORDER BY p.path LIMIT 1)), edited_at, run_id,
         place, place_id, region, region_code, places_resolved, visits_by_hand,
-        (SELECT count(*) FROM photos p WHERE p.pin_id = locations.id), wanted
+        (SELECT count(*) FROM photos p WHERE p.pin = locations.rowid), wanted
         """
 
     func row(_ s: Statement) throws -> Location {
@@ -154,6 +154,7 @@ struct SQLiteLocationRepository: LocationRepository {
 
     func delete(id: UUID) throws {
         try db.run("DELETE FROM locations WHERE id = ?", [id.lowercasedText])
+        db.forgetPinRow(id)
     }
 }
 

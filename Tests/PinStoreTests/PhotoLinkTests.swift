@@ -46,7 +46,8 @@ final class PhotoLinkTests: XCTestCase {
 
     /// The pin a photo belongs to.
     func owner(_ name: String) throws -> String? {
-        try db.connection.query("SELECT pin_id FROM photos WHERE path = ?", [SQLValue.blob(Array("/lib/\(name)".utf8))]) { $0.optionalString(0) }.first ?? nil
+        try db.connection.query("SELECT l.id FROM photos p LEFT JOIN locations l ON l.rowid = p.pin WHERE p.path = ?",
+                                [SQLValue.blob(Array("/lib/\(name)".utf8))]) { $0.optionalString(0) }.first ?? nil
     }
 
     func stored(_ id: UUID) throws -> Location { try XCTUnwrap(try db.read { try $0.locations.fetch(id: id) }) }
@@ -205,7 +206,7 @@ final class PhotoLinkTests: XCTestCase {
                 """)
         }
         let db = try PinDatabase(path: path)
-        let links = try db.connection.query("SELECT path, pin_id FROM photos ORDER BY path") { (String(decoding: $0.blob(0), as: UTF8.self), $0.optionalString(1)) }
+        let links = try db.connection.query("SELECT p.path, l.id FROM photos p LEFT JOIN locations l ON l.rowid = p.pin ORDER BY p.path") { (String(decoding: $0.blob(0), as: UTF8.self), $0.optionalString(1)) }
         XCTAssertEqual(links.map(\.0), ["/a.jpg", "/b.jpg", "/c.jpg", "/d.jpg"])
         XCTAssertEqual(links.map(\.1), ["00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000001",
                                         "00000000-0000-0000-0000-000000000002", nil])
@@ -214,5 +215,56 @@ final class PhotoLinkTests: XCTestCase {
         XCTAssertEqual(pins.map(\.visitCount), [2, 3])
         XCTAssertEqual(pins.map(\.visitsByHand), [false, true])
         XCTAssertEqual(pins.map(\.photoCount), [2, 1])
+    }
+
+    /// Schema 18 keeps a photo's pin by the pin's row, not its id's text: a database of schema 17
+    /// (links in `pin_id`, as that schema's pins left them) keeps every link, copied through the
+    /// id and not decided again: b.jpg stays with North, 4.9 km away, though South is 4.8 km.
+    func testLinksStoredByIdAreKeptWhenTheyMoveToThePinsRow() throws {
+        let path = try temporaryDatabasePath(self)
+        let north = "00000000-0000-0000-0000-00000000000a", south = "00000000-0000-0000-0000-00000000000b"
+        do {
+            let old = try PinDatabase(path: path, migrateUpTo: 17)
+            let (n, s) = (here.latitude + 4.9 * Self.degreesPerKm, here.latitude - 4.8 * Self.degreesPerKm)
+            try old.connection.execute("""
+                INSERT INTO locations (id, title, latitude, longitude, type, date, color, visit_count, photo_ids, created_at)
+                VALUES ('\(south)', 'South', \(s), 5.0, 'point', 0, '#E53935', 1, '[]', 1),
+                       ('\(north)', 'North', \(n), 5.0, 'point', 0, '#E53935', 1, '[]', 0);
+                INSERT INTO photos (path, size, mtime_ns, inode, taken_at, latitude, longitude, decision, location_id, pin_id)
+                VALUES (X'2F612E6A7067', 1, 1, 1, 1714564800, \(n), 5.0, 'accepted', '\(north)', '\(north)'),
+                       (X'2F622E6A7067', 1, 1, 1, 1714564800, 45.0, 5.0, 'distance', NULL, '\(north)'),
+                       (X'2F632E6A7067', 1, 1, 1, 1714564800, \(s), 5.0, 'accepted', '\(south)', '\(south)'),
+                       (X'2F642E6A7067', 1, 1, 1, 1714564800, 47.0, 5.0, 'distance', NULL, NULL);
+                DELETE FROM pending_work; -- the note the pins' triggers left: that pins' write had linked
+                """)
+            XCTAssertEqual(try PhotoLinks.isStale(old.connection), false)
+        }
+        let db = try PinDatabase(path: path)
+        XCTAssertEqual(db.schemaVersion, Migrations.latestVersion)
+        XCTAssertEqual(try linkedPin("/a.jpg", in: db), north)
+        XCTAssertEqual(try linkedPin("/b.jpg", in: db), north)
+        XCTAssertEqual(try linkedPin("/c.jpg", in: db), south)
+        XCTAssertNil(try linkedPin("/d.jpg", in: db))
+        XCTAssertEqual(try db.connection.query("SELECT name FROM pragma_table_info('photos') WHERE name LIKE 'pin%' ORDER BY name") { $0.string(0) },
+                       ["pin"], "the id column is gone")
+        XCTAssertEqual(try db.read { try $0.locations.fetchAll(countryID: nil) }.sorted { $0.title < $1.title }.map(\.photoCount), [2, 1])
+        XCTAssertEqual(try db.photos(ofPin: UUID(uuidString: north)!).map(\.path.description), ["/a.jpg", "/b.jpg"])
+        // Forgetting a linked photo still notes the links for the next write (the trigger moved).
+        try db.connection.run("DELETE FROM photos WHERE path = X'2F632E6A7067'")
+        XCTAssertTrue(try PhotoLinks.isStale(db.connection))
+    }
+
+    /// `pins show` (a pin's photos) and each pin's photo count read the photos of one pin through
+    /// the index on the pin's row, not by reading every photo.
+    func testAPinsPhotosAreFoundThroughTheIndex() throws {
+        let plan = { (sql: String) in try self.db.connection.query("EXPLAIN QUERY PLAN " + sql, ["x"]) { $0.string(3) }.joined(separator: "; ") }
+        XCTAssertTrue(try plan("SELECT path FROM photos WHERE pin = (SELECT rowid FROM locations WHERE id = ?)").contains("USING INDEX photos_pin (pin=?)"))
+        XCTAssertTrue(try plan("SELECT (SELECT count(*) FROM photos p WHERE p.pin = locations.rowid) FROM locations WHERE id = ?")
+            .contains("USING COVERING INDEX photos_pin (pin=?)"))
+    }
+
+    func linkedPin(_ path: String, in db: PinDatabase) throws -> String? {
+        try db.connection.query("SELECT l.id FROM photos p LEFT JOIN locations l ON l.rowid = p.pin WHERE p.path = ?",
+                                [SQLValue.blob(Array(path.utf8))]) { $0.optionalString(0) }.first ?? nil
     }
 }

@@ -48,7 +48,7 @@ public struct PhotoRecord: Sendable {
     public var decision: PhotoDecision
     public var detail: String?
     public var locationID: UUID?
-    /// The pin the photo belongs to, when the writer knows it (`photos.pin_id`; the store's
+    /// The pin the photo belongs to, when the writer knows it (`photos.pin`; the store's
     /// linking pass corrects it): writing it with the record spares that pass a second write.
     public var pinID: UUID? = nil
     /// Where `coordinate` came from (`photos.position_source`): the photo's own, a track's or an
