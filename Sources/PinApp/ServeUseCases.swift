@@ -76,3 +76,20 @@ extension PinApp {
         return try db.photos(ofPin: id)
     }
 }
+
+/// What `pins serve` keeps of the pins between requests, and what it reads when the database
+/// changed (`PinChangeLog`).
+extension PinApp {
+    /// Every stored pin, oldest first, with the change log's position (none without a database).
+    public func pinSnapshot() throws -> PinSnapshot {
+        guard let db = try openForReadingIfExists() else { return PinSnapshot(seq: nil, pins: []) }
+        return try db.pinSnapshot()
+    }
+
+    /// The pins changed since the log's position `since`, as stored now; nil when the log cannot
+    /// tell (then every pin is read again).
+    public func pinChanges(since: Int64) throws -> PinChanges? {
+        guard let db = try openForReadingIfExists() else { return nil }
+        return try db.pinChanges(since: since)
+    }
+}

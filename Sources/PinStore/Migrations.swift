@@ -286,6 +286,12 @@ public enum Migrations {
             CREATE TRIGGER photos_forgotten AFTER DELETE ON photos WHEN OLD.pin IS NOT NULL
                 BEGIN INSERT OR IGNORE INTO pending_work (name) VALUES ('photo links'); END;
             """, step: { db in if try PhotoLinks.isStale(db) { try PhotoLinks.relink(db) } }),
+        // Which pins changed, in order (`PinChangeLog`): every write of any process (the CLI, an
+        // import, `pins serve`) notes the ids of the pins whose stored form (`Location`, with
+        // its photo count and its photos' offset) it changed, so a reader that keeps the pins
+        // (`pins serve`) reads again only those. The log keeps the last `PinChangeLog.kept`
+        // changes (a reader further behind reads everything again).
+        Migration(version: 19, name: "pin change log", sql: PinChangeLog.schema),
     ]
 
     /// Schema 11: the pins of Saved Places imported before become wanted, but for one with a

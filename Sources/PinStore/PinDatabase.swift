@@ -7,6 +7,9 @@ public final class PinDatabase: TransactionRunner {
     let connection: Connection
     /// Held while open for writing: a repair waits for it, and it for a repair.
     private let gate: WriterGate?
+    /// Opened for reading an older schema: the file's copy in memory, migrated there (its
+    /// change log is the copy's own, not the file's).
+    let readsACopy: Bool
 
     /// Opens or creates the file at `path` and brings its schema up to date.
     /// The parent folder is created when missing (the XDG default on a first run). An empty
@@ -29,6 +32,7 @@ public final class PinDatabase: TransactionRunner {
         }
         self.connection = connection
         self.gate = gate
+        readsACopy = false
     }
 
     /// Opens an existing file for reading only, without writing a byte to it and without
@@ -45,6 +49,7 @@ public final class PinDatabase: TransactionRunner {
             if version == Migrations.latestVersion {
                 connection = file
                 gate = nil
+                readsACopy = false
                 return
             }
             guard version < Migrations.latestVersion else {
@@ -55,6 +60,7 @@ public final class PinDatabase: TransactionRunner {
             try Migrations.migrate(memory)
             connection = memory
             gate = nil
+            readsACopy = true
         } catch let error as StorageError {
             throw Self.diagnosed(error, file)
         }

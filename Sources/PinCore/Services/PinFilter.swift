@@ -64,11 +64,26 @@ public struct PinFilter: Sendable {
     /// Whether a pin passes, without the sort and the limit: for a caller that keeps the pins
     /// sorted already (pins serve pages through them without copying them).
     public func matcher(continentOf: @escaping (String) -> String?) -> (Location) -> Bool {
-        let needle = search.map(Self.fold).flatMap { $0.isEmpty ? nil : $0 }
+        let accepts = foldedMatcher(continentOf: continentOf)
+        return { accepts($0, nil) }
+    }
+
+    /// Whether `matcher` passes every pin: no criterion it checks is given (a page of the
+    /// list is then a slice of it).
+    public var acceptsEveryPin: Bool {
+        (search.map(Self.fold)?.isEmpty ?? true) && countries.isEmpty && continents.isEmpty && types.isEmpty && regions.isEmpty
+            && places.isEmpty && tags.isEmpty && since == nil && until == nil && (near == nil || withinKm == nil)
+            && source == nil && wanted == nil && runID == nil && ids == nil
+    }
+
+    /// `matcher`, for a caller that keeps each pin's text folded (`FoldedPinText`): the same
+    /// answers, without folding the pin's text at every search.
+    public func foldedMatcher(continentOf: @escaping (String) -> String?) -> (Location, FoldedPinText?) -> Bool {
+        let needle = search.map(Self.fold).flatMap { $0.isEmpty ? nil : FoldedPinText.Needle($0) }
         let continentSet = Set(continents.map(Self.fold))
         let tagSet = tags.map(Self.fold)
         let regionSet = Set(regions.map(Self.fold)), placeSet = Set(places.map(Self.fold))
-        return { [self] pin in
+        return { [self] pin, folded in
             if let runID, pin.runID != runID { return false }
             if let ids, !ids.contains(pin.id) { return false }
             if !countries.isEmpty, !(pin.countryID.map(countries.contains) ?? false) { return false }
@@ -82,15 +97,25 @@ public struct PinFilter: Sendable {
             }
             if !placeSet.isEmpty, !(pin.place.map { placeSet.contains(Self.fold($0)) } ?? false) { return false }
             if !tagSet.isEmpty {
-                let pinTags = Set((pin.tags ?? []).map(Self.fold))
-                if !tagSet.allSatisfy(pinTags.contains) { return false }
+                if let folded {
+                    if !tagSet.allSatisfy(folded.tags.contains) { return false }
+                } else {
+                    let pinTags = Set((pin.tags ?? []).map(Self.fold))
+                    if !tagSet.allSatisfy(pinTags.contains) { return false }
+                }
             }
             if let since, pin.date < since { return false }
             if let until, pin.date >= until { return false }
             if let near, let withinKm, Self.kilometres(near, pin.coordinate) > withinKm { return false }
             if let source, self.source(of: pin) != source { return false }
             if let wanted, pin.wanted != wanted { return false }
-            if let needle, !Self.searchableText(pin).contains(where: { Self.fold($0).contains(needle) }) { return false }
+            if let needle {
+                if let folded {
+                    if !folded.contains(needle) { return false }
+                } else if !Self.searchableText(pin).contains(where: { Self.fold($0).contains(needle.text) }) {
+                    return false
+                }
+            }
             return true
         }
     }
@@ -146,5 +171,73 @@ public struct PinFilter: Sendable {
             ascending = keyed.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : tieBreak($0.1, $1.1) }.map(\.1)
         }
         return descending ? ascending.reversed() : ascending
+    }
+}
+
+/// A pin's text as the filters compare it (`PinFilter.fold`), folded once: what a reader that
+/// keeps the pins (`pins serve`) keeps beside each, so a search folds only its needle. The
+/// answers are `PinFilter.matcher`'s (PinFilterTests compares them).
+public struct FoldedPinText: Sendable {
+    /// The folded fields of `PinFilter.searchableText` joined by NUL, when every one is ASCII
+    /// without NUL (folding leaves most Latin text so): a search is then a byte search.
+    private let joined: String?
+    /// Otherwise the folded fields.
+    private let fields: [String]
+    /// The tags, folded.
+    public let tags: [String]
+
+    public init(_ pin: Location) {
+        let folded = PinFilter.searchableText(pin).map(PinFilter.fold)
+        if folded.allSatisfy({ $0.utf8.allSatisfy { $0 != 0 && $0 < 0x80 } }) {
+            joined = folded.joined(separator: "\u{0}")
+            fields = []
+        } else {
+            joined = nil
+            fields = folded
+        }
+        tags = (pin.tags ?? []).map(PinFilter.fold)
+    }
+
+    /// A search's folded text (not empty), and its bytes when it is ASCII without NUL.
+    struct Needle {
+        let text: String
+        let ascii: [UInt8]?
+
+        init(_ text: String) {
+            self.text = text
+            ascii = text.utf8.allSatisfy { $0 != 0 && $0 < 0x80 } ? Array(text.utf8) : nil
+        }
+    }
+
+    /// Whether a field holds `needle`: `fold(field).contains(needle)` for some field, as
+    /// `PinFilter.matcher` asks. Between ASCII texts that is a byte search (no two ASCII
+    /// texts are canonically equivalent but equal ones); else it is asked field by field.
+    func contains(_ needle: Needle) -> Bool {
+        guard let joined else { return fields.contains { $0.contains(needle.text) } }
+        if let bytes = needle.ascii {
+            var text = joined
+            let found = text.withUTF8 { haystack in
+                bytes.withUnsafeBufferPointer { Self.find($0, in: haystack) }
+            }
+            return found
+        }
+        return joined.split(separator: "\u{0}", omittingEmptySubsequences: false).contains { $0.contains(needle.text) }
+    }
+
+    /// Whether `needle` (not empty) occurs in `haystack`, byte for byte.
+    private static func find(_ needle: UnsafeBufferPointer<UInt8>, in haystack: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = needle.count
+        guard count > 0, count <= haystack.count else { return false }
+        let first = needle[0]
+        var start = 0
+        while start <= haystack.count - count {
+            if haystack[start] == first {
+                var matched = 1
+                while matched < count, haystack[start + matched] == needle[matched] { matched += 1 }
+                if matched == count { return true }
+            }
+            start += 1
+        }
+        return false
     }
 }

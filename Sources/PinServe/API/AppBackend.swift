@@ -17,7 +17,8 @@ public final class AppBackend: Backend {
     let jobs = ImportJobs()
     /// The stored pins and the map data, read once per version of the database (scripts/bench-serve:
     /// 50 browsers each reading and decoding 100,000 rows for a page of 100 took seconds a request).
-    let pinsCache = VersionCache<[Location]>()
+    /// A change reads only the pins it changed (`PinList.updated`).
+    let pinsCache = VersionCache<PinList>()
     let pageDataCache = VersionCache<HTTPResponse>()
 
     /// The --basemap file, when one was given: its tiles are drawn under the pins.
@@ -97,13 +98,12 @@ public final class AppBackend: Backend {
     }
 
     /// Every stored pin (none without a database), newest first (the list's order: `PinFilter`
-    /// with `descending`), as of the database's current version.
-    func storedPins() throws -> [Location] {
-        try pinsCache.value(for: ChangeCounter.version(of: app.databasePath)) {
-            var newestFirst = PinFilter()
-            newestFirst.descending = true
-            return try app.pins(matching: newestFirst, missingIsEmpty: true)
-        }
+    /// with `descending`), as of the database's current version: the list kept, with the pins
+    /// changed since read again (`PinList`).
+    func storedPins() throws -> [ListedPin] {
+        try pinsCache.value(for: ChangeCounter.version(of: app.databasePath)) { kept in
+            try kept?.updated(app) ?? PinList.load(app)
+        }.pins
     }
 }
 
@@ -118,6 +118,16 @@ final class VersionCache<Value>: @unchecked Sendable {
     private var loading = false
 
     func value(for version: String, load: () throws -> Value) throws -> Value {
+        try value(for: version, keepingOld: false) { _ in try load() }
+    }
+
+    /// The value for `version`, made from the value kept before (nil: none yet, or its read
+    /// failed) when the version changed.
+    func value(for version: String, update: (Value?) throws -> Value) throws -> Value {
+        try value(for: version, keepingOld: true, update)
+    }
+
+    private func value(for version: String, keepingOld: Bool, _ make: (Value?) throws -> Value) throws -> Value {
         condition.lock()
         while true {
             if let cached, cached.version == version {
@@ -128,10 +138,12 @@ final class VersionCache<Value>: @unchecked Sendable {
             condition.wait()
         }
         loading = true
-        // The old value is let go before the new one is read: one copy in memory, not two.
+        // Unless it is updated, the old value is let go before the new one is read: one copy in
+        // memory, not two.
+        let old = keepingOld ? cached?.value : nil
         cached = nil
         condition.unlock()
-        let result = Result { try load() }
+        let result = Result { try make(old) }
         condition.lock()
         loading = false
         if case .success(let value) = result { cached = (version, value) }

@@ -10,12 +10,19 @@ extension AppBackend {
         let (filter, limit, offset) = try APIRequest.pinList(target)
         // Every stored pin, newest first, read and sorted once per change of the database
         // (`storedPins`); one pass keeps the page and counts the rest, copying no other pin.
-        let accepts = filter.matcher { _ in nil }
+        let pins = try storedPins()
         var total = 0
         var page: [Location] = []
-        for pin in try storedPins() where accepts(pin) {
-            if total >= offset, page.count < limit { page.append(pin) }
-            total += 1
+        if filter.acceptsEveryPin {
+            total = pins.count
+            page = pins.dropFirst(offset).prefix(limit).map(\.pin)
+        } else {
+            // Each pin's text is folded once, as it enters the list: a search folds its needle only.
+            let accepts = filter.foldedMatcher { _ in nil }
+            for listed in pins where accepts(listed.pin, listed.folded) {
+                if total >= offset, page.count < limit { page.append(listed.pin) }
+                total += 1
+            }
         }
         return .json(200, ["total": total, "offset": offset, "pins": page.map(pinProperties)] as [String: Any])
     }

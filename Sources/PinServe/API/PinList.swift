@@ -1,0 +1,98 @@
+import Foundation
+import PinApp
+import PinCore
+import PinStore
+
+/// One stored pin as the list keeps it, with what each request would otherwise work out again:
+/// its id as text (the order's tie-break) and its text folded for the search and the filters.
+final class ListedPin: Sendable {
+    let pin: Location
+    /// `pin.id.uuidString`, the tie-break of `PinFilter`'s date order.
+    let idText: String
+    let folded: FoldedPinText
+
+    init(_ pin: Location) {
+        self.pin = pin
+        idText = pin.id.uuidString
+        folded = FoldedPinText(pin)
+    }
+
+    /// Whether `self` comes first in the list: newest first, as `PinFilter` with `descending`
+    /// sorts (by date then id text, reversed).
+    func comesBefore(_ other: ListedPin) -> Bool {
+        pin.date != other.pin.date ? pin.date > other.pin.date : idText > other.idText
+    }
+}
+
+/// Every stored pin, newest first, as of the change log's position `seq` in the file `file`.
+/// A change of the database reads only the pins the log names (`updated`), and patches them in
+/// place, in order; when the log cannot tell (no log, pruned past, another file at the path),
+/// every pin is read again.
+struct PinList: Sendable {
+    var seq: Int64?
+    var file: FileIdentity?
+    var pins: [ListedPin]
+
+    /// Every pin, read now.
+    static func load(_ app: PinApp) throws -> PinList {
+        let file = FileIdentity(path: app.databasePath)
+        let snapshot = try app.pinSnapshot()
+        // The snapshot is oldest first by date then id: reversed it is (nearly) the list's
+        // order; the sort makes sure of it and costs one pass on sorted input.
+        var pins = snapshot.pins.reversed().map(ListedPin.init)
+        pins.sort { $0.comesBefore($1) }
+        return PinList(seq: snapshot.seq, file: file, pins: pins)
+    }
+
+    /// This list brought to the database's present state.
+    func updated(_ app: PinApp) throws -> PinList {
+        guard let seq, let file, file == FileIdentity(path: app.databasePath), let changes = try app.pinChanges(since: seq) else {
+            return try Self.load(app)
+        }
+        var list = self
+        list.apply(changes)
+        return list
+    }
+
+    /// The changed pins taken out and put back (a deleted pin only out) where the order puts them.
+    mutating func apply(_ changes: PinChanges) {
+        seq = changes.seq
+        guard !changes.pins.isEmpty else { return }
+        let fresh = changes.pins.compactMap { $0.pin.map(ListedPin.init) }
+        if changes.pins.count <= 64 {
+            for change in changes.pins {
+                if let index = pins.firstIndex(where: { $0.pin.id == change.id }) { pins.remove(at: index) }
+            }
+            for pin in fresh { pins.insert(pin, at: insertionIndex(of: pin)) }
+        } else {
+            let changed = Set(changes.pins.map(\.id))
+            pins.removeAll { changed.contains($0.pin.id) }
+            pins += fresh
+            pins.sort { $0.comesBefore($1) }
+        }
+    }
+
+    /// The first index whose pin `pin` comes before (binary search of the sorted list).
+    private func insertionIndex(of pin: ListedPin) -> Int {
+        var low = 0, high = pins.count
+        while low < high {
+            let middle = (low + high) / 2
+            if pins[middle].comesBefore(pin) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
+
+/// The device and inode of a file: a database replaced at its path (a repair, a restore) is
+/// another file, whose change log positions say nothing of the one read before.
+struct FileIdentity: Equatable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+}
