@@ -11,8 +11,13 @@ extension PinApp {
     /// the data files; `run` draws an import's run over it; `thumbnails` attaches the EXIF
     /// thumbnails of the photos still where their pins say, and each pin's strip of photos;
     /// `embedPreviews` embeds the previews already made (a static page; the served page asks).
+    ///
+    /// `pinJSON`, for a caller that makes the page of the same pins again and again (pins serve's
+    /// map data): asked for the pins-data JSON of `locations[index]` on trip `trip`, it gives the
+    /// one it kept when that pin and its trip are unchanged, else keeps and gives what `make` makes.
     public func pageInput(pins locations: [Location]? = nil, title: String, filterDescription: String?,
-                          run: RunOverlay? = nil, thumbnails: Bool = true, embedPreviews: Bool = true) throws -> PageInput {
+                          run: RunOverlay? = nil, thumbnails: Bool = true, embedPreviews: Bool = true,
+                          pinJSON: PinJSONKeeper? = nil) throws -> PageInput {
         let worldMap: WorldMap
         do {
             worldMap = try WorldMap(json: try Self.data().worldMapJSON())
@@ -22,7 +27,7 @@ extension PinApp {
         let stored = try StoredPage(self, allPins: locations == nil)
         let locations = locations ?? stored.locations
         let catalog = try catalog()
-        var pins = Self.pagePins(locations, places: stored.places, trips: stored.trips, catalog: catalog)
+        var pins = Self.pagePins(locations, places: stored.places, trips: stored.trips, catalog: catalog, kept: pinJSON)
         if thumbnails {
             PageThumbnails.attach(to: &pins, places: stored.places)
             try attachStrips(to: &pins, embed: embedPreviews)
@@ -46,22 +51,30 @@ extension PinApp {
     /// gives them once per distinct place, `pins-places`; without a title that is the one the page
     /// makes from them, `PageRenderer.madeTitle`), offset and photo.
     private static func pagePins(_ locations: [Location], places: [UUID: PinPhotoPlace], trips: [Trip],
-                                 catalog: CountryCatalog) -> [PagePin] {
+                                 catalog: CountryCatalog, kept: PinJSONKeeper?) -> [PagePin] {
         let tripOfPin = tripOf(trips)
-        return locations.map { location -> PagePin in
+        return locations.enumerated().map { index, location -> PagePin in
             let place = places[location.id]
-            var object = pinProperties(location)
-            object["trip"] = tripOfPin[location.id]
-            for key in PageRenderer.placeKeys { object[key] = nil }
-            // page-data's names (the catalog's, else the code; page.js takes an empty name as none).
-            let countryName = location.countryID.map { code in catalog[code].map(\.name).flatMap { $0.isEmpty ? nil : $0 } ?? code }
-            if location.title == PageRenderer.madeTitle(place: location.place, region: location.region, countryName: countryName) {
-                object["title"] = nil
-            }
-            return PagePin(location: location, listJSON: JSONText.string(object),
+            let trip = tripOfPin[location.id]
+            let make = { pinJSON(location, trip: trip, catalog: catalog) }
+            return PagePin(location: location, listJSON: kept?(index, trip, make) ?? make(),
                            utcOffsetSeconds: location.utcOffsetSeconds ?? place?.utcOffsetSeconds,
                            photoPath: place?.relativePath.description)
         }
+    }
+
+    /// A pin's object in pins-data: its list JSON with its trip, without its place keys, and
+    /// without a title that is the one the page makes.
+    private static func pinJSON(_ location: Location, trip: String?, catalog: CountryCatalog) -> String {
+        var object = pinProperties(location)
+        object["trip"] = trip
+        for key in PageRenderer.placeKeys { object[key] = nil }
+        // page-data's names (the catalog's, else the code; page.js takes an empty name as none).
+        let countryName = location.countryID.map { code in catalog[code].map(\.name).flatMap { $0.isEmpty ? nil : $0 } ?? code }
+        if location.title == PageRenderer.madeTitle(place: location.place, region: location.region, countryName: countryName) {
+            object["title"] = nil
+        }
+        return JSONText.string(object)
     }
 
     /// The water at city zoom where the pins are, within the page's budget (`PageWater`).
@@ -107,6 +120,9 @@ extension PinApp {
         input.labelPlaces = Array(labels.sorted { ($0.population, $1.id) > ($1.population, $0.id) }.prefix(PageRenderer.labelsPerPage))
     }
 }
+
+/// See `PinApp.pageInput`'s `pinJSON`: (index in the pins, trip, the maker) to the JSON.
+public typealias PinJSONKeeper = (_ index: Int, _ trip: String?, _ make: () -> String) -> String
 
 /// What the page reads from the database: nothing when there is none.
 private struct StoredPage {

@@ -10,6 +10,12 @@ final class PageTextTests: XCTestCase {
         XCTAssertEqual(JSONText.scriptSafe(#"{"t":"</script><!--&\#u{2028}\#u{2029}é"}"#),
                        #"{"t":"\u003c/script\u003e\u003c!--\u0026\u2028\u2029é"}"#)
         XCTAssertEqual(JSONText.scriptSafe(#"{"a":1}"#), #"{"a":1}"#)
+        // Each alone is found (the check reads bytes: U+2028 is E2 80 A8), and other characters
+        // of E2 (€ is E2 82 AC, ‘ E2 80 98) are left alone.
+        XCTAssertEqual(JSONText.scriptSafe("{\"a\":\"x\u{2028}\"}"), #"{"a":"x\u2028"}"#)
+        XCTAssertEqual(JSONText.scriptSafe("{\"a\":\"\u{2029}\"}"), #"{"a":"\u2029"}"#)
+        XCTAssertEqual(JSONText.scriptSafe("{\"a\":\"b>\"}"), #"{"a":"b\u003e"}"#)
+        XCTAssertEqual(JSONText.scriptSafe("{\"a\":\"5 € ‘q’\"}"), "{\"a\":\"5 € ‘q’\"}")
     }
 
     func testHTMLTextEscapesMarkupAndQuotes() {

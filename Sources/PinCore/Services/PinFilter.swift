@@ -78,7 +78,9 @@ public struct PinFilter: Sendable {
 
     /// `matcher`, for a caller that keeps each pin's text folded (`FoldedPinText`): the same
     /// answers, without folding the pin's text at every search.
-    public func foldedMatcher(continentOf: @escaping (String) -> String?) -> (Location, FoldedPinText?) -> Bool {
+    /// Both borrowed: a pins serve list of 100,000 copied each pin (its strings retained and
+    /// released) for every search, most of a filtered page's CPU.
+    public func foldedMatcher(continentOf: @escaping (String) -> String?) -> (borrowing Location, borrowing FoldedPinText?) -> Bool {
         let needle = search.map(Self.fold).flatMap { $0.isEmpty ? nil : FoldedPinText.Needle($0) }
         let continentSet = Set(continents.map(Self.fold))
         let tagSet = tags.map(Self.fold)

@@ -88,7 +88,11 @@ public final class AppBackend: Backend {
     func pageData() throws -> HTTPResponse {
         let version = ChangeCounter.version(of: app.databasePath)
         return try pageDataCache.value(for: version) {
-            var input = try app.pageInput(title: "pins", filterDescription: nil, thumbnails: true, embedPreviews: false)
+            // The kept pins, oldest first (the page's order, fetchAll's): none read again, and each
+            // pin's JSON made again only when it changed (`ListedPin.pageJSON`).
+            let listed = Array(try storedPins().reversed())
+            var input = try app.pageInput(pins: listed.map(\.pin), title: "pins", filterDescription: nil, thumbnails: true,
+                                          embedPreviews: false) { index, trip, make in listed[index].pageJSON(trip: trip, make: make) }
             input.served = true
             var response = HTTPResponse.json(200, text: PageRenderer.islandsJSON(input))
             // The version read before the data: a change during the read shows again at the next poll.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PinApp
 import PinCore
 import PinStore
@@ -9,12 +10,24 @@ final class ListedPin: Sendable {
     let pin: Location
     /// `pin.id.uuidString`, the tie-break of `PinFilter`'s date order.
     let idText: String
-    let folded: FoldedPinText
+    /// Never nil: optional as `PinFilter.foldedMatcher` borrows it.
+    let folded: FoldedPinText?
+    /// Its object in the map data's pins-data and the trip it was made with (`PinApp.pageInput`'s
+    /// `pinJSON`): made at the first map data after the pin entered the list, again only when
+    /// its trip changed. A changed pin is a new `ListedPin`.
+    private let pageJSON = Mutex<(trip: String?, json: String)?>(nil)
 
     init(_ pin: Location) {
         self.pin = pin
         idText = pin.id.uuidString
         folded = FoldedPinText(pin)
+    }
+
+    func pageJSON(trip: String?, make: () -> String) -> String {
+        if let kept = pageJSON.withLock({ $0 }), kept.trip == trip { return kept.json }
+        let json = make()
+        pageJSON.withLock { $0 = (trip, json) }
+        return json
     }
 
     /// Whether `self` comes first in the list: newest first, as `PinFilter` with `descending`
