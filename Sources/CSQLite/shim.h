@@ -6,6 +6,12 @@
    maps them (see SharedMemoryAllocation). */
 int fallocate(int fd, int mode, off_t offset, off_t len);
 
+/* SQLITE_CONFIG_STMTJRNL_SPILL: sqlite3_config is variadic, which Swift cannot call. Process-wide,
+   and only before SQLite initializes (PinStore's Connection.statementJournalSpill). */
+static inline int pins_statement_journal_spill(int bytes) {
+    return sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, bytes);
+}
+
 /* FALLOC_FL_KEEP_SIZE: allocate the blocks of [offset, offset + length), change no byte and not
    the file's size. */
 static inline int pins_allocate_blocks(int fd, off_t offset, off_t length) {

@@ -277,7 +277,21 @@ final class Connection {
         try execute("PRAGMA foreign_keys = ON")
     }
 
+    /// A statement's journal (the pages it changes that its transaction had changed already, so
+    /// that the statement alone can be undone) stays in memory up to this size, then goes to a
+    /// temporary file in /var/tmp until the transaction ends. SQLite's default, 64 KiB (16
+    /// pages), was outgrown at nearly every batch of an import (a pin made, a page split), and
+    /// from then on each photo record's upsert wrote its pages to that file: 163,353 page writes
+    /// in a 100,000-file import with photo links, 76,490 without (strace of
+    /// scripts/bench-photo-links' import), the most of what linking photos cost it. 4 MiB (1,024
+    /// pages) holds any statement of a batch; one that changes more (a migration's UPDATE of
+    /// every photo) still spills, so memory stays bounded. Set before SQLite initializes: the
+    /// first open, before `SharedMemoryAllocation` (whose VFS lookup initializes it).
+    static let statementJournalSpill: Bool = pins_statement_journal_spill(statementJournalSpillBytes) == SQLITE_OK
+    static let statementJournalSpillBytes: Int32 = 4 << 20
+
     private static func open(_ name: String, flags: Int32, displayPath: String) throws -> OpaquePointer {
+        _ = statementJournalSpill
         _ = SharedMemoryAllocation.installed
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(name, &db, flags, nil)
