@@ -41,6 +41,24 @@ extension PinApp {
         }
     }
 
+    /// For a long-lived writer (`pins serve`): a database of an older schema is migrated now,
+    /// once, as the first write would migrate it (each migration a transaction of its own).
+    /// Until then every read opens a migrated copy in memory (the whole file, tens of MB at
+    /// 100,000 pins) and the change log is the copy's, so every request would read every pin.
+    /// Returns what the person should know when the file cannot be migrated (read-only, held
+    /// by a repair, damaged): reads then go on through copies, as before; nil otherwise.
+    public func migrateOlderSchema() -> String? {
+        guard databaseExists else { return nil }
+        do {
+            guard try PinDatabase.hasOlderSchema(path: databasePath) else { return nil }
+            _ = try writing { _ in () }
+            return nil
+        } catch {
+            return "the database \(databasePath) has an older schema and could not be brought up to date (\(error)): "
+                + "each request reads a copy of it in memory until a write succeeds"
+        }
+    }
+
     /// `body` with a connection open for writing, one writing call of this process at a time.
     func writing<T>(_ body: (PinDatabase) throws -> T) throws -> T {
         writerLock.lock()

@@ -66,6 +66,13 @@ public final class PinDatabase: TransactionRunner {
         }
     }
 
+    /// True when the file at `path` has a schema older than this pins (a reader would copy it
+    /// into memory at each open): read without writing a byte and without copying it.
+    public static func hasOlderSchema(path: String) throws -> Bool {
+        GuardedFiles.guardDatabase(at: path)
+        return try Migrations.currentVersion(of: openForReading(path)) < Migrations.latestVersion
+    }
+
     /// The file as it is, read-only, writing nothing (see `init(readOnlyPath:)`).
     static func openForReading(_ path: String) throws -> Connection {
         // A plain stat(2): FileManager.attributesOfItem also looks up the owner's user and group

@@ -93,6 +93,7 @@ func runServe(_ args: ParsedArguments) throws {
     let gate = Gate(passwordRequired: passwords != nil, hostNames: Set(["localhost"] + args.all("--allow-host")), trustProxy: args.has("--trust-proxy"))
     let location = try resolveDatabaseLocation(args.value("--db"))
     let app = PinApp(databasePath: location.path, named: location.named) { Out.error("pins serve: warning: \($0)") }
+    if let warning = app.migrateOlderSchema() { Out.error("pins serve: warning: \(warning)") }
     // The browser's imports read the estimates' settings as `pins import` does (the nightly
     // run is a `pins import` child, which reads them itself).
     let backend = AppBackend(app: app, libraries: libraries, basemap: basemap) {

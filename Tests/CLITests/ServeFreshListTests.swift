@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+@testable import PinStore
 import XCTest
 
 /// `pins serve` keeps the pins between requests and, when the database changes, reads only the
@@ -139,5 +140,48 @@ final class ServeFreshListTests: XCTestCase {
         XCTAssertEqual(try titles(port, "q=louvre").titles, ["Louvre"])
         XCTAssertEqual(try titles(port, "offset=1").titles, ["Louvre", "Lyon Fourvière"])
         XCTAssertEqual(try mapTitles(port), ["Lyon Fourvière", "Louvre", "Zürichsee shore"])
+    }
+
+    /// A database of the schema before the change log (18), as a person has it when they upgrade
+    /// pins and start `pins serve`: the server migrates it once at its start (the first write
+    /// would have), so no request opens a migrated copy of the whole file in memory (about 50 MB
+    /// and a full read at 100,000 pins, at every request) and the list follows the change log.
+    func testServeMigratesAnOlderSchemaOnceSoNoRequestReadsACopy() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let db = dir.appendingPathComponent("pins.sqlite").path, csv = dir.appendingPathComponent("places.csv")
+        try """
+            title,latitude,longitude,date,tags
+            Bern bridge,46.9480,7.4474,2019-03-01T12:00:00Z,hike
+            Lyon old town,45.7640,4.8357,2021-06-01T12:00:00Z,city
+
+            """.write(to: csv, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try CLI.run(["import-places", csv.path, "--db", db, "--quiet"]).status, 0)
+        do { // Back to schema 18: the change log's table, triggers and row gone.
+            let file = try PinDatabase(path: db)
+            let triggers = try file.connection.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'pin_changes%'") { $0.string(0) }
+            XCTAssertEqual(triggers.count, 7)
+            for name in triggers { try file.connection.execute("DROP TRIGGER \(name)") }
+            try file.connection.execute("DROP TABLE pin_changes; DELETE FROM schema_migrations WHERE version = 19")
+        }
+        XCTAssertTrue(try PinDatabase.hasOlderSchema(path: db))
+        XCTAssertTrue(try PinDatabase(readOnlyPath: db).readsACopy, "before serve, a reader copies the file")
+
+        let port = try startServer(db: db, in: dir)
+        // Migrated at the start, before any request: every reader from now on opens the file.
+        XCTAssertFalse(try PinDatabase.hasOlderSchema(path: db))
+        XCTAssertFalse(try PinDatabase(readOnlyPath: db).readsACopy)
+        for _ in 0..<3 {
+            XCTAssertEqual(try titles(port).titles, ["Lyon old town", "Bern bridge"])
+            XCTAssertEqual(try titles(port, "q=BERN").titles, ["Bern bridge"])
+            XCTAssertEqual(try mapTitles(port), ["Bern bridge", "Lyon old town"])
+        }
+        let opened = try get(port, "/api/session")
+        let session = (cookie: try XCTUnwrap(opened["_cookie"] as? String), csrf: try XCTUnwrap(opened["csrf"] as? String))
+        let pins = try XCTUnwrap(get(port, "/api/pins?limit=100")["pins"] as? [[String: Any]])
+        let bern = try XCTUnwrap(pins.first { $0["title"] as? String == "Bern bridge" }?["id"] as? String)
+        _ = try exchange(port, "PATCH", "/api/pins/\(bern)", body: ["title": "Bern Nydeggbrücke"], session: session)
+        XCTAssertEqual(try titles(port).titles, ["Lyon old town", "Bern Nydeggbrücke"])
+        XCTAssertEqual(try PinDatabase(readOnlyPath: db).pinSnapshot().pins.map(\.title), ["Bern Nydeggbrücke", "Lyon old town"])
+        XCTAssertNotNil(try PinDatabase(readOnlyPath: db).pinSnapshot().seq, "the file's change log is read, not a copy's")
     }
 }
