@@ -34,6 +34,8 @@ public final class PinApp: Sendable {
     /// Guarded by `lock`.
     nonisolated(unsafe) private var cachedCatalog: CountryCatalog?
     let writerLock = NSLock()
+    /// The trips last found, by their inputs (`TripCache`).
+    let tripCache = TripCache()
 
     public init(databasePath: String, named: Bool, warnings: @escaping @Sendable (AppWarning) -> Void = { _ in }) {
         self.databasePath = databasePath

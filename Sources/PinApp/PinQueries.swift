@@ -51,7 +51,7 @@ extension PinApp {
         let catalog = try catalog()
         let finder = TripFinder(home: try database.tripHome(), names: try database.tripNames(),
                                 countryName: { catalog[$0]?.name ?? $0 })
-        var timeline = finder.find(try database.tripPoints())
+        var timeline = tripCache.timeline(finder, try database.tripPoints())
         // The photos left out are named by their file (at most the first few are shown).
         for i in timeline.outOfRange.indices.prefix(100) where timeline.outOfRange[i].pinID == nil {
             timeline.outOfRange[i].photoPath = try database.photoPath(of: timeline.outOfRange[i])
@@ -89,7 +89,7 @@ extension PinApp {
         let day = 86_400.0
         var window = pin.date.addingTimeInterval(-Self.tripWindowDays * day)...pin.date.addingTimeInterval(Self.tripWindowDays * day)
         while true {
-            let timeline = finder.find(try db.tripPoints(in: window))
+            let timeline = tripCache.timeline(finder, try db.tripPoints(in: window))
             let trip = timeline.trips.first { $0.pinIDs.contains(pin.id) }
             guard let trip else { return nil }
             // The trip's days as dates (local days, a day either way for the offset).

@@ -184,4 +184,56 @@ final class ServeFreshListTests: XCTestCase {
         XCTAssertEqual(try PinDatabase(readOnlyPath: db).pinSnapshot().pins.map(\.title), ["Bern Nydeggbrücke", "Lyon old town"])
         XCTAssertNotNil(try PinDatabase(readOnlyPath: db).pinSnapshot().seq, "the file's change log is read, not a copy's")
     }
+
+    /// Each trip of the map data (page-data's trips) as its pins' titles.
+    private func mapTrips(_ port: Int) throws -> [String: [String]] {
+        let data = try get(port, "/api/page-data")
+        let pins = try XCTUnwrap(data["pins-data"] as? [[String: Any]])
+        let trips = try XCTUnwrap((data["page-data"] as? [String: Any])?["trips"] as? [[String: Any]])
+        var result: [String: [String]] = [:]
+        for trip in trips {
+            result[try XCTUnwrap(trip["id"] as? String)] = try XCTUnwrap(trip["pins"] as? [Int]).map { pins[$0]["title"] as? String ?? "(made)" }
+        }
+        return result
+    }
+
+    /// The trips are kept between requests while what they are found from stays (`TripCache`):
+    /// a date moved through the API or by the CLI gives the map data and a shown pin the new
+    /// trip at once. Home in Zürich (12 days of June 2024 at noon UTC), Milan (217 km) on the
+    /// 8th and 9th: the trip 2024-06-08 (as TripsCommandTests works it out); Navigli moved to
+    /// the 7th: days 7 (a point 217 km away) and 8, the trip 2024-06-07; back to the 9th by
+    /// the CLI: 2024-06-08 again.
+    func testAMovedDateGivesTheMapDataAndAShownPinTheirNewTrip() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let db = dir.appendingPathComponent("pins.sqlite").path
+        func add(_ lat: String, _ lon: String, _ date: String, _ title: String) throws -> String {
+            let run = try CLI.run(["add", "--lat", lat, "--lon", lon, "--date", date, "--title", title, "--db", db])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            return CLI.addedID(run)
+        }
+        for day in [1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14] {
+            _ = try add("47.3769", "8.5417", String(format: "2024-06-%02dT12:00:00Z", day), "home \(day)")
+        }
+        let duomo = try add("45.4642", "9.1900", "2024-06-08T12:00:00Z", "Duomo")
+        let navigli = try add("45.4642", "9.1900", "2024-06-09T12:00:00Z", "Navigli")
+        let port = try startServer(db: db, in: dir)
+        let opened = try get(port, "/api/session")
+        let session = (cookie: try XCTUnwrap(opened["_cookie"] as? String), csrf: try XCTUnwrap(opened["csrf"] as? String))
+        func shownTrip(_ id: String) throws -> String? { try get(port, "/api/pins/\(id)")["trip"] as? String }
+
+        XCTAssertEqual(try mapTrips(port), ["2024-06-08": ["Duomo", "Navigli"]])
+        XCTAssertEqual(try shownTrip(duomo), "2024-06-08")
+        _ = try exchange(port, "PATCH", "/api/pins/\(duomo)", body: ["title": "Duomo di Milano", "color": "#1E88E5"], session: session)
+        XCTAssertEqual(try mapTrips(port), ["2024-06-08": ["Duomo di Milano", "Navigli"]])
+
+        _ = try exchange(port, "PATCH", "/api/pins/\(navigli)", body: ["date": "2024-06-07T12:00:00Z"], session: session)
+        XCTAssertEqual(try mapTrips(port), ["2024-06-07": ["Navigli", "Duomo di Milano"]])
+        XCTAssertEqual(try shownTrip(duomo), "2024-06-07")
+        XCTAssertEqual(try shownTrip(navigli), "2024-06-07")
+
+        XCTAssertEqual(try CLI.run(["edit", navigli, "--date", "2024-06-09T12:00:00Z", "--db", db]).status, 0)
+        XCTAssertEqual(try mapTrips(port), ["2024-06-08": ["Duomo di Milano", "Navigli"]])
+        XCTAssertEqual(try shownTrip(navigli), "2024-06-08")
+        XCTAssertEqual(try shownTrip(duomo), "2024-06-08")
+    }
 }
