@@ -26,10 +26,12 @@ extension DataFiles {
         }
     }
 
-    /// The admin-1 outlines (Regions.bin).
+    /// The admin-1 outlines (Regions.bin), decoded from its copy in memory (`MappedFile`: huge
+    /// pages, no array of the bytes first), which is freed after.
     public func regionOutlines() throws -> RegionOutlines {
         do {
-            return try RegionOutlines(data: try read("Regions.bin"))
+            let file = try map("Regions.bin")
+            return try withExtendedLifetime(file) { try RegionOutlines(bytes: file.bytes) }
         } catch let error as RegionDataError {
             throw DataFileError("\(directory)/\(error.description); reinstall pins or rebuild it with scripts/build-regions")
         }

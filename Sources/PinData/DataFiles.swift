@@ -138,7 +138,7 @@ public final class MappedFile: @unchecked Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_size > 0 else { throw DataFileError("cannot read \(path) (empty)") }
         let size = Int(info.st_size)
-        guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), base != MAP_FAILED else {
+        guard let base = Self.allocate(size) else {
             throw DataFileError("cannot read \(path): \(String(cString: strerror(errno)))")
         }
         var done = 0
@@ -154,6 +154,25 @@ public final class MappedFile: @unchecked Sendable {
         }
         mprotect(base, size, PROT_READ)
         bytes = UnsafeRawBufferPointer(start: base, count: size)
+    }
+
+    /// Anonymous memory for `size` bytes starting at a 2 MiB boundary and marked for transparent
+    /// huge pages (Debian's default is "madvise"): filling 19 MB of 4 KiB pages took a fault
+    /// each, about 4,600 for Countries.bin and 2,000 for Places.bin, the largest share of
+    /// `pins locate --json`'s start-up; whole 2 MiB pages take one each (the tail keeps small
+    /// pages, so no more memory than the file). Where the kernel gives no huge page, small
+    /// pages as before.
+    private static func allocate(_ size: Int) -> UnsafeMutableRawPointer? {
+        let huge = 2 << 20, page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let length = (size + page - 1) / page * page
+        guard let raw = mmap(nil, length + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              raw != MAP_FAILED else { return nil }
+        let head = (huge - Int(bitPattern: raw) % huge) % huge
+        if head > 0 { munmap(raw, head) }
+        let base = raw + head
+        munmap(base + length, huge - head)
+        if length >= huge { _ = madvise(base, length / huge * huge, MADV_HUGEPAGE) }
+        return base
     }
 
     deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count) }

@@ -69,9 +69,21 @@ public final class RegionOutlines: @unchecked Sendable {
 
     /// Reads Regions.bin's bytes, checking every count, offset and index (damaged bytes are an
     /// error, never a crash or a wrong unit's index).
-    public init(data: [UInt8]) throws {
-        var reader = RegionDataReader(data: data)
-        let file = try reader.readFile()
+    public convenience init(data: [UInt8]) throws {
+        try self.init(file: data.withUnsafeBytes { raw in
+            var reader = RegionDataReader(data: raw)
+            return try reader.readFile()
+        })
+    }
+
+    /// The same from bytes in place (a data file's copy in memory: no array of them first);
+    /// nothing is kept of them.
+    public convenience init(bytes: UnsafeRawBufferPointer) throws {
+        var reader = RegionDataReader(data: bytes)
+        try self.init(file: reader.readFile())
+    }
+
+    init(file: RegionOutlinesFile) {
         grids = file.grids
         var byLetters = [Int16](repeating: -1, count: 26 * 26)
         for (k, g) in file.grids.enumerated() {

@@ -27,10 +27,11 @@ struct RegionOutlinesFile {
 }
 
 struct RegionDataReader {
-    let data: [UInt8]
+    /// The file's bytes (every read below is checked against `need` or an end first).
+    let data: UnsafeRawBufferPointer
     var i = 0
 
-    init(data: [UInt8]) { self.data = data }
+    init(data: UnsafeRawBufferPointer) { self.data = data }
 
     func fail(_ what: String) -> RegionDataError { .malformed(offset: i, what: what) }
 
@@ -54,10 +55,9 @@ struct RegionDataReader {
         try need(count * size)
         let start = i
         i += count * size
+        let raw = data
         return [T](unsafeUninitializedCapacity: count) { buffer, n in
-            data.withUnsafeBytes { raw in
-                for k in 0..<count { buffer[k] = T(littleEndian: raw.loadUnaligned(fromByteOffset: start + k * size, as: T.self)) }
-            }
+            for k in 0..<count { buffer[k] = T(littleEndian: raw.loadUnaligned(fromByteOffset: start + k * size, as: T.self)) }
             n = count
         }
     }
@@ -106,8 +106,9 @@ struct RegionDataReader {
         try need(bytes)
         let start = i, end = i + bytes
         var ok = true, at = start
+        let raw = data
         let out = [Int32](unsafeUninitializedCapacity: 2 * count) { buffer, n in
-            data.withUnsafeBytes { raw in
+            do {
                 var x: Int32 = 0, y: Int32 = 0
                 for k in 0..<count {
                     guard at + 4 <= end else { ok = false; break }
