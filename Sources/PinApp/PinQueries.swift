@@ -59,8 +59,10 @@ extension PinApp {
         return timeline
     }
 
-    /// One pin with everything the person may want to see of it.
-    public func pinDetail(_ idText: String) throws -> PinDetail {
+    /// One pin with everything the person may want to see of it. `tripOf`: each pin's trip, found
+    /// from the whole history by the caller (`tripOfPins`, kept by `pins serve` between changes);
+    /// nil: the pin's trip is found now from the months around it (`tripOfPin`).
+    public func pinDetail(_ idText: String, tripOf: [UUID: String]? = nil) throws -> PinDetail {
         let db = try openForReading()
         let id = try resolvePinID(idText, in: db)
         guard let pin = try db.read({ try $0.locations.fetch(id: id) }) else { throw AppFailure("no pin with id \(idText)") }
@@ -68,7 +70,7 @@ extension PinApp {
         let countryName = try pin.countryID.map { try catalog()[$0]?.name ?? $0 }
         // An import-places run's files, as `pins runs` lists them (its pins are not made by hand).
         let importedFrom = try pin.runID.flatMap { try db.placesRuns()[$0] }
-        return PinDetail(pin: pin, photos: photos, countryName: countryName, trip: try tripOfPin(pin, in: db), importedFrom: importedFrom)
+        return PinDetail(pin: pin, photos: photos, countryName: countryName, trip: try tripOf.map { pin.wanted ? nil : $0[pin.id] } ?? tripOfPin(pin, in: db), importedFrom: importedFrom)
     }
 
     /// The id of the trip `pin` is on (nil: none), found from the points of the months around

@@ -34,4 +34,47 @@ final class VersionCacheTests: XCTestCase {
         }
         XCTAssertEqual(counter.loads, 1, "16 requests, one read")
     }
+
+    /// The map data's way (`staleWhileLoading`): while one thread makes the new version's value,
+    /// another asking for that version gets the older value at once, not after the read; the
+    /// thread that makes it gets the new one, and so does everyone once it is made.
+    func testWhileOneThreadMakesTheNewVersionTheOthersGetTheOldValueAtOnce() throws {
+        let cache = VersionCache<String>(), counter = Counter()
+        XCTAssertEqual(try cache.value(for: "v1", staleWhileLoading: true) { counter.increment(); return "old" }, "old")
+        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        let maker = Counter()
+        DispatchQueue.global().async {
+            let value = try? cache.value(for: "v2", staleWhileLoading: true) {
+                counter.increment()
+                started.signal()
+                release.wait()
+                return "new"
+            }
+            if value == "new" { maker.increment() }
+            done.signal()
+        }
+        started.wait()
+        let began = Date()
+        XCTAssertEqual(try cache.value(for: "v2", staleWhileLoading: true) { counter.increment(); return "made twice" }, "old")
+        XCTAssertLessThan(Date().timeIntervalSince(began), 0.5, "not held by the read under way")
+        release.signal()
+        done.wait()
+        XCTAssertEqual(maker.loads, 1, "the thread that made the new value answers with it")
+        XCTAssertEqual(try cache.value(for: "v2", staleWhileLoading: true) { counter.increment(); return "made again" }, "new")
+        XCTAssertEqual(counter.loads, 2, "one read per version")
+    }
+
+    /// With nothing kept yet (the first map data), there is no older value: the others wait.
+    func testWithNothingKeptTheOthersWaitForTheFirstRead() {
+        let cache = VersionCache<Int>(), counter = Counter()
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let value = try? cache.value(for: "v1", staleWhileLoading: true) {
+                counter.increment()
+                Thread.sleep(forTimeInterval: 0.2)
+                return 7
+            }
+            XCTAssertEqual(value, 7)
+        }
+        XCTAssertEqual(counter.loads, 1)
+    }
 }

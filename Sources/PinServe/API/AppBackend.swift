@@ -20,6 +20,7 @@ public final class AppBackend: Backend {
     /// A change reads only the pins it changed (`PinList.updated`).
     let pinsCache = VersionCache<PinList>()
     let pageDataCache = VersionCache<HTTPResponse>()
+    let tripsCache = VersionCache<[UUID: String]>()
 
     /// The --basemap file, when one was given: its tiles are drawn under the pins.
     public let basemap: MBTiles?
@@ -87,7 +88,7 @@ public final class AppBackend: Backend {
     /// The page's data islands, for the page to draw again when the database changed.
     func pageData() throws -> HTTPResponse {
         let version = ChangeCounter.version(of: app.databasePath)
-        return try pageDataCache.value(for: version) {
+        return try pageDataCache.value(for: version, staleWhileLoading: true) {
             // The kept pins, oldest first (the page's order, fetchAll's): none read again, and each
             // pin's JSON made again only when it changed (`ListedPin.pageJSON`).
             let listed = Array(try storedPins().reversed())
@@ -99,6 +100,14 @@ public final class AppBackend: Backend {
             response.headers.append(("X-Pins-Version", version))
             return response
         }
+    }
+
+    /// Each pin's trip (pins on none absent), found from the whole history once per version of
+    /// the database, while the version stays (the trips themselves only when what they are found
+    /// from changed: `TripCache`). A shown pin's trip is looked up here: finding it from the
+    /// months around the pin at each show cost 50-100 ms of CPU a request at 100,000 pins.
+    func tripOfPins() throws -> [UUID: String] {
+        try tripsCache.value(for: ChangeCounter.version(of: app.databasePath), staleWhileLoading: true) { try app.tripOfPins() }
     }
 
     /// Every stored pin (none without a database), newest first (the list's order: `PinFilter`
@@ -125,13 +134,24 @@ final class VersionCache<Value>: @unchecked Sendable {
         try value(for: version, keepingOld: false) { _ in try load() }
     }
 
+    /// As `value(for:load:)`, but while one thread makes the value of a newer version, the others
+    /// are answered at once with the value kept (its older version), not held: the map data of
+    /// 100,000 pins takes 1-2 s to make after a change, and 50 browsers polling queued behind it
+    /// (scripts/bench-serve: its p99 14-20 s). The thread that finds the version changed makes the
+    /// new value and answers with it, so a client's own edit is in its next answer; the others
+    /// get the older version (a caller that says which version it answers, as the map data's
+    /// X-Pins-Version, lets a page see that and ask again). Both values are in memory meanwhile.
+    func value(for version: String, staleWhileLoading: Bool, load: () throws -> Value) throws -> Value {
+        try value(for: version, keepingOld: false, stale: staleWhileLoading) { _ in try load() }
+    }
+
     /// The value for `version`, made from the value kept before (nil: none yet, or its read
     /// failed) when the version changed.
     func value(for version: String, update: (Value?) throws -> Value) throws -> Value {
         try value(for: version, keepingOld: true, update)
     }
 
-    private func value(for version: String, keepingOld: Bool, _ make: (Value?) throws -> Value) throws -> Value {
+    private func value(for version: String, keepingOld: Bool, stale: Bool = false, _ make: (Value?) throws -> Value) throws -> Value {
         condition.lock()
         while true {
             if let cached, cached.version == version {
@@ -139,18 +159,22 @@ final class VersionCache<Value>: @unchecked Sendable {
                 return cached.value
             }
             if !loading { break }
+            if stale, let cached {
+                condition.unlock()
+                return cached.value
+            }
             condition.wait()
         }
         loading = true
-        // Unless it is updated, the old value is let go before the new one is read: one copy in
-        // memory, not two.
+        // Unless it is updated or answered meanwhile, the old value is let go before the new one
+        // is read: one copy in memory, not two.
         let old = keepingOld ? cached?.value : nil
-        cached = nil
+        if !stale { cached = nil }
         condition.unlock()
         let result = Result { try make(old) }
         condition.lock()
         loading = false
-        if case .success(let value) = result { cached = (version, value) }
+        if case .success(let value) = result { cached = (version, value) } else if stale { cached = nil }
         condition.broadcast()
         condition.unlock()
         return try result.get()

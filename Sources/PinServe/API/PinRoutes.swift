@@ -29,7 +29,7 @@ extension AppBackend {
 
     func showPin(_ id: UUID) throws -> HTTPResponse {
         guard try app.storedPin(id) != nil else { throw RequestError(404, "no pin with id \(id.lowercasedText)") }
-        let detail = try app.pinDetail(id.uuidString)
+        let detail = try app.pinDetail(id.uuidString, tripOf: try tripOfPins())
         var object = pinProperties(detail.pin)
         object["countryName"] = detail.countryName
         object["trip"] = detail.trip
