@@ -114,9 +114,14 @@ public final class AppBackend: Backend {
     /// with `descending`), as of the database's current version: the list kept, with the pins
     /// changed since read again (`PinList`).
     func storedPins() throws -> [ListedPin] {
+        try storedList().pins
+    }
+
+    /// `storedPins` with the filters already answered from them (`FilterMatches`).
+    func storedList() throws -> PinList {
         try pinsCache.value(for: ChangeCounter.version(of: app.databasePath)) { kept in
             try kept?.updated(app) ?? PinList.load(app)
-        }.pins
+        }
     }
 }
 

@@ -10,21 +10,32 @@ extension AppBackend {
         let (filter, limit, offset) = try APIRequest.pinList(target)
         // Every stored pin, newest first, read and sorted once per change of the database
         // (`storedPins`); one pass keeps the page and counts the rest, copying no other pin.
-        let pins = try storedPins()
+        let list = try storedList()
+        let pins = list.pins
         var total = 0
         var page: [Location] = []
         if filter.acceptsEveryPin {
             total = pins.count
             page = pins.dropFirst(offset).prefix(limit).map(\.pin)
         } else {
-            // Each pin's text is folded once, as it enters the list: a search folds its needle only.
-            let accepts = filter.foldedMatcher { _ in nil }
-            for listed in pins where accepts(listed.pin, listed.folded) {
-                if total >= offset, page.count < limit { page.append(listed.pin) }
-                total += 1
+            // Scanned once per filter and version of the pins (`FilterMatches`); each pin's text is
+            // folded once, as it enters the list: a search folds its needle only.
+            let matching = list.matches.indices(for: Self.filterKey(target)) {
+                let accepts = filter.foldedMatcher { _ in nil }
+                var found: [Int32] = []
+                for (index, listed) in pins.enumerated() where accepts(listed.pin, listed.folded) { found.append(Int32(index)) }
+                return found
             }
+            total = matching.count
+            page = matching.dropFirst(offset).prefix(limit).map { pins[Int($0)].pin }
         }
         return .json(200, ["total": total, "offset": offset, "pins": page.map(pinProperties)] as [String: Any])
+    }
+
+    /// What a list's filter is made of: its query without the page's limit and offset, in a
+    /// fixed order (a new filter parameter is part of it with no change here).
+    static func filterKey(_ target: RequestTarget) -> String {
+        JSONText.string(target.query.keys.sorted().filter { $0 != "limit" && $0 != "offset" }.map { [$0] + (target.query[$0] ?? []) })
     }
 
     func showPin(_ id: UUID) throws -> HTTPResponse {
