@@ -44,6 +44,10 @@ const char *pins_request_peer(struct evhttp_request *request);
 
 void pins_reply_header(struct evhttp_request *request, const char *name, const char *value);
 void pins_reply_body(struct evhttp_request *request, const void *bytes, size_t length);
+/* The answer's body by reference, not copied: `release(bytes, length, context)` is called once
+   libevent no longer needs the bytes (sent, or the connection gone). */
+void pins_reply_body_shared(struct evhttp_request *request, const void *bytes, size_t length,
+                            void (*release)(const void *bytes, size_t length, void *context), void *context);
 /* Sends the reply; evhttp frees the request (also when its connection closed meanwhile). */
 void pins_reply_send(struct evhttp_request *request, int status, const char *reason);
 

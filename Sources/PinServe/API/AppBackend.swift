@@ -95,7 +95,8 @@ public final class AppBackend: Backend {
             var input = try app.pageInput(pins: listed.map(\.pin), title: "pins", filterDescription: nil, thumbnails: true,
                                           embedPreviews: false) { index, trip, make in listed[index].pageJSON(trip: trip, make: make) }
             input.served = true
-            var response = HTTPResponse.json(200, text: PageRenderer.islandsJSON(input))
+            // Shared by every answer in flight, not copied into each (`SharedBody`).
+            var response = HTTPResponse.sharedJSON(200, text: PageRenderer.islandsJSON(input))
             // The version read before the data: a change during the read shows again at the next poll.
             response.headers.append(("X-Pins-Version", version))
             return response

@@ -127,7 +127,14 @@ public final class EventServer: @unchecked Sendable {
         for (name, value) in response.headers where Self.safeHeader(name, value) {
             pins_reply_header(request, name, value)
         }
-        if !response.body.isEmpty {
+        if let shared = response.shared {
+            // Retained until libevent lets the bytes go (on this loop thread).
+            let context = Unmanaged.passRetained(shared).toOpaque()
+            pins_reply_body_shared(request, shared.bytes.baseAddress, shared.byteCount, { _, _, context in
+                guard let context else { return }
+                Unmanaged<SharedBody>.fromOpaque(context).release()
+            }, context)
+        } else if !response.body.isEmpty {
             response.body.withUnsafeBytes { pins_reply_body(request, $0.baseAddress, $0.count) }
         }
         pins_reply_send(request, Int32(response.status), HTTPResponse.reason(response.status))

@@ -45,14 +45,22 @@ public struct HTTPRequest: Sendable {
 public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
-    public var body: [UInt8]
+    /// The bytes sent (for a `shared` body, a copy of them: the tests' and HEAD's way).
+    public var body: [UInt8] {
+        get { shared.map { Array($0.bytes.prefix($0.byteCount)) } ?? plain }
+        set { plain = newValue; shared = nil }
+    }
+    private var plain: [UInt8]
+    /// A body kept and sent again and again (the map data): each answer in flight references these
+    /// bytes instead of holding its own copy (`EventServer.send`).
+    private(set) var shared: SharedBody?
     /// Seconds the event loop waits before sending (a failed login), without holding a thread.
     var delay: Double = 0
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
-        self.body = body
+        self.plain = body
     }
 
     public func header(_ name: String) -> String? {
@@ -67,6 +75,13 @@ public struct HTTPResponse: Sendable {
     /// `value` (dictionaries, arrays, strings, numbers, NSNull) written by PinCore's JSONText.
     public static func json(_ status: Int, _ value: Any) -> HTTPResponse {
         json(status, text: JSONText.string(value))
+    }
+
+    /// `json(_:text:)` with its body `shared` (see `shared`).
+    static func sharedJSON(_ status: Int, text: String) -> HTTPResponse {
+        var response = HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8")])
+        response.shared = SharedBody(text)
+        return response
     }
 
     public static func json(_ status: Int, text: String) -> HTTPResponse {
@@ -109,4 +124,25 @@ public struct HTTPResponse: Sendable {
 /// A failure of the server itself (a socket, the crypto library, the password file), said in words.
 struct ServerError: Error, CustomStringConvertible {
     let description: String
+}
+
+/// Bytes that never change nor move while anything holds them: libevent sends them by reference.
+final class SharedBody: Sendable {
+    nonisolated(unsafe) let bytes: UnsafeMutableRawBufferPointer
+
+    init(_ text: String) {
+        var text = text
+        let count = text.utf8.count
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, count), alignment: 1)
+        text.withUTF8 { utf8 in
+            if let base = utf8.baseAddress { bytes.baseAddress?.copyMemory(from: base, byteCount: utf8.count) }
+        }
+        self.bytes = bytes
+        byteCount = count
+    }
+
+    /// The body's length (`bytes` holds at least one byte, for an empty text too).
+    let byteCount: Int
+
+    deinit { bytes.deallocate() }
 }
