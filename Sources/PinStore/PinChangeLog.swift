@@ -1,7 +1,8 @@
 import Foundation
 import PinCore
 
-/// The pins changed since a reader last read them (schema 19). Triggers on `locations` and
+/// The pins changed since a reader last read them (schema 19; schema 20: one row per pin per
+/// write, see `heldSchema`). Triggers on `locations` and
 /// `photos` append a pin's id to `pin_changes` whenever its stored form changes: its row (made,
 /// edited, deleted) or a photo row that `SQLiteLocationRepository.columns` reads into it (its
 /// photo count by `pin`, the pin's rowid; its offset by `location_id`). Any process's write is
@@ -37,6 +38,93 @@ public enum PinChangeLog {
         CREATE TRIGGER pin_changes_pruned AFTER INSERT ON pin_changes WHEN NEW.seq % 256 = 0
             BEGIN DELETE FROM pin_changes WHERE seq <= NEW.seq - \(kept); END;
         """
+
+    /// Schema 20: one row per pin per write, where schema 19 wrote one per changed row (a
+    /// 100,000-file import logged about 90,000 rows, one per photo linked to a pin, and each
+    /// was a trigger's write inside the photo's upsert: the statement then journals its pages,
+    /// SQLite allocates and frees its in-memory statement journal's first chunk, 4 MiB (see
+    /// `Connection.statementJournalSpillBytes`), the most of what linking photos cost an import).
+    ///
+    /// The triggers now name a pin in `pin_changes_held` (its id the key: a pin named twice is
+    /// one row). Outside a held write, `pin_changes_held_now` moves it to the log at once: any
+    /// writer that does not hold (plain SQL, another tool, a migration, a repair) logs as in
+    /// schema 19. `PinDatabase.write` holds: it puts the empty id in the table first, so the
+    /// names stay there, and moves them to the log in one statement just before its commit
+    /// (`release`). The holding row never commits (a failed write rolls it back with the
+    /// rest), and the log's new rows commit with the changes they name, so a reader that read
+    /// up to `seq` S (any process: it reads committed pages only) finds every pin the write
+    /// changed after S. Skipping a pin because the log's newest row already names it would
+    /// not do: a reader may have read that row before this change.
+    static let heldSchema = """
+        CREATE TABLE pin_changes_held (pin_id TEXT PRIMARY KEY) WITHOUT ROWID;
+        CREATE TRIGGER pin_changes_held_now AFTER INSERT ON pin_changes_held
+            WHEN NOT EXISTS (SELECT 1 FROM pin_changes_held WHERE pin_id = '')
+            BEGIN INSERT INTO pin_changes (pin_id) VALUES (NEW.pin_id); DELETE FROM pin_changes_held WHERE pin_id = NEW.pin_id; END;
+        DROP TRIGGER pin_changes_made;
+        DROP TRIGGER pin_changes_edited;
+        DROP TRIGGER pin_changes_removed;
+        DROP TRIGGER pin_changes_photo_made;
+        DROP TRIGGER pin_changes_photo_changed;
+        DROP TRIGGER pin_changes_photo_removed;
+        CREATE TRIGGER pin_changes_made AFTER INSERT ON locations
+            BEGIN INSERT OR IGNORE INTO pin_changes_held (pin_id) VALUES (NEW.id); END;
+        CREATE TRIGGER pin_changes_edited AFTER UPDATE ON locations
+            WHEN NOT EXISTS (SELECT 1 FROM pin_changes_held WHERE pin_id = OLD.id) OR NOT EXISTS (SELECT 1 FROM pin_changes_held WHERE pin_id = NEW.id)
+            BEGIN INSERT OR IGNORE INTO pin_changes_held (pin_id) VALUES (OLD.id);
+                INSERT OR IGNORE INTO pin_changes_held (pin_id) SELECT NEW.id WHERE NEW.id IS NOT OLD.id; END;
+        CREATE TRIGGER pin_changes_removed AFTER DELETE ON locations
+            BEGIN INSERT OR IGNORE INTO pin_changes_held (pin_id) VALUES (OLD.id); END;
+        CREATE TRIGGER pin_changes_photo_made AFTER INSERT ON photos
+            WHEN \(unheld("NEW.pin", "NEW.location_id"))
+            BEGIN INSERT OR IGNORE INTO pin_changes_held (pin_id) SELECT id FROM locations WHERE rowid = NEW.pin;
+                INSERT OR IGNORE INTO pin_changes_held (pin_id) SELECT NEW.location_id
+                    WHERE NEW.location_id IS NOT NULL AND NEW.location_id IS NOT (SELECT id FROM locations WHERE rowid = NEW.pin); END;
+        CREATE TRIGGER pin_changes_photo_changed AFTER UPDATE OF path, decision, utc_offset, location_id, pin ON photos
+            WHEN (OLD.pin IS NOT NEW.pin OR OLD.location_id IS NOT NEW.location_id
+                OR (NEW.location_id IS NOT NULL AND (OLD.utc_offset IS NOT NEW.utc_offset OR OLD.decision IS NOT NEW.decision OR OLD.path IS NOT NEW.path)))
+                AND (\(unheld("OLD.pin", "OLD.location_id")) OR \(unheld("NEW.pin", "NEW.location_id")))
+            BEGIN INSERT OR IGNORE INTO pin_changes_held (pin_id) SELECT id FROM locations WHERE rowid = OLD.pin;
+                INSERT OR IGNORE INTO pin_changes_held (pin_id) SELECT id FROM locations WHERE rowid = NEW.pin AND NEW.pin IS NOT OLD.pin;
+                INSERT OR IGNORE INTO pin_changes_held (pin_id) SELECT OLD.location_id WHERE OLD.location_id IS NOT NULL;
+                INSERT OR IGNORE INTO pin_changes_held (pin_id) SELECT NEW.location_id
+                    WHERE NEW.location_id IS NOT NULL AND NEW.location_id IS NOT OLD.location_id; END;
+        CREATE TRIGGER pin_changes_photo_removed AFTER DELETE ON photos
+            WHEN \(unheld("OLD.pin", "OLD.location_id"))
+            BEGIN INSERT OR IGNORE INTO pin_changes_held (pin_id) SELECT id FROM locations WHERE rowid = OLD.pin;
+                INSERT OR IGNORE INTO pin_changes_held (pin_id) SELECT OLD.location_id
+                    WHERE OLD.location_id IS NOT NULL AND OLD.location_id IS NOT (SELECT id FROM locations WHERE rowid = OLD.pin); END;
+        """
+
+    /// A photo trigger's condition (schema 20): the photo names a pin (by its row, `pin`, or by
+    /// its id, `location_id`) that the current write does not hold yet. Checked before the
+    /// trigger's body runs, so that a write's photos after the first of each pin run no
+    /// statement that writes: one that does makes SQLite keep the whole upsert's statement
+    /// journal, whose first 4 MiB chunk (`Connection.statementJournalSpillBytes`) it allocates
+    /// and frees again each time. Outside a held write nothing is held: always true when the
+    /// photo names a pin. (A row whose pin is gone reads as not held: its body names nothing.)
+    static func unheld(_ row: String, _ id: String) -> String {
+        """
+        ((\(row) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM locations l JOIN pin_changes_held h ON h.pin_id = l.id WHERE l.rowid = \(row)))
+                OR (\(id) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pin_changes_held WHERE pin_id = \(id))))
+        """
+    }
+
+    /// Starts holding the names of the pins the current write transaction changes (schema 20).
+    static func hold(_ db: Connection) throws {
+        try db.run("INSERT OR IGNORE INTO pin_changes_held (pin_id) VALUES ('')")
+    }
+
+    /// Logs each pin held since `hold` once, and stops holding: in the same transaction, before
+    /// its commit.
+    static func release(_ db: Connection) throws {
+        try db.run("INSERT INTO pin_changes (pin_id) SELECT pin_id FROM pin_changes_held WHERE pin_id <> '' ORDER BY pin_id")
+        try db.run("DELETE FROM pin_changes_held")
+    }
+
+    /// Whether the file's log holds a write's changes until its end (schema 20).
+    static func holds(_ db: Connection) throws -> Bool {
+        try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'pin_changes_held'") ?? 0 > 0
+    }
 
     /// More changed pins than this and a reader reads every pin again: one pass is cheaper.
     public static let patchLimit = 2_000

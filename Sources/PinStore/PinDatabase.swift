@@ -10,6 +10,9 @@ public final class PinDatabase: TransactionRunner {
     /// Opened for reading an older schema: the file's copy in memory, migrated there (its
     /// change log is the copy's own, not the file's).
     let readsACopy: Bool
+    /// Whether the file's change log holds a write's changed pins until its end (schema 20,
+    /// `PinChangeLog.heldSchema`); false for a file kept at an older schema (tests) or read only.
+    private let holdsPinChanges: Bool
 
     /// Opens or creates the file at `path` and brings its schema up to date.
     /// The parent folder is created when missing (the XDG default on a first run). An empty
@@ -33,6 +36,7 @@ public final class PinDatabase: TransactionRunner {
         self.connection = connection
         self.gate = gate
         readsACopy = false
+        holdsPinChanges = try PinChangeLog.holds(connection)
     }
 
     /// Opens an existing file for reading only, without writing a byte to it and without
@@ -50,6 +54,7 @@ public final class PinDatabase: TransactionRunner {
                 connection = file
                 gate = nil
                 readsACopy = false
+                holdsPinChanges = false
                 return
             }
             guard version < Migrations.latestVersion else {
@@ -61,6 +66,7 @@ public final class PinDatabase: TransactionRunner {
             connection = memory
             gate = nil
             readsACopy = true
+            holdsPinChanges = false
         } catch let error as StorageError {
             throw Self.diagnosed(error, file)
         }
@@ -159,7 +165,9 @@ public final class PinDatabase: TransactionRunner {
     public var defersPhotoLinks = false
 
     public func write<T>(_ body: (Repositories) throws -> T) throws -> T {
-        try connection.transaction {
+        let holds = holdsPinChanges
+        return try connection.transaction {
+            if holds { try PinChangeLog.hold(connection) }
             let result = try body(SQLiteRepositories(connection: connection))
             if defersPhotoLinks {
                 // A batch's new photo records need links even when no pin changed.
@@ -167,6 +175,8 @@ public final class PinDatabase: TransactionRunner {
             } else if try PhotoLinks.isStale(connection) {
                 try PhotoLinks.relink(connection)
             }
+            // Last, so that the pins the linking changed are logged too.
+            if holds { try PinChangeLog.release(connection) }
             return result
         }
     }

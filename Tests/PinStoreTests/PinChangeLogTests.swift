@@ -3,15 +3,17 @@ import Foundation
 @testable import PinStore
 @testable import PinCore
 
-/// Schema 18's change log (PinChangeLog): every change of a pin's stored form, by any writer
+/// Schema 19's change log (PinChangeLog): every change of a pin's stored form, by any writer
 /// (plain SQL here, as another process's would be), names that pin; a reader behind the log's
 /// pruned part, or reading an older file's migrated copy, is told it cannot patch.
 final class PinChangeLogTests: XCTestCase {
     var db: PinDatabase!
+    var path: String!
     var creation: CreationService!
 
     override func setUpWithError() throws {
-        db = try PinDatabase(path: try temporaryDatabasePath(self))
+        path = try temporaryDatabasePath(self)
+        db = try PinDatabase(path: path)
         creation = CreationService(locator: StubLocator(), countries: CountryService(catalog: testCatalog), ids: .system)
     }
 
@@ -76,5 +78,125 @@ final class PinChangeLogTests: XCTestCase {
         let reader = try PinDatabase(readOnlyPath: path)
         XCTAssertNil(try reader.pinSnapshot().seq)
         XCTAssertNil(try reader.pinChanges(since: 0))
+    }
+
+    /// A photo record linked to `pin` (its row), written by plain SQL on `db`'s connection.
+    func linkedPhoto(_ path: String, to pin: UUID, in db: PinDatabase? = nil) throws {
+        try (db ?? self.db).connection.run("""
+            INSERT INTO photos (path, size, mtime_ns, inode, decision, pin) VALUES (?, 1, 1, 1, 'distance', (SELECT rowid FROM locations WHERE id = ?))
+            """, [SQLValue.blob(Array(path.utf8)), pin.lowercasedText])
+    }
+
+    func logRows(_ db: PinDatabase? = nil) throws -> Int64 {
+        try XCTUnwrap((db ?? self.db).connection.scalarInt("SELECT count(*) FROM pin_changes"))
+    }
+
+    /// Schema 20: a write logs each pin it changed once, not each row. Hand-worked: 3 pins with
+    /// 10 photos linked to each in one write are 3 rows (schema 19 logged 30, one a photo, as
+    /// an import logged one per photo it linked).
+    func testAWriteLogsEachPinItChangedOnceNotEachPhoto() throws {
+        let pins = [try pin("Alpha", 45), try pin("Bravo", 46), try pin("Charlie", 47)]
+        let s0 = try XCTUnwrap(db.pinSnapshot().seq)
+        let rows = try logRows()
+        try db.write { _ in
+            for k in 0..<10 {
+                for (n, id) in pins.enumerated() { try linkedPhoto("/p/\(n)-\(k).jpg", to: id) }
+            }
+        }
+        XCTAssertEqual(try logRows() - rows, 3, "one row per pin, not per photo")
+        let changes = try XCTUnwrap(db.pinChanges(since: s0))
+        XCTAssertEqual(changes.seq, s0 + 3)
+        XCTAssertEqual(Set(changes.pins.map(\.id)), Set(pins))
+        XCTAssertEqual(changes.pins.map { $0.pin?.photoCount }, [10, 10, 10])
+        XCTAssertEqual(try db.connection.scalarInt("SELECT count(*) FROM pin_changes_held"), 0, "nothing held after the commit")
+    }
+
+    /// A photo trigger is skipped only when every pin the photo names is already held by the
+    /// write: a photo moved from a held pin to another names that other one, and a pin edited
+    /// after its photos were held is logged once.
+    func testAPhotoMovedFromAHeldPinNamesItsNewPin() throws {
+        let a = try pin("Alpha", 45), b = try pin("Bravo", 46), c = try pin("Charlie", 47)
+        try db.write { _ in try linkedPhoto("/p/1.jpg", to: a) }
+        let s0 = try XCTUnwrap(db.pinSnapshot().seq)
+        try db.write { _ in
+            try linkedPhoto("/p/2.jpg", to: a)
+            try db.connection.run("UPDATE photos SET pin = (SELECT rowid FROM locations WHERE id = ?) WHERE path = ?",
+                                  [b.lowercasedText, SQLValue.blob(Array("/p/1.jpg".utf8))])
+            try db.connection.run("UPDATE locations SET title = 'Alpha edited' WHERE id = ?", [a.lowercasedText])
+            try db.connection.run("DELETE FROM photos WHERE path = ?", [SQLValue.blob(Array("/p/2.jpg".utf8))])
+        }
+        let changes = try XCTUnwrap(db.pinChanges(since: s0))
+        XCTAssertEqual(changes.seq, s0 + 2, "Alpha and Bravo, once each")
+        XCTAssertEqual(Dictionary(uniqueKeysWithValues: changes.pins.map { ($0.id, $0.pin?.photoCount) }), [a: 0, b: 1])
+        XCTAssertFalse(changes.pins.contains { $0.id == c })
+    }
+
+    /// A reader (another connection, as `pins serve` beside a nightly import) that read the log
+    /// between two writes, or while one was under way (it reads the last commit), learns at the
+    /// next commit of every pin that write changed: also the pin the log's newest row already
+    /// named when it read (a log that skipped a pin its newest row names would lose it here).
+    func testAReaderBetweenOrDuringWritesSeesEveryPinTheNextCommitChanged() throws {
+        let a = try pin("Alpha", 45), b = try pin("Bravo", 46)
+        try db.write { _ in try linkedPhoto("/p/a1.jpg", to: a) }
+        let reader = try PinDatabase(readOnlyPath: path)
+        XCTAssertFalse(reader.readsACopy)
+        let between = try XCTUnwrap(reader.pinSnapshot().seq)
+        XCTAssertEqual(try reader.connection.query("SELECT pin_id FROM pin_changes WHERE seq = ?", [between]) { $0.string(0) },
+                       [a.lowercasedText], "the newest row names Alpha")
+        var during: PinSnapshot?
+        try db.write { _ in
+            try linkedPhoto("/p/a2.jpg", to: a)
+            try linkedPhoto("/p/b1.jpg", to: b)
+            // Positioned in the middle of the write: the changes above are not committed yet.
+            during = try reader.pinSnapshot()
+            XCTAssertEqual(try reader.pinChanges(since: between)?.pins.count, 0, "nothing committed yet")
+            try linkedPhoto("/p/a3.jpg", to: a)
+        }
+        let mid = try XCTUnwrap(during)
+        XCTAssertEqual(mid.seq, between)
+        XCTAssertEqual(mid.pins.first { $0.id == a }?.photoCount, 1, "the reader read before the write's changes")
+        for since in [between, try XCTUnwrap(mid.seq)] {
+            let changes = try XCTUnwrap(reader.pinChanges(since: since))
+            XCTAssertEqual(Dictionary(uniqueKeysWithValues: changes.pins.map { ($0.id, $0.pin?.photoCount) }), [a: 3, b: 1])
+        }
+    }
+
+    /// A write that fails holds nothing after it (its holding row is rolled back with it): a
+    /// change by plain SQL, as another tool's or an older schema's writer makes, is logged at once.
+    func testAFailedWriteLeavesPlainChangesLoggedAtOnce() throws {
+        struct Failure: Error {}
+        let a = try pin("Alpha", 45)
+        let s0 = try XCTUnwrap(db.pinSnapshot().seq)
+        XCTAssertThrowsError(try db.write { _ in
+            try linkedPhoto("/p/a1.jpg", to: a)
+            throw Failure()
+        })
+        XCTAssertEqual(try db.connection.scalarInt("SELECT count(*) FROM pin_changes_held"), 0)
+        XCTAssertEqual(try changed(since: s0).pins.count, 0, "the failed write logged nothing")
+        try linkedPhoto("/p/a2.jpg", to: a)
+        try linkedPhoto("/p/a3.jpg", to: a)
+        XCTAssertEqual(try db.pinSnapshot().seq, s0 + 2, "outside a write, one row per change as in schema 19")
+        XCTAssertEqual(try XCTUnwrap(db.pinChanges(since: s0 + 1)).pins.first?.pin?.photoCount, 2)
+    }
+
+    /// Schema 19 to 20: the log's rows are kept (a reader's position stays good), and from then
+    /// on a write logs each pin once.
+    func testASchema19FileKeepsItsLogAndThenLogsEachPinOncePerWrite() throws {
+        let path = try temporaryDatabasePath(self)
+        var a: UUID!
+        do {
+            let old = try PinDatabase(path: path, migrateUpTo: 19)
+            a = try creation.create(LocationDraft(title: "Alpha", coordinate: Coordinate(latitude: 45, longitude: 5),
+                                                  date: Date(timeIntervalSince1970: 1_700_000_000)), using: old).id
+            try old.write { _ in for k in 0..<3 { try linkedPhoto("/p/a\(k).jpg", to: a, in: old) } }
+            XCTAssertEqual(try logRows(old), 4, "schema 19: the pin's row, then one per photo")
+        }
+        let db = try PinDatabase(path: path)
+        XCTAssertEqual(db.schemaVersion, 20)
+        XCTAssertEqual(try logRows(db), 4, "kept")
+        XCTAssertEqual(try XCTUnwrap(db.pinChanges(since: 2)).pins.map(\.id), [a], "a position in the old log still reads")
+        try db.write { _ in for k in 3..<8 { try linkedPhoto("/p/a\(k).jpg", to: a, in: db) } }
+        XCTAssertEqual(try logRows(db), 5)
+        XCTAssertEqual(try XCTUnwrap(db.pinChanges(since: 4)).pins.first?.pin?.photoCount, 8)
     }
 }
