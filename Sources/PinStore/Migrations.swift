@@ -296,6 +296,8 @@ public enum Migrations {
         // a 100,000-file import logged a row per photo linked, about 90,000. Its rows are kept:
         // a reader's position stays good across the migration.
         Migration(version: 20, name: "pin change log once per write", sql: PinChangeLog.heldSchema),
+        // Schema 20's triggers failed inside the photos' upsert (`PinChangeLog.heldOnceSchema`).
+        Migration(version: 21, name: "pin change log without conflict clauses", sql: PinChangeLog.heldOnceSchema),
     ]
 
     /// Schema 11: the pins of Saved Places imported before become wanted, but for one with a

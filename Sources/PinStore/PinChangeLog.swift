@@ -95,6 +95,51 @@ public enum PinChangeLog {
                     WHERE OLD.location_id IS NOT NULL AND OLD.location_id IS NOT (SELECT id FROM locations WHERE rowid = OLD.pin); END;
         """
 
+    /// Schema 21: the same triggers, each naming a pin only when it is not held yet (`NOT
+    /// EXISTS`) instead of through `INSERT OR IGNORE`. SQLite gives a trigger's statements the
+    /// conflict policy of the statement that fired it when that one has its own: the photos'
+    /// upsert (`ON CONFLICT(path) DO UPDATE`, a photo read again) turned the IGNORE into an
+    /// error, and an import that read a changed sidecar failed with "UNIQUE constraint failed:
+    /// pin_changes_held.pin_id" (schema 20, c05f6c4). Outside a held write a named pin leaves the
+    /// table at once, so the same pin named twice by one trigger is kept out as schema 20 did.
+    static let heldOnceSchema: String = {
+        func held(_ id: String, from: String? = nil, where condition: String? = nil) -> String {
+            "INSERT INTO pin_changes_held (pin_id) SELECT \(id)" + (from.map { " FROM \($0)" } ?? "")
+                + " WHERE " + (condition.map { "(\($0)) AND " } ?? "")
+                + "\(id) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pin_changes_held h WHERE h.pin_id = \(id));"
+        }
+        func heldRow(_ row: String) -> String { held("l.id", from: "locations l", where: "l.rowid = \(row)") }
+        return """
+            DROP TRIGGER pin_changes_made;
+            DROP TRIGGER pin_changes_edited;
+            DROP TRIGGER pin_changes_removed;
+            DROP TRIGGER pin_changes_photo_made;
+            DROP TRIGGER pin_changes_photo_changed;
+            DROP TRIGGER pin_changes_photo_removed;
+            CREATE TRIGGER pin_changes_made AFTER INSERT ON locations
+                BEGIN \(held("NEW.id")) END;
+            CREATE TRIGGER pin_changes_edited AFTER UPDATE ON locations
+                WHEN NOT EXISTS (SELECT 1 FROM pin_changes_held WHERE pin_id = OLD.id) OR NOT EXISTS (SELECT 1 FROM pin_changes_held WHERE pin_id = NEW.id)
+                BEGIN \(held("OLD.id")) \(held("NEW.id", where: "NEW.id IS NOT OLD.id")) END;
+            CREATE TRIGGER pin_changes_removed AFTER DELETE ON locations
+                BEGIN \(held("OLD.id")) END;
+            CREATE TRIGGER pin_changes_photo_made AFTER INSERT ON photos
+                WHEN \(unheld("NEW.pin", "NEW.location_id"))
+                BEGIN \(heldRow("NEW.pin"))
+                    \(held("NEW.location_id", where: "NEW.location_id IS NOT (SELECT id FROM locations WHERE rowid = NEW.pin)")) END;
+            CREATE TRIGGER pin_changes_photo_changed AFTER UPDATE OF path, decision, utc_offset, location_id, pin ON photos
+                WHEN (OLD.pin IS NOT NEW.pin OR OLD.location_id IS NOT NEW.location_id
+                    OR (NEW.location_id IS NOT NULL AND (OLD.utc_offset IS NOT NEW.utc_offset OR OLD.decision IS NOT NEW.decision OR OLD.path IS NOT NEW.path)))
+                    AND (\(unheld("OLD.pin", "OLD.location_id")) OR \(unheld("NEW.pin", "NEW.location_id")))
+                BEGIN \(heldRow("OLD.pin")) \(held("l.id", from: "locations l", where: "l.rowid = NEW.pin AND NEW.pin IS NOT OLD.pin"))
+                    \(held("OLD.location_id")) \(held("NEW.location_id", where: "NEW.location_id IS NOT OLD.location_id")) END;
+            CREATE TRIGGER pin_changes_photo_removed AFTER DELETE ON photos
+                WHEN \(unheld("OLD.pin", "OLD.location_id"))
+                BEGIN \(heldRow("OLD.pin"))
+                    \(held("OLD.location_id", where: "OLD.location_id IS NOT (SELECT id FROM locations WHERE rowid = OLD.pin)")) END;
+            """
+    }()
+
     /// A photo trigger's condition (schema 20): the photo names a pin (by its row, `pin`, or by
     /// its id, `location_id`) that the current write does not hold yet. Checked before the
     /// trigger's body runs, so that a write's photos after the first of each pin run no

@@ -131,6 +131,35 @@ final class PinChangeLogTests: XCTestCase {
         XCTAssertFalse(changes.pins.contains { $0.id == c })
     }
 
+    /// A photo read again is an upsert (`ON CONFLICT(path) DO UPDATE`, as the import's), and
+    /// SQLite gives its conflict policy to the statements of the triggers it fires: schema 20's
+    /// `INSERT OR IGNORE` of a pin already held then failed ("UNIQUE constraint failed:
+    /// pin_changes_held.pin_id"), and so did every import that read a changed sidecar again. Both
+    /// photos' pins are named once, in a held write and in a plain one.
+    func testAPhotoReadAgainByAnUpsertWhileItsPinsAreHeldIsLogged() throws {
+        let a = try pin("Alpha", 45), b = try pin("Bravo", 46), c = try pin("Charlie", 47)
+        try db.write { _ in try linkedPhoto("/p/1.jpg", to: a) }
+        func upsert(_ path: String, to pin: UUID) throws {
+            try db.connection.run("""
+                INSERT INTO photos (path, size, mtime_ns, inode, decision, pin) VALUES (?, 2, 2, 2, 'distance', (SELECT rowid FROM locations WHERE id = ?))
+                ON CONFLICT(path) DO UPDATE SET size = excluded.size, decision = excluded.decision, pin = excluded.pin
+                """, [SQLValue.blob(Array(path.utf8)), pin.lowercasedText])
+        }
+        let s0 = try XCTUnwrap(db.pinSnapshot().seq)
+        try db.write { _ in
+            try linkedPhoto("/p/2.jpg", to: a)
+            try linkedPhoto("/p/3.jpg", to: b)
+            try upsert("/p/1.jpg", to: c)  // from Alpha, held, to Charlie, not yet: the trigger runs
+        }
+        let held = try XCTUnwrap(db.pinChanges(since: s0))
+        XCTAssertEqual(held.seq, s0 + 3, "Alpha, Bravo and Charlie, once each")
+        XCTAssertEqual(Dictionary(uniqueKeysWithValues: held.pins.map { ($0.id, $0.pin?.photoCount) }), [a: 1, b: 1, c: 1])
+        try upsert("/p/1.jpg", to: a)
+        let plain = try XCTUnwrap(db.pinChanges(since: held.seq))
+        XCTAssertEqual(Set(plain.pins.map(\.id)), [a, c], "outside a held write, each at once")
+        XCTAssertEqual(try db.connection.scalarInt("SELECT count(*) FROM pin_changes_held"), 0)
+    }
+
     /// A reader (another connection, as `pins serve` beside a nightly import) that read the log
     /// between two writes, or while one was under way (it reads the last commit), learns at the
     /// next commit of every pin that write changed: also the pin the log's newest row already
@@ -192,7 +221,7 @@ final class PinChangeLogTests: XCTestCase {
             XCTAssertEqual(try logRows(old), 4, "schema 19: the pin's row, then one per photo")
         }
         let db = try PinDatabase(path: path)
-        XCTAssertEqual(db.schemaVersion, 20)
+        XCTAssertEqual(db.schemaVersion, Migrations.latestVersion)
         XCTAssertEqual(try logRows(db), 4, "kept")
         XCTAssertEqual(try XCTUnwrap(db.pinChanges(since: 2)).pins.map(\.id), [a], "a position in the old log still reads")
         try db.write { _ in for k in 3..<8 { try linkedPhoto("/p/a\(k).jpg", to: a, in: db) } }
