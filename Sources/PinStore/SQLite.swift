@@ -290,7 +290,19 @@ final class Connection {
     static let statementJournalSpill: Bool = pins_statement_journal_spill(statementJournalSpillBytes) == SQLITE_OK
     static let statementJournalSpillBytes: Int32 = 4 << 20
 
+    /// SQLite's memory comes from glibc's malloc as before, but the few large blocks it frees
+    /// (1 to 16 MiB, at most two) are kept for its next large request. The statement journal
+    /// takes one chunk of `statementJournalSpillBytes` at a statement's first journaled page
+    /// and frees it at the statement's end, and every photo upsert of an import journals (an upsert may
+    /// have to be undone alone: with the triggers on `photos` dropped it still did); with glibc's
+    /// mmap threshold fixed at 128 KiB (`MallocTuning`) each chunk was an mmap, a page fault
+    /// per page written and a munmap: 117,282 of them in a 100,000-file import (strace of
+    /// scripts/bench-photo-links' import), with photo links the more pages each. Set before
+    /// SQLite initializes, like the spill.
+    static let memoryMethods: Bool = pins_sqlite_keep_large_blocks() == SQLITE_OK
+
     private static func open(_ name: String, flags: Int32, displayPath: String) throws -> OpaquePointer {
+        _ = memoryMethods
         _ = statementJournalSpill
         _ = SharedMemoryAllocation.installed
         var db: OpaquePointer?

@@ -1,5 +1,6 @@
 import XCTest
 import Foundation
+import CSupport
 @testable import PinStore
 @testable import PinCore
 
@@ -254,5 +255,31 @@ final class StatementJournalTests: XCTestCase {
         }
         XCTAssertEqual(during, before, "no statement journal file while the transaction was open")
         XCTAssertEqual(try db.connection.scalarInt("SELECT sum(x) FROM t"), 2_001_000)
+    }
+
+    /// SQLite's memory methods keep at most two freed blocks of 1 to 16 MiB (the statement
+    /// journal's 4 MiB chunk, taken and freed by every photo upsert of an import) for its next
+    /// large request, and nothing smaller (ImportPageFaultTests has what it saves an import).
+    func testSQLitesLargeBlocksServeItsNextLargeRequests() throws {
+        XCTAssertTrue(Connection.memoryMethods, "set before SQLite initialized")
+        let chunk = Int32(Connection.statementJournalSpillBytes) + 8
+        let first = try XCTUnwrap(pins_sqlite_malloc(chunk)), second = try XCTUnwrap(pins_sqlite_malloc(chunk))
+        let third = try XCTUnwrap(pins_sqlite_malloc(chunk))
+        pins_sqlite_free(first)
+        pins_sqlite_free(second)
+        pins_sqlite_free(third)  // a third is given back to glibc
+        let again = [try XCTUnwrap(pins_sqlite_malloc(chunk)), try XCTUnwrap(pins_sqlite_malloc(1 << 20))]
+        XCTAssertEqual(Set(again), Set([first, second]), "the two kept blocks serve the next two large requests")
+        XCTAssertGreaterThanOrEqual(pins_sqlite_size(again[1]), 1 << 20)
+        again.forEach(pins_sqlite_free)
+        let small = try XCTUnwrap(pins_sqlite_malloc(4096))
+        pins_sqlite_free(small)
+        let large = try XCTUnwrap(pins_sqlite_malloc(64 << 20))
+        XCTAssertFalse([first, second].contains(large), "a request over 16 MiB is glibc's")
+        XCTAssertGreaterThanOrEqual(pins_sqlite_size(large), 64 << 20)
+        pins_sqlite_free(large)
+        let kept = [try XCTUnwrap(pins_sqlite_malloc(chunk)), try XCTUnwrap(pins_sqlite_malloc(chunk))]
+        XCTAssertEqual(Set(kept), Set([first, second]))
+        kept.forEach(pins_sqlite_free)
     }
 }
