@@ -48,6 +48,9 @@ public struct SidecarRun: Sendable {
     public var runID: Int64?
     public var dryRun: Bool
     public var outcomes: [SidecarOutcome] = []
+    /// pins' own temporaries that killed runs left in the folders written, removed
+    /// (`SidecarFolder.removeLeftoverTemporaries`).
+    public var leftoversRemoved = 0
 
     public func count(_ action: SidecarOutcome.Action) -> Int { outcomes.lazy.filter { $0.action == action }.count }
     public var conflicts: Int { outcomes.lazy.filter { !$0.conflicts.isEmpty }.count }
@@ -57,7 +60,9 @@ extension PinApp {
     /// Writes an XMP sidecar with its position and place beside each photo pins placed (or,
     /// `all`, each with a position), adding to an existing sidecar only what it lacks. Each
     /// file is recorded (bytes before and after) before it is written, as run N of `pins runs`,
-    /// so that `runs undo N` takes it back. Holds the run lock: no import meanwhile.
+    /// so that `runs undo N` takes it back. Holds the run lock: no import meanwhile. In the
+    /// folder of each photo (not in a dry run), first removes the temporaries a killed run of
+    /// pins left there.
     public func writeSidecars(_ options: SidecarOptions) throws -> SidecarRun {
         var run = SidecarRun(runID: nil, dryRun: options.dryRun)
         let lock = options.dryRun ? nil : try RunLock(databasePath: databasePath)
@@ -86,7 +91,10 @@ extension PinApp {
                 defer { opened.close() }
                 let siblings = ImportPipeline.sidecarNames(inOpenFolder: opened.fd)
                 var planned = batch.map { Self.plan($0, in: opened, siblings: siblings, place: place($0.coordinate)) }
-                if !options.dryRun { try write(&planned, in: opened, db, run: &run.runID, all: options.all) }
+                if !options.dryRun {
+                    run.leftoversRemoved += opened.removeLeftoverTemporaries()
+                    try write(&planned, in: opened, db, run: &run.runID, all: options.all)
+                }
                 run.outcomes += planned.map(\.outcome)
             }
         }
