@@ -179,9 +179,13 @@ extension PinApp {
 extension PinApp {
     /// Takes back the files run `run` wrote: a file still as the run left it is removed (the
     /// run created it) or given back byte for byte; one changed since is left as it is. Each
-    /// file done is forgotten by the run; one that could not be done stays recorded.
-    static func undoFiles(_ writes: [RunFileWrite], run: Int64, dryRun: Bool, _ db: PinDatabase) throws -> [UndoneFile] {
+    /// file done is forgotten by the run; one that could not be done stays recorded. In each
+    /// folder (not in a dry run), first removes the temporaries a killed run of pins left there
+    /// (`SidecarFolder.removeLeftoverTemporaries`): how many, with the files.
+    static func undoFiles(_ writes: [RunFileWrite], run: Int64, dryRun: Bool, _ db: PinDatabase) throws
+        -> (files: [UndoneFile], leftoversRemoved: Int) {
         var result: [UndoneFile] = [], removed: [RawPath] = []
+        var swept: Set<RawPath> = [], leftovers = 0
         for write in writes {
             let folder: SidecarFolder
             switch SidecarFolder.open(holding: write.path) {
@@ -191,6 +195,7 @@ extension PinApp {
             case .success(let opened): folder = opened
             }
             defer { folder.close() }
+            if !dryRun, swept.insert(folder.path).inserted { leftovers += folder.removeLeftoverTemporaries() }
             result.append(undoFile(write, in: folder, dryRun: dryRun))
             if result.last!.action == .removed { removed.append(write.path) }
         }
@@ -198,7 +203,7 @@ extension PinApp {
             try db.forgetRemovedSidecars(removed)
             try db.forgetFileWrites(run: run, result.filter { $0.action != .failed }.map(\.path))
         }
-        return result
+        return (result, leftovers)
     }
 
     private static func undoFile(_ write: RunFileWrite, in folder: SidecarFolder, dryRun: Bool) -> UndoneFile {

@@ -295,8 +295,20 @@ final class SidecarWritingTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: outside, encoding: .utf8), "not pins'")
         let again = try CLI.run(["sidecars", "--json", "--db", db])
         XCTAssertEqual(again.status, 0, again.stderr)
-        let counts = try XCTUnwrap((CLI.json(again.stdout) as? [String: Any])?["counts"] as? [String: Any])
-        XCTAssertEqual(counts["leftoverTemporariesRemoved"] as? Int, 0)
+        let report = try XCTUnwrap(CLI.json(again.stdout) as? [String: Any])
+        XCTAssertEqual((report["counts"] as? [String: Any])?["leftoverTemporariesRemoved"] as? Int, 0)
+
+        // Its undo writes in the folder too: a leftover made since is removed, the others stay.
+        try make(".pins-1111111111111111.tmp", age: old)
+        let run = try XCTUnwrap(r.stdout.firstMatch(of: /This is run (\d+)/)?.1)
+        let dryUndo = try CLI.run(["runs", "undo", String(run), "--dry-run", "--json", "--db", db])
+        XCTAssertEqual(dryUndo.status, 0, dryUndo.stderr)
+        XCTAssertEqual((try CLI.json(dryUndo.stdout) as? [String: Any])?["leftoverTemporariesRemoved"] as? Int, 0)
+        let undo = try CLI.run(["runs", "undo", String(run), "--db", db])
+        XCTAssertEqual(undo.status, 0, undo.stdout + undo.stderr)
+        XCTAssertTrue(undo.stdout.hasSuffix("\nRemoved 1 temporary file an interrupted run of pins left (.pins-*.tmp, over an hour old).\n"),
+                      undo.stdout)
+        XCTAssertEqual(try temporaries(), before.subtracting([".pins-0123456789abcdef.tmp"]))
     }
 
     func testASymbolicLinkIsNeverFollowedOut() throws {
