@@ -78,6 +78,12 @@ final class MigratedCopies: @unchecked Sendable {
         return try Connection(readingCopy: copy, displayPath: file.path)
     }
 
+    /// Drops the copy of the file at `path`, if any (it is freed when its last reader closes):
+    /// the file is of the current schema now, migrated by a write, and read as it is.
+    func forget(_ path: String) {
+        lock.withLock { _ = copies.removeValue(forKey: path) }
+    }
+
     /// `file` copied into memory, migrated there, and serialized.
     private static func make(from file: Connection, source: SourceFileState?) throws -> MigratedCopy {
         let memory = try Connection(inMemoryCopyOf: file)

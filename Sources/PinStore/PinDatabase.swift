@@ -53,6 +53,7 @@ public final class PinDatabase: TransactionRunner {
         do {
             let version = try Migrations.currentVersion(of: file)
             if version == Migrations.latestVersion {
+                MigratedCopies.shared.forget(path)
                 connection = file
                 gate = nil
                 readsACopy = false

@@ -77,5 +77,14 @@ final class MigratedCopyTests: XCTestCase {
         XCTAssertEqual(rename(other, path), 0)
         XCTAssertFalse(try PinDatabase(readOnlyPath: path).connection.sharedCopy === d.connection.sharedCopy)
         XCTAssertEqual(MigratedCopies.shared.made, made + 3)
+
+        // Once a write has migrated the file, it is read as it is and the last copy is freed.
+        weak var last = try PinDatabase(readOnlyPath: path).connection.sharedCopy
+        XCTAssertNotNil(last)
+        _ = try PinDatabase(path: path)
+        let current = try PinDatabase(readOnlyPath: path)
+        XCTAssertFalse(current.readsACopy)
+        XCTAssertEqual(try Self.titles(current), ["Lille"])
+        XCTAssertNil(last, "the copy of a file now migrated is freed")
     }
 }
