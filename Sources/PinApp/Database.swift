@@ -43,10 +43,11 @@ extension PinApp {
 
     /// For a long-lived writer (`pins serve`): a database of an older schema is migrated now,
     /// once, as the first write would migrate it (each migration a transaction of its own).
-    /// Until then every read opens a migrated copy in memory (the whole file, tens of MB at
-    /// 100,000 pins) and the change log is the copy's, so every request would read every pin.
+    /// Until then reads go through a migrated copy in memory (the whole file, tens of MB at
+    /// 100,000 pins, made again each time the file changes) and the change log is the copy's,
+    /// so every request reads every pin.
     /// Returns what the person should know when the file cannot be migrated (read-only, held
-    /// by a repair, damaged): reads then go on through copies, as before; nil otherwise.
+    /// by a repair, damaged): reads then go on through the copy; nil otherwise.
     public func migrateOlderSchema() -> String? {
         guard databaseExists else { return nil }
         do {
@@ -55,7 +56,7 @@ extension PinApp {
             return nil
         } catch {
             return "the database \(databasePath) has an older schema and could not be brought up to date (\(error)): "
-                + "each request reads a copy of it in memory until a write succeeds"
+                + "requests read a migrated copy of it in memory, made again when the file changes, until a write succeeds"
         }
     }
 

@@ -52,7 +52,7 @@ extension PinApp {
                 // The files first: a run that is not there is the store's error, below.
                 let files = try Self.undoFiles(try db.fileWrites(ofRun: id), run: id, dryRun: dryRun, db)
                 var result = try db.undoRun(id, service: LocationService(creation: try self.lazyCreationService()), dryRun: dryRun)
-                result.files = files
+                (result.files, result.leftoversRemoved) = files
                 return result
             } catch let error as RunUndoError {
                 throw AppFailure(error.description)

@@ -105,6 +105,53 @@ struct SidecarFolder {
         throw Failure(description: Self.refusal(EEXIST))
     }
 
+    /// Whether `name` is one of pins' own temporaries, as `createTemporary` names them exactly:
+    /// `.pins-`, 16 lowercase hexadecimal digits, `.tmp`.
+    static func isTemporaryName(_ name: [UInt8]) -> Bool {
+        name.count == 26 && name.starts(with: Array(".pins-".utf8)) && name.suffix(4).elementsEqual(".tmp".utf8)
+            && name[6..<22].allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// How long ago (by mtime) a temporary of pins must have been written before a later run
+    /// removes it as a killed run's leftover: one hour. A temporary lives from its create to its
+    /// rename: one sidecar written (8 MiB at most), synced, renamed, seconds at the most even on
+    /// a slow network share, and its mtime is its last write. An hour is far beyond that, for any
+    /// pins still running, whatever its database (the run lock is one database's, so another
+    /// pins may write in the same folder), and beyond the clock difference of a file server
+    /// that sets the mtime; waiting costs only that a leftover stays until a run after that hour.
+    static let leftoverSeconds = 3600
+
+    /// Removes pins' own temporaries in the folder (`isTemporaryName`) that a killed run left:
+    /// regular files (not through a link) written more than `leftoverSeconds` before `now`;
+    /// nothing else. The number removed.
+    func removeLeftoverTemporaries(now: time_t = time(nil)) -> Int {
+        let copy = dup(fd)
+        guard copy >= 0 else { return 0 }
+        guard let dir = fdopendir(copy) else {
+            Glibc.close(copy)
+            return 0
+        }
+        // A dup shares the folder's read position, which an earlier listing left at its end.
+        rewinddir(dir)
+        var names: [[UInt8]] = []
+        while let entry = readdir(dir) {
+            let name: [UInt8] = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                return Array(bytes[0..<(bytes.firstIndex(of: 0) ?? bytes.count)])
+            }
+            if Self.isTemporaryName(name) { names.append(name) }
+        }
+        closedir(dir)
+        var removed = 0
+        for name in names {
+            guard let st = status(name), st.st_mode & S_IFMT == S_IFREG,
+                  st.st_mtim.tv_sec < now - Self.leftoverSeconds else { continue }
+            if RawPath(bytes: name).withCString({ unlinkat(fd, $0, 0) }) == 0 { removed += 1 }
+        }
+        if removed > 0 { fsync(fd) }
+        return removed
+    }
+
     /// Removes the file `name` (not a folder, not through a link: unlinkat removes the entry).
     func remove(_ name: [UInt8]) throws(Failure) {
         guard RawPath(bytes: name).withCString({ unlinkat(fd, $0, 0) }) == 0 else { throw Failure(description: Self.refusal(errno)) }

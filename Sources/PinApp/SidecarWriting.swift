@@ -48,6 +48,9 @@ public struct SidecarRun: Sendable {
     public var runID: Int64?
     public var dryRun: Bool
     public var outcomes: [SidecarOutcome] = []
+    /// pins' own temporaries that killed runs left in the folders written, removed
+    /// (`SidecarFolder.removeLeftoverTemporaries`).
+    public var leftoversRemoved = 0
 
     public func count(_ action: SidecarOutcome.Action) -> Int { outcomes.lazy.filter { $0.action == action }.count }
     public var conflicts: Int { outcomes.lazy.filter { !$0.conflicts.isEmpty }.count }
@@ -57,7 +60,9 @@ extension PinApp {
     /// Writes an XMP sidecar with its position and place beside each photo pins placed (or,
     /// `all`, each with a position), adding to an existing sidecar only what it lacks. Each
     /// file is recorded (bytes before and after) before it is written, as run N of `pins runs`,
-    /// so that `runs undo N` takes it back. Holds the run lock: no import meanwhile.
+    /// so that `runs undo N` takes it back. Holds the run lock: no import meanwhile. In the
+    /// folder of each photo (not in a dry run), first removes the temporaries a killed run of
+    /// pins left there.
     public func writeSidecars(_ options: SidecarOptions) throws -> SidecarRun {
         var run = SidecarRun(runID: nil, dryRun: options.dryRun)
         let lock = options.dryRun ? nil : try RunLock(databasePath: databasePath)
@@ -86,7 +91,10 @@ extension PinApp {
                 defer { opened.close() }
                 let siblings = ImportPipeline.sidecarNames(inOpenFolder: opened.fd)
                 var planned = batch.map { Self.plan($0, in: opened, siblings: siblings, place: place($0.coordinate)) }
-                if !options.dryRun { try write(&planned, in: opened, db, run: &run.runID, all: options.all) }
+                if !options.dryRun {
+                    run.leftoversRemoved += opened.removeLeftoverTemporaries()
+                    try write(&planned, in: opened, db, run: &run.runID, all: options.all)
+                }
                 run.outcomes += planned.map(\.outcome)
             }
         }
@@ -171,9 +179,13 @@ extension PinApp {
 extension PinApp {
     /// Takes back the files run `run` wrote: a file still as the run left it is removed (the
     /// run created it) or given back byte for byte; one changed since is left as it is. Each
-    /// file done is forgotten by the run; one that could not be done stays recorded.
-    static func undoFiles(_ writes: [RunFileWrite], run: Int64, dryRun: Bool, _ db: PinDatabase) throws -> [UndoneFile] {
+    /// file done is forgotten by the run; one that could not be done stays recorded. In each
+    /// folder (not in a dry run), first removes the temporaries a killed run of pins left there
+    /// (`SidecarFolder.removeLeftoverTemporaries`): how many, with the files.
+    static func undoFiles(_ writes: [RunFileWrite], run: Int64, dryRun: Bool, _ db: PinDatabase) throws
+        -> (files: [UndoneFile], leftoversRemoved: Int) {
         var result: [UndoneFile] = [], removed: [RawPath] = []
+        var swept: Set<RawPath> = [], leftovers = 0
         for write in writes {
             let folder: SidecarFolder
             switch SidecarFolder.open(holding: write.path) {
@@ -183,6 +195,7 @@ extension PinApp {
             case .success(let opened): folder = opened
             }
             defer { folder.close() }
+            if !dryRun, swept.insert(folder.path).inserted { leftovers += folder.removeLeftoverTemporaries() }
             result.append(undoFile(write, in: folder, dryRun: dryRun))
             if result.last!.action == .removed { removed.append(write.path) }
         }
@@ -190,7 +203,7 @@ extension PinApp {
             try db.forgetRemovedSidecars(removed)
             try db.forgetFileWrites(run: run, result.filter { $0.action != .failed }.map(\.path))
         }
-        return result
+        return (result, leftovers)
     }
 
     private static func undoFile(_ write: RunFileWrite, in folder: SidecarFolder, dryRun: Bool) -> UndoneFile {

@@ -69,10 +69,12 @@ public final class XMLPullParser {
     /// The current start tag's attributes, as offsets from `mark` (the tag's '<').
     private struct Span { var name: Range<Int>; var value: Range<Int>; var entities: Bool }
     private var spans: [Span] = []
-    /// The current text event's bytes `[textRange)` of the window, and how to read them.
+    /// The current text event's bytes `[textRange)` of the window, and how to read them: a CDATA
+    /// section's or not, and whether they hold something `decodeText` changes (a CR, or a
+    /// reference outside CDATA) or can be read as written.
     private var textRange = 0..<0
     private var textIsCDATA = false
-    private var textHasEntities = false
+    private var textNeedsDecoding = false
     private var scratch: [UInt8] = []
     private var textCopy = ByteStack()
     private var pendingEnd = false
@@ -174,9 +176,21 @@ public final class XMLPullParser {
 
     /// The current text event's characters (empty at other events).
     public var text: String {
-        let b = window.base + textRange.lowerBound
-        if textIsCDATA { return String(decoding: UnsafeBufferPointer(start: b, count: textRange.count), as: UTF8.self) }
-        return XMLPullParser.decode(b, count: textRange.count, entities: textHasEntities)
+        let b = UnsafeBufferPointer(start: window.base + textRange.lowerBound, count: textRange.count)
+        if !textNeedsDecoding { return String(decoding: b, as: UTF8.self) }
+        var out: [UInt8] = []
+        decodeText(b, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The current text event's characters as `text` gives them, appended to `out`: line ends
+    /// normalised (XML 1.0 section 2.11), and outside CDATA references resolved.
+    private func decodeText(_ b: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        if textIsCDATA {
+            XMLReferences.normaliseLineEnds(b, into: &out)
+        } else {
+            _ = XMLReferences.decode(b, attribute: false, unresolved: .keep, into: &out)
+        }
     }
 
     private func fail(_ reason: String, at index: Int? = nil) -> FormatError {
@@ -300,7 +314,7 @@ public final class XMLPullParser {
         if !spans.isEmpty { spans.removeAll(keepingCapacity: true) }
         textRange = 0..<0
         textIsCDATA = false
-        textHasEntities = false
+        textNeedsDecoding = false
     }
 
     /// The first event: a UTF-8 byte order mark is not content.
@@ -324,6 +338,7 @@ public final class XMLPullParser {
             try skip(past: "]]>", inside: "a CDATA section")
             textRange = (mark + contentStart)..<(pos - 3)
             textIsCDATA = true
+            textNeedsDecoding = memchr(window.base + textRange.lowerBound, 0x0D, textRange.count) != nil
             return true
         }
         if try startsWith("<!DOCTYPE") {
@@ -337,7 +352,7 @@ public final class XMLPullParser {
     /// Character data from `pos` up to the next '<': true when it is a text event, false when it
     /// was white space outside the root (skipped).
     private func characterData() throws -> Bool {
-        var hasEntity = false
+        var needsDecoding = false
         while true {
             guard try fill(1) else { break }
             let base = window.base
@@ -346,7 +361,7 @@ public final class XMLPullParser {
             while p < end {
                 let c = base[p]
                 if c == 0x3C { break }
-                if c == 0x26 { hasEntity = true }
+                if c == 0x26 || c == 0x0D { needsDecoding = true }
                 p += 1
             }
             pos = p
@@ -361,7 +376,7 @@ public final class XMLPullParser {
         }
         textRange = mark..<pos
         textIsCDATA = false
-        textHasEntities = hasEntity
+        textNeedsDecoding = needsDecoding
         return true
     }
 
@@ -491,9 +506,10 @@ public final class XMLPullParser {
         }
     }
 
-    /// Text with the predefined entities and character references resolved, an unknown or
-    /// malformed reference kept as written; an attribute's white space characters become spaces
-    /// (`XMLReferences`, shared with XMP's reader).
+    /// Text with its line ends normalised and the predefined entities and character references
+    /// resolved, an unknown or malformed reference kept as written; an attribute's white space
+    /// characters become spaces (`XMLReferences`, shared with XMP's reader). `entities` false:
+    /// the bytes hold no `&` (and, for text, no CR).
     static func decode(_ b: UnsafePointer<UInt8>, count n: Int, entities: Bool, attribute: Bool = false) -> String {
         if !entities && !attribute { return String(decoding: UnsafeBufferPointer(start: b, count: n), as: UTF8.self) }
         var out: [UInt8] = []
@@ -529,7 +545,7 @@ public final class XMLPullParser {
         let d = depth
         textCopy.truncate(0)
         var runs = 0
-        // The one run as written is in `textCopy`; with entities, decoded in `scratch`.
+        // The one run as written is in `textCopy`; one that needs decoding, decoded in `scratch`.
         var written = true
         var joined = ""
         loop: while let e = try next() {
@@ -539,12 +555,12 @@ public final class XMLPullParser {
                 if runs == 2 { joined = written ? String(decoding: textCopy.buffer, as: UTF8.self) : String(decoding: scratch, as: UTF8.self) }
                 if runs >= 2 { joined += text; continue }
                 let b = window.base + textRange.lowerBound
-                if textIsCDATA || !textHasEntities {
+                if !textNeedsDecoding {
                     textCopy.append(b, count: textRange.count)
                 } else {
                     written = false
                     if !scratch.isEmpty { scratch.removeAll(keepingCapacity: true) }
-                    XMLPullParser.decode(b, count: textRange.count, entities: true, attribute: false, into: &scratch)
+                    decodeText(UnsafeBufferPointer(start: b, count: textRange.count), into: &scratch)
                 }
             case .endElement where depth < d: break loop
             default: break

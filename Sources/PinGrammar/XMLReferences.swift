@@ -3,8 +3,10 @@
 /// the five predefined entities `&lt;` `&gt;` `&amp;` `&quot;` `&apos;` (section 4.6) and the
 /// character references `&#` digits `;` and `&#x` hexadecimal digits `;` (section 4.1: a
 /// lowercase `x`, no sign, no space), whose value must be an XML character (section 2.2: tab,
-/// LF, CR, U+0020 to U+D7FF, U+E000 to U+FFFD, U+10000 to U+10FFFF). In an attribute value a
-/// tab, LF or CR as written becomes a space (section 3.3.3); one written as a reference stays.
+/// LF, CR, U+0020 to U+D7FF, U+E000 to U+FFFD, U+10000 to U+10FFFF). Line ends as written are
+/// normalised first (section 2.11: CR LF and a lone CR become LF); then in an attribute value a
+/// tab or LF as written becomes a space (section 3.3.3), so CR LF gives one space, not two. A
+/// tab, LF or CR written as a reference (`&#13;`) stays that character in text and attributes.
 ///
 /// Anything else after `&` is a well-formedness error. The variants are what a reader does
 /// then: XMP's reader refuses the packet (`.fail`), the track and place readers keep the bytes
@@ -19,15 +21,22 @@ public enum XMLReferences {
         public let reason: String
     }
 
-    /// `b` with its references resolved (and, for an `attribute`, its white space normalised),
-    /// appended to `out`. With `.fail`, the first reference that cannot be resolved stops it
-    /// and is returned (`out` then holds what came before); with `.keep`, it is copied as written.
+    /// `b` with its line ends normalised and its references resolved (and, for an `attribute`,
+    /// its white space normalised), appended to `out`. With `.fail`, the first reference that
+    /// cannot be resolved stops it and is returned (`out` then holds what came before); with
+    /// `.keep`, it is copied as written.
     public static func decode(_ b: UnsafeBufferPointer<UInt8>, attribute: Bool, unresolved: Unresolved,
                               into out: inout [UInt8]) -> Problem? {
         out.reserveCapacity(out.count + b.count)
         var i = 0
         while i < b.count {
             let c = b[i]
+            if c == 0x0D {
+                // CR LF or a lone CR: one line end, LF (a space in an attribute value).
+                out.append(attribute ? 0x20 : 0x0A)
+                i += i + 1 < b.count && b[i + 1] == 0x0A ? 2 : 1
+                continue
+            }
             if c != 0x26 {
                 out.append(attribute && (c == 0x0A || c == 0x0D || c == 0x09) ? 0x20 : c)
                 i += 1
@@ -45,6 +54,18 @@ public enum XMLReferences {
             }
         }
         return nil
+    }
+
+    /// `b` with its line ends normalised (section 2.11: CR LF and a lone CR become LF) and nothing
+    /// else, appended to `out`: a CDATA section's characters, where `&` is no reference.
+    public static func normaliseLineEnds(_ b: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        out.reserveCapacity(out.count + b.count)
+        var i = 0
+        while i < b.count {
+            let c = b[i]
+            out.append(c == 0x0D ? 0x0A : c)
+            i += c == 0x0D && i + 1 < b.count && b[i + 1] == 0x0A ? 2 : 1
+        }
     }
 
     /// `decode` as a String (with `.fail`, the problem thrown).
@@ -125,8 +146,9 @@ public enum XMLReferences {
     public enum NotXML: Sendable { case drop, replace }
 
     /// `text` as XML text or a quoted attribute value (either quote): the writing side of
-    /// `decode`. `&`, `<`, `>`, `"` and `'` become the predefined entities (section 4.6); a
-    /// character XML does not allow goes as `notXML` says.
+    /// `decode`. `&`, `<`, `>`, `"` and `'` become the predefined entities (section 4.6), a CR
+    /// `&#13;` (written as it is, a reader reads it as LF: section 2.11); a character XML does
+    /// not allow goes as `notXML` says.
     public static func escaped(_ text: String, notXML: NotXML) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
@@ -137,6 +159,7 @@ public enum XMLReferences {
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&apos;"
+            case "\r": out += "&#13;"
             case _ where isXMLCharacter(scalar.value): out.unicodeScalars.append(scalar)
             default: if notXML == .replace { out += "\u{FFFD}" }
             }

@@ -105,7 +105,7 @@ struct XMLScanner {
                 guard !open.isEmpty else { throw fail("CDATA outside the root element") }
                 i += 9
                 let content = try skip(past: "]]>", what: "CDATA section")
-                handler.text(String(decoding: s[content], as: UTF8.self))
+                handler.text(Self.cdata(s[content]))
             } else if starts("<!") {
                 throw fail("DOCTYPE or declaration not allowed in XMP")
             } else if starts("</") {
@@ -255,10 +255,11 @@ struct XMLScanner {
         scope.last(where: { $0.prefix == prefix })?.uri
     }
 
-    /// Text (or, `attribute`, an attribute value) with its references resolved
-    /// (`XMLReferences`, shared with the track readers' parser); one that cannot be is an error.
+    /// Text (or, `attribute`, an attribute value) with its line ends normalised and its
+    /// references resolved (`XMLReferences`, shared with the track readers' parser); one that
+    /// cannot be is an error.
     static func decodeEntities(_ bytes: ArraySlice<UInt8>, at offset: Int, attribute: Bool = false) throws -> String {
-        if !bytes.contains(where: { $0 == 0x26 || (attribute && ($0 == 0x0A || $0 == 0x0D || $0 == 0x09)) }) {
+        if !bytes.contains(where: { $0 == 0x26 || $0 == 0x0D || (attribute && ($0 == 0x0A || $0 == 0x09)) }) {
             return String(decoding: bytes, as: UTF8.self)
         }
         var out: [UInt8] = []
@@ -266,6 +267,14 @@ struct XMLScanner {
             XMLReferences.decode($0, attribute: attribute, unresolved: .fail, into: &out)
         }
         if let problem { throw SyntaxError(offset: offset + problem.offset, reason: problem.reason) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A CDATA section's characters: its line ends normalised (XML 1.0 section 2.11), nothing else.
+    static func cdata(_ bytes: ArraySlice<UInt8>) -> String {
+        guard bytes.contains(0x0D) else { return String(decoding: bytes, as: UTF8.self) }
+        var out: [UInt8] = []
+        bytes.withUnsafeBufferPointer { XMLReferences.normaliseLineEnds($0, into: &out) }
         return String(decoding: out, as: UTF8.self)
     }
 }

@@ -7,8 +7,9 @@ public final class PinDatabase: TransactionRunner {
     let connection: Connection
     /// Held while open for writing: a repair waits for it, and it for a repair.
     private let gate: WriterGate?
-    /// Opened for reading an older schema: the file's copy in memory, migrated there (its
-    /// change log is the copy's own, not the file's).
+    /// Opened for reading an older schema: the file's copy in memory, migrated there, shared by
+    /// the readers of this process while the file is unchanged (`MigratedCopies`; its change
+    /// log is the copy's own, not the file's).
     let readsACopy: Bool
     /// Whether the file's change log holds a write's changed pins until its end (schema 20,
     /// `PinChangeLog.heldSchema`); false for a file kept at an older schema (tests) or read only.
@@ -44,13 +45,15 @@ public final class PinDatabase: TransactionRunner {
     /// no WAL file (a cleanly closed database), a plain read-only open otherwise.
     ///
     /// A file whose schema is older than this pins (or empty: zero bytes) is copied into memory
-    /// and migrated there, so reading it never writes to it.
+    /// and migrated there, so reading it never writes to it; the copy is made once and read by
+    /// every open of the file until the file changes (`MigratedCopies`).
     public init(readOnlyPath path: String) throws {
         GuardedFiles.guardDatabase(at: path)
         let file = try Self.openForReading(path)
         do {
             let version = try Migrations.currentVersion(of: file)
             if version == Migrations.latestVersion {
+                MigratedCopies.shared.forget(path)
                 connection = file
                 gate = nil
                 readsACopy = false
@@ -61,9 +64,7 @@ public final class PinDatabase: TransactionRunner {
                 throw Migrations.MigrationError.newerSchema(found: version, known: Migrations.latestVersion, path: path)
             }
             try Self.refuseForeignDatabase(file)
-            let memory = try Connection(inMemoryCopyOf: file)
-            try Migrations.migrate(memory)
-            connection = memory
+            connection = try MigratedCopies.shared.reader(of: path, file: file)
             gate = nil
             readsACopy = true
             holdsPinChanges = false
@@ -72,8 +73,8 @@ public final class PinDatabase: TransactionRunner {
         }
     }
 
-    /// True when the file at `path` has a schema older than this pins (a reader would copy it
-    /// into memory at each open): read without writing a byte and without copying it.
+    /// True when the file at `path` has a schema older than this pins (a reader would read a
+    /// migrated copy of it in memory): read without writing a byte and without copying it.
     public static func hasOlderSchema(path: String) throws -> Bool {
         GuardedFiles.guardDatabase(at: path)
         return try Migrations.currentVersion(of: openForReading(path)) < Migrations.latestVersion

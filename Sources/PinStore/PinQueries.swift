@@ -72,6 +72,8 @@ public struct RunUndoResult: Sendable {
     public var changedSince: [Location] = []
     /// The files the run wrote beside the photos (`pins sidecars`), and what became of each.
     public var files: [UndoneFile] = []
+    /// pins' own temporaries that killed runs left in the folders of those files, removed.
+    public var leftoversRemoved = 0
 }
 
 /// How a photo's decision says it marked a wanted pin visited (the end of its detail, after

@@ -214,6 +214,8 @@ final class Connection {
     /// that takes back a pin takes its entry too; a delete drops its pin's (`forgetPinRow`).
     private var pinRows: [UUID: Int64] = [:]
     private var inWriteTransaction = false
+    /// The migrated copy this connection reads (`init(readingCopy:)`): its bytes live as long.
+    private(set) var sharedCopy: MigratedCopy?
 
     /// Opens (creating when `create`) the file; `readOnly` never writes a byte.
     init(path: String, readOnly: Bool = false, create: Bool = true) throws {
@@ -275,6 +277,16 @@ final class Connection {
         sqlite3_backup_finish(backup)
         guard rc == SQLITE_DONE else { throw source.storageError(SQLiteError(code: rc, message: String(cString: sqlite3_errstr(rc)), sql: nil)) }
         try execute("PRAGMA foreign_keys = ON")
+    }
+
+    /// A read-only connection to `copy`'s bytes, shared with its other readers, not copied
+    /// (sqlite3_deserialize, read-only, freed by `copy` and not by SQLite).
+    init(readingCopy copy: MigratedCopy, displayPath: String) throws {
+        self.handle = try Self.open(":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, displayPath: displayPath)
+        self.path = displayPath
+        sharedCopy = copy
+        let rc = sqlite3_deserialize(handle, "main", copy.bytes, copy.count, copy.count, UInt32(SQLITE_DESERIALIZE_READONLY))
+        guard rc == SQLITE_OK else { throw error(rc, nil) }
     }
 
     /// A statement's journal (the pages it changes that its transaction had changed already, so

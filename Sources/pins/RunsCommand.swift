@@ -106,7 +106,7 @@ private func runsUndo(_ id: Int64, _ args: ParsedArguments) throws {
         Out.print(Out.json(["run": id, "dryRun": dryRun, "removed": result.removed.map(locationJSON),
                             "kept": result.kept.map(locationJSON), "wantedAgain": result.wantedAgain.map(locationJSON),
                             "restored": result.restored.map(locationJSON), "changedSince": result.changedSince.map(locationJSON),
-                            "forgottenPhotos": result.forgottenPhotos].merging(undoneFilesJSON(result.files)) { a, _ in a }))
+                            "forgottenPhotos": result.forgottenPhotos].merging(undoneFilesJSON(result.files, leftoversRemoved: result.leftoversRemoved)) { a, _ in a }))
         return
     }
     func pins(_ list: [Location]) -> String {
@@ -134,6 +134,9 @@ private func runsUndo(_ id: Int64, _ args: ParsedArguments) throws {
         text += "\n\(dryRun ? "Would forget" : "Forgot") \(count(result.forgottenPhotos, "photo decision")): the next import decides those photos again."
     }
     text += undoneFilesText(result.files, dryRun: dryRun)
+    if result.leftoversRemoved > 0 {
+        text += "\nRemoved \(count(result.leftoversRemoved, "temporary file")) an interrupted run of pins left (.pins-*.tmp, over an hour old)."
+    }
     Out.print(text)
     let failed = result.files.filter { $0.action == .failed }
     if !failed.isEmpty {
@@ -142,11 +145,13 @@ private func runsUndo(_ id: Int64, _ args: ParsedArguments) throws {
     }
 }
 
-/// The files a run wrote (`pins sidecars`), for the JSON of its undo: none for an import, so
-/// an import's undo prints what it printed before.
-private func undoneFilesJSON(_ files: [UndoneFile]) -> [String: Any] {
+/// The files a run wrote (`pins sidecars`), and the leftover temporaries removed in their
+/// folders, for the JSON of its undo: none for an import, so an import's undo prints what it
+/// printed before.
+private func undoneFilesJSON(_ files: [UndoneFile], leftoversRemoved: Int) -> [String: Any] {
     guard !files.isEmpty else { return [:] }
-    return ["files": files.map { ["path": $0.path.description, "action": $0.action.rawValue, "problem": orNull($0.problem)] as [String: Any] }]
+    return ["files": files.map { ["path": $0.path.description, "action": $0.action.rawValue, "problem": orNull($0.problem)] as [String: Any] },
+            "leftoverTemporariesRemoved": leftoversRemoved]
 }
 
 private func undoneFilesText(_ files: [UndoneFile], dryRun: Bool) -> String {

@@ -23,7 +23,8 @@ let sidecarsSpec = CommandSpec(
         A sidecar that is there is never replaced: pins adds only the properties it lacks, and
         keeps every other byte; a value it holds that differs from pins' stays, and is listed.
         A sidecar that is a symbolic link, or whose folder has become one, is left alone.
-        Each file is replaced atomically (a temporary file beside it, then renamed over it).
+        Each file is replaced atomically (a temporary file beside it, then renamed over it);
+        a temporary .pins-*.tmp over an hour old, left by a killed run, is removed.
         The run is listed by 'pins runs'; 'pins runs undo N' removes the sidecars it created
         and gives back those it added to, byte for byte, unless they were changed since.
         A folder where a sidecar cannot be written (read-only) is named per file on stderr;
@@ -73,6 +74,9 @@ private func sidecarsText(_ run: SidecarRun, all: Bool) -> String {
     let verb = run.dryRun ? "Would write" : "Wrote"
     var text = "\(verb) \(count(run.count(.create) + run.count(.add), "sidecar")) (\(run.count(.create)) new, \(run.count(.add)) added to) "
         + "of \(count(run.outcomes.count, "photo")) \(all ? "with a position" : "pins placed"); \(run.count(.none)) had every property already"
+    if run.leftoversRemoved > 0 {
+        text += "; removed \(count(run.leftoversRemoved, "temporary file")) an interrupted run of pins left (.pins-*.tmp, over an hour old)"
+    }
     if let id = run.runID { text += "\nThis is run \(id): 'pins runs undo \(id)' takes it back." }
     if !written.isEmpty {
         text += "\n" + Out.table(["SIDECAR", "", "PROPERTIES"], written.map { outcome in
@@ -102,7 +106,7 @@ private func sidecarsJSON(_ run: SidecarRun) -> [String: Any] {
         "dryRun": run.dryRun, "run": orNull(run.runID),
         "counts": ["photos": run.outcomes.count, "created": run.count(.create), "added": run.count(.add),
                    "unchanged": run.count(.none), "refused": run.count(.refused), "failed": run.count(.failed),
-                   "conflicts": run.conflicts],
+                   "conflicts": run.conflicts, "leftoverTemporariesRemoved": run.leftoversRemoved],
         "sidecars": run.outcomes.map { outcome -> [String: Any] in
             ["photo": outcome.photo.description, "sidecar": orNull(outcome.sidecar?.description), "action": outcome.action.rawValue,
              "added": outcome.added, "problem": orNull(outcome.problem),

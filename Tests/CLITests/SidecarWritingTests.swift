@@ -247,6 +247,70 @@ final class SidecarWritingTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: photos.path).filter { $0.hasPrefix(".pins-") }, [])
     }
 
+    /// A run killed between writing its temporary `.pins-<16 hex>.tmp` and renaming it leaves it
+    /// in the photos' folder. The next run that writes there removes it once it is over an hour
+    /// old (by mtime), and says so; a younger one (a pins may still be writing it), a look-alike
+    /// name, and a folder or a symbolic link of that name stay. A dry run removes nothing.
+    func testALeftoverTemporaryOverAnHourOldIsRemovedAndNothingElse() throws {
+        let dir = try CLI.temporaryDirectory(self)
+        let (photos, db) = try library(dir)
+        let outside = dir.appendingPathComponent("outside")
+        try Data("not pins'".utf8).write(to: outside)
+        let old = Date(timeIntervalSinceNow: -2 * 3600), fm = FileManager.default
+        func make(_ name: String, age: Date) throws {
+            let url = photos.appendingPathComponent(name)
+            try Data("half a sidecar".utf8).write(to: url)
+            try fm.setAttributes([.modificationDate: age], ofItemAtPath: url.path)
+        }
+        try make(".pins-0123456789abcdef.tmp", age: old)
+        try make(".pins-fedcba9876543210.tmp", age: Date(timeIntervalSinceNow: -50 * 60))
+        try make(".pins-00000000000000ff.tmp", age: Date())
+        let lookAlikes = [".pins-0123456789ABCDEF.tmp", ".pins-0123456789abcde.tmp", ".pins-0123456789abcdef0.tmp",
+                          "pins-0123456789abcdef.tmp", ".pins-0123456789abcdef.tmp~", ".pins-0123456789abcdeg.tmp",
+                          ".pins-0123456789abcdef.TMP", ".cam-car.jpg.xmp.pins-1"]
+        for name in lookAlikes { try make(name, age: old) }
+        try fm.createDirectory(at: photos.appendingPathComponent(".pins-aaaaaaaaaaaaaaaa.tmp"), withIntermediateDirectories: false)
+        try fm.createSymbolicLink(atPath: photos.appendingPathComponent(".pins-bbbbbbbbbbbbbbbb.tmp").path, withDestinationPath: outside.path)
+        for name in [".pins-aaaaaaaaaaaaaaaa.tmp", "outside"] {
+            let url = name == "outside" ? outside : photos.appendingPathComponent(name)
+            try fm.setAttributes([.modificationDate: old], ofItemAtPath: url.path)
+        }
+        // The link's own times (FileManager would set its target's).
+        var times = [timespec(tv_sec: time(nil) - 7200, tv_nsec: 0), timespec(tv_sec: time(nil) - 7200, tv_nsec: 0)]
+        XCTAssertEqual(utimensat(AT_FDCWD, photos.appendingPathComponent(".pins-bbbbbbbbbbbbbbbb.tmp").path, &times, AT_SYMLINK_NOFOLLOW), 0)
+        func temporaries() throws -> Set<String> {
+            Set(try fm.contentsOfDirectory(atPath: photos.path).filter { $0.contains("pins") })
+        }
+        let before = try temporaries()
+        XCTAssertEqual(before.count, 13)
+        let dry = try CLI.run(["sidecars", "--dry-run", "--db", db])
+        XCTAssertEqual(dry.status, 0, dry.stderr)
+        XCTAssertFalse(dry.stdout.contains("removed"), dry.stdout)
+        XCTAssertEqual(try temporaries(), before)
+        let r = try CLI.run(["sidecars", "--db", db])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("Wrote 2 sidecars (1 new, 1 added to) of 2 photos pins placed; 0 had every property already; "
+            + "removed 1 temporary file an interrupted run of pins left (.pins-*.tmp, over an hour old)\n"), r.stdout)
+        XCTAssertEqual(try temporaries(), before.subtracting([".pins-0123456789abcdef.tmp"]))
+        XCTAssertEqual(try String(contentsOf: outside, encoding: .utf8), "not pins'")
+        let again = try CLI.run(["sidecars", "--json", "--db", db])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        let report = try XCTUnwrap(CLI.json(again.stdout) as? [String: Any])
+        XCTAssertEqual((report["counts"] as? [String: Any])?["leftoverTemporariesRemoved"] as? Int, 0)
+
+        // Its undo writes in the folder too: a leftover made since is removed, the others stay.
+        try make(".pins-1111111111111111.tmp", age: old)
+        let run = try XCTUnwrap(r.stdout.firstMatch(of: /This is run (\d+)/)?.1)
+        let dryUndo = try CLI.run(["runs", "undo", String(run), "--dry-run", "--json", "--db", db])
+        XCTAssertEqual(dryUndo.status, 0, dryUndo.stderr)
+        XCTAssertEqual((try CLI.json(dryUndo.stdout) as? [String: Any])?["leftoverTemporariesRemoved"] as? Int, 0)
+        let undo = try CLI.run(["runs", "undo", String(run), "--db", db])
+        XCTAssertEqual(undo.status, 0, undo.stdout + undo.stderr)
+        XCTAssertTrue(undo.stdout.hasSuffix("\nRemoved 1 temporary file an interrupted run of pins left (.pins-*.tmp, over an hour old).\n"),
+                      undo.stdout)
+        XCTAssertEqual(try temporaries(), before.subtracting([".pins-0123456789abcdef.tmp"]))
+    }
+
     func testASymbolicLinkIsNeverFollowedOut() throws {
         let dir = try CLI.temporaryDirectory(self)
         let (photos, db) = try library(dir)

@@ -105,6 +105,31 @@ final class XMLPullParserTests: XCTestCase {
         }
     }
 
+    /// Line ends as written are normalised (XML 1.0 section 2.11: CR LF and a lone CR become LF)
+    /// in text, CDATA and attribute values, where the LF then becomes one space (3.3.3); a CR
+    /// or LF written as a reference stays. By every accessor, at every chunk size (a CR LF
+    /// split between two reads).
+    func testLineEndsAreNormalised() throws {
+        let doc = "<kml><Placemark a=\"1\r\n2\" b='1\r2' c=\"1&#13;&#10;2\"><name>x\r\ny\rz&#13;</name>"
+            + "<description>p\r\nq<![CDATA[\r\n&amp;\r]]>r\r\n</description><when>s\r\nt</when></Placemark></kml>"
+        for chunk in [1, 2, 3, 7, 10_000] {
+            let p = XMLPullParser(input: MemoryInput(doc, chunk: chunk), bufferSize: 16)
+            XCTAssertEqual(try p.next(), .startElement)
+            XCTAssertEqual(try p.next(), .startElement)
+            XCTAssertEqual(p.attributes.map(\.value), ["1 2", "1 2", "1\r\n2"], "chunk \(chunk)")
+            XCTAssertEqual(p.attribute("a"), "1 2")
+            XCTAssertEqual(p.withAttribute("a") { String(decoding: $0, as: UTF8.self) }, "1 2")
+            XCTAssertEqual(p.withAttribute("b") { String(decoding: $0, as: UTF8.self) }, "1 2")
+            XCTAssertEqual(p.withAttribute("c") { String(decoding: $0, as: UTF8.self) }, "1\r\n2")
+            XCTAssertEqual(try p.next(), .startElement)
+            XCTAssertEqual(try p.readText(), "x\ny\nz\r", "chunk \(chunk)")
+            XCTAssertEqual(try p.next(), .startElement)
+            XCTAssertEqual(try p.readTextBytes { String(decoding: $0, as: UTF8.self) }, "p\nq\n&amp;\nr\n", "chunk \(chunk)")
+            XCTAssertEqual(try p.next(), .startElement)
+            XCTAssertEqual(try p.readTextBytes { String(decoding: $0, as: UTF8.self) }, "s\nt", "chunk \(chunk)")
+        }
+    }
+
     /// The byte accessors give what the String ones give, at every chunk size (the window
     /// refilled inside names, values and text): entities, a tab in a value (a space in an
     /// attribute), text in several runs (text, a comment, CDATA), a prefix.

@@ -53,6 +53,25 @@ final class XMLReferencesTests: XCTestCase {
         XCTAssertEqual(keep("x\ty", attribute: false), "x\ty")
     }
 
+    /// Line ends are normalised before anything else (section 2.11): CR LF and a lone CR become
+    /// LF, in text and, before white space becomes spaces (3.3.3), in an attribute value, where
+    /// CR LF is then one space, not two. A CR or LF written as a reference stays, in both.
+    func testLineEndsAreNormalisedFirst() {
+        XCTAssertEqual(keep("a\r\nb", attribute: true), "a b")
+        XCTAssertEqual(keep("a\rb", attribute: true), "a b")
+        XCTAssertEqual(keep("a&#13;&#10;b", attribute: true), "a\r\nb")
+        XCTAssertEqual(keep("a\r\r\nb\n\rc\r", attribute: true), "a  b  c ")
+        XCTAssertEqual(keep("a\r\nb"), "a\nb")
+        XCTAssertEqual(keep("a\rb"), "a\nb")
+        XCTAssertEqual(keep("a&#13;&#10;b&#xD;"), "a\r\nb\r")
+        XCTAssertEqual(keep("a\r\r\nb\n\rc\r"), "a\n\nb\n\nc\n")
+        XCTAssertEqual(keep("&amp;\r\n&lt;"), "&\n<")
+        // CDATA: line ends only, an `&` is no reference there.
+        var out: [UInt8] = []
+        Array("a\r\n&amp;\rb\r\r\n".utf8).withUnsafeBufferPointer { XMLReferences.normaliseLineEnds($0, into: &out) }
+        XCTAssertEqual(String(decoding: out, as: UTF8.self), "a\n&amp;\nb\n\n")
+    }
+
     /// The writing side: what `escaped` writes, `decode` reads back as it was, in text and in an
     /// attribute value; characters XML cannot carry are left out (`.drop`) or written as U+FFFD
     /// (`.replace`).
@@ -62,6 +81,9 @@ final class XMLReferencesTests: XCTestCase {
         XCTAssertEqual(keep(XMLReferences.escaped(text, notXML: .drop)), text)
         XCTAssertEqual(keep(XMLReferences.escaped(text, notXML: .drop), attribute: true), text)
         XCTAssertEqual(XMLReferences.escaped("a\u{1}b\u{FFFE}c\td", notXML: .drop), "abc\td")
+        // A CR as a reference: written as it is, it would read back as LF (section 2.11).
+        XCTAssertEqual(XMLReferences.escaped("a\r\nb\rc", notXML: .drop), "a&#13;\nb&#13;c")
+        XCTAssertEqual(keep(XMLReferences.escaped("a\r\nb\rc", notXML: .drop)), "a\r\nb\rc")
         XCTAssertEqual(XMLReferences.escaped("a\u{1}b\u{FFFF}c\td\u{1F}<", notXML: .replace), "a\u{FFFD}b\u{FFFD}c\td\u{FFFD}&lt;")
     }
 }

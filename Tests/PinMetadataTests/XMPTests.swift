@@ -130,6 +130,18 @@ final class XMPTests: XCTestCase {
         XCTAssertEqual(v.properties["xmp:CreatorTool"], "A & B <x>")
     }
 
+    /// XML 1.0 line ends (section 2.11: CR LF and a lone CR become LF, before an attribute
+    /// value's LF becomes a space, 3.3.3): a value written on Windows reads as written on Unix;
+    /// a CR written as a reference stays (inside the value: the ends of a value are trimmed).
+    func testLineEndsInAttributesTextAndCDATA() throws {
+        let a = try parse(Self.packet(attributes: "xmp:CreatorTool='A\r\nB\rC&#13;&#10;D'"))
+        XCTAssertEqual(a.properties["xmp:CreatorTool"], "A B C\r\nD")
+        let e = try parse(Self.packet(elements: "<xmp:CreatorTool>A\r\nB\rC&#13;D</xmp:CreatorTool>"))
+        XCTAssertEqual(e.properties["xmp:CreatorTool"], "A\nB\nC\rD")
+        let c = try parse(Self.packet(elements: "<xmp:CreatorTool><![CDATA[A\r\nB\r&#13;D]]></xmp:CreatorTool>"))
+        XCTAssertEqual(c.properties["xmp:CreatorTool"], "A\nB\n&#13;D")
+    }
+
     // MARK: Coordinates
 
     func testXMPCoordinatesInDegreesMinutesOrDecimalFormReadAndMalformedOnesAreRefused() {
