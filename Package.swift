@@ -115,7 +115,7 @@ let package = Package(
         .testTarget(name: "PinImportTests", dependencies: ["PinImport", "PinCore", "PinGrammar", "PinMetadata", "PinStore", "PinFormats", "TestSupport"]),
         .testTarget(name: "PinReportTests", dependencies: ["PinReport", "PinCore", "TestSupport"]),
         .testTarget(name: "PinAppTests", dependencies: ["PinApp", "PinCore", "PinStore", "TestSupport"]),
-        .testTarget(name: "PinServeTests", dependencies: ["PinServe", "PinCore", "TestSupport"]),
+        .testTarget(name: "PinServeTests", dependencies: ["PinServe", "PinApp", "PinCore", "PinImport", "PinStore", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["PinCore", "PinStore", "TestSupport"], exclude: ["golden", "schemas"]),
     ],
     swiftLanguageModes: [.v6]

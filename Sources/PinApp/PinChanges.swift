@@ -39,6 +39,16 @@ public struct NewPin: Sendable {
     }
 }
 
+/// One change of a pin (`PinApp.changePin`): the pin as stored before (its offset nil when it
+/// had none of its own and showed its photo's) and as the change left it, and the id of the
+/// shared city or mountain it was on before (nil for a point). Given to `undoChange` to put the
+/// pin back as it was.
+public struct PinChange: Sendable {
+    public let before: Location
+    public let after: Location
+    public let sharedPlaceID: UUID?
+}
+
 /// The use cases that change pins: add, edit, delete.
 extension PinApp {
     /// Makes a pin by hand: its country by the outlines, then the town and region inside it
@@ -117,6 +127,12 @@ extension PinApp {
     /// country is resolved again and the counts follow; a new type or name moves it between the
     /// shared cities and mountains. `date` as in `NewPin`, read where the pin is (or goes).
     public func editPin(_ idText: String, _ edit: LocationEdit, date: String? = nil) throws -> Location {
+        try changePin(idText, edit, date: date).after
+    }
+
+    /// `editPin`, returning the pin as it was stored before the change too (and the shared city
+    /// or mountain it was on), read in the change's own transaction: what `undoChange` needs.
+    public func changePin(_ idText: String, _ edit: LocationEdit, date: String? = nil) throws -> PinChange {
         var edit = edit
         if let color = edit.color {
             guard let normalized = Settings.normalizedColor(color) else { throw InvalidRequest("--color expects #RRGGBB, got '\(color)'") }
@@ -134,9 +150,15 @@ extension PinApp {
                 edit.date = (local.date, local.offsetSeconds)
             }
             // The outlines are loaded only when the pin moves.
-            let creation = try edit.coordinate == nil ? lazyCreationService() : creationService()
+            let service = LocationService(creation: try edit.coordinate == nil ? lazyCreationService() : creationService())
             do {
-                return try LocationService(creation: creation).edit(id: id, edit, using: db)
+                return try db.write { repos in
+                    guard var before = try repos.locations.fetch(id: id) else { throw ServiceError.notFound(id) }
+                    // As stored: no offset of its own when it shows its photo's (an undo keeps it so).
+                    before.utcOffsetSeconds = try repos.locations.ownUTCOffset(id: id)
+                    let shared = try service.creation.sharedPlaceID(of: before, in: repos)
+                    return PinChange(before: before, after: try service.edit(id: id, edit, in: repos), sharedPlaceID: shared)
+                }
             } catch ServiceError.invalidEdit(let why) {
                 // A city without a name on a point, a height for a city: how it was asked.
                 throw InvalidRequest(why)

@@ -12,8 +12,16 @@ public struct PinProposal: Sendable {
     public var title: String
 }
 
+/// An undo refused because the pin changed after the change it undoes (the server's 409).
+public struct PinChangedSince: ExitStatusError {
+    public let description: String
+    public var exitStatus: Int32 { ExitCode.failure }
+    init(_ message: String) { description = message }
+}
+
 /// Use cases `pins serve` needs beyond the CLI's: a proposal at a place, a deleted pin brought
-/// back (the browser's undo), and recolouring the pins that have the old pin colour.
+/// back and a moved pin put back (the browser's undos), and recolouring the pins that have the
+/// old pin colour.
 extension PinApp {
     /// The country, town, region and title at `coordinate`, resolved as `addPin` would.
     public func proposal(at coordinate: Coordinate) throws -> PinProposal {
@@ -40,6 +48,32 @@ extension PinApp {
         return try writing { db in
             if try db.read({ try $0.locations.fetch(id: pin.id) }) != nil { throw InvalidRequest("the pin \(pin.id.lowercasedText) exists") }
             return try db.write { repos in try creation.create(draft, planned: plan, in: repos) }
+        }
+    }
+
+    /// Undoes `change` (the browser's undo of a move) in one transaction: the pin exactly as it
+    /// was stored before it (every field, its edited mark and time too), counted again in its
+    /// country and on its city or mountain (made again under its own id if it went meanwhile),
+    /// uncounted where the change put it; its photos and visits follow its position as on every
+    /// write. Refused (`PinChangedSince`), with nothing written, when the pin is no longer as the
+    /// change left it (`LocationService.isAsLeft`: edited or moved again since, by anyone) or is
+    /// gone: that later change decides, it is not overwritten.
+    public func undoChange(_ change: PinChange) throws -> Location {
+        let id = change.before.id
+        guard databaseExists else { throw AppFailure("no pin with id \(id.lowercasedText): the database \(databasePath) does not exist") }
+        let service = LocationService(creation: try lazyCreationService())
+        return try writing { db in
+            try db.write { repos in
+                guard let current = try repos.locations.fetch(id: id) else {
+                    throw PinChangedSince("the pin \(id.lowercasedText) was deleted since: nothing to undo")
+                }
+                guard LocationService.isAsLeft(current, change.after) else {
+                    throw PinChangedSince("the pin '\(current.title)' was changed since (here or elsewhere): it is left as it is now")
+                }
+                try service.restore(change.before, replacing: current, sharedPlaceID: change.sharedPlaceID, in: repos)
+            }
+            // Read back: the photos and visits as the write linked them.
+            return try db.read { try $0.locations.fetch(id: id) } ?? change.before
         }
     }
 

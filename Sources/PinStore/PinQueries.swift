@@ -227,18 +227,9 @@ extension PinDatabase {
         return (back, changedSince, rows.map(\.0))
     }
 
-    /// Whether `pin` is as a run left it (`after`) in what a person or a run sets; the counts
-    /// the photo links keep (visits, photos) and the places a backfill fills may have moved.
+    /// Whether `pin` is as a run left it (`after`): `LocationService.isAsLeft`.
     static func sameAsLeft(_ pin: Location, _ after: Location) -> Bool {
-        // Dates within a millisecond: `after` is the run's value in memory, `pin` read back from
-        // the file (seconds since 1970 there, since 2001 in memory: the last bit may differ).
-        func same(_ a: Date?, _ b: Date?) -> Bool {
-            guard let a, let b else { return a == nil && b == nil }
-            return abs(a.timeIntervalSince(b)) < 0.001
-        }
-        return pin.title == after.title && pin.coordinate == after.coordinate && pin.type == after.type && same(pin.date, after.date)
-            && pin.color == after.color && pin.note == after.note && pin.tags == after.tags && pin.photoIDs == after.photoIDs
-            && pin.utcOffsetSeconds == after.utcOffsetSeconds && pin.wanted == after.wanted && same(pin.editedAt, after.editedAt)
+        LocationService.isAsLeft(pin, after)
     }
 
     /// When each pin of run `id` that came from a place file was imported, by pin id.

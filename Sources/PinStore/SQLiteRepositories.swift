@@ -107,6 +107,10 @@ struct SQLiteLocationRepository: LocationRepository {
         try db.query("SELECT \(Self.columns) FROM locations WHERE id = ?", [id.lowercasedText], row).first
     }
 
+    func ownUTCOffset(id: UUID) throws -> Int? {
+        try db.query("SELECT utc_offset FROM locations WHERE id = ?", [id.lowercasedText]) { $0.isNull(0) ? nil : $0.int(0) }.first ?? nil
+    }
+
     func fetchAll(countryID: String?) throws -> [Location] {
         if let countryID {
             return try db.query("SELECT \(Self.columns) FROM locations WHERE country_id = ? ORDER BY date, id", [countryID], row)

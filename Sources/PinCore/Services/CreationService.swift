@@ -201,16 +201,27 @@ public struct CreationService: Sendable {
     }
 
     /// Counts a location in its country and shared object; the location as it points at that
-    /// object (a city's name and centre, a mountain's name, coordinate and height).
-    func attach(_ location: Location, in repos: Repositories) throws -> Location {
+    /// object (a city's name and centre, a mountain's name, coordinate and height). A shared
+    /// object made here is given `sharedID` when none has it (see `CityService.plusPin`).
+    func attach(_ location: Location, in repos: Repositories, sharedID: UUID? = nil) throws -> Location {
         var location = location
         if let code = location.countryID { try countries.plusPin(for: code, in: repos) }
         switch location.type {
         case .point: break
-        case let .city(visit): location.type = .city(try cities.plusPin(for: visit, in: repos).visit)
-        case let .mountain(visit): location.type = .mountain(try mountains.plusPin(for: visit, in: repos).visit)
+        case let .city(visit): location.type = .city(try cities.plusPin(for: visit, in: repos, newID: sharedID).visit)
+        case let .mountain(visit): location.type = .mountain(try mountains.plusPin(for: visit, in: repos, newID: sharedID).visit)
         }
         return location
+    }
+
+    /// The id of the shared city or mountain `location` is counted on (nil for a point, or
+    /// when none is stored).
+    public func sharedPlaceID(of location: Location, in repos: Repositories) throws -> UUID? {
+        switch location.type {
+        case .point: return nil
+        case let .city(visit): return try cities.find(visit, in: repos, adopting: false)?.id
+        case let .mountain(visit): return try mountains.find(visit, in: repos)?.id
+        }
     }
 
     /// Undoes `attach`: the pin no longer counts in its country and shared object.
@@ -267,13 +278,29 @@ public struct LocationService: Sendable {
 
     /// Puts back a pin as it was stored (`before`, as a run recorded it) in place of `current`:
     /// every field as it was, not validated again (it was valid when stored), counted where it
-    /// was and uncounted where it is.
+    /// was and uncounted where it is. The city or mountain it was on, when it went meanwhile
+    /// (its last pin left), is made again under `sharedPlaceID`, the id it had.
     @discardableResult
-    public func restore(_ before: Location, replacing current: Location, in repos: Repositories) throws -> Location {
-        let location = try creation.attach(before, in: repos)
+    public func restore(_ before: Location, replacing current: Location, sharedPlaceID: UUID? = nil, in repos: Repositories) throws -> Location {
+        let location = try creation.attach(before, in: repos, sharedID: sharedPlaceID)
         try repos.locations.update(location)
         try creation.detach(current, in: repos)
         return location
+    }
+
+    /// Whether `pin` is as a change left it (`after`: a run's, a browser's move) in what a person
+    /// or a run sets; the counts the photo links keep (visits, photos) and the places a backfill
+    /// fills may have moved. An edit (`LocationService.edit`) sets `editedAt`: any edit since shows.
+    public static func isAsLeft(_ pin: Location, _ after: Location) -> Bool {
+        // Dates within a millisecond: `after` is the run's value in memory, `pin` read back from
+        // the file (seconds since 1970 there, since 2001 in memory: the last bit may differ).
+        func same(_ a: Date?, _ b: Date?) -> Bool {
+            guard let a, let b else { return a == nil && b == nil }
+            return abs(a.timeIntervalSince(b)) < 0.001
+        }
+        return pin.title == after.title && pin.coordinate == after.coordinate && pin.type == after.type && same(pin.date, after.date)
+            && pin.color == after.color && pin.note == after.note && pin.tags == after.tags && pin.photoIDs == after.photoIDs
+            && pin.utcOffsetSeconds == after.utcOffsetSeconds && pin.wanted == after.wanted && same(pin.editedAt, after.editedAt)
     }
 
     /// Deletes a pin and uncounts it; a shared object goes when its count reaches zero.

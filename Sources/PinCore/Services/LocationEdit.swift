@@ -138,21 +138,25 @@ extension LocationService {
     /// moved, its counts move with it, and it is marked as edited by the user at `now`.
     @discardableResult
     public func edit(id: UUID, _ edit: LocationEdit, now: Date = Date(), using database: TransactionRunner) throws -> Location {
-        try database.write { repos in
-            guard let old = try repos.locations.fetch(id: id) else { throw ServiceError.notFound(id) }
-            var edit = edit
-            var there: (country: String?, match: PlaceMatch)?
-            if edit.needsPlace(old) {
-                try creation.locator.prepare()
-                try creation.places.prepare()
-                there = creation.resolve(at: edit.coordinate ?? old.coordinate)
-                if edit.placeThere == nil { edit.placeThere = there?.match }
-            }
-            var pin = try edit.applied(to: old)
-            if edit.title == nil, let there, let title = titleAfterMove(from: old, to: pin, there: there) { pin.title = title }
-            pin.editedAt = now
-            return try save(pin, replacing: old, in: repos)
+        try database.write { repos in try self.edit(id: id, edit, now: now, in: repos) }
+    }
+
+    /// `edit(id:_:now:using:)` inside a transaction the caller holds.
+    @discardableResult
+    public func edit(id: UUID, _ edit: LocationEdit, now: Date = Date(), in repos: Repositories) throws -> Location {
+        guard let old = try repos.locations.fetch(id: id) else { throw ServiceError.notFound(id) }
+        var edit = edit
+        var there: (country: String?, match: PlaceMatch)?
+        if edit.needsPlace(old) {
+            try creation.locator.prepare()
+            try creation.places.prepare()
+            there = creation.resolve(at: edit.coordinate ?? old.coordinate)
+            if edit.placeThere == nil { edit.placeThere = there?.match }
         }
+        var pin = try edit.applied(to: old)
+        if edit.title == nil, let there, let title = titleAfterMove(from: old, to: pin, there: there) { pin.title = title }
+        pin.editedAt = now
+        return try save(pin, replacing: old, in: repos)
     }
 }
 

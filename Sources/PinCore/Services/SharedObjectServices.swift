@@ -36,9 +36,10 @@ public struct CityService: Sendable {
     public init(ids: IDSource) { self.ids = ids }
 
     /// Finds or creates the City for this visit and adds one pin to it; the visit as it now
-    /// points at it (the city's name, centre and place id).
+    /// points at it (the city's name, centre and place id). A city made is given `newID` when
+    /// no city has it (an undo makes again the city a pin was on, under its own id).
     @discardableResult
-    func plusPin(for visit: CityVisitData, in repos: Repositories) throws -> (city: City, visit: CityVisitData) {
+    func plusPin(for visit: CityVisitData, in repos: Repositories, newID: UUID? = nil) throws -> (city: City, visit: CityVisitData) {
         var visit = visit
         let name = visit.cityName.trimmingCharacters(in: .whitespacesAndNewlines)
         if var city = try find(visit, in: repos, adopting: true) {
@@ -50,7 +51,8 @@ public struct CityService: Sendable {
             return (city, visit)
         }
         let coordinate = visit.placeID == nil ? SharedPlaceKey(name: name, coordinate: visit.cityCoordinate).roundedCoordinate : visit.cityCoordinate
-        let city = City(id: try ids.next(), name: name, coordinate: coordinate, pinCount: 1, placeID: visit.placeID)
+        let id = try freeID(newID, in: repos.cities) ?? ids.next()
+        let city = City(id: id, name: name, coordinate: coordinate, pinCount: 1, placeID: visit.placeID)
         try repos.cities.insert(city)
         visit.cityName = city.name
         visit.cityCoordinate = city.coordinate
@@ -92,12 +94,13 @@ public struct MountainService: Sendable {
 
     public init(ids: IDSource) { self.ids = ids }
 
+    /// Finds or creates the Mountain for this visit and adds one pin to it (`newID` as for a city).
     @discardableResult
-    func plusPin(for visit: MountainVisitData, in repos: Repositories) throws -> (mountain: Mountain, visit: MountainVisitData) {
+    func plusPin(for visit: MountainVisitData, in repos: Repositories, newID: UUID? = nil) throws -> (mountain: Mountain, visit: MountainVisitData) {
         var visit = visit
         let key = SharedPlaceKey(name: visit.mountainName, coordinate: visit.mountainCoordinate)
         guard var mountain = try find(visit, in: repos) else {
-            let mountain = Mountain(id: try ids.next(), name: key.name, height: visit.height,
+            let mountain = Mountain(id: try freeID(newID, in: repos.mountains) ?? ids.next(), name: key.name, height: visit.height,
                                     coordinate: key.roundedCoordinate, pinCount: 1)
             try repos.mountains.insert(mountain)
             visit.mountainName = mountain.name
@@ -153,6 +156,12 @@ extension SharedPlace {
             .filter { $0.1 <= km }
             .min { $0.1 < $1.1 }?.0
     }
+}
+
+/// `id` when no place of `repository` has it, else nil (then a new id is drawn).
+func freeID<Place: SharedPlace>(_ id: UUID?, in repository: any SharedPlaceRepository<Place>) throws -> UUID? {
+    guard let id, try repository.fetch(id: id) == nil else { return nil }
+    return id
 }
 
 /// One pin fewer on `place` (the one a leaving pin's visit points at, if stored): it is removed

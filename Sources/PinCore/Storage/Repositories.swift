@@ -15,6 +15,14 @@ public protocol LocationRepository {
     /// Writes the changes of an existing location; one that is not stored is an error.
     func update(_ location: Location) throws
     func delete(id: UUID) throws
+    /// The offset stored with the pin itself: nil when none is (a pin an import made shows its
+    /// photo's then, and `fetch` gives that one), or when no pin has that id.
+    func ownUTCOffset(id: UUID) throws -> Int?
+}
+
+extension LocationRepository {
+    /// A store whose pins always keep their own offset: the one `fetch` gives.
+    public func ownUTCOffset(id: UUID) throws -> Int? { try fetch(id: id)?.utcOffsetSeconds }
 }
 
 public protocol CountryRepository {

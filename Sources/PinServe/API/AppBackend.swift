@@ -11,8 +11,11 @@ public final class AppBackend: Backend {
     public let app: PinApp
     /// The --library folders, by real path: the roots photos are served from.
     public let libraries: [String]
-    /// Pins deleted from the browser, kept for its undo (`restorePins`), the last `trashSize`.
-    let trash = Trash()
+    /// Pins deleted from the browser, kept for its undo (`restorePins`), the last 10,000.
+    let trash = Trash<Location>()
+    /// Pins moved from the browser (a drag), each with its last move, kept for its undo
+    /// (`restorePins` with "moved"), the last 10,000.
+    let moves = Trash<PinChange>()
     /// The imports started from the browser, one at a time.
     let jobs = ImportJobs()
     /// The stored pins and the map data, read once per version of the database (scripts/bench-serve:
@@ -187,33 +190,35 @@ final class VersionCache<Value>: @unchecked Sendable {
     }
 }
 
-/// Pins deleted from the browser, as they were (newest last, at most 10,000), so an undo stores
-/// them again as they were. In memory: a restart forgets them.
-final class Trash: @unchecked Sendable {
+/// What the browser's undos need, by pin id (newest last, at most 10,000), kept in memory (a
+/// restart forgets them): the pins deleted, as they were (`Trash<Location>`), and the pins
+/// moved, each with its last move (`Trash<PinChange>`). A pin kept again replaces what was kept.
+final class Trash<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
-    private var pins: [UUID: Location] = [:]
+    private var pins: [UUID: Value] = [:]
     private var order: [UUID] = []
 
-    func keep(_ pin: Location) {
+    func keep(_ value: Value, id: UUID) {
         lock.lock()
         defer { lock.unlock() }
-        pins[pin.id] = pin
-        order.append(pin.id)
+        // Once in the order: a pin kept again is not forgotten with its older entry.
+        if pins.updateValue(value, forKey: id) != nil { order.removeAll { $0 == id } }
+        order.append(id)
         if order.count > 10_000 {
             for id in order.prefix(order.count - 10_000) { pins[id] = nil }
             order.removeFirst(order.count - 10_000)
         }
     }
 
-    func take(_ id: UUID) -> Location? {
+    func take(_ id: UUID) -> Value? {
         lock.lock()
         defer { lock.unlock() }
         return pins.removeValue(forKey: id)
     }
 
-    func putBack(_ pin: Location) {
+    func putBack(_ value: Value, id: UUID) {
         lock.lock()
-        pins[pin.id] = pin
+        pins[id] = value
         lock.unlock()
     }
 }

@@ -69,6 +69,8 @@ extension AppBackend {
     }
 
     /// PATCH /api/pins/ID: the fields to change (absent: unchanged; `tags` replaces the list).
+    /// A move (a new latitude and longitude) is kept with the pin as it was stored before, for
+    /// its undo (`restorePins` with "moved").
     func editPin(_ id: UUID, _ body: JSONBody) throws -> HTTPResponse {
         guard let old = try app.storedPin(id) else { throw RequestError(404, "no pin with id \(id.lowercasedText)") }
         var (edit, tags, date) = try APIRequest.pinEdit(body)
@@ -77,8 +79,9 @@ extension AppBackend {
             edit.addTags = tags.filter { !had.contains($0) }
             edit.removeTags = had.filter { !tags.contains($0) }
         }
-        let pin = try app.editPin(id.uuidString, edit, date: date)
-        return .json(200, pinProperties(pin))
+        let change = try app.changePin(id.uuidString, edit, date: date)
+        if edit.coordinate != nil { moves.keep(change, id: id) }
+        return .json(200, pinProperties(change.after))
     }
 
     /// DELETE /api/pins/ID and the bulk delete: each pin kept for the undo, then deleted.
@@ -89,26 +92,43 @@ extension AppBackend {
                 if ids.count == 1 { throw RequestError(404, "no pin with id \(id.lowercasedText)") }
                 continue
             }
-            trash.keep(pin)
+            trash.keep(pin, id: id)
             _ = try app.deletePin(id.uuidString)
             deleted.append(id.lowercasedText)
         }
         return .json(200, ["deleted": deleted])
     }
 
-    /// POST /api/pins/restore `{"ids": [...]}`: the pins deleted from this server, back as they were.
+    /// POST /api/pins/restore: the browser's undos. `{"ids": [...]}`: the pins deleted from this
+    /// server, back as they were. `{"moved": [...]}`: the pins moved from this server, back as
+    /// they were stored before their last move (`PinApp.undoChange`); a 409 when one changed
+    /// since (here or elsewhere), which is left as it is. Answers `{"restored": [ids], "pins":
+    /// [each pin as restored]}`; a refusal keeps what was kept, and the pins before it stay restored.
     func restorePins(_ body: JSONBody) throws -> HTTPResponse {
-        var restored: [String] = []
-        for id in try APIRequest.restore(body) {
+        let (deleted, moved) = try APIRequest.restore(body)
+        var restored: [Location] = []
+        for id in deleted {
             guard let pin = trash.take(id) else { throw RequestError(404, "the pin \(id.lowercasedText) was not deleted here (or too long ago)") }
             do {
-                restored.append(pinProperties(try app.restorePin(pin))["id"] as? String ?? "")
+                restored.append(try app.restorePin(pin))
             } catch {
-                trash.putBack(pin)
+                trash.putBack(pin, id: id)
                 throw error
             }
         }
-        return .json(200, ["restored": restored])
+        for id in moved {
+            guard let change = moves.take(id) else { throw RequestError(404, "the pin \(id.lowercasedText) was not moved here (or too long ago)") }
+            do {
+                restored.append(try app.undoChange(change))
+            } catch let refused as PinChangedSince {
+                moves.putBack(change, id: id)
+                throw RequestError(409, refused.description)
+            } catch {
+                moves.putBack(change, id: id)
+                throw error
+            }
+        }
+        return .json(200, ["restored": restored.map(\.id.lowercasedText), "pins": restored.map(pinProperties)] as [String: Any])
     }
 
     /// POST /api/pins/bulk `{"ids": [...], "action": "color"|"addTag"|"removeTag"|"delete", "value": ...}`.

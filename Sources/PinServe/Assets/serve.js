@@ -417,22 +417,24 @@
   // --- a pin dragged to a new place (mouse or touch; a full session only) ---
   // The server moves it as 'pins edit --lat --lon' does: its country, place and region found
   // again (a City its town, a title pins made follows). A press without a drag still opens the
-  // popup; the toast's Undo moves it back. The listener is on the map's capture phase, before
-  // page.js's pan (which a read-only session keeps: for it a pin does not move).
+  // popup; the toast's Undo puts it back as it was stored before the move (POST
+  // /api/pins/restore), unless it changed since. The listener is on the map's capture phase,
+  // before page.js's pan (which a read-only session keeps: for it a pin does not move).
   const clampLat = (lat) => Math.max(-85, Math.min(85, lat)), clampLon = (lon) => Math.max(-180, Math.min(180, lon));
   function whereText(pin) {
     const names = JSON.parse($("page-data").textContent).names || {};
     return [pin.place, pin.region, pin.country ? names[pin.country] || pin.country : "at sea"].filter(Boolean).join(", ");
   }
   async function movePin(pin, lat, lon) {
-    const from = { latitude: pin.latitude, longitude: pin.longitude };
     const to = { latitude: Number(clampLat(lat).toFixed(6)), longitude: Number(clampLon(lon).toFixed(6)) };
     try {
       const moved = await change("PATCH", "/api/pins/" + pin.id, to);
       window.pinsPage.open(pin.id);
-      toast("Moved to " + whereText(moved), "Undo", () => change("PATCH", "/api/pins/" + pin.id, from, (back) => {
+      // The server kept the pin as it was stored before the move: the Undo puts it back so (its
+      // exact position, title, place, edited mark, city or mountain), or says it changed since.
+      toast("Moved to " + whereText(moved), "Undo", () => change("POST", "/api/pins/restore", { moved: [pin.id] }, (back) => {
         window.pinsPage.open(pin.id);
-        toast("Back at " + whereText(back));
+        toast("Back at " + whereText(back.pins[0]));
       }).catch(() => {}));
     } catch (x) {
       window.pinsPage.setView(window.pinsPage.view());  // drawn again where it is

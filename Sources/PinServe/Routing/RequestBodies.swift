@@ -111,8 +111,11 @@ public enum APIRequest {
         return (ids, edit)
     }
 
-    /// POST /api/pins/restore `{"ids": [...]}`.
-    public static func restore(_ body: JSONBody) throws -> [UUID] { try body.ids("ids") }
+    /// POST /api/pins/restore `{"ids": [...]}` (pins deleted) and/or `{"moved": [...]}` (pins moved).
+    public static func restore(_ body: JSONBody) throws -> (deleted: [UUID], moved: [UUID]) {
+        guard body.has("ids") || body.has("moved") else { throw RequestError(422, "'ids' (pins deleted) or 'moved' (pins moved) is required: a list of pin ids") }
+        return (try body.has("ids") ? body.ids("ids") : [], try body.has("moved") ? body.ids("moved") : [])
+    }
 
     /// PATCH /api/settings `{"pinColor", "fillColor", "mapStyle", "recolorPins": true}`.
     public static func settings(_ body: JSONBody) throws -> (pinColor: String?, fillColor: String?, mapStyle: Settings.MapStyle?, recolor: Bool) {

@@ -1,0 +1,175 @@
+import Foundation
+import PinApp
+import PinCore
+import PinImport
+@testable import PinServe
+@testable import PinStore
+import TestSupport
+import XCTest
+
+/// A pin dragged on the map (PATCH /api/pins/ID with a latitude and longitude) and the toast's
+/// Undo (POST /api/pins/restore `{"moved": [ID]}`): the pin back exactly as it was stored, with
+/// its city or mountain; refused (409) when the pin changed after the move.
+///
+/// The page's former Undo PATCHed the old position back and lost (`pins show --json` and the row
+/// before and after, scripts/test-serve era 4 Dec 2026): the edited mark and time (set to the
+/// undo's time), a position of more than 7 decimals (rounded by the page's JSON), a title of an
+/// at-sea pin (its coordinates, made "At sea"), the id of a city or mountain the move emptied.
+final class MoveUndoTests: XCTestCase {
+    private func scratch() throws -> (PinApp, AppBackend) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-move-undo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        setenv("PINS_DATA_DIR", Repository.url("Resources").path, 1)
+        let app = PinApp(databasePath: dir.appendingPathComponent("pins.sqlite").path, named: true)
+        return (app, AppBackend(app: app, libraries: []))
+    }
+
+    private func add(_ app: PinApp, _ lat: Double, _ lon: Double, _ fill: (inout NewPin) -> Void = { _ in }) throws -> Location {
+        var new = NewPin(coordinate: Coordinate(latitude: lat, longitude: lon))
+        new.date = "2024-05-01T10:00:00+02:00"
+        fill(&new)
+        return try app.addPin(new)
+    }
+
+    private func body(_ object: [String: Any]) throws -> JSONBody {
+        try JSONBody(Array(JSONSerialization.data(withJSONObject: object)))
+    }
+
+    /// The drag as the page sends it.
+    @discardableResult
+    private func drag(_ backend: AppBackend, _ pin: Location, _ lat: Double, _ lon: Double) throws -> [String: Any] {
+        let answer = try backend.editPin(pin.id, body(["latitude": lat, "longitude": lon]))
+        XCTAssertEqual(answer.status, 200)
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
+    }
+
+    /// The toast's Undo: its status, or the status of its refusal, and the answer.
+    private func undo(_ backend: AppBackend, _ pin: Location) throws -> (status: Int, answer: String) {
+        do {
+            let answer = try backend.restorePins(body(["moved": [pin.id.lowercasedText]]))
+            return (answer.status, String(decoding: answer.body, as: UTF8.self))
+        } catch let refused as RequestError {
+            return (refused.status, refused.message)
+        }
+    }
+
+    func testAnUndoPutsEachMovedPinBackAsItWasStoredWithItsCityAndMountain() throws {
+        let (app, backend) = try scratch()
+        var hotel = try add(app, 48.856612345, 2.352212345) { $0.title = "Our hotel" }
+        var note = LocationEdit()
+        note.note = "kept"
+        _ = try app.editPin(hotel.id.uuidString, note)
+        hotel = try XCTUnwrap(app.storedPin(hotel.id))  // its edited time as stored
+        XCTAssertNotNil(hotel.editedAt)
+        let sea = try add(app, 45.5, -3.5)
+        let rome = try add(app, 41.9028, 12.4964) { $0.type = .city }
+        let blanc = try add(app, 45.8326, 6.8652) { $0.type = .mountain; $0.name = "Mont Blanc"; $0.height = 4806 }
+        let (cities, mountains) = (try app.cities(), try app.mountains())
+        // Hand-worked: Rome's city is the gazetteer's Rome (GeoNames 3169070), Mont Blanc's
+        // mountain stands at the pin (4 decimals: the pin's own coordinate).
+        XCTAssertEqual(cities.map(\.placeID), [3169070])
+        XCTAssertEqual(mountains.map { [$0.coordinate.latitude, $0.coordinate.longitude, $0.height ?? 0] }, [[45.8326, 6.8652, 4806]])
+        XCTAssertEqual(sea.title, "45.500000,-3.500000", "at sea: its coordinates")
+
+        for (pin, to, title) in [(hotel, (45.764, 4.8357), "Our hotel"), (sea, (45.764, 4.8357), "Lyon, France"),
+                                 (rome, (43.7696, 11.2558), "Florence"), (blanc, (45.9763, 7.6586), "Mont Blanc")] {
+            let stored = try XCTUnwrap(app.storedPin(pin.id))
+            let moved = try drag(backend, pin, to.0, to.1)
+            XCTAssertEqual(moved["title"] as? String, title, "moved: a title pins made follows, one written or a mountain's stays")
+            XCTAssertEqual(moved["edited"] as? Bool, true)
+            if pin.id == blanc.id {
+                // The mountain stood at the pin: it went with it, the old one removed (no pin left).
+                XCTAssertEqual(try app.mountains().map { [$0.coordinate.latitude, $0.coordinate.longitude] }, [[45.9763, 7.6586]])
+                XCTAssertNotEqual(try app.mountains().map(\.id), mountains.map(\.id))
+            }
+            let (status, answer) = try undo(backend, pin)
+            XCTAssertEqual(status, 200, answer)
+            XCTAssertEqual(try app.storedPin(pin.id), stored, "\(pin.title): every field as stored before the move")
+        }
+        // The stored values of before the move, by hand.
+        let back = try XCTUnwrap(app.storedPin(hotel.id))
+        XCTAssertEqual([back.coordinate.latitude, back.coordinate.longitude], [48.856612345, 2.352212345])
+        XCTAssertEqual([back.title, back.note, back.place], ["Our hotel", "kept", "Paris"])
+        XCTAssertEqual(back.editedAt, hotel.editedAt, "the edit of before, not the undo's time")
+        let seaBack = try XCTUnwrap(app.storedPin(sea.id))
+        XCTAssertEqual(seaBack.title, "45.500000,-3.500000")
+        XCTAssertNil(seaBack.countryID)
+        XCTAssertNil(seaBack.editedAt, "never edited")
+        XCTAssertEqual(try app.storedPin(rome.id)?.title, "Rome")
+        XCTAssertNil(try app.storedPin(rome.id)?.editedAt)
+        // The city and the mountain the moves emptied are back under their own ids, each with
+        // its one pin; Florence's city and the Zermatt mountain made by the moves are gone.
+        XCTAssertEqual(try app.cities(), cities)
+        XCTAssertEqual(try app.mountains(), mountains)
+        XCTAssertEqual(try app.cities().map(\.pinCount), [1])
+        XCTAssertEqual(try app.statistics().countries.map(\.id), ["FR", "IT"])
+        XCTAssertEqual(try PinDatabase(readOnlyPath: app.databasePath).countMismatches(), [])
+    }
+
+    /// A pin an import made, with photos and visits: its position of 15 decimals (a GPS rational), its photos and
+    /// visits, and its offset (none of its own: its photo's is shown) as before the move.
+    func testAnUndoGivesAnImportedPinBackItsPhotosVisitsAndPhotosOffset() async throws {
+        let (app, backend) = try scratch()
+        _ = try await app.importPhotos(ImportOptions(root: Repository.url("Fixtures/library").path))
+        // Hand-checked in the fixtures: IMG_0001.jpg (2023-07, near the Eiffel Tower, +02:00)
+        // made it; 3 photos of 2 stays are its own.
+        let pins = try XCTUnwrap(PinDatabase(readOnlyPath: app.databasePath).read { try $0.locations.fetchAll(countryID: nil) })
+        let eiffel = try XCTUnwrap(pins.first { $0.photoIDs.first?.hasSuffix("2023/07-paris/IMG_0001.jpg") == true })
+        XCTAssertEqual([eiffel.coordinate.latitude, eiffel.coordinate.longitude], [48.85837, 2.294481000090261])
+        XCTAssertEqual([eiffel.photoCount, eiffel.visitCount], [3, 2])
+        XCTAssertEqual(eiffel.utcOffsetSeconds, 7200)
+        // The column as stored (`fetch` gives the photo's offset where it is NULL).
+        let ownOffset = {
+            try PinDatabase(readOnlyPath: app.databasePath).connection.query("SELECT utc_offset FROM locations WHERE id = ?",
+                                                                            [eiffel.id.lowercasedText]) { $0.isNull(0) ? nil : $0.int(0) }.first ?? nil
+        }
+        XCTAssertNil(try ownOffset(), "none of its own: the photo's")
+
+        try drag(backend, eiffel, 45.764, 4.8357)
+        let moved = try XCTUnwrap(app.storedPin(eiffel.id))
+        XCTAssertLessThan(moved.photoCount, 3, "in Lyon the photos of Paris are not its own")
+        let (status, answer) = try undo(backend, eiffel)
+        XCTAssertEqual(status, 200, answer)
+        XCTAssertEqual(try app.storedPin(eiffel.id), eiffel)
+        XCTAssertNil(try ownOffset())
+        XCTAssertEqual(try app.storedPin(eiffel.id).map { [$0.photoCount, $0.visitCount] }, [3, 2])
+        XCTAssertEqual(try PinDatabase(readOnlyPath: app.databasePath).countMismatches(), [])
+    }
+
+    /// A change after the move, by another browser, the CLI or another server, is not
+    /// overwritten: the undo is refused with a 409 and the pin stays as that change left it.
+    func testAnUndoAfterALaterChangeIsRefusedAndChangesNothing() throws {
+        let (app, backend) = try scratch()
+        let paris = try add(app, 48.8566, 2.3522)
+        try drag(backend, paris, 45.764, 4.8357)
+        _ = try backend.editPin(paris.id, body(["title": "Renamed"]))  // another browser on this server
+        let renamed = try XCTUnwrap(app.storedPin(paris.id))
+        let refused = try undo(backend, paris)
+        XCTAssertEqual(refused.status, 409)
+        XCTAssertTrue(refused.answer.contains("changed since"), refused.answer)
+        XCTAssertEqual(try app.storedPin(paris.id), renamed)
+        XCTAssertEqual(try undo(backend, paris).status, 409, "asked again: still kept, still refused")
+
+        // Moved again by another server (its own memory): this server's undo is refused.
+        let rome = try add(app, 41.9028, 12.4964) { $0.type = .city }
+        try drag(backend, rome, 43.7696, 11.2558)
+        try drag(AppBackend(app: app, libraries: []), rome, 45.4642, 9.19)
+        let milan = try XCTUnwrap(app.storedPin(rome.id))
+        XCTAssertEqual(milan.place, "Milan")
+        XCTAssertEqual(try undo(backend, rome).status, 409)
+        XCTAssertEqual(try app.storedPin(rome.id), milan)
+        XCTAssertEqual(try app.cities().map(\.name), ["Milan"])
+
+        // Deleted since: refused; the delete's own undo still brings it back as it was deleted.
+        let lyon = try add(app, 45.764, 4.8357)
+        try drag(backend, lyon, 43.2965, 5.3698)
+        let marseille = try XCTUnwrap(app.storedPin(lyon.id))
+        _ = try backend.deletePins([lyon.id])
+        XCTAssertEqual(try undo(backend, lyon).status, 409)
+        XCTAssertEqual(try backend.restorePins(body(["ids": [lyon.id.lowercasedText]])).status, 200)
+        XCTAssertEqual(try app.storedPin(lyon.id)?.coordinate, marseille.coordinate)
+        XCTAssertEqual(try undo(backend, Location(id: UUID(), title: "", coordinate: Coordinate(latitude: 0, longitude: 0), date: Date())).status, 404)
+        XCTAssertEqual(try PinDatabase(readOnlyPath: app.databasePath).countMismatches(), [])
+    }
+}
