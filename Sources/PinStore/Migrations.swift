@@ -298,6 +298,9 @@ public enum Migrations {
         Migration(version: 20, name: "pin change log once per write", sql: PinChangeLog.heldSchema),
         // Schema 20's triggers failed inside the photos' upsert (`PinChangeLog.heldOnceSchema`).
         Migration(version: 21, name: "pin change log without conflict clauses", sql: PinChangeLog.heldOnceSchema),
+        // Schema 21's triggers copied a row into a temporary table at each firing
+        // (`PinChangeLog.heldInWhenSchema`): the same log, cheaper to write.
+        Migration(version: 22, name: "pin change log without temporary tables", sql: PinChangeLog.heldInWhenSchema),
     ]
 
     /// Schema 11: the pins of Saved Places imported before become wanted, but for one with a

@@ -140,6 +140,56 @@ public enum PinChangeLog {
             """
     }()
 
+    /// Schema 22: the same names of the same pins, each trigger naming one pin with `INSERT
+    /// ... VALUES`, its "not held yet" in the trigger's `WHEN`. Schema 21's `INSERT INTO
+    /// pin_changes_held SELECT ...` wrote a table with a trigger (`pin_changes_held_now`), so
+    /// SQLite copied the `SELECT`'s row into a temporary table first, with a b-tree and a page
+    /// cache of its own, made and freed at every firing: a pin made, a pin's first photo in
+    /// each write (4,262 times in a
+    /// 100,000-file import with photo links, each freeing pages glibc gave back and faulted in
+    /// again). A trigger's `WHEN` is read when it fires, after the triggers before it have
+    /// named theirs, so two triggers of one row name a pin once (as schema 21's guards did,
+    /// kept here, outside a held write too).
+    static let heldInWhenSchema: String = {
+        let table = "pin_changes_held"
+        func unheldID(_ id: String) -> String { "\(id) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(table) WHERE pin_id = \(id))" }
+        // That row is a pin (a photo's `pin` may name a deleted one until the links are made
+        // again: the body would insert NULL) and its id is not held.
+        func unheldRow(_ row: String) -> String {
+            "EXISTS (SELECT 1 FROM locations l WHERE l.rowid = \(row) AND l.id NOT IN (SELECT pin_id FROM \(table)))"
+        }
+        func pinID(_ row: String) -> String { "(SELECT id FROM locations WHERE rowid = \(row))" }
+        func trigger(_ name: String, _ event: String, _ conditions: [String], _ body: String) -> String {
+            "CREATE TRIGGER \(name) \(event)\n    WHEN \(conditions.map { "(\($0))" }.joined(separator: " AND "))\n    BEGIN INSERT INTO \(table) (pin_id) \(body); END;"
+        }
+        func byID(_ id: String) -> String { "VALUES (\(id))" }
+        func byRow(_ row: String) -> String { "VALUES (\(pinID(row)))" }
+        let changed = """
+            OLD.pin IS NOT NEW.pin OR OLD.location_id IS NOT NEW.location_id
+                OR (NEW.location_id IS NOT NULL AND (OLD.utc_offset IS NOT NEW.utc_offset OR OLD.decision IS NOT NEW.decision OR OLD.path IS NOT NEW.path))
+            """
+        let photoUpdate = "AFTER UPDATE OF path, decision, utc_offset, location_id, pin ON photos"
+        return [
+            "DROP TRIGGER pin_changes_made;", "DROP TRIGGER pin_changes_edited;", "DROP TRIGGER pin_changes_removed;",
+            "DROP TRIGGER pin_changes_photo_made;", "DROP TRIGGER pin_changes_photo_changed;", "DROP TRIGGER pin_changes_photo_removed;",
+            trigger("pin_changes_made", "AFTER INSERT ON locations", [unheldID("NEW.id")], byID("NEW.id")),
+            trigger("pin_changes_edited", "AFTER UPDATE ON locations", [unheldID("OLD.id")], byID("OLD.id")),
+            trigger("pin_changes_edited_id", "AFTER UPDATE ON locations", ["NEW.id IS NOT OLD.id", unheldID("NEW.id")], byID("NEW.id")),
+            trigger("pin_changes_removed", "AFTER DELETE ON locations", [unheldID("OLD.id")], byID("OLD.id")),
+            trigger("pin_changes_photo_made", "AFTER INSERT ON photos", [unheldRow("NEW.pin")], byRow("NEW.pin")),
+            trigger("pin_changes_photo_made_at", "AFTER INSERT ON photos",
+                    ["NEW.location_id IS NOT (SELECT id FROM locations WHERE rowid = NEW.pin)", unheldID("NEW.location_id")], byID("NEW.location_id")),
+            trigger("pin_changes_photo_changed", photoUpdate, [changed, unheldRow("OLD.pin")], byRow("OLD.pin")),
+            trigger("pin_changes_photo_changed_to", photoUpdate, [changed, "NEW.pin IS NOT OLD.pin", unheldRow("NEW.pin")], byRow("NEW.pin")),
+            trigger("pin_changes_photo_changed_at", photoUpdate, [changed, unheldID("OLD.location_id")], byID("OLD.location_id")),
+            trigger("pin_changes_photo_changed_at_new", photoUpdate,
+                    [changed, "NEW.location_id IS NOT OLD.location_id", unheldID("NEW.location_id")], byID("NEW.location_id")),
+            trigger("pin_changes_photo_removed", "AFTER DELETE ON photos", [unheldRow("OLD.pin")], byRow("OLD.pin")),
+            trigger("pin_changes_photo_removed_at", "AFTER DELETE ON photos",
+                    ["OLD.location_id IS NOT (SELECT id FROM locations WHERE rowid = OLD.pin)", unheldID("OLD.location_id")], byID("OLD.location_id")),
+        ].joined(separator: "\n")
+    }()
+
     /// A photo trigger's condition (schema 20): the photo names a pin (by its row, `pin`, or by
     /// its id, `location_id`) that the current write does not hold yet. Checked before the
     /// trigger's body runs, so that a write's photos after the first of each pin run no
