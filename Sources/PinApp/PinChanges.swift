@@ -39,14 +39,20 @@ public struct NewPin: Sendable {
     }
 }
 
-/// One change of a pin (`PinApp.changePin`): the pin as stored before (its offset nil when it
-/// had none of its own and showed its photo's) and as the change left it, and the id of the
-/// shared city or mountain it was on before (nil for a point). Given to `undoChange` to put the
-/// pin back as it was.
+/// One change of a pin (`PinApp.changePin`, `PinApp.removePin`): the pin as stored before (its
+/// offset nil when it had none of its own and showed its photo's) and as the change left it
+/// (nil: deleted), and the id of the shared city or mountain it was on before (nil for a
+/// point); for a delete, what the store held on it beyond its fields (`PinTies`). Given to
+/// `undoChange` to put the pin back as it was.
 public struct PinChange: Sendable {
     public let before: Location
-    public let after: Location
+    public let after: Location?
     public let sharedPlaceID: UUID?
+    let ties: PinTies?
+
+    init(before: Location, after: Location?, sharedPlaceID: UUID?, ties: PinTies? = nil) {
+        (self.before, self.after, self.sharedPlaceID, self.ties) = (before, after, sharedPlaceID, ties)
+    }
 }
 
 /// The use cases that change pins: add, edit, delete.
@@ -127,7 +133,8 @@ extension PinApp {
     /// country is resolved again and the counts follow; a new type or name moves it between the
     /// shared cities and mountains. `date` as in `NewPin`, read where the pin is (or goes).
     public func editPin(_ idText: String, _ edit: LocationEdit, date: String? = nil) throws -> Location {
-        try changePin(idText, edit, date: date).after
+        let change = try changePin(idText, edit, date: date)
+        return change.after ?? change.before  // an edit leaves its pin: `after` is set
     }
 
     /// `editPin`, returning the pin as it was stored before the change too (and the shared city
@@ -178,6 +185,23 @@ extension PinApp {
             let id = try resolvePinID(idText, in: db)
             try LocationService(creation: try lazyCreationService()).delete(id: id, using: db) // deleting needs no outlines
             return id
+        }
+    }
+
+    /// `deletePin` of pin `id`, returning it as it was stored (its own offset, the shared city or
+    /// mountain it was on, its `PinTies`), read in the delete's own transaction: what `undoChange`
+    /// needs to store it again as it was. nil when no pin has that id.
+    public func removePin(_ id: UUID) throws -> PinChange? {
+        guard databaseExists else { return nil }
+        let service = LocationService(creation: try lazyCreationService())  // deleting needs no outlines
+        return try writing { db in
+            try db.write { repos in
+                guard var before = try repos.locations.fetch(id: id), let ties = try db.ties(ofPin: id) else { return nil }
+                before.utcOffsetSeconds = try repos.locations.ownUTCOffset(id: id)
+                let shared = try service.creation.sharedPlaceID(of: before, in: repos)
+                try service.delete(id: id, in: repos)
+                return PinChange(before: before, after: nil, sharedPlaceID: shared, ties: ties)
+            }
         }
     }
 }

@@ -19,8 +19,8 @@ public struct PinChangedSince: ExitStatusError {
     init(_ message: String) { description = message }
 }
 
-/// Use cases `pins serve` needs beyond the CLI's: a proposal at a place, a deleted pin brought
-/// back and a moved pin put back (the browser's undos), and recolouring the pins that have the
+/// Use cases `pins serve` needs beyond the CLI's: a proposal at a place, a deleted or moved pin
+/// put back as it was stored (the browser's undos), and recolouring the pins that have the
 /// old pin colour.
 extension PinApp {
     /// The country, town, region and title at `coordinate`, resolved as `addPin` would.
@@ -34,43 +34,32 @@ extension PinApp {
         return PinProposal(country: country, countryName: name, place: place.place, region: place.region, title: title)
     }
 
-    /// The pin as it was before a delete, stored again under its own id with its counts (the
-    /// shared city or mountain, the country) in one transaction. Its photos' link is not
-    /// restored: the import remembers them as deleted, as after any delete.
-    public func restorePin(_ pin: Location) throws -> Location {
-        let creation = try creationService()
-        try creation.places.prepare()
-        let (country, match) = creation.resolve(at: pin.coordinate)
-        var draft = LocationDraft(title: pin.title, coordinate: pin.coordinate, type: pin.type, date: pin.date, color: pin.color,
-                                  visitCount: pin.visitCount, note: pin.note, tags: pin.tags)
-        draft.utcOffsetSeconds = pin.utcOffsetSeconds
-        let plan = PinPlan(id: pin.id, country: country, title: pin.title, place: PinPlace(match))
-        return try writing { db in
-            if try db.read({ try $0.locations.fetch(id: pin.id) }) != nil { throw InvalidRequest("the pin \(pin.id.lowercasedText) exists") }
-            return try db.write { repos in try creation.create(draft, planned: plan, in: repos) }
-        }
-    }
-
-    /// Undoes `change` (the browser's undo of a move) in one transaction: the pin exactly as it
-    /// was stored before it (every field, its edited mark and time too), counted again in its
-    /// country and on its city or mountain (made again under its own id if it went meanwhile),
-    /// uncounted where the change put it; its photos and visits follow its position as on every
-    /// write. Refused (`PinChangedSince`), with nothing written, when the pin is no longer as the
-    /// change left it (`LocationService.isAsLeft`: edited or moved again since, by anyone) or is
-    /// gone: that later change decides, it is not overwritten.
+    /// Undoes `change` (the browser's undo of a move or a delete) in one transaction: the pin
+    /// exactly as it was stored before it (every field, its edited mark and time too), counted
+    /// again in its country and on its city or mountain (made again under its own id if it went
+    /// meanwhile, joined as it is if another pin made it again), uncounted where a move put it;
+    /// a deleted pin under its id with its `PinTies` (row, creation time, the photos and place
+    /// records that made it); its photos and visits follow as on every write. Refused
+    /// (`PinChangedSince`), with nothing written, when a moved pin is no longer as the move left
+    /// it (`LocationService.isAsLeft`: edited or moved again since, by anyone) or is gone, or
+    /// when a pin with a deleted pin's id is stored again: that later change decides.
     public func undoChange(_ change: PinChange) throws -> Location {
         let id = change.before.id
         guard databaseExists else { throw AppFailure("no pin with id \(id.lowercasedText): the database \(databasePath) does not exist") }
         let service = LocationService(creation: try lazyCreationService())
         return try writing { db in
             try db.write { repos in
-                guard let current = try repos.locations.fetch(id: id) else {
-                    throw PinChangedSince("the pin \(id.lowercasedText) was deleted since: nothing to undo")
-                }
-                guard LocationService.isAsLeft(current, change.after) else {
-                    throw PinChangedSince("the pin '\(current.title)' was changed since (here or elsewhere): it is left as it is now")
+                let current = try repos.locations.fetch(id: id)
+                if let after = change.after {
+                    guard let current else { throw PinChangedSince("the pin \(id.lowercasedText) was deleted since: nothing to undo") }
+                    guard LocationService.isAsLeft(current, after) else {
+                        throw PinChangedSince("the pin '\(current.title)' was changed since (here or elsewhere): it is left as it is now")
+                    }
+                } else if let current {
+                    throw PinChangedSince("the pin '\(current.title)' (\(id.lowercasedText)) is stored again since: it is left as it is now")
                 }
                 try service.restore(change.before, replacing: current, sharedPlaceID: change.sharedPlaceID, in: repos)
+                if let ties = change.ties { try db.restore(ties, ofPin: id) }
             }
             // Read back: the photos and visits as the write linked them.
             return try db.read { try $0.locations.fetch(id: id) } ?? change.before

@@ -276,13 +276,19 @@ public struct LocationService: Sendable {
         return location
     }
 
-    /// Puts back a pin as it was stored (`before`, as a run recorded it) in place of `current`:
-    /// every field as it was, not validated again (it was valid when stored), counted where it
-    /// was and uncounted where it is. The city or mountain it was on, when it went meanwhile
-    /// (its last pin left), is made again under `sharedPlaceID`, the id it had.
+    /// Puts back a pin as it was stored (`before`, as a run recorded it) in place of `current`,
+    /// or stores it again under its id when it was deleted (`current` nil): every field as it
+    /// was, not validated again (it was valid when stored), counted where it was and uncounted
+    /// where it is. The city or mountain it was on, when it went meanwhile (its last pin left),
+    /// is made again under `sharedPlaceID`, the id it had; one made again since under another
+    /// id (the same name and place) is joined as it is.
     @discardableResult
-    public func restore(_ before: Location, replacing current: Location, sharedPlaceID: UUID? = nil, in repos: Repositories) throws -> Location {
+    public func restore(_ before: Location, replacing current: Location?, sharedPlaceID: UUID? = nil, in repos: Repositories) throws -> Location {
         let location = try creation.attach(before, in: repos, sharedID: sharedPlaceID)
+        guard let current else {
+            try repos.locations.insert(location)
+            return location
+        }
         try repos.locations.update(location)
         try creation.detach(current, in: repos)
         return location

@@ -11,8 +11,9 @@ public final class AppBackend: Backend {
     public let app: PinApp
     /// The --library folders, by real path: the roots photos are served from.
     public let libraries: [String]
-    /// Pins deleted from the browser, kept for its undo (`restorePins`), the last 10,000.
-    let trash = Trash<Location>()
+    /// Pins deleted from the browser, each as it was stored (`PinApp.removePin`), kept for its
+    /// undo (`restorePins`), the last 10,000.
+    let trash = Trash<PinChange>()
     /// Pins moved from the browser (a drag), each with its last move, kept for its undo
     /// (`restorePins` with "moved"), the last 10,000.
     let moves = Trash<PinChange>()
@@ -191,8 +192,8 @@ final class VersionCache<Value>: @unchecked Sendable {
 }
 
 /// What the browser's undos need, by pin id (newest last, at most 10,000), kept in memory (a
-/// restart forgets them): the pins deleted, as they were (`Trash<Location>`), and the pins
-/// moved, each with its last move (`Trash<PinChange>`). A pin kept again replaces what was kept.
+/// restart forgets them): the pins deleted and the pins moved, each with its delete or last
+/// move (`PinChange`: as it was stored before). A pin kept again replaces what was kept.
 final class Trash<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var pins: [UUID: Value] = [:]

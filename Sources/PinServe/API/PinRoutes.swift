@@ -81,51 +81,45 @@ extension AppBackend {
         }
         let change = try app.changePin(id.uuidString, edit, date: date)
         if edit.coordinate != nil { moves.keep(change, id: id) }
-        return .json(200, pinProperties(change.after))
+        return .json(200, pinProperties(change.after ?? change.before))  // an edit leaves its pin
     }
 
-    /// DELETE /api/pins/ID and the bulk delete: each pin kept for the undo, then deleted.
+    /// DELETE /api/pins/ID and the bulk delete: each pin deleted, kept as it was stored (read in
+    /// the delete's transaction, `PinApp.removePin`) for the undo.
     func deletePins(_ ids: [UUID]) throws -> HTTPResponse {
         var deleted: [String] = []
         for id in ids {
-            guard let pin = try app.storedPin(id) else {
+            guard let change = try app.removePin(id) else {
                 if ids.count == 1 { throw RequestError(404, "no pin with id \(id.lowercasedText)") }
                 continue
             }
-            trash.keep(pin, id: id)
-            _ = try app.deletePin(id.uuidString)
+            trash.keep(change, id: id)
             deleted.append(id.lowercasedText)
         }
         return .json(200, ["deleted": deleted])
     }
 
-    /// POST /api/pins/restore: the browser's undos. `{"ids": [...]}`: the pins deleted from this
-    /// server, back as they were. `{"moved": [...]}`: the pins moved from this server, back as
-    /// they were stored before their last move (`PinApp.undoChange`); a 409 when one changed
-    /// since (here or elsewhere), which is left as it is. Answers `{"restored": [ids], "pins":
-    /// [each pin as restored]}`; a refusal keeps what was kept, and the pins before it stay restored.
+    /// POST /api/pins/restore: the browser's undos, through `PinApp.undoChange`. `{"ids": [...]}`:
+    /// the pins deleted from this server, back as they were stored, under their ids (a 409 when
+    /// a pin with that id is stored again). `{"moved": [...]}`: the pins moved from this server,
+    /// back as they were stored before their last move (a 409 when one changed since, here or
+    /// elsewhere, which is left as it is). Answers `{"restored": [ids], "pins": [each pin as
+    /// restored]}`; a refusal keeps what was kept, and the pins before it stay restored.
     func restorePins(_ body: JSONBody) throws -> HTTPResponse {
         let (deleted, moved) = try APIRequest.restore(body)
         var restored: [Location] = []
-        for id in deleted {
-            guard let pin = trash.take(id) else { throw RequestError(404, "the pin \(id.lowercasedText) was not deleted here (or too long ago)") }
-            do {
-                restored.append(try app.restorePin(pin))
-            } catch {
-                trash.putBack(pin, id: id)
-                throw error
-            }
-        }
-        for id in moved {
-            guard let change = moves.take(id) else { throw RequestError(404, "the pin \(id.lowercasedText) was not moved here (or too long ago)") }
-            do {
-                restored.append(try app.undoChange(change))
-            } catch let refused as PinChangedSince {
-                moves.putBack(change, id: id)
-                throw RequestError(409, refused.description)
-            } catch {
-                moves.putBack(change, id: id)
-                throw error
+        for (ids, kept, what) in [(deleted, trash, "deleted"), (moved, moves, "moved")] {
+            for id in ids {
+                guard let change = kept.take(id) else { throw RequestError(404, "the pin \(id.lowercasedText) was not \(what) here (or too long ago)") }
+                do {
+                    restored.append(try app.undoChange(change))
+                } catch let refused as PinChangedSince {
+                    kept.putBack(change, id: id)
+                    throw RequestError(409, refused.description)
+                } catch {
+                    kept.putBack(change, id: id)
+                    throw error
+                }
             }
         }
         return .json(200, ["restored": restored.map(\.id.lowercasedText), "pins": restored.map(pinProperties)] as [String: Any])
