@@ -132,6 +132,20 @@ final class DeleteUndoTests: XCTestCase {
         XCTAssertEqual(try PinDatabase(readOnlyPath: app.databasePath).countMismatches(), [])
     }
 
+    /// A pin a place file made: its place record names it again (the next import of the file
+    /// updates that pin instead of taking it as deleted).
+    func testAnUndoGivesAPlaceFilePinItsRecord() throws {
+        let (app, backend) = try scratch()
+        _ = try app.importPlaces(PlacesImportOptions(files: [Repository.url("Fixtures/places/from-ogr2ogr.csv").path]))
+        let louvre = try XCTUnwrap(app.pinSnapshot().pins.first { $0.title == "Louvre" })
+        let before = try tables(app)
+        XCTAssertEqual(before["place_records"]?.filter { $0.contains("'\(louvre.id.lowercasedText)'") }.count, 1, "its record names it")
+        XCTAssertEqual(try backend.deletePins([louvre.id]).status, 200)
+        XCTAssertEqual(try tables(app)["place_records"]?.filter { $0.contains("'\(louvre.id.lowercasedText)'") }.count, 0)
+        XCTAssertEqual(try undo(backend, [louvre.id]).status, 200)
+        for table in before.keys.sorted() { XCTAssertEqual(try tables(app)[table], before[table], "the \(table) table as before the delete") }
+    }
+
     /// What changed between the delete and its undo: a city made again by another pin is joined
     /// (its id, not the old one); the pin restored already is refused, nothing written.
     func testAnUndoAfterTheCityWasMadeAgainJoinsItAndASecondUndoIsRefused() throws {
