@@ -129,25 +129,45 @@ final class ServeNightlyTests: XCTestCase {
 
     /// While the nightly run works, it holds the run lock (a `pins import` by hand exits 75);
     /// stopping the service stops it as SIGTERM stops `pins import`: the run is recorded as
-    /// interrupted, nothing is left running, and the next import completes.
+    /// interrupted, nothing is left running, and the next import completes. The import child is
+    /// held still (SIGSTOP) once its run is recorded as running, until the service's SIGTERM is
+    /// pending in it: however fast the import (3,000 files took 0.6 s after b9ed5ad, and the
+    /// stop then found it completed), the stop comes in the middle of the run.
     func testStoppingTheServiceStopsARunningImportCleanly() throws {
         let dir = try CLI.temporaryDirectory(self)
         let library = dir.appendingPathComponent("photos").path
         try CLI.generateLibrary(at: library, files: 3000)
         let db = dir.appendingPathComponent("pins.sqlite").path
         let server = try serve(db: db, library: library, at: Date().addingTimeInterval(3), in: dir)
+        var child: Int32 = 0
         do {
-            try waitFor(90, "a running run") { try runs(db).contains { $0["status"] as? String == "running" } }
+            try waitFor(90, "the nightly import's child") {
+                guard let match = server.text.range(of: #"started \(pid (\d+)\)"#, options: .regularExpression) else { return false }
+                child = Int32(server.text[match].filter(\.isNumber)) ?? 0
+                return child > 1 && kill(child, SIGSTOP) == 0  // never 0: that would stop this test's own group
+            }
+            // Let it run in steps of 10 ms until its run is recorded (and the run lock taken).
+            try waitFor(60, "a running run") {
+                if try runs(db).contains(where: { $0["status"] as? String == "running" }) { return true }
+                kill(child, SIGCONT)
+                Thread.sleep(forTimeInterval: 0.01)
+                kill(child, SIGSTOP)
+                return false
+            }
         } catch {
-            return XCTFail("no running nightly import within 90 s: \(server.text)")
+            if child > 1 { kill(child, SIGCONT) }
+            return XCTFail("no running nightly import within 150 s: \(server.text) \(try runs(db))")
         }
         let byHand = try CLI.run(["import", library, "--quiet", "--db", db])
         XCTAssertEqual(byHand.status, 75, "the nightly run holds the run lock: \(byHand.stderr)")
-        let child = try XCTUnwrap(server.text.range(of: #"started \(pid (\d+)\)"#, options: .regularExpression).map { match in
-            Int32(server.text[match].filter(\.isNumber))
-        } ?? nil, server.text)
         let stopping = Date()
         server.process.terminate()
+        do {
+            try waitFor(10, "the service's SIGTERM pending in its stopped import") { try pendingSignals(child) & (1 << (UInt64(SIGTERM) - 1)) != 0 }
+        } catch {
+            XCTFail("the service sent its import no SIGTERM within 10 s: \(server.text)")
+        }
+        kill(child, SIGCONT)
         server.process.waitUntilExit()
         XCTAssertLessThan(Date().timeIntervalSince(stopping), 15)
         XCTAssertEqual(server.process.terminationStatus, 0, server.text)
@@ -158,5 +178,14 @@ final class ServeNightlyTests: XCTestCase {
         let after = try CLI.run(["import", library, "--quiet", "--db", db])
         XCTAssertEqual(after.status, 0, after.stderr)
         XCTAssertEqual(try runs(db).map { $0["status"] as? String }.sorted { ($0 ?? "") < ($1 ?? "") }, ["completed", "interrupted"])
+    }
+
+    /// The signals pending for a process (/proc/PID/status, SigPnd: the thread's, ShdPnd: the
+    /// process's), as a mask with bit N-1 for signal N.
+    private func pendingSignals(_ pid: Int32) throws -> UInt64 {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        return status.split(separator: "\n").filter { $0.hasPrefix("SigPnd:") || $0.hasPrefix("ShdPnd:") }
+            .compactMap { UInt64($0.split(separator: "\t").last.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? "", radix: 16) }
+            .reduce(0, |)
     }
 }
