@@ -144,7 +144,7 @@ final class ServiceCountTests: XCTestCase {
 /// The photos a pin stands for are days too: trip points (README "Trips").
 final class TripPointsTests: XCTestCase {
     func testPhotosSkippedForDistanceOrIntervalAreOnePointPerDayAndCellWithTheNearestPinsCountry() throws {
-        let db = try PinDatabase(path: FileManager.default.temporaryDirectory.appendingPathComponent("trip-\(UUID()).sqlite").path)
+        let db = try PinDatabase(path: try temporaryDatabasePath(self))  // removed after the test
         let pin = Location(id: UUID(), title: "Zürich", coordinate: Coordinate(latitude: 47.3769, longitude: 8.5417), countryID: "CH",
                            date: Date(timeIntervalSince1970: 1_717_236_000))
         try db.write { repos in
