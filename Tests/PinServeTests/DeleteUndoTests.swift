@@ -17,30 +17,10 @@ import XCTest
 /// photos' claim on it (`photos.location_id`, cleared by the delete); the id of a city or
 /// mountain the delete emptied.
 final class DeleteUndoTests: XCTestCase {
-    private func scratch() throws -> (PinApp, AppBackend) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-delete-undo-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
-        setenv("PINS_DATA_DIR", Repository.url("Resources").path, 1)
-        let app = PinApp(databasePath: dir.appendingPathComponent("pins.sqlite").path, named: true)
-        return (app, AppBackend(app: app, libraries: []))
-    }
-
-    private func add(_ app: PinApp, _ lat: Double, _ lon: Double, _ fill: (inout NewPin) -> Void = { _ in }) throws -> Location {
-        var new = NewPin(coordinate: Coordinate(latitude: lat, longitude: lon))
-        new.date = "2024-05-01T10:00:00+02:00"
-        fill(&new)
-        return try app.addPin(new)
-    }
-
     private func edit(_ app: PinApp, _ pin: Location, _ change: (inout LocationEdit) -> Void) throws {
         var edit = LocationEdit()
         change(&edit)
         _ = try app.editPin(pin.id.uuidString, edit)
-    }
-
-    private func body(_ object: [String: Any]) throws -> JSONBody {
-        try JSONBody(Array(JSONSerialization.data(withJSONObject: object)))
     }
 
     /// The tables as stored, every column of every row as SQLite quotes it, by their keys; the
@@ -59,24 +39,19 @@ final class DeleteUndoTests: XCTestCase {
 
     /// The toast's Undo: its status, or the status of its refusal, and the answer.
     private func undo(_ backend: AppBackend, _ ids: [UUID]) throws -> (status: Int, answer: String) {
-        do {
-            let answer = try backend.restorePins(body(["ids": ids.map(\.lowercasedText)]))
-            return (answer.status, String(decoding: answer.body, as: UTF8.self))
-        } catch let refused as RequestError {
-            return (refused.status, refused.message)
-        }
+        try restore(backend, ["ids": ids.map(\.lowercasedText)])
     }
 
     /// Pins of every kind a person makes, each deleted alone and undone: every table as before.
     func testAnUndoPutsEachDeletedPinBackAsItWasStored() throws {
-        let (app, backend) = try scratch()
-        let wish = try add(app, 35.6762, 139.6503) { $0.title = "Tokyo some day" }
+        let (app, backend) = try serveScratch("delete-undo")
+        let wish = try addPin(app, 35.6762, 139.6503) { $0.title = "Tokyo some day" }
         try edit(app, wish) { $0.wanted = true }
-        let counted = try add(app, 48.856612345, 2.352212345) { $0.title = "Our hotel" }
+        let counted = try addPin(app, 48.856612345, 2.352212345) { $0.title = "Our hotel" }
         try edit(app, counted) { $0.visitCount = 4; $0.note = "four times" }
-        let rome = try add(app, 41.9028, 12.4964) { $0.type = .city }
-        let blanc = try add(app, 45.8326, 6.8652) { $0.type = .mountain; $0.name = "Mont Blanc"; $0.height = 4806 }
-        let dressed = try add(app, 45.764, 4.8357) { $0.note = "bouchon"; $0.tags = ["food", "France"]; $0.color = "#AA3300" }
+        let rome = try addPin(app, 41.9028, 12.4964) { $0.type = .city }
+        let blanc = try addPin(app, 45.8326, 6.8652) { $0.type = .mountain; $0.name = "Mont Blanc"; $0.height = 4806 }
+        let dressed = try addPin(app, 45.764, 4.8357) { $0.note = "bouchon"; $0.tags = ["food", "France"]; $0.color = "#AA3300" }
         // Hand-checked: what the old undo's draft had no room for is stored.
         let stored = try XCTUnwrap(app.storedPin(wish.id))
         XCTAssertEqual([stored.wanted, try XCTUnwrap(app.storedPin(counted.id)).visitsByHand], [true, true])
@@ -103,7 +78,7 @@ final class DeleteUndoTests: XCTestCase {
     /// claim on it and links, its visits counted from them; deleted alone, then with others in
     /// one bulk delete, undone in one restore.
     func testAnUndoGivesImportedPinsBackTheirRunPhotosAndVisits() async throws {
-        let (app, backend) = try scratch()
+        let (app, backend) = try serveScratch("delete-undo")
         _ = try await app.importPhotos(ImportOptions(root: Repository.url("Fixtures/library").path))
         // Hand-checked in the fixtures (MoveUndoTests): IMG_0001.jpg (2023-07, near the Eiffel
         // Tower, +02:00) made it; 3 photos of 2 stays are its own; no offset of its own.
@@ -123,7 +98,7 @@ final class DeleteUndoTests: XCTestCase {
         for table in before.keys.sorted() { XCTAssertEqual(try tables(app)[table], before[table], "the \(table) table as before the delete") }
 
         // The bulk delete of every pin, one undo for all.
-        let answer = try backend.bulk(body(["ids": pins.map(\.id.lowercasedText), "action": "delete"]))
+        let answer = try backend.bulk(jsonBody(["ids": pins.map(\.id.lowercasedText), "action": "delete"]))
         XCTAssertEqual(answer.status, 200)
         XCTAssertEqual(try app.pinSnapshot().pins.count, 0)
         XCTAssertEqual(try undo(backend, pins.map(\.id)).status, 200)
@@ -135,7 +110,7 @@ final class DeleteUndoTests: XCTestCase {
     /// A pin a place file made: its place record names it again (the next import of the file
     /// updates that pin instead of taking it as deleted).
     func testAnUndoGivesAPlaceFilePinItsRecord() throws {
-        let (app, backend) = try scratch()
+        let (app, backend) = try serveScratch("delete-undo")
         _ = try app.importPlaces(PlacesImportOptions(files: [Repository.url("Fixtures/places/from-ogr2ogr.csv").path]))
         let louvre = try XCTUnwrap(app.pinSnapshot().pins.first { $0.title == "Louvre" })
         let before = try tables(app)
@@ -149,12 +124,12 @@ final class DeleteUndoTests: XCTestCase {
     /// What changed between the delete and its undo: a city made again by another pin is joined
     /// (its id, not the old one); the pin restored already is refused, nothing written.
     func testAnUndoAfterTheCityWasMadeAgainJoinsItAndASecondUndoIsRefused() throws {
-        let (app, backend) = try scratch()
-        let rome = try add(app, 41.9028, 12.4964) { $0.type = .city }
+        let (app, backend) = try serveScratch("delete-undo")
+        let rome = try addPin(app, 41.9028, 12.4964) { $0.type = .city }
         let oldCity = try XCTUnwrap(app.cities().first)
         let deleted = try XCTUnwrap(app.removePin(rome.id))
         XCTAssertEqual(try app.cities(), [], "its last pin gone: the city went")
-        let again = try add(app, 41.9, 12.5) { $0.type = .city }
+        let again = try addPin(app, 41.9, 12.5) { $0.type = .city }
         let newCity = try XCTUnwrap(app.cities().first)
         XCTAssertNotEqual(newCity.id, oldCity.id)
         XCTAssertEqual(try app.undoChange(deleted).id, rome.id)

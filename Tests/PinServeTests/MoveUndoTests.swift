@@ -16,55 +16,30 @@ import XCTest
 /// undo's time), a position of more than 7 decimals (rounded by the page's JSON), a title of an
 /// at-sea pin (its coordinates, made "At sea"), the id of a city or mountain the move emptied.
 final class MoveUndoTests: XCTestCase {
-    private func scratch() throws -> (PinApp, AppBackend) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-move-undo-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
-        setenv("PINS_DATA_DIR", Repository.url("Resources").path, 1)
-        let app = PinApp(databasePath: dir.appendingPathComponent("pins.sqlite").path, named: true)
-        return (app, AppBackend(app: app, libraries: []))
-    }
-
-    private func add(_ app: PinApp, _ lat: Double, _ lon: Double, _ fill: (inout NewPin) -> Void = { _ in }) throws -> Location {
-        var new = NewPin(coordinate: Coordinate(latitude: lat, longitude: lon))
-        new.date = "2024-05-01T10:00:00+02:00"
-        fill(&new)
-        return try app.addPin(new)
-    }
-
-    private func body(_ object: [String: Any]) throws -> JSONBody {
-        try JSONBody(Array(JSONSerialization.data(withJSONObject: object)))
-    }
-
     /// The drag as the page sends it.
     @discardableResult
     private func drag(_ backend: AppBackend, _ pin: Location, _ lat: Double, _ lon: Double) throws -> [String: Any] {
-        let answer = try backend.editPin(pin.id, body(["latitude": lat, "longitude": lon]))
+        let answer = try backend.editPin(pin.id, jsonBody(["latitude": lat, "longitude": lon]))
         XCTAssertEqual(answer.status, 200)
         return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
     }
 
     /// The toast's Undo: its status, or the status of its refusal, and the answer.
     private func undo(_ backend: AppBackend, _ pin: Location) throws -> (status: Int, answer: String) {
-        do {
-            let answer = try backend.restorePins(body(["moved": [pin.id.lowercasedText]]))
-            return (answer.status, String(decoding: answer.body, as: UTF8.self))
-        } catch let refused as RequestError {
-            return (refused.status, refused.message)
-        }
+        try restore(backend, ["moved": [pin.id.lowercasedText]])
     }
 
     func testAnUndoPutsEachMovedPinBackAsItWasStoredWithItsCityAndMountain() throws {
-        let (app, backend) = try scratch()
-        var hotel = try add(app, 48.856612345, 2.352212345) { $0.title = "Our hotel" }
+        let (app, backend) = try serveScratch("move-undo")
+        var hotel = try addPin(app, 48.856612345, 2.352212345) { $0.title = "Our hotel" }
         var note = LocationEdit()
         note.note = "kept"
         _ = try app.editPin(hotel.id.uuidString, note)
         hotel = try XCTUnwrap(app.storedPin(hotel.id))  // its edited time as stored
         XCTAssertNotNil(hotel.editedAt)
-        let sea = try add(app, 45.5, -3.5)
-        let rome = try add(app, 41.9028, 12.4964) { $0.type = .city }
-        let blanc = try add(app, 45.8326, 6.8652) { $0.type = .mountain; $0.name = "Mont Blanc"; $0.height = 4806 }
+        let sea = try addPin(app, 45.5, -3.5)
+        let rome = try addPin(app, 41.9028, 12.4964) { $0.type = .city }
+        let blanc = try addPin(app, 45.8326, 6.8652) { $0.type = .mountain; $0.name = "Mont Blanc"; $0.height = 4806 }
         let (cities, mountains) = (try app.cities(), try app.mountains())
         // Hand-worked: Rome's city is the gazetteer's Rome (GeoNames 3169070), Mont Blanc's
         // mountain stands at the pin (4 decimals: the pin's own coordinate).
@@ -110,7 +85,7 @@ final class MoveUndoTests: XCTestCase {
     /// A pin an import made, with photos and visits: its position of 15 decimals (a GPS rational), its photos and
     /// visits, and its offset (none of its own: its photo's is shown) as before the move.
     func testAnUndoGivesAnImportedPinBackItsPhotosVisitsAndPhotosOffset() async throws {
-        let (app, backend) = try scratch()
+        let (app, backend) = try serveScratch("move-undo")
         _ = try await app.importPhotos(ImportOptions(root: Repository.url("Fixtures/library").path))
         // Hand-checked in the fixtures: IMG_0001.jpg (2023-07, near the Eiffel Tower, +02:00)
         // made it; 3 photos of 2 stays are its own.
@@ -140,10 +115,10 @@ final class MoveUndoTests: XCTestCase {
     /// A change after the move, by another browser, the CLI or another server, is not
     /// overwritten: the undo is refused with a 409 and the pin stays as that change left it.
     func testAnUndoAfterALaterChangeIsRefusedAndChangesNothing() throws {
-        let (app, backend) = try scratch()
-        let paris = try add(app, 48.8566, 2.3522)
+        let (app, backend) = try serveScratch("move-undo")
+        let paris = try addPin(app, 48.8566, 2.3522)
         try drag(backend, paris, 45.764, 4.8357)
-        _ = try backend.editPin(paris.id, body(["title": "Renamed"]))  // another browser on this server
+        _ = try backend.editPin(paris.id, jsonBody(["title": "Renamed"]))  // another browser on this server
         let renamed = try XCTUnwrap(app.storedPin(paris.id))
         let refused = try undo(backend, paris)
         XCTAssertEqual(refused.status, 409)
@@ -152,7 +127,7 @@ final class MoveUndoTests: XCTestCase {
         XCTAssertEqual(try undo(backend, paris).status, 409, "asked again: still kept, still refused")
 
         // Moved again by another server (its own memory): this server's undo is refused.
-        let rome = try add(app, 41.9028, 12.4964) { $0.type = .city }
+        let rome = try addPin(app, 41.9028, 12.4964) { $0.type = .city }
         try drag(backend, rome, 43.7696, 11.2558)
         try drag(AppBackend(app: app, libraries: []), rome, 45.4642, 9.19)
         let milan = try XCTUnwrap(app.storedPin(rome.id))
@@ -162,12 +137,12 @@ final class MoveUndoTests: XCTestCase {
         XCTAssertEqual(try app.cities().map(\.name), ["Milan"])
 
         // Deleted since: refused; the delete's own undo still brings it back as it was deleted.
-        let lyon = try add(app, 45.764, 4.8357)
+        let lyon = try addPin(app, 45.764, 4.8357)
         try drag(backend, lyon, 43.2965, 5.3698)
         let marseille = try XCTUnwrap(app.storedPin(lyon.id))
         _ = try backend.deletePins([lyon.id])
         XCTAssertEqual(try undo(backend, lyon).status, 409)
-        XCTAssertEqual(try backend.restorePins(body(["ids": [lyon.id.lowercasedText]])).status, 200)
+        XCTAssertEqual(try backend.restorePins(jsonBody(["ids": [lyon.id.lowercasedText]])).status, 200)
         XCTAssertEqual(try app.storedPin(lyon.id)?.coordinate, marseille.coordinate)
         XCTAssertEqual(try undo(backend, Location(id: UUID(), title: "", coordinate: Coordinate(latitude: 0, longitude: 0), date: Date())).status, 404)
         XCTAssertEqual(try PinDatabase(readOnlyPath: app.databasePath).countMismatches(), [])

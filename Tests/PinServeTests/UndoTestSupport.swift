@@ -1,0 +1,40 @@
+import Foundation
+import PinApp
+import PinCore
+@testable import PinServe
+import TestSupport
+import XCTest
+
+/// What the browser's undo tests share (MoveUndoTests, DeleteUndoTests): an app and its routes on
+/// a scratch database, a pin made as the page's form makes it, a JSON body, and the toast's Undo.
+extension XCTestCase {
+    func serveScratch(_ name: String) throws -> (PinApp, AppBackend) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        setenv("PINS_DATA_DIR", Repository.url("Resources").path, 1)
+        let app = PinApp(databasePath: dir.appendingPathComponent("pins.sqlite").path, named: true)
+        return (app, AppBackend(app: app, libraries: []))
+    }
+
+    func addPin(_ app: PinApp, _ lat: Double, _ lon: Double, _ fill: (inout NewPin) -> Void = { _ in }) throws -> Location {
+        var new = NewPin(coordinate: Coordinate(latitude: lat, longitude: lon))
+        new.date = "2024-05-01T10:00:00+02:00"
+        fill(&new)
+        return try app.addPin(new)
+    }
+
+    func jsonBody(_ object: [String: Any]) throws -> JSONBody {
+        try JSONBody(Array(JSONSerialization.data(withJSONObject: object)))
+    }
+
+    /// POST /api/pins/restore with `object`: its status, or the status of its refusal, and the answer.
+    func restore(_ backend: AppBackend, _ object: [String: Any]) throws -> (status: Int, answer: String) {
+        do {
+            let answer = try backend.restorePins(jsonBody(object))
+            return (answer.status, String(decoding: answer.body, as: UTF8.self))
+        } catch let refused as RequestError {
+            return (refused.status, refused.message)
+        }
+    }
+}
