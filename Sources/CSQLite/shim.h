@@ -12,24 +12,11 @@ static inline int pins_statement_journal_spill(int bytes) {
     return sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, bytes);
 }
 
-/* SQLITE_CONFIG_MALLOC with CSupport's pins_sqlite_* methods (declared here too: this module
-   cannot import CSupport; PinStore links both): glibc's malloc, keeping the statement journal's
-   large chunks for the next statement instead of an mmap and munmap each (CSupport/malloc.c).
-   Process-wide, and only before SQLite initializes (PinStore's Connection.memoryMethods). */
-void *pins_sqlite_malloc(int bytes);
-void pins_sqlite_free(void *block);
-void *pins_sqlite_realloc(void *block, int bytes);
-int pins_sqlite_size(void *block);
-int pins_sqlite_roundup(int bytes);
-int pins_sqlite_init(void *unused);
-void pins_sqlite_shutdown(void *unused);
-
-static inline int pins_sqlite_keep_large_blocks(void) {
-    static const sqlite3_mem_methods methods = {
-        pins_sqlite_malloc, pins_sqlite_free, pins_sqlite_realloc, pins_sqlite_size,
-        pins_sqlite_roundup, pins_sqlite_init, pins_sqlite_shutdown, 0
-    };
-    return sqlite3_config(SQLITE_CONFIG_MALLOC, &methods);
+/* SQLITE_CONFIG_MALLOC (sqlite3_config is variadic): SQLite copies the methods. PinStore hands it
+   CSupport's pins_sqlite_* (Connection.memoryMethods). Process-wide, and only before SQLite
+   initializes. */
+static inline int pins_sqlite_memory_methods(const sqlite3_mem_methods *methods) {
+    return sqlite3_config(SQLITE_CONFIG_MALLOC, methods);
 }
 
 /* FALLOC_FL_KEEP_SIZE: allocate the blocks of [offset, offset + length), change no byte and not

@@ -1,4 +1,5 @@
 import CSQLite
+import CSupport
 import Foundation
 import PinCore
 
@@ -311,7 +312,12 @@ final class Connection {
     /// per page written and a munmap: 117,282 of them in a 100,000-file import (strace of
     /// scripts/bench-photo-links' import), with photo links the more pages each. Set before
     /// SQLite initializes, like the spill.
-    static let memoryMethods: Bool = pins_sqlite_keep_large_blocks() == SQLITE_OK
+    static let memoryMethods: Bool = {
+        var methods = sqlite3_mem_methods(xMalloc: pins_sqlite_malloc, xFree: pins_sqlite_free, xRealloc: pins_sqlite_realloc,
+                                          xSize: pins_sqlite_size, xRoundup: pins_sqlite_roundup, xInit: pins_sqlite_init,
+                                          xShutdown: pins_sqlite_shutdown, pAppData: nil)
+        return pins_sqlite_memory_methods(&methods) == SQLITE_OK
+    }()
 
     private static func open(_ name: String, flags: Int32, displayPath: String) throws -> OpaquePointer {
         _ = memoryMethods

@@ -40,9 +40,10 @@ int pins_set_mmap_threshold(int bytes);
 /// malloc_trim(0): gives the free memory at the top of every arena back to the system.
 int pins_malloc_trim(void);
 
-/// SQLite's memory methods (sqlite3_mem_methods, set by PinStore through CSQLite's shim): glibc's
-/// malloc, keeping at most two freed blocks of 1 to 16 MiB for the next large request (see
-/// malloc.c: the statement journal's 4 MiB chunk, allocated and freed at every photo upsert).
+/// SQLite's memory methods (sqlite3_mem_methods, handed to SQLite by PinStore's
+/// Connection.memoryMethods): glibc's malloc, keeping at most two freed blocks of 1 to 16 MiB for
+/// the next large request (see malloc.c: the statement journal's 4 MiB chunk, allocated and freed
+/// at every photo upsert).
 void *pins_sqlite_malloc(int bytes);
 void pins_sqlite_free(void *block);
 void *pins_sqlite_realloc(void *block, int bytes);
