@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinImport
 import PinMetadata
 import PinReport
 
@@ -125,23 +126,7 @@ struct SidecarFolder {
     /// regular files (not through a link) written more than `leftoverSeconds` before `now`;
     /// nothing else. The number removed.
     func removeLeftoverTemporaries(now: time_t = time(nil)) -> Int {
-        let copy = dup(fd)
-        guard copy >= 0 else { return 0 }
-        guard let dir = fdopendir(copy) else {
-            Glibc.close(copy)
-            return 0
-        }
-        // A dup shares the folder's read position, which an earlier listing left at its end.
-        rewinddir(dir)
-        var names: [[UInt8]] = []
-        while let entry = readdir(dir) {
-            let name: [UInt8] = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                let bytes = raw.bindMemory(to: UInt8.self)
-                return Array(bytes[0..<(bytes.firstIndex(of: 0) ?? bytes.count)])
-            }
-            if Self.isTemporaryName(name) { names.append(name) }
-        }
-        closedir(dir)
+        let names = ImportPipeline.names(inOpenFolder: fd, where: Self.isTemporaryName)
         var removed = 0
         for name in names {
             guard let st = status(name), st.st_mode & S_IFMT == S_IFREG,

@@ -357,6 +357,13 @@ public struct ImportPipeline {
     /// The names of the sidecars in the folder open as `fd` (`pins sidecars` opens it without
     /// following a link); `fd` stays open.
     public static func sidecarNames(inOpenFolder fd: Int32) -> [[UInt8]] {
+        names(inOpenFolder: fd, where: Sidecars.isSidecarName)
+    }
+
+    /// The names in the folder open as `fd` that `keep` takes, read through a copy of `fd` from
+    /// the start (a copy shares the folder's read position, which an earlier listing leaves at
+    /// its end); `fd` stays open. Empty when the folder cannot be read.
+    public static func names(inOpenFolder fd: Int32, where keep: ([UInt8]) -> Bool) -> [[UInt8]] {
         let copy = dup(fd)
         guard copy >= 0 else { return [] }
         guard let dir = fdopendir(copy) else {
@@ -364,13 +371,14 @@ public struct ImportPipeline {
             return []
         }
         defer { closedir(dir) }
+        rewinddir(dir)
         var names: [[UInt8]] = []
         while let entry = readdir(dir) {
             let name: [UInt8] = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 let bytes = raw.bindMemory(to: UInt8.self)
                 return Array(bytes[0..<(bytes.firstIndex(of: 0) ?? bytes.count)])
             }
-            if Sidecars.isSidecarName(name) { names.append(name) }
+            if keep(name) { names.append(name) }
         }
         return names
     }
