@@ -13,10 +13,10 @@ extension AppBackend {
         let list = try storedList()
         let pins = list.pins
         var total = 0
-        var page: [Location] = []
+        var page: ArraySlice<ListedPin> = []
         if filter.acceptsEveryPin {
             total = pins.count
-            page = pins.dropFirst(offset).prefix(limit).map(\.pin)
+            page = pins.dropFirst(offset).prefix(limit)
         } else {
             // Scanned once per filter and version of the pins (`FilterMatches`); each pin's text is
             // folded once, as it enters the list: a search folds its needle only.
@@ -27,9 +27,23 @@ extension AppBackend {
                 return found
             }
             total = matching.count
-            page = matching.dropFirst(offset).prefix(limit).map { pins[Int($0)].pin }
+            page = ArraySlice(matching.dropFirst(offset).prefix(limit).map { pins[Int($0)] })
         }
-        return .json(200, ["total": total, "offset": offset, "pins": page.map(pinProperties)] as [String: Any])
+        return .json(200, text: Self.listText(total: total, offset: offset, page))
+    }
+
+    /// `{"offset":…,"pins":[…],"total":…}`, the keys in JSONText's order, each pin's object
+    /// the one it keeps (`ListedPin.listJSON`).
+    static func listText(total: Int, offset: Int, _ page: ArraySlice<ListedPin>) -> String {
+        let objects = page.map(\.listJSON)
+        var text = "{\"offset\":\(offset),\"pins\":["
+        text.reserveCapacity(text.utf8.count + objects.reduce(32) { $0 + $1.utf8.count + 1 })
+        for (index, object) in objects.enumerated() {
+            if index > 0 { text += "," }
+            text += object
+        }
+        text += "],\"total\":\(total)}"
+        return text
     }
 
     /// What a list's filter is made of: its query without the page's limit and offset, in a
