@@ -19,6 +19,14 @@ static inline int pins_sqlite_memory_methods(const sqlite3_mem_methods *methods)
     return sqlite3_config(SQLITE_CONFIG_MALLOC, methods);
 }
 
+/* SQLITE_CONFIG_MEMSTATUS off (sqlite3_config is variadic): SQLite then counts no memory, and so
+   takes no process-wide mutex at each of its allocations. pins reads no such count (no
+   sqlite3_status, no heap limit); with the count on, pins serve's worker threads, each opening
+   a connection per request, waited on that one mutex. Process-wide, before SQLite initializes. */
+static inline int pins_sqlite_no_memory_status(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 /* FALLOC_FL_KEEP_SIZE: allocate the blocks of [offset, offset + length), change no byte and not
    the file's size. */
 static inline int pins_allocate_blocks(int fd, off_t offset, off_t length) {

@@ -319,8 +319,15 @@ final class Connection {
         return pins_sqlite_memory_methods(&methods) == SQLITE_OK
     }()
 
+    /// SQLite counts no memory (SQLITE_CONFIG_MEMSTATUS off): the count took a process-wide
+    /// mutex at every allocation, which `pins serve`'s threads waited on (perf of the served
+    /// pin route: a fifth of its samples in futex waits); pins reads no count. Set before SQLite
+    /// initializes, like the memory methods.
+    static let noMemoryStatus: Bool = pins_sqlite_no_memory_status() == SQLITE_OK
+
     private static func open(_ name: String, flags: Int32, displayPath: String) throws -> OpaquePointer {
         _ = memoryMethods
+        _ = noMemoryStatus
         _ = statementJournalSpill
         _ = SharedMemoryAllocation.installed
         var db: OpaquePointer?

@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 import CSupport
+import CSQLite
 @testable import PinStore
 @testable import PinCore
 
@@ -281,5 +282,16 @@ final class StatementJournalTests: XCTestCase {
         let kept = [try XCTUnwrap(pins_sqlite_malloc(chunk)), try XCTUnwrap(pins_sqlite_malloc(chunk))]
         XCTAssertEqual(Set(kept), Set([first, second]))
         kept.forEach(pins_sqlite_free)
+    }
+
+    /// SQLite counts no memory (SQLITE_CONFIG_MEMSTATUS off), so it takes no process-wide mutex
+    /// at each allocation: with the count on, sqlite3_memory_used() is above zero while a
+    /// connection is open.
+    func testSQLiteCountsNoMemory() throws {
+        let db = try Connection(path: ":memory:")
+        try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1), (2)")
+        XCTAssertTrue(Connection.noMemoryStatus, "set before SQLite initialized")
+        XCTAssertEqual(sqlite3_memory_used(), 0)
+        XCTAssertEqual(try db.scalarInt("SELECT sum(x) FROM t"), 3)
     }
 }
