@@ -93,7 +93,7 @@ let package = Package(
         // that call the use cases, the browser's own scripts (Assets, compiled in by EmbedFiles).
         // CServe: the few evhttp calls, in C (libevent's headers and Foundation clash as Swift modules).
         .target(name: "CServe", dependencies: ["CEvent"], linkerSettings: [.linkedLibrary("event_extra"), .linkedLibrary("event_core")]),
-        .target(name: "PinServe", dependencies: ["PinApp", "PinCore", "PinImport", "PinReport", "PinStore", "CServe", "CSodium", "CSupport"], plugins: ["EmbedFiles"]),
+        .target(name: "PinServe", dependencies: ["PinApp", "PinCore", "PinImport", "PinReport", "PinStore", "CServe", "CSodium", "CSupport", "CZlib"], plugins: ["EmbedFiles"]),
         .executableTarget(
             name: "pins",
             dependencies: ["PinApp", "PinCore", "PinData", "PinGrammar", "PinMetadata", "PinImport", "PinReport", "PinServe", "CSupport"]

@@ -12,22 +12,25 @@ extension PinApp {
     /// thumbnails of the photos still where their pins say, and each pin's strip of photos;
     /// `embedPreviews` embeds the previews already made (a static page; the served page asks).
     ///
+    /// `trips`: the database's trips as the caller found them (pins serve keeps them between
+    /// changes); nil: found now.
     /// `pinJSON`, for a caller that makes the page of the same pins again and again (pins serve's
     /// map data): asked for the pins-data JSON of `locations[index]` on trip `trip`, it gives the
     /// one it kept when that pin and its trip are unchanged, else keeps and gives what `make` makes.
     public func pageInput(pins locations: [Location]? = nil, title: String, filterDescription: String?,
                           run: RunOverlay? = nil, thumbnails: Bool = true, embedPreviews: Bool = true,
-                          pinJSON: PinJSONKeeper? = nil) throws -> PageInput {
+                          trips known: StoredTrips? = nil, pinJSON: PinJSONKeeper? = nil) throws -> PageInput {
         let worldMap: WorldMap
         do {
             worldMap = try WorldMap(json: try Self.data().worldMapJSON())
         } catch let error as WorldMap.LoadError {
             throw AppFailure(error.description)
         }
-        let stored = try StoredPage(self, allPins: locations == nil)
+        let stored = try StoredPage(self, allPins: locations == nil, trips: known)
         let locations = locations ?? stored.locations
         let catalog = try catalog()
-        var pins = Self.pagePins(locations, places: stored.places, trips: stored.trips, catalog: catalog, kept: pinJSON)
+        var pins = Self.pagePins(locations, places: stored.places, tripOf: known?.tripOf ?? Self.tripOf(stored.trips), catalog: catalog,
+                                 kept: pinJSON)
         if thumbnails {
             PageThumbnails.attach(to: &pins, places: stored.places)
             try attachStrips(to: &pins, embed: embedPreviews)
@@ -50,9 +53,8 @@ extension PinApp {
     /// The page's pins: each one's list JSON (with its trip, without its place keys: the page
     /// gives them once per distinct place, `pins-places`; without a title that is the one the page
     /// makes from them, `PageRenderer.madeTitle`), offset and photo.
-    private static func pagePins(_ locations: [Location], places: [UUID: PinPhotoPlace], trips: [Trip],
+    private static func pagePins(_ locations: [Location], places: [UUID: PinPhotoPlace], tripOf tripOfPin: [UUID: String],
                                  catalog: CountryCatalog, kept: PinJSONKeeper?) -> [PagePin] {
-        let tripOfPin = tripOf(trips)
         return locations.enumerated().map { index, location -> PagePin in
             let place = places[location.id]
             let trip = tripOfPin[location.id]
@@ -133,10 +135,11 @@ private struct StoredPage {
     var folders: [String] = []
     var trips: [Trip] = []
 
-    /// `allPins`: read every pin too (the page of the whole database).
-    init(_ app: PinApp, allPins: Bool) throws {
+    /// `allPins`: read every pin too (the page of the whole database). `trips`: found by the
+    /// caller already (nil: found now).
+    init(_ app: PinApp, allPins: Bool, trips known: StoredTrips?) throws {
         guard let db = try app.openForReadingIfExists() else { return }
-        trips = try app.findTrips(db).trips
+        trips = try known?.trips ?? app.findTrips(db).trips
         (locations, settings) = try db.read { (allPins ? try $0.locations.fetchAll(countryID: nil) : [], try $0.settings.load()) }
         places = try db.photoPlaces()
         folders = try db.importedFolders().map { RawPath($0).description }

@@ -30,6 +30,13 @@ extension PinApp {
         Self.tripOf(try storedTrips())
     }
 
+    /// The trips of the database found now (`storedTrips`) and each pin's trip (`tripOf`), for a
+    /// caller that keeps them between changes and hands them to `pageInput` (pins serve).
+    public func tripsAndTheirPins() throws -> StoredTrips {
+        let trips = try storedTrips()
+        return StoredTrips(trips: trips, tripOf: Self.tripOf(trips))
+    }
+
     /// The trips of the database (none without one), found now: they follow every import,
     /// edit and undo.
     func storedTrips() throws -> [Trip] {
@@ -65,7 +72,20 @@ extension PinApp {
     public func pinDetail(_ idText: String, tripOf: [UUID: String]? = nil) throws -> PinDetail {
         let db = try openForReading()
         let id = try resolvePinID(idText, in: db)
-        guard let pin = try db.read({ try $0.locations.fetch(id: id) }) else { throw AppFailure("no pin with id \(idText)") }
+        guard let detail = try pinDetail(id, tripOf: tripOf, in: db) else { throw AppFailure("no pin with id \(idText)") }
+        return detail
+    }
+
+    /// `pinDetail` of the pin with the id `id`; nil when there is no database or no such pin
+    /// (pins serve's shown pin: one opening of the database, not one to ask whether the pin
+    /// is there and another to read it).
+    public func pinDetail(id: UUID, tripOf: [UUID: String]?) throws -> PinDetail? {
+        guard let db = try openForReadingIfExists() else { return nil }
+        return try pinDetail(id, tripOf: tripOf, in: db)
+    }
+
+    private func pinDetail(_ id: UUID, tripOf: [UUID: String]?, in db: PinDatabase) throws -> PinDetail? {
+        guard let pin = try db.read({ try $0.locations.fetch(id: id) }) else { return nil }
         let photos = try db.photos(ofPin: id)
         let countryName = try pin.countryID.map { try catalog()[$0]?.name ?? $0 }
         // An import-places run's files, as `pins runs` lists them (its pins are not made by hand).
@@ -118,4 +138,10 @@ public struct PinDetail: Sendable {
     public let trip: String?
     /// For a pin `import-places` made: the files its run read ("/abs/Saved Places.json").
     public var importedFrom: String? = nil
+}
+
+/// The trips of a database and each pin's trip id, found together (`PinApp.tripsAndTheirPins`).
+public struct StoredTrips: Sendable {
+    public let trips: [Trip]
+    public let tripOf: [UUID: String]
 }

@@ -55,10 +55,22 @@ final class ServeFreshListTests: XCTestCase {
     }
 
     /// The titles of the map data's pins-data (oldest first; a title pins would make is left out).
+    /// The map data's titles: `fresh=1` (a page after its own change) as the database is now;
+    /// a plain poll may answer the data kept while the new is made (its X-Pins-Version the older
+    /// one), and answers the new within a few seconds: checked too.
     private func mapTitles(_ port: Int) throws -> [String] {
-        let data = try get(port, "/api/page-data")
+        let data = try get(port, "/api/page-data?fresh=1")
         let pins = try XCTUnwrap(data["pins-data"] as? [[String: Any]])
-        return pins.map { $0["title"] as? String ?? "(made)" }
+        let titles = pins.map { $0["title"] as? String ?? "(made)" }
+        let deadline = Date().addingTimeInterval(10)
+        var polled: [String] = []
+        while Date() < deadline {
+            polled = try XCTUnwrap(get(port, "/api/page-data")["pins-data"] as? [[String: Any]]).map { $0["title"] as? String ?? "(made)" }
+            if polled == titles { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        XCTAssertEqual(polled, titles, "a poll shows the change too, soon")
+        return titles
     }
 
     private func startServer(db: String, in dir: URL) throws -> Int {
@@ -185,9 +197,10 @@ final class ServeFreshListTests: XCTestCase {
         XCTAssertNotNil(try PinDatabase(readOnlyPath: db).pinSnapshot().seq, "the file's change log is read, not a copy's")
     }
 
-    /// Each trip of the map data (page-data's trips) as its pins' titles.
+    /// Each trip of the map data (page-data's trips) as its pins' titles, as the database is now
+    /// (`fresh=1`, see `mapTitles`).
     private func mapTrips(_ port: Int) throws -> [String: [String]] {
-        let data = try get(port, "/api/page-data")
+        let data = try get(port, "/api/page-data?fresh=1")
         let pins = try XCTUnwrap(data["pins-data"] as? [[String: Any]])
         let trips = try XCTUnwrap((data["page-data"] as? [String: Any])?["trips"] as? [[String: Any]])
         var result: [String: [String]] = [:]

@@ -77,4 +77,49 @@ final class VersionCacheTests: XCTestCase {
         }
         XCTAssertEqual(counter.loads, 1)
     }
+
+    /// A poll of the map data (`keptValue`): answered at once with the value kept when the
+    /// version changed, while one thread of its own reads the new one (one read, however many
+    /// polls); a page after its own change (`freshValue`) waits for that read and gets the new
+    /// value; the polls after it get the new value too.
+    func testAPollIsAnsweredAtOnceWhileTheNewVersionIsReadInTheBackground() throws {
+        let cache = VersionCache<String>(), counter = Counter()
+        XCTAssertEqual(try cache.keptValue(for: "v1") { counter.increment(); return "old" }, "old", "nothing kept: read now")
+        let release = DispatchSemaphore(value: 0)
+        let slowNew: @Sendable () throws -> String = {
+            counter.increment()
+            release.wait()
+            return "new"
+        }
+        let began = Date()
+        for _ in 0..<5 { XCTAssertEqual(try cache.keptValue(for: "v2", makeInBackground: slowNew), "old") }
+        XCTAssertLessThan(Date().timeIntervalSince(began), 0.5, "no poll waits for the read")
+        let fresh = Counter()
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            if (try? cache.freshValue(for: "v2") { counter.increment(); return "read twice" }) == "new" { fresh.increment() }
+            done.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertEqual(fresh.loads, 0, "the fresh read waits for the one under way")
+        release.signal()
+        done.wait()
+        XCTAssertEqual(fresh.loads, 1, "and answers with its value")
+        XCTAssertEqual(try cache.keptValue(for: "v2") { counter.increment(); return "read again" }, "new")
+        XCTAssertEqual(counter.loads, 2, "one read per version, the background one")
+    }
+
+    /// A background read that fails leaves the old value, and the next poll starts another.
+    func testAFailedBackgroundReadKeepsTheOldValueAndIsTriedAgain() throws {
+        let cache = VersionCache<String>(), counter = Counter()
+        XCTAssertEqual(try cache.keptValue(for: "v1") { "old" }, "old")
+        struct Failed: Error {}
+        XCTAssertEqual(try cache.keptValue(for: "v2") { counter.increment(); throw Failed() }, "old")
+        let deadline = Date().addingTimeInterval(5)
+        while counter.loads == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(try cache.keptValue(for: "v2") { counter.increment(); return "new" }, "old", "the failure left the old value")
+        XCTAssertEqual(try cache.freshValue(for: "v2") { "new" }, "new")
+        XCTAssertEqual(try cache.keptValue(for: "v2") { "not read" }, "new")
+    }
 }

@@ -23,8 +23,8 @@ public final class AppBackend: Backend {
     /// 50 browsers each reading and decoding 100,000 rows for a page of 100 took seconds a request).
     /// A change reads only the pins it changed (`PinList.updated`).
     let pinsCache = VersionCache<PinList>()
-    let pageDataCache = VersionCache<HTTPResponse>()
-    let tripsCache = VersionCache<[UUID: String]>()
+    let pageDataCache = VersionCache<MapData>()
+    let tripsCache = VersionCache<StoredTrips>()
 
     /// The --basemap file, when one was given: its tiles are drawn under the pins.
     public let basemap: MBTiles?
@@ -47,7 +47,7 @@ public final class AppBackend: Backend {
         switch route {
         case .version: return .json(200, ["version": ChangeCounter.version(of: app.databasePath)])
         case .page: return try page()
-        case .pageData: return try pageData()
+        case .pageData: return try pageData(target, request)
         case .listPins: return try listPins(target)
         case .showPin(let id): return try showPin(id)
         case .addPin: return try addPin(JSONBody(request.body))
@@ -90,21 +90,38 @@ public final class AppBackend: Backend {
     }
 
     /// The page's data islands, for the page to draw again when the database changed.
-    func pageData() throws -> HTTPResponse {
+    /// A poll (no `fresh`) is answered at once with the data kept, whatever its version (its
+    /// X-Pins-Version says which): when the database changed since, the new data is made on a
+    /// thread of its own meanwhile, and the page's next poll finds it. The map data of 100,000
+    /// pins takes a second or two to make; a request that made it waited that long
+    /// (scripts/bench-serve's map p99: 3.5-4.3 s). `fresh=1`, asked by a page after its own
+    /// change: the data of the database as it is now (waiting for it to be made), so the
+    /// change is in it.
+    func pageData(_ target: RequestTarget, _ request: HTTPRequest) throws -> HTTPResponse {
         let version = ChangeCounter.version(of: app.databasePath)
-        return try pageDataCache.value(for: version, staleWhileLoading: true) {
-            // The kept pins, oldest first (the page's order, fetchAll's): none read again, and each
-            // pin's JSON made again only when it changed (`ListedPin.pageJSON`).
-            let listed = Array(try storedPins().reversed())
-            var input = try app.pageInput(pins: listed.map(\.pin), title: "pins", filterDescription: nil, thumbnails: true,
-                                          embedPreviews: false) { index, trip, make in listed[index].pageJSON(trip: trip, make: make) }
-            input.served = true
-            // Shared by every answer in flight, not copied into each (`SharedBody`).
-            var response = HTTPResponse.sharedJSON(200, text: PageRenderer.islandsJSON(input))
-            // The version read before the data: a change during the read shows again at the next poll.
-            response.headers.append(("X-Pins-Version", version))
-            return response
+        let make: @Sendable () throws -> MapData = { [self] in try makePageData(version: version) }
+        let data = target.query["fresh"] == nil ? try pageDataCache.keptValue(for: version, makeInBackground: make)
+            : try pageDataCache.freshValue(for: version, load: make)
+        var response = Gzip.accepted(by: request.header("Accept-Encoding")) ? data.gzip ?? data.plain : data.plain
+        response.headers.append(("Vary", "Accept-Encoding"))
+        return response
+    }
+
+    /// The map data as of `version` (read before the data: a change during the read shows
+    /// again at the next poll), as it is and gzipped.
+    private func makePageData(version: String) throws -> MapData {
+        // The kept pins, oldest first (the page's order, fetchAll's): none read again, and each
+        // pin's JSON made again only when it changed (`ListedPin.pageJSON`).
+        let listed = Array(try storedPins().reversed())
+        var input = try app.pageInput(pins: listed.map(\.pin), title: "pins", filterDescription: nil, thumbnails: true,
+                                      embedPreviews: false, trips: try storedTrips(fresh: true)) { index, trip, make in
+            listed[index].pageJSON(trip: trip, make: make)
         }
+        input.served = true
+        // Shared by every answer in flight, not copied into each (`SharedBody`).
+        var response = HTTPResponse.sharedJSON(200, text: PageRenderer.islandsJSON(input))
+        response.headers.append(("X-Pins-Version", version))
+        return MapData(plain: response, gzip: response.gzipped())
     }
 
     /// Each pin's trip (pins on none absent), found from the whole history once per version of
@@ -112,7 +129,17 @@ public final class AppBackend: Backend {
     /// from changed: `TripCache`). A shown pin's trip is looked up here: finding it from the
     /// months around the pin at each show cost 50-100 ms of CPU a request at 100,000 pins.
     func tripOfPins() throws -> [UUID: String] {
-        try tripsCache.value(for: ChangeCounter.version(of: app.databasePath), staleWhileLoading: true) { try app.tripOfPins() }
+        try storedTrips().tripOf
+    }
+
+    /// The trips and each pin's trip, found once per version of the database: by the map data
+    /// and the shown pins alike (each found them again: 14 % of a map data's CPU). A shown pin
+    /// may get them as of the version before while they are found (`staleWhileLoading`); the
+    /// map data (`fresh`) waits for them, so it is never made with an older version's trips.
+    func storedTrips(fresh: Bool = false) throws -> StoredTrips {
+        let version = ChangeCounter.version(of: app.databasePath)
+        if fresh { return try tripsCache.freshValue(for: version) { try app.tripsAndTheirPins() } }
+        return try tripsCache.value(for: version, staleWhileLoading: true) { try app.tripsAndTheirPins() }
     }
 
     /// Every stored pin (none without a database), newest first (the list's order: `PinFilter`
@@ -128,6 +155,13 @@ public final class AppBackend: Backend {
             try kept?.updated(app) ?? PinList.load(app)
         }
     }
+}
+
+/// The map data of one version: as it is, and gzipped for the browsers that accept it (nil
+/// when zlib failed).
+struct MapData: Sendable {
+    let plain: HTTPResponse
+    let gzip: HTTPResponse?
 }
 
 /// One value per version of the database (`ChangeCounter`): the value read for the version
@@ -155,13 +189,53 @@ final class VersionCache<Value>: @unchecked Sendable {
         try value(for: version, keepingOld: false, stale: staleWhileLoading) { _ in try load() }
     }
 
+    /// The value of `version` itself, never an older one: a read under way is waited for, and
+    /// `load` reads `version` when that read was of another. Meanwhile the value kept before
+    /// answers the `staleWhileLoading` and `keptValue` callers.
+    func freshValue(for version: String, load: () throws -> Value) throws -> Value {
+        try value(for: version, keepingOld: false, stale: true, waitForLoad: true) { _ in try load() }
+    }
+
+    /// The value kept, whatever its version, at once; when it is not `version`'s and no read is
+    /// under way, a thread of its own reads `version`'s (a failed read leaves the old value, and
+    /// the next call tries again). With nothing kept yet the caller reads it, as
+    /// `value(for:staleWhileLoading:)`.
+    func keptValue(for version: String, makeInBackground load: @escaping @Sendable () throws -> Value) throws -> Value
+    where Value: Sendable {
+        condition.lock()
+        guard let kept = cached else {
+            condition.unlock()
+            return try value(for: version, staleWhileLoading: true, load: load)
+        }
+        let start = kept.version != version && !loading
+        if start { loading = true }
+        condition.unlock()
+        if start {
+            let thread = Thread { [self] in finishLoad(version, Result { try load() }) }
+            thread.name = "pins-serve-map-data"
+            thread.stackSize = 4 << 20
+            thread.start()
+        }
+        return kept.value
+    }
+
+    /// A background read's end (`keptValue`): its value kept when it was read.
+    private func finishLoad(_ version: String, _ result: Result<Value, any Error>) {
+        condition.lock()
+        loading = false
+        if case .success(let value) = result { cached = (version, value) }
+        condition.broadcast()
+        condition.unlock()
+    }
+
     /// The value for `version`, made from the value kept before (nil: none yet, or its read
     /// failed) when the version changed.
     func value(for version: String, update: (Value?) throws -> Value) throws -> Value {
         try value(for: version, keepingOld: true, update)
     }
 
-    private func value(for version: String, keepingOld: Bool, stale: Bool = false, _ make: (Value?) throws -> Value) throws -> Value {
+    private func value(for version: String, keepingOld: Bool, stale: Bool = false, waitForLoad: Bool = false,
+                       _ make: (Value?) throws -> Value) throws -> Value {
         condition.lock()
         while true {
             if let cached, cached.version == version {
@@ -169,7 +243,7 @@ final class VersionCache<Value>: @unchecked Sendable {
                 return cached.value
             }
             if !loading { break }
-            if stale, let cached {
+            if stale, !waitForLoad, let cached {
                 condition.unlock()
                 return cached.value
             }

@@ -53,8 +53,9 @@ extension AppBackend {
     }
 
     func showPin(_ id: UUID) throws -> HTTPResponse {
-        guard try app.storedPin(id) != nil else { throw RequestError(404, "no pin with id \(id.lowercasedText)") }
-        let detail = try app.pinDetail(id.uuidString, tripOf: try tripOfPins())
+        guard let detail = try app.pinDetail(id: id, tripOf: try tripOfPins()) else {
+            throw RequestError(404, "no pin with id \(id.lowercasedText)")
+        }
         var object = pinProperties(detail.pin)
         object["countryName"] = detail.countryName
         object["trip"] = detail.trip

@@ -56,7 +56,7 @@
     shown = null;
     const island = $("run-data");
     if (island) island.remove();
-    try { S.redraw(await S.api("GET", "/api/page-data")); } catch (x) { S.toast(x.message); }
+    try { S.redraw(await S.api("GET", "/api/page-data?fresh=1")); } catch (x) { S.toast(x.message); }
     const tab = document.querySelector("nav#tabs button[data-tab=settings]");
     if (tab) tab.click();
   }

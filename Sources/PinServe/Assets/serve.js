@@ -19,7 +19,7 @@
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
   }
-  let session = { role: "read", csrf: "" }, version = null, loading = null, holding = false;
+  let session = { role: "read", csrf: "" }, version = null, shown = null, loading = null, holding = false;
 
   // --- before page.js: the Settings tab, then the page as drawn, kept ---
   const nav = $("tabs");
@@ -85,17 +85,22 @@
   // follows it (else a moved pin's popup opened on its old place until the next poll).
   function refresh(afterChange) {
     if (loading && !afterChange) return loading;
-    const next = (loading || Promise.resolve()).catch(() => {}).then(readData);
+    const next = (loading || Promise.resolve()).catch(() => {}).then(() => readData(afterChange));
     loading = next;
     next.finally(() => { if (loading === next) loading = null; }).catch(() => {});
     return next;
   }
-  async function readData() {
-    const r = await fetch("/api/page-data", { credentials: "same-origin" });
+  // A poll is answered at once with the data the server has made (its version may be older: the
+  // next poll reads the newer); after this page's own change, `fresh` waits for the data with it.
+  async function readData(fresh) {
+    const r = await fetch(fresh ? "/api/page-data?fresh=1" : "/api/page-data", { credentials: "same-origin" });
     if (r.status === 401) { location.assign("/login"); return; }
     if (!r.ok) return;
+    // The data this page shows already (a poll answered while the newer is made): not drawn again.
+    const answered = r.headers.get("X-Pins-Version");
+    if (!fresh && answered === shown) return;
     const data = await r.json();
-    version = r.headers.get("X-Pins-Version");
+    version = shown = answered;
     const page = JSON.parse($("page-data").textContent);
     // New colours or style change the style sheet, which the policy allows by its hash: reload.
     if (["pinColor", "fillColor", "mapStyle"].some((key) => data["page-data"][key] !== page[key])) { location.reload(); return; }

@@ -77,6 +77,18 @@ public struct HTTPResponse: Sendable {
         json(status, text: JSONText.string(value))
     }
 
+    /// This response with its shared body gzipped (`Content-Encoding: gzip`), or nil when it
+    /// has no shared body or zlib failed.
+    func gzipped() -> HTTPResponse? {
+        guard let shared, let packed = Gzip.compress(UnsafeRawBufferPointer(start: shared.bytes.baseAddress, count: shared.byteCount)) else {
+            return nil
+        }
+        var response = self
+        response.shared = SharedBody(packed)
+        response.headers.append(("Content-Encoding", "gzip"))
+        return response
+    }
+
     /// `json(_:text:)` with its body `shared` (see `shared`).
     static func sharedJSON(_ status: Int, text: String) -> HTTPResponse {
         var response = HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8")])
@@ -139,6 +151,13 @@ final class SharedBody: Sendable {
         }
         self.bytes = bytes
         byteCount = count
+    }
+
+    init(_ source: [UInt8]) {
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, source.count), alignment: 1)
+        source.withUnsafeBytes { if let base = $0.baseAddress { bytes.baseAddress?.copyMemory(from: base, byteCount: $0.count) } }
+        self.bytes = bytes
+        byteCount = source.count
     }
 
     /// The body's length (`bytes` holds at least one byte, for an empty text too).

@@ -1,0 +1,71 @@
+import Foundation
+import PinApp
+@testable import PinServe
+import XCTest
+
+/// The map data gzipped for the browsers that accept it: checked by gzip(1) itself, and the
+/// Accept-Encoding values as RFC 9110 12.5.3 reads them.
+final class GzipTests: XCTestCase {
+    /// `gzip -dc` of `bytes`: what a browser's gzip decoding gets.
+    private func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-gzip-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("data.gz")
+        try Data(bytes).write(to: file)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-dc", file.path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "gzip -dc read it")
+        return Array(data)
+    }
+
+    func testGzipReadsBackWhatWasCompressed() throws {
+        var text = "{\"pins-data\":["
+        for i in 0..<20_000 { text += "{\"id\":\(i),\"title\":\"Place \(i) \u{e9}\"}," }
+        text += "{}]}"
+        let plain = Array(text.utf8)
+        let packed = try XCTUnwrap(plain.withUnsafeBytes { Gzip.compress($0) })
+        XCTAssertEqual(Array(packed.prefix(2)), [0x1F, 0x8B], "a gzip member's magic")
+        XCTAssertLessThan(packed.count, plain.count / 4)
+        XCTAssertEqual(try gunzip(packed), plain)
+        XCTAssertEqual(try gunzip(try XCTUnwrap([UInt8]().withUnsafeBytes { Gzip.compress($0) })), [])
+    }
+
+    func testAcceptEncodingValues() {
+        XCTAssertTrue(Gzip.accepted(by: "gzip, deflate, br, zstd"), "Chromium's")
+        XCTAssertTrue(Gzip.accepted(by: "deflate, GZip;q=0.5"))
+        XCTAssertTrue(Gzip.accepted(by: "x-gzip"))
+        XCTAssertTrue(Gzip.accepted(by: "*"))
+        XCTAssertFalse(Gzip.accepted(by: "gzip;q=0"))
+        XCTAssertFalse(Gzip.accepted(by: "gzip; q=0.0, *"), "named and refused: the star does not bring it back")
+        XCTAssertFalse(Gzip.accepted(by: "*;q=0"))
+        XCTAssertFalse(Gzip.accepted(by: "identity"))
+        XCTAssertFalse(Gzip.accepted(by: ""))
+        XCTAssertFalse(Gzip.accepted(by: nil))
+        XCTAssertFalse(Gzip.accepted(by: "gzipped, br"))
+    }
+
+    /// GET /api/page-data: gzipped for a browser that accepts it (the same bytes once gunzipped,
+    /// `Vary: Accept-Encoding`), as it is for one that does not.
+    func testTheMapDataIsGzippedForABrowserThatAcceptsIt() throws {
+        let (app, backend) = try serveScratch("gzip-map")
+        _ = try addPin(app, 45.764, 4.8357) { $0.title = "Lyon" }
+        let target = try XCTUnwrap(RequestTarget.parse("/api/page-data"))
+        let plain = try backend.pageData(target, HTTPRequest(method: .get, target: "/api/page-data"))
+        let packed = try backend.pageData(target, HTTPRequest(method: .get, target: "/api/page-data",
+                                                              headers: [("Accept-Encoding", "gzip, deflate, br")]))
+        XCTAssertNil(plain.header("Content-Encoding"))
+        XCTAssertEqual(packed.header("Content-Encoding"), "gzip")
+        XCTAssertEqual(plain.header("Vary"), "Accept-Encoding")
+        XCTAssertEqual(packed.header("Vary"), "Accept-Encoding")
+        XCTAssertEqual(try gunzip(packed.body), plain.body)
+        let data = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(plain.body)) as? [String: Any])
+        XCTAssertEqual(((data["pins-data"] as? [[String: Any]])?.first)?["title"] as? String, "Lyon")
+    }
+}
