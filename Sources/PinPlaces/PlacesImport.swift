@@ -74,6 +74,11 @@ public struct PlacesImportReport: Sendable {
     var wantedCreated: Int { items.tally.wantedCreated }
     /// 65 (EX_DATAERR) when a file could not be read to its end; else 0.
     public var exitCode: Int32 { files.contains { $0.error != nil } ? ExitCode.dataError : ExitCode.success }
+
+    /// Throws when the report's records could not all be read back from the import's scratch
+    /// database (an I/O error in TMPDIR), as the photo import's report does: call once the report
+    /// is written, whose lists then end early.
+    public func checkReadBack() throws { try ScratchFile.checkReadBack() }
 }
 
 public struct PlacesImportOptions: Sendable {

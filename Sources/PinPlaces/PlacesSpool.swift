@@ -143,7 +143,7 @@ public struct PlaceItems: Sequence, Sendable {
             do {
                 return try body()
             } catch {
-                ScratchFile.failReadBack(ImportError.storage("cannot read back the import's scratch database: \(error)"))
+                ScratchFile.failReadBack(ScratchFailure("cannot read back the import's scratch database: \(error)"))
                 return nil
             }
         }
