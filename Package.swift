@@ -78,17 +78,22 @@ let package = Package(
         // the one loader of the CLI, the benchmark and the tests.
         .target(name: "PinData", dependencies: ["PinCore"]),
         // SQLite storage: connection, migrations, repositories, run lock; the system source of
-        // new ids (getrandom).
+        // new ids (getrandom); the runs' scratch storage (a SQLite scratch database, a file with no
+        // name), shared with the photo import and import-places through `package` access.
         .target(name: "PinStore", dependencies: ["PinCore", "CSQLite", "CSupport"]),
-        // The import session end to end: lock, run record, scanner, pipeline stages, reports, as
+        // The photo import end to end: lock, run record, scanner, pipeline stages, reports, as
         // plain values (the caller, PinApp, draws a run over the map page).
         .target(name: "PinImport", dependencies: ["PinCore", "PinGrammar", "PinMetadata", "PinStore", "PinFormats", "CSupport"], exclude: ["THREADS.md"]),
+        // `pins import-places`: the place-file readers (CSV, JSON, XML: Readers/, which know
+        // PinCore, PinGrammar and PinFormats only), their scratch spool, and the run that adds the
+        // places as pins, with its report writers. No photo in it: it does not need PinImport.
+        .target(name: "PinPlaces", dependencies: ["PinCore", "PinGrammar", "PinFormats", "PinStore"]),
         // The offline HTML map page, and exports: plain values in, files out (AtomicFile). The page's script,
         // style sheet and template (Sources/PinReport/Page) are compiled in by EmbedFiles.
         .target(name: "PinReport", dependencies: ["PinCore", "PinGrammar"], plugins: ["EmbedFiles"]),
         // The application layer: one use case per thing a person does, called by the CLI and by
         // `pins serve` alike; plain values in and out, one connection per call (THREADS.md).
-        .target(name: "PinApp", dependencies: ["PinCore", "PinData", "PinStore", "PinMetadata", "PinImport", "PinReport"], exclude: ["THREADS.md"]),
+        .target(name: "PinApp", dependencies: ["PinCore", "PinData", "PinStore", "PinMetadata", "PinImport", "PinPlaces", "PinReport"], exclude: ["THREADS.md"]),
         // `pins serve`: HTTP through evhttp, the gate (sessions, CSRF, Host/Origin, limits), routes
         // that call the use cases, the browser's own scripts (Assets, compiled in by EmbedFiles).
         // CServe: the few evhttp calls, in C (libevent's headers and Foundation clash as Swift modules).
@@ -96,7 +101,7 @@ let package = Package(
         .target(name: "PinServe", dependencies: ["PinApp", "PinCore", "PinImport", "PinReport", "PinStore", "CServe", "CSodium", "CSupport", "CZlib"], plugins: ["EmbedFiles"]),
         .executableTarget(
             name: "pins",
-            dependencies: ["PinApp", "PinCore", "PinData", "PinGrammar", "PinMetadata", "PinImport", "PinReport", "PinServe", "CSupport"]
+            dependencies: ["PinApp", "PinCore", "PinData", "PinGrammar", "PinMetadata", "PinImport", "PinPlaces", "PinReport", "PinServe", "CSupport"]
         ),
         // The build step that turns text files into string constants (Plugins/EmbedFiles).
         .executableTarget(name: "embed-files", path: "Sources/embed-files"),
@@ -113,9 +118,10 @@ let package = Package(
         .testTarget(name: "PinStoreTests", dependencies: ["PinStore", "PinCore", "TestSupport"]),
         .testTarget(name: "PinMetadataTests", dependencies: ["PinMetadata", "PinCore", "TestSupport"]),
         .testTarget(name: "PinImportTests", dependencies: ["PinImport", "PinCore", "PinGrammar", "PinMetadata", "PinStore", "PinFormats", "TestSupport"]),
+        .testTarget(name: "PinPlacesTests", dependencies: ["PinPlaces", "PinCore", "PinGrammar", "PinFormats", "PinStore", "TestSupport"]),
         .testTarget(name: "PinReportTests", dependencies: ["PinReport", "PinCore", "TestSupport"]),
         .testTarget(name: "PinAppTests", dependencies: ["PinApp", "PinCore", "PinStore", "TestSupport"]),
-        .testTarget(name: "PinServeTests", dependencies: ["PinServe", "PinApp", "PinCore", "PinImport", "PinStore", "TestSupport"]),
+        .testTarget(name: "PinServeTests", dependencies: ["PinServe", "PinApp", "PinCore", "PinImport", "PinPlaces", "PinStore", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["PinCore", "PinStore", "TestSupport"], exclude: ["golden", "schemas"]),
     ],
     swiftLanguageModes: [.v6]

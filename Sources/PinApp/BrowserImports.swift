@@ -2,6 +2,7 @@ import Foundation
 import PinCore
 import PinData
 import PinImport
+import PinPlaces
 import PinReport
 import PinStore
 

@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 import PinImport
+import PinPlaces
 import PinStore
 
 /// Names for the stores' values a front end shows (a check's findings, a repair's tables), so a

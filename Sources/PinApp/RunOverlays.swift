@@ -1,5 +1,6 @@
 import PinCore
 import PinImport
+import PinPlaces
 import PinReport
 
 // The runs drawn over the map page are built here, by the caller of the import, from its plain

@@ -2,7 +2,7 @@ import Foundation
 import PinCore
 import PinApp
 import PinData
-import PinImport
+import PinPlaces
 import PinReport
 
 let importPlacesSpec = CommandSpec(

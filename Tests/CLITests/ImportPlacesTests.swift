@@ -235,7 +235,7 @@ final class ImportPlacesTests: XCTestCase {
 
 /// The other formats, each from the tool that writes it or, for Google's, hand-written after the
 /// public descriptions of Google's location formats (each reader's
-/// comment in Sources/PinImport/Places/Readers/PlacesJSON.swift quotes the schema it follows).
+/// comment in Sources/PinPlaces/Readers/PlacesJSON.swift quotes the schema it follows).
 final class ImportPlacesFormatTests: XCTestCase {
     func fixture(_ name: String) -> String { ImportPlacesTests.fixtures.appendingPathComponent(name).path }
 

@@ -4,7 +4,8 @@ import XCTest
 
 /// The rules of the house that a reading of the sources can check (issue 35 item 6): only the
 /// executables' entry points end the process, only PinData opens the data files, and every
-/// document a comment cites is in the repository. Each rule is also proved able to fail, on a
+/// document a comment cites is in the repository; the photo import and import-places import
+/// neither each other nor the page (item 4). Each rule is also proved able to fail, on a
 /// line made for it.
 final class LayerRulesTests: XCTestCase {
     /// The executables' own files: an entry point exits with the code its errors say.
@@ -95,6 +96,31 @@ final class LayerRulesTests: XCTestCase {
         XCTAssertEqual(unexplained, [], "add a row for each to Sources/PinApp/THREADS.md, with its reason, or make it Sendable (a Mutex)")
     }
 
+    /// The modules a file imports (`import X`, `@testable import X`), in order.
+    static func importedModules(_ lines: [String]) -> [String] {
+        lines.compactMap { line in
+            let words = line.split(separator: " ")
+            guard let i = words.firstIndex(of: "import"), i + 1 < words.count, words[..<i].allSatisfy({ $0.hasPrefix("@") }) else { return nil }
+            return String(words[i + 1])
+        }
+    }
+
+    /// PinImport imports photos and PinPlaces places (issue 35 item 4): neither needs the other,
+    /// and neither draws the page (PinApp, their caller, builds a run's overlay), so no file of
+    /// theirs imports the other, PinReport or PinApp. Package.swift declares their dependencies;
+    /// this reads the files themselves.
+    func testTheImportsImportNeitherEachOtherNorThePage() throws {
+        let barred = ["PinImport/": ["PinPlaces", "PinReport", "PinApp"], "PinPlaces/": ["PinImport", "PinReport", "PinApp"]]
+        var found: [String] = [], seen: Set<String> = []
+        for (path, lines) in try sources() {
+            guard let rule = barred.first(where: { path.hasPrefix($0.key) }) else { continue }
+            seen.insert(rule.key)
+            found += Self.importedModules(lines).filter(rule.value.contains).map { "Sources/\(path): import \($0)" }
+        }
+        XCTAssertEqual(seen, Set(barred.keys), "both modules are there")
+        XCTAssertEqual(found, [], "what both need goes below them (PinCore, PinStore); the page's part goes to PinApp")
+    }
+
     func testOnlyTheEntryPointsEndTheProcess() throws {
         var found: [String] = []
         for (path, lines) in try sources() where !Self.entryPoints.contains(path) {
@@ -121,6 +147,9 @@ final class LayerRulesTests: XCTestCase {
                                            "let t = \"Countries.bin\" // a help text", "try data.worldMapJSON()",
                                            "Data(contentsOf: \"/x/TimeZones.bin\")"]),
                        [0, 1, 4])
+        XCTAssertEqual(Self.importedModules(["import Foundation", "@testable import PinCore", "// import PinReport",
+                                             "let important = 1", "@_spi(X) @testable import PinStore"]),
+                       ["Foundation", "PinCore", "PinStore"])
         let cited = Self.citedDocuments(["/// (metadata-formats.md section 7)", "// docs/formats.md 9.1 and THREADS.md",
                                          "/// share/doc/pins/README.md", "let x = a.md5"])
         XCTAssertEqual(cited.map { "\($0.line):\($0.name)" }, ["0:metadata-formats.md", "1:docs/formats.md", "1:THREADS.md"])

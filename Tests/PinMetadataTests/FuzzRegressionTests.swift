@@ -82,7 +82,7 @@ final class FuzzRegressionTests: XCTestCase {
         }
         XCTAssertTrue(folders.contains("metadata"), "Fixtures/fuzz/metadata holds the inputs kept so far")
         // tracks: PinFormatsTests/TrackFuzzRegressionTests replays it; places:
-        // PinImportTests/PlacesFuzzRegressionTests; windows: PinImportTests/WindowsFuzzRegressionTests.
+        // PinPlacesTests/PlacesFuzzRegressionTests; windows: PinPlacesTests/WindowsFuzzRegressionTests.
         XCTAssertEqual(Set(folders).subtracting(["metadata", "xmp", "takeout", "sidecars", "rules", "tracks", "places", "windows"]), [])
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import PinApp
 import PinCore
 import PinImport
+import PinPlaces
 @testable import PinServe
 @testable import PinStore
 import TestSupport

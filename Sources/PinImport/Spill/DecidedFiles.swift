@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 import PinMetadata
+import PinStore
 
 /// The files of a run in report order, kept on disk (`ScratchFile`) as compact records, not in
 /// memory: a first import of 1,000,000 photos holds none of them at once. Read as a sequence,
@@ -144,7 +145,7 @@ public struct DecidedFiles: Sequence, Sendable {
         init() {}
 
         mutating func append(_ item: ImportItem) throws {
-            if file == nil { file = try ScratchFile() }
+            if file == nil { file = try ScratchFile(failure: ImportError.storage) }
             try file!.appendRecord { ItemCodec.encode(item, into: &$0) }
             tally.count(item)
         }

@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 import PinMetadata
+import PinStore
 
 /// One `ImportItem` as bytes: its decision code first (so a filter reads one byte), then the
 /// file, the metadata the import keeps, the error, the pin plan and the verdict.
@@ -179,7 +180,7 @@ struct ItemSorter {
 
     private mutating func spill() throws {
         guard !batch.isEmpty else { return }
-        if file == nil { file = try ScratchFile() }
+        if file == nil { file = try ScratchFile(failure: ImportError.storage) }
         let start = file!.end
         sortKeys()
         // Through a buffer pointer: each item is encoded where it is, not copied out first.

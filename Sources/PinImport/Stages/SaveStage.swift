@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinStore
 
 /// Stage 5: the writes. First, in one transaction, missing marks, refreshed fingerprints and
 /// moves; then pins and photo records, `batchSize` decisions per transaction. A run killed at

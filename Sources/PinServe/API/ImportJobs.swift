@@ -26,9 +26,10 @@ struct ImportJob: Sendable {
 /// The imports of this server: one at a time, each on a thread of its own (never a request's:
 /// those stay free for the people editing meanwhile), the last one kept for the page to show.
 ///
-/// One at a time is also what keeps PinImport's per-process state right: a failed read-back of
-/// a run's scratch records is kept for the process (`ScratchFile.checkReadBack`), not per run,
-/// so two runs of one process at once could take each other's failure. A dry run counts too.
+/// One at a time is also what keeps the scratch storage's per-process state right: a failed
+/// read-back of a run's scratch records (photos or places) is kept for the process
+/// (`ScratchFile.checkReadBack`, in PinStore), not per run, so two runs of one process at once
+/// could take each other's failure. A dry run counts too.
 /// Against another process (the nightly `pins import`), the run lock decides: while it is
 /// held no import starts here ("busy").
 final class ImportJobs: @unchecked Sendable {

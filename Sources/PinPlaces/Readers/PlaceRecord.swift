@@ -2,7 +2,7 @@ import Foundation
 import PinCore
 
 /// What a place file is, found from its first bytes (never its name).
-public enum PlaceFileKind: String, Sendable, CaseIterable {
+enum PlaceFileKind: String, Sendable, CaseIterable {
     case geojson
     case kml
     case kmz
@@ -27,7 +27,7 @@ public enum PlaceFileKind: String, Sendable, CaseIterable {
 }
 
 /// A record's date as the file says it.
-public enum PlaceDate: Sendable, Equatable {
+enum PlaceDate: Sendable, Equatable {
     /// An instant with the offset of the visit written beside it.
     case withOffset(Date, Int)
     /// An instant whose offset the file does not know (pins' own "Z" without `utcOffset`):
@@ -42,38 +42,38 @@ public enum PlaceDate: Sendable, Equatable {
 }
 
 /// The kind of pin a record makes, with what its shared object needs.
-public enum PlaceType: Sendable, Equatable {
+enum PlaceType: Sendable, Equatable {
     case point
     case city(name: String, address: String?)
     case mountain(name: String, height: Double?, achievedHeight: Double?)
 }
 
 /// One record of a place file, read but not yet decided: what a reader hands the import.
-public struct PlaceRecord: Sendable, Equatable {
+struct PlaceRecord: Sendable, Equatable {
     /// Where it is in the file, for a person: "line 12", "feature 3", "placemark 7".
-    public var position: String
+    var position: String
     /// The file's own id for it (a feature id, a Google place id with its start time, a
     /// Maps URL), when it has one: the stable part of the record's key.
     var ownID: String?
-    public var title: String?
+    var title: String?
     /// nil: the record has no usable position; `locationIssue` says why.
-    public var coordinate: Coordinate?
-    public var locationIssue: String?
-    public var date: PlaceDate?
-    public var note: String?
-    public var tags: [String]?
-    public var color: String?
-    public var type: PlaceType = .point
-    public var visitCount: Int?
-    public var photoIDs: [String] = []
+    var coordinate: Coordinate?
+    var locationIssue: String?
+    var date: PlaceDate?
+    var note: String?
+    var tags: [String]?
+    var color: String?
+    var type: PlaceType = .point
+    var visitCount: Int?
+    var photoIDs: [String] = []
     /// pins' own export says the pin was edited by hand.
-    public var edited = false
+    var edited = false
     /// What `cleaned()` cut ("title cut to 1,000 characters"), for the report; nil: nothing.
     var textNote: String?
     /// pins' own export says the pin is a place to go, not a visit (`"wanted": true`).
-    public var wanted = false
+    var wanted = false
 
-    public init(position: String) {
+    init(position: String) {
         self.position = position
     }
 
@@ -102,7 +102,7 @@ extension PlaceRecord {
     /// titles and names cut to `StoredText.maxTitle` characters, notes to `maxNote`; what was
     /// cut said in `textNote`. Every reader's record goes through this once, before its key and
     /// digest are made, so a re-import of the same file compares equal.
-    public func cleaned() -> PlaceRecord {
+    func cleaned() -> PlaceRecord {
         var r = self
         var cuts: [String] = []
         func short(_ text: String, _ what: String) -> String {
@@ -135,7 +135,7 @@ extension PlaceRecord {
 
 extension PlaceReadEvent {
     /// `.record`'s record `cleaned()`; a malformed one as it is.
-    public func cleaned() -> PlaceReadEvent {
+    func cleaned() -> PlaceReadEvent {
         if case let .record(r) = self { return .record(r.cleaned()) }
         return self
     }
@@ -143,7 +143,7 @@ extension PlaceReadEvent {
 
 /// What a reader reports: a record, or one it could not read (listed with its position, and
 /// skipped; the rest of the file is read).
-public enum PlaceReadEvent: Sendable, Equatable {
+enum PlaceReadEvent: Sendable, Equatable {
     case record(PlaceRecord)
     case malformed(position: String, reason: String)
 }
@@ -159,7 +159,7 @@ struct PlaceFileError: Error, CustomStringConvertible, Equatable {
 extension PlaceRecord {
     /// The record's stable key: its file kind, then its own id, else its title and position
     /// (to about 1 m). A record whose own id is the same is the same record, changed or not.
-    public func key(kind: PlaceFileKind) -> String {
+    func key(kind: PlaceFileKind) -> String {
         if let ownID, !ownID.isEmpty { return kind.keyPrefix + ":id:" + ownID }
         let where_ = coordinate.map { String(format: "%.5f,%.5f", $0.latitude, $0.longitude) } ?? "-"
         return kind.keyPrefix + ":at:" + where_ + ":" + (title ?? "")
@@ -167,7 +167,7 @@ extension PlaceRecord {
 
     /// Everything the record says, as one text: two reads of an unchanged record give the same
     /// digest, a change anywhere gives another.
-    public var digest: String {
+    var digest: String {
         var parts: [String] = []
         parts.append(title ?? "\u{1}")
         parts.append(coordinate.map { "\($0.latitude),\($0.longitude)" } ?? "-")

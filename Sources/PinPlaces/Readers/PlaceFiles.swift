@@ -16,7 +16,7 @@ public enum PlaceFiles {
     }
 
     /// Why bytes starting with `head` are refused (`refusal`'s words).
-    public static func notPlaceFile(_ shown: String, path: String, head: [UInt8]) -> String {
+    static func notPlaceFile(_ shown: String, path: String, head: [UInt8]) -> String {
         // A track (Records.json, an OwnTracks log...) is read by `import --track`: say so.
         if let track = TrackFiles.sniff(head) {
             return "\(shown): a track (\(track.rawValue)), not a place file: its fixes give positions to photos "
@@ -27,7 +27,7 @@ public enum PlaceFiles {
     }
 
     /// The kind of a file from its first bytes, or nil when it is none pins reads.
-    public static func kind(ofHead head: [UInt8]) -> PlaceFileKind? {
+    static func kind(ofHead head: [UInt8]) -> PlaceFileKind? {
         if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || head.starts(with: [0x50, 0x4B, 0x05, 0x06]) { return .kmz }
         var i = 0
         if head.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
@@ -110,7 +110,7 @@ public enum PlaceFiles {
     }
 
     /// Reads bytes in memory as `kind` (the fuzzer; tests), each record `cleaned()`.
-    public static func read(bytes: [UInt8], kind: PlaceFileKind, emit: (PlaceReadEvent) throws -> Void) throws {
+    static func read(bytes: [UInt8], kind: PlaceFileKind, emit: (PlaceReadEvent) throws -> Void) throws {
         let emit: (PlaceReadEvent) throws -> Void = { try emit($0.cleaned()) }
         if kind == .kmz {
             let archive: ZipArchive

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 @testable import PinFormats
-@testable import PinImport
+@testable import PinPlaces
 @testable import PinGrammar
 
 /// The inputs kept in Fixtures/fuzz/windows/ from the `windows` fuzz target (Fuzz/Windows.swift,

@@ -33,7 +33,7 @@ public enum PlaceDecision: String, Sendable, CaseIterable {
 public struct PlaceItem: Sendable {
     /// The file as given on the command line.
     public var file: String
-    public var kind: PlaceFileKind
+    var kind: PlaceFileKind
     public var position: String
     public var decision: PlaceDecision
     public var detail: String?
@@ -45,7 +45,7 @@ public struct PlaceItem: Sendable {
     /// The pin made or updated (a real run), or that it would be (a dry run: the planned id).
     public var pinID: UUID?
     /// The pin created is a place to go, not a visit (`Location.wanted`).
-    public var wanted = false
+    var wanted = false
     /// Its place in the import (files in order, records in file order): the report's order.
     var sequence = 0
     /// Its file's place in the import's files.
@@ -55,8 +55,8 @@ public struct PlaceItem: Sendable {
 /// One file of the import.
 public struct PlaceFileSummary: Sendable {
     public var file: String
-    public var kind: PlaceFileKind
-    public var records: Int
+    var kind: PlaceFileKind
+    var records: Int
     /// Why the file stopped before its end (what came before is imported).
     public var error: String?
 }
@@ -64,7 +64,7 @@ public struct PlaceFileSummary: Sendable {
 public struct PlacesImportReport: Sendable {
     public var dryRun: Bool
     public var runID: Int64?
-    public var startedAt: Date
+    var startedAt: Date
     public var files: [PlaceFileSummary]
     /// Every record's outcome in report order, read from the import's scratch database.
     public var items: PlaceItems
@@ -74,10 +74,15 @@ public struct PlacesImportReport: Sendable {
     var wantedCreated: Int { items.tally.wantedCreated }
     /// 65 (EX_DATAERR) when a file could not be read to its end; else 0.
     public var exitCode: Int32 { files.contains { $0.error != nil } ? ExitCode.dataError : ExitCode.success }
+
+    /// Throws when the report's records could not all be read back from the import's scratch
+    /// database (an I/O error in TMPDIR), as the photo import's report does: call once the report
+    /// is written, whose lists then end early.
+    public func checkReadBack() throws { try ScratchFile.checkReadBack() }
 }
 
 public struct PlacesImportOptions: Sendable {
-    public var files: [String]
+    var files: [String]
     public var dryRun = false
     /// Place lists: skip a place closer than this (radians) to a pin; nil: never (two saved
     /// restaurants 300 m apart are two pins).
@@ -86,7 +91,7 @@ public struct PlacesImportOptions: Sendable {
     public var visitThreshold: Double = AngularDistance.appThreshold
     public var timeZones: (any TimeZoneLocating)?
     /// The time of the import (a record without a date is dated with it).
-    public var now = Date()
+    var now = Date()
     /// `--wanted`: every record is a place the person wants to go (`Location.wanted`), not a
     /// visit. Google's Saved Places always are.
     public var wanted = false
@@ -100,12 +105,12 @@ public struct PlacesImportOptions: Sendable {
 
 /// Why `import-places` stopped before it changed anything (or, for a failed write, after
 /// what it wrote was rolled back).
-public struct PlacesImportFailure: ExitStatusError {
-    public let message: String
-    public let exitCode: Int32
-    public var description: String { message }
-    public var exitStatus: Int32 { exitCode }
-    public init(_ message: String, exitCode: Int32) {
+struct PlacesImportFailure: ExitStatusError {
+    let message: String
+    let exitCode: Int32
+    var description: String { message }
+    var exitStatus: Int32 { exitCode }
+    init(_ message: String, exitCode: Int32) {
         self.message = message
         self.exitCode = exitCode
     }
@@ -117,9 +122,9 @@ public struct PlacesImportFailure: ExitStatusError {
 /// (`pins runs`), a run lock, and nothing written by a dry run. The visits wait for their turn,
 /// and the outcomes for the report, in a scratch database (`PlacesSpool`), not in memory.
 public struct PlacesImport {
-    public let options: PlacesImportOptions
-    public let databasePath: String
-    public let creation: CreationService
+    let options: PlacesImportOptions
+    let databasePath: String
+    let creation: CreationService
     /// Records decided and written per transaction.
     static let batchSize = 500
 
@@ -204,7 +209,7 @@ public struct PlacesImport {
     }
 
     /// Why a file whose first bytes are `head` (no place file) is refused: `PlaceFiles.notPlaceFile`.
-    public static func notAPlaceFile(_ shown: String, path: String, head: [UInt8]) -> PlacesImportFailure {
+    static func notAPlaceFile(_ shown: String, path: String, head: [UInt8]) -> PlacesImportFailure {
         PlacesImportFailure(PlaceFiles.notPlaceFile(shown, path: path, head: head), exitCode: ExitCode.usage)
     }
 

@@ -71,17 +71,17 @@ final class PlacesSpool: @unchecked Sendable {
 public struct PlaceItems: Sequence, Sendable {
     static let decisions = PlaceDecision.allCases
     let spool: PlacesSpool?
-    public let tally: Tally
+    let tally: Tally
     /// Decision codes to read; nil reads all.
     let only: [Int]?
 
     /// Counts, kept as the outcomes were written.
-    public struct Tally: Sendable, Equatable {
+    struct Tally: Sendable, Equatable {
         private var perDecision = [Int](repeating: 0, count: PlaceItems.decisions.count)
-        public private(set) var total = 0
+        private(set) var total = 0
         /// The created items whose pin is wanted.
-        public private(set) var wantedCreated = 0
-        public func count(_ decision: PlaceDecision) -> Int { perDecision[PlaceItems.decisions.firstIndex(of: decision)!] }
+        private(set) var wantedCreated = 0
+        func count(_ decision: PlaceDecision) -> Int { perDecision[PlaceItems.decisions.firstIndex(of: decision)!] }
         mutating func add(_ decision: PlaceDecision, wanted: Bool) {
             perDecision[PlaceItems.decisions.firstIndex(of: decision)!] += 1
             total += 1
@@ -90,7 +90,7 @@ public struct PlaceItems: Sequence, Sendable {
     }
 
     /// None.
-    public init() {
+    init() {
         spool = nil
         tally = Tally()
         only = nil
@@ -103,13 +103,13 @@ public struct PlaceItems: Sequence, Sendable {
     }
 
     /// The records with one of `decisions`, in the same order.
-    public func only(_ decisions: [PlaceDecision]) -> PlaceItems {
+    func only(_ decisions: [PlaceDecision]) -> PlaceItems {
         guard let spool else { return self }
         return PlaceItems(spool: spool, tally: tally, only: decisions.map { Self.decisions.firstIndex(of: $0)! })
     }
 
-    public var count: Int { only.map { $0.reduce(0) { $0 + tally.count(Self.decisions[$1]) } } ?? tally.total }
-    public var isEmpty: Bool { count == 0 }
+    var count: Int { only.map { $0.reduce(0) { $0 + tally.count(Self.decisions[$1]) } } ?? tally.total }
+    var isEmpty: Bool { count == 0 }
 
     public func makeIterator() -> Iterator { Iterator(self) }
 
@@ -143,7 +143,7 @@ public struct PlaceItems: Sequence, Sendable {
             do {
                 return try body()
             } catch {
-                ScratchFile.failReadBack(ImportError.storage("cannot read back the import's scratch database: \(error)"))
+                ScratchFile.failReadBack(ScratchFailure("cannot read back the import's scratch database: \(error)"))
                 return nil
             }
         }

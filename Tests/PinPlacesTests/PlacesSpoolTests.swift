@@ -1,6 +1,7 @@
 import XCTest
 @testable import PinCore
-@testable import PinImport
+@testable import PinPlaces
+import PinStore
 
 /// import-places' scratch database: records come back exactly, visits in time order, outcomes in
 /// report order, and a spool larger than its cache goes to a file that has no name.

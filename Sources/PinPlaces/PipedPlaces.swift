@@ -1,6 +1,7 @@
 import Foundation
 import PinCore
 import PinFormats
+import PinStore
 
 /// A place file that comes through a pipe: `pins import-places -` (standard input), or a path
 /// given on the command line that is a FIFO or a character device (`<(unzip -p takeout.zip

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
-@testable import PinImport
+@testable import PinPlaces
 
 /// The inputs kept in Fixtures/fuzz/places/ (crashes the places fuzz target or a reading of the
 /// readers found) and the seeds scripts/fuzz starts that target from (Fixtures/places, files

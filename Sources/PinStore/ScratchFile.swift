@@ -1,6 +1,5 @@
 import CSupport
 import Foundation
-import PinCore
 import Synchronization
 
 /// Where a large run keeps what it decided: a file with no name (O_TMPFILE, or unlinked as soon
@@ -13,10 +12,17 @@ import Synchronization
 /// read-only or slow. A NAS whose `/tmp` is small RAM-backed tmpfs points TMPDIR at a volume.
 /// A run of 1,000,000 --small files needed 272 MB there at its peak (the sorted runs and the
 /// report's records, while the rules decide).
-final class ScratchFile: @unchecked Sendable {
+///
+/// Shared by the photo import (PinImport: the walk's files, the decided files, the spilled
+/// items) and import-places (PinPlaces: the copy of a piped place file); its failures are
+/// errors of the caller's kind (`failure`: the import's `ImportError.storage`), so that the
+/// caller's own handling of its storage errors sees them as before.
+package final class ScratchFile: @unchecked Sendable {
     // Appends happen on one thread (the pipeline's); reads (pread) only once writing is done.
-    let fd: Int32
-    let folder: String
+    package let fd: Int32
+    package let folder: String
+    /// Makes the error thrown (or kept, for a read-back) for a failure of this file, from its message.
+    private let failure: @Sendable (String) -> any Error
     /// Bytes already in the file (not counting `pending`).
     private var written: Int64 = 0
     private var pending: [UInt8] = []
@@ -25,15 +31,15 @@ final class ScratchFile: @unchecked Sendable {
     /// In `$TMPDIR` when it is set (and only there: a folder the person chose); else in
     /// `/tmp`, else `/var/tmp`, else in memory (a system without a temporary folder, such as
     /// an empty chroot: the run works, but its records count as its memory).
-    convenience init() throws {
+    package convenience init(failure: @escaping @Sendable (String) -> any Error = ScratchFailure.init) throws {
         if let folder = ProcessInfo.processInfo.environment["TMPDIR"], !folder.isEmpty {
-            try self.init(folder: folder)
+            try self.init(folder: folder, failure: failure)
             return
         }
         var firstError: Error?
         for folder in ["/tmp", "/var/tmp"] {
             do {
-                try self.init(folder: folder)
+                try self.init(folder: folder, failure: failure)
                 return
             } catch {
                 firstError = firstError ?? error
@@ -41,32 +47,33 @@ final class ScratchFile: @unchecked Sendable {
         }
         let fd = pins_open_memory_scratch()
         guard fd >= 0 else { throw firstError! }
-        self.init(fd: fd, folder: "memory")
+        self.init(fd: fd, folder: "memory", failure: failure)
     }
 
-    convenience init(folder: String) throws {
+    package convenience init(folder: String, failure: @escaping @Sendable (String) -> any Error = ScratchFailure.init) throws {
         let fd = pins_open_scratch(folder)
         guard fd >= 0 else {
-            throw ImportError.storage("cannot make a scratch file in \(folder): \(String(cString: strerror(errno))) "
+            throw failure("cannot make a scratch file in \(folder): \(String(cString: strerror(errno))) "
                                       + "(TMPDIR chooses the folder)")
         }
-        self.init(fd: fd, folder: folder)
+        self.init(fd: fd, folder: folder, failure: failure)
     }
 
-    private init(fd: Int32, folder: String) {
+    private init(fd: Int32, folder: String, failure: @escaping @Sendable (String) -> any Error) {
         self.fd = fd
         self.folder = folder
+        self.failure = failure
         pending.reserveCapacity(Self.flushAt + 4096)
     }
 
     deinit { close(fd) }
 
     /// The offset the next appended byte gets.
-    var end: Int64 { written + Int64(pending.count) }
+    package var end: Int64 { written + Int64(pending.count) }
 
     /// Appends one record: its length (4 bytes), then the bytes `encode` writes (straight into
     /// the buffer: no array per record).
-    func appendRecord(_ encode: (inout ByteWriter) -> Void) throws {
+    package func appendRecord(_ encode: (inout ByteWriter) -> Void) throws {
         var w = ByteWriter()
         swap(&w.bytes, &pending)
         let at = w.bytes.count
@@ -79,13 +86,13 @@ final class ScratchFile: @unchecked Sendable {
     }
 
     /// Writes what is pending: call before reading back.
-    func flush() throws {
+    package func flush() throws {
         var done = 0
         while done < pending.count {
             let n = pending.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ImportError.storage("cannot write the run's scratch file in \(folder): \(String(cString: strerror(errno))) "
+                throw failure("cannot write the run's scratch file in \(folder): \(String(cString: strerror(errno))) "
                                           + "(TMPDIR chooses the folder)")
             }
             done += n
@@ -95,7 +102,7 @@ final class ScratchFile: @unchecked Sendable {
     }
 
     /// Reads up to `count` bytes at `offset` into `buffer`; returns how many (0 at the end).
-    func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
+    package func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
         while true {
             let n = pread(fd, buffer, count, off_t(offset))
             if n >= 0 { return n }
@@ -104,7 +111,7 @@ final class ScratchFile: @unchecked Sendable {
             // failure (an I/O error on TMPDIR), not something the run can work around. The
             // records end here for the reader; the run throws it before its next write
             // (`checkReadBack`), so nothing is saved from a list cut short.
-            Self.failReadBack(ImportError.storage("cannot read back the run's scratch file in \(folder): "
+            Self.failReadBack(failure("cannot read back the run's scratch file in \(folder): "
                                                   + "\(String(cString: strerror(errno))) (TMPDIR chooses the folder)"))
             return 0
         }
@@ -114,16 +121,16 @@ final class ScratchFile: @unchecked Sendable {
     /// for the process, not per file: the readers are iterators (`Sequence`), which cannot throw,
     /// and one import runs at a time in a process (the run lock holds one per database; the CLI
     /// runs one, and `pins serve` starts one at a time, dry runs included: its `ImportJobs`).
-    private static let readFailure = Mutex<ImportError?>(nil)
+    private static let readFailure = Mutex<(any Error)?>(nil)
 
-    static func failReadBack(_ error: ImportError) {
+    package static func failReadBack(_ error: any Error) {
         readFailure.withLock { if $0 == nil { $0 = error } }
     }
 
     /// Throws (once) a read-back of the run's scratch records that failed: before the run saves
     /// what it decided from them, and after the report was written from them.
-    static func checkReadBack() throws {
-        if let error = readFailure.withLock({ failure -> ImportError? in
+    package static func checkReadBack() throws {
+        if let error = readFailure.withLock({ failure -> (any Error)? in
             defer { failure = nil }
             return failure
         }) { throw error }
@@ -131,14 +138,14 @@ final class ScratchFile: @unchecked Sendable {
 }
 
 /// Reads the records of `file` between two offsets, in order, through a small buffer.
-struct RecordReader {
-    let file: ScratchFile
+package struct RecordReader {
+    package let file: ScratchFile
     private var offset: Int64
     private let end: Int64
     private var buffer: [UInt8]
     private var start = 0, count = 0
 
-    init(_ file: ScratchFile, from offset: Int64, to end: Int64, bufferSize: Int = 32 << 10) {
+    package init(_ file: ScratchFile, from offset: Int64, to end: Int64, bufferSize: Int = 32 << 10) {
         self.file = file
         self.offset = offset
         self.end = end
@@ -164,7 +171,7 @@ struct RecordReader {
     }
 
     /// The next record's bytes, to `body` (valid only inside it); nil at the end.
-    mutating func next<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T? {
+    package mutating func next<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T? {
         guard fill(4) else { return nil }
         let length = Int(buffer.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: start, as: UInt32.self)) })
         guard fill(4 + length) else { return nil }
@@ -178,25 +185,27 @@ struct RecordReader {
 // MARK: bytes
 
 /// Little-endian values and length-prefixed bytes, appended.
-struct ByteWriter {
-    var bytes: [UInt8] = []
+package struct ByteWriter {
+    package var bytes: [UInt8] = []
 
-    mutating func u8(_ v: UInt8) { bytes.append(v) }
-    mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
-    mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
-    mutating func f64(_ v: Double) { u64(v.bitPattern) }
-    mutating func data(_ v: [UInt8]) {
+    package init() {}
+
+    package mutating func u8(_ v: UInt8) { bytes.append(v) }
+    package mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    package mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
+    package mutating func f64(_ v: Double) { u64(v.bitPattern) }
+    package mutating func data(_ v: [UInt8]) {
         withUnsafeBytes(of: UInt32(v.count).littleEndian) { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: v)
     }
-    mutating func string(_ v: String) {
+    package mutating func string(_ v: String) {
         var v = v
         v.withUTF8 { utf8 in
             withUnsafeBytes(of: UInt32(utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
             bytes.append(contentsOf: utf8)
         }
     }
-    mutating func optionalString(_ v: String?) {
+    package mutating func optionalString(_ v: String?) {
         if let v {
             u8(1)
             string(v)
@@ -207,99 +216,43 @@ struct ByteWriter {
 }
 
 /// Reads what `ByteWriter` wrote.
-struct ByteCursor {
-    let base: UnsafeRawBufferPointer
-    var at = 0
+package struct ByteCursor {
+    package let base: UnsafeRawBufferPointer
+    package var at = 0
 
-    init(_ base: UnsafeRawBufferPointer) { self.base = base }
+    package init(_ base: UnsafeRawBufferPointer) { self.base = base }
 
-    mutating func u8() -> UInt8 {
+    package mutating func u8() -> UInt8 {
         defer { at += 1 }
         return base[at]
     }
-    mutating func u32() -> UInt32 {
+    package mutating func u32() -> UInt32 {
         defer { at += 4 }
         return UInt32(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt32.self))
     }
-    mutating func u64() -> UInt64 {
+    package mutating func u64() -> UInt64 {
         defer { at += 8 }
         return UInt64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt64.self))
     }
-    mutating func i64() -> Int64 { Int64(bitPattern: u64()) }
-    mutating func f64() -> Double { Double(bitPattern: u64()) }
-    mutating func data() -> [UInt8] {
+    package mutating func i64() -> Int64 { Int64(bitPattern: u64()) }
+    package mutating func f64() -> Double { Double(bitPattern: u64()) }
+    package mutating func data() -> [UInt8] {
         let n = Int(u32())
         defer { at += n }
         return Array(UnsafeRawBufferPointer(rebasing: base[at..<(at + n)]))
     }
-    mutating func string() -> String {
+    package mutating func string() -> String {
         let n = Int(u32())
         defer { at += n }
         return String(decoding: UnsafeRawBufferPointer(rebasing: base[at..<(at + n)]), as: UTF8.self)
     }
-    mutating func optionalString() -> String? { u8() == 0 ? nil : string() }
+    package mutating func optionalString() -> String? { u8() == 0 ? nil : string() }
 }
 
-/// The files the walk found to read, each with its sidecars, kept on disk as they are found
-/// (in the order the walk's folders end) and read back a chunk at a time: a first import of
-/// 1,000,000 files does not hold the list. No file is made when there is nothing to read.
-struct FilesToRead {
-    private var file: ScratchFile?
-    private(set) var count = 0
-    var isEmpty: Bool { count == 0 }
 
-    mutating func append(_ entry: FileEntry, sidecars: [RawPath]) throws {
-        if file == nil { file = try ScratchFile() }
-        try file!.appendRecord { w in
-            w.data(entry.relativePath.bytes)
-            w.i64(entry.size)
-            w.i64(entry.modificationNanoseconds)
-            w.u64(entry.inode)
-            w.u64(entry.device)
-            w.u64(UInt64(sidecars.count))
-            for sidecar in sidecars { w.data(sidecar.bytes) }
-        }
-        count += 1
-    }
-
-    /// After the last `append`, before reading.
-    func finish() throws { try file?.flush() }
-
-    /// The files in order, `size` at a time.
-    func chunks(of size: Int) -> AnySequence<(entries: [FileEntry], sidecars: [[RawPath]])> {
-        guard let file else { return AnySequence([]) }
-        var reader = RecordReader(file, from: 0, to: file.end)
-        let size = max(1, size)
-        return AnySequence {
-            AnyIterator {
-                var entries: [FileEntry] = [], sidecars: [[RawPath]] = []
-                while entries.count < size, let (entry, names) = reader.next({ body -> (FileEntry, [RawPath]) in
-                    var r = ByteCursor(body)
-                    let entry = FileEntry(relativePath: RawPath(bytes: r.data()), size: r.i64(), modificationNanoseconds: r.i64(),
-                                          inode: r.u64(), device: r.u64())
-                    return (entry, (0..<Int(r.u64())).map { _ in RawPath(bytes: r.data()) })
-                }) {
-                    entries.append(entry)
-                    sidecars.append(names)
-                }
-                return entries.isEmpty ? nil : (entries, sidecars)
-            }
-        }
-    }
-
-    /// Every file, in order (tests).
-    var entries: [FileEntry] { chunks(of: .max).flatMap(\.entries) }
-    /// Every file's sidecars, in order (tests).
-    var sidecars: [[RawPath]] { chunks(of: .max).flatMap(\.sidecars) }
-}
-
-extension ImportReport {
-    /// Throws when the report's records could not all be read back from the run's scratch file
-    /// (an I/O error in TMPDIR): call once the report is written, whose lists then end early.
-    public func checkReadBack() throws { try ScratchFile.checkReadBack() }
-}
-
-extension PlacesImportReport {
-    /// As `ImportReport.checkReadBack`, for the records of the places import's scratch database.
-    public func checkReadBack() throws { try ScratchFile.checkReadBack() }
+/// A scratch file's failure, when the caller has no error of its own for it (PinPlaces): says
+/// what went wrong, as the import's storage errors do (its description is the message).
+package struct ScratchFailure: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
