@@ -140,12 +140,7 @@ extension PinApp {
     /// `editPin`, returning the pin as it was stored before the change too (and the shared city
     /// or mountain it was on), read in the change's own transaction: what `undoChange` needs.
     public func changePin(_ idText: String, _ edit: LocationEdit, date: String? = nil) throws -> PinChange {
-        var edit = edit
-        if let color = edit.color {
-            guard let normalized = Settings.normalizedColor(color) else { throw InvalidRequest("--color expects #RRGGBB, got '\(color)'") }
-            edit.color = normalized
-        }
-        guard !edit.isEmpty || date != nil else { throw InvalidRequest("nothing to change: give at least one option") }
+        var edit = try Self.checked(edit, date: date)
         guard databaseExists else {
             throw AppFailure("no pin with id \(idText): the database \(databasePath) does not exist")
         }
@@ -173,6 +168,63 @@ extension PinApp {
         }
     }
 
+    /// `edit` with its colour as stored (#RRGGBB), refused when it changes nothing.
+    private static func checked(_ edit: LocationEdit, date: String?) throws -> LocationEdit {
+        var edit = edit
+        if let color = edit.color {
+            guard let normalized = Settings.normalizedColor(color) else { throw InvalidRequest("--color expects #RRGGBB, got '\(color)'") }
+            edit.color = normalized
+        }
+        guard !edit.isEmpty || date != nil else { throw InvalidRequest("nothing to change: give at least one option") }
+        return edit
+    }
+
+    /// `changePin` of every pin of `ids` still stored (the others passed over), with the same
+    /// edit, in one transaction and one opening of the database: a bulk action on a filtered
+    /// list (pins serve) opened it for writing once per pin, 120-170 ms each at 100,000 pins
+    /// (200 pins took 34 s). All or none are changed. The changes in the order of `ids`.
+    public func changePins(_ ids: [UUID], _ edit: LocationEdit) throws -> [PinChange] {
+        let edit = try Self.checked(edit, date: nil)
+        guard databaseExists, !ids.isEmpty else { return [] }
+        let service = LocationService(creation: try edit.coordinate == nil ? lazyCreationService() : creationService())
+        return try writing { db in
+            do {
+                return try db.write { repos in
+                    try ids.compactMap { id in
+                        guard var before = try repos.locations.fetch(id: id) else { return nil }
+                        before.utcOffsetSeconds = try repos.locations.ownUTCOffset(id: id)
+                        let shared = try service.creation.sharedPlaceID(of: before, in: repos)
+                        return PinChange(before: before, after: try service.edit(id: id, edit, in: repos), sharedPlaceID: shared)
+                    }
+                }
+            } catch ServiceError.invalidEdit(let why) {
+                throw InvalidRequest(why)
+            }
+        }
+    }
+
+    /// `removePin` of every pin of `ids` still stored, in one transaction and one opening of
+    /// the database (a bulk delete: see `changePins`). The deleted pins as they were stored,
+    /// with their ties, for their undo, in the order of `ids`.
+    public func removePins(_ ids: [UUID]) throws -> [PinChange] {
+        guard databaseExists, !ids.isEmpty else { return [] }
+        let service = LocationService(creation: try lazyCreationService())
+        return try writing { db in
+            try db.write { repos in
+                try ids.compactMap { id in try Self.remove(id, db: db, repos: repos, service: service) }
+            }
+        }
+    }
+
+    /// One pin deleted inside a transaction, as it was stored (nil: no such pin).
+    private static func remove(_ id: UUID, db: PinDatabase, repos: Repositories, service: LocationService) throws -> PinChange? {
+        guard var before = try repos.locations.fetch(id: id), let ties = try db.ties(ofPin: id) else { return nil }
+        before.utcOffsetSeconds = try repos.locations.ownUTCOffset(id: id)
+        let shared = try service.creation.sharedPlaceID(of: before, in: repos)
+        try service.delete(id: id, in: repos)
+        return PinChange(before: before, after: nil, sharedPlaceID: shared, ties: ties)
+    }
+
     /// Deletes a pin (`idText`: its id or a unique prefix); its country and shared city or
     /// mountain counts go down with it. Returns its id. There is no undo of a delete in the
     /// store: a pin made by an import and deleted is remembered as deleted (later imports do
@@ -195,13 +247,7 @@ extension PinApp {
         guard databaseExists else { return nil }
         let service = LocationService(creation: try lazyCreationService())  // deleting needs no outlines
         return try writing { db in
-            try db.write { repos in
-                guard var before = try repos.locations.fetch(id: id), let ties = try db.ties(ofPin: id) else { return nil }
-                before.utcOffsetSeconds = try repos.locations.ownUTCOffset(id: id)
-                let shared = try service.creation.sharedPlaceID(of: before, in: repos)
-                try service.delete(id: id, in: repos)
-                return PinChange(before: before, after: nil, sharedPlaceID: shared, ties: ties)
-            }
+            try db.write { repos in try Self.remove(id, db: db, repos: repos, service: service) }
         }
     }
 }

@@ -102,16 +102,11 @@ extension AppBackend {
     /// DELETE /api/pins/ID and the bulk delete: each pin deleted, kept as it was stored (read in
     /// the delete's transaction, `PinApp.removePin`) for the undo.
     func deletePins(_ ids: [UUID]) throws -> HTTPResponse {
-        var deleted: [String] = []
-        for id in ids {
-            guard let change = try app.removePin(id) else {
-                if ids.count == 1 { throw RequestError(404, "no pin with id \(id.lowercasedText)") }
-                continue
-            }
-            trash.keep(change, id: id)
-            deleted.append(id.lowercasedText)
-        }
-        return .json(200, ["deleted": deleted])
+        // One transaction for all (`PinApp.removePins`): a bulk delete of thousands of pins.
+        let changes = try app.removePins(ids)
+        if ids.count == 1, changes.isEmpty { throw RequestError(404, "no pin with id \(ids[0].lowercasedText)") }
+        for change in changes { trash.keep(change, id: change.before.id) }
+        return .json(200, ["deleted": changes.map(\.before.id.lowercasedText)])
     }
 
     /// POST /api/pins/restore: the browser's undos, through `PinApp.undoChange`. `{"ids": [...]}`:
@@ -144,11 +139,7 @@ extension AppBackend {
     func bulk(_ body: JSONBody) throws -> HTTPResponse {
         let (ids, bulkEdit) = try APIRequest.bulk(body)
         guard let edit = bulkEdit else { return try deletePins(ids) }
-        var changed = 0
-        for id in ids where try app.storedPin(id) != nil {
-            _ = try app.editPin(id.uuidString, edit)
-            changed += 1
-        }
-        return .json(200, ["changed": changed])
+        // One transaction for all (`PinApp.changePins`): 200 pins took 34 s one by one.
+        return .json(200, ["changed": try app.changePins(ids, edit).count])
     }
 }
