@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PinCore
 import PinData
 import PinStore
@@ -34,6 +35,9 @@ public final class PinApp: Sendable {
     /// Guarded by `lock`.
     nonisolated(unsafe) private var cachedCatalog: CountryCatalog?
     let writerLock = NSLock()
+    /// The database file as this process's last write left it, checked (`writing`); nil: check
+    /// at the next open for writing.
+    let checkedStamp = Mutex<FileStamp?>(nil)
     /// The trips last found, by their inputs (`TripCache`).
     let tripCache = TripCache()
 

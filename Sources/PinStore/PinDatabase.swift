@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PinCore
 
 /// The pins database: one SQLite file, migrated on open, every write a transaction closure.
@@ -19,7 +20,11 @@ public final class PinDatabase: TransactionRunner {
     /// The parent folder is created when missing (the XDG default on a first run). An empty
     /// file (a zero-byte file left by a full disk or a kill during set-up) is initialised; a
     /// damaged file is refused before anything is written to it, with what to do.
-    public init(path: String, migrateUpTo target: Int = Migrations.latestVersion) throws {
+    ///
+    /// `checkedAlready`: the caller knows the file is as its own last write left it (`FileStamp`),
+    /// checked then: the check of every table (`refuseDamaged`, 100 ms and more at 100,000 pins)
+    /// is not made again.
+    public init(path: String, migrateUpTo target: Int = Migrations.latestVersion, checkedAlready: Bool = false) throws {
         GuardedFiles.guardDatabase(at: path)
         let parent = PathParts.folder(of: path)
         if parent != ".", !FileManager.default.fileExists(atPath: parent) {
@@ -29,7 +34,10 @@ public final class PinDatabase: TransactionRunner {
         let connection = try Connection(path: path)
         do {
             try Self.refuseForeignDatabase(connection)
-            try Self.refuseDamaged(connection)
+            if !checkedAlready {
+                try Self.refuseDamaged(connection)
+                Self.checksOnOpen.add(1, ordering: .relaxed)
+            }
             try Migrations.migrate(connection, upTo: target)
         } catch let error as StorageError {
             throw Self.diagnosed(error, connection)
@@ -120,6 +128,10 @@ public final class PinDatabase: TransactionRunner {
     /// SQLite as the import reads them (a damaged page is then an error, diagnosed as damage
     /// by `diagnosed`), and in full by `pins check`.
     static let tablesNotCheckedOnOpen: Set<String> = ["photos"]
+
+    /// How many opens for writing checked the file (`refuseDamaged`), in this process: the tests'
+    /// way to see a check made or left out.
+    static let checksOnOpen = Atomic<Int>(0)
 
     /// Refuses a damaged file before anything is written to it: PRAGMA quick_check of each
     /// table but those in `tablesNotCheckedOnOpen` (pins, countries, runs, settings: their size
@@ -225,5 +237,27 @@ public final class PinDatabase: TransactionRunner {
             if typed != sharedTotal { problems.append("\(typed) \(type) pins but \(sharedTotal) counted in \(table)") }
         }
         return problems
+    }
+}
+
+/// The database file and its WAL as `stat(2)` sees them: device, inode, size and modification
+/// time of each (a WAL that is not there counts too). Equal stamps before and after: no process
+/// wrote the file in between (a write changes a size or a modification time; a replaced file
+/// has another inode).
+public struct FileStamp: Equatable, Sendable {
+    private let parts: [Int64]
+
+    public init?(path: String) {
+        var parts: [Int64] = []
+        for (index, file) in [path, path + "-wal"].enumerated() {
+            var info = stat()
+            guard stat(file, &info) == 0 else {
+                if index == 0 { return nil }
+                parts.append(-1)
+                continue
+            }
+            parts += [Int64(info.st_dev), Int64(info.st_ino), Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec)]
+        }
+        self.parts = parts
     }
 }
