@@ -145,11 +145,12 @@ public enum XMLReferences {
     /// reader sees that something stood there).
     public enum NotXML: Sendable { case drop, replace }
 
-    /// `text` as XML text or a quoted attribute value (either quote): the writing side of
-    /// `decode`. `&`, `<`, `>`, `"` and `'` become the predefined entities (section 4.6), a CR
-    /// `&#13;` (written as it is, a reader reads it as LF: section 2.11); a character XML does
-    /// not allow goes as `notXML` says.
-    public static func escaped(_ text: String, notXML: NotXML) -> String {
+    /// `text` as XML text or, with `attribute`, a quoted attribute value (either quote): the
+    /// writing side of `decode`. `&`, `<`, `>`, `"` and `'` become the predefined entities
+    /// (section 4.6), a CR `&#13;` (written as it is, a reader reads it as LF: section 2.11); in
+    /// an attribute value a tab `&#9;` and a line feed `&#10;` too (written as they are, a reader
+    /// reads each as a space: section 3.3.3); a character XML does not allow goes as `notXML` says.
+    public static func escaped(_ text: String, notXML: NotXML, attribute: Bool = false) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
@@ -160,6 +161,8 @@ public enum XMLReferences {
             case "\"": out += "&quot;"
             case "'": out += "&apos;"
             case "\r": out += "&#13;"
+            case "\t" where attribute: out += "&#9;"
+            case "\n" where attribute: out += "&#10;"
             case _ where isXMLCharacter(scalar.value): out.unicodeScalars.append(scalar)
             default: if notXML == .replace { out += "\u{FFFD}" }
             }

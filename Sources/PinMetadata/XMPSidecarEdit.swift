@@ -156,7 +156,7 @@ public enum XMPSidecarEdit {
             let prefix = String(property.name.prefix { $0 != ":" })
             if !prefixes.contains(prefix) { prefixes.append(prefix) }
         }
-        var text = " <rdf:Description rdf:about='\(XMLReferences.escaped(about, notXML: .drop))'"
+        var text = " <rdf:Description rdf:about='\(XMLReferences.escaped(about, notXML: .drop, attribute: true))'"
         if declaringRDF { text += "\n  xmlns:rdf='\(XMP.rdfURI)'" }
         for prefix in prefixes { text += "\n  xmlns:\(prefix)='\(uris[prefix] ?? "")'" }
         text += ">\n"

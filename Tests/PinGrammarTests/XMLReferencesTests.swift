@@ -85,5 +85,12 @@ final class XMLReferencesTests: XCTestCase {
         XCTAssertEqual(XMLReferences.escaped("a\r\nb\rc", notXML: .drop), "a&#13;\nb&#13;c")
         XCTAssertEqual(keep(XMLReferences.escaped("a\r\nb\rc", notXML: .drop)), "a\r\nb\rc")
         XCTAssertEqual(XMLReferences.escaped("a\u{1}b\u{FFFF}c\td\u{1F}<", notXML: .replace), "a\u{FFFD}b\u{FFFD}c\td\u{FFFD}&lt;")
+        // In an attribute value a tab and a line feed as references: written as they are, each
+        // reads back as a space (section 3.3.3); in text they stay as they are.
+        let lines = "IMG\t1\nIMG 2\r\n.jpg"
+        XCTAssertEqual(XMLReferences.escaped(lines, notXML: .drop, attribute: true), "IMG&#9;1&#10;IMG 2&#13;&#10;.jpg")
+        XCTAssertEqual(keep(XMLReferences.escaped(lines, notXML: .drop, attribute: true), attribute: true), lines)
+        XCTAssertEqual(keep(XMLReferences.escaped(lines, notXML: .drop)), lines)
+        XCTAssertEqual(XMLReferences.escaped("a\tb\nc", notXML: .drop), "a\tb\nc")
     }
 }
