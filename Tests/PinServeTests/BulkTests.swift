@@ -51,3 +51,31 @@ final class BulkTests: XCTestCase {
         }
     }
 }
+
+/// The browser's undo store (`Trash`): the last 10,000 pins kept, a pin kept again (deleted,
+/// restored, deleted again) kept as its newest entry, never dropped by its older one's place.
+final class TrashTests: XCTestCase {
+    func testAPinKeptAgainAfterItsUndoIsKeptAsTheNewest() {
+        let trash = Trash<Int>()
+        let pin = UUID()
+        trash.keep(1, id: pin)
+        XCTAssertEqual(trash.take(pin), 1)
+        trash.keep(2, id: pin)
+        for index in 0..<9_999 { trash.keep(index, id: UUID()) }
+        XCTAssertEqual(trash.counts.kept, 10_000)
+        XCTAssertEqual(trash.counts.order, 10_000)
+        XCTAssertEqual(trash.take(pin), 2, "among the last 10,000 kept")
+        XCTAssertNil(trash.take(pin))
+    }
+
+    func testAValuePutBackIsKeptAndTheOldestGoFirst() {
+        let trash = Trash<Int>()
+        let ids = (0..<10_001).map { _ in UUID() }
+        for (index, id) in ids.enumerated() { trash.keep(index, id: id) }
+        XCTAssertNil(trash.take(ids[0]), "the oldest of 10,001 forgotten")
+        XCTAssertEqual(trash.take(ids[1]), 1)
+        trash.putBack(1, id: ids[1])
+        XCTAssertEqual(trash.counts.kept, 10_000)
+        XCTAssertEqual(trash.take(ids[1]), 1)
+    }
+}

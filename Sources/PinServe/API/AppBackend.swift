@@ -285,16 +285,27 @@ final class Trash<Value: Sendable>: @unchecked Sendable {
         }
     }
 
+    /// The value kept for `id`, no longer kept. Its place in the order goes with it: left there,
+    /// it outlived the entry and, the pin kept again later, was taken for the newer entry's place
+    /// (the newer one then forgotten 10,000 pins early).
     func take(_ id: UUID) -> Value? {
         lock.lock()
         defer { lock.unlock() }
-        return pins.removeValue(forKey: id)
+        guard let value = pins.removeValue(forKey: id) else { return nil }
+        order.removeAll { $0 == id }
+        return value
     }
 
+    /// A value taken and not used (its undo refused), kept again as the newest.
     func putBack(_ value: Value, id: UUID) {
+        keep(value, id: id)
+    }
+
+    /// How many are kept, and how many places the order holds (the same, always): for the tests.
+    var counts: (kept: Int, order: Int) {
         lock.lock()
-        pins[id] = value
-        lock.unlock()
+        defer { lock.unlock() }
+        return (pins.count, order.count)
     }
 }
 
