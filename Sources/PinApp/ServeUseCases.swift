@@ -57,6 +57,11 @@ extension PinApp {
                     }
                 } else if let current {
                     throw PinChangedSince("the pin '\(current.title)' (\(id.lowercasedText)) is stored again since: it is left as it is now")
+                } else if let run = change.before.runID, try repos.runs.recent(limit: Int.max).first(where: { $0.id == run })?.status == .undone {
+                    // The run's undo removed what it made and forgot its photos: the pin back with
+                    // the run's id and none of its photos would be a pin of an undone run.
+                    throw PinChangedSince("the import run #\(run) that made '\(change.before.title)' was undone since: "
+                        + "the pin stays deleted (importing again makes it again)")
                 }
                 try service.restore(change.before, replacing: current, sharedPlaceID: change.sharedPlaceID, in: repos)
                 if let ties = change.ties { try db.restore(ties, ofPin: id) }

@@ -108,6 +108,24 @@ final class DeleteUndoTests: XCTestCase {
         XCTAssertEqual(try PinDatabase(readOnlyPath: app.databasePath).countMismatches(), [])
     }
 
+    /// A pin an import made, deleted, then its run undone (`pins runs undo`): the delete's Undo
+    /// is refused (409) and nothing is written; before, the pin came back with the undone run's
+    /// id and without the photos the run's undo forgot.
+    func testTheUndoOfADeleteIsRefusedWhenItsRunWasUndoneSince() async throws {
+        let (app, backend) = try serveScratch("delete-run-undone")
+        _ = try await app.importPhotos(ImportOptions(root: Repository.url("Fixtures/library").path))
+        let pins = try XCTUnwrap(PinDatabase(readOnlyPath: app.databasePath).read { try $0.locations.fetchAll(countryID: nil) })
+        let eiffel = try XCTUnwrap(pins.first { $0.photoIDs.first?.hasSuffix("2023/07-paris/IMG_0001.jpg") == true })
+        XCTAssertEqual(try backend.deletePins([eiffel.id]).status, 200)
+        _ = try app.undoRun(1, dryRun: false)
+        let before = try tables(app)
+        let refused = try undo(backend, [eiffel.id])
+        XCTAssertEqual(refused.status, 409, refused.answer)
+        XCTAssertTrue(refused.answer.contains("run #1"), refused.answer)
+        XCTAssertNil(try app.storedPin(eiffel.id))
+        for table in before.keys.sorted() { XCTAssertEqual(try tables(app)[table], before[table], "the \(table) table untouched") }
+    }
+
     /// A pin a place file made: its place record names it again (the next import of the file
     /// updates that pin instead of taking it as deleted).
     func testAnUndoGivesAPlaceFilePinItsRecord() throws {
