@@ -57,11 +57,12 @@ extension PinApp {
                     }
                 } else if let current {
                     throw PinChangedSince("the pin '\(current.title)' (\(id.lowercasedText)) is stored again since: it is left as it is now")
-                } else if let run = change.before.runID, try repos.runs.recent(limit: Int.max).first(where: { $0.id == run })?.status == .undone {
-                    // The run's undo removed what it made and forgot its photos: the pin back with
-                    // the run's id and none of its photos would be a pin of an undone run.
+                }
+                if let run = change.before.runID, try repos.runs.recent(limit: Int.max).first(where: { $0.id == run })?.status == .undone {
+                    // The run's undo removed what it made (a moved pin it kept: edited) and forgot
+                    // its photos: the pin as before would be a pin of an undone run, without them.
                     throw PinChangedSince("the import run #\(run) that made '\(change.before.title)' was undone since: "
-                        + "the pin stays deleted (importing again makes it again)")
+                        + (change.after == nil ? "the pin stays deleted (importing again makes it again)" : "the pin is left as it is now"))
                 }
                 try service.restore(change.before, replacing: current, sharedPlaceID: change.sharedPlaceID, in: repos)
                 if let ties = change.ties { try db.restore(ties, ofPin: id) }

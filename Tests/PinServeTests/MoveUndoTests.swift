@@ -147,4 +147,21 @@ final class MoveUndoTests: XCTestCase {
         XCTAssertEqual(try undo(backend, Location(id: UUID(), title: "", coordinate: Coordinate(latitude: 0, longitude: 0), date: Date())).status, 404)
         XCTAssertEqual(try PinDatabase(readOnlyPath: app.databasePath).countMismatches(), [])
     }
+
+    /// An imported pin dragged, then its run undone (the run keeps it: it was edited), then the
+    /// drag's Undo: refused (409), the pin left where it was dragged; before, it went back to its
+    /// photo's place as an unedited pin of the undone run, without its photos.
+    func testTheUndoOfAMoveIsRefusedWhenItsRunWasUndoneSince() async throws {
+        let (app, backend) = try serveScratch("move-run-undone")
+        _ = try await app.importPhotos(ImportOptions(root: Repository.url("Fixtures/library").path))
+        let pins = try XCTUnwrap(PinDatabase(readOnlyPath: app.databasePath).read { try $0.locations.fetchAll(countryID: nil) })
+        let eiffel = try XCTUnwrap(pins.first { $0.photoIDs.first?.hasSuffix("2023/07-paris/IMG_0001.jpg") == true })
+        XCTAssertEqual(try backend.editPin(eiffel.id, jsonBody(["latitude": 48.8606, "longitude": 2.3376])).status, 200)
+        _ = try app.undoRun(1, dryRun: false)
+        let moved = try XCTUnwrap(app.storedPin(eiffel.id), "an edited pin is kept by the run's undo")
+        let refused = try restore(backend, ["moved": [eiffel.id.lowercasedText]])
+        XCTAssertEqual(refused.status, 409, refused.answer)
+        XCTAssertTrue(refused.answer.contains("run #1"), refused.answer)
+        XCTAssertEqual(try app.storedPin(eiffel.id), moved, "left as it is")
+    }
 }
