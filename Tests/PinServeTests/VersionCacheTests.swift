@@ -122,4 +122,25 @@ final class VersionCacheTests: XCTestCase {
         XCTAssertEqual(try cache.freshValue(for: "v2") { "new" }, "new")
         XCTAssertEqual(try cache.keptValue(for: "v2") { "not read" }, "new")
     }
+
+    /// The background reads take at most a quarter of the time: after one that took 0.3 s, a poll
+    /// of a newer version within 0.9 s of its end is answered with the value kept and starts no
+    /// read; one 2 s after its end starts it.
+    func testBackgroundReadsRestThreeTimesTheirOwnLength() throws {
+        let cache = VersionCache<String>(), counter = Counter()
+        XCTAssertEqual(try cache.keptValue(for: "v1") { "v1" }, "v1")
+        let slow: @Sendable (String) -> @Sendable () throws -> String = { value in
+            { counter.increment(); Thread.sleep(forTimeInterval: 0.3); return value }
+        }
+        XCTAssertEqual(try cache.keptValue(for: "v2", makeInBackground: slow("v2")), "v1")
+        XCTAssertEqual(try cache.freshValue(for: "v2") { "read twice" }, "v2", "the background read waited for")
+        let ended = Date()
+        XCTAssertEqual(try cache.keptValue(for: "v3", makeInBackground: slow("v3")), "v2")
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(counter.loads, 1, "no read within three times the last one's length")
+        Thread.sleep(forTimeInterval: max(0, 2.0 - Date().timeIntervalSince(ended)))  // rest 0.9 s: twice the margin
+        XCTAssertEqual(try cache.keptValue(for: "v3", makeInBackground: slow("v3")), "v2")
+        XCTAssertEqual(try cache.freshValue(for: "v3") { "read twice" }, "v3")
+        XCTAssertEqual(counter.loads, 2)
+    }
 }
