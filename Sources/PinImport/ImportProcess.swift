@@ -6,9 +6,14 @@ import Foundation
 /// answers SIGINT and SIGTERM.
 public enum ImportProcess {
     /// Nice 10 and the idle I/O class: the NAS keeps serving files while pins runs. What
-    /// cannot be lowered is said through `warn`, and the run goes on.
+    /// cannot be lowered is said through `warn`, and the run goes on. A process started nicer
+    /// than 10 already (`nice -n 15 pins import --nice`) stays as it is: setting 10 would raise
+    /// its priority (refused without CAP_SYS_NICE, with a warning that said the opposite).
     public static func lowerPriority(warn: (String) -> Void) {
-        if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) != 0 {
+        errno = 0
+        let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        let nicer = errno == 0 && current >= 10
+        if !nicer, setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) != 0 {
             warn("cannot lower the CPU priority: \(String(cString: strerror(errno)))")
         }
         if pins_set_idle_io_priority() != 0 {

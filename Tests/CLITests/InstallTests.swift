@@ -201,8 +201,18 @@ final class InstallScriptTests: XCTestCase {
         let allowed = try CLI.run([nice.path], executable: CLI.repo.appendingPathComponent("scripts/run-unit").path, cwd: dir.path)
         XCTAssertEqual(allowed.status, 0, allowed.stderr)
         XCTAssertEqual(allowed.stderr, "")
+        // Started nicer than 10 already (a unit without Nice= under a NAS scheduler's own nice 15):
+        // left so, no warning. Before, --nice set 10, a rise the sandbox (no CAP_SYS_NICE)
+        // refused with "cannot lower the CPU priority: Permission denied".
+        let nicer = dir.appendingPathComponent("units/nicer.service")
+        try niceText.replacingOccurrences(of: "Nice=10\n", with: "").write(to: nicer, atomically: true, encoding: .utf8)
+        let started = try CLI.run(["-n", "15", CLI.repo.appendingPathComponent("scripts/run-unit").path, nicer.path],
+                                  executable: "/usr/bin/nice", cwd: dir.path)
+        XCTAssertEqual(started.status, 0, started.stderr)
+        XCTAssertEqual(started.stderr, "")
+        // (Without Nice=10, so --nice has a priority to lower: one at 10 already is left as it is.)
         try niceText.replacingOccurrences(of: "SystemCallErrorNumber=EPERM\n", with: "SystemCallFilter=~setpriority\nSystemCallErrorNumber=EPERM\n")
-            .write(to: nice, atomically: true, encoding: .utf8)
+            .replacingOccurrences(of: "Nice=10\n", with: "").write(to: nice, atomically: true, encoding: .utf8)
         let refused = try CLI.run([nice.path], executable: CLI.repo.appendingPathComponent("scripts/run-unit").path, cwd: dir.path)
         XCTAssertEqual(refused.status, 0, refused.stderr)
         XCTAssertTrue(refused.stderr.contains("--nice: cannot lower the CPU priority: Operation not permitted"), refused.stderr)
