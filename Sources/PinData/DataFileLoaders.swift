@@ -26,12 +26,13 @@ extension DataFiles {
         }
     }
 
-    /// The admin-1 outlines (Regions.bin), decoded from its copy in memory (`MappedFile`: huge
-    /// pages, no array of the bytes first), which is freed after.
+    /// The admin-1 outlines (Regions.bin), read where they lie in its copy in memory
+    /// (`MappedFile`), which they keep: every byte checked now, a country's cells and points
+    /// decoded at its first lookup.
     public func regionOutlines() throws -> RegionOutlines {
         do {
             let file = try map("Regions.bin")
-            return try withExtendedLifetime(file) { try RegionOutlines(bytes: file.bytes) }
+            return try RegionOutlines(mapped: file.bytes, owner: file)
         } catch let error as RegionDataError {
             throw DataFileError("\(directory)/\(error.description); reinstall pins or rebuild it with scripts/build-regions")
         }
