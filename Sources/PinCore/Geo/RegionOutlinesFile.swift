@@ -246,27 +246,29 @@ struct RegionDataReader {
     mutating func scanCells(_ h: Header, _ file: RegionOutlinesFile) throws -> [RegionOutlines.CellMark] {
         try need(h.cellBytes)
         let end = i + h.cellBytes
+        let runs = RunCheck(file, vertices: h.vertices)
+        // Each country's cells and units as plain numbers (a Grid copied holds a String).
+        let cellEnd = file.grids.map { $0.firstCell + $0.columns * $0.rows }, firstCell = file.grids.map(\.firstCell)
+        let unitRange = file.grids.map { $0.firstUnit..<($0.firstUnit + $0.unitCount) }
         var marks: [RegionOutlines.CellMark] = []
         marks.reserveCapacity(h.countries)
         var cell = 0, total = 0
         while cell < h.cells {
             let groupStart = i, groupFirst = cell
-            let repeatCount = try varint(end), unit = try varint(end), runs = try varint(end)
-            guard repeatCount > 0, repeatCount <= h.cells - cell, unit <= h.units, runs <= h.runs - total,
-                  runs * repeatCount <= h.runs - total else { throw fail("bad cells") }
+            let repeatCount = try varint(end), unit = try varint(end), count = try varint(end)
+            guard repeatCount > 0, repeatCount <= h.cells - cell, unit <= h.units, count <= h.runs - total,
+                  count * repeatCount <= h.runs - total else { throw fail("bad cells") }
             let groupEnd = cell + repeatCount
             while cell < groupEnd {  // the group's cells country by country (a group may span two)
-                if marks.count < h.countries, file.grids[marks.count].firstCell == cell {
+                if marks.count < h.countries, firstCell[marks.count] == cell {
                     marks.append(RegionOutlines.CellMark(offset: groupStart, skip: cell - groupFirst, firstRun: total))
                 }
-                let g = file.grids[marks.count - 1]
-                let upto = min(groupEnd, g.firstCell + g.columns * g.rows)
-                let units = g.firstUnit..<(g.firstUnit + g.unitCount)
+                let g = marks.count - 1, upto = min(groupEnd, cellEnd[g]), units = unitRange[g]
                 guard unit == 0 || units.contains(unit - 1) else { throw fail("bad cell \(cell)") }
-                if runs > 0 {
+                if count > 0 {
                     for _ in cell..<upto {
-                        try checkRuns(total..<(total + runs), units: units, vertices: h.vertices, file)
-                        total += runs
+                        if let bad = runs.firstBad(total..<(total + count), units: units) { throw fail("bad run \(bad)") }
+                        total += count
                     }
                 }
                 cell = upto
@@ -277,33 +279,53 @@ struct RegionDataReader {
         return marks
     }
 
-    /// A cell's runs: each of a unit of the cell's country, in unit order, its edges inside one
-    /// ring of that unit.
-    @inline(__always)
-    func checkRuns(_ range: Range<Int>, units: Range<Int>, vertices: Int, _ file: RegionOutlinesFile) throws {
-        var last = -1
-        let runs = file.runs, rings = file.rings
-        for s in range {
-            let first = Int(runs[2 * s]), edges = Int(runs[2 * s + 1] & 0xFFFF), unit = Int(runs[2 * s + 1] >> 16)
-            guard units.contains(unit), unit >= last, edges > 0, first < vertices,
-                  let r = Self.ring(holding: first, from: file.unitFirstRing[unit], count: file.unitRingCount[unit], rings),
-                  Int(rings[2 * r]) + Int(rings[2 * r + 1]) - 1 - first >= edges else {
-                throw fail("bad run \(s)")
-            }
-            last = unit
-        }
-    }
+    /// What checks the runs: the runs in place, each unit's vertices (its rings follow one
+    /// another), and a bit per vertex set where a ring starts.
+    struct RunCheck {
+        let runs: UnsafeBufferPointer<UInt32>
+        /// Per unit: its first vertex, and the one after its last.
+        let unitVertices: [UInt32]
+        let ringStarts: [UInt64]
 
-    /// The ring among `count` from `first` (following one another) that holds vertex `v`, if any.
-    @inline(__always)
-    static func ring(holding v: Int, from first: Int, count: Int, _ rings: UnsafeBufferPointer<UInt32>) -> Int? {
-        var lo = first, hi = first + count  // the ring is in lo..<hi, if it is in any
-        guard Int(rings[2 * lo]) <= v else { return nil }
-        while hi - lo > 1 {
-            let mid = (lo + hi) / 2
-            if Int(rings[2 * mid]) <= v { lo = mid } else { hi = mid }
+        init(_ file: RegionOutlinesFile, vertices: Int) {
+            runs = file.runs
+            let rings = file.rings
+            unitVertices = file.unitFirstRing.indices.flatMap { u -> [UInt32] in
+                let last = file.unitFirstRing[u] + file.unitRingCount[u] - 1
+                return [rings[2 * file.unitFirstRing[u]], rings[2 * last] + rings[2 * last + 1]]
+            }
+            var starts = [UInt64](repeating: 0, count: vertices / 64 + 1)
+            for r in 0..<(rings.count / 2) { starts[Int(rings[2 * r]) >> 6] |= 1 << (rings[2 * r] & 63) }
+            ringStarts = starts
         }
-        return v < Int(rings[2 * lo]) + Int(rings[2 * lo + 1]) ? lo : nil
+
+        /// The first of a cell's runs that is not of one of `units`, in unit order, its edges
+        /// inside one ring of its unit (its vertices within the unit's, no ring starting after
+        /// its first); nil when all are.
+        @inline(__always)
+        func firstBad(_ range: Range<Int>, units: Range<Int>) -> Int? {
+            var last = -1
+            for s in range {
+                let first = Int(runs[2 * s]), edges = Int(runs[2 * s + 1] & 0xFFFF), unit = Int(runs[2 * s + 1] >> 16)
+                guard units.contains(unit), unit >= last, edges > 0, first >= Int(unitVertices[2 * unit]),
+                      first + edges < Int(unitVertices[2 * unit + 1]), !anyRingStarts(first + 1, first + edges) else { return s }
+                last = unit
+            }
+            return nil
+        }
+
+        /// Whether a ring starts at a vertex in a...b.
+        @inline(__always)
+        func anyRingStarts(_ a: Int, _ b: Int) -> Bool {
+            var word = a >> 6
+            var bits = ringStarts[word] & (~0 << UInt64(a & 63))
+            while word < b >> 6 {
+                if bits != 0 { return true }
+                word += 1
+                bits = ringStarts[word]
+            }
+            return bits & (~0 >> UInt64(63 - (b & 63))) != 0
+        }
     }
 
     func checkPage(_ h: Header, _ file: RegionOutlinesFile) throws {
