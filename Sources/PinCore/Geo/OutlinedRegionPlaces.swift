@@ -54,12 +54,17 @@ public final class OutlinedRegionPlaces: PlaceLocating, @unchecked Sendable {
         }
         self.renamed = renamed
         var regions: [Region?] = []
+        regions.reserveCapacity(outlines.unitCount)
         for unit in 0..<outlines.unitCount {
-            let codes = outlines.regionCodes(ofUnit: unit)
-            for code in codes where byCode[code] == nil {
-                throw RegionDataError.malformed(offset: 0, what: "unit \(outlines.dcwCode(ofUnit: unit)) names \(code), a region Places.bin does not have; rebuild it with scripts/build-regions")
+            var count = 0, only: Region?
+            try outlines.forEachRegionCode(ofUnit: unit) { code in
+                guard let region = byCode[code] else {
+                    throw RegionDataError.malformed(offset: 0, what: "unit \(outlines.dcwCode(ofUnit: unit)) names \(code), a region Places.bin does not have; rebuild it with scripts/build-regions")
+                }
+                count += 1
+                only = region
             }
-            regions.append(codes.count == 1 ? byCode[codes[0]] : nil)
+            regions.append(count == 1 ? only : nil)
         }
         regionOfUnit = regions
     }

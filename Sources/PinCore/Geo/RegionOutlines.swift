@@ -47,8 +47,10 @@ public final class RegionOutlines: @unchecked Sendable {
     /// A country's grid by its two letters, (first − "A") × 26 + (second − "A"); -1: none.
     private let gridByLetters: [Int16]
     private let unitCountry: [UInt16]
-    private let unitCodes: [String]
-    private let unitRegionCodes: [[String]]
+    /// Per unit: its source code and region codes, as (offset << 8 | length) into `strings`.
+    private let unitCodeRef: [Int]
+    private let unitRegionRef: [Int]
+    private let strings: UnsafeRawBufferPointer
     private let unitFirstRing: [Int]
     private let unitRingCount: [Int]
     /// The file's bytes (a private copy in memory: `MappedFile`, `AlignedBytes`), kept while the
@@ -70,9 +72,9 @@ public final class RegionOutlines: @unchecked Sendable {
     let regionNames: [String: String]
 
     /// The units, in the file's order (index = unit id).
-    var unitCount: Int { unitCodes.count }
+    var unitCount: Int { unitCodeRef.count }
     /// The country codes the outlines cover.
-    public var countryCodes: [String] { grids.map(\.code) }
+    public var countryCodes: [String] { grids.map { $0.code } }  // a closure: a key path costs a runtime lookup at its first use
 
     /// Reads Regions.bin's bytes (copied once, into memory the outlines keep), checking every
     /// count, offset and index (damaged bytes are an error, never a crash or a wrong unit's index).
@@ -98,8 +100,9 @@ public final class RegionOutlines: @unchecked Sendable {
             Frame(index: k, west: g.west, south: g.south, cell: g.cell, columns: g.columns, rows: g.rows)
         }
         unitCountry = file.unitCountry
-        unitCodes = file.unitCodes
-        unitRegionCodes = file.unitRegionCodes
+        unitCodeRef = file.unitCodeRef
+        unitRegionRef = file.unitRegionRef
+        strings = file.strings
         unitFirstRing = file.unitFirstRing
         unitRingCount = file.unitRingCount
         memory = owner
@@ -141,11 +144,31 @@ public final class RegionOutlines: @unchecked Sendable {
     @inline(__always)
     private func runUnit(_ s: Int) -> Int { Int(runTable[2 * s + 1] >> 16) }
 
+    /// A string of the file by its reference (checked at load).
+    private func text(_ ref: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: strings[(ref >> 8)..<((ref >> 8) + (ref & 0xFF))])
+    }
+
     /// DCW's code of a unit ("US.TX").
-    func dcwCode(ofUnit unit: Int) -> String { unitCodes[unit] }
+    func dcwCode(ofUnit unit: Int) -> String { String(decoding: text(unitCodeRef[unit]), as: UTF8.self) }
     /// The gazetteer's ISO 3166-2 codes a unit stands for: one (it decides the region), or
     /// several where DCW predates a split (IN.AP is Andhra Pradesh and Telangana).
-    func regionCodes(ofUnit unit: Int) -> [String] { unitRegionCodes[unit] }
+    func regionCodes(ofUnit unit: Int) -> [String] {
+        var codes: [String] = []
+        forEachRegionCode(ofUnit: unit) { codes.append($0) }
+        return codes
+    }
+
+    /// `body` with each of the unit's region codes (the space-separated words of its string: at
+    /// least one, checked at load), with no array made.
+    func forEachRegionCode(ofUnit unit: Int, _ body: (String) throws -> Void) rethrows {
+        let bytes = text(unitRegionRef[unit])
+        var start = 0
+        for k in 0...bytes.count where k == bytes.count || bytes[k] == 0x20 {
+            if k > start { try body(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<k]), as: UTF8.self)) }
+            start = k + 1
+        }
+    }
     /// The country code of a unit.
     public func countryCode(ofUnit unit: Int) -> String { grids[Int(unitCountry[unit])].code }
 

@@ -9,10 +9,11 @@ import Foundation
 struct RegionOutlinesFile {
     var grids: [RegionOutlines.Grid] = []
     var unitCountry: [UInt16] = []
-    var unitCodes: [String] = []
-    var unitRegionCodes: [[String]] = []
+    /// Per unit: its source code and its region codes, as (offset << 8 | length) into `strings`
+    /// (each checked), made into strings when asked.
     var unitCodeRef: [Int] = []
     var unitRegionRef: [Int] = []
+    var strings = UnsafeRawBufferPointer(start: nil, count: 0)
     var unitFirstRing: [Int] = []
     var unitRingCount: [Int] = []
     /// In place: per ring (first vertex, vertex count); per run (first vertex, edges | unit << 16).
@@ -184,6 +185,7 @@ struct RegionDataReader {
         return marks
     }
 
+    @inline(__always)
     mutating func varint(_ end: Int) throws -> Int {
         var value = 0, shift = 0
         while true {
@@ -248,7 +250,7 @@ struct RegionDataReader {
         let end = i + h.cellBytes
         let runs = RunCheck(file, vertices: h.vertices)
         // Each country's cells and units as plain numbers (a Grid copied holds a String).
-        let cellEnd = file.grids.map { $0.firstCell + $0.columns * $0.rows }, firstCell = file.grids.map(\.firstCell)
+        let cellEnd = file.grids.map { $0.firstCell + $0.columns * $0.rows }, firstCell = file.grids.map { $0.firstCell }
         let unitRange = file.grids.map { $0.firstUnit..<($0.firstUnit + $0.unitCount) }
         var marks: [RegionOutlines.CellMark] = []
         marks.reserveCapacity(h.countries)
@@ -349,11 +351,16 @@ struct RegionDataReader {
             guard offset + length <= h.stringBytes else { throw fail("bad string") }
             return String(decoding: bytes[(base + offset)..<(base + offset + length)], as: UTF8.self)
         }
+        file.strings = UnsafeRawBufferPointer(rebasing: bytes)
         for u in 0..<h.units {
-            file.unitCodes.append(try string(file.unitCodeRef[u]))
-            let codes = try string(file.unitRegionRef[u]).split(separator: " ").map(String.init)
-            guard !codes.isEmpty else { throw fail("unit \(u) has no region code") }
-            file.unitRegionCodes.append(codes)
+            let code = file.unitCodeRef[u], regions = file.unitRegionRef[u]
+            guard (code >> 8) + (code & 0xFF) <= h.stringBytes, (regions >> 8) + (regions & 0xFF) <= h.stringBytes else {
+                throw fail("bad string")
+            }
+            let start = base + (regions >> 8), end = start + (regions & 0xFF)
+            guard bytes[start..<end].contains(where: { $0 != 0x20 }) else {
+                throw fail("unit \(u) has no region code")
+            }
         }
         for k in 0..<nameCount {
             let key = try string(Int(nameRefs[2 * k])), name = try string(Int(nameRefs[2 * k + 1]))
