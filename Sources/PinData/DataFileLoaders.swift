@@ -4,9 +4,9 @@ import PinCore
 /// Each data file loaded as the code that uses it needs it; a damaged file is an error naming
 /// it and the script that rebuilds it.
 extension DataFiles {
-    /// The country index (Countries.bin, mapped: the outlines' grid built by
-    /// scripts/build-countries; milliseconds, where parsing Countries.geojson and indexing it
-    /// took about 0.2 s).
+    /// The country index (Countries.bin, read where it lies in its private copy: the outlines'
+    /// grid built by scripts/build-countries; milliseconds, where parsing Countries.geojson and
+    /// indexing it took about 0.2 s).
     public func countryResolver() throws -> CountryResolver {
         let file = try map("Countries.bin")
         do {
@@ -16,7 +16,8 @@ extension DataFiles {
         }
     }
 
-    /// The gazetteer alone (Places.bin, mapped); `onLand` tells land from sea.
+    /// The gazetteer alone (Places.bin, read where it lies in its private copy); `onLand` tells
+    /// land from sea.
     public func gazetteer(onLand: (@Sendable (Coordinate, String) -> Bool)?) throws -> PlaceResolver {
         do {
             let file = try map("Places.bin")

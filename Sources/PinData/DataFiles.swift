@@ -9,17 +9,18 @@ struct DataFileError: ExitStatusError {
 }
 
 /// The one loader of pins' data files (Resources/ in the checkout, share/pins when installed):
-/// where they are, and each file read or mapped and checked as the code that uses it needs it.
+/// where they are, and each file read (the binary ones into a private copy, `MappedFile`, whose
+/// tables are then read where they lie) and checked as the code that uses it needs it.
 /// The CLI (through PinApp), the server, the benchmark and the tests all load through it;
 /// no other module names a data file in a read (LayerRulesTests checks it).
 ///
 /// | file | what | made by |
 /// | --- | --- | --- |
-/// | Countries.bin | the country index (mapped) | scripts/build-countries |
+/// | Countries.bin | the country index (read in place) | scripts/build-countries |
 /// | Countries.json | names and continents | scripts/build-countries |
 /// | Countries.geojson | the outlines, for exports | scripts/build-countries |
-/// | Places.bin | the gazetteer (mapped) | scripts/build-places |
-/// | Regions.bin | admin-1 outlines | scripts/build-regions |
+/// | Places.bin | the gazetteer (read in place) | scripts/build-places |
+/// | Regions.bin | admin-1 outlines (read in place) | scripts/build-regions |
 /// | TimeZones.bin | zone outlines | scripts/build-timezones |
 /// | WorldMap.json | the page's base map | scripts/build-basemap |
 /// | Water.bin | coasts, lakes, rivers at city zoom | scripts/build-water |
@@ -117,16 +118,22 @@ public struct DataFiles: Sendable {
     }
 }
 
-/// A whole file read into memory of the process's own, read-only, freed with the object (the
-/// loaders keep it as the owner of the bytes they use where they lie).
+/// A whole file read into memory of the process's own, read-only, freed with the object: the
+/// loaders keep it as the owner of the bytes they read where they lie (Countries.bin,
+/// Places.bin, Regions.bin). The name is older than the design: it is a copy, not a mapping.
 ///
-/// Not a mapping of the file (issue 40, item 9): an upgrade that rewrites a data file in place
-/// (`cp` truncates it first, `rsync --inplace` too when it shrinks) took the mapped pages past
-/// the new end away from a running import, which died of SIGBUS at its next lookup, and a
-/// mapping would see the new bytes mixed with the old. A copy in anonymous memory cannot
-/// change under the process: it costs one read of the file at start-up (19 MB from the page
-/// cache: about 5 ms) and the file's size in private memory instead of shared page cache.
-/// A file that shrinks while it is being read is an error, never half a file.
+/// Not a mapping of the file (issue 40, item 9), because of what an upgrade may do to a data
+/// file under a running process. Replaced by a rename (a new file, as `install` and `mv` do),
+/// the old file lives on while open or mapped, and a mapping would have been safe. Rewritten in
+/// place (`cp` truncates it first, `rsync --inplace` too when it shrinks), a mapping loses its
+/// pages past the new end: a running import died of SIGBUS at its next lookup (even pages
+/// already copied on write are dropped by a truncation), and a mapping would see new bytes
+/// mixed with old. A copy in anonymous memory cannot change under the process: it costs one
+/// read of the file at each start (the three files, 33.5 MB from the page cache, about 7.5 ms
+/// of CPU, most of it the kernel zeroing and copying pages) and the file's size in private
+/// memory instead of shared page cache. DataRewriteTests truncates the files under a running
+/// `pins locate --json`, which must still answer. A file that shrinks while it is being read
+/// is an error, never half a file.
 public final class MappedFile: @unchecked Sendable {
     // Immutable after init; the pages are read-only.
     public let bytes: UnsafeRawBufferPointer

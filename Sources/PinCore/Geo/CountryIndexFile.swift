@@ -11,7 +11,7 @@ public enum CountryIndexError: Error, CustomStringConvertible {
 }
 
 /// Resources/Countries.bin: the country index of `CountryResolver` as built from
-/// Countries.geojson, laid out as the resolver holds it, so that a process maps it and checks it
+/// Countries.geojson, laid out as the resolver holds it, so that a process reads it and checks it
 /// in milliseconds instead of parsing 12 MB of JSON and building the grid (about 0.2 s) at every
 /// start. `scripts/build-countries` writes it through `build-country-index`, from the outlines it
 /// has just written; CountryIndexFileTests checks that the shipped file is the one the shipped
@@ -81,10 +81,10 @@ public enum CountryIndexFile {
         return header + body
     }
 
-    /// The resolver of the file's bytes, read in place: `bytes` (8-byte aligned, a mapping of
-    /// the file) must stay valid as long as `owner` lives, which the resolver keeps. Every count,
-    /// index and flag is checked and the checksum catches any other change: damaged bytes are an
-    /// error, never a crash or a wrong country.
+    /// The resolver of the file's bytes, read in place: `bytes` (8-byte aligned, the file's
+    /// private copy in memory) must stay valid as long as `owner` lives, which the resolver
+    /// keeps. Every count, index and flag is checked and the checksum catches any other change:
+    /// damaged bytes are an error, never a crash or a wrong country.
     public static func resolver(mapped bytes: UnsafeRawBufferPointer, owner: AnyObject) throws -> CountryResolver {
         var input = Reader(raw: bytes)
         return try input.resolver(owner: owner)
@@ -184,8 +184,8 @@ public enum CountryIndexFile {
 }
 
 /// A copy of bytes at an aligned address (a resource's arrays are read where they lie), freed
-/// with the object: what the readers of Countries.bin and Places.bin keep when given an array
-/// instead of a mapping.
+/// with the object: what the readers of Countries.bin, Places.bin and Regions.bin keep when given
+/// an array instead of the file's copy in memory.
 final class AlignedBytes {
     let bytes: UnsafeRawBufferPointer
 

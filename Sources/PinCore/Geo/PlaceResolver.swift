@@ -54,7 +54,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     private let places: UnsafeBufferPointer<PlaceRecord>
     /// What `places` points into (`TableMemory`).
     private let recordMemory: AnyObject?
-    /// What the views below point into: a read-only mapping of Places.bin, or a copy of its bytes.
+    /// What the views below point into: a read-only private copy of Places.bin's bytes.
     private let memory: AnyObject
     /// The file's own arrays, read where they lie: what ties and the chosen place need, and
     /// the grid.
