@@ -4,9 +4,9 @@ import PinCore
 /// Each data file loaded as the code that uses it needs it; a damaged file is an error naming
 /// it and the script that rebuilds it.
 extension DataFiles {
-    /// The country index (Countries.bin, mapped: the outlines' grid built by
-    /// scripts/build-countries; milliseconds, where parsing Countries.geojson and indexing it
-    /// took about 0.2 s).
+    /// The country index (Countries.bin, read where it lies in its private copy: the outlines'
+    /// grid built by scripts/build-countries; milliseconds, where parsing Countries.geojson and
+    /// indexing it took about 0.2 s).
     public func countryResolver() throws -> CountryResolver {
         let file = try map("Countries.bin")
         do {
@@ -16,7 +16,8 @@ extension DataFiles {
         }
     }
 
-    /// The gazetteer alone (Places.bin, mapped); `onLand` tells land from sea.
+    /// The gazetteer alone (Places.bin, read where it lies in its private copy); `onLand` tells
+    /// land from sea.
     public func gazetteer(onLand: (@Sendable (Coordinate, String) -> Bool)?) throws -> PlaceResolver {
         do {
             let file = try map("Places.bin")
@@ -26,12 +27,13 @@ extension DataFiles {
         }
     }
 
-    /// The admin-1 outlines (Regions.bin), decoded from its copy in memory (`MappedFile`: huge
-    /// pages, no array of the bytes first), which is freed after.
+    /// The admin-1 outlines (Regions.bin), read where they lie in its copy in memory
+    /// (`MappedFile`), which they keep: every byte checked now, a country's cells and points
+    /// decoded at its first lookup.
     public func regionOutlines() throws -> RegionOutlines {
         do {
             let file = try map("Regions.bin")
-            return try withExtendedLifetime(file) { try RegionOutlines(bytes: file.bytes) }
+            return try RegionOutlines(mapped: file.bytes, owner: file)
         } catch let error as RegionDataError {
             throw DataFileError("\(directory)/\(error.description); reinstall pins or rebuild it with scripts/build-regions")
         }

@@ -9,17 +9,18 @@ struct DataFileError: ExitStatusError {
 }
 
 /// The one loader of pins' data files (Resources/ in the checkout, share/pins when installed):
-/// where they are, and each file read or mapped and checked as the code that uses it needs it.
+/// where they are, and each file read (the binary ones into a private copy, `MappedFile`, whose
+/// tables are then read where they lie) and checked as the code that uses it needs it.
 /// The CLI (through PinApp), the server, the benchmark and the tests all load through it;
 /// no other module names a data file in a read (LayerRulesTests checks it).
 ///
 /// | file | what | made by |
 /// | --- | --- | --- |
-/// | Countries.bin | the country index (mapped) | scripts/build-countries |
+/// | Countries.bin | the country index (read in place) | scripts/build-countries |
 /// | Countries.json | names and continents | scripts/build-countries |
 /// | Countries.geojson | the outlines, for exports | scripts/build-countries |
-/// | Places.bin | the gazetteer (mapped) | scripts/build-places |
-/// | Regions.bin | admin-1 outlines | scripts/build-regions |
+/// | Places.bin | the gazetteer (read in place) | scripts/build-places |
+/// | Regions.bin | admin-1 outlines (read in place) | scripts/build-regions |
 /// | TimeZones.bin | zone outlines | scripts/build-timezones |
 /// | WorldMap.json | the page's base map | scripts/build-basemap |
 /// | Water.bin | coasts, lakes, rivers at city zoom | scripts/build-water |
@@ -117,19 +118,27 @@ public struct DataFiles: Sendable {
     }
 }
 
-/// A whole file read into memory of the process's own, read-only, freed with the object (the
-/// loaders keep it as the owner of the bytes they use where they lie).
+/// A whole file read into memory of the process's own, read-only, freed with the object: the
+/// loaders keep it as the owner of the bytes they read where they lie (Countries.bin,
+/// Places.bin, Regions.bin). The name is older than the design: it is a copy, not a mapping.
 ///
-/// Not a mapping of the file (issue 40, item 9): an upgrade that rewrites a data file in place
-/// (`cp` truncates it first, `rsync --inplace` too when it shrinks) took the mapped pages past
-/// the new end away from a running import, which died of SIGBUS at its next lookup, and a
-/// mapping would see the new bytes mixed with the old. A copy in anonymous memory cannot
-/// change under the process: it costs one read of the file at start-up (19 MB from the page
-/// cache: about 5 ms) and the file's size in private memory instead of shared page cache.
-/// A file that shrinks while it is being read is an error, never half a file.
+/// Not a mapping of the file (issue 40, item 9), because of what an upgrade may do to a data
+/// file under a running process. Replaced by a rename (a new file, as `install` and `mv` do),
+/// the old file lives on while open or mapped, and a mapping would have been safe. Rewritten in
+/// place (`cp` truncates it first, `rsync --inplace` too when it shrinks), a mapping loses its
+/// pages past the new end: a running import died of SIGBUS at its next lookup (even pages
+/// already copied on write are dropped by a truncation), and a mapping would see new bytes
+/// mixed with old. A copy in anonymous memory cannot change under the process: it costs one
+/// read of the file at each start (the three files, 33.5 MB from the page cache, about 7.5 ms
+/// of CPU, most of it the kernel zeroing and copying pages) and the file's size in private
+/// memory instead of shared page cache. DataRewriteTests truncates the files under a running
+/// `pins locate --json`, which must still answer. A file that shrinks while it is being read
+/// is an error, never half a file.
 public final class MappedFile: @unchecked Sendable {
     // Immutable after init; the pages are read-only.
     public let bytes: UnsafeRawBufferPointer
+    /// The bytes mapped: the file's size to whole pages, or to a whole 2 MiB (`allocate`).
+    private let mapped: Int
 
     public init(path: String) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -138,7 +147,7 @@ public final class MappedFile: @unchecked Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_size > 0 else { throw DataFileError("cannot read \(path) (empty)") }
         let size = Int(info.st_size)
-        guard let base = Self.allocate(size) else {
+        guard let (base, mapped) = Self.allocate(size) else {
             throw DataFileError("cannot read \(path): \(String(cString: strerror(errno)))")
         }
         var done = 0
@@ -147,24 +156,29 @@ public final class MappedFile: @unchecked Sendable {
             if n < 0, errno == EINTR { continue }
             guard n > 0 else {
                 let reason = n < 0 ? String(cString: strerror(errno)) : "it shrank while being read (being rewritten?)"
-                munmap(base, size)
+                munmap(base, mapped)
                 throw DataFileError("cannot read \(path): \(reason)")
             }
             done += n
         }
-        mprotect(base, size, PROT_READ)
+        mprotect(base, mapped, PROT_READ)
         bytes = UnsafeRawBufferPointer(start: base, count: size)
+        self.mapped = mapped
     }
 
     /// Anonymous memory for `size` bytes starting at a 2 MiB boundary and marked for transparent
     /// huge pages (Debian's default is "madvise"): filling 19 MB of 4 KiB pages took a fault
     /// each, about 4,600 for Countries.bin and 2,000 for Places.bin, the largest share of
-    /// `pins locate --json`'s start-up; whole 2 MiB pages take one each (the tail keeps small
-    /// pages, so no more memory than the file). Where the kernel gives no huge page, small
-    /// pages as before.
-    private static func allocate(_ size: Int) -> UnsafeMutableRawPointer? {
+    /// `pins locate --json`'s start-up; whole 2 MiB pages take one each. The tail past the last
+    /// whole 2 MiB keeps small pages (no more memory than the file), unless it fills half of
+    /// one or more: then it gets a whole one too, at most 1 MiB more memory for one fault
+    /// instead of 256 to 512 (Countries.bin's 1.9 MB tail: 0.2 MB more; Places.bin's 1.9 MB:
+    /// 0.2 MB; Regions.bin's 0.3 MB tail keeps small pages). Where the kernel gives no huge
+    /// page, small pages as before. Returns the memory and the bytes mapped.
+    private static func allocate(_ size: Int) -> (UnsafeMutableRawPointer, Int)? {
         let huge = 2 << 20, page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let length = (size + page - 1) / page * page
+        let pages = (size + page - 1) / page * page
+        let length = pages % huge >= huge / 2 ? pages - pages % huge + huge : pages
         guard let raw = mmap(nil, length + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
               raw != MAP_FAILED else { return nil }
         let head = (huge - Int(bitPattern: raw) % huge) % huge
@@ -172,8 +186,8 @@ public final class MappedFile: @unchecked Sendable {
         let base = raw + head
         munmap(base + length, huge - head)
         if length >= huge { _ = madvise(base, length / huge * huge, MADV_HUGEPAGE) }
-        return base
+        return (base, length)
     }
 
-    deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count) }
+    deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), mapped) }
 }

@@ -68,4 +68,40 @@ final class CountryIndexFileTests: XCTestCase {
         XCTAssertNil(resolver.countryCode(at: Coordinate(latitude: 11, longitude: 13)))
         XCTAssertEqual(resolver.names, ["Outer", "Inner"])
     }
+
+    /// The checks of the cell starts, edge countries, centre countries and coast flags (run
+    /// over whole arrays at each load), on a file whose checksum is right: each value out of
+    /// range, one at a time, is an error naming the file.
+    func testAnIndexOrFlagOutOfRangeIsAnError() throws {
+        var polygons = CountryPolygons()
+        polygons.add(code: "AA", name: "Outer", rings: [[(10, 10), (12, 10), (12, 12), (10, 12)]])
+        polygons.add(code: "BB", name: "Inner", rings: [[(10.5, 10.5), (11.5, 10.5), (11.5, 11.5), (10.5, 11.5)]])
+        let file = try CountryIndexFile.bytes(polygons: polygons)
+        func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(file[at + $1]) << (8 * $1) } }
+        let cells = u32(16) * u32(20), edges = u32(24)
+        func padded(_ n: Int) -> Int { (n + 7) & ~7 }
+        // The layout of CountryIndexFile: the header, the four strings, then the arrays.
+        let starts = padded(CountryIndexFile.headerSize + [2, 5, 2, 5].reduce(0) { $0 + 2 + $1 })
+        let owners = padded(starts + 4 * (cells + 1)) + 16 * edges
+        let centres = padded(owners + 2 * edges), near = padded(centres + 2 * cells)
+        XCTAssertEqual(padded(near + cells), file.count)
+        let row = 100 * 1440 + 700  // a cell at 65° S, 5° W: no edge, no country, no coast
+        let damages: [(at: Int, bytes: [UInt8])] = [
+            (owners, [2, 0]),                    // an edge of country 2 (there are 2)
+            (centres + 2 * row, [2, 0]),         // a centre in country 2
+            (centres + 2 * row, [0xFE, 0xFF]),   // a centre in country -2
+            (near + row, [2]),                   // a coast flag 2
+            (starts + 4 * row, [1, 0, 0, 0]),    // a cell start above the next one's (0)
+        ]
+        for (at, bytes) in damages {
+            var bad = file
+            bad.replaceSubrange(at..<(at + bytes.count), with: bytes)
+            let sum = bad.withUnsafeBytes { CountryIndexFile.checksum(UnsafeRawBufferPointer(rebasing: $0[CountryIndexFile.headerSize...])) }
+            withUnsafeBytes(of: sum.littleEndian) { bad.replaceSubrange((CountryIndexFile.headerSize - 8)..<CountryIndexFile.headerSize, with: $0) }
+            XCTAssertThrowsError(try CountryIndexFile.resolver(bad), "byte \(at)") { error in
+                XCTAssertTrue("\(error)".hasPrefix("Countries.bin: an index or flag out of range") || "\(error)".hasPrefix("Countries.bin: bad cell starts"), "\(error)")
+            }
+        }
+        XCTAssertNoThrow(try CountryIndexFile.resolver(file))
+    }
 }

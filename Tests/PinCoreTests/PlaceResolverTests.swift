@@ -137,6 +137,23 @@ final class PlaceResolverTests: XCTestCase {
             XCTAssertThrowsError(try PlaceResolver(data: bad), "header byte \(offset + 3)")
         }
     }
+    /// The places' columns are checked at load (each as a reduction over the whole column): a
+    /// latitude or a longitude of -2^31 is an error naming the file and the place.
+    func testACoordinateOutOfRangeIsAnError() throws {
+        let data = try ShippedData.files.read("Places.bin")
+        func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(data[at + $1]) << (8 * $1) } }
+        let countries = u32(12), regions = u32(16), places = u32(20), strings = u32(24), stringBytes = u32(28)
+        // The header (56 bytes), 4 bytes per country, 12 per region, the string offsets and
+        // bytes (padded to 4), then the latitudes and the longitudes (i32 each).
+        let latitudes = (56 + 4 * countries + 12 * regions + 4 * (strings + 1) + stringBytes + 3) & ~3
+        for column in [latitudes, latitudes + 4 * places] {
+            var bad = data
+            bad.replaceSubrange((column + 8)..<(column + 12), with: [0, 0, 0, 0x80])  // place 2: Int32.min
+            XCTAssertThrowsError(try PlaceResolver(data: bad)) { error in
+                XCTAssertTrue("\(error)".hasPrefix("Places.bin: bad place 2 at byte"), "\(error)")
+            }
+        }
+    }
 }
 
 /// The grid and its early exits (scripts/build-places: a cell's places in increasing gap, the

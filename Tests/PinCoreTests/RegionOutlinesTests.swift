@@ -167,4 +167,27 @@ final class RegionOutlinesTests: XCTestCase {
             }
         }
     }
+
+    /// Each run is checked at load against its unit's rings and its cell's country (a country's
+    /// points are decoded at its first lookup, by these runs): run 0 one edge past the end of
+    /// any ring, or moved to the last unit (of another country), is an error naming the file.
+    func testARunOutsideItsRingOrCountryIsAnError() throws {
+        let data = try ShippedData.files.read("Regions.bin")
+        func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(data[at + $1]) << (8 * $1) } }
+        let countries = u32(12), units = u32(16), rings = u32(20)
+        // The header (68 bytes), 36 per country, 20 per unit, 8 per ring, then the runs.
+        let run0 = 68 + 36 * countries + 20 * units + 8 * rings
+        XCTAssertNoThrow(try RegionOutlines(data: data))
+        var longRun = data
+        longRun[run0 + 4] = 0xFF  // edges: 0xFFFF, more than any ring has
+        longRun[run0 + 5] = 0xFF
+        var movedRun = data
+        movedRun[run0 + 6] = UInt8((units - 1) & 0xFF)
+        movedRun[run0 + 7] = UInt8((units - 1) >> 8)
+        for bad in [longRun, movedRun] {
+            XCTAssertThrowsError(try RegionOutlines(data: bad)) { error in
+                XCTAssertTrue("\(error)".hasPrefix("Regions.bin: bad run 0 at byte"), "\(error)")
+            }
+        }
+    }
 }

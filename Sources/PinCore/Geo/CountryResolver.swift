@@ -24,7 +24,7 @@ public final class CountryResolver: @unchecked Sendable {
     let columns: Int
     let rows: Int
     /// What the buffers below point into: memory of this resolver's own (built from outlines),
-    /// or a read-only mapping of Countries.bin (`CountryIndexFile`).
+    /// or a read-only private copy of Countries.bin (`CountryIndexFile`).
     private let memory: AnyObject
     /// CSR layout: edges of cell k are cellEdge[cellStart[k] ..< cellStart[k + 1]].
     let cellStart: UnsafeBufferPointer<UInt32>

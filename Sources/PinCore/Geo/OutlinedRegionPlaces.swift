@@ -34,12 +34,16 @@ public final class OutlinedRegionPlaces: PlaceLocating, @unchecked Sendable {
         self.places = places
         self.outlines = outlines
         self.onLand = onLand
-        var byCode: [String: Region] = [:], renamed: [Region: Region] = [:]
+        var renamed: [Region: Region] = [:]
         let countries = Set(outlines.countryCodes).union(outlines.regionNames.keys.map { String($0.prefix(2)) })
         // One pass over the gazetteer's regions where it is the file's (a scan per country cost
         // `pins locate --json` a third of its start).
         let all = (places as? PlaceResolver)?.allRegions ?? countries.sorted().flatMap { places.regions(of: $0) }
-        for region in all where countries.contains(region.countryCode) {
+        var byCode = [String: Region](minimumCapacity: all.count)
+        // The countries as a table by their two letters: a lookup per region, no string hashed.
+        var covered = [Bool](repeating: false, count: 26 * 26)
+        for code in countries { if let slot = Self.letterSlot(code) { covered[slot] = true } }
+        for region in all where Self.letterSlot(region.countryCode).map({ covered[$0] }) ?? countries.contains(region.countryCode) {
             let key = Self.key(region)
             var english = region
             if let name = outlines.regionNames[key] {
@@ -50,20 +54,33 @@ public final class OutlinedRegionPlaces: PlaceLocating, @unchecked Sendable {
         }
         self.renamed = renamed
         var regions: [Region?] = []
+        regions.reserveCapacity(outlines.unitCount)
         for unit in 0..<outlines.unitCount {
-            let codes = outlines.regionCodes(ofUnit: unit)
-            for code in codes where byCode[code] == nil {
-                throw RegionDataError.malformed(offset: 0, what: "unit \(outlines.dcwCode(ofUnit: unit)) names \(code), a region Places.bin does not have; rebuild it with scripts/build-regions")
+            var count = 0, only: Region?
+            try outlines.forEachRegionCode(ofUnit: unit) { code in
+                guard let region = byCode[code] else {
+                    throw RegionDataError.malformed(offset: 0, what: "unit \(outlines.dcwCode(ofUnit: unit)) names \(code), a region Places.bin does not have; rebuild it with scripts/build-regions")
+                }
+                count += 1
+                only = region
             }
-            regions.append(codes.count == 1 ? byCode[codes[0]] : nil)
+            regions.append(count == 1 ? only : nil)
         }
         regionOfUnit = regions
+    }
+
+    /// The slot of a two-letter code (A–Z) in a 26 × 26 table, nil for anything else.
+    private static func letterSlot(_ code: String) -> Int? {
+        var it = code.utf8.makeIterator()
+        guard let a = it.next(), let b = it.next(), it.next() == nil, a &- 0x41 < 26, b &- 0x41 < 26 else { return nil }
+        return Int(a &- 0x41) * 26 + Int(b &- 0x41)
     }
 
     /// How Regions.bin names a gazetteer region: its ISO 3166-2 code, else "CC:Name" with spaces
     /// as "_" (Norway's counties of 2024 have no code in the gazetteer's ISO table).
     static func key(_ region: Region) -> String {
-        region.code ?? region.countryCode + ":" + region.name.replacingOccurrences(of: " ", with: "_")
+        if let code = region.code { return code }
+        return region.countryCode + ":" + String(decoding: region.name.utf8.map { $0 == 0x20 ? 0x5F : $0 }, as: UTF8.self)
     }
 
     public func match(at point: Coordinate, countryCode: String?) -> PlaceMatch {

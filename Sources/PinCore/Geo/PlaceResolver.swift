@@ -51,8 +51,10 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     private let regionValues: [Region]
     private let regionCountry: [UInt16]
     /// What a lookup reads of each candidate, one record per place, made at load.
-    private let places: [PlaceRecord]
-    /// What the views below point into: a read-only mapping of Places.bin, or a copy of its bytes.
+    private let places: UnsafeBufferPointer<PlaceRecord>
+    /// What `places` points into (`TableMemory`).
+    private let recordMemory: AnyObject?
+    /// What the views below point into: a read-only private copy of Places.bin's bytes.
     private let memory: AnyObject
     /// The file's own arrays, read where they lie: what ties and the chosen place need, and
     /// the grid.
@@ -88,6 +90,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         self.onLand = onLand
         self.memory = owner
         self.places = file.records
+        self.recordMemory = file.recordMemory
         self.codes = file.codes
         self.countryOutline = file.outlines
         self.countryByLetters = file.byLetters
@@ -190,9 +193,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     /// Calls `body` with the point's scan (its cos φ computed once).
     @inline(__always)
     private func scanning<T>(_ point: Coordinate, _ body: (Scan) -> T) -> T {
-        places.withUnsafeBufferPointer { places in
-            body(Scan(places: places, population: population, id: geonamesID, entries: entries, point: point))
-        }
+        body(Scan(places: places, population: population, id: geonamesID, entries: entries, point: point))
     }
 
     /// Ties: the larger place first, then the smaller GeoNames id.
@@ -469,7 +470,8 @@ private struct PlacesFile {
     var region = UnsafeBufferPointer<UInt16>(start: nil, count: 0), outline = UnsafeBufferPointer<UInt16>(start: nil, count: 0)
     var own = UnsafeBufferPointer<UInt16>(start: nil, count: 0)
     var start = UnsafeBufferPointer<UInt32>(start: nil, count: 0), entries = UnsafeBufferPointer<UInt32>(start: nil, count: 0)
-    var records: [PlaceRecord] = []
+    var records = UnsafeBufferPointer<PlaceRecord>(start: nil, count: 0)
+    var recordMemory: TableMemory?
 
     init(_ data: UnsafeRawBufferPointer) throws {
         var cursor = PlacesFileCursor(data: data)
@@ -542,7 +544,9 @@ private struct PlacesFile {
     private mutating func readStrings(_ cursor: inout PlacesFileCursor) throws {
         offsets = try cursor.array(stringCount + 1, UInt32.self)
         guard offsets.first == 0, offsets.last.map({ Int($0) }) == stringByteCount else { throw cursor.fail("bad string table") }
-        for s in 0..<stringCount where offsets[s] > offsets[s + 1] { throw cursor.fail("bad string offsets") }
+        var falling: UInt32 = 0  // a branch-free reduction, vectorised
+        for s in 0..<stringCount { falling |= offsets[s] > offsets[s + 1] ? 1 : 0 }
+        guard falling == 0 else { throw cursor.fail("bad string offsets") }
         bytes = try cursor.array(stringByteCount, UInt8.self)
     }
 
@@ -567,28 +571,56 @@ private struct PlacesFile {
     private mutating func readGrid(_ cursor: inout PlacesFileCursor) throws {
         start = try cursor.array(columns * rows + 1, UInt32.self)
         guard start.first == 0, start.last.map({ Int($0) }) == entryCount else { throw cursor.fail("bad grid") }
-        for c in 0..<(columns * rows) where start[c] > start[c + 1] { throw cursor.fail("bad grid") }
+        var falling: UInt32 = 0  // a branch-free reduction, vectorised
+        for c in 0..<(columns * rows) { falling |= start[c] > start[c + 1] ? 1 : 0 }
+        guard falling == 0 else { throw cursor.fail("bad grid") }
         entries = try cursor.array(entryCount, UInt32.self)
-        var badEntry = false
-        for e in entries where Int(e & UInt32(PlaceResolver.indexMask)) >= placeCount { badEntry = true }
-        guard !badEntry else { throw cursor.fail("bad grid entry") }
+        var highest: UInt32 = 0  // a branch-free reduction, vectorised
+        for e in entries { highest = max(highest, e & UInt32(PlaceResolver.indexMask)) }
+        guard entries.isEmpty || Int(highest) < placeCount else { throw cursor.fail("bad grid entry") }
     }
 
-    /// What a lookup reads of each place, each value checked.
+    /// What a lookup reads of each place, each value checked first (each check a branch-free
+    /// reduction over a column, which the compiler vectorises).
     private mutating func makeRecords(_ cursor: PlacesFileCursor) throws {
         let file = self
-        records = try [PlaceRecord](unsafeUninitializedCapacity: placeCount) { made, count in
-            for p in 0..<file.placeCount {
-                guard abs(file.lat[p]) <= 9_000_000, abs(file.lon[p]) <= 18_000_000, Int(file.names[p]) < file.stringCount,
-                      file.region[p] == 0xFFFF || Int(file.region[p]) < file.regionCount,
-                      Int(file.outline[p]) < file.countryCount, Int(file.own[p]) < file.countryCount else {
-                    throw cursor.fail("bad place \(p)")
-                }
-                let radius = max(PlaceResolver.minimumRadiusKm, PlaceResolver.radiusPerSqrtPopulation * Float(file.population[p]).squareRoot())
-                made[p] = PlaceRecord(latitude: file.lat[p], longitude: file.lon[p], radius: radius,
-                                      outline: file.outline[p], region: file.region[p])
-                count = p + 1
+        var lowest = (lat: Int32.max, lon: Int32.max), highest = (lat: Int32.min, lon: Int32.min)
+        for p in 0..<placeCount {
+            lowest = (min(lowest.lat, lat[p]), min(lowest.lon, lon[p]))
+            highest = (max(highest.lat, lat[p]), max(highest.lon, lon[p]))
+        }
+        var highestName: UInt32 = 0, highestRegion: UInt16 = 0, highestCountry: UInt16 = 0
+        for p in 0..<placeCount {
+            highestName = max(highestName, names[p])
+            highestRegion = max(highestRegion, region[p] == 0xFFFF ? 0 : region[p])
+            highestCountry = max(highestCountry, max(outline[p], own[p]))
+        }
+        guard lowest.lat >= -9_000_000, highest.lat <= 9_000_000, lowest.lon >= -18_000_000, highest.lon <= 18_000_000,
+              Int(highestName) < stringCount, regionCount > 0 || !region.contains(where: { $0 != 0xFFFF }),
+              Int(highestRegion) < max(1, regionCount), Int(highestCountry) < countryCount else {
+            throw cursor.fail("bad place \(firstBadPlace())")
+        }
+        let memory = TableMemory(bytes: placeCount * MemoryLayout<PlaceRecord>.stride)
+        recordMemory = memory
+        let made = memory.base.bindMemory(to: PlaceRecord.self, capacity: placeCount)
+        for p in 0..<file.placeCount {
+            let radius = max(PlaceResolver.minimumRadiusKm, PlaceResolver.radiusPerSqrtPopulation * Float(file.population[p]).squareRoot())
+            (made + p).initialize(to: PlaceRecord(latitude: file.lat[p], longitude: file.lon[p], radius: radius,
+                                                  outline: file.outline[p], region: file.region[p]))
+        }
+        records = UnsafeBufferPointer(start: made, count: placeCount)
+    }
+
+    /// The first place with a value out of range (for the error).
+    private func firstBadPlace() -> Int {
+        for p in 0..<placeCount {
+            let latitudeOK = lat[p] >= -9_000_000 && lat[p] <= 9_000_000, longitudeOK = lon[p] >= -18_000_000 && lon[p] <= 18_000_000
+            let regionOK = region[p] == 0xFFFF || Int(region[p]) < regionCount
+            if !latitudeOK || !longitudeOK || Int(names[p]) >= stringCount || !regionOK || Int(outline[p]) >= countryCount
+                || Int(own[p]) >= countryCount {
+                return p
             }
         }
+        return 0
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 public enum RegionDataError: Error, CustomStringConvertible {
     case malformed(offset: Int, what: String)
@@ -21,7 +22,8 @@ public enum RegionDataError: Error, CustomStringConvertible {
 /// in the cell. A country's longitudes lie in its grid's west ..< west + 360° (0..360 for Russia,
 /// the Aleutians, Fiji, which cross 180°; -180..180 for most).
 public final class RegionOutlines: @unchecked Sendable {
-    // Immutable after init.
+    // Immutable after init, but for `tables`, written under its lock; the buffers point into
+    // `memory`, which lives as long as the outlines.
     static let magic = Array("PINSRG1\n".utf8)
     /// Coordinates in the file are in 1e-5 degree.
     private static let scale = 1e5
@@ -37,84 +39,136 @@ public final class RegionOutlines: @unchecked Sendable {
     private let grids: [Grid]
     /// What a lookup reads of a grid: its numbers, no string (nothing to retain).
     private struct Frame {
+        var index: Int
         var west: Double, south: Double, cell: Double
-        var columns: Int, rows: Int, firstCell: Int
+        var columns: Int, rows: Int
     }
     private let frames: [Frame]
     /// A country's grid by its two letters, (first − "A") × 26 + (second − "A"); -1: none.
     private let gridByLetters: [Int16]
     private let unitCountry: [UInt16]
-    private let unitCodes: [String]
-    private let unitRegionCodes: [[String]]
+    /// Per unit: its source code and region codes, as (offset << 8 | length) into `strings`.
+    private let unitCodeRef: [Int]
+    private let unitRegionRef: [Int]
+    private let strings: UnsafeRawBufferPointer
     private let unitFirstRing: [Int]
     private let unitRingCount: [Int]
-    private let ringFirst: [UInt32]
-    private let ringCount: [UInt32]
-    private let xy: [Int32]
-    private let centre: [UInt16]
-    private let runStart: [UInt32]
-    private let runFirst: [UInt32]
-    private let runEdges: [UInt16]
-    private let runUnit: [UInt16]
-    private let pageUnit: [UInt32]
-    private let pageStart: [UInt32]
+    /// The file's bytes (a private copy in memory: `MappedFile`, `AlignedBytes`), kept while the
+    /// outlines live: the tables below point into them, and each country's cells and points are
+    /// decoded from them when first needed.
+    private let memory: AnyObject
+    private let bytes: UnsafeRawBufferPointer
+    /// In the file: per ring (first vertex, vertex count); per run (first vertex, edges | unit << 16).
+    private let ringTable: UnsafeBufferPointer<UInt32>
+    private let runTable: UnsafeBufferPointer<UInt32>
+    private let pageUnit: UnsafeBufferPointer<UInt32>
+    private let pageStart: UnsafeBufferPointer<UInt32>
     private let pageXY: [Int32]
+    private let ringMarks: [VertexMark]
+    private let cellMarks: [CellMark]
+    /// Each country's decoded cells and points, once a lookup has needed them.
+    private let tables: Mutex<[CountryTables?]>
     /// Region key → the English name where it differs from the gazetteer's ("CN-YN": "Yunnan").
     let regionNames: [String: String]
 
     /// The units, in the file's order (index = unit id).
-    var unitCount: Int { unitCodes.count }
+    var unitCount: Int { unitCodeRef.count }
     /// The country codes the outlines cover.
-    public var countryCodes: [String] { grids.map(\.code) }
+    public var countryCodes: [String] { grids.map { $0.code } }  // a closure: a key path costs a runtime lookup at its first use
 
-    /// Reads Regions.bin's bytes, checking every count, offset and index (damaged bytes are an
-    /// error, never a crash or a wrong unit's index).
+    /// Reads Regions.bin's bytes (copied once, into memory the outlines keep), checking every
+    /// count, offset and index (damaged bytes are an error, never a crash or a wrong unit's index).
     public convenience init(data: [UInt8]) throws {
-        try self.init(file: data.withUnsafeBytes { raw in
-            var reader = RegionDataReader(data: raw)
-            return try reader.readFile()
-        })
+        let copy = AlignedBytes(data)
+        try self.init(mapped: copy.bytes, owner: copy)
     }
 
-    /// The same from bytes in place (a data file's copy in memory: no array of them first);
-    /// nothing is kept of them.
-    public convenience init(bytes: UnsafeRawBufferPointer) throws {
+    /// The same from bytes in place (`bytes`, 4-byte aligned, valid while `owner` lives, which the
+    /// outlines keep: a data file's private copy in memory, never a mapping of the file, which a
+    /// rewrite in place could take away). Every byte is checked now; a country's cells and points
+    /// are decoded at its first lookup.
+    public init(mapped bytes: UnsafeRawBufferPointer, owner: AnyObject) throws {
         var reader = RegionDataReader(data: bytes)
-        try self.init(file: reader.readFile())
-    }
-
-    init(file: RegionOutlinesFile) {
+        let file = try reader.readFile()
         grids = file.grids
         var byLetters = [Int16](repeating: -1, count: 26 * 26)
         for (k, g) in file.grids.enumerated() {
             if let slot = Self.letterSlot(g.code) { byLetters[slot] = Int16(k) }
         }
         gridByLetters = byLetters
-        frames = file.grids.map { Frame(west: $0.west, south: $0.south, cell: $0.cell, columns: $0.columns, rows: $0.rows, firstCell: $0.firstCell) }
+        frames = file.grids.enumerated().map { k, g in
+            Frame(index: k, west: g.west, south: g.south, cell: g.cell, columns: g.columns, rows: g.rows)
+        }
         unitCountry = file.unitCountry
-        unitCodes = file.unitCodes
-        unitRegionCodes = file.unitRegionCodes
+        unitCodeRef = file.unitCodeRef
+        unitRegionRef = file.unitRegionRef
+        strings = file.strings
         unitFirstRing = file.unitFirstRing
         unitRingCount = file.unitRingCount
-        ringFirst = file.ringFirst
-        ringCount = file.ringCount
-        xy = file.xy
-        centre = file.centre
-        runStart = file.runStart
-        runFirst = file.runFirst
-        runEdges = file.runEdges
-        runUnit = file.runUnit
+        memory = owner
+        self.bytes = bytes
+        ringTable = file.rings
+        runTable = file.runs
         pageUnit = file.pageUnit
         pageStart = file.pageStart
         pageXY = file.pageXY
+        ringMarks = file.ringMarks
+        cellMarks = file.cellMarks
+        tables = Mutex([CountryTables?](repeating: nil, count: file.grids.count))
         regionNames = file.regionNames
     }
 
+    /// The cells and points of grid `g`, decoded at the first call (under the lock: other threads
+    /// asking for it meanwhile wait, once).
+    private func tables(_ g: Int) -> CountryTables {
+        tables.withLock { made in
+            if let t = made[g] { return t }
+            let grid = grids[g]
+            let units = grid.firstUnit..<(grid.firstUnit + grid.unitCount)
+            let firstRing = units.map { unitFirstRing[$0] }.min()!
+            let endRing = units.map { unitFirstRing[$0] + unitRingCount[$0] }.max()!
+            let firstVertex = Int(ringTable[2 * firstRing])
+            let endVertex = Int(ringTable[2 * (endRing - 1)]) + Int(ringTable[2 * (endRing - 1) + 1])
+            let t = CountryTables(bytes: bytes, cells: cellMarks[g], cellCount: grid.columns * grid.rows,
+                                  vertices: ringMarks[firstRing], firstVertex: firstVertex, vertexCount: endVertex - firstVertex)
+            made[g] = t
+            return t
+        }
+    }
+
+    /// A run's first vertex, edge count and unit.
+    @inline(__always)
+    private func runFirst(_ s: Int) -> Int { Int(runTable[2 * s]) }
+    @inline(__always)
+    private func runEdges(_ s: Int) -> Int { Int(runTable[2 * s + 1] & 0xFFFF) }
+    @inline(__always)
+    private func runUnit(_ s: Int) -> Int { Int(runTable[2 * s + 1] >> 16) }
+
+    /// A string of the file by its reference (checked at load).
+    private func text(_ ref: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: strings[(ref >> 8)..<((ref >> 8) + (ref & 0xFF))])
+    }
+
     /// DCW's code of a unit ("US.TX").
-    func dcwCode(ofUnit unit: Int) -> String { unitCodes[unit] }
+    func dcwCode(ofUnit unit: Int) -> String { String(decoding: text(unitCodeRef[unit]), as: UTF8.self) }
     /// The gazetteer's ISO 3166-2 codes a unit stands for: one (it decides the region), or
     /// several where DCW predates a split (IN.AP is Andhra Pradesh and Telangana).
-    func regionCodes(ofUnit unit: Int) -> [String] { unitRegionCodes[unit] }
+    func regionCodes(ofUnit unit: Int) -> [String] {
+        var codes: [String] = []
+        forEachRegionCode(ofUnit: unit) { codes.append($0) }
+        return codes
+    }
+
+    /// `body` with each of the unit's region codes (the space-separated words of its string: at
+    /// least one, checked at load), with no array made.
+    func forEachRegionCode(ofUnit unit: Int, _ body: (String) throws -> Void) rethrows {
+        let bytes = text(unitRegionRef[unit])
+        var start = 0
+        for k in 0...bytes.count where k == bytes.count || bytes[k] == 0x20 {
+            if k > start { try body(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<k]), as: UTF8.self)) }
+            start = k + 1
+        }
+    }
     /// The country code of a unit.
     public func countryCode(ofUnit unit: Int) -> String { grids[Int(unitCountry[unit])].code }
 
@@ -150,17 +204,17 @@ public final class RegionOutlines: @unchecked Sendable {
         let (px, py) = Self.units(point, g)
         let column = Int(((px - g.west) / g.cell).rounded(.down)), row = Int(((py - g.south) / g.cell).rounded(.down))
         guard column >= 0, column < g.columns, row >= 0, row < g.rows else { return nil }
-        let k = g.firstCell + row * g.columns + column
+        let t = tables(g.index), k = row * g.columns + column
         let cx = g.west + (Double(column) + 0.5) * g.cell, cy = g.south + (Double(row) + 0.5) * g.cell
-        let centreUnit = Int(centre[k])
+        let centreUnit = Int(t.centre[k])
         var found = Int.max, centreSeen = false
-        var s = Int(runStart[k])
-        let end = Int(runStart[k + 1])
+        var s = Int(t.runStart[k])
+        let end = Int(t.runStart[k + 1])
         while s < end {
-            let u = Int(runUnit[s])
+            let u = runUnit(s)
             var odd = false
-            while s < end, Int(runUnit[s]) == u {
-                odd = odd != crossesOddly(run: s, px: px, py: py, cx: cx, cy: cy)
+            while s < end, runUnit(s) == u {
+                odd = odd != crossesOddly(run: s, t, px: px, py: py, cx: cx, cy: cy)
                 s += 1
             }
             if u == centreUnit {
@@ -178,11 +232,12 @@ public final class RegionOutlines: @unchecked Sendable {
     /// times. A vertex on either line counts as above it (or right of it), the rule the build
     /// used for the centres.
     @inline(__always)
-    private func crossesOddly(run s: Int, px: Double, py: Double, cx: Double, cy: Double) -> Bool {
+    private func crossesOddly(run s: Int, _ t: CountryTables, px: Double, py: Double, cx: Double, cy: Double) -> Bool {
         var odd = false
-        var v = Int(runFirst[s]) * 2
+        let xy = t.xy
+        var v = (runFirst(s) - t.firstVertex) * 2
         var ax = Double(xy[v]), ay = Double(xy[v + 1])
-        for _ in 0..<Int(runEdges[s]) {
+        for _ in 0..<runEdges(s) {
             v += 2
             let bx = Double(xy[v]), by = Double(xy[v + 1])
             if (ay > py) != (by > py) {
@@ -215,12 +270,13 @@ public final class RegionOutlines: @unchecked Sendable {
         // The point's own cell first; then a cell only where its box comes within the best
         // distance so far (the nearest edge is most often in the point's own cell).
         let ownColumn = Int(((px - g.west) / g.cell).rounded(.down)), ownRow = Int(((py - g.south) / g.cell).rounded(.down))
+        let t = tables(g.index)
         func scan(_ row: Int, _ column: Int) {
-            let k = g.firstCell + row * g.columns + column
-            for s in Int(runStart[k])..<Int(runStart[k + 1]) {
-                let d = nearestKm(run: s, px: px, py: py, kx: kx, ky: ky)
-                if d < bestKm || (d == bestKm && best >= 0 && Int(runUnit[s]) < best) {
-                    best = Int(runUnit[s])
+            let k = row * g.columns + column
+            for s in Int(t.runStart[k])..<Int(t.runStart[k + 1]) {
+                let d = nearestKm(run: s, t, px: px, py: py, kx: kx, ky: ky)
+                if d < bestKm || (d == bestKm && best >= 0 && runUnit(s) < best) {
+                    best = runUnit(s)
                     bestKm = d
                 }
             }
@@ -236,11 +292,12 @@ public final class RegionOutlines: @unchecked Sendable {
         return best >= 0 ? best : nil
     }
 
-    private func nearestKm(run s: Int, px: Double, py: Double, kx: Double, ky: Double) -> Double {
+    private func nearestKm(run s: Int, _ t: CountryTables, px: Double, py: Double, kx: Double, ky: Double) -> Double {
         var best = Double.infinity
-        var v = Int(runFirst[s]) * 2
+        let xy = t.xy
+        var v = (runFirst(s) - t.firstVertex) * 2
         var ax = (Double(xy[v]) - px) * kx, ay = (Double(xy[v + 1]) - py) * ky
-        for _ in 0..<Int(runEdges[s]) {
+        for _ in 0..<runEdges(s) {
             v += 2
             let bx = (Double(xy[v]) - px) * kx, by = (Double(xy[v + 1]) - py) * ky
             let dx = bx - ax, dy = by - ay
@@ -258,10 +315,13 @@ public final class RegionOutlines: @unchecked Sendable {
     /// together by parity (a hole is a ring inside another).
     public func rings(ofUnit unit: Int) -> [[Coordinate]] {
         guard unit >= 0, unit < unitFirstRing.count else { return [] }
+        let t = tables(Int(unitCountry[unit]))
         return (unitFirstRing[unit]..<(unitFirstRing[unit] + unitRingCount[unit])).map { r in
-            (Int(ringFirst[r])..<Int(ringFirst[r] + ringCount[r])).map { v in
-                let lon = Double(xy[2 * v]) / Self.scale
-                return Coordinate(latitude: Double(xy[2 * v + 1]) / Self.scale, longitude: lon > 180 ? lon - 360 : lon)
+            let first = Int(ringTable[2 * r])
+            return (first..<(first + Int(ringTable[2 * r + 1]))).map { vertex in
+                let v = vertex - t.firstVertex
+                let lon = Double(t.xy[2 * v]) / Self.scale
+                return Coordinate(latitude: Double(t.xy[2 * v + 1]) / Self.scale, longitude: lon > 180 ? lon - 360 : lon)
             }
         }
     }
