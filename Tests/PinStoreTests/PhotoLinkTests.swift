@@ -263,6 +263,89 @@ final class PhotoLinkTests: XCTestCase {
             .contains("USING COVERING INDEX photos_pin (pin=?)"))
     }
 
+    // MARK: an import's own links (RunPhotoLinks)
+
+    /// A record as the import's save stage writes it: linked to the pin nearest so far.
+    func runPhoto(_ name: String, at coordinate: Coordinate, linkedTo pin: UUID?, taken iso: String, in repos: Repositories) throws {
+        var record = PhotoRecord(path: RawPath("/lib/\(name)"), fingerprint: PhotoFingerprint(size: 1, modificationNanoseconds: 2, inode: 3),
+                                 takenAt: ISO8601DateFormatter().date(from: iso), coordinate: coordinate, decision: .distance)
+        record.pinID = pin
+        try repos.photos.save(record, runID: nil)
+    }
+
+    func runPin(_ title: String, at coordinate: Coordinate, in repos: Repositories) throws -> UUID {
+        try creation.create(LocationDraft(title: title, coordinate: coordinate, date: Date(timeIntervalSince1970: 1_700_000_000)), in: repos).id
+    }
+
+    /// A run that made North (4.9 km from the photos), saved two photos with it, then made South
+    /// (4.8 km): what its save stage hands the store. 2024-05-01 is day 19,844 (1,714,564,800 s
+    /// / 86,400 = 19,844.5 at noon UTC), 2024-05-04 day 19,847: two stays.
+    func runThatMadeSouthLast() throws -> (north: UUID, south: UUID, links: RunPhotoLinks) {
+        let (north, south) = try db.write { repos in
+            let north = try runPin("North", at: self.north(4.9), in: repos)
+            try runPhoto("between.jpg", at: here, linkedTo: north, taken: "2024-05-01T12:00:00Z", in: repos)
+            try runPhoto("later.jpg", at: here, linkedTo: north, taken: "2024-05-04T12:00:00Z", in: repos)
+            return (north, try runPin("South", at: self.north(-4.8), in: repos))
+        }
+        var links = RunPhotoLinks()
+        links.corrections = [(RawPath("/lib/between.jpg"), south), (RawPath("/lib/later.jpg"), south)]
+        links.days = [south: [19_844, 19_847]]
+        links.positionedRecords = 2
+        return (north, south, links)
+    }
+
+    func testAnImportsLinksAreFinishedFromItsSaveStageWhenEveryPhotoWithAPositionIsItsOwn() throws {
+        db.defersPhotoLinks = true
+        let (north, south, links) = try runThatMadeSouthLast()
+        XCTAssertEqual(try owner("between.jpg"), north.lowercasedText)
+        XCTAssertTrue(try db.connection.transaction { try PhotoLinks.finish(db.connection, links) })
+        XCTAssertEqual(try owner("between.jpg"), south.lowercasedText)
+        XCTAssertEqual(try owner("later.jpg"), south.lowercasedText)
+        XCTAssertEqual(try stored(south).visitCount, 2)
+        XCTAssertEqual(try stored(north).visitCount, 1)
+        XCTAssertFalse(try PhotoLinks.isStale(db.connection))
+    }
+
+    func testAPhotoWithAPositionTheRunDidNotWriteLeavesTheLinksToTheFullPass() throws {
+        try photo("earlier.jpg", at: north(-9))
+        db.defersPhotoLinks = true
+        let (north, _, links) = try runThatMadeSouthLast()
+        XCTAssertFalse(try db.connection.transaction { try PhotoLinks.finish(db.connection, links) })
+        XCTAssertEqual(try owner("between.jpg"), north.lowercasedText, "nothing written")
+        XCTAssertTrue(try PhotoLinks.isStale(db.connection))
+    }
+
+    /// `pins serve` or `pins edit` moved South 7 km away while the import ran: the run's links
+    /// no longer hold, and its last write makes every link again (North, 4.9 km, is the nearer).
+    func testAnotherWriterDuringTheRunLeavesTheLinksToTheFullPass() throws {
+        db.defersPhotoLinks = true
+        let (north, south, links) = try runThatMadeSouthLast()
+        let other = try PinDatabase(path: db.connection.path)
+        var moved = try XCTUnwrap(try other.read { try $0.locations.fetch(id: south) })
+        moved.coordinate = self.north(-7)
+        try service.save(moved, using: other)
+        try db.write { _ in } // the run's next batch: the links are noted stale again
+        db.runPhotoLinks = links
+        db.defersPhotoLinks = false
+        try db.write { _ in }
+        XCTAssertEqual(try owner("between.jpg"), north.lowercasedText)
+        XCTAssertEqual(try owner("later.jpg"), north.lowercasedText)
+        XCTAssertEqual(try stored(north).visitCount, 2)
+        XCTAssertEqual(try stored(south).visitCount, 1)
+    }
+
+    func testWithoutAnotherWriterTheRunsLastWriteFinishesItsLinks() throws {
+        db.defersPhotoLinks = true
+        let (_, south, links) = try runThatMadeSouthLast()
+        db.runPhotoLinks = links
+        db.defersPhotoLinks = false
+        try db.write { _ in }
+        XCTAssertEqual(try owner("between.jpg"), south.lowercasedText)
+        XCTAssertEqual(try stored(south).visitCount, 2)
+        XCTAssertFalse(try PhotoLinks.isStale(db.connection))
+        XCTAssertNil(db.runPhotoLinks, "used once")
+    }
+
     func linkedPin(_ path: String, in db: PinDatabase) throws -> String? {
         try db.connection.query("SELECT l.id FROM photos p LEFT JOIN locations l ON l.rowid = p.pin WHERE p.path = ?",
                                 [SQLValue.blob(Array(path.utf8))]) { $0.optionalString(0) }.first ?? nil
