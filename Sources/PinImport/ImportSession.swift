@@ -93,8 +93,6 @@ public struct ImportSession {
             throw failure
         }
         report.runID = runID
-        // The save stage's links, finished by the run's last write when they hold.
-        database?.runPhotoLinks = pipeline.saved.photoLinks
         if let error = finishRun(runID, in: database, status: .completed, exitCode: report.exitCode, report: report) {
             warning("could not record the end of the run (its pins are saved): \(error)")
             report.runEndRecorded = false

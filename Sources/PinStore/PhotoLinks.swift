@@ -69,35 +69,6 @@ enum PhotoLinks {
         return outcome
     }
 
-    /// Finishes the links an import's save stage made (`RunPhotoLinks`) instead of `relink`,
-    /// when every photo record with a position is one the run wrote: then no other photo can
-    /// have a pin the run made as its nearest, and no stored pin has a photo the run did not
-    /// see. The caller vouches that no other connection wrote meanwhile (`PinDatabase`).
-    /// Writes the corrections and the visit counts that changed, clears the note; false (and
-    /// nothing written) when the condition does not hold.
-    static func finish(_ db: Connection, _ links: RunPhotoLinks) throws -> Bool {
-        // Counted on the partial index photos_own_position (schema 12): no table read.
-        guard try db.scalarInt("SELECT count(*) FROM photos WHERE latitude IS NOT NULL") == Int64(links.positionedRecords) else {
-            return false
-        }
-        for correction in links.corrections {
-            try db.run("UPDATE photos SET pin = ? WHERE path = ?", [try db.pinRow(correction.pin), SQLValue.blob(correction.path.bytes)])
-        }
-        // The run's pins were made with 1 visit and not by hand; a stored pin may have had more.
-        let stored = Set(links.storedPins)
-        var counts: [(pin: UUID, visits: Int)] = links.storedPins.filter { links.days[$0] == nil }.map { ($0, 1) }
-        for (pin, days) in links.days {
-            let count = max(1, Visits.stays(days))
-            if count != 1 || stored.contains(pin) { counts.append((pin, count)) }
-        }
-        for (pin, visits) in counts {
-            try db.run("UPDATE locations SET visit_count = ?1 WHERE id = ?2 AND visits_by_hand = 0 AND visit_count <> ?1",
-                       [visits, pin.lowercasedText])
-        }
-        try db.run("DELETE FROM pending_work WHERE name = ?", [pending])
-        return true
-    }
-
     /// One read of the photos with a position: each one's pin, written where it changed; returns
     /// the local days of each pin's photos (by tag) for the visits.
     private static func link(_ db: Connection, _ pins: Pins, _ outcome: inout Outcome) throws -> [[Int]] {

@@ -164,52 +164,22 @@ public final class PinDatabase: TransactionRunner {
     /// While true, writes leave the photo links to a later write (`PhotoLinks`): an import sets
     /// it for its batches, so that its last write links once for the whole run.
     public var defersPhotoLinks = false
-    /// The links an import's save stage made (`RunPhotoLinks`): the first write that links
-    /// finishes them (`PhotoLinks.finish`) instead of reading every photo again, when no other
-    /// connection wrote since the first write that deferred (`PRAGMA data_version`).
-    public var runPhotoLinks: RunPhotoLinks?
-    /// `PRAGMA data_version` at the first write that deferred the links, and whether it changed
-    /// at a later one (another connection committed: a pin may have moved or gone).
-    private var deferredDataVersion: Int64?
-    private var othersWroteWhileDeferring = false
 
     public func write<T>(_ body: (Repositories) throws -> T) throws -> T {
         let holds = holdsPinChanges
         return try connection.transaction {
             if holds { try PinChangeLog.hold(connection) }
-            try noteOtherWriters()
             let result = try body(SQLiteRepositories(connection: connection))
             if defersPhotoLinks {
                 // A batch's new photo records need links even when no pin changed.
                 try PhotoLinks.markStale(connection)
-            } else {
-                try linkPhotosIfStale()
+            } else if try PhotoLinks.isStale(connection) {
+                try PhotoLinks.relink(connection)
             }
             // Last, so that the pins the linking changed are logged too.
             if holds { try PinChangeLog.release(connection) }
             return result
         }
-    }
-
-    private func noteOtherWriters() throws {
-        guard defersPhotoLinks || deferredDataVersion != nil else { return }
-        let version = try connection.scalarInt("PRAGMA data_version")
-        if let deferredDataVersion {
-            if version != deferredDataVersion { othersWroteWhileDeferring = true }
-        } else {
-            deferredDataVersion = version
-        }
-    }
-
-    /// The links and visits, when a write noted them stale: the import's, else every photo's.
-    private func linkPhotosIfStale() throws {
-        let links = othersWroteWhileDeferring ? nil : runPhotoLinks
-        runPhotoLinks = nil
-        deferredDataVersion = nil
-        othersWroteWhileDeferring = false
-        guard try PhotoLinks.isStale(connection) else { return }
-        if let links, try PhotoLinks.finish(connection, links) { return }
-        try PhotoLinks.relink(connection)
     }
 
     public func read<T>(_ body: (Repositories) throws -> T) throws -> T {

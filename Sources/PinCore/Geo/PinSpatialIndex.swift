@@ -145,25 +145,7 @@ public struct PinSpatialIndex: Sendable {
     /// exactly the threshold does not block), or nil. Among pins at the same angle, the first
     /// found in cell order (rows south to north, columns west to east), then insertion order.
     public func nearest(to point: Coordinate) -> Match? {
-        var best: (index: Int, radians: Double)?
-        scan(around: point) { index, angle in
-            if angle < (best?.radians ?? .infinity) { best = (index, angle) }
-        }
-        return best.map { Match(entry: entry($0.index), radians: $0.radians) }
-    }
-
-    /// Every entry whose angle to `point` is below the threshold, with that angle, in the order
-    /// `nearest` looks at them. The angle is the one `nearest` computes with the entry as the
-    /// query and `point` stored: each term is a product of the same two values or the cosine
-    /// of the same difference negated (cosine is even), so the two agree to the last bit.
-    public func forEach(within point: Coordinate, _ body: (Entry, Double) -> Void) {
-        scan(around: point) { index, angle in body(entry(index), angle) }
-    }
-
-    /// Calls `visit` with each entry's insertion index and angle below the threshold.
-    @inline(__always)
-    private func scan(around point: Coordinate, _ visit: (Int, Double) -> Void) {
-        guard cellCount > 0 else { return }
+        guard cellCount > 0 else { return nil }
         let thresholdDegrees = threshold * 180 / .pi
         let lowRow = row(max(-90, point.latitude - thresholdDegrees))
         let highRow = row(min(90, point.latitude + thresholdDegrees))
@@ -187,6 +169,7 @@ public struct PinSpatialIndex: Sendable {
         // entries' latitude terms computed once: the same operations on the same values. Pins
         // outside the reach in latitude or longitude, or whose cosine sum is below the bound,
         // are beyond the threshold and skipped before the cosine or `acos` is computed.
+        var best: (index: Int, radians: Double)?
         // The first column wrapped into 0..<lonCells once, then stepped with the wrap (no
         // division per cell).
         let firstColumn = ((first % lonCells) + lonCells) % lonCells
@@ -210,9 +193,12 @@ public struct PinSpatialIndex: Sendable {
                     let sum = cosPhi * entryCos[i] * cos(dLambda) + sinPhi * entrySin[i]
                     if sum < cosineBound { continue }
                     let angle = acos(min(1, max(-1, sum)))
-                    if angle < threshold { visit(i, angle) }
+                    if angle < threshold, angle < (best?.radians ?? .infinity) {
+                        best = (i, angle)
+                    }
                 }
             }
         }
+        return best.map { Match(entry: entry($0.index), radians: $0.radians) }
     }
 }

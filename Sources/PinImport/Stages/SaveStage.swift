@@ -1,6 +1,5 @@
 import Foundation
 import PinCore
-import PinStore
 
 /// Stage 5: the writes. First, in one transaction, missing marks, refreshed fingerprints and
 /// moves; then pins and photo records, `batchSize` decisions per transaction. A run killed at
@@ -57,10 +56,6 @@ struct SaveStage {
                     for record in tracks { try repos.tracks.save(record) }
                 }
             }
-            // Every write committed: the links of the records saved (a run stopped or failed
-            // before leaves none, and the store reads every photo again). A moved pin is not
-            // followed here either.
-            saved.photoLinks = pins?.links(exact: reconciled.corrected.isEmpty)
         } catch let error as ImportError {
             throw error
         } catch {
@@ -121,7 +116,6 @@ struct SaveStage {
         }
         if case let .visits(_, _, _, _, pinID)? = item.verdict, let metadata = item.metadata {
             locationID = try markVisited(pinID, takenAt: item.takenAt, offset: metadata.utcOffsetSeconds, in: repos)
-            pins?.exact = false
         }
         var record = PhotoRecord(
             path: path, fingerprint: item.entry.fingerprint, digest: item.metadata?.metadataDigest,
@@ -129,9 +123,11 @@ struct SaveStage {
             timeSource: item.metadata?.timeSource, utcOffsetSeconds: item.metadata?.utcOffsetSeconds,
             coordinate: item.metadata?.coordinate, decision: item.decision, detail: item.detail ?? Self.trackDetail(item),
             locationID: locationID, positionSource: item.positionSource)
-        // The pin it belongs to as far as this run has saved (`NearestPins.links` names the few
-        // a later pin of the run is nearer to): each record is written once.
-        pins?.link(&record)
+        // The pin it belongs to as far as this run has saved (the store's pass at the run's end
+        // corrects the few a later pin of the run is nearer to): each record is written once.
+        if locationID == nil, item.decision == .interval || item.decision == .distance, let coordinate = record.coordinate {
+            record.pinID = pins?.nearest(coordinate)
+        }
         try repos.photos.save(record, runID: runID)
     }
 
@@ -169,8 +165,6 @@ public final class SavedSoFar: @unchecked Sendable {
     public internal(set) var photos = 0
     /// Pins made.
     public internal(set) var created = 0
-    /// The links of the records saved, when the save stage made them and wrote every batch.
-    public internal(set) var photoLinks: RunPhotoLinks?
     /// Decisions written per skip reason.
     public internal(set) var skipped: [PhotoDecision: Int] = [:]
 
@@ -194,95 +188,27 @@ public final class SavedSoFar: @unchecked Sendable {
 }
 
 /// The pins by position while the save stage writes (issue 39): the stored pins, read once, and
-/// each pin the run makes, so that a photo's record is written with the pin it belongs to so far;
-/// and the run's photos that take the nearest pin, by position, so that a pin the run makes later
-/// takes the ones it is nearer to (`links`). What the store's full pass (`PhotoLinks.relink`)
-/// would find, without reading every photo again: each such photo ends with the nearest pin
-/// below the threshold, the same angle to the bit (`PinSpatialIndex.forEach(within:)`); at
-/// exactly the same angle the pin found first keeps it (the pass: the first in cell order).
+/// each pin the run makes, so that a photo's record is written with the pin it belongs to.
 final class NearestPins: @unchecked Sendable {
     // Used by the save stage's own task only, one batch after the other: no lock.
     private var index = PinSpatialIndex(threshold: AngularDistance.appThreshold)
-    /// Every pin (tag = place here), the stored ones first.
     private var ids: [UUID] = []
-    private var tags: [UUID: Int] = [:]
-    private var storedCount = 0
     private var loaded = false
-    /// The run's photos that take the nearest pin (tag = place in the arrays below): the pin
-    /// now (-1: none) and its angle, the pin written with the record, the local day.
-    private var photos = PinSpatialIndex(threshold: AngularDistance.appThreshold)
-    private var paths: [RawPath] = []
-    private var pinNow: [Int32] = []
-    private var angle: [Double] = []
-    private var written: [Int32] = []
-    private var days: [Int?] = []
-    /// Accepted photos' local days, by their own pin's tag.
-    private var ownDays: [(pin: Int, day: Int)] = []
-    private var positionedRecords = 0
-    /// False once the run changed a pin in a way the save stage does not follow (a wanted pin
-    /// visited): the store then makes every link again.
-    var exact = true
 
     func load(_ repos: Repositories) throws {
         guard !loaded else { return }
         loaded = true
-        for pin in try repos.locations.fetchCoordinates() { add(pin.coordinate, id: pin.id) }
-        storedCount = ids.count
+        for pin in try repos.locations.fetchCoordinates() where pin.coordinate.isValid { insert(pin.coordinate, id: pin.id) }
     }
 
-    private func add(_ coordinate: Coordinate, id: UUID) {
-        tags[id] = ids.count
-        if coordinate.isValid { index.insert(coordinate, tag: ids.count) }
+    func insert(_ coordinate: Coordinate, id: UUID) {
+        guard coordinate.isValid else { return }
+        index.insert(coordinate, tag: ids.count)
         ids.append(id)
     }
 
-    /// A pin the run made: it takes the run's photos saved so far that it is nearer to.
-    func insert(_ coordinate: Coordinate, id: UUID) {
-        let tag = ids.count
-        add(coordinate, id: id)
-        guard coordinate.isValid else { return }
-        photos.forEach(within: coordinate) { photo, radians in
-            if radians < angle[photo.tag] {
-                pinNow[photo.tag] = Int32(tag)
-                angle[photo.tag] = radians
-            }
-        }
-    }
-
-    /// Gives `record` the pin it belongs to so far (an accepted photo its own), and keeps it.
-    func link(_ record: inout PhotoRecord) {
-        guard let coordinate = record.coordinate else { return }
-        positionedRecords += 1
-        let day = record.takenAt.map { Visits.localDay($0.timeIntervalSince1970, offsetSeconds: record.utcOffsetSeconds) }
-        if record.decision == .accepted, let own = record.locationID, let tag = tags[own] {
-            if let day { ownDays.append((tag, day)) }
-            return
-        }
-        guard record.decision == .accepted || record.decision == .interval || record.decision == .distance,
-              coordinate.isValid else { return }
-        let match = index.nearest(to: coordinate)
-        record.pinID = match.map { ids[$0.entry.tag] }
-        let tag = Int32(match?.entry.tag ?? -1)
-        photos.insert(coordinate, tag: paths.count)
-        paths.append(record.path)
-        pinNow.append(tag)
-        written.append(tag)
-        angle.append(match?.radians ?? .infinity)
-        days.append(day)
-    }
-
-    /// The links as they stand, for the store (nil when it must make them again itself).
-    func links(exact alsoExact: Bool) -> RunPhotoLinks? {
-        guard exact, alsoExact else { return nil }
-        var links = RunPhotoLinks()
-        links.positionedRecords = positionedRecords
-        links.storedPins = Array(ids[..<storedCount])
-        for photo in paths.indices where pinNow[photo] >= 0 {
-            let pin = ids[Int(pinNow[photo])]
-            if pinNow[photo] != written[photo] { links.corrections.append((paths[photo], pin)) }
-            if let day = days[photo] { links.days[pin, default: []].append(day) }
-        }
-        for (pin, day) in ownDays { links.days[ids[pin], default: []].append(day) }
-        return links
+    func nearest(_ coordinate: Coordinate) -> UUID? {
+        guard coordinate.isValid, let match = index.nearest(to: coordinate) else { return nil }
+        return ids[match.entry.tag]
     }
 }
