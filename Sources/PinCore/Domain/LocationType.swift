@@ -64,6 +64,112 @@ extension LocationTypeSelection {
     public static var usage: String { allCases.map(\.rawValue).joined(separator: "|") }
 }
 
+/// One field of a type's visit as place files, exports and forms carry it: its key, its kind,
+/// and the column of pins' flat files that carries it. `visitFields` declares each type's, once;
+/// import-places reads, spools and hands on a visit by that list alone (`VisitValues`), and the
+/// exports write it (docs/adding-a-pin-type.md).
+public struct VisitField: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable { case text, number }
+
+    /// Its key in the type's object of pins' own JSON (`"city": {"address": …}`, `pins list
+    /// --json`, the GeoJSON export, read back by import-places).
+    public let key: String
+    public let kind: Kind
+    /// The column of pins' flat files (the CSV export's column, the KML export's ExtendedData
+    /// `Data`) that carries it; nil: only the JSON does. Fields of one type may share a column:
+    /// it carries the last of them given (`flatValue`), and is read back into each.
+    public let flatKey: String?
+
+    public init(key: String, kind: Kind, flatKey: String?) {
+        self.key = key
+        self.kind = kind
+        self.flatKey = flatKey
+    }
+
+    /// The shared object's name: the first field of every shared type, and the one a visit
+    /// cannot do without (with the pin's position it finds the shared object).
+    public static let name = VisitField(key: "name", kind: .text, flatKey: "name")
+}
+
+extension LocationTypeSelection {
+    /// The fields of the type's visit, `VisitField.name` first; none for a type whose pins stand
+    /// alone. A city's `address`; a mountain's `height` and the `achievedHeight` reached (in the
+    /// flat files one column, `height`: the height reached, else the mountain's).
+    public var visitFields: [VisitField] {
+        switch self {
+        case .point: []
+        case .city: [.name, VisitField(key: "address", kind: .text, flatKey: nil)]
+        case .mountain: [.name, VisitField(key: "height", kind: .number, flatKey: "height"),
+                         VisitField(key: "achievedHeight", kind: .number, flatKey: "height")]
+        }
+    }
+}
+
+/// The value of one visit field.
+public enum VisitValue: Sendable, Hashable {
+    case text(String)
+    case number(Double)
+
+    public var text: String? { if case let .text(t) = self { t } else { nil } }
+    public var number: Double? { if case let .number(n) = self { n } else { nil } }
+}
+
+/// A visit as its type and its fields' values (one per `type.visitFields`, in that order; nil:
+/// not given): what a place file carries, before the pin's position makes it a `LocationType`.
+public struct VisitValues: Sendable, Hashable {
+    public let type: LocationTypeSelection
+    public var values: [VisitValue?]
+
+    public init(type: LocationTypeSelection, values: [VisitValue?]) {
+        precondition(values.count == type.visitFields.count, "one value per field of \(type.rawValue)")
+        self.type = type
+        self.values = values
+    }
+
+    /// A point's: no fields.
+    public static let point = VisitValues(type: .point, values: [])
+
+    /// The fields with their values, in the declared order.
+    public var fields: Zip2Sequence<[VisitField], [VisitValue?]> { zip(type.visitFields, values) }
+
+    /// The value of the field `key`; nil when not given or the type has no such field.
+    public subscript(key: String) -> VisitValue? {
+        type.visitFields.firstIndex { $0.key == key }.flatMap { values[$0] }
+    }
+
+    /// The shared object's name.
+    public var name: String? { self[VisitField.name.key]?.text }
+
+    /// What the flat files' column `flatKey` carries: the last given of the fields it carries.
+    public func flatValue(_ flatKey: String) -> VisitValue? {
+        fields.reversed().first { $0.0.flatKey == flatKey && $0.1 != nil }?.1
+    }
+}
+
+extension LocationType {
+    /// The pin type of `visit`, its shared object named there at `coordinate` (named by hand:
+    /// a city of a place file is not matched to the gazetteer's place).
+    public init(_ visit: VisitValues, at coordinate: Coordinate) {
+        switch visit.type {
+        case .point: self = .point
+        case .city: self = .city(CityVisitData(cityName: visit.name ?? "", cityCoordinate: coordinate, address: visit["address"]?.text))
+        case .mountain:
+            self = .mountain(MountainVisitData(mountainName: visit.name ?? "", height: visit["height"]?.number, mountainCoordinate: coordinate,
+                                               achievedHeight: visit["achievedHeight"]?.number))
+        }
+    }
+
+    /// The visit's fields' values (what exports write; a city's gazetteer id is not a field).
+    public var visitValues: VisitValues {
+        switch self {
+        case .point: .point
+        case let .city(v): VisitValues(type: .city, values: [.text(v.cityName), v.address.map(VisitValue.text)])
+        case let .mountain(v):
+            VisitValues(type: .mountain, values: [.text(v.mountainName), v.height.map(VisitValue.number), v.achievedHeight.map(VisitValue.number)])
+        }
+    }
+}
+
 /// How a shared object is stored: its table (columns id, name, lat_e4, lon_e4, latitude,
 /// longitude, pin_count and its own), and where a pin's visit (the JSON in `locations.type_data`)
 /// names it, so that `check` can recount and rebuild it from the pins alone.
