@@ -49,6 +49,16 @@ extension LocationTypeSelection {
         }
     }
 
+    /// The symbol of the type's waypoints in the GPX export (`sym`: Garmin's names, which GPS
+    /// units and map apps draw).
+    public var gpxSymbol: String {
+        switch self {
+        case .point: "Flag, Red"
+        case .city: "City (Medium)"
+        case .mountain: "Summit"
+        }
+    }
+
     /// The types that have a shared object, in the registry's order.
     public static var sharedTypes: [LocationTypeSelection] { allCases.filter { $0.shared != nil } }
 
@@ -101,6 +111,15 @@ extension LocationTypeSelection {
         case .city: [.name, VisitField(key: "address", kind: .text, flatKey: nil)]
         case .mountain: [.name, VisitField(key: "height", kind: .number, flatKey: "height"),
                          VisitField(key: "achievedHeight", kind: .number, flatKey: "height")]
+        }
+    }
+}
+
+extension LocationTypeSelection {
+    /// The flat files' columns its visit's fields are carried in, each once, in the fields' order.
+    public var flatKeys: [String] {
+        visitFields.reduce(into: []) { keys, field in
+            if let key = field.flatKey, !keys.contains(key) { keys.append(key) }
         }
     }
 }
