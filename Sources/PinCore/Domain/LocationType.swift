@@ -89,11 +89,31 @@ public struct VisitField: Sendable, Hashable {
     /// `Data`) that carries it; nil: only the JSON does. Fields of one type may share a column:
     /// it carries the last of them given (`flatValue`), and is read back into each.
     public let flatKey: String?
+    /// A number's allowed values, where a person types it (`pins add`, the server's body).
+    public let range: ClosedRange<Double>?
+    /// A field a pin made by hand (`pins add`, the server) takes from another when not given:
+    /// the height reached is the mountain's height.
+    public let defaultKey: String?
 
-    public init(key: String, kind: Kind, flatKey: String?) {
+    init(key: String, kind: Kind, flatKey: String?, range: ClosedRange<Double>? = nil, defaultKey: String? = nil) {
         self.key = key
         self.kind = kind
         self.flatKey = flatKey
+        self.range = range
+        self.defaultKey = defaultKey
+    }
+
+    /// Its option on the command line: the key in kebab case (`--achieved-height`).
+    public var option: String {
+        "--" + key.unicodeScalars.map { CharacterSet.uppercaseLetters.contains($0) ? "-" + String($0).lowercased() : String($0) }.joined()
+    }
+
+    /// Every type's fields, each key once, in the registry's order (`name`, `address`, `height`,
+    /// `achievedHeight`): the fields a person may give a new pin.
+    public static var all: [VisitField] {
+        LocationTypeSelection.allCases.flatMap(\.visitFields).reduce(into: []) { fields, field in
+            if !fields.contains(where: { $0.key == field.key }) { fields.append(field) }
+        }
     }
 
     /// The shared object's name: the first field of every shared type, and the one a visit
@@ -109,10 +129,14 @@ extension LocationTypeSelection {
         switch self {
         case .point: []
         case .city: [.name, VisitField(key: "address", kind: .text, flatKey: nil)]
-        case .mountain: [.name, VisitField(key: "height", kind: .number, flatKey: "height"),
-                         VisitField(key: "achievedHeight", kind: .number, flatKey: "height")]
+        case .mountain: [.name, VisitField(key: "height", kind: .number, flatKey: "height", range: -500...9000),
+                         VisitField(key: "achievedHeight", kind: .number, flatKey: "height", range: -500...9000, defaultKey: "height")]
         }
     }
+
+    /// True for a type whose pin made by hand without a name is named by the gazetteer's place
+    /// at its position (a city: `PinApp.cityVisit`); any other shared type needs its name.
+    public var namedByThePlace: Bool { self == .city }
 }
 
 extension LocationTypeSelection {
@@ -152,7 +176,7 @@ public struct VisitValues: Sendable, Hashable {
     public var fields: Zip2Sequence<[VisitField], [VisitValue?]> { zip(type.visitFields, values) }
 
     /// The value of the field `key`; nil when not given or the type has no such field.
-    public subscript(key: String) -> VisitValue? {
+    subscript(key: String) -> VisitValue? {
         type.visitFields.firstIndex { $0.key == key }.flatMap { values[$0] }
     }
 
