@@ -112,7 +112,7 @@ public func pinDateText(_ pin: Location) -> String {
 
 /// The name of the shared object a pin's visit is on, if it has one.
 func placeName(_ pin: Location) -> String? {
-    pin.type.visitValues.name
+    pin.type.sharedName
 }
 
 /// Where a pin is, in words: "Kyoto, Kyoto Prefecture" (its town and region; one of them, or

@@ -95,6 +95,7 @@ final class PlaceVisitTests: XCTestCase {
         for visit in [VisitValues.point, VisitValues(type: .city, values: [.text("Bern"), .text("Markt 1")]),
                       VisitValues(type: .mountain, values: [.text("Dom"), nil, .number(4000)])] {
             XCTAssertEqual(LocationType(visit, at: at).visitValues, visit)
+            XCTAssertEqual(LocationType(visit, at: at).sharedName, [nil, "Bern", "Dom"][LocationTypeSelection.allCases.firstIndex(of: visit.type)!])
         }
         let made = LocationType(VisitValues(type: .mountain, values: [.text("Dom"), .number(4545), nil]), at: at)
         XCTAssertEqual(made, .mountain(MountainVisitData(mountainName: "Dom", height: 4545, mountainCoordinate: at)))

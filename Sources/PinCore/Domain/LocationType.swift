@@ -202,6 +202,16 @@ extension LocationType {
         }
     }
 
+    /// The name of the shared object the visit is on (`visitValues.name`, without building the
+    /// values: the search reads it for every pin).
+    public var sharedName: String? {
+        switch self {
+        case .point: nil
+        case let .city(v): v.cityName
+        case let .mountain(v): v.mountainName
+        }
+    }
+
     /// The visit's fields' values (what exports write; a city's gazetteer id is not a field).
     public var visitValues: VisitValues {
         switch self {
