@@ -16,13 +16,11 @@ public struct NewPin: Sendable {
     public var note: String?
     public var tags: [String] = []
     public var type: LocationTypeSelection = .point
-    /// A city's or mountain's name (a city's default: the town the pin is in).
+    /// The shared object's name (a type `namedByThePlace`: by default the town the pin is in).
     public var name: String?
-    /// The address visited (a city pin).
-    public var address: String?
-    /// A mountain's height, and how high the person got (default: the height).
-    public var height: Double?
-    public var achievedHeight: Double?
+    /// The visit's other fields by key (`VisitField.all`: a city's `address`, a mountain's
+    /// `height` and the `achievedHeight` reached, which defaults to the height).
+    public var fields: [String: VisitValue] = [:]
 
     public init(coordinate: Coordinate) { self.coordinate = coordinate }
 
@@ -30,12 +28,21 @@ public struct NewPin: Sendable {
     func check() throws {
         if let color, Settings.normalizedColor(color) == nil { throw InvalidRequest("--color expects #RRGGBB, got '\(color)'") }
         if name?.isEmpty == true { throw InvalidRequest("--name must not be empty") }
-        if type != .city, address != nil { throw InvalidRequest("--address is for --type city") }
-        if type != .mountain, height != nil || achievedHeight != nil {
-            throw InvalidRequest("--height and --achieved-height are for --type mountain")
+        // A field of another type: "--height and --achieved-height are for --type mountain".
+        for other in LocationTypeSelection.allCases where other != type {
+            let own = other.visitFields.filter { $0 != .name && !type.visitFields.contains($0) }
+            guard own.contains(where: { fields[$0.key] != nil }) else { continue }
+            throw InvalidRequest("\(own.map(\.option).joined(separator: " and ")) \(own.count == 1 ? "is" : "are") for --type \(other.rawValue)")
         }
-        if type == .mountain, name == nil { throw InvalidRequest("--type mountain needs --name") }
+        if type.shared != nil, !type.namedByThePlace, name == nil { throw InvalidRequest("--type \(type.rawValue) needs --name") }
         if type == .point, name != nil { throw InvalidRequest("--name is for --type \(LocationTypeSelection.spoken(LocationTypeSelection.sharedTypes))") }
+    }
+
+    /// The visit as given: its name, then each field given, else the field it defaults to.
+    var visit: VisitValues {
+        VisitValues(type: type, values: type.visitFields.map { field in
+            field == .name ? name.map(VisitValue.text) : fields[field.key] ?? field.defaultKey.flatMap { fields[$0] }
+        })
     }
 }
 
@@ -68,22 +75,13 @@ extension PinApp {
         let creation = try creationService()
         try creation.places.prepare()
         let (country, match) = creation.resolve(at: coordinate)
-        let type: LocationType
-        switch new.type {
-        case .city: type = .city(try cityVisit(named: new.name, at: coordinate, match: match, address: new.address))
-        case .mountain:
-            type = .mountain(MountainVisitData(mountainName: new.name!, height: new.height, mountainCoordinate: coordinate,
-                                               achievedHeight: new.achievedHeight ?? new.height))
-        case .point: type = .point
-        }
+        // A city is the gazetteer's place unless named otherwise; any other visit is as given.
+        let type: LocationType = new.type.namedByThePlace
+            ? .city(try cityVisit(named: new.name, at: coordinate, match: match, address: new.fields["address"]?.text))
+            : LocationType(new.visit, at: coordinate)
         let place = PinPlace(match)
-        let title: String = new.title ?? {
-            switch type {
-            case let .city(visit): return visit.cityName
-            case let .mountain(visit): return visit.mountainName
-            case .point: return country == nil ? coordinate.description : creation.title(country: country, place: place)
-            }
-        }()
+        let title = new.title ?? type.visitValues.name
+            ?? (country == nil ? coordinate.description : creation.title(country: country, place: place))
         var draft = LocationDraft(title: title, coordinate: coordinate, type: type, date: date, color: new.color,
                                   note: new.note, tags: new.tags.isEmpty ? nil : new.tags)
         // The visit's own offset: the one written with the date, else the position's zone at that date.

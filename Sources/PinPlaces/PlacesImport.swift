@@ -387,15 +387,6 @@ struct Decider {
         }
     }
 
-    func locationType(_ type: PlaceType, at coordinate: Coordinate) -> LocationType {
-        switch type {
-        case .point: return .point
-        case let .city(name, address): return .city(CityVisitData(cityName: name, cityCoordinate: coordinate, address: address))
-        case let .mountain(name, height, achieved):
-            return .mountain(MountainVisitData(mountainName: name, height: height, mountainCoordinate: coordinate, achievedHeight: achieved))
-        }
-    }
-
     /// A batch in one transaction; its outcomes to the spool once it is committed.
     mutating func decide(_ batch: [PlacesImport.Pending], kinds: [PlacesImport.FileHead]) throws {
         guard !batch.isEmpty else { return }
@@ -544,7 +535,7 @@ struct Decider {
         var changed = pin
         changed.title = record.title ?? pin.title
         changed.coordinate = visit.coordinate
-        changed.type = locationType(record.type, at: visit.coordinate)
+        changed.type = LocationType(record.type, at: visit.coordinate)
         // A record without a date keeps its pin's (an undated record is dated when first made).
         if record.date != nil {
             changed.date = visit.date
@@ -566,7 +557,7 @@ struct Decider {
         var item = item
         let record = visit.record, coordinate = visit.coordinate
         let plan = try creation.planPhotoPin(at: coordinate, takenAt: visit.date, utcOffsetSeconds: visit.offset ?? 0)
-        var draft = LocationDraft(title: record.title ?? plan.title, coordinate: coordinate, type: locationType(record.type, at: coordinate),
+        var draft = LocationDraft(title: record.title ?? plan.title, coordinate: coordinate, type: LocationType(record.type, at: coordinate),
                                   date: visit.date, color: record.color, visitCount: record.visitCount ?? 1, note: record.note,
                                   tags: record.tags, photoIDs: record.photoIDs, runID: runID)
         draft.utcOffsetSeconds = visit.offset

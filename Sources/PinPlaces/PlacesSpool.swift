@@ -170,6 +170,16 @@ extension ByteWriter {
         u64(UInt64(v.count))
         for s in v { string(s) }
     }
+    /// A visit: its type's place in the registry, then each field's value by its kind.
+    mutating func visit(_ v: VisitValues) {
+        u8(UInt8(LocationTypeSelection.allCases.firstIndex(of: v.type)!))
+        for (field, value) in v.fields {
+            switch field.kind {
+            case .text: optionalString(value?.text)
+            case .number: optionalF64(value?.number)
+            }
+        }
+    }
 }
 
 extension ByteCursor {
@@ -181,6 +191,16 @@ extension ByteCursor {
     }
     mutating func date() -> Date { Date(timeIntervalSinceReferenceDate: f64()) }
     mutating func strings() -> [String] { (0..<Int(u64())).map { _ in string() } }
+    mutating func visit() -> VisitValues {
+        let type = LocationTypeSelection.allCases[Int(u8())]
+        let values = type.visitFields.map { field -> VisitValue? in
+            switch field.kind {
+            case .text: optionalString().map(VisitValue.text)
+            case .number: optionalF64().map(VisitValue.number)
+            }
+        }
+        return VisitValues(type: type, values: values)
+    }
 }
 
 /// A `PlaceRecord` as bytes, every field as read (decoded, it is equal to the record).
@@ -211,18 +231,7 @@ enum PlaceRecordCodec {
         w.u8(record.tags == nil ? 0 : 1)
         if let tags = record.tags { w.strings(tags) }
         w.optionalString(record.color)
-        switch record.type {
-        case .point: w.u8(0)
-        case let .city(name, address):
-            w.u8(1)
-            w.string(name)
-            w.optionalString(address)
-        case let .mountain(name, height, achieved):
-            w.u8(2)
-            w.string(name)
-            w.optionalF64(height)
-            w.optionalF64(achieved)
-        }
+        w.visit(record.type)
         w.u8(record.visitCount == nil ? 0 : 1)
         if let count = record.visitCount { w.i64(Int64(count)) }
         w.strings(record.photoIDs)
@@ -249,15 +258,7 @@ enum PlaceRecordCodec {
         record.note = r.optionalString()
         record.tags = r.u8() == 1 ? r.strings() : nil
         record.color = r.optionalString()
-        switch r.u8() {
-        case 1:
-            let name = r.string()
-            record.type = .city(name: name, address: r.optionalString())
-        case 2:
-            let name = r.string(), height = r.optionalF64()
-            record.type = .mountain(name: name, height: height, achievedHeight: r.optionalF64())
-        default: record.type = .point
-        }
+        record.type = r.visit()
         record.visitCount = r.u8() == 1 ? Int(r.i64()) : nil
         record.photoIDs = r.strings()
         record.edited = r.u8() == 1

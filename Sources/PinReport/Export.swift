@@ -52,7 +52,7 @@ public struct ExportInput: Sendable {
 /// Always present: `id`, `title`, `latitude`, `longitude` (at most 7 decimals, about 1 cm),
 /// `date` (in the pin's own offset), `color`. Present only when set: `country` (absent at sea),
 /// `place`, `region` and `regionCode` (the gazetteer's town and admin-1 region; absent when none),
-/// `type` with its `city` or `mountain` object (absent for a point), `visitCount` (absent: 1),
+/// `type` with the object of that name holding its visit's fields (`VisitField.key`; absent for a point), `visitCount` (absent: 1),
 /// `photoCount` (the photos that belong to the pin; absent: none), `edited` (true), `wanted` (true: a place to go, not a visit), `note`, `tags` and `photoIDs` (absent when empty), and `utcOffset` when the
 /// date cannot show it (see `dateShowsOffset`). Nothing is lost: an absent key has one meaning,
 /// documented in the README ("The fields of a pin").
@@ -73,19 +73,19 @@ public func pinProperties(_ l: Location) -> [String: Any] {
     object["note"] = l.note
     if let tags = l.tags, !tags.isEmpty { object["tags"] = tags }
     if !l.photoIDs.isEmpty { object["photoIDs"] = l.photoIDs }
-    switch l.type {
-    case .point: break
-    case let .city(visit):
-        object["type"] = "city"
-        var city: [String: Any] = ["name": visit.cityName]
-        city["address"] = visit.address
-        object["city"] = city
-    case let .mountain(visit):
-        object["type"] = "mountain"
-        var mountain: [String: Any] = ["name": visit.mountainName]
-        mountain["height"] = visit.height
-        mountain["achievedHeight"] = visit.achievedHeight
-        object["mountain"] = mountain
+    let visit = l.type.visitValues
+    if visit.type != .point {
+        // The type's object: each field of its visit that is given, by its key.
+        var fields: [String: Any] = [:]
+        for (field, value) in visit.fields {
+            switch value {
+            case let .text(text)?: fields[field.key] = text
+            case let .number(number)?: fields[field.key] = number
+            case nil: break
+            }
+        }
+        object["type"] = visit.type.rawValue
+        object[visit.type.rawValue] = fields
     }
     return object
 }
@@ -110,13 +110,9 @@ public func pinDateText(_ pin: Location) -> String {
     ISO8601.format(pin.date, offsetSeconds: pin.utcOffsetSeconds)
 }
 
-/// The city or mountain name of a pin, if it has one.
+/// The name of the shared object a pin's visit is on, if it has one.
 func placeName(_ pin: Location) -> String? {
-    switch pin.type {
-    case .point: return nil
-    case let .city(visit): return visit.cityName
-    case let .mountain(visit): return visit.mountainName
-    }
+    pin.type.sharedName
 }
 
 /// Where a pin is, in words: "Kyoto, Kyoto Prefecture" (its town and region; one of them, or
@@ -128,10 +124,10 @@ func whereText(_ pin: Location) -> String? {
     return parts.isEmpty ? nil : parts.joined(separator: ", ")
 }
 
-/// A mountain pin's height: the height reached, else the mountain's.
+/// What the flat exports' `height` (a CSV column, KML's ExtendedData and altitude, GPX's `ele`)
+/// says of a pin: the height its visit's fields give there (a mountain's reached, else its own).
 func height(_ pin: Location) -> Double? {
-    if case let .mountain(visit) = pin.type { return visit.achievedHeight ?? visit.height }
-    return nil
+    pin.type.visitValues.flatValue("height")?.number
 }
 
 /// Degrees with at most 7 decimals (about 1 cm; RFC 7946 section 11.2 advises no more), without

@@ -107,8 +107,15 @@ enum KMLExport {
         if pin.photoCount > 0 { data.append(("photoCount", String(pin.photoCount))) }
         if let note = pin.note { data.append(("note", note)) }
         if let tags = pin.tags { data.append(("tags", TagList.join(tags))) }
-        if let place = placeName(pin) { data.append(("name", place)) }
-        if let height = height(pin) { data.append(("height", exportNumber(height))) }
+        // The visit's fields by their flat keys (`name`, `height`), as import-places reads them back.
+        let visit = pin.type.visitValues
+        for key in visit.type.flatKeys {
+            switch visit.flatValue(key) {
+            case let .text(text)?: data.append((key, text))
+            case let .number(number)?: data.append((key, exportNumber(number)))
+            case nil: break
+            }
+        }
         if let town = pin.place { data.append(("place", town)) }
         if let region = pin.region { data.append(("region", region)) }
         if let code = pin.regionCode { data.append(("regionCode", code)) }
@@ -167,13 +174,8 @@ enum GPXExport {
             // GPX has no field for it: said to the person, not read back by import-places.
             if pin.wanted { description.append(wantedText) }
             if !description.isEmpty { text += "<desc>\(xmlEscaped(description.joined(separator: "; ")))</desc>" }
-            let symbol: String
-            switch pin.type {
-            case .point: symbol = "Flag, Red"
-            case .city: symbol = "City (Medium)"
-            case .mountain: symbol = "Summit"
-            }
-            text += "<sym>\(symbol)</sym><type>\(pin.type.selection.rawValue)</type></wpt>\n"
+            let type = pin.type.selection
+            text += "<sym>\(type.gpxSymbol)</sym><type>\(type.rawValue)</type></wpt>\n"
             sink.write(text)
         }
         sink.write("</gpx>\n")

@@ -57,9 +57,14 @@ func runAdd(_ args: ParsedArguments) throws {
     }
     new.type = type
     (new.title, new.color, new.note, new.tags) = (args.value("--title"), args.value("--color"), args.value("--note"), args.all("--tag"))
-    (new.name, new.address) = (args.value("--name"), args.value("--address"))
-    new.height = try args.double("--height", range: -500...9000)
-    new.achievedHeight = try args.double("--achieved-height", range: -500...9000)
+    new.name = args.value("--name")
+    // The visit's other fields, each by its option (`--address`, `--height`, `--achieved-height`).
+    for field in VisitField.all where field != .name {
+        switch field.kind {
+        case .text: new.fields[field.key] = args.value(field.option).map(VisitValue.text)
+        case .number: new.fields[field.key] = try args.double(field.option, range: field.range).map(VisitValue.number)
+        }
+    }
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let location = try deps.app.addPin(new)
     if args.has("--json") {

@@ -8,7 +8,7 @@ import PinStore
 final class PlacesSpoolTests: XCTestCase {
     let files: [(path: String, kind: PlaceFileKind)] = [("/a/Timeline.json", .timeline), ("b.csv", .csv)]
 
-    func record(_ position: String, date: PlaceDate?, type: PlaceType = .point) -> PlaceRecord {
+    func record(_ position: String, date: PlaceDate?, type: VisitValues = .point) -> PlaceRecord {
         var r = PlaceRecord(position: position)
         r.date = date
         r.type = type
@@ -21,7 +21,7 @@ final class PlacesSpoolTests: XCTestCase {
         let d = Date(timeIntervalSinceReferenceDate: 712_345_678.1)
         XCTAssertNotEqual(Date(timeIntervalSince1970: d.timeIntervalSince1970).timeIntervalSinceReferenceDate.bitPattern,
                           d.timeIntervalSinceReferenceDate.bitPattern, "the date this test needs")
-        var full = record("feature 7", date: .withOffset(d, -34200), type: .mountain(name: "Matterhorn", height: 4478, achievedHeight: nil))
+        var full = record("feature 7", date: .withOffset(d, -34200), type: VisitValues(type: .mountain, values: [.text("Matterhorn"), .number(4478), nil]))
         full.ownID = "ChIJ-x:2024-05-01T08:00:00Z"
         full.title = "Café \"é\""
         full.coordinate = Coordinate(latitude: -33.856784000000003, longitude: 151.215297)
@@ -31,13 +31,13 @@ final class PlacesSpoolTests: XCTestCase {
         full.visitCount = 3
         full.photoIDs = ["p1", "p2"]
         full.edited = true
-        var none = record("line 2", date: nil, type: .city(name: "Kyoto", address: nil))
+        var none = record("line 2", date: nil, type: VisitValues(type: .city, values: [.text("Kyoto"), nil]))
         none.locationIssue = "at 0,0 (no location)"
         none.tags = []
         let records = [full, none, record("3", date: .unknownOffset(d)), record("4", date: .utc(d)),
                        record("5", date: .wallClock("2024-05-01T12:00")),
-                       record("6", date: nil, type: .city(name: "Rome", address: "Via 1")),
-                       record("7", date: nil, type: .mountain(name: "K2", height: nil, achievedHeight: 8000.5))]
+                       record("6", date: nil, type: VisitValues(type: .city, values: [.text("Rome"), .text("Via 1")])),
+                       record("7", date: nil, type: VisitValues(type: .mountain, values: [.text("K2"), nil, .number(8000.5)]))]
         for r in records {
             var w = ByteWriter()
             PlaceRecordCodec.encode(r, into: &w)

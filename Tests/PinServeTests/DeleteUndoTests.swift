@@ -51,7 +51,7 @@ final class DeleteUndoTests: XCTestCase {
         let counted = try addPin(app, 48.856612345, 2.352212345) { $0.title = "Our hotel" }
         try edit(app, counted) { $0.visitCount = 4; $0.note = "four times" }
         let rome = try addPin(app, 41.9028, 12.4964) { $0.type = .city }
-        let blanc = try addPin(app, 45.8326, 6.8652) { $0.type = .mountain; $0.name = "Mont Blanc"; $0.height = 4806 }
+        let blanc = try addPin(app, 45.8326, 6.8652) { $0.type = .mountain; $0.name = "Mont Blanc"; $0.fields["height"] = .number(4806) }
         let dressed = try addPin(app, 45.764, 4.8357) { $0.note = "bouchon"; $0.tags = ["food", "France"]; $0.color = "#AA3300" }
         // Hand-checked: what the old undo's draft had no room for is stored.
         let stored = try XCTUnwrap(app.storedPin(wish.id))

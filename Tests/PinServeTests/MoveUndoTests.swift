@@ -39,7 +39,7 @@ final class MoveUndoTests: XCTestCase {
         XCTAssertNotNil(hotel.editedAt)
         let sea = try addPin(app, 45.5, -3.5)
         let rome = try addPin(app, 41.9028, 12.4964) { $0.type = .city }
-        let blanc = try addPin(app, 45.8326, 6.8652) { $0.type = .mountain; $0.name = "Mont Blanc"; $0.height = 4806 }
+        let blanc = try addPin(app, 45.8326, 6.8652) { $0.type = .mountain; $0.name = "Mont Blanc"; $0.fields["height"] = .number(4806) }
         let (cities, mountains) = (try app.cities(), try app.mountains())
         // Hand-worked: Rome's city is the gazetteer's Rome (GeoNames 3169070), Mont Blanc's
         // mountain stands at the pin (4 decimals: the pin's own coordinate).

@@ -49,6 +49,16 @@ extension LocationTypeSelection {
         }
     }
 
+    /// The symbol of the type's waypoints in the GPX export (`sym`: Garmin's names, which GPS
+    /// units and map apps draw).
+    public var gpxSymbol: String {
+        switch self {
+        case .point: "Flag, Red"
+        case .city: "City (Medium)"
+        case .mountain: "Summit"
+        }
+    }
+
     /// The types that have a shared object, in the registry's order.
     public static var sharedTypes: [LocationTypeSelection] { allCases.filter { $0.shared != nil } }
 
@@ -62,6 +72,155 @@ extension LocationTypeSelection {
 
     /// The names as a usage line offers them: "point|city|mountain".
     public static var usage: String { allCases.map(\.rawValue).joined(separator: "|") }
+}
+
+/// One field of a type's visit as place files, exports and forms carry it: its key, its kind,
+/// and the column of pins' flat files that carries it. `visitFields` declares each type's, once;
+/// import-places reads, spools and hands on a visit by that list alone (`VisitValues`), and the
+/// exports write it (docs/adding-a-pin-type.md).
+public struct VisitField: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable { case text, number }
+
+    /// Its key in the type's object of pins' own JSON (`"city": {"address": …}`, `pins list
+    /// --json`, the GeoJSON export, read back by import-places).
+    public let key: String
+    public let kind: Kind
+    /// The column of pins' flat files (the CSV export's column, the KML export's ExtendedData
+    /// `Data`) that carries it; nil: only the JSON does. Fields of one type may share a column:
+    /// it carries the last of them given (`flatValue`), and is read back into each.
+    public let flatKey: String?
+    /// A number's allowed values, where a person types it (`pins add`, the server's body).
+    public let range: ClosedRange<Double>?
+    /// A field a pin made by hand (`pins add`, the server) takes from another when not given:
+    /// the height reached is the mountain's height.
+    public let defaultKey: String?
+
+    init(key: String, kind: Kind, flatKey: String?, range: ClosedRange<Double>? = nil, defaultKey: String? = nil) {
+        self.key = key
+        self.kind = kind
+        self.flatKey = flatKey
+        self.range = range
+        self.defaultKey = defaultKey
+    }
+
+    /// Its option on the command line: the key in kebab case (`--achieved-height`).
+    public var option: String {
+        "--" + key.unicodeScalars.map { CharacterSet.uppercaseLetters.contains($0) ? "-" + String($0).lowercased() : String($0) }.joined()
+    }
+
+    /// Every type's fields, each key once, in the registry's order (`name`, `address`, `height`,
+    /// `achievedHeight`): the fields a person may give a new pin.
+    public static var all: [VisitField] {
+        LocationTypeSelection.allCases.flatMap(\.visitFields).reduce(into: []) { fields, field in
+            if !fields.contains(where: { $0.key == field.key }) { fields.append(field) }
+        }
+    }
+
+    /// The shared object's name: the first field of every shared type, and the one a visit
+    /// cannot do without (with the pin's position it finds the shared object).
+    public static let name = VisitField(key: "name", kind: .text, flatKey: "name")
+}
+
+extension LocationTypeSelection {
+    /// The fields of the type's visit, `VisitField.name` first; none for a type whose pins stand
+    /// alone. A city's `address`; a mountain's `height` and the `achievedHeight` reached (in the
+    /// flat files one column, `height`: the height reached, else the mountain's).
+    public var visitFields: [VisitField] {
+        switch self {
+        case .point: []
+        case .city: [.name, VisitField(key: "address", kind: .text, flatKey: nil)]
+        case .mountain: [.name, VisitField(key: "height", kind: .number, flatKey: "height", range: -500...9000),
+                         VisitField(key: "achievedHeight", kind: .number, flatKey: "height", range: -500...9000, defaultKey: "height")]
+        }
+    }
+
+    /// True for a type whose pin made by hand without a name is named by the gazetteer's place
+    /// at its position (a city: `PinApp.cityVisit`); any other shared type needs its name.
+    public var namedByThePlace: Bool { self == .city }
+}
+
+extension LocationTypeSelection {
+    /// The flat files' columns its visit's fields are carried in, each once, in the fields' order.
+    public var flatKeys: [String] {
+        visitFields.reduce(into: []) { keys, field in
+            if let key = field.flatKey, !keys.contains(key) { keys.append(key) }
+        }
+    }
+}
+
+/// The value of one visit field.
+public enum VisitValue: Sendable, Hashable {
+    case text(String)
+    case number(Double)
+
+    public var text: String? { if case let .text(t) = self { t } else { nil } }
+    public var number: Double? { if case let .number(n) = self { n } else { nil } }
+}
+
+/// A visit as its type and its fields' values (one per `type.visitFields`, in that order; nil:
+/// not given): what a place file carries, before the pin's position makes it a `LocationType`.
+public struct VisitValues: Sendable, Hashable {
+    public let type: LocationTypeSelection
+    public var values: [VisitValue?]
+
+    public init(type: LocationTypeSelection, values: [VisitValue?]) {
+        precondition(values.count == type.visitFields.count, "one value per field of \(type.rawValue)")
+        self.type = type
+        self.values = values
+    }
+
+    /// A point's: no fields.
+    public static let point = VisitValues(type: .point, values: [])
+
+    /// The fields with their values, in the declared order.
+    public var fields: Zip2Sequence<[VisitField], [VisitValue?]> { zip(type.visitFields, values) }
+
+    /// The value of the field `key`; nil when not given or the type has no such field.
+    subscript(key: String) -> VisitValue? {
+        type.visitFields.firstIndex { $0.key == key }.flatMap { values[$0] }
+    }
+
+    /// The shared object's name.
+    public var name: String? { self[VisitField.name.key]?.text }
+
+    /// What the flat files' column `flatKey` carries: the last given of the fields it carries.
+    public func flatValue(_ flatKey: String) -> VisitValue? {
+        fields.reversed().first { $0.0.flatKey == flatKey && $0.1 != nil }?.1
+    }
+}
+
+extension LocationType {
+    /// The pin type of `visit`, its shared object named there at `coordinate` (named by hand:
+    /// a city of a place file is not matched to the gazetteer's place).
+    public init(_ visit: VisitValues, at coordinate: Coordinate) {
+        switch visit.type {
+        case .point: self = .point
+        case .city: self = .city(CityVisitData(cityName: visit.name ?? "", cityCoordinate: coordinate, address: visit["address"]?.text))
+        case .mountain:
+            self = .mountain(MountainVisitData(mountainName: visit.name ?? "", height: visit["height"]?.number, mountainCoordinate: coordinate,
+                                               achievedHeight: visit["achievedHeight"]?.number))
+        }
+    }
+
+    /// The name of the shared object the visit is on (`visitValues.name`, without building the
+    /// values: the search reads it for every pin).
+    public var sharedName: String? {
+        switch self {
+        case .point: nil
+        case let .city(v): v.cityName
+        case let .mountain(v): v.mountainName
+        }
+    }
+
+    /// The visit's fields' values (what exports write; a city's gazetteer id is not a field).
+    public var visitValues: VisitValues {
+        switch self {
+        case .point: .point
+        case let .city(v): VisitValues(type: .city, values: [.text(v.cityName), v.address.map(VisitValue.text)])
+        case let .mountain(v):
+            VisitValues(type: .mountain, values: [.text(v.mountainName), v.height.map(VisitValue.number), v.achievedHeight.map(VisitValue.number)])
+        }
+    }
 }
 
 /// How a shared object is stored: its table (columns id, name, lat_e4, lon_e4, latitude,

@@ -129,18 +129,14 @@ public struct PinFilter: Sendable {
         return pin.photoIDs.isEmpty ? .manual : .import
     }
 
-    /// Title, place, region, note, tags, and the city or mountain name: what the search looks in.
+    /// Title, place, region, note, tags, and the shared object's name: what the search looks in.
     static func searchableText(_ pin: Location) -> [String] {
         var fields = [pin.title]
         if let place = pin.place { fields.append(place) }
         if let region = pin.region { fields.append(region) }
         if let note = pin.note { fields.append(note) }
         fields += pin.tags ?? []
-        switch pin.type {
-        case .point: break
-        case let .city(visit): fields.append(visit.cityName)
-        case let .mountain(visit): fields.append(visit.mountainName)
-        }
+        if let name = pin.type.sharedName { fields.append(name) }
         return fields
     }
 

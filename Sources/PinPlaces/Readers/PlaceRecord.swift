@@ -41,11 +41,14 @@ enum PlaceDate: Sendable, Equatable {
     case wallClock(String)
 }
 
-/// The kind of pin a record makes, with what its shared object needs.
-enum PlaceType: Sendable, Equatable {
-    case point
-    case city(name: String, address: String?)
-    case mountain(name: String, height: Double?, achievedHeight: Double?)
+extension VisitValues {
+    /// The visit of `type` with each field's value from `value` (nil: not given), as a reader
+    /// finds it in its file; nil when the type has a name and `value` gives none.
+    static func reading(_ type: LocationTypeSelection, _ value: (VisitField) throws -> VisitValue?) rethrows -> VisitValues? {
+        let values = try type.visitFields.map(value)
+        if let name = type.visitFields.firstIndex(of: .name), values[name] == nil { return nil }
+        return VisitValues(type: type, values: values)
+    }
 }
 
 /// One record of a place file, read but not yet decided: what a reader hands the import.
@@ -63,7 +66,8 @@ struct PlaceRecord: Sendable, Equatable {
     var note: String?
     var tags: [String]?
     var color: String?
-    var type: PlaceType = .point
+    /// The kind of pin it makes, with its visit's fields (`LocationTypeSelection.visitFields`).
+    var type: VisitValues = .point
     var visitCount: Int?
     var photoIDs: [String] = []
     /// pins' own export says the pin was edited by hand.
@@ -120,10 +124,10 @@ extension PlaceRecord {
         r.tags = tags.map { $0.map { short($0, "tag") } }
         r.color = color.map { short($0, "colour") }
         r.photoIDs = photoIDs.map { short($0, "photo id") }
-        switch type {
-        case .point: break
-        case let .city(name, address): r.type = .city(name: short(name, "city name"), address: address.map { short($0, "address") })
-        case let .mountain(name, height, achieved): r.type = .mountain(name: short(name, "mountain name"), height: height, achievedHeight: achieved)
+        // The visit's text fields; its name is said with the type's ("city name").
+        r.type.values = type.fields.map { field, value in
+            guard let text = value?.text else { return value }
+            return .text(short(text, field == .name ? "\(type.type.rawValue) name" : field.key))
         }
         let titled = cuts.filter { !$0.hasPrefix("note") }
         let notes = cuts.filter { $0.hasPrefix("note") }
@@ -181,12 +185,13 @@ extension PlaceRecord {
         parts.append(note ?? "\u{1}")
         parts.append(tags.map { $0.joined(separator: "\u{2}") } ?? "\u{1}")
         parts.append(color ?? "\u{1}")
-        switch type {
-        case .point: parts.append("point")
-        case let .city(name, address): parts.append("city\u{2}\(name)\u{2}\(address ?? "\u{1}")")
-        case let .mountain(name, height, achieved):
-            parts.append("mountain\u{2}\(name)\u{2}\(height.map { "\($0)" } ?? "-")\u{2}\(achieved.map { "\($0)" } ?? "-")")
-        }
+        // The type, then each field of its visit: a text given or \u{1}, a number or "-".
+        parts.append(([type.type.rawValue] + type.fields.map { field, value in
+            switch field.kind {
+            case .text: value?.text ?? "\u{1}"
+            case .number: value?.number.map { "\($0)" } ?? "-"
+            }
+        }).joined(separator: "\u{2}"))
         parts.append(visitCount.map(String.init) ?? "-")
         parts.append(photoIDs.joined(separator: "\u{2}"))
         parts.append(edited ? "edited" : "")

@@ -14,7 +14,7 @@ import PinFormats
 /// The delimiter is `,`, or `;` or a tab when the header holds one of those and no comma.
 ///
 /// pins' own export (`pins export --format csv`, its exact header) is read back field for field:
-/// type, city or mountain name, height, visit count, colour, and the date with its offset.
+/// type, the visit's fields (`name`, `height`), visit count, colour, and the date with its offset.
 enum PlacesCSV {
     /// `pins export --format csv`'s header (PinReport's CSVExport).
     static let pinsHeader = ["id", "title", "latitude", "longitude", "country", "country_name", "type", "date", "color",
@@ -216,24 +216,43 @@ enum PlacesCSV {
         record.note = note.isEmpty ? nil : note
         let tags = TagList.split(undefused(fields[11]), trim: false)
         record.tags = tags.isEmpty ? nil : tags
-        let name = undefused(fields[12])
-        let height: Double?
-        if fields[13].isEmpty {
-            height = nil
-        } else {
-            guard let h = decimal(fields[13]) else { throw PlaceFileError("height '\(fields[13])' is not a number") }
-            height = h
+        let flat = try flatValues(fields)
+        guard let type = LocationTypeSelection(rawValue: fields[6]) else {
+            throw PlaceFileError("type '\(fields[6])' is not \(LocationTypeSelection.spoken())")
         }
-        switch fields[6] {
-        case "point": record.type = .point
-        case "city":
-            guard !name.isEmpty else { throw PlaceFileError("a city without a name") }
-            record.type = .city(name: name, address: nil)
-        case "mountain":
-            guard !name.isEmpty else { throw PlaceFileError("a mountain without a name") }
-            record.type = .mountain(name: name, height: height, achievedHeight: height)
-        default: throw PlaceFileError("type '\(fields[6])' is not \(LocationTypeSelection.spoken())")
+        guard let visit = VisitValues.reading(type, { field in field.flatKey.flatMap { flat[$0] } }) else {
+            throw PlaceFileError("a \(type.rawValue) without a name")
         }
+        record.type = visit
+    }
+}
+
+extension PlacesCSV {
+    /// The columns of `pinsHeader` that carry a visit's fields (`VisitField.flatKey`: `name`,
+    /// `height`), with their kind and index, in the header's order.
+    static let flatColumns: [(key: String, kind: VisitField.Kind, index: Int)] = pinsHeader.indices.compactMap { index in
+        let key = pinsHeader[index]
+        let field = LocationTypeSelection.allCases.lazy.flatMap(\.visitFields).first { $0.flatKey == key }
+        return field.map { (key, $0.kind, index) }
+    }
+
+    /// A row's visit columns by key (nil: empty): a text as written (its defusing apostrophe
+    /// off), a number as CSV writers write it, whatever the row's type.
+    static func flatValues(_ fields: [String]) throws -> [String: VisitValue] {
+        var values: [String: VisitValue] = [:]
+        for column in flatColumns {
+            let text = fields[column.index]
+            switch column.kind {
+            case .text:
+                let value = undefused(text)
+                if !value.isEmpty { values[column.key] = .text(value) }
+            case .number:
+                guard !text.isEmpty else { continue }
+                guard let number = decimal(text) else { throw PlaceFileError("\(column.key) '\(text)' is not a number") }
+                values[column.key] = .number(number)
+            }
+        }
+        return values
     }
 }
 

@@ -263,17 +263,27 @@ enum PlacesJSON {
         record.photoIDs = p["photoIDs"]?.array?.compactMap(\.string) ?? []
         record.edited = p["edited"]?.bool == true
         record.wanted = p["wanted"]?.bool == true
-        switch p["type"]?.string {
-        case nil, "point"?: record.type = .point
-        case "city"?:
-            guard let name = p["city"]?["name"]?.text else { throw PlaceFileError("a city without a name") }
-            record.type = .city(name: name, address: p["city"]?["address"]?.string)
-        case "mountain"?:
-            guard let name = p["mountain"]?["name"]?.text else { throw PlaceFileError("a mountain without a name") }
-            record.type = .mountain(name: name, height: p["mountain"]?["height"]?.number,
-                                    achievedHeight: p["mountain"]?["achievedHeight"]?.number)
-        case let other?: throw PlaceFileError("type '\(other)' is not \(LocationTypeSelection.spoken())")
+        record.type = try pinVisit(p)
+    }
+
+    /// A pin object's `type` and its visit: the type's object (`"city": {"name": …}`) with its
+    /// fields by key (`LocationTypeSelection.visitFields`), the name a text not empty. No type
+    /// (or one that is not a text): a point.
+    static func pinVisit(_ p: JSONValue) throws -> VisitValues {
+        guard let name = p["type"]?.string else { return .point }
+        guard let type = LocationTypeSelection(rawValue: name) else {
+            throw PlaceFileError("type '\(name)' is not \(LocationTypeSelection.spoken())")
         }
+        let object = p[type.rawValue]
+        let visit = VisitValues.reading(type) { field in
+            let value = object?[field.key]
+            switch field.kind {
+            case .text: return (field == .name ? value?.text : value?.string).map(VisitValue.text)
+            case .number: return value?.number.map(VisitValue.number)
+            }
+        }
+        guard let visit else { throw PlaceFileError("a \(type.rawValue) without a name") }
+        return visit
     }
 
     /// Google Maps "Saved places" (Takeout `Saved Places.json`), as the public descriptions

@@ -138,15 +138,17 @@ enum PlacesXML {
         if let tags = data["tags"], !tags.isEmpty { record.tags = TagList.split(tags, trim: false) }
         if let visits = data["visitCount"].flatMap(Int.init), visits >= 1 { record.visitCount = visits }
         record.wanted = data["wanted"] == "true"
-        switch data["type"] {
-        case "city"?: if let n = data["name"]?.nonEmpty { record.type = .city(name: n, address: nil) }
-        case "mountain"?:
-            if let n = data["name"]?.nonEmpty {
-                let h = data["height"].flatMap(Double.init)
-                record.type = .mountain(name: n, height: h, achievedHeight: h)
+        // The visit's fields by their flat keys (`name`, `height`); a type it does not know, or
+        // one without its name, leaves the record a point.
+        guard let type = data["type"].flatMap(LocationTypeSelection.init(rawValue:)) else { return }
+        let visit = VisitValues.reading(type) { field in
+            guard let text = field.flatKey.flatMap({ data[$0] }) else { return nil }
+            switch field.kind {
+            case .text: return text.nonEmpty.map(VisitValue.text)
+            case .number: return Double(text).map(VisitValue.number)
             }
-        default: break
         }
+        if let visit { record.type = visit }
     }
 
     // MARK: GPX 1.0 / 1.1

@@ -76,9 +76,7 @@ extension AppBackend {
         new.tags = fields.tags
         if let type = fields.type { new.type = type }
         new.name = fields.name
-        new.address = fields.address
-        new.height = fields.height
-        new.achievedHeight = fields.achievedHeight
+        new.fields = fields.fields
         let pin = try app.addPin(new)
         return .json(201, pinProperties(pin))
     }

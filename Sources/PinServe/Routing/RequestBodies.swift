@@ -39,10 +39,11 @@ public enum APIRequest {
     /// POST /api/pins: the fields of `pins add`.
     public struct NewPinFields: Sendable {
         public var coordinate: Coordinate
-        public var title, date, color, note, name, address: String?
+        public var title, date, color, note, name: String?
         public var tags: [String] = []
         public var type: LocationTypeSelection?
-        public var height, achievedHeight: Double?
+        /// The visit's other fields by key (`VisitField.all`), as `NewPin.fields`.
+        public var fields: [String: VisitValue] = [:]
     }
 
     public static func newPin(_ body: JSONBody) throws -> NewPinFields {
@@ -57,9 +58,12 @@ public enum APIRequest {
         new.tags = try body.strings("tags", maxCount: 100) ?? []
         new.type = try type(body)
         new.name = try body.string("name", maxLength: 500).flatMap { $0.isEmpty ? nil : $0 }
-        new.address = try body.string("address", maxLength: 500)
-        new.height = try body.number("height", in: -500...9000)
-        new.achievedHeight = try body.number("achievedHeight", in: -500...9000)
+        for field in VisitField.all where field != .name {
+            switch field.kind {
+            case .text: new.fields[field.key] = try body.string(field.key, maxLength: 500).map(VisitValue.text)
+            case .number: new.fields[field.key] = try body.number(field.key, in: field.range ?? -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude).map(VisitValue.number)
+            }
+        }
         return new
     }
 
