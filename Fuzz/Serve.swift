@@ -33,6 +33,7 @@ struct DecodingBackend: Backend {
         case .renameTrip: _ = try APIRequest.tripTitle(JSONBody(request.body))
         case .undoRun: _ = try APIRequest.undoDryRun(request.body)
         case .startImport: _ = try APIRequest.libraryImport(JSONBody(request.body), libraryCount: 2)
+        case .pageData: _ = AcceptEncoding.acceptsGzip(request.header("Accept-Encoding"))
         case .importPlaces:
             _ = try APIRequest.placesUpload(target, request.body) { PlaceFiles.refusal($0, path: $0, head: $1) }
         default: break

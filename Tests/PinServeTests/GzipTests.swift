@@ -38,17 +38,17 @@ final class GzipTests: XCTestCase {
     }
 
     func testAcceptEncodingValues() {
-        XCTAssertTrue(Gzip.accepted(by: "gzip, deflate, br, zstd"), "Chromium's")
-        XCTAssertTrue(Gzip.accepted(by: "deflate, GZip;q=0.5"))
-        XCTAssertTrue(Gzip.accepted(by: "x-gzip"))
-        XCTAssertTrue(Gzip.accepted(by: "*"))
-        XCTAssertFalse(Gzip.accepted(by: "gzip;q=0"))
-        XCTAssertFalse(Gzip.accepted(by: "gzip; q=0.0, *"), "named and refused: the star does not bring it back")
-        XCTAssertFalse(Gzip.accepted(by: "*;q=0"))
-        XCTAssertFalse(Gzip.accepted(by: "identity"))
-        XCTAssertFalse(Gzip.accepted(by: ""))
-        XCTAssertFalse(Gzip.accepted(by: nil))
-        XCTAssertFalse(Gzip.accepted(by: "gzipped, br"))
+        XCTAssertTrue(AcceptEncoding.acceptsGzip("gzip, deflate, br, zstd"), "Chromium's")
+        XCTAssertTrue(AcceptEncoding.acceptsGzip("deflate, GZip;q=0.5"))
+        XCTAssertTrue(AcceptEncoding.acceptsGzip("x-gzip"))
+        XCTAssertTrue(AcceptEncoding.acceptsGzip("*"))
+        XCTAssertFalse(AcceptEncoding.acceptsGzip("gzip;q=0"))
+        XCTAssertFalse(AcceptEncoding.acceptsGzip("gzip; q=0.0, *"), "named and refused: the star does not bring it back")
+        XCTAssertFalse(AcceptEncoding.acceptsGzip("*;q=0"))
+        XCTAssertFalse(AcceptEncoding.acceptsGzip("identity"))
+        XCTAssertFalse(AcceptEncoding.acceptsGzip(""))
+        XCTAssertFalse(AcceptEncoding.acceptsGzip(nil))
+        XCTAssertFalse(AcceptEncoding.acceptsGzip("gzipped, br"))
     }
 
     /// GET /api/page-data: gzipped for a browser that accepts it (the same bytes once gunzipped,

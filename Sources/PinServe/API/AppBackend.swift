@@ -102,7 +102,7 @@ public final class AppBackend: Backend {
         let make: @Sendable () throws -> MapData = { [self] in try makePageData(version: version) }
         let data = target.query["fresh"] == nil ? try pageDataCache.keptValue(for: version, makeInBackground: make)
             : try pageDataCache.freshValue(for: version, load: make)
-        var response = Gzip.accepted(by: request.header("Accept-Encoding")) ? data.gzip ?? data.plain : data.plain
+        var response = AcceptEncoding.acceptsGzip(request.header("Accept-Encoding")) ? data.gzip ?? data.plain : data.plain
         response.headers.append(("Vary", "Accept-Encoding"))
         return response
     }

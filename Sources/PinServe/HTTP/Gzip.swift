@@ -25,22 +25,18 @@ enum Gzip {
         out.removeSubrange(Int(stream.total_out)...)
         return out
     }
+}
 
-    /// Whether an `Accept-Encoding` header value accepts gzip: a `gzip` (or `x-gzip`) or `*`
-    /// coding whose q is not 0 (RFC 9110 12.5.3), case-insensitively.
-    static func accepted(by header: String?) -> Bool {
-        guard let header else { return false }
-        var star: Bool?
-        for item in header.split(separator: ",") {
-            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            guard let coding = parts.first else { continue }
-            let refused = parts.dropFirst().contains { parameter in
-                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                return pair.count == 2 && pair[0] == "q" && (Double(pair[1]).map { $0 == 0 } ?? false)
-            }
-            if coding == "gzip" || coding == "x-gzip" { return !refused }
-            if coding == "*" { star = !refused }
+extension HTTPResponse {
+    /// This response with its shared body gzipped (`Content-Encoding: gzip`), or nil when it
+    /// has no shared body or zlib failed.
+    func gzipped() -> HTTPResponse? {
+        guard let shared, let packed = Gzip.compress(UnsafeRawBufferPointer(start: shared.bytes.baseAddress, count: shared.byteCount)) else {
+            return nil
         }
-        return star ?? false
+        var response = self
+        response.shared = SharedBody(packed)
+        response.headers.append(("Content-Encoding", "gzip"))
+        return response
     }
 }

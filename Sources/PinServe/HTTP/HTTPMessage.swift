@@ -53,7 +53,7 @@ public struct HTTPResponse: Sendable {
     private var plain: [UInt8]
     /// A body kept and sent again and again (the map data): each answer in flight references these
     /// bytes instead of holding its own copy (`EventServer.send`).
-    private(set) var shared: SharedBody?
+    var shared: SharedBody?
     /// Seconds the event loop waits before sending (a failed login), without holding a thread.
     var delay: Double = 0
 
@@ -75,18 +75,6 @@ public struct HTTPResponse: Sendable {
     /// `value` (dictionaries, arrays, strings, numbers, NSNull) written by PinCore's JSONText.
     public static func json(_ status: Int, _ value: Any) -> HTTPResponse {
         json(status, text: JSONText.string(value))
-    }
-
-    /// This response with its shared body gzipped (`Content-Encoding: gzip`), or nil when it
-    /// has no shared body or zlib failed.
-    func gzipped() -> HTTPResponse? {
-        guard let shared, let packed = Gzip.compress(UnsafeRawBufferPointer(start: shared.bytes.baseAddress, count: shared.byteCount)) else {
-            return nil
-        }
-        var response = self
-        response.shared = SharedBody(packed)
-        response.headers.append(("Content-Encoding", "gzip"))
-        return response
     }
 
     /// `json(_:text:)` with its body `shared` (see `shared`).
