@@ -4,13 +4,13 @@ import Foundation
 public struct CountryInfo: Codable, Sendable, Hashable {
     public var alpha2: String
     public var alpha3: String
-    public var numeric: String
+    var numeric: String
     public var name: String
     public var continent: String
-    public var region: String
+    var region: String
     var subRegion: String
 
-    public init(alpha2: String, alpha3: String, numeric: String, name: String, continent: String, region: String, subRegion: String) {
+    init(alpha2: String, alpha3: String, numeric: String, name: String, continent: String, region: String, subRegion: String) {
         self.alpha2 = alpha2
         self.alpha3 = alpha3
         self.numeric = numeric
@@ -25,7 +25,7 @@ public struct CountryInfo: Codable, Sendable, Hashable {
 public struct CountryCatalog: Sendable {
     public let entries: [String: CountryInfo]
 
-    public init(entries: [CountryInfo]) {
+    init(entries: [CountryInfo]) {
         var map: [String: CountryInfo] = [:]
         for entry in entries { map[entry.alpha2] = entry }
         self.entries = map

@@ -2,7 +2,7 @@ import Foundation
 
 /// No randomness could be had for a new id: pins stops rather than make an id that may repeat.
 public struct RandomnessUnavailable: Error, CustomStringConvertible, Equatable {
-    public let reason: String
+    let reason: String
 
     public init(reason: String) { self.reason = reason }
 

@@ -11,7 +11,7 @@ import PinGrammar
 public enum ISO8601 {
     /// The instants pins keeps, 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, in seconds
     /// since 1970 (`CivilDate.instants`, as a track fix's `TrackPoint.times`).
-    public static var supported: ClosedRange<Double> { CivilDate.instants }
+    static var supported: ClosedRange<Double> { CivilDate.instants }
 
     /// Whether `format` can write `date` both in UTC (GPX, `runs`) and in its own offset: what
     /// a reader refuses, naming the record, when it is not.

@@ -6,7 +6,7 @@ public enum PathParts {
 
     /// The folder part: `a/b` → `a`, `b` → `.`, `./b` → `.`, `/b` → `/`, `a/b/` → `a`,
     /// `a//b` → `a`, `/` → `/`, `` → `.`.
-    public static func folder(_ path: [UInt8]) -> [UInt8] {
+    static func folder(_ path: [UInt8]) -> [UInt8] {
         var end = path.count
         while end > 1, path[end - 1] == slash { end -= 1 }  // trailing slashes
         guard let last = path[..<end].lastIndex(of: slash) else { return [UInt8(ascii: ".")] }

@@ -6,7 +6,7 @@ public enum StoredDigest: Sendable, Hashable {
     case value(UInt64)
     case text(String)
 
-    public init(_ text: String) {
+    init(_ text: String) {
         if let value = Self.hexValue(text) { self = .value(value) } else { self = .text(text) }
     }
 
@@ -16,7 +16,7 @@ public enum StoredDigest: Sendable, Hashable {
         if let value = Self.hexValue(bytes) { self = .value(value) } else { self = .text(String(decoding: bytes, as: UTF8.self)) }
     }
 
-    public var text: String {
+    var text: String {
         switch self {
         case let .value(value): return Self.hexText(value)
         case let .text(text): return text

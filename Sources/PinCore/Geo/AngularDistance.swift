@@ -32,7 +32,7 @@ public enum AngularDistance {
 
     /// θ in radians by the law of cosines, as the app computes it: what the import rule compares.
     @inline(__always)
-    public static func radians(_ a: Coordinate, _ b: Coordinate) -> Double {
+    static func radians(_ a: Coordinate, _ b: Coordinate) -> Double {
         acos(cosine(a, b))
     }
 

@@ -5,24 +5,24 @@ import Foundation
 /// difference between them (a point in Lesotho is inside South Africa's exterior ring and inside
 /// its Lesotho hole: two crossings, outside South Africa).
 public struct CountryPolygons: Sendable {
-    public struct Ring: Sendable {
-        public let country: Int
+    struct Ring: Sendable {
+        let country: Int
         /// Index of the first vertex in `xs`/`ys`; the ring is closed (last vertex == first).
-        public let start: Int
-        public let count: Int
+        let start: Int
+        let count: Int
     }
 
     /// ISO 3166-1 alpha-2 code and name of each country, indexed by `Ring.country`.
-    public private(set) var codes: [String] = []
-    public private(set) var names: [String] = []
-    public private(set) var xs: [Double] = []
-    public private(set) var ys: [Double] = []
-    public private(set) var rings: [Ring] = []
+    private(set) var codes: [String] = []
+    private(set) var names: [String] = []
+    private(set) var xs: [Double] = []
+    private(set) var ys: [Double] = []
+    private(set) var rings: [Ring] = []
 
     public init() {}
 
     /// Adds one country's rings; vertices are (longitude, latitude). Open rings are closed.
-    public mutating func add(code: String, name: String, rings newRings: [[(Double, Double)]]) {
+    mutating func add(code: String, name: String, rings newRings: [[(Double, Double)]]) {
         let country = index(code: code, name: name)
         for ring in newRings where ring.count >= 3 {
             let start = xs.count
@@ -406,7 +406,7 @@ public struct CountryGeoJSONParser {
 extension CountryPolygons {
     /// Only the rings that reach the latitudes `band`, each whole (even-odd parity needs every
     /// edge of a ring); countries keep their indices, so codes and names are unchanged.
-    public func reaching(latitudes band: ClosedRange<Double>) -> CountryPolygons {
+    func reaching(latitudes band: ClosedRange<Double>) -> CountryPolygons {
         var kept = CountryPolygons()
         kept.codes = codes
         kept.names = names

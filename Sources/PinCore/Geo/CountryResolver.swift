@@ -18,7 +18,7 @@ public final class CountryResolver: @unchecked Sendable {
     public static let defaultCoastalKilometres = 22.0
 
     public let codes: [String]
-    public let names: [String]
+    let names: [String]
     let coastalKilometres: Double
     let cellDegrees: Double
     let columns: Int

@@ -13,7 +13,7 @@ import Foundation
 /// order, so that among pins at exactly the same angle the first inserted is the one reported.
 public struct PinSpatialIndex: Sendable {
     public struct Entry: Sendable {
-        public let coordinate: Coordinate
+        let coordinate: Coordinate
         /// The caller's handle for the pin (index into its own table).
         public let tag: Int
     }
@@ -23,7 +23,7 @@ public struct PinSpatialIndex: Sendable {
         public let radians: Double
     }
 
-    public let threshold: Double
+    let threshold: Double
     private let cellDegrees: Double
     private let lonCells: Int
     /// Per pin, by insertion index.
@@ -70,10 +70,10 @@ public struct PinSpatialIndex: Sendable {
         self.sinThreshold = sin(threshold)
     }
 
-    public var count: Int { tags.count }
+    var count: Int { tags.count }
 
     /// The pin inserted `index`-th.
-    public func entry(_ index: Int) -> Entry {
+    func entry(_ index: Int) -> Entry {
         Entry(coordinate: Coordinate(latitude: latitudes[index], longitude: longitudes[index]), tag: tags[index])
     }
 

@@ -11,12 +11,12 @@ public struct Place: Sendable, Hashable {
     public var id: Int
     public var name: String
     /// ISO 3166-1 alpha-2.
-    public var countryCode: String
+    var countryCode: String
     /// The place's centre, as GeoNames gives it.
     public var coordinate: Coordinate
     public var population: Int
 
-    public init(id: Int, name: String, countryCode: String, coordinate: Coordinate, population: Int) {
+    init(id: Int, name: String, countryCode: String, coordinate: Coordinate, population: Int) {
         self.id = id
         self.name = name
         self.countryCode = countryCode
@@ -31,9 +31,9 @@ public struct Region: Sendable, Hashable {
     public var code: String?
     public var name: String
     /// ISO 3166-1 alpha-2 of its country.
-    public var countryCode: String
+    var countryCode: String
 
-    public init(code: String?, name: String, countryCode: String) {
+    init(code: String?, name: String, countryCode: String) {
         self.code = code
         self.name = name
         self.countryCode = countryCode
@@ -48,7 +48,7 @@ public struct PlaceMatch: Sendable, Hashable {
     public var placeDistanceKm: Double?
     public var region: Region?
 
-    public init(place: Place? = nil, placeDistanceKm: Double? = nil, region: Region? = nil) {
+    init(place: Place? = nil, placeDistanceKm: Double? = nil, region: Region? = nil) {
         self.place = place
         self.placeDistanceKm = placeDistanceKm
         self.region = region

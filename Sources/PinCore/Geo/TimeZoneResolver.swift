@@ -33,7 +33,7 @@ public final class TimeZoneResolver: Sendable {
 
     /// The IANA identifier at the point: a land zone, else the nautical one; nil for an invalid
     /// coordinate.
-    public func identifier(at point: Coordinate) -> String? {
+    func identifier(at point: Coordinate) -> String? {
         guard point.isValid else { return nil }
         if let zone = index.countryIndex(at: point) { return index.codes[zone] }
         return Self.nauticalIdentifier(longitude: point.longitude)

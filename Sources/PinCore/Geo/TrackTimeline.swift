@@ -87,11 +87,11 @@ public struct TrackTimeline: Sendable {
     public init() {}
 
     /// The fixes: after `seal`, one per instant.
-    public var count: Int { times.count }
+    var count: Int { times.count }
 
     /// Adds one track file's fixes in the order the file holds them; `track` names the file in
     /// `TrackMatch.position`. Call `seal()` before `match`.
-    public mutating func add(_ fixes: [TrackPoint], track: Int) {
+    mutating func add(_ fixes: [TrackPoint], track: Int) {
         reserve(fixes.count)
         for (i, f) in fixes.enumerated() { append(f, track: track, first: i == 0) }
     }

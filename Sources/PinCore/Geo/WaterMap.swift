@@ -30,7 +30,7 @@ public struct WaterMap: Sendable {
         public let description: String
     }
 
-    public static let magic = Array("PINSWT1\n".utf8)
+    static let magic = Array("PINSWT1\n".utf8)
     static let headerSize = 8 + 20, columns = 360, rows = 180
 
     public let units: Int

@@ -14,15 +14,15 @@ public struct ImportRules {
         /// The caller's index for this photo.
         public let index: Int
         /// Capture instant, seconds since 1970.
-        public let instant: Double
-        public let path: RawPath
-        public let coordinate: Coordinate?
+        let instant: Double
+        let path: RawPath
+        let coordinate: Coordinate?
         /// Why there is no coordinate, when the file said something about it.
-        public let locationIssue: String?
+        let locationIssue: String?
         /// The instant is the file's modification time, not a capture time (issue 36 item 2):
         /// the photo takes no part in the interval rule, neither skipped for it nor making a
         /// later photo skipped (files copied within a minute are not photos taken within one).
-        public let datedByFile: Bool
+        let datedByFile: Bool
 
         public init(index: Int, instant: Double, path: RawPath, coordinate: Coordinate?, locationIssue: String? = nil,
                     datedByFile: Bool = false) {
@@ -36,10 +36,10 @@ public struct ImportRules {
     }
 
     public struct ExistingPin: Sendable {
-        public let title: String
-        public let coordinate: Coordinate
+        let title: String
+        let coordinate: Coordinate
         /// A wanted pin's id (`Location.wanted`); nil for a visit.
-        public let wantedID: UUID?
+        let wantedID: UUID?
         public init(title: String, coordinate: Coordinate, wantedID: UUID? = nil) {
             self.title = title
             self.coordinate = coordinate
@@ -69,8 +69,8 @@ public struct ImportRules {
         }
     }
 
-    public let minInterval: Double
-    public let threshold: Double
+    let minInterval: Double
+    let threshold: Double
     private var index: PinSpatialIndex
     /// The pins' labels (titles of existing pins, paths of this run's), one after another as
     /// UTF-8 in one buffer, not a String each: a run can make tens of thousands of pins and a
@@ -123,7 +123,7 @@ public struct ImportRules {
     }
 
     /// The same, in place (a run's candidates can number a million: no second copy).
-    public static func order(_ candidates: inout [Candidate]) {
+    static func order(_ candidates: inout [Candidate]) {
         candidates.sort { a, b in
             if a.instant != b.instant { return a.instant < b.instant }
             return a.path < b.path

@@ -13,7 +13,7 @@ public protocol CountryLocating: Sendable {
 
 extension CountryLocating {
     public func prepare() throws {}
-    public func country(at point: Coordinate) -> (code: String, inOutline: Bool?)? {
+    func country(at point: Coordinate) -> (code: String, inOutline: Bool?)? {
         countryCode(at: point).map { ($0, nil) }
     }
 }

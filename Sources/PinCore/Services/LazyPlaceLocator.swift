@@ -14,7 +14,7 @@ public final class LazyPlaceLocator: PlaceLocating, Sendable {
     }
 
     /// The resolver, loaded first if needed.
-    public func resolver() throws -> any PlaceLocating {
+    func resolver() throws -> any PlaceLocating {
         try loaded.get()
     }
 

@@ -15,14 +15,14 @@ import Foundation
 ///   some offset from UTC (−12 h to +14 h: the offset the import used is not always stored).
 /// Every other title is left as it is, byte for byte.
 public struct PlaceBackfill: Sendable {
-    public let creation: CreationService
+    let creation: CreationService
 
     public init(creation: CreationService) { self.creation = creation }
 
     public struct Result: Sendable, Equatable {
-        public var resolved = 0
-        public var retitled = 0
-        public init(resolved: Int = 0, retitled: Int = 0) {
+        var resolved = 0
+        var retitled = 0
+        init(resolved: Int = 0, retitled: Int = 0) {
             self.resolved = resolved
             self.retitled = retitled
         }

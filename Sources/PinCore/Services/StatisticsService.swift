@@ -2,9 +2,9 @@ import Foundation
 
 /// Travel statistics: countries and continents visited, totals per type.
 public struct StatisticsService: Sendable {
-    public let catalog: CountryCatalog
+    let catalog: CountryCatalog
     /// The gazetteer: how many regions each country has ("7 of 51 states").
-    public let places: any PlaceLocating
+    let places: any PlaceLocating
     /// What the share of countries visited counts against.
     public var countryList = CountryList.iso
 

@@ -12,7 +12,7 @@ import Foundation
 /// when its name in its folder, the folder's links resolved, is one of theirs.
 public enum GuardedFiles {
     /// What follows the database's path in the name of each file SQLite and pins keep beside it.
-    public static let companions = ["", "-wal", "-shm", "-journal", ".lock"]
+    static let companions = ["", "-wal", "-shm", "-journal", ".lock"]
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var databases: [String] = []

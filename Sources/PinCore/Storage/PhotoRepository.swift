@@ -76,7 +76,7 @@ public struct PhotoRecord: Sendable {
 
 /// An accepted photo from an earlier run: the interval rule measures from these.
 public struct AcceptedPhoto: Sendable {
-    public var instant: Double
+    var instant: Double
     public var path: RawPath
 
     public init(instant: Double, path: RawPath) {
@@ -89,7 +89,7 @@ public struct AcceptedPhoto: Sendable {
 public struct KnownPhoto: Sendable, Hashable {
     public var fingerprint: PhotoFingerprint
     /// Kept as a value, not a string: a nightly run reads one per known file.
-    public var storedDigest: StoredDigest?
+    var storedDigest: StoredDigest?
     /// The file was not there on a later run (its record and pin are kept).
     public var missing: Bool
     /// For a photo skipped for "no location": what a new or changed track needs to tell

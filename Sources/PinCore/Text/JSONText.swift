@@ -59,7 +59,7 @@ public struct JSONText {
         return false
     }
 
-    public mutating func write(_ value: Any?) {
+    mutating func write(_ value: Any?) {
         // Swift types first: testing `is NSNull` (a class) on a Swift dictionary bridges it to
         // NSDictionary first, which cost more than everything else here.
         switch value {

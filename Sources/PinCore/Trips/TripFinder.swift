@@ -64,7 +64,7 @@ public struct TripPoint: Sendable, Equatable {
         self.pinID = pinID
     }
 
-    public var day: LocalDay { LocalDay(instant, offsetSeconds: utcOffsetSeconds) }
+    var day: LocalDay { LocalDay(instant, offsetSeconds: utcOffsetSeconds) }
 }
 
 /// Where home was over a stretch of days (a person who moved has several).

@@ -8,7 +8,7 @@ public struct TripFinder: Sendable {
     public var home: Coordinate?
     public var names: [TripName]
     /// Country names for titles ("JP" → "Japan").
-    public var countryName: @Sendable (String) -> String
+    var countryName: @Sendable (String) -> String
     /// Points after this (plus a day) are in the future: reported, not made a trip.
     public var now: Date
 
