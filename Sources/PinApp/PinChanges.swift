@@ -153,11 +153,8 @@ extension PinApp {
             let service = LocationService(creation: try edit.coordinate == nil ? lazyCreationService() : creationService())
             do {
                 return try db.write { repos in
-                    guard var before = try repos.locations.fetch(id: id) else { throw ServiceError.notFound(id) }
-                    // As stored: no offset of its own when it shows its photo's (an undo keeps it so).
-                    before.utcOffsetSeconds = try repos.locations.ownUTCOffset(id: id)
-                    let shared = try service.creation.sharedPlaceID(of: before, in: repos)
-                    return PinChange(before: before, after: try service.edit(id: id, edit, in: repos), sharedPlaceID: shared)
+                    guard let change = try Self.change(id, edit, repos: repos, service: service) else { throw ServiceError.notFound(id) }
+                    return change
                 }
             } catch ServiceError.invalidEdit(let why) {
                 // A city without a name on a point, a height for a city: how it was asked.
@@ -188,12 +185,7 @@ extension PinApp {
         return try writing { db in
             do {
                 return try db.write { repos in
-                    try ids.compactMap { id in
-                        guard var before = try repos.locations.fetch(id: id) else { return nil }
-                        before.utcOffsetSeconds = try repos.locations.ownUTCOffset(id: id)
-                        let shared = try service.creation.sharedPlaceID(of: before, in: repos)
-                        return PinChange(before: before, after: try service.edit(id: id, edit, in: repos), sharedPlaceID: shared)
-                    }
+                    try ids.compactMap { id in try Self.change(id, edit, repos: repos, service: service) }
                 }
             } catch ServiceError.invalidEdit(let why) {
                 throw InvalidRequest(why)
@@ -212,6 +204,15 @@ extension PinApp {
                 try ids.compactMap { id in try Self.remove(id, db: db, repos: repos, service: service) }
             }
         }
+    }
+
+    /// One pin edited inside a transaction, with the pin as it was stored before (nil: no such pin).
+    private static func change(_ id: UUID, _ edit: LocationEdit, repos: Repositories, service: LocationService) throws -> PinChange? {
+        guard var before = try repos.locations.fetch(id: id) else { return nil }
+        // As stored: no offset of its own when it shows its photo's (an undo keeps it so).
+        before.utcOffsetSeconds = try repos.locations.ownUTCOffset(id: id)
+        let shared = try service.creation.sharedPlaceID(of: before, in: repos)
+        return PinChange(before: before, after: try service.edit(id: id, edit, in: repos), sharedPlaceID: shared)
     }
 
     /// One pin deleted inside a transaction, as it was stored (nil: no such pin).

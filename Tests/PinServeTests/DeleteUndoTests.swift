@@ -113,9 +113,7 @@ final class DeleteUndoTests: XCTestCase {
     /// id and without the photos the run's undo forgot.
     func testTheUndoOfADeleteIsRefusedWhenItsRunWasUndoneSince() async throws {
         let (app, backend) = try serveScratch("delete-run-undone")
-        _ = try await app.importPhotos(ImportOptions(root: Repository.url("Fixtures/library").path))
-        let pins = try XCTUnwrap(PinDatabase(readOnlyPath: app.databasePath).read { try $0.locations.fetchAll(countryID: nil) })
-        let eiffel = try XCTUnwrap(pins.first { $0.photoIDs.first?.hasSuffix("2023/07-paris/IMG_0001.jpg") == true })
+        let (eiffel, _) = try await importedEiffel(app)
         XCTAssertEqual(try backend.deletePins([eiffel.id]).status, 200)
         _ = try app.undoRun(1, dryRun: false)
         let before = try tables(app)

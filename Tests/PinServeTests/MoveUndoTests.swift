@@ -153,9 +153,7 @@ final class MoveUndoTests: XCTestCase {
     /// photo's place as an unedited pin of the undone run, without its photos.
     func testTheUndoOfAMoveIsRefusedWhenItsRunWasUndoneSince() async throws {
         let (app, backend) = try serveScratch("move-run-undone")
-        _ = try await app.importPhotos(ImportOptions(root: Repository.url("Fixtures/library").path))
-        let pins = try XCTUnwrap(PinDatabase(readOnlyPath: app.databasePath).read { try $0.locations.fetchAll(countryID: nil) })
-        let eiffel = try XCTUnwrap(pins.first { $0.photoIDs.first?.hasSuffix("2023/07-paris/IMG_0001.jpg") == true })
+        let (eiffel, _) = try await importedEiffel(app)
         XCTAssertEqual(try backend.editPin(eiffel.id, jsonBody(["latitude": 48.8606, "longitude": 2.3376])).status, 200)
         _ = try app.undoRun(1, dryRun: false)
         let moved = try XCTUnwrap(app.storedPin(eiffel.id), "an edited pin is kept by the run's undo")

@@ -1,6 +1,8 @@
 import Foundation
 import PinApp
 import PinCore
+import PinImport
+import PinStore
 @testable import PinServe
 import TestSupport
 import XCTest
@@ -36,5 +38,13 @@ extension XCTestCase {
         } catch let refused as RequestError {
             return (refused.status, refused.message)
         }
+    }
+
+    /// `Fixtures/library` imported (run 1) and the pin IMG_0001.jpg made (2023-07, near the Eiffel
+    /// Tower, +02:00; hand-checked in MoveUndoTests), with every pin as the import stored it.
+    func importedEiffel(_ app: PinApp) async throws -> (eiffel: Location, pins: [Location]) {
+        _ = try await app.importPhotos(ImportOptions(root: Repository.url("Fixtures/library").path))
+        let pins = try XCTUnwrap(PinDatabase(readOnlyPath: app.databasePath).read { try $0.locations.fetchAll(countryID: nil) })
+        return (try XCTUnwrap(pins.first { $0.photoIDs.first?.hasSuffix("2023/07-paris/IMG_0001.jpg") == true }), pins)
     }
 }
