@@ -121,9 +121,9 @@ public enum DatabaseCheck {
             try target.execute("PRAGMA foreign_keys = OFF")
             // The change log is not copied: the copy's own triggers log the pins copied, and a
             // reader of the repaired file (another file) reads every pin again anyway. Nor the
-            // pins it holds during a write: none outside one.
+            // pins it holds during a write, nor where its own inserts start: none outside one.
             let names = try target.query("""
-                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('schema_migrations', 'pin_changes', 'pin_changes_held') ORDER BY rootpage
+                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('schema_migrations', 'pin_changes', 'pin_changes_held', 'pin_changes_from') ORDER BY rootpage
                 """) { $0.string(0) }
             try target.transaction {
                 for table in names { tables.append(try copy(table, from: source, to: target)) }

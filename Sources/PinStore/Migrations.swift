@@ -301,6 +301,10 @@ public enum Migrations {
         // Schema 21's triggers copied a row into a temporary table at each firing
         // (`PinChangeLog.heldInWhenSchema`): the same log, cheaper to write.
         Migration(version: 22, name: "pin change log without temporary tables", sql: PinChangeLog.heldInWhenSchema),
+        // A write of pins names the pins of the photo rows it inserts in one statement at its end,
+        // not through the photo insert triggers at each row (`PinChangeLog.writerNamesInsertsSchema`):
+        // the same log, cheaper for an import. Any other writer's inserts are named as before.
+        Migration(version: 23, name: "pin change log of inserted photos at the write's end", sql: PinChangeLog.writerNamesInsertsSchema),
     ]
 
     /// Schema 11: the pins of Saved Places imported before become wanted, but for one with a

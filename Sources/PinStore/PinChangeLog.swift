@@ -7,6 +7,8 @@ import PinCore
 /// edited, deleted) or a photo row that `SQLiteLocationRepository.columns` reads into it (its
 /// photo count by `pin`, the pin's rowid; its offset by `location_id`). Any process's write is
 /// logged, so a reader learns of the CLI's and the nightly import's changes as of its own.
+/// (Since schema 23 a write of pins names the pins of the photo rows it inserts itself, at its
+/// end: `writerNamesInsertsSchema`.)
 ///
 /// `seq` is the rowid, never reused: the newest row is never pruned, so `max(seq)` only grows.
 /// Every 256th row prunes the rows older than the last `kept`.
@@ -190,6 +192,39 @@ public enum PinChangeLog {
         ].joined(separator: "\n")
     }()
 
+    /// Schema 23: a write of pins names the pins of the photo rows it inserts itself, in one
+    /// statement at its end (`release`), instead of the two photo insert triggers running their
+    /// lookups at every row: an import's batch inserts 500 photo records, and the triggers' `WHEN`
+    /// looked up each one's pin (twice) and whether it was held, a tenth of what linking photos
+    /// cost an import. `hold` writes the largest photo rowid there is (`pin_changes_from`) and
+    /// the insert triggers leave alone every row above it; `release` names the pin (`pin`, by
+    /// its row) and the `location_id` of every photo row above it. Rowids of rows the write
+    /// inserts are above it (SQLite gives a new row the largest rowid plus one), but for a row
+    /// inserted after the write deleted the largest ones (a photo moved: its record deleted,
+    /// then made again): that one's rowid may be at or below it, and its triggers name its pins
+    /// as before. The row in `pin_changes_from` never commits (`release` deletes it, a failed
+    /// write rolls it back): any other writer (plain SQL, another tool, a migration, a repair)
+    /// finds the table empty, and its inserts are named by the triggers as before.
+    static let writerNamesInsertsSchema: String = {
+        let table = "pin_changes_held"
+        // Not a row the write that holds names at its end.
+        let notNamedAtEnd = "NOT EXISTS (SELECT 1 FROM pin_changes_from WHERE NEW.rowid > photo)"
+        let unheldRow = "EXISTS (SELECT 1 FROM locations l WHERE l.rowid = NEW.pin AND l.id NOT IN (SELECT pin_id FROM \(table)))"
+        let unheldID = "NEW.location_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(table) WHERE pin_id = NEW.location_id)"
+        return """
+            CREATE TABLE pin_changes_from (photo INTEGER NOT NULL);
+            DROP TRIGGER pin_changes_photo_made;
+            DROP TRIGGER pin_changes_photo_made_at;
+            CREATE TRIGGER pin_changes_photo_made AFTER INSERT ON photos
+                WHEN (NEW.pin IS NOT NULL) AND (\(notNamedAtEnd)) AND (\(unheldRow))
+                BEGIN INSERT INTO \(table) (pin_id) VALUES ((SELECT id FROM locations WHERE rowid = NEW.pin)); END;
+            CREATE TRIGGER pin_changes_photo_made_at AFTER INSERT ON photos
+                WHEN (NEW.location_id IS NOT NULL) AND (\(notNamedAtEnd))
+                    AND (NEW.location_id IS NOT (SELECT id FROM locations WHERE rowid = NEW.pin)) AND (\(unheldID))
+                BEGIN INSERT INTO \(table) (pin_id) VALUES (NEW.location_id); END;
+            """
+    }()
+
     /// A photo trigger's condition (schema 20): the photo names a pin (by its row, `pin`, or by
     /// its id, `location_id`) that the current write does not hold yet. Checked before the
     /// trigger's body runs, so that a write's photos after the first of each pin run no
@@ -204,16 +239,48 @@ public enum PinChangeLog {
         """
     }
 
-    /// Starts holding the names of the pins the current write transaction changes (schema 20).
-    static func hold(_ db: Connection) throws {
+    /// Starts holding the names of the pins the current write transaction changes (schema 20);
+    /// `namesInserts` (schema 23): and naming at its end those of the photo rows it inserts. At
+    /// the largest rowid SQLite can give (it then picks new rowids at random) the triggers name
+    /// them.
+    static func hold(_ db: Connection, namesInserts: Bool) throws {
         try db.run("INSERT OR IGNORE INTO pin_changes_held (pin_id) VALUES ('')")
+        guard namesInserts else { return }
+        // max(rowid) alone: SQLite reads the last row only (in coalesce() it reads every row).
+        let largest = try db.scalarInt("SELECT max(rowid) FROM photos") ?? 0
+        guard largest < Int64.max else { return }
+        try db.run("INSERT INTO pin_changes_from (photo) VALUES (?)", [largest])
     }
 
-    /// Logs each pin held since `hold` once, and stops holding: in the same transaction, before
-    /// its commit.
-    static func release(_ db: Connection) throws {
-        try db.run("INSERT INTO pin_changes (pin_id) SELECT pin_id FROM pin_changes_held WHERE pin_id <> '' ORDER BY pin_id")
+    /// Logs each pin held since `hold` once, with (schema 23) the pins of the photo rows the
+    /// write inserted (see `writerNamesInsertsSchema`), and stops holding: in the same
+    /// transaction, before its commit.
+    static func release(_ db: Connection, namesInserts: Bool) throws {
+        guard namesInserts else {
+            try db.run("INSERT INTO pin_changes (pin_id) SELECT pin_id FROM pin_changes_held WHERE pin_id <> '' ORDER BY pin_id")
+            try db.run("DELETE FROM pin_changes_held")
+            return
+        }
+        // No mark (the largest rowid): the triggers named every insert. The write's rows only,
+        // by rowid: SQLite would rather read all of photos_location, or look up each pin's
+        // photos in photos_pin, at every write.
+        let from = try db.scalarInt("SELECT photo FROM pin_changes_from") ?? Int64.max
+        try db.run("INSERT INTO pin_changes (pin_id) " + heldAndInserted, [from])
         try db.run("DELETE FROM pin_changes_held")
+        try db.run("DELETE FROM pin_changes_from")
+    }
+
+    /// The pins a write holds and those of the photo rows above rowid ?1, each once, in order.
+    static let heldAndInserted = """
+        SELECT pin_id FROM pin_changes_held WHERE pin_id <> ''
+        UNION SELECT l.id FROM photos p NOT INDEXED CROSS JOIN locations l ON l.rowid = p.pin WHERE p.rowid > ?1
+        UNION SELECT p.location_id FROM photos p NOT INDEXED WHERE p.rowid > ?1 AND p.location_id IS NOT NULL
+        ORDER BY 1
+        """
+
+    /// Whether the write names the pins of the photo rows it inserts itself (schema 23).
+    static func namesInserts(_ db: Connection) throws -> Bool {
+        try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'pin_changes_from'") ?? 0 > 0
     }
 
     /// Whether the file's log holds a write's changes until its end (schema 20).

@@ -15,6 +15,9 @@ public final class PinDatabase: TransactionRunner {
     /// Whether the file's change log holds a write's changed pins until its end (schema 20,
     /// `PinChangeLog.heldSchema`); false for a file kept at an older schema (tests) or read only.
     private let holdsPinChanges: Bool
+    /// Whether a write names the pins of the photo rows it inserts at its end, not through the
+    /// photo insert triggers (schema 23, `PinChangeLog.writerNamesInsertsSchema`).
+    private let namesPhotoInserts: Bool
 
     /// Opens or creates the file at `path` and brings its schema up to date.
     /// The parent folder is created when missing (the XDG default on a first run). An empty
@@ -46,6 +49,7 @@ public final class PinDatabase: TransactionRunner {
         self.gate = gate
         readsACopy = false
         holdsPinChanges = try PinChangeLog.holds(connection)
+        namesPhotoInserts = try PinChangeLog.namesInserts(connection)
     }
 
     /// Opens an existing file for reading only, without writing a byte to it and without
@@ -66,6 +70,7 @@ public final class PinDatabase: TransactionRunner {
                 gate = nil
                 readsACopy = false
                 holdsPinChanges = false
+                namesPhotoInserts = false
                 return
             }
             guard version < Migrations.latestVersion else {
@@ -76,6 +81,7 @@ public final class PinDatabase: TransactionRunner {
             gate = nil
             readsACopy = true
             holdsPinChanges = false
+            namesPhotoInserts = false
         } catch let error as StorageError {
             throw Self.diagnosed(error, file)
         }
@@ -178,9 +184,9 @@ public final class PinDatabase: TransactionRunner {
     public var defersPhotoLinks = false
 
     public func write<T>(_ body: (Repositories) throws -> T) throws -> T {
-        let holds = holdsPinChanges
+        let (holds, namesInserts) = (holdsPinChanges, namesPhotoInserts)
         return try connection.transaction {
-            if holds { try PinChangeLog.hold(connection) }
+            if holds { try PinChangeLog.hold(connection, namesInserts: namesInserts) }
             let result = try body(SQLiteRepositories(connection: connection))
             if defersPhotoLinks {
                 // A batch's new photo records need links even when no pin changed.
@@ -189,7 +195,7 @@ public final class PinDatabase: TransactionRunner {
                 try PhotoLinks.relink(connection)
             }
             // Last, so that the pins the linking changed are logged too.
-            if holds { try PinChangeLog.release(connection) }
+            if holds { try PinChangeLog.release(connection, namesInserts: namesInserts) }
             return result
         }
     }

@@ -12,7 +12,7 @@ final class MigrationTests: XCTestCase {
         let path = try temporaryDatabasePath(self)
         let db = try PinDatabase(path: path)
         XCTAssertEqual(db.schemaVersion, Migrations.latestVersion)
-        XCTAssertEqual(try tables(db), ["cities", "countries", "locations", "mountains", "pending_work", "photos", "pin_changes", "pin_changes_held", "place_records", "run_changes", "run_files", "runs", "schema_migrations", "settings", "tracks"])
+        XCTAssertEqual(try tables(db), ["cities", "countries", "locations", "mountains", "pending_work", "photos", "pin_changes", "pin_changes_from", "pin_changes_held", "place_records", "run_changes", "run_files", "runs", "schema_migrations", "settings", "tracks"])
         XCTAssertEqual(try db.connection.query("PRAGMA journal_mode") { $0.string(0) }, ["wal"])
         XCTAssertEqual(try db.connection.query("PRAGMA foreign_keys") { $0.int(0) }, [1])
         let recorded = try db.connection.query("SELECT version FROM schema_migrations ORDER BY version") { $0.int(0) }
