@@ -72,6 +72,8 @@ public struct ImportSession {
         let runID = try database.flatMap { try startRun(in: $0) }
         // The photo links follow once, at the run's last write (finishRun), not per batch.
         database?.defersPhotoLinks = true
+        // A batch's pages in the page cache (PinDatabase.importCacheKiB).
+        if !options.dryRun { try? database?.useImportCache() }
         let pipeline = ImportPipeline(options: options, creation: creation, database: database)
         var report: ImportReport
         do {

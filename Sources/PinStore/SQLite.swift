@@ -448,6 +448,14 @@ final class Connection {
     /// Rows the last INSERT, UPDATE or DELETE changed.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// How many times SQLite wrote changed pages out before a commit because its page cache
+    /// was full (a cache spill), since the connection opened.
+    var cacheSpills: Int {
+        var current: Int32 = 0, highest: Int32 = 0
+        sqlite3_db_status(handle, SQLITE_DBSTATUS_CACHE_SPILL, &current, &highest, 0)
+        return Int(current)
+    }
+
     /// Runs `body` in one transaction: BEGIN IMMEDIATE takes the write lock up front (no
     /// deadlock upgrading a read), COMMIT on return, ROLLBACK on any error.
     ///

@@ -268,3 +268,31 @@ final class PhotoLinkTests: XCTestCase {
                                 [SQLValue.blob(Array(path.utf8))]) { $0.optionalString(0) }.first ?? nil
     }
 }
+
+/// An import's page cache (`PinDatabase.importCacheKiB`) holds what one batch of 500 photo
+/// records changes in a library of 100,000: at SQLite's default, 2,000 KiB, the batch's pages
+/// outgrow it and SQLite writes them to the WAL before the commit (a cache spill).
+final class ImportCacheTests: XCTestCase {
+    func testABatchInALargeLibraryStaysInTheImportsPageCache() throws {
+        let db = try PinDatabase(path: try temporaryDatabasePath(self))
+        // Records as the bench library's (scripts/gen-library --small): paths in walk order,
+        // sizes and digests all over photos_identity, a pin each (rows of 1,000 pins).
+        func records(_ from: Int, _ to: Int) -> String {
+            """
+            WITH RECURSIVE n(k) AS (SELECT \(from) UNION ALL SELECT k + 1 FROM n WHERE k < \(to))
+            INSERT INTO photos (path, size, mtime_ns, inode, digest, decision, latitude, longitude, taken_at, pin)
+            SELECT CAST(printf('/library/%07d.jpg', k) AS BLOB), 300 + abs(random()) % 200, k, k, lower(hex(randomblob(16))),
+                   'distance', 45 + (k % 1000) / 1000.0, 5, 1.7e9 + k, 1 + abs(random()) % 1000 FROM n
+            """
+        }
+        try db.connection.transaction { try db.connection.run(records(1, 100_000)) }
+        let before = db.connection.cacheSpills
+        try db.write { _ in try db.connection.run(records(100_001, 100_500)) }
+        XCTAssertGreaterThan(db.connection.cacheSpills - before, 0, "at 2,000 KiB the batch spills")
+        try db.useImportCache()
+        try db.write { _ in try db.connection.run(records(100_501, 101_000)) }  // the cache fills again
+        let filled = db.connection.cacheSpills
+        try db.write { _ in try db.connection.run(records(101_001, 101_500)) }
+        XCTAssertEqual(db.connection.cacheSpills - filled, 0, "at \(PinDatabase.importCacheKiB) KiB it does not")
+    }
+}
