@@ -273,3 +273,39 @@ public struct MountainVisitData: Codable, Sendable, Hashable {
         self.achievedHeight = achievedHeight
     }
 }
+
+/// A city shared by every City pin made in it; `pinCount` pins point at it.
+public struct City: SharedPlace, Codable, Hashable {
+    public var id: UUID
+    public var name: String
+    public var coordinate: Coordinate
+    public var pinCount: Int
+    /// The GeoNames id of the gazetteer place (then `coordinate` is its centre); nil for a city
+    /// named by hand.
+    public var placeID: Int?
+
+    public init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int = 0, placeID: Int? = nil) {
+        self.id = id
+        self.name = name
+        self.coordinate = coordinate
+        self.pinCount = pinCount
+        self.placeID = placeID
+    }
+}
+
+/// A mountain shared by every Mountain pin made on it.
+public struct Mountain: SharedPlace, Codable, Hashable {
+    public var id: UUID
+    public var name: String
+    public var height: Double?
+    public var coordinate: Coordinate
+    public var pinCount: Int
+
+    public init(id: UUID, name: String, height: Double? = nil, coordinate: Coordinate, pinCount: Int = 0) {
+        self.id = id
+        self.name = name
+        self.height = height
+        self.coordinate = coordinate
+        self.pinCount = pinCount
+    }
+}

@@ -1,47 +1,12 @@
 import Foundation
 
-/// What every shared object is (City, Mountain): found by its id, or by its name and rounded
-/// coordinate (`SharedPlaceKey`); `pinCount` pins point at it, and it goes at zero.
+/// What every shared object is (City, Mountain: each declared beside its pin type, in
+/// Domain/LocationType.swift): found by its id, or by its name and rounded coordinate
+/// (`SharedPlaceKey`); `pinCount` pins point at it, and it goes at zero.
 public protocol SharedPlace: Identifiable, Sendable where ID == UUID {
     var name: String { get }
     var coordinate: Coordinate { get }
     var pinCount: Int { get set }
-}
-
-/// A city shared by every City pin made in it; `pinCount` pins point at it.
-public struct City: SharedPlace, Codable, Hashable {
-    public var id: UUID
-    public var name: String
-    public var coordinate: Coordinate
-    public var pinCount: Int
-    /// The GeoNames id of the gazetteer place (then `coordinate` is its centre); nil for a city
-    /// named by hand.
-    public var placeID: Int?
-
-    public init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int = 0, placeID: Int? = nil) {
-        self.id = id
-        self.name = name
-        self.coordinate = coordinate
-        self.pinCount = pinCount
-        self.placeID = placeID
-    }
-}
-
-/// A mountain shared by every Mountain pin made on it.
-public struct Mountain: SharedPlace, Codable, Hashable {
-    public var id: UUID
-    public var name: String
-    public var height: Double?
-    public var coordinate: Coordinate
-    public var pinCount: Int
-
-    public init(id: UUID, name: String, height: Double? = nil, coordinate: Coordinate, pinCount: Int = 0) {
-        self.id = id
-        self.name = name
-        self.height = height
-        self.coordinate = coordinate
-        self.pinCount = pinCount
-    }
 }
 
 /// Identity of a shared place: the name and the coordinate rounded to 4 decimals (about 11 m),
