@@ -30,11 +30,11 @@ extension PinApp {
 
     /// The shared cities the city pins point at, with their pin counts.
     public func cities() throws -> [City] {
-        try openForReading().read { try $0.cities.fetchAll() }
+        try openForReading().read { try $0.sharedPlaces(City.self).fetchAll() }
     }
 
     /// The shared mountains the mountain pins point at, with heights and pin counts.
     public func mountains() throws -> [Mountain] {
-        try openForReading().read { try $0.mountains.fetchAll() }
+        try openForReading().read { try $0.sharedPlaces(Mountain.self).fetchAll() }
     }
 }

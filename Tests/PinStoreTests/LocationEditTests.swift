@@ -133,7 +133,7 @@ final class LocationEditTests: XCTestCase {
         XCTAssertEqual(visit.cityCoordinate, boston, "a city recorded at the pin moves with it")
         // The country row of the last pin that left it is gone; the old city too.
         XCTAssertEqual(try db.read { try $0.countries.fetchAll() }.map(\.id), ["US"])
-        XCTAssertEqual(try db.read { try $0.cities.fetchAll() }.map(\.name), ["Boston"])
+        XCTAssertEqual(try db.read { try $0.sharedPlaces(City.self).fetchAll() }.map(\.name), ["Boston"])
         let stored = try XCTUnwrap(try db.read { try $0.locations.fetch(id: pin.id) })
         XCTAssertEqual(stored.utcOffsetSeconds, 7200)
         XCTAssertEqual(stored.editedAt, date)

@@ -75,8 +75,8 @@ final class IDCollisionTests: XCTestCase {
         XCTAssertThrowsError(try db.write { repos in _ = try MountainService(ids: mountainIDs).plusPin(for: k2, in: repos) }) { error in
             XCTAssertEqual((error as? StorageError)?.reason, .idTaken(table: "mountains", id: "22222222-2222-4222-a222-222222222222"))
         }
-        XCTAssertEqual(try db.read { try $0.cities.fetchAll().map { "\($0.name) \($0.pinCount)" } }, ["Paris 1"])
-        XCTAssertEqual(try db.read { try $0.mountains.fetchAll().map { "\($0.name) \($0.pinCount) \($0.height ?? 0)" } }, ["Everest 1 8849.0"])
+        XCTAssertEqual(try db.read { try $0.sharedPlaces(City.self).fetchAll().map { "\($0.name) \($0.pinCount)" } }, ["Paris 1"])
+        XCTAssertEqual(try db.read { try $0.sharedPlaces(Mountain.self).fetchAll().map { "\($0.name) \($0.pinCount) \($0.height ?? 0)" } }, ["Everest 1 8849.0"])
         XCTAssertEqual(try db.read { try $0.locations.fetchAll(countryID: nil).map(\.title) }, ["Paris"])
     }
 

@@ -223,6 +223,38 @@ extension LocationType {
     }
 }
 
+extension LocationType {
+    /// The visit of a shared-object type (its data, stored as the JSON of `locations.type_data`);
+    /// nil for a point.
+    public var sharedVisit: (any SharedVisit)? {
+        switch self {
+        case .point: nil
+        case let .city(v): v
+        case let .mountain(v): v
+        }
+    }
+}
+
+extension LocationTypeSelection {
+    /// The type of the visit of a shared-object type, which reads it from the JSON of
+    /// `locations.type_data`; nil for a point.
+    public var visitType: (any SharedVisit.Type)? {
+        switch self {
+        case .point: nil
+        case .city: CityVisitData.self
+        case .mountain: MountainVisitData.self
+        }
+    }
+}
+
+/// The visit of a shared-object type: what a pin of the type keeps of its own, which names
+/// the shared object (`Place`) it points at.
+public protocol SharedVisit: Codable, Sendable, Hashable {
+    associatedtype Place: SharedPlace
+    /// The pin type of this visit.
+    var locationType: LocationType { get }
+}
+
 /// How a shared object is stored: its table (columns id, name, lat_e4, lon_e4, latitude,
 /// longitude, pin_count and its own), and where a pin's visit (the JSON in `locations.type_data`)
 /// names it, so that `check` can recount and rebuild it from the pins alone.
@@ -239,7 +271,9 @@ public struct SharedObjectType: Sendable, Hashable {
 /// Visit-specific data of a City pin. The shared City is the gazetteer place `placeID` when it
 /// has one (its name and centre are the place's); a city named by hand (`--name` unlike the
 /// place there) is `cityName` + `cityCoordinate`, shared by name within `CityService.sharingKm`.
-public struct CityVisitData: Codable, Sendable, Hashable {
+public struct CityVisitData: SharedVisit {
+    public typealias Place = City
+
     public var cityName: String
     public var cityCoordinate: Coordinate
     public var address: String?
@@ -254,13 +288,17 @@ public struct CityVisitData: Codable, Sendable, Hashable {
     }
 
     /// The city of a gazetteer place: its name, its centre, its id.
-    public init(place: Place, address: String? = nil) {
+    public init(place: PinCore.Place, address: String? = nil) {
         self.init(cityName: place.name, cityCoordinate: place.coordinate, address: address, placeID: place.id)
     }
+
+    public var locationType: LocationType { .city(self) }
 }
 
 /// Visit-specific data of a Mountain pin. `mountainName` + `mountainCoordinate` identify the shared Mountain.
-public struct MountainVisitData: Codable, Sendable, Hashable {
+public struct MountainVisitData: SharedVisit {
+    public typealias Place = Mountain
+
     public var mountainName: String
     public var height: Double?
     public var mountainCoordinate: Coordinate
@@ -272,6 +310,8 @@ public struct MountainVisitData: Codable, Sendable, Hashable {
         self.mountainCoordinate = mountainCoordinate
         self.achievedHeight = achievedHeight
     }
+
+    public var locationType: LocationType { .mountain(self) }
 }
 
 /// A city shared by every City pin made in it; `pinCount` pins point at it.
@@ -291,6 +331,13 @@ public struct City: SharedPlace, Codable, Hashable {
         self.pinCount = pinCount
         self.placeID = placeID
     }
+
+    public static var pinType: LocationTypeSelection { .city }
+    public static var ownColumns: [OwnColumn] { [OwnColumn(name: "place_id", kind: .integer)] }
+    public var ownValues: [ColumnValue] { [.integer(placeID)] }
+    public init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int, own: [ColumnValue]) {
+        self.init(id: id, name: name, coordinate: coordinate, pinCount: pinCount, placeID: own[0].integer)
+    }
 }
 
 /// A mountain shared by every Mountain pin made on it.
@@ -307,5 +354,12 @@ public struct Mountain: SharedPlace, Codable, Hashable {
         self.height = height
         self.coordinate = coordinate
         self.pinCount = pinCount
+    }
+
+    public static var pinType: LocationTypeSelection { .mountain }
+    public static var ownColumns: [OwnColumn] { [OwnColumn(name: "height", kind: .real)] }
+    public var ownValues: [ColumnValue] { [.real(height)] }
+    public init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int, own: [ColumnValue]) {
+        self.init(id: id, name: name, height: own[0].real, coordinate: coordinate, pinCount: pinCount)
     }
 }

@@ -7,6 +7,32 @@ public protocol SharedPlace: Identifiable, Sendable where ID == UUID {
     var name: String { get }
     var coordinate: Coordinate { get }
     var pinCount: Int { get set }
+    /// The pin type whose shared object this is: its table is the registry's
+    /// (`LocationTypeSelection.shared`).
+    static var pinType: LocationTypeSelection { get }
+    /// The table's own columns, after those every shared table has (id, name, lat_e4, lon_e4,
+    /// latitude, longitude, pin_count).
+    static var ownColumns: [OwnColumn] { get }
+    /// The values of `ownColumns`, in their order.
+    var ownValues: [ColumnValue] { get }
+    /// One made from a stored row: the columns every shared table has, and the values of its own.
+    init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int, own: [ColumnValue])
+}
+
+/// A column a shared object's table has of its own, and what it holds.
+public struct OwnColumn: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable { case integer, real }
+    public let name: String
+    public let kind: Kind
+}
+
+/// The value of an own column; nil is NULL.
+public enum ColumnValue: Sendable, Hashable {
+    case integer(Int?)
+    case real(Double?)
+
+    public var integer: Int? { if case let .integer(v) = self { v } else { nil } }
+    public var real: Double? { if case let .real(v) = self { v } else { nil } }
 }
 
 /// Identity of a shared place: the name and the coordinate rounded to 4 decimals (about 11 m),

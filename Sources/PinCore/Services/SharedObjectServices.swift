@@ -44,23 +44,23 @@ public struct CityService: Sendable {
         let name = visit.cityName.trimmingCharacters(in: .whitespacesAndNewlines)
         if var city = try find(visit, in: repos, adopting: true) {
             city.pinCount += 1
-            try repos.cities.update(city)
+            try repos.sharedPlaces(City.self).update(city)
             visit.cityName = city.name
             visit.cityCoordinate = city.coordinate
             visit.placeID = city.placeID
             return (city, visit)
         }
         let coordinate = visit.placeID == nil ? SharedPlaceKey(name: name, coordinate: visit.cityCoordinate).roundedCoordinate : visit.cityCoordinate
-        let id = try freeID(newID, in: repos.cities) ?? ids.next()
+        let id = try freeID(newID, in: repos.sharedPlaces(City.self)) ?? ids.next()
         let city = City(id: id, name: name, coordinate: coordinate, pinCount: 1, placeID: visit.placeID)
-        try repos.cities.insert(city)
+        try repos.sharedPlaces(City.self).insert(city)
         visit.cityName = city.name
         visit.cityCoordinate = city.coordinate
         return (city, visit)
     }
 
     func minusPin(for visit: CityVisitData, in repos: Repositories) throws {
-        try countDown(find(visit, in: repos, adopting: false), in: repos.cities)
+        try countDown(find(visit, in: repos, adopting: false), in: repos.sharedPlaces(City.self))
     }
 
     /// The stored city a visit points at: by place id; else by its exact name and rounded
@@ -69,7 +69,7 @@ public struct CityService: Sendable {
     /// that has no place yet (made by hand or before cities had places), which becomes the place.
     func find(_ visit: CityVisitData, in repos: Repositories, adopting: Bool) throws -> City? {
         if let placeID = visit.placeID {
-            let all = try repos.cities.fetchAll()
+            let all = try repos.sharedPlaces(City.self).fetchAll()
             if let city = all.first(where: { $0.placeID == placeID }) { return city }
             guard adopting else { return nil }
             if var city = City.nearest(named: visit.cityName, to: visit.cityCoordinate, within: Self.sharingKm, in: all.filter { $0.placeID == nil }) {
@@ -79,8 +79,8 @@ public struct CityService: Sendable {
             }
             return nil
         }
-        if let city = try repos.cities.find(key: SharedPlaceKey(name: visit.cityName, coordinate: visit.cityCoordinate)) { return city }
-        return City.nearest(named: visit.cityName, to: visit.cityCoordinate, within: Self.sharingKm, in: try repos.cities.fetchAll())
+        if let city = try repos.sharedPlaces(City.self).find(key: SharedPlaceKey(name: visit.cityName, coordinate: visit.cityCoordinate)) { return city }
+        return City.nearest(named: visit.cityName, to: visit.cityCoordinate, within: Self.sharingKm, in: try repos.sharedPlaces(City.self).fetchAll())
     }
 }
 
@@ -100,9 +100,9 @@ public struct MountainService: Sendable {
         var visit = visit
         let key = SharedPlaceKey(name: visit.mountainName, coordinate: visit.mountainCoordinate)
         guard var mountain = try find(visit, in: repos) else {
-            let mountain = Mountain(id: try freeID(newID, in: repos.mountains) ?? ids.next(), name: key.name, height: visit.height,
+            let mountain = Mountain(id: try freeID(newID, in: repos.sharedPlaces(Mountain.self)) ?? ids.next(), name: key.name, height: visit.height,
                                     coordinate: key.roundedCoordinate, pinCount: 1)
-            try repos.mountains.insert(mountain)
+            try repos.sharedPlaces(Mountain.self).insert(mountain)
             visit.mountainName = mountain.name
             visit.mountainCoordinate = mountain.coordinate
             return (mountain, visit)
@@ -110,7 +110,7 @@ public struct MountainService: Sendable {
         mountain.pinCount += 1
         let newHeight = visit.height != nil && visit.height != mountain.height
         if newHeight { mountain.height = visit.height }
-        try repos.mountains.update(mountain)
+        try repos.sharedPlaces(Mountain.self).update(mountain)
         visit.mountainName = mountain.name
         visit.mountainCoordinate = mountain.coordinate
         visit.height = mountain.height
@@ -119,16 +119,16 @@ public struct MountainService: Sendable {
     }
 
     func minusPin(for visit: MountainVisitData, in repos: Repositories) throws {
-        try countDown(find(visit, in: repos), in: repos.mountains)
+        try countDown(find(visit, in: repos), in: repos.sharedPlaces(Mountain.self))
     }
 
     /// By exact name and rounded coordinate (as stored), else the nearest of that name within `sharingKm`.
     func find(_ visit: MountainVisitData, in repos: Repositories) throws -> Mountain? {
-        if let mountain = try repos.mountains.find(key: SharedPlaceKey(name: visit.mountainName, coordinate: visit.mountainCoordinate)) {
+        if let mountain = try repos.sharedPlaces(Mountain.self).find(key: SharedPlaceKey(name: visit.mountainName, coordinate: visit.mountainCoordinate)) {
             return mountain
         }
         return Mountain.nearest(named: visit.mountainName, to: visit.mountainCoordinate, within: Self.sharingKm,
-                                in: try repos.mountains.fetchAll())
+                                in: try repos.sharedPlaces(Mountain.self).fetchAll())
     }
 
     /// Every other pin on `mountain` shows its height now.
