@@ -253,6 +253,21 @@ public protocol SharedVisit: Codable, Sendable, Hashable {
     associatedtype Place: SharedPlace
     /// The pin type of this visit.
     var locationType: LocationType { get }
+    /// The shared object's name and coordinate, as the visit names it.
+    var sharedName: String { get set }
+    var sharedCoordinate: Coordinate { get set }
+    /// Two pins named alike this close share one shared object.
+    static var sharingKm: Double { get }
+    /// The stored shared object the visit points at (`storedByName` unless the type says
+    /// otherwise). `adopting`: the visit of a pin being counted may make a stored one its own.
+    func stored(in places: any SharedPlaceRepository<Place>, adopting: Bool) throws -> Place?
+    /// The shared object the first pin of the visit makes, that pin counted.
+    func newPlace(id: UUID) -> Place
+    /// What the visit of a pin counted on `place` changes of it (none unless the type says
+    /// otherwise); true when every pin on it shows the change (`showOwn`).
+    func change(_ place: inout Place) -> Bool
+    /// What the visit shows of its shared object besides its name and coordinate.
+    mutating func showOwn(_ place: Place)
 }
 
 /// How a shared object is stored: its table (columns id, name, lat_e4, lon_e4, latitude,
@@ -270,7 +285,7 @@ public struct SharedObjectType: Sendable, Hashable {
 
 /// Visit-specific data of a City pin. The shared City is the gazetteer place `placeID` when it
 /// has one (its name and centre are the place's); a city named by hand (`--name` unlike the
-/// place there) is `cityName` + `cityCoordinate`, shared by name within `CityService.sharingKm`.
+/// place there) is `cityName` + `cityCoordinate`, shared by name within `sharingKm`.
 public struct CityVisitData: SharedVisit {
     public typealias Place = City
 
@@ -293,6 +308,34 @@ public struct CityVisitData: SharedVisit {
     }
 
     public var locationType: LocationType { .city(self) }
+    public var sharedName: String { get { cityName } set { cityName = newValue } }
+    public var sharedCoordinate: Coordinate { get { cityCoordinate } set { cityCoordinate = newValue } }
+    /// A city is large: pins named alike this close to its centre share it.
+    public static var sharingKm: Double { 15 }
+
+    /// A city is the gazetteer place its pins are in (found by its id); named by hand, the city
+    /// of that name (`storedByName`). `adopting`: a place's visit takes a city of the place's
+    /// name within `sharingKm` that has no place yet (made by hand or before cities had
+    /// places), which becomes the place's, keeping its name and coordinate (what its older
+    /// pins point at).
+    public func stored(in places: any SharedPlaceRepository<City>, adopting: Bool) throws -> City? {
+        guard let placeID else { return try storedByName(in: places) }
+        let all = try places.fetchAll()
+        if let city = all.first(where: { $0.placeID == placeID }) { return city }
+        guard adopting, var city = City.nearest(named: cityName, to: cityCoordinate, within: Self.sharingKm,
+                                                in: all.filter { $0.placeID == nil }) else { return nil }
+        city.placeID = placeID
+        return city
+    }
+
+    /// A place's city is at its centre; a city named by hand at the rounded coordinate.
+    public func newPlace(id: UUID) -> City {
+        let name = cityName.trimmingCharacters(in: .whitespacesAndNewlines)
+        let coordinate = placeID == nil ? SharedPlaceKey(name: name, coordinate: cityCoordinate).roundedCoordinate : cityCoordinate
+        return City(id: id, name: name, coordinate: coordinate, pinCount: 1, placeID: placeID)
+    }
+
+    public mutating func showOwn(_ city: City) { placeID = city.placeID }
 }
 
 /// Visit-specific data of a Mountain pin. `mountainName` + `mountainCoordinate` identify the shared Mountain.
@@ -312,6 +355,25 @@ public struct MountainVisitData: SharedVisit {
     }
 
     public var locationType: LocationType { .mountain(self) }
+    public var sharedName: String { get { mountainName } set { mountainName = newValue } }
+    public var sharedCoordinate: Coordinate { get { mountainCoordinate } set { mountainCoordinate = newValue } }
+    /// Pins named alike this close share the mountain (a summit and a hut below it).
+    public static var sharingKm: Double { 5 }
+
+    public func newPlace(id: UUID) -> Mountain {
+        let key = SharedPlaceKey(name: mountainName, coordinate: mountainCoordinate)
+        return Mountain(id: id, name: key.name, height: height, coordinate: key.roundedCoordinate, pinCount: 1)
+    }
+
+    /// The mountain's height is the last one given: a pin made or edited with a new height
+    /// changes it, and every pin on it shows that height.
+    public func change(_ mountain: inout Mountain) -> Bool {
+        guard let height, height != mountain.height else { return false }
+        mountain.height = height
+        return true
+    }
+
+    public mutating func showOwn(_ mountain: Mountain) { height = mountain.height }
 }
 
 /// A city shared by every City pin made in it; `pinCount` pins point at it.
