@@ -43,9 +43,10 @@ extension LocationTypeSelection {
     public var shared: SharedObjectType? {
         switch self {
         case .point: nil
-        case .city: SharedObjectType(table: "cities", nameKey: "cityName", coordinateKey: "cityCoordinate", rebuiltColumns: [])
+        case .city: SharedObjectType(table: "cities", nameKey: "cityName", coordinateKey: "cityCoordinate", rebuiltColumns: [],
+                                     listingExample: "pins cities --json")
         case .mountain: SharedObjectType(table: "mountains", nameKey: "mountainName", coordinateKey: "mountainCoordinate",
-                                         rebuiltColumns: ["height"])
+                                         rebuiltColumns: ["height"], listingExample: "pins mountains")
         }
     }
 
@@ -247,6 +248,14 @@ extension LocationTypeSelection {
     }
 }
 
+extension LocationTypeSelection {
+    /// The own columns of the type's shared object (`SharedPlace.ownColumns`); none for a point.
+    public var ownColumns: [OwnColumn] {
+        func columns<Visit: SharedVisit>(_: Visit.Type) -> [OwnColumn] { Visit.Place.ownColumns }
+        return visitType.map { columns($0) } ?? []
+    }
+}
+
 /// The visit of a shared-object type: what a pin of the type keeps of its own, which names
 /// the shared object (`Place`) it points at.
 public protocol SharedVisit: Codable, Sendable, Hashable {
@@ -281,6 +290,8 @@ public struct SharedObjectType: Sendable, Hashable {
     public let coordinateKey: String
     /// Own columns a rebuild takes from the visits of the same key (the largest value given).
     public let rebuiltColumns: [String]
+    /// The example of its listing's help (`pins cities --json`).
+    public let listingExample: String
 }
 
 /// Visit-specific data of a City pin. The shared City is the gazetteer place `placeID` when it
@@ -419,7 +430,9 @@ public struct Mountain: SharedPlace, Codable, Hashable {
     }
 
     public static var pinType: LocationTypeSelection { .mountain }
-    public static var ownColumns: [OwnColumn] { [OwnColumn(name: "height", kind: .real)] }
+    public static var ownColumns: [OwnColumn] {
+        [OwnColumn(name: "height", kind: .real, listing: OwnColumn.Listing(key: "height", plural: "heights", unit: " m"))]
+    }
     public var ownValues: [ColumnValue] { [.real(height)] }
     public init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int, own: [ColumnValue]) {
         self.init(id: id, name: name, height: own[0].real, coordinate: coordinate, pinCount: pinCount)

@@ -19,11 +19,30 @@ public protocol SharedPlace: Identifiable, Sendable where ID == UUID {
     init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int, own: [ColumnValue])
 }
 
-/// A column a shared object's table has of its own, and what it holds.
+/// A column a shared object's table has of its own, what it holds, and how `pins <plural>`
+/// lists it.
 public struct OwnColumn: Sendable, Hashable {
     public enum Kind: Sendable, Hashable { case integer, real }
     public let name: String
     public let kind: Kind
+    /// nil: not listed (a city's gazetteer id).
+    public let listing: Listing?
+
+    init(name: String, kind: Kind, listing: Listing? = nil) {
+        self.name = name
+        self.kind = kind
+        self.listing = listing
+    }
+
+    /// A column as `pins <plural>` lists it, after the name.
+    public struct Listing: Sendable, Hashable {
+        /// Its key in the `--json` objects; upper case, the table's header.
+        public let key: String
+        /// Its plural in the command's summary ("with heights and pin counts").
+        public let plural: String
+        /// What the table writes after its value (" m").
+        public let unit: String
+    }
 }
 
 /// The value of an own column; nil is NULL.
