@@ -95,13 +95,25 @@ public struct VisitField: Sendable, Hashable {
     /// A field a pin made by hand (`pins add`, the server) takes from another when not given:
     /// the height reached is the mountain's height.
     public let defaultKey: String?
+    /// How the map page's popup shows it (nil: not apart; the name is the type's line's own).
+    public let shown: Shown?
 
-    init(key: String, kind: Kind, flatKey: String?, range: ClosedRange<Double>? = nil, defaultKey: String? = nil) {
+    /// Where the map page's popup shows a field (PagePolicy writes its lines into page.js): on
+    /// the type's line after the shared object's name (" (4806 m)"), or on a row of its own
+    /// under `label` ("Reached"); a number rounded, `unit` after the value.
+    public enum Shown: Sendable, Hashable {
+        case afterName(unit: String)
+        case row(label: String, unit: String)
+    }
+
+    init(key: String, kind: Kind, flatKey: String?, range: ClosedRange<Double>? = nil, defaultKey: String? = nil,
+         shown: Shown? = nil) {
         self.key = key
         self.kind = kind
         self.flatKey = flatKey
         self.range = range
         self.defaultKey = defaultKey
+        self.shown = shown
     }
 
     /// Its option on the command line: the key in kebab case (`--achieved-height`).
@@ -129,9 +141,11 @@ extension LocationTypeSelection {
     public var visitFields: [VisitField] {
         switch self {
         case .point: []
-        case .city: [.name, VisitField(key: "address", kind: .text, flatKey: nil)]
-        case .mountain: [.name, VisitField(key: "height", kind: .number, flatKey: "height", range: -500...9000),
-                         VisitField(key: "achievedHeight", kind: .number, flatKey: "height", range: -500...9000, defaultKey: "height")]
+        case .city: [.name, VisitField(key: "address", kind: .text, flatKey: nil, shown: .row(label: "Address", unit: ""))]
+        case .mountain: [.name, VisitField(key: "height", kind: .number, flatKey: "height", range: -500...9000,
+                                           shown: .afterName(unit: " m")),
+                         VisitField(key: "achievedHeight", kind: .number, flatKey: "height", range: -500...9000, defaultKey: "height",
+                                    shown: .row(label: "Reached", unit: " m"))]
         }
     }
 
