@@ -80,9 +80,7 @@ private func locationEdit(_ args: ParsedArguments) throws -> LocationEdit {
         guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("--name must not be empty", command: "edit") }
         edit.name = name
     }
-    edit.height = try args.double("--height", range: -500...9000)
-    edit.achievedHeight = try args.double("--achieved-height", range: -500...9000)
-    edit.address = args.value("--address")
+    edit.fields = try visitFieldOptions(args)
     edit.visitCount = try args.int("--visits", range: 1...1_000_000)
     if args.has("--visited") && args.has("--wanted") { throw UsageError("--visited and --wanted exclude each other", command: "edit") }
     if args.has("--visited") { edit.wanted = false }

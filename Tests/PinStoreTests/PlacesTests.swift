@@ -142,7 +142,7 @@ final class PlacesTests: XCTestCase {
         let pin = try creation.create(LocationDraft(title: "walk", coordinate: invalides, date: date), using: db)
         var edit = LocationEdit()
         edit.type = .city
-        edit.address = "129 rue de Grenelle"
+        edit.fields["address"] = .text("129 rue de Grenelle")
         let city = try service.edit(id: pin.id, edit, using: db)
         guard case let .city(visit) = city.type else { return XCTFail("\(city.type)") }
         XCTAssertEqual([visit.cityName, visit.address], ["Paris", "129 rue de Grenelle"])
@@ -184,8 +184,8 @@ final class PlacesTests: XCTestCase {
         XCTAssertEqual(visit.height, 4808, "a pin on a known mountain shows its height")
 
         var edit = LocationEdit()
-        edit.height = 4806
-        edit.achievedHeight = 3817
+        edit.fields["height"] = .number(4806)
+        edit.fields["achievedHeight"] = .number(3817)
         _ = try service.edit(id: a.id, edit, using: db)
         let shared = try db.read { try $0.sharedPlaces(Mountain.self).fetchAll() }.first { $0.pinCount == 2 }
         XCTAssertEqual(shared?.height, 4806, "the shared mountain takes the new height")
