@@ -116,7 +116,7 @@ extension SharedVisit {
 
     /// By exact name and rounded coordinate (as stored), else the nearest of that name within
     /// `sharingKm`: the stored shared object of a type that declares no rule of its own.
-    public func storedByName(in places: any SharedPlaceRepository<Place>) throws -> Place? {
+    func storedByName(in places: any SharedPlaceRepository<Place>) throws -> Place? {
         if let place = try places.find(key: SharedPlaceKey(name: sharedName, coordinate: sharedCoordinate)) { return place }
         return Place.nearest(named: sharedName, to: sharedCoordinate, within: Self.sharingKm, in: try places.fetchAll())
     }
