@@ -85,6 +85,14 @@ public struct SharedPlaceService: Sendable {
         return try type.sharedVisit.flatMap { try id($0) }
     }
 
+    /// Every pin on `place` shows it as it is (`showOwn`), by the visit of its type in the registry.
+    func showEverywhere<Place: SharedPlace>(_ place: Place, in repos: Repositories) throws {
+        func show<Visit: SharedVisit>(_: Visit.Type) throws {
+            if let place = place as? Visit.Place { try showEverywhere(place, as: Visit.self, in: repos) }
+        }
+        if let visit = Place.pinType.visitType { try show(visit) }
+    }
+
     /// Every other pin on `place` shows it as changed (a mountain's new height).
     private func showEverywhere<Visit: SharedVisit>(_ place: Visit.Place, as _: Visit.Type, in repos: Repositories) throws {
         let key = SharedPlaceKey(name: place.name, coordinate: place.coordinate)
