@@ -301,10 +301,17 @@ public enum Migrations {
         // Schema 21's triggers copied a row into a temporary table at each firing
         // (`PinChangeLog.heldInWhenSchema`): the same log, cheaper to write.
         Migration(version: 22, name: "pin change log without temporary tables", sql: PinChangeLog.heldInWhenSchema),
+        // The camera clock offset a photo's record was read with (`PhotoRecord.clockOffset`): a
+        // photo skipped for "no location" whose camera clock a later run corrects is decided
+        // again at its corrected instant, which the record alone could not give (its time has
+        // the old offset in it). NULL in the records before: not known.
+        Migration(version: 23, name: "photo clock offset", sql: """
+            ALTER TABLE photos ADD COLUMN clock_offset REAL;
+            """),
         // A write of pins names the pins of the photo rows it inserts in one statement at its end,
         // not through the photo insert triggers at each row (`PinChangeLog.writerNamesInsertsSchema`):
         // the same log, cheaper for an import. Any other writer's inserts are named as before.
-        Migration(version: 23, name: "pin change log of inserted photos at the write's end", sql: PinChangeLog.writerNamesInsertsSchema),
+        Migration(version: 24, name: "pin change log of inserted photos at the write's end", sql: PinChangeLog.writerNamesInsertsSchema),
     ]
 
     /// Schema 11: the pins of Saved Places imported before become wanted, but for one with a

@@ -7,7 +7,7 @@ import PinCore
 /// edited, deleted) or a photo row that `SQLiteLocationRepository.columns` reads into it (its
 /// photo count by `pin`, the pin's rowid; its offset by `location_id`). Any process's write is
 /// logged, so a reader learns of the CLI's and the nightly import's changes as of its own.
-/// (Since schema 23 a write of pins names the pins of the photo rows it inserts itself, at its
+/// (Since schema 24 a write of pins names the pins of the photo rows it inserts itself, at its
 /// end: `writerNamesInsertsSchema`.)
 ///
 /// `seq` is the rowid, never reused: the newest row is never pruned, so `max(seq)` only grows.
@@ -192,7 +192,7 @@ public enum PinChangeLog {
         ].joined(separator: "\n")
     }()
 
-    /// Schema 23: a write of pins names the pins of the photo rows it inserts itself, in one
+    /// Schema 24: a write of pins names the pins of the photo rows it inserts itself, in one
     /// statement at its end (`release`), instead of the two photo insert triggers running their
     /// lookups at every row: an import's batch inserts 500 photo records, and the triggers' `WHEN`
     /// looked up each one's pin (twice) and whether it was held, a tenth of what linking photos
@@ -240,7 +240,7 @@ public enum PinChangeLog {
     }
 
     /// Starts holding the names of the pins the current write transaction changes (schema 20);
-    /// `namesInserts` (schema 23): and naming at its end those of the photo rows it inserts. At
+    /// `namesInserts` (schema 24): and naming at its end those of the photo rows it inserts. At
     /// the largest rowid SQLite can give (it then picks new rowids at random) the triggers name
     /// them.
     static func hold(_ db: Connection, namesInserts: Bool) throws {
@@ -252,7 +252,7 @@ public enum PinChangeLog {
         try db.run("INSERT INTO pin_changes_from (photo) VALUES (?)", [largest])
     }
 
-    /// Logs each pin held since `hold` once, with (schema 23) the pins of the photo rows the
+    /// Logs each pin held since `hold` once, with (schema 24) the pins of the photo rows the
     /// write inserted (see `writerNamesInsertsSchema`), and stops holding: in the same
     /// transaction, before its commit.
     static func release(_ db: Connection, namesInserts: Bool) throws {
@@ -278,7 +278,7 @@ public enum PinChangeLog {
         ORDER BY 1
         """
 
-    /// Whether the write names the pins of the photo rows it inserts itself (schema 23).
+    /// Whether the write names the pins of the photo rows it inserts itself (schema 24).
     static func namesInserts(_ db: Connection) throws -> Bool {
         try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'pin_changes_from'") ?? 0 > 0
     }

@@ -16,7 +16,7 @@ public final class PinDatabase: TransactionRunner {
     /// `PinChangeLog.heldSchema`); false for a file kept at an older schema (tests) or read only.
     private let holdsPinChanges: Bool
     /// Whether a write names the pins of the photo rows it inserts at its end, not through the
-    /// photo insert triggers (schema 23, `PinChangeLog.writerNamesInsertsSchema`).
+    /// photo insert triggers (schema 24, `PinChangeLog.writerNamesInsertsSchema`).
     private let namesPhotoInserts: Bool
 
     /// Opens or creates the file at `path` and brings its schema up to date.

@@ -116,12 +116,12 @@ final class PinChangeLogTests: XCTestCase {
         try db.connection.query("SELECT pin_id FROM pin_changes_held WHERE pin_id <> '' ORDER BY pin_id") { $0.string(0) }
     }
 
-    /// Schema 23: a write names the pins of the photo rows it inserts at its end, in one
+    /// Schema 24: a write names the pins of the photo rows it inserts at its end, in one
     /// statement, not through a trigger at each row: while it runs nothing holds Bravo, and
     /// after it the log names Bravo once. The write marks where its inserts start (the largest
     /// rowid, 1 here) in a row that never commits. A row inserted after the write deleted the
     /// largest one (a moved photo's record is deleted and made again) takes that rowid again,
-    /// 2, not above the mark (2): its trigger names its pin, Charlie, as before schema 23.
+    /// 2, not above the mark (2): its trigger names its pin, Charlie, as before schema 24.
     func testAWriteNamesThePinsOfThePhotosItInsertsAtItsEnd() throws {
         let a = try pin("Alpha", 45), b = try pin("Bravo", 46), c = try pin("Charlie", 47)
         try db.write { _ in try linkedPhoto("/p/1.jpg", to: a) }
