@@ -70,7 +70,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     private let entries: UnsafeBufferPointer<UInt32>
     /// Whether the point lies inside the outline of the given country (not only within its
     /// coastal 22 km); nil: never at sea.
-    private let onLand: (@Sendable (Coordinate, String) -> Bool)?
+    let onLand: (@Sendable (Coordinate, String) -> Bool)?
 
     public var placeCount: Int { places.count }
 
@@ -112,7 +112,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
 
     /// The country id of a code, without making anything (two letters A–Z, else nil).
     @inline(__always)
-    private func countryID(_ code: String) -> Int? {
+    func countryID(_ code: String) -> Int? {
         var letters = code.utf8.makeIterator()
         guard let a = letters.next(), let b = letters.next(), letters.next() == nil,
               a &- 0x41 < 26, b &- 0x41 < 26 else { return nil }
@@ -207,10 +207,23 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     }
 
     public func match(at point: Coordinate, countryCode: String?, inOutline: Bool?) -> PlaceMatch {
+        match(hit(at: point, countryCode: countryCode, inOutline: inOutline), at: point)
+    }
+
+    /// `match`'s answer as the gazetteer's indices, no String made (`match(_:at:)` names them).
+    public func hit(at point: Coordinate, countryCode: String?, inOutline: Bool?) -> PlaceHit {
         guard point.isValid, let countryCode, let country = countryID(countryCode) else { return .none }
+        return hit(at: point, country: country, inOutline: inOutline ?? onLand.map { $0(point, countryCode) } ?? true, region: true)
+    }
+
+    /// The lookup in a known country (`countryID`), the point's side of the outline known:
+    /// rules 1–4, and with `region` rule 5 (the region of the place, or without one, of the
+    /// nearest place within 150 km, only then looked for); without it, no region (the caller
+    /// has one).
+    func hit(at point: Coordinate, country: Int, inOutline: Bool, region: Bool) -> PlaceHit {
         let outlineCountry = UInt16(countryOutline[country])
         var chosen: Int?
-        if !(inOutline ?? onLand.map { $0(point, countryCode) } ?? true) {
+        if !inOutline {
             chosen = nearest(to: point, outlineCountry: outlineCountry, withinKm: Self.seaKm)
         } else {
             let (r, c) = cell(latitude: point.latitude, longitude: point.longitude)
@@ -219,11 +232,31 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
                 Self.onLandChoice(scan, entries: Int(cellStart[k])..<Int(cellStart[k + 1]), outlineCountry: outlineCountry)
             }
         }
-        return makeMatch(point, chosen: chosen, regionPlace: nearest(to: point, outlineCountry: outlineCountry, withinKm: Self.regionKm))
+        if let p = chosen { return PlaceHit(place: Int32(p), region: region ? regionIndex(places[p].region) : -1) }
+        guard region, let p = nearest(to: point, outlineCountry: outlineCountry, withinKm: Self.regionKm) else { return .none }
+        return PlaceHit(place: -1, region: regionIndex(places[p].region))
     }
 
-    /// The answer for the chosen place; without one, the region of `regionPlace` (rule 6), only
-    /// then looked for.
+    /// A place record's region as a hit's (0xFFFF, none: -1).
+    @inline(__always)
+    private func regionIndex(_ r: UInt16) -> Int32 { r == 0xFFFF ? -1 : Int32(r) }
+
+    /// The answer a hit names at `point`: the place (its name made now) and its distance, the
+    /// region.
+    public func match(_ hit: PlaceHit, at point: Coordinate) -> PlaceMatch {
+        match(hit, at: point, regions: regionValues)
+    }
+
+    /// The same with the regions of `regions` (the gazetteer's, in its order, perhaps renamed).
+    func match(_ hit: PlaceHit, at point: Coordinate, regions: [Region]) -> PlaceMatch {
+        let region = hit.region >= 0 ? regions[Int(hit.region)] : nil
+        guard hit.place >= 0 else { return PlaceMatch(region: region) }
+        let chosen = place(Int(hit.place))
+        return PlaceMatch(place: chosen, placeDistanceKm: AngularDistance.kilometres(point, chosen.coordinate), region: region)
+    }
+
+    /// `matchByScanning`'s answer for the chosen place; without one, the region of
+    /// `regionPlace` (rule 5), only then looked for.
     private func makeMatch(_ point: Coordinate, chosen: Int?, regionPlace: @autoclosure () -> Int?) -> PlaceMatch {
         guard let p = chosen else { return PlaceMatch(region: regionPlace().flatMap { makeRegion(places[$0].region) }) }
         let chosenPlace = place(p)
@@ -347,13 +380,17 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     var allRegions: [Region] { regionValues }
 
     public func regions(of countryCode: String) -> [Region] {
+        regionIndices(of: countryCode).map { regionValues[$0] }
+    }
+
+    /// The indices of a country's regions (its own, and those of the countries its outline
+    /// holds), in the file's order.
+    func regionIndices(of countryCode: String) -> [Int] {
         guard let country = countryID(countryCode) else { return [] }
-        var out: [Region] = []
+        var out: [Int] = []
         for r in 0..<regionCountry.count {
             let c = Int(regionCountry[r])
-            if c == country || (Int(countryOutline[c]) == country && c != country) {
-                if let region = makeRegion(UInt16(r)) { out.append(region) }
-            }
+            if c == country || (Int(countryOutline[c]) == country && c != country) { out.append(r) }
         }
         return out
     }
