@@ -52,7 +52,10 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     private let regionCountry: [UInt16]
     /// What a lookup reads of each candidate, one record per place, made at load.
     private let places: UnsafeBufferPointer<PlaceRecord>
-    /// What `places` points into (`TableMemory`).
+    /// What naming a chosen place reads of it, one record per place, made at load beside
+    /// `places` (the file's columns would cost a cache miss each).
+    private let facts: UnsafeBufferPointer<PlaceFacts>
+    /// What `places` and `facts` point into (`TableMemory`).
     private let recordMemory: AnyObject?
     /// What the views below point into: a read-only private copy of Places.bin's bytes.
     private let memory: AnyObject
@@ -90,6 +93,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         self.onLand = onLand
         self.memory = owner
         self.places = file.records
+        self.facts = file.facts
         self.recordMemory = file.recordMemory
         self.codes = file.codes
         self.countryOutline = file.outlines
@@ -126,11 +130,17 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
 
     /// Place p as the gazetteer has it: its name made now.
     private func place(_ p: Int) -> Place {
-        let record = places[p], name = Int(nameString[p])
-        let utf8 = UnsafeBufferPointer(rebasing: stringBytes[Int(stringOffsets[name])..<Int(stringOffsets[name + 1])])
-        return Place(id: Int(geonamesID[p]), name: String(decoding: utf8, as: UTF8.self), countryCode: codes[Int(ownCountry[p])],
+        let record = places[p], fact = facts[p]
+        let utf8: UnsafeBufferPointer<UInt8>
+        if fact.nameLength != PlaceFacts.longName {
+            utf8 = UnsafeBufferPointer(rebasing: stringBytes[Int(fact.nameStart)..<(Int(fact.nameStart) + Int(fact.nameLength))])
+        } else {
+            let name = Int(nameString[p])
+            utf8 = UnsafeBufferPointer(rebasing: stringBytes[Int(stringOffsets[name])..<Int(stringOffsets[name + 1])])
+        }
+        return Place(id: Int(fact.id), name: String(decoding: utf8, as: UTF8.self), countryCode: codes[Int(fact.own)],
                      coordinate: Coordinate(latitude: record.latitudeDegrees, longitude: record.longitudeDegrees),
-                     population: Int(population[p]))
+                     population: Int(fact.population))
     }
 
     private func cell(latitude: Double, longitude: Double) -> (row: Int, column: Int) {
@@ -463,6 +473,21 @@ private struct PlaceRecord {
     @inline(__always) var longitudeDegrees: Double { Double(longitude) / 1e5 }
 }
 
+/// What naming a chosen place reads (`PlaceResolver.place`), in 16 bytes: one cache line where
+/// the file's columns of ids, populations, names, countries and string offsets are five.
+private struct PlaceFacts {
+    var id: UInt32
+    var population: UInt32
+    /// Where its name's bytes start in the string table, and how many there are
+    /// (`longName`: too many to say here; the name is then found through the file's columns).
+    var nameStart: UInt32
+    var nameLength: UInt16
+    /// The country whose place it is (its code names it).
+    var own: UInt16
+
+    static let longName = UInt16.max
+}
+
 /// Reads Places.bin's bytes in order, each read checked against the end: damaged bytes are an
 /// error naming their offset, never a crash.
 private struct PlacesFileCursor {
@@ -508,6 +533,7 @@ private struct PlacesFile {
     var own = UnsafeBufferPointer<UInt16>(start: nil, count: 0)
     var start = UnsafeBufferPointer<UInt32>(start: nil, count: 0), entries = UnsafeBufferPointer<UInt32>(start: nil, count: 0)
     var records = UnsafeBufferPointer<PlaceRecord>(start: nil, count: 0)
+    var facts = UnsafeBufferPointer<PlaceFacts>(start: nil, count: 0)
     var recordMemory: TableMemory?
 
     init(_ data: UnsafeRawBufferPointer) throws {
@@ -637,15 +663,23 @@ private struct PlacesFile {
               Int(highestRegion) < max(1, regionCount), Int(highestCountry) < countryCount else {
             throw cursor.fail("bad place \(firstBadPlace())")
         }
-        let memory = TableMemory(bytes: placeCount * MemoryLayout<PlaceRecord>.stride)
+        // The records, then the facts, in one table (its start, and so the facts', 16-byte aligned).
+        let recordBytes = placeCount * MemoryLayout<PlaceRecord>.stride
+        let memory = TableMemory(bytes: recordBytes + placeCount * MemoryLayout<PlaceFacts>.stride)
         recordMemory = memory
         let made = memory.base.bindMemory(to: PlaceRecord.self, capacity: placeCount)
+        let named = (memory.base + recordBytes).bindMemory(to: PlaceFacts.self, capacity: placeCount)
         for p in 0..<file.placeCount {
             let radius = max(PlaceResolver.minimumRadiusKm, PlaceResolver.radiusPerSqrtPopulation * Float(file.population[p]).squareRoot())
             (made + p).initialize(to: PlaceRecord(latitude: file.lat[p], longitude: file.lon[p], radius: radius,
                                                   outline: file.outline[p], region: file.region[p]))
+            let name = Int(file.names[p]), start = file.offsets[name], length = Int(file.offsets[name + 1] - start)
+            (named + p).initialize(to: PlaceFacts(id: file.ids[p], population: file.population[p], nameStart: start,
+                                                  nameLength: length < Int(PlaceFacts.longName) ? UInt16(length) : PlaceFacts.longName,
+                                                  own: file.own[p]))
         }
         records = UnsafeBufferPointer(start: made, count: placeCount)
+        facts = UnsafeBufferPointer(start: named, count: placeCount)
     }
 
     /// The first place with a value out of range (for the error).
