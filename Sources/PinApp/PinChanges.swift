@@ -92,7 +92,7 @@ extension PinApp {
 
     /// A city pin's visit: the gazetteer place at the pin (its name, centre and id) when no `name`
     /// is given or the name is the place's (any case, accents ignored); else a city named by hand
-    /// at the pin, shared with others of that name nearby (`CityService`).
+    /// at the pin, shared with others of that name nearby (`CityVisitData.stored`).
     func cityVisit(named name: String?, at coordinate: Coordinate, match: PlaceMatch, address: String?) throws -> CityVisitData {
         let address = address.flatMap { $0.isEmpty ? nil : $0 }
         if let place = match.place, name.map({ PinFilter.fold($0) == PinFilter.fold(place.name) }) ?? true {

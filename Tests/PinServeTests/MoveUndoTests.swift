@@ -40,7 +40,7 @@ final class MoveUndoTests: XCTestCase {
         let sea = try addPin(app, 45.5, -3.5)
         let rome = try addPin(app, 41.9028, 12.4964) { $0.type = .city }
         let blanc = try addPin(app, 45.8326, 6.8652) { $0.type = .mountain; $0.name = "Mont Blanc"; $0.fields["height"] = .number(4806) }
-        let (cities, mountains) = (try app.cities(), try app.mountains())
+        let (cities, mountains) = (try app.sharedPlaces(City.self), try app.sharedPlaces(Mountain.self))
         // Hand-worked: Rome's city is the gazetteer's Rome (GeoNames 3169070), Mont Blanc's
         // mountain stands at the pin (4 decimals: the pin's own coordinate).
         XCTAssertEqual(cities.map(\.placeID), [3169070])
@@ -55,8 +55,8 @@ final class MoveUndoTests: XCTestCase {
             XCTAssertEqual(moved["edited"] as? Bool, true)
             if pin.id == blanc.id {
                 // The mountain stood at the pin: it went with it, the old one removed (no pin left).
-                XCTAssertEqual(try app.mountains().map { [$0.coordinate.latitude, $0.coordinate.longitude] }, [[45.9763, 7.6586]])
-                XCTAssertNotEqual(try app.mountains().map(\.id), mountains.map(\.id))
+                XCTAssertEqual(try app.sharedPlaces(Mountain.self).map { [$0.coordinate.latitude, $0.coordinate.longitude] }, [[45.9763, 7.6586]])
+                XCTAssertNotEqual(try app.sharedPlaces(Mountain.self).map(\.id), mountains.map(\.id))
             }
             let (status, answer) = try undo(backend, pin)
             XCTAssertEqual(status, 200, answer)
@@ -75,9 +75,9 @@ final class MoveUndoTests: XCTestCase {
         XCTAssertNil(try app.storedPin(rome.id)?.editedAt)
         // The city and the mountain the moves emptied are back under their own ids, each with
         // its one pin; Florence's city and the Zermatt mountain made by the moves are gone.
-        XCTAssertEqual(try app.cities(), cities)
-        XCTAssertEqual(try app.mountains(), mountains)
-        XCTAssertEqual(try app.cities().map(\.pinCount), [1])
+        XCTAssertEqual(try app.sharedPlaces(City.self), cities)
+        XCTAssertEqual(try app.sharedPlaces(Mountain.self), mountains)
+        XCTAssertEqual(try app.sharedPlaces(City.self).map(\.pinCount), [1])
         XCTAssertEqual(try app.statistics().countries.map(\.id), ["FR", "IT"])
         XCTAssertEqual(try PinDatabase(readOnlyPath: app.databasePath).countMismatches(), [])
     }
@@ -134,7 +134,7 @@ final class MoveUndoTests: XCTestCase {
         XCTAssertEqual(milan.place, "Milan")
         XCTAssertEqual(try undo(backend, rome).status, 409)
         XCTAssertEqual(try app.storedPin(rome.id), milan)
-        XCTAssertEqual(try app.cities().map(\.name), ["Milan"])
+        XCTAssertEqual(try app.sharedPlaces(City.self).map(\.name), ["Milan"])
 
         // Deleted since: refused; the delete's own undo still brings it back as it was deleted.
         let lyon = try addPin(app, 45.764, 4.8357)
