@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -231,4 +232,13 @@ int pins_health_check(const char *address, uint16_t port, const char *host, int 
     evhttp_connection_free(connection);
     event_base_free(base);
     return health.status;
+}
+
+void pins_memory_limit(int arenas, size_t mmap_bytes) {
+    mallopt(M_ARENA_MAX, arenas);
+    mallopt(M_MMAP_THRESHOLD, (int)mmap_bytes);
+}
+
+void pins_memory_trim(void) {
+    malloc_trim(0);
 }
