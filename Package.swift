@@ -93,7 +93,7 @@ let package = Package(
         .target(name: "PinReport", dependencies: ["PinCore", "PinGrammar"], plugins: ["EmbedFiles"]),
         // The application layer: one use case per thing a person does, called by the CLI and by
         // `pins serve` alike; plain values in and out, one connection per call (THREADS.md).
-        .target(name: "PinApp", dependencies: ["PinCore", "PinData", "PinStore", "PinMetadata", "PinImport", "PinPlaces", "PinReport"], exclude: ["THREADS.md"]),
+        .target(name: "PinApp", dependencies: ["PinCore", "PinGrammar", "PinData", "PinStore", "PinMetadata", "PinImport", "PinPlaces", "PinReport"], exclude: ["THREADS.md"]),
         // `pins serve`: HTTP through evhttp, the gate (sessions, CSRF, Host/Origin, limits), routes
         // that call the use cases, the browser's own scripts (Assets, compiled in by EmbedFiles).
         // CServe: the few evhttp calls, in C (libevent's headers and Foundation clash as Swift modules).

@@ -49,16 +49,19 @@ public struct NewPin: Sendable {
 /// One change of a pin (`PinApp.changePin`, `PinApp.removePin`): the pin as stored before (its
 /// offset nil when it had none of its own and showed its photo's) and as the change left it
 /// (nil: deleted), and the id of the shared city or mountain it was on before (nil for a
-/// point); for a delete, what the store held on it beyond its fields (`PinTies`). Given to
-/// `undoChange` to put the pin back as it was.
+/// point); for a delete, what the store held on it beyond its fields (`PinTies`); for an edit,
+/// what it altered of the shared object it put the pin on, when not the one the pin left
+/// (`SharedChange`: a mountain given the pin's height, a city made a gazetteer place's). Given
+/// to `undoChange` to put the pin, and that object, back as they were.
 public struct PinChange: Sendable {
     public let before: Location
     public let after: Location?
     public let sharedPlaceID: UUID?
     let ties: PinTies?
+    let shared: SharedChange?
 
-    init(before: Location, after: Location?, sharedPlaceID: UUID?, ties: PinTies? = nil) {
-        (self.before, self.after, self.sharedPlaceID, self.ties) = (before, after, sharedPlaceID, ties)
+    init(before: Location, after: Location?, sharedPlaceID: UUID?, ties: PinTies? = nil, shared: SharedChange? = nil) {
+        (self.before, self.after, self.sharedPlaceID, self.ties, self.shared) = (before, after, sharedPlaceID, ties, shared)
     }
 }
 
@@ -92,7 +95,7 @@ extension PinApp {
 
     /// A city pin's visit: the gazetteer place at the pin (its name, centre and id) when no `name`
     /// is given or the name is the place's (any case, accents ignored); else a city named by hand
-    /// at the pin, shared with others of that name nearby (`CityService`).
+    /// at the pin, shared with others of that name nearby (`CityVisitData.stored`).
     func cityVisit(named name: String?, at coordinate: Coordinate, match: PlaceMatch, address: String?) throws -> CityVisitData {
         let address = address.flatMap { $0.isEmpty ? nil : $0 }
         if let place = match.place, name.map({ PinFilter.fold($0) == PinFilter.fold(place.name) }) ?? true {
@@ -206,13 +209,18 @@ extension PinApp {
         }
     }
 
-    /// One pin edited inside a transaction, with the pin as it was stored before (nil: no such pin).
+    /// One pin edited inside a transaction, with the pin as it was stored before (nil: no such
+    /// pin) and what the edit altered of another shared object (`SharedChange`).
     private static func change(_ id: UUID, _ edit: LocationEdit, repos: Repositories, service: LocationService) throws -> PinChange? {
         guard var before = try repos.locations.fetch(id: id) else { return nil }
         // As stored: no offset of its own when it shows its photo's (an undo keeps it so).
         before.utcOffsetSeconds = try repos.locations.ownUTCOffset(id: id)
         let shared = try service.creation.sharedPlaceID(of: before, in: repos)
-        return PinChange(before: before, after: try service.edit(id: id, edit, in: repos), sharedPlaceID: shared)
+        // The shared objects as they were, read only when the edit may put the pin on another.
+        let objects = edit.mayJoinShared ? try service.sharedObjects(in: repos) : [:]
+        let after = try service.edit(id: id, edit, in: repos)
+        return PinChange(before: before, after: after, sharedPlaceID: shared,
+                         shared: try service.sharedChange(of: after, leaving: shared, before: objects, in: repos))
     }
 
     /// One pin deleted inside a transaction, as it was stored (nil: no such pin).

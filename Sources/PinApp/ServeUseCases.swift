@@ -38,11 +38,15 @@ extension PinApp {
     /// exactly as it was stored before it (every field, its edited mark and time too), counted
     /// again in its country and on its city or mountain (made again under its own id if it went
     /// meanwhile, joined as it is if another pin made it again), uncounted where a move put it;
+    /// the city or mountain the move put it on, when the move altered it (`SharedChange`: gave
+    /// it the pin's height, made it a gazetteer place's), its own values as before the move, shown
+    /// again by its pins, unless they changed since (then a later change decides: it is left);
     /// a deleted pin under its id with its `PinTies` (row, creation time, the photos and place
     /// records that made it); its photos and visits follow as on every write. Refused
     /// (`PinChangedSince`), with nothing written, when a moved pin is no longer as the move left
-    /// it (`LocationService.isAsLeft`: edited or moved again since, by anyone) or is gone, or
-    /// when a pin with a deleted pin's id is stored again: that later change decides.
+    /// it (`LocationService.isAsLeft`: edited or moved again since, by anyone; what it shows of
+    /// its city or mountain as stored now aside) or is gone, or when a pin with a deleted pin's
+    /// id is stored again: that later change decides.
     public func undoChange(_ change: PinChange) throws -> Location {
         let id = change.before.id
         guard databaseExists else { throw AppFailure("no pin with id \(id.lowercasedText): the database \(databasePath) does not exist") }
@@ -52,7 +56,9 @@ extension PinApp {
                 let current = try repos.locations.fetch(id: id)
                 if let after = change.after {
                     guard let current else { throw PinChangedSince("the pin \(id.lowercasedText) was deleted since: nothing to undo") }
-                    guard LocationService.isAsLeft(current, after) else {
+                    // Showing what its shared object shows now: a new height given there since
+                    // by another pin is not a change of this one (`putBack` leaves it there, below).
+                    guard LocationService.isAsLeft(current, try service.showingNow(after, in: repos)) else {
                         throw PinChangedSince("the pin '\(current.title)' was changed since (here or elsewhere): it is left as it is now")
                     }
                 } else if let current {
@@ -65,6 +71,9 @@ extension PinApp {
                         + (change.after == nil ? "the pin stays deleted (importing again makes it again)" : "the pin is left as it is now"))
                 }
                 try service.restore(change.before, replacing: current, sharedPlaceID: change.sharedPlaceID, in: repos)
+                // Last: the pin's leaving found that object as the change left it (an adopted city
+                // by its place id) and counted it down.
+                if let shared = change.shared { try service.putBack(shared, in: repos) }
                 if let ties = change.ties { try db.restore(ties, ofPin: id) }
             }
             // Read back: the photos and visits as the write linked them.

@@ -3,7 +3,7 @@ import PinCore
 import PinStore
 
 /// The use cases of trips (the journeys found in the pins and photos, and their names) and of
-/// the shared cities and mountains the pins point at.
+/// the shared objects the pins point at.
 extension PinApp {
     /// Home, the trips and the days per country, found now from what is stored (a missing
     /// database is an error naming it).
@@ -28,13 +28,15 @@ extension PinApp {
         }
     }
 
-    /// The shared cities the city pins point at, with their pin counts.
-    public func cities() throws -> [City] {
-        try openForReading().read { try $0.cities.fetchAll() }
+    /// The shared objects of one type (`City.self`) its pins point at, by name, with their pin
+    /// counts.
+    public func sharedPlaces<Place: SharedPlace>(_ type: Place.Type) throws -> [Place] {
+        try openForReading().read { try $0.sharedPlaces(Place.self).fetchAll() }
     }
 
-    /// The shared mountains the mountain pins point at, with heights and pin counts.
-    public func mountains() throws -> [Mountain] {
-        try openForReading().read { try $0.mountains.fetchAll() }
+    /// The shared objects of the pin type `type` (`pins cities`); none for a point.
+    public func sharedPlaces(of type: LocationTypeSelection) throws -> [any SharedPlace] {
+        func all<Visit: SharedVisit>(_: Visit.Type) throws -> [any SharedPlace] { try sharedPlaces(Visit.Place.self) }
+        return try type.visitType.map { try all($0) } ?? []
     }
 }

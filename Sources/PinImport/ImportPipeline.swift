@@ -221,7 +221,7 @@ public struct ImportPipeline {
         // 5. Save.
         if !options.dryRun, let database {
             try SaveStage(root: rootPath, runID: runID, batchSize: options.batchSize, creation: creation, stop: options.stop, saved: saved,
-                          tracks: intake.trackRun?.records(runID: runID) ?? [])
+                          tracks: intake.trackRun?.records(runID: runID) ?? [], clockOffset: options.metadataOptions.cameraClockOffset)
                 .save(report.items, reconciled: intake.reconciled, database: database, progress: progress)
         }
         report.finishedAt = Date()
@@ -306,20 +306,22 @@ public struct ImportPipeline {
     /// run skipped for no location whose wall clock, read in this run's camera zone, is another
     /// instant than the one recorded (or is moved by this run's clock offset), and then falls
     /// within the estimates' reach of a photo with its own position, this run's or recorded.
-    /// The clock offset a run added is not recorded: a photo read in the same zone is tried at
-    /// its recorded instant moved by this run's, as the tracks do (`TrackRun.redecides`); one
-    /// already moved by it lands there only by chance, and is then read again for nothing.
+    /// So are those whose record has another camera clock offset than this run's (a corrected
+    /// `--camera-clock-offset`), at the instant this run's gives (`TrackRun.corrected`). A
+    /// record from before schema 23 does not say its offset: it is tried at its instant moved
+    /// by this run's, as the tracks do; one already moved by it lands there only by chance,
+    /// and is then read again for nothing.
     private func unplacedInTheCameraZone(_ intake: ReadIntake, reach: Double,
                                          in repos: Repositories) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] {
         let offset = options.metadataOptions.cameraClockOffset
         var camera = TrackOptions()
         camera.cameraTimeZone = options.cameraTimeZone ?? options.tracks?.cameraTimeZone
-        guard camera.cameraTimeZone != nil || offset != 0 else { return [] }
+        camera.clockOffset = offset
         let fixes = intake.fixes.map(\.instant).sorted()
         var found: [(path: RawPath, known: KnownPhoto, takenAt: Double)] = []
-        for (path, known, photo) in try repos.photos.unplacedPhotosReadInAssumedZone(under: intake.rootPath) {
+        for (path, known, photo) in try repos.photos.unplacedPhotosForTheCamera(under: intake.rootPath, clockOffset: offset) {
             guard let recorded = photo.takenAt, let read = TrackRun.instant(of: photo, options: camera) else { continue }
-            let instants = (read != recorded ? [read] : []) + (offset != 0 ? [read + offset] : [])
+            let instants = TrackRun.corrected(read, of: photo, options: camera).filter { $0 != recorded }
             let reached = try instants.contains { t in
                 try Self.anyWithin(fixes, of: t, reach) || !repos.photos.recordedNeighbours(from: t - reach, to: t + reach).isEmpty
             }

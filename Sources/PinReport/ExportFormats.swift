@@ -42,24 +42,12 @@ func xmlEscaped(_ text: String) -> String {
     XMLReferences.escaped(text, notXML: .replace)
 }
 
-/// Text as HTML that displays it as it is: `&`, `<`, `>`, `"`, `'` as entities, each line break
-/// as `<br>` (for a KML description, which viewers render as HTML).
+/// Text as HTML that displays it as it is (`PageText.html`: `&`, `<`, `>`, `"`, `'` as
+/// entities), each line feed as `<br>`, carriage returns left out (for a KML description, which
+/// viewers render as HTML).
 func htmlText(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.utf8.count)
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&#39;"
-        case "\n": out += "<br>"
-        case "\r": break
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out
+    let lines = String(String.UnicodeScalarView(text.unicodeScalars.filter { $0 != "\r" }))
+    return PageText.html(lines).split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "<br>")
 }
 
 /// How KML's description and GPX's desc say a pin is a place to go (`Location.wanted`).

@@ -301,6 +301,13 @@ public enum Migrations {
         // Schema 21's triggers copied a row into a temporary table at each firing
         // (`PinChangeLog.heldInWhenSchema`): the same log, cheaper to write.
         Migration(version: 22, name: "pin change log without temporary tables", sql: PinChangeLog.heldInWhenSchema),
+        // The camera clock offset a photo's record was read with (`PhotoRecord.clockOffset`): a
+        // photo skipped for "no location" whose camera clock a later run corrects is decided
+        // again at its corrected instant, which the record alone could not give (its time has
+        // the old offset in it). NULL in the records before: not known.
+        Migration(version: 23, name: "photo clock offset", sql: """
+            ALTER TABLE photos ADD COLUMN clock_offset REAL;
+            """),
     ]
 
     /// Schema 11: the pins of Saved Places imported before become wanted, but for one with a

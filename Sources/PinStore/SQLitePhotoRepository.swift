@@ -16,7 +16,7 @@ struct SQLitePhotoRepository: PhotoRepository {
         let statement = try db.prepare("""
             SELECT path, CASE WHEN decision = 'unreadable' AND detail LIKE 'cannot open:%'
                                    AND detail != 'cannot open: not a regular file' THEN -1 ELSE size END,
-                   mtime_ns, inode, digest, missing\(unplaced ? ", decision = 'noLocation', taken_at, time_source, utc_offset, run_id" : "")
+                   mtime_ns, inode, digest, missing\(unplaced ? ", decision = 'noLocation', taken_at, time_source, utc_offset, run_id, clock_offset" : "")
             FROM photos WHERE path >= ? AND path < ? ORDER BY path
             """)
         try statement.bind([SQLValue.blob(prefix), SQLValue.blob(upper)])
@@ -32,7 +32,8 @@ struct SQLitePhotoRepository: PhotoRepository {
             if unplaced, statement.int(6) != 0 {
                 known.unplaced = UnplacedPhoto(takenAt: statement.optionalDouble(7), timeSource: try statement.optionalValue(8, as: TimeSource.self),
                                                utcOffsetSeconds: statement.isNull(9) ? nil : statement.int(9),
-                                               runID: statement.isNull(10) ? nil : statement.int64(10))
+                                               runID: statement.isNull(10) ? nil : statement.int64(10),
+                                               clockOffset: statement.optionalDouble(11))
             }
             return (RawPath(bytes: statement.blob(0, droppingFirst: skip)), known)
         }
@@ -41,10 +42,10 @@ struct SQLitePhotoRepository: PhotoRepository {
     func find(size: Int64, digest: String) throws -> PhotoRecord? {
         try db.query("""
             SELECT path, size, mtime_ns, inode, digest, format, taken_at, time_source, utc_offset, latitude, longitude,
-                   decision, detail, location_id, position_source
+                   decision, detail, location_id, position_source, clock_offset
             FROM photos WHERE size = ? AND digest = ? AND decision != 'notMedia' ORDER BY missing DESC, path LIMIT 1
             """, [size, digest]) { s in
-            PhotoRecord(
+            var record = PhotoRecord(
                 path: RawPath(bytes: s.blob(0)),
                 fingerprint: PhotoFingerprint(size: s.int64(1), modificationNanoseconds: s.int64(2), inode: UInt64(bitPattern: s.int64(3))),
                 digest: s.optionalString(4), format: try s.optionalValue(5, as: FileKind.self),
@@ -54,6 +55,8 @@ struct SQLitePhotoRepository: PhotoRepository {
                 decision: try s.value(11, as: PhotoDecision.self), detail: s.optionalString(12),
                 locationID: s.optionalString(13).flatMap(UUID.init(uuidString:)),
                 positionSource: try s.optionalValue(14, as: PositionSource.self))
+            record.clockOffset = s.optionalDouble(15)
+            return record
         }.first
     }
 
@@ -82,20 +85,20 @@ struct SQLitePhotoRepository: PhotoRepository {
     func save(_ r: PhotoRecord, runID: Int64?) throws {
         try db.run("""
             INSERT INTO photos (path, size, mtime_ns, inode, digest, format, taken_at, time_source, utc_offset,
-                                latitude, longitude, decision, detail, location_id, run_id, missing, pin, position_source)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
+                                latitude, longitude, decision, detail, location_id, run_id, missing, pin, position_source, clock_offset)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
             ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, inode = excluded.inode,
                 digest = excluded.digest, format = excluded.format, taken_at = excluded.taken_at,
                 time_source = excluded.time_source, utc_offset = excluded.utc_offset, latitude = excluded.latitude,
                 longitude = excluded.longitude, decision = excluded.decision, detail = excluded.detail,
                 location_id = excluded.location_id, run_id = excluded.run_id, missing = 0, pin = excluded.pin,
-                position_source = excluded.position_source
+                position_source = excluded.position_source, clock_offset = excluded.clock_offset
             """, [SQLValue.blob(r.path.bytes), r.fingerprint.size, r.fingerprint.modificationNanoseconds,
                   Int64(bitPattern: r.fingerprint.inode), r.digest, r.format?.rawValue, r.takenAt?.timeIntervalSince1970,
                   r.timeSource?.rawValue, r.utcOffsetSeconds, r.coordinate?.latitude, r.coordinate?.longitude,
                   r.decision.rawValue, r.detail, r.locationID?.lowercasedText, runID,
                   try (r.pinID ?? (r.decision == .accepted ? r.locationID : nil)).flatMap(db.pinRow),
-                  r.coordinate == nil ? nil : r.positionSource?.rawValue])
+                  r.coordinate == nil ? nil : r.positionSource?.rawValue, r.clockOffset])
     }
 
     func unplacedPhotos(under root: RawPath, from: Double, to: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] {
@@ -152,22 +155,25 @@ struct SQLitePhotoRepository: PhotoRepository {
         }
     }
 
-    func unplacedPhotosReadInAssumedZone(under root: RawPath) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)] {
+    func unplacedPhotosForTheCamera(under root: RawPath, clockOffset: Double) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)] {
         var prefix = root.bytes
         if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
         var upper = prefix
         upper[upper.count - 1] += 1
         return try db.query("""
-            SELECT path, size, mtime_ns, inode, digest, taken_at, utc_offset, run_id FROM photos
-            WHERE path >= ? AND path < ? AND decision = 'noLocation' AND missing = 0 AND time_source = 'assumedZone'
-              AND taken_at IS NOT NULL
+            SELECT path, size, mtime_ns, inode, digest, taken_at, utc_offset, run_id, time_source, clock_offset FROM photos
+            WHERE path >= ? AND path < ? AND decision = 'noLocation' AND missing = 0 AND taken_at IS NOT NULL
+              AND (time_source = 'assumedZone'
+                   OR (clock_offset IS NOT NULL AND clock_offset != ? AND time_source IS NOT NULL
+                       AND time_source NOT IN ('fileModification', 'none')))
             ORDER BY path
-            """, [SQLValue.blob(prefix), SQLValue.blob(upper)]) { s in
+            """, [SQLValue.blob(prefix), SQLValue.blob(upper), clockOffset]) { s in
             (RawPath(bytes: s.blob(0, droppingFirst: prefix.count)),
              KnownPhoto(fingerprint: PhotoFingerprint(size: s.int64(1), modificationNanoseconds: s.int64(2), inode: UInt64(bitPattern: s.int64(3))),
                         digest: s.optionalString(4), missing: false),
-             UnplacedPhoto(takenAt: s.double(5), timeSource: .assumedZone, utcOffsetSeconds: s.isNull(6) ? nil : s.int(6),
-                           runID: s.isNull(7) ? nil : s.int64(7)))
+             UnplacedPhoto(takenAt: s.double(5), timeSource: try s.optionalValue(8, as: TimeSource.self),
+                           utcOffsetSeconds: s.isNull(6) ? nil : s.int(6), runID: s.isNull(7) ? nil : s.int64(7),
+                           clockOffset: s.optionalDouble(9)))
         }
     }
 

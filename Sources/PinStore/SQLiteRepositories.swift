@@ -7,8 +7,9 @@ struct SQLiteRepositories: Repositories {
 
     var locations: LocationRepository { SQLiteLocationRepository(db: connection) }
     var countries: CountryRepository { SQLiteCountryRepository(db: connection) }
-    var cities: any SharedPlaceRepository<City> { SQLiteSharedPlaceRepository<City>(db: connection) }
-    var mountains: any SharedPlaceRepository<Mountain> { SQLiteSharedPlaceRepository<Mountain>(db: connection) }
+    func sharedPlaces<Place: SharedPlace>(_ type: Place.Type) -> any SharedPlaceRepository<Place> {
+        SQLiteSharedPlaceRepository<Place>(db: connection)
+    }
     var settings: SettingsRepository { SQLiteSettingsRepository(db: connection) }
     var photos: PhotoRepository { SQLitePhotoRepository(db: connection) }
     var runs: RunRepository { SQLiteRunRepository(db: connection) }
@@ -74,12 +75,9 @@ struct SQLiteLocationRepository: LocationRepository {
         """
 
     func row(_ s: Statement) throws -> Location {
-        let type: LocationType
-        switch s.string(5) {
-        case "city": type = .city(try decode(CityVisitData.self, s.string(6)))
-        case "mountain": type = .mountain(try decode(MountainVisitData.self, s.string(6)))
-        default: type = .point
-        }
+        // A type pins does not know is a point, as it always was.
+        let visitType = LocationTypeSelection(rawValue: s.string(5))?.visitType
+        let type = try visitType.map { try decode($0, s.string(6)).locationType } ?? .point
         var location = Location(
             id: try storedID(s, 0, in: "locations", db),
             title: s.string(1),
@@ -126,12 +124,7 @@ struct SQLiteLocationRepository: LocationRepository {
 
     /// The columns after the id, in the order of `insert` and `update`.
     private func values(_ l: Location) throws -> [SQLBindable] {
-        let typeData: String?
-        switch l.type {
-        case .point: typeData = nil
-        case let .city(visit): typeData = try json(visit)
-        case let .mountain(visit): typeData = try json(visit)
-        }
+        let typeData = try l.type.sharedVisit.map { try json($0) }
         return [l.title, l.coordinate.latitude, l.coordinate.longitude, l.countryID, l.type.selection.rawValue, typeData,
                 l.date.timeIntervalSince1970, l.color, l.visitCount, l.note, try l.tags.map { try json($0) },
                 try json(l.photoIDs), l.utcOffsetSeconds, l.editedAt?.timeIntervalSince1970,
@@ -189,51 +182,29 @@ struct SQLiteCountryRepository: CountryRepository {
     }
 }
 
-/// A shared object as its table stores it. Every shared table has the columns id, name, lat_e4,
-/// lon_e4 (the rounded key), latitude, longitude and pin_count; then the type's own.
-protocol StoredSharedPlace: SharedPlace {
-    /// The pin type whose shared object this is: its table is the registry's.
-    static var pinType: LocationTypeSelection { get }
-    /// The table's own columns, after the shared ones.
-    static var ownColumns: [String] { get }
-    /// The values of `ownColumns`, in their order.
-    var ownValues: [SQLBindable] { get }
-    /// One made from a row: the shared columns read, its own from column 5 on.
-    init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int, own s: Statement)
-}
-
-extension City: StoredSharedPlace {
-    static var pinType: LocationTypeSelection { .city }
-    static var ownColumns: [String] { ["place_id"] }
-    var ownValues: [SQLBindable] { [placeID] }
-    init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int, own s: Statement) {
-        self.init(id: id, name: name, coordinate: coordinate, pinCount: pinCount, placeID: s.isNull(5) ? nil : s.int(5))
-    }
-}
-
-extension Mountain: StoredSharedPlace {
-    static var pinType: LocationTypeSelection { .mountain }
-    static var ownColumns: [String] { ["height"] }
-    var ownValues: [SQLBindable] { [height] }
-    init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int, own s: Statement) {
-        self.init(id: id, name: name, height: s.optionalDouble(5), coordinate: coordinate, pinCount: pinCount)
-    }
-}
-
 /// The one repository of every shared-object type, over the table the registry names for it.
-struct SQLiteSharedPlaceRepository<Place: StoredSharedPlace>: SharedPlaceRepository {
+struct SQLiteSharedPlaceRepository<Place: SharedPlace>: SharedPlaceRepository {
     let db: Connection
 
-    /// The shared columns after the id, as `values` gives them; then the type's own.
-    private static var columns: [String] { ["name", "lat_e4", "lon_e4", "latitude", "longitude", "pin_count"] + Place.ownColumns }
+    /// The shared columns after the id, as `values` gives them; then the type's own (declared
+    /// by the shared object, `SharedPlace.ownColumns`).
+    private static var ownColumns: [String] { Place.ownColumns.map(\.name) }
+    private static var columns: [String] { ["name", "lat_e4", "lon_e4", "latitude", "longitude", "pin_count"] + ownColumns }
     private static var table: String { Place.pinType.shared!.table }
     private static var select: String {
-        "SELECT " + (["id", "name", "latitude", "longitude", "pin_count"] + Place.ownColumns).joined(separator: ", ") + " FROM \(table)"
+        "SELECT " + (["id", "name", "latitude", "longitude", "pin_count"] + ownColumns).joined(separator: ", ") + " FROM \(table)"
     }
 
     private func row(_ s: Statement) throws -> Place {
         Place(id: try storedID(s.string(0), in: Self.table, db), name: s.string(1),
-              coordinate: Coordinate(latitude: s.double(2), longitude: s.double(3)), pinCount: s.int(4), own: s)
+              coordinate: Coordinate(latitude: s.double(2), longitude: s.double(3)), pinCount: s.int(4),
+              own: Place.ownColumns.enumerated().map { i, column -> ColumnValue in
+                  let at = Int32(5 + i)
+                  switch column.kind {
+                  case .integer: return .integer(s.isNull(at) ? nil : s.int(at))
+                  case .real: return .real(s.optionalDouble(at))
+                  }
+              })
     }
 
     func fetch(id: UUID) throws -> Place? {
@@ -249,7 +220,13 @@ struct SQLiteSharedPlaceRepository<Place: StoredSharedPlace>: SharedPlaceReposit
 
     private func values(_ p: Place) -> [SQLBindable] {
         let key = SharedPlaceKey(name: p.name, coordinate: p.coordinate)
-        return [key.name, key.latitudeE4, key.longitudeE4, p.coordinate.latitude, p.coordinate.longitude, p.pinCount] + p.ownValues
+        return [key.name, key.latitudeE4, key.longitudeE4, p.coordinate.latitude, p.coordinate.longitude, p.pinCount]
+            + p.ownValues.map { value -> SQLBindable in
+                switch value {
+                case let .integer(v): v
+                case let .real(v): v
+                }
+            }
     }
 
     func insert(_ p: Place) throws {

@@ -80,9 +80,7 @@ private func locationEdit(_ args: ParsedArguments) throws -> LocationEdit {
         guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("--name must not be empty", command: "edit") }
         edit.name = name
     }
-    edit.height = try args.double("--height", range: -500...9000)
-    edit.achievedHeight = try args.double("--achieved-height", range: -500...9000)
-    edit.address = args.value("--address")
+    edit.fields = try visitFieldOptions(args)
     edit.visitCount = try args.int("--visits", range: 1...1_000_000)
     if args.has("--visited") && args.has("--wanted") { throw UsageError("--visited and --wanted exclude each other", command: "edit") }
     if args.has("--visited") { edit.wanted = false }
@@ -195,58 +193,72 @@ func formatNumber(_ value: Double) -> String {
     value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
 }
 
-// MARK: cities, mountains
+// MARK: the shared objects (cities, mountains)
 
-let citiesSpec = CommandSpec(
-    name: "cities", summary: "The shared cities your city pins point at, with their pin counts.",
-    usage: "cities [--json]", options: [dbOption, jsonOption],
-    details: "Example:\n  pins cities --json")
-
-let mountainsSpec = CommandSpec(
-    name: "mountains", summary: "The shared mountains your mountain pins point at, with heights and pin counts.",
-    usage: "mountains [--json]", options: [dbOption, jsonOption],
-    details: "Example:\n  pins mountains")
-
-func runCities(_ args: ParsedArguments) throws {
-    guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "cities") }
-    let cities = try AppDependencies(databaseOption: args.value("--db")).app.cities()
-    printSharedPlaces(args, one: "city", many: "cities", cities.map { ($0.id, $0.name, $0.coordinate, nil, $0.pinCount) })
+/// `pins <plural>` of each shared-object type, in the registry's order.
+@MainActor
+let sharedPlacesCommands: [Command] = LocationTypeSelection.sharedTypes.map { type in
+    Command(spec: sharedPlacesSpec(type), run: { try runSharedPlaces(type, $0) })
 }
 
-func runMountains(_ args: ParsedArguments) throws {
-    guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "mountains") }
-    let mountains = try AppDependencies(databaseOption: args.value("--db")).app.mountains()
-    printSharedPlaces(args, one: "mountain", many: "mountains", mountains.map { ($0.id, $0.name, $0.coordinate, $0.height, $0.pinCount) })
+/// "The shared cities your city pins point at, with their pin counts."; the columns it lists
+/// besides the name, the coordinate and the count are the shared object's (`OwnColumn.listing`).
+func sharedPlacesSpec(_ type: LocationTypeSelection) -> CommandSpec {
+    let listed = type.ownColumns.compactMap(\.listing).map(\.plural)
+    let counts = listed.isEmpty ? "their pin counts" : (listed + ["pin counts"]).joined(separator: " and ")
+    return CommandSpec(
+        name: type.plural, summary: "The shared \(type.plural) your \(type.rawValue) pins point at, with \(counts).",
+        usage: "\(type.plural) [--json]", options: [dbOption, jsonOption],
+        details: "Example:\n  " + (type.shared?.listingExample ?? ""))
 }
 
-private func printSharedPlaces(_ args: ParsedArguments, one: String, many: String,
-                               _ places: [(id: UUID, name: String, coordinate: Coordinate, height: Double?, pinCount: Int)]) {
-    let mountains = one == "mountain"
+func runSharedPlaces(_ type: LocationTypeSelection, _ args: ParsedArguments) throws {
+    guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: type.plural) }
+    let places = try AppDependencies(databaseOption: args.value("--db")).app.sharedPlaces(of: type)
+    printSharedPlaces(args, type, places)
+}
+
+/// The listed own columns' values of `place`, each with its listing.
+private func listedValues(_ place: any SharedPlace, _ columns: [OwnColumn]) -> [(listing: OwnColumn.Listing, value: ColumnValue)] {
+    zip(columns, place.ownValues).compactMap { column, value in column.listing.map { ($0, value) } }
+}
+
+private func printSharedPlaces(_ args: ParsedArguments, _ type: LocationTypeSelection, _ places: [any SharedPlace]) {
+    let columns = type.ownColumns
     if args.has("--json") {
         Out.print(Out.json(places.map { place -> [String: Any] in
             var object: [String: Any] = ["id": place.id.lowercasedText, "name": place.name,
                                          "latitude": place.coordinate.latitude, "longitude": place.coordinate.longitude,
                                          "pinCount": place.pinCount]
-            if mountains { object["height"] = orNull(place.height) }
+            for (listing, value) in listedValues(place, columns) {
+                switch value {
+                case let .integer(v): object[listing.key] = orNull(v)
+                case let .real(v): object[listing.key] = orNull(v)
+                }
+            }
             return object
         }))
         return
     }
     if places.isEmpty {
-        Out.print("No \(many).")
+        Out.print("No \(type.plural).")
         return
     }
-    var header = ["NAME", "LATITUDE", "LONGITUDE", "PINS"]
-    if mountains { header.insert("HEIGHT", at: 1) }
+    let header = ["NAME"] + columns.compactMap { $0.listing?.key.uppercased() } + ["LATITUDE", "LONGITUDE", "PINS"]
     let rows = places.map { place -> [String] in
-        var row = [TerminalText.escaped(place.name), formatDegrees(place.coordinate.latitude), formatDegrees(place.coordinate.longitude), String(place.pinCount)]
-        if mountains { row.insert(place.height.map { formatNumber($0) + " m" } ?? "-", at: 1) }
-        return row
+        let own = listedValues(place, columns).map { listing, value -> String in
+            switch value {
+            case let .integer(v): v.map { String($0) + listing.unit } ?? "-"
+            case let .real(v): v.map { formatNumber($0) + listing.unit } ?? "-"
+            }
+        }
+        return [TerminalText.escaped(place.name)] + own
+            + [formatDegrees(place.coordinate.latitude), formatDegrees(place.coordinate.longitude), String(place.pinCount)]
     }
     // The name, free text, goes last so a long one does not push the numbers apart.
     let reordered = ([header] + rows).map { Array($0.dropFirst()) + [$0[0]] }
     Out.print(Out.table(reordered[0], Array(reordered.dropFirst())))
-    Out.print("\(places.count) \(places.count == 1 ? one : many)")
+    Out.print("\(places.count) \(places.count == 1 ? type.rawValue : type.plural)")
 }
 
 // MARK: settings

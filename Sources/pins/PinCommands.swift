@@ -44,6 +44,19 @@ let addSpec = CommandSpec(
           pins add --lat 35.6586 --lon 139.7454 --title "Tokyo Tower" --date 2024-05-01T12:00
         """)
 
+/// The visit's fields but the name, each by its option (`--address`, `--height`,
+/// `--achieved-height`): what `pins add` and `pins edit` read.
+func visitFieldOptions(_ args: ParsedArguments) throws -> [String: VisitValue] {
+    var fields: [String: VisitValue] = [:]
+    for field in VisitField.all where field != .name {
+        switch field.kind {
+        case .text: fields[field.key] = args.value(field.option).map(VisitValue.text)
+        case .number: fields[field.key] = try args.double(field.option, range: field.range).map(VisitValue.number)
+        }
+    }
+    return fields
+}
+
 func runAdd(_ args: ParsedArguments) throws {
     guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'", command: "add") }
     guard let lat = try args.double("--lat", range: -90...90), let lon = try args.double("--lon", range: -180...180) else {
@@ -58,13 +71,7 @@ func runAdd(_ args: ParsedArguments) throws {
     new.type = type
     (new.title, new.color, new.note, new.tags) = (args.value("--title"), args.value("--color"), args.value("--note"), args.all("--tag"))
     new.name = args.value("--name")
-    // The visit's other fields, each by its option (`--address`, `--height`, `--achieved-height`).
-    for field in VisitField.all where field != .name {
-        switch field.kind {
-        case .text: new.fields[field.key] = args.value(field.option).map(VisitValue.text)
-        case .number: new.fields[field.key] = try args.double(field.option, range: field.range).map(VisitValue.number)
-        }
-    }
+    new.fields = try visitFieldOptions(args)
     let deps = try AppDependencies(databaseOption: args.value("--db"))
     let location = try deps.app.addPin(new)
     if args.has("--json") {

@@ -28,8 +28,7 @@ let commands: [Command] = [
     Command(spec: sidecarsSpec, run: runSidecars),
     Command(spec: editSpec, run: runEdit),
     Command(spec: showSpec, run: runShow),
-    Command(spec: citiesSpec, run: runCities),
-    Command(spec: mountainsSpec, run: runMountains),
+] + sharedPlacesCommands + [
     Command(spec: settingsSpec, run: runSettings),
     Command(spec: exportSpec, run: runExport),
     Command(spec: checkSpec, run: runCheck),

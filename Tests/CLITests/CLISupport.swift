@@ -165,21 +165,7 @@ enum CLI {
 
 /// Damages the table b-tree page of `locations` (its type byte becomes 0xFF) in place.
 func damageLocationsTable(_ path: String) throws {
-    let probe = Process()
-    probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    probe.arguments = ["python3", "-c", """
-        import sqlite3, sys
-        c = sqlite3.connect(sys.argv[1])
-        page = c.execute("SELECT rootpage FROM sqlite_master WHERE name = 'locations'").fetchone()[0]
-        size = c.execute("PRAGMA page_size").fetchone()[0]
-        c.close()
-        with open(sys.argv[1], 'r+b') as f:
-            f.seek((page - 1) * size)
-            f.write(b'\\xff')
-        """, path]
-    try probe.run()
-    probe.waitUntilExit()
-    XCTAssertEqual(probe.terminationStatus, 0)
+    try DatabaseDamage.damageRootPage(of: "locations", in: path)
 }
 
 /// Another process (Python's sqlite3) holding the write lock of the database at `path` for up

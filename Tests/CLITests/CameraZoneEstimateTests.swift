@@ -155,6 +155,27 @@ final class CameraZoneEstimateTests: XCTestCase {
                         "2024-04-21T09:12:00Z", "2024-04-21T09:15:00Z", "2024-04-21T11:20:00+02:00"])
     }
 
+    /// A clock offset corrected: a first run with -1:00:00 stores the photos 1 h earlier
+    /// (10:04Z, 10:12Z, 10:15Z: 44 min and more after phone-3, none placed), the next run with
+    /// -2:00:00 decides them again at the instants that offset gives to the camera's clock
+    /// (09:04Z, 09:12Z, 09:15Z, placed between the phone's), not at the first run's instants
+    /// moved again (08:04Z ... 08:15Z: 45 min and more before phone-1, none placed).
+    func testACorrectedClockOffsetDecidesThemAgainAtTheInstantsItGives() throws {
+        let trip = try trip()
+        let first = try CLI.run(["import", trip.photos, "--db", trip.db, "--estimate-positions", "--camera-clock-offset", "-1:00:00"]
+                                + everyPhoto, environment: ["TZ": "UTC"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertTrue(first.stdout.contains("  pins       3 created\n  skipped    no location 3,"), first.stdout)
+        let offset = try CLI.run(["import", trip.photos, "--db", trip.db, "--estimate-positions", "--camera-clock-offset", "-2:00:00"] + everyPhoto,
+                                 environment: ["TZ": "UTC"])
+        XCTAssertEqual(offset.status, 0, offset.stderr)
+        XCTAssertTrue(offset.stdout.contains("  again      3 photos skipped earlier for no location decided again"), offset.stdout)
+        let list = try XCTUnwrap(CLI.json(CLI.run(["list", "--json", "--db", trip.db], environment: ["TZ": "UTC"]).stdout) as? [[String: Any]])
+        XCTAssertEqual(Set(list.compactMap { $0["date"] as? String }),
+                       ["2024-04-21T11:00:00+02:00", "2024-04-21T09:04:00Z", "2024-04-21T11:10:00+02:00",
+                        "2024-04-21T09:12:00Z", "2024-04-21T09:15:00Z", "2024-04-21T11:20:00+02:00"])
+    }
+
     /// The clock offset it names does the same (the instant moves; the zone stays UTC's), and
     /// `inspect` takes both options with --estimate-positions.
     func testTheClockOffsetItNamesPlacesThemToo() throws {

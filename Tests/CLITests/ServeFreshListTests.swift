@@ -168,12 +168,15 @@ final class ServeFreshListTests: XCTestCase {
 
             """.write(to: csv, atomically: true, encoding: .utf8)
         XCTAssertEqual(try CLI.run(["import-places", csv.path, "--db", db, "--quiet"]).status, 0)
-        do { // Back to schema 18: the change log's tables, triggers and rows (19 to 22) gone.
+        do { // Back to schema 18: the change log's tables, triggers and rows (19 to 22) and the photos' clock offset (23) gone.
             let file = try PinDatabase(path: db)
             let triggers = try file.connection.query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'pin_changes%'") { $0.string(0) }
             XCTAssertEqual(triggers.count, 14, "schema 22: 12 that name pins, the held table's and the pruning")
             for name in triggers { try file.connection.execute("DROP TRIGGER \(name)") }
-            try file.connection.execute("DROP TABLE pin_changes; DROP TABLE pin_changes_held; DELETE FROM schema_migrations WHERE version >= 19")
+            try file.connection.execute("""
+                DROP TABLE pin_changes; DROP TABLE pin_changes_held; ALTER TABLE photos DROP COLUMN clock_offset;
+                DELETE FROM schema_migrations WHERE version >= 19
+                """)
         }
         XCTAssertTrue(try PinDatabase.hasOlderSchema(path: db))
         XCTAssertTrue(try PinDatabase(readOnlyPath: db).readsACopy, "before serve, a reader copies the file")

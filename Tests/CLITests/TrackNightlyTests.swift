@@ -233,6 +233,39 @@ final class TrackNightlyTests: XCTestCase {
 
     /// Writes `data` (of the file's size) over the file in place and puts its modification time
     /// back: the same size, inode and time, other bytes.
+    /// A camera clock found wrong after the tracks were used: the same track, unchanged, and
+    /// `--camera-clock-offset +15:00` given alone. The photos whose corrected instant the track
+    /// covers (09:30Z ... 13:30Z) are decided again: before-first-too-far.jpg (09:20:00Z as read,
+    /// 09:35:00Z by the corrected clock, 1500 s before F1, within the 1800 s the rule reaches) is
+    /// placed at F1 (48.0, 2.0), where before-first-within.jpg's pin already is (0 km: skipped
+    /// for distance, a photo of that pin); wide-gap.jpg (12:10Z, now 12:25Z: 2100 s from F6 in a
+    /// gap of the track) is decided again and stays without a location. after-last-too-far.jpg
+    /// (13:40Z, now 13:55Z) is outside: not read. A next run with the same offset reads nothing.
+    func testACorrectedCameraClockDecidesAgainThePhotosItMovesIntoAnUnchangedTrack() throws {
+        let (_, photos, phone, db) = try library()
+        try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent("segments.gpx").path, toPath: phone + "/track.gpx")
+        let tracked = try importJSON(photos, db: db, track: phone)
+        XCTAssertEqual(tracked.counts["created"] as? Int, 8)
+        XCTAssertEqual(try records(db)["before-first-too-far.jpg"]?.0, "noLocation")
+
+        let corrected = try importJSON(photos, db: db, track: phone, extra: ["--camera-clock-offset", "+15:00"])
+        XCTAssertEqual(Set(corrected.redecided.keys), ["before-first-too-far.jpg", "wide-gap.jpg"])
+        XCTAssertEqual(corrected.redecided["before-first-too-far.jpg"]?["decision"] as? String, "distance")
+        XCTAssertEqual(corrected.redecided["wide-gap.jpg"]?["decision"] as? String, "noLocation")
+        let placed = try sqlite(db, "SELECT latitude, longitude, taken_at FROM photos WHERE CAST(path AS TEXT) LIKE '%/before-first-too-far.jpg'") {
+            ($0.double(0), $0.double(1), $0.double(2))
+        }
+        XCTAssertEqual(placed.first?.0, 48.0)
+        XCTAssertEqual(placed.first?.1, 2.0)
+        XCTAssertEqual(placed.first?.2, 1714555200 + 900, "09:35:00Z")
+        XCTAssertEqual(try records(db)["after-last-too-far.jpg"]?.0, "noLocation")
+        XCTAssertEqual(try pins(db).count, 8)
+
+        let again = try importJSON(photos, db: db, track: phone, extra: ["--camera-clock-offset", "+15:00"])
+        XCTAssertEqual(again.counts["redecidedForTracks"] as? Int, 0)
+        XCTAssertEqual(again.counts["read"] as? Int, 0)
+    }
+
     func replaceKeepingFingerprint(_ path: String, with data: Data) throws {
         var before = stat()
         XCTAssertEqual(stat(path, &before), 0)

@@ -2,6 +2,7 @@ import Foundation
 @testable import PinApp
 import PinCore
 @testable import PinStore
+import TestSupport
 import XCTest
 
 /// An open for writing checks every table of the file (`PinDatabase.refuseDamaged`) unless the
@@ -47,16 +48,7 @@ final class WriteCheckTests: XCTestCase {
         let app = try scratchApp()
         try add(app, 45.70)
         try add(app, 45.71)
-        try python(app.databasePath, """
-            import sqlite3, sys
-            c = sqlite3.connect(sys.argv[1])
-            page = c.execute("SELECT rootpage FROM sqlite_master WHERE name = 'countries'").fetchone()[0]
-            size = c.execute("PRAGMA page_size").fetchone()[0]
-            c.close()
-            with open(sys.argv[1], 'r+b') as f:
-                f.seek((page - 1) * size)
-                f.write(b'\\xff')
-            """)
+        try DatabaseDamage.damageRootPage(of: "countries", in: app.databasePath)
         XCTAssertThrowsError(try add(app, 45.72)) { error in
             XCTAssertTrue("\(error)".contains("damaged"), "\(error)")
         }

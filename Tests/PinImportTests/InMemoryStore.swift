@@ -41,8 +41,7 @@ final class InMemoryStore: TransactionRunner {
         let box: Box
         var locations: LocationRepository { LocationRepo(box: box) }
         var countries: CountryRepository { CountryRepo(box: box) }
-        var cities: any SharedPlaceRepository<City> { NoPlaces<City>() }
-        var mountains: any SharedPlaceRepository<Mountain> { NoPlaces<Mountain>() }
+        func sharedPlaces<Place: SharedPlace>(_ type: Place.Type) -> any SharedPlaceRepository<Place> { NoPlaces<Place>() }
         var settings: SettingsRepository { Unused() }
         var photos: PhotoRepository { PhotoRepo(box: box) }
         var runs: RunRepository { RunRepo(box: box) }

@@ -307,6 +307,20 @@ final class PageFilesTests: XCTestCase {
         let script = PagePolicy.scriptText
         XCTAssertTrue(script.contains(#"options("f-type", "All types", ["point", "city", "mountain"].map((t) => [t, t[0].toUpperCase() + t.slice(1)])"#))
         XCTAssertTrue(script.contains(#"kpi(k4, s.points + " \u00b7 " + s.cities + " \u00b7 " + s.mountains, "points \u00b7 cities \u00b7 mountains");"#))
+        // The popup and the shared object's name, as page.js had them typed before.
+        XCTAssertTrue(script.contains(#"function placeName(p) { return p.city ? p.city.name : p.mountain ? p.mountain.name : ""; }"#))
+        XCTAssertTrue(script.contains(#"""
+                let type = typeOf(p);
+                if (p.city) type = "City: " + p.city.name;
+                if (p.mountain) type = "Mountain: " + p.mountain.name + (typeof p.mountain.height === "number" ? " (" + Math.round(p.mountain.height) + " m)" : "");
+                row(dl, "Type", type);
+            """#))
+        XCTAssertTrue(script.contains(#"""
+                row(dl, "Region", p.region ? p.region + (p.regionCode ? " (" + p.regionCode + ")" : "") : null);
+                if (p.city && p.city.address) row(dl, "Address", p.city.address);
+                if (p.mountain && typeof p.mountain.achievedHeight === "number") row(dl, "Reached", Math.round(p.mountain.achievedHeight) + " m");
+                row(dl, "Note", p.note);
+            """#))
         XCTAssertFalse(script.contains("REGISTRY_"))
         for (name, _) in PagePolicy.registryLists { XCTAssertTrue(EmbeddedFiles.pageJS.contains(name), name) }
     }

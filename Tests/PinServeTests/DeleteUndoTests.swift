@@ -57,7 +57,7 @@ final class DeleteUndoTests: XCTestCase {
         let stored = try XCTUnwrap(app.storedPin(wish.id))
         XCTAssertEqual([stored.wanted, try XCTUnwrap(app.storedPin(counted.id)).visitsByHand], [true, true])
         XCTAssertNotNil(stored.editedAt)
-        XCTAssertEqual(try app.cities().map(\.pinCount), [1], "Rome: the only pin of its city")
+        XCTAssertEqual(try app.sharedPlaces(City.self).map(\.pinCount), [1], "Rome: the only pin of its city")
 
         for pin in [wish, counted, rome, blanc, dressed] {
             let before = try tables(app)
@@ -143,15 +143,15 @@ final class DeleteUndoTests: XCTestCase {
     func testAnUndoAfterTheCityWasMadeAgainJoinsItAndASecondUndoIsRefused() throws {
         let (app, backend) = try serveScratch("delete-undo")
         let rome = try addPin(app, 41.9028, 12.4964) { $0.type = .city }
-        let oldCity = try XCTUnwrap(app.cities().first)
+        let oldCity = try XCTUnwrap(app.sharedPlaces(City.self).first)
         let deleted = try XCTUnwrap(app.removePin(rome.id))
-        XCTAssertEqual(try app.cities(), [], "its last pin gone: the city went")
+        XCTAssertEqual(try app.sharedPlaces(City.self), [], "its last pin gone: the city went")
         let again = try addPin(app, 41.9, 12.5) { $0.type = .city }
-        let newCity = try XCTUnwrap(app.cities().first)
+        let newCity = try XCTUnwrap(app.sharedPlaces(City.self).first)
         XCTAssertNotEqual(newCity.id, oldCity.id)
         XCTAssertEqual(try app.undoChange(deleted).id, rome.id)
-        XCTAssertEqual(try app.cities().map(\.id), [newCity.id], "the city as it is now, its pins counted")
-        XCTAssertEqual(try app.cities().map(\.pinCount), [2])
+        XCTAssertEqual(try app.sharedPlaces(City.self).map(\.id), [newCity.id], "the city as it is now, its pins counted")
+        XCTAssertEqual(try app.sharedPlaces(City.self).map(\.pinCount), [2])
         XCTAssertNotNil(try app.storedPin(again.id))
         // Rome's row was the only one (rowid 1); the new pin took that number: Rome takes the next.
         let rows = try PinDatabase(readOnlyPath: app.databasePath).connection.query(

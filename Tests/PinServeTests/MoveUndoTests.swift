@@ -9,7 +9,8 @@ import XCTest
 
 /// A pin dragged on the map (PATCH /api/pins/ID with a latitude and longitude) and the toast's
 /// Undo (POST /api/pins/restore `{"moved": [ID]}`): the pin back exactly as it was stored, with
-/// its city or mountain; refused (409) when the pin changed after the move.
+/// its city or mountain, and the one it joined as it was (its height, its place) unless changed
+/// since; refused (409) when the pin changed after the move.
 ///
 /// The page's former Undo PATCHed the old position back and lost (`pins show --json` and the row
 /// before and after, scripts/test-serve era 4 Dec 2026): the edited mark and time (set to the
@@ -40,7 +41,7 @@ final class MoveUndoTests: XCTestCase {
         let sea = try addPin(app, 45.5, -3.5)
         let rome = try addPin(app, 41.9028, 12.4964) { $0.type = .city }
         let blanc = try addPin(app, 45.8326, 6.8652) { $0.type = .mountain; $0.name = "Mont Blanc"; $0.fields["height"] = .number(4806) }
-        let (cities, mountains) = (try app.cities(), try app.mountains())
+        let (cities, mountains) = (try app.sharedPlaces(City.self), try app.sharedPlaces(Mountain.self))
         // Hand-worked: Rome's city is the gazetteer's Rome (GeoNames 3169070), Mont Blanc's
         // mountain stands at the pin (4 decimals: the pin's own coordinate).
         XCTAssertEqual(cities.map(\.placeID), [3169070])
@@ -55,8 +56,8 @@ final class MoveUndoTests: XCTestCase {
             XCTAssertEqual(moved["edited"] as? Bool, true)
             if pin.id == blanc.id {
                 // The mountain stood at the pin: it went with it, the old one removed (no pin left).
-                XCTAssertEqual(try app.mountains().map { [$0.coordinate.latitude, $0.coordinate.longitude] }, [[45.9763, 7.6586]])
-                XCTAssertNotEqual(try app.mountains().map(\.id), mountains.map(\.id))
+                XCTAssertEqual(try app.sharedPlaces(Mountain.self).map { [$0.coordinate.latitude, $0.coordinate.longitude] }, [[45.9763, 7.6586]])
+                XCTAssertNotEqual(try app.sharedPlaces(Mountain.self).map(\.id), mountains.map(\.id))
             }
             let (status, answer) = try undo(backend, pin)
             XCTAssertEqual(status, 200, answer)
@@ -75,9 +76,9 @@ final class MoveUndoTests: XCTestCase {
         XCTAssertNil(try app.storedPin(rome.id)?.editedAt)
         // The city and the mountain the moves emptied are back under their own ids, each with
         // its one pin; Florence's city and the Zermatt mountain made by the moves are gone.
-        XCTAssertEqual(try app.cities(), cities)
-        XCTAssertEqual(try app.mountains(), mountains)
-        XCTAssertEqual(try app.cities().map(\.pinCount), [1])
+        XCTAssertEqual(try app.sharedPlaces(City.self), cities)
+        XCTAssertEqual(try app.sharedPlaces(Mountain.self), mountains)
+        XCTAssertEqual(try app.sharedPlaces(City.self).map(\.pinCount), [1])
         XCTAssertEqual(try app.statistics().countries.map(\.id), ["FR", "IT"])
         XCTAssertEqual(try PinDatabase(readOnlyPath: app.databasePath).countMismatches(), [])
     }
@@ -134,7 +135,7 @@ final class MoveUndoTests: XCTestCase {
         XCTAssertEqual(milan.place, "Milan")
         XCTAssertEqual(try undo(backend, rome).status, 409)
         XCTAssertEqual(try app.storedPin(rome.id), milan)
-        XCTAssertEqual(try app.cities().map(\.name), ["Milan"])
+        XCTAssertEqual(try app.sharedPlaces(City.self).map(\.name), ["Milan"])
 
         // Deleted since: refused; the delete's own undo still brings it back as it was deleted.
         let lyon = try addPin(app, 45.764, 4.8357)
@@ -161,5 +162,102 @@ final class MoveUndoTests: XCTestCase {
         XCTAssertEqual(refused.status, 409, refused.answer)
         XCTAssertTrue(refused.answer.contains("run #1"), refused.answer)
         XCTAssertEqual(try app.storedPin(eiffel.id), moved, "left as it is")
+    }
+
+    /// A mountain pin of Mont Blanc at 4808 m, and a second "Mont Blanc" pin at 4810 m 6.6 km east
+    /// (0.0848° of longitude at 45.83° N: beyond the 5 km a mountain is shared within, so its own
+    /// mountain); its mountains sorted by height.
+    private func twoMontBlancs(_ app: PinApp) throws -> (first: Location, second: Location, mountains: [Mountain]) {
+        let first = try addPin(app, 45.8326, 6.8652) { $0.type = .mountain; $0.name = "Mont Blanc"; $0.fields["height"] = .number(4808) }
+        let second = try addPin(app, 45.8326, 6.95) { $0.type = .mountain; $0.name = "Mont Blanc"; $0.fields["height"] = .number(4810) }
+        let mountains = try byHeight(app)
+        XCTAssertEqual(mountains.map { [$0.coordinate.latitude, $0.coordinate.longitude, $0.height ?? 0, Double($0.pinCount)] },
+                       [[45.8326, 6.8652, 4808, 1], [45.8326, 6.95, 4810, 1]])
+        return (first, second, mountains)
+    }
+
+    private func byHeight(_ app: PinApp) throws -> [Mountain] {
+        try app.sharedPlaces(Mountain.self).sorted { ($0.height ?? 0) < ($1.height ?? 0) }
+    }
+
+    /// The height a mountain pin shows (its mountain's).
+    private func shownHeight(_ app: PinApp, _ pin: Location) throws -> Double? {
+        guard case let .mountain(visit)? = try app.storedPin(pin.id)?.type else { return nil }
+        return visit.height
+    }
+
+    /// The second Mont Blanc dragged 76 m from the first joins its mountain and gives it its height
+    /// (the last one given: 4810 m), which the first pin then shows. The Undo takes the pin back to
+    /// its own mountain and gives the first its 4808 m again, shown by its pin; before, the first
+    /// mountain and its pin kept 4810 m and its 4808 m was lost.
+    func testAnUndoGivesTheMountainAMovedPinJoinedItsOwnHeightBack() throws {
+        let (app, backend) = try serveScratch("move-undo-shared")
+        let (first, second, mountains) = try twoMontBlancs(app)
+        let (firstStored, secondStored) = (try app.storedPin(first.id), try app.storedPin(second.id))
+        try drag(backend, second, 45.8330, 6.8660)
+        XCTAssertEqual(try byHeight(app).map { [$0.coordinate.latitude, $0.coordinate.longitude, $0.height ?? 0, Double($0.pinCount)] },
+                       [[45.8326, 6.8652, 4810, 2]], "joined: one mountain, the first's, at the moved pin's height")
+        XCTAssertEqual(try byHeight(app).map(\.id), [mountains[0].id])
+        XCTAssertEqual(try [shownHeight(app, first), shownHeight(app, second)], [4810, 4810])
+
+        let (status, answer) = try undo(backend, second)
+        XCTAssertEqual(status, 200, answer)
+        XCTAssertEqual(try byHeight(app), mountains, "the first at 4808 m again, the second made again under its id at 4810 m")
+        XCTAssertEqual(try [shownHeight(app, first), shownHeight(app, second)], [4808, 4810])
+        XCTAssertEqual(try app.storedPin(first.id), firstStored, "the first pin as before the move")
+        XCTAssertEqual(try app.storedPin(second.id), secondStored)
+        XCTAssertEqual(try PinDatabase(readOnlyPath: app.databasePath).countMismatches(), [])
+    }
+
+    /// The same, with the first pin given 4809 m (another browser) after the move: its mountain
+    /// and both its pins show 4809 m. The Undo goes through (200): the moved pin back on its own
+    /// mountain at 4810 m, the first mountain left at 4809 m with its pin. A careful user's Undo
+    /// takes back their drag but never a later change someone made on purpose: putting 4808 m
+    /// back would lose the 4809 m given since. Refusing (409) would lose more: the moved pin
+    /// would stay on the other mountain showing 4809 m, its own 4810 m shown nowhere, to be
+    /// dragged back and typed again by hand; the pin itself was not changed since (the height
+    /// it shows is its mountain's), so putting it back overwrites nothing. Before, it was refused.
+    func testAnUndoLeavesTheJoinedMountainAsALaterChangeLeftIt() throws {
+        let (app, backend) = try serveScratch("move-undo-shared")
+        let (first, second, mountains) = try twoMontBlancs(app)
+        let secondStored = try app.storedPin(second.id)
+        try drag(backend, second, 45.8330, 6.8660)
+        XCTAssertEqual(try backend.editPin(first.id, jsonBody(["height": 4809])).status, 200)
+        XCTAssertEqual(try [shownHeight(app, first), shownHeight(app, second)], [4809, 4809])
+        let firstEdited = try app.storedPin(first.id)
+
+        let (status, answer) = try undo(backend, second)
+        XCTAssertEqual(status, 200, answer)
+        XCTAssertEqual(try byHeight(app).map { [$0.height ?? 0, Double($0.pinCount)] }, [[4809, 1], [4810, 1]])
+        XCTAssertEqual(try byHeight(app).map(\.id), mountains.map(\.id))
+        XCTAssertEqual(try app.storedPin(first.id), firstEdited, "the first pin as the later edit left it")
+        XCTAssertEqual(try app.storedPin(second.id), secondStored)
+        XCTAssertEqual(try [shownHeight(app, first), shownHeight(app, second)], [4809, 4810])
+        XCTAssertEqual(try PinDatabase(readOnlyPath: app.databasePath).countMismatches(), [])
+    }
+
+    /// A city named Florence by hand at Fiesole (about 5 km from Florence's centre; the town there
+    /// is not Florence), without a gazetteer place. Rome's city pin dragged to Florence is the
+    /// gazetteer's Florence (GeoNames 3176959), whose city is that one within 15 km, which it
+    /// adopts (the place id given). The Undo takes Rome back to its own city and the city named by
+    /// hand has no place again; before, it stayed the gazetteer's Florence.
+    func testAnUndoTakesBackACityAMovedPinAdopted() throws {
+        let (app, backend) = try serveScratch("move-undo-shared")
+        let fiesole = try addPin(app, 43.8066, 11.2925) { $0.type = .city; $0.name = "Florence" }
+        let rome = try addPin(app, 41.9028, 12.4964) { $0.type = .city }
+        let cities = try app.sharedPlaces(City.self)
+        XCTAssertEqual(cities.map { [$0.name, $0.placeID.map(String.init) ?? "none"] }, [["Florence", "none"], ["Rome", "3169070"]])
+        let (fiesoleStored, romeStored) = (try app.storedPin(fiesole.id), try app.storedPin(rome.id))
+        try drag(backend, rome, 43.7696, 11.2558)
+        XCTAssertEqual(try app.sharedPlaces(City.self).map { [$0.name, $0.placeID.map(String.init) ?? "none", String($0.pinCount)] },
+                       [["Florence", "3176959", "2"]])
+        XCTAssertEqual(try app.sharedPlaces(City.self).map(\.id), [cities[0].id], "adopted: the city named by hand")
+
+        let (status, answer) = try undo(backend, rome)
+        XCTAssertEqual(status, 200, answer)
+        XCTAssertEqual(try app.sharedPlaces(City.self), cities, "Florence without a place again, Rome's city under its id")
+        XCTAssertEqual(try app.storedPin(rome.id), romeStored)
+        XCTAssertEqual(try app.storedPin(fiesole.id), fiesoleStored)
+        XCTAssertEqual(try PinDatabase(readOnlyPath: app.databasePath).countMismatches(), [])
     }
 }

@@ -133,7 +133,7 @@ final class LocationEditTests: XCTestCase {
         XCTAssertEqual(visit.cityCoordinate, boston, "a city recorded at the pin moves with it")
         // The country row of the last pin that left it is gone; the old city too.
         XCTAssertEqual(try db.read { try $0.countries.fetchAll() }.map(\.id), ["US"])
-        XCTAssertEqual(try db.read { try $0.cities.fetchAll() }.map(\.name), ["Boston"])
+        XCTAssertEqual(try db.read { try $0.sharedPlaces(City.self).fetchAll() }.map(\.name), ["Boston"])
         let stored = try XCTUnwrap(try db.read { try $0.locations.fetch(id: pin.id) })
         XCTAssertEqual(stored.utcOffsetSeconds, 7200)
         XCTAssertEqual(stored.editedAt, date)
@@ -147,6 +147,41 @@ final class LocationEditTests: XCTestCase {
         badColor.color = "red"
         XCTAssertThrowsError(try service.edit(id: pin.id, badColor, using: db))
         XCTAssertEqual(try db.read { try $0.locations.fetch(id: pin.id) }, stored)
+    }
+
+    /// An edit's visit fields by key (`LocationEdit.fields`): a field the pin's type does not
+    /// have is refused with the words pins said before (a city "has no height", the height
+    /// reached too), a type made without its name is refused, and a mountain's fields change
+    /// in place, its shared mountain where it was.
+    func testAnEditChangesTheVisitsFieldsByKeyAndRefusesAnotherTypesField() throws {
+        let chamonix = Coordinate(latitude: 45.92, longitude: 6.87), summit = Coordinate(latitude: 45.8326, longitude: 6.8652)
+        let paris = Coordinate(latitude: 48.85, longitude: 2.35)
+        let mountain = try creation.create(LocationDraft(title: "Mont Blanc", coordinate: chamonix, type: .mountain(MountainVisitData(
+            mountainName: "Mont Blanc", height: 4808, mountainCoordinate: summit, achievedHeight: 3842)), date: date), using: db)
+        let city = try creation.create(LocationDraft(title: "Paris", coordinate: paris,
+                                                     type: .city(CityVisitData(cityName: "Paris", cityCoordinate: paris)), date: date), using: db)
+        let point = try creation.create(LocationDraft(title: "Somewhere", coordinate: paris, date: date), using: db)
+        func refusal(_ pin: Location, _ change: (inout LocationEdit) -> Void) -> String? {
+            var edit = LocationEdit()
+            change(&edit)
+            do { _ = try service.edit(id: pin.id, edit, using: db); return nil } catch { return (error as? ServiceError)?.description }
+        }
+        XCTAssertEqual(refusal(mountain) { $0.fields["address"] = .text("Refuge du Goûter") }, "a mountain has no address")
+        XCTAssertEqual(refusal(city) { $0.fields["achievedHeight"] = .number(35) }, "a city has no height")
+        XCTAssertEqual(refusal(city) { $0.fields["height"] = .number(35) }, "a city has no height")
+        XCTAssertEqual(refusal(point) { $0.fields["height"] = .number(35) }, "a point has no name, address or height: use --type city or --type mountain")
+        XCTAssertEqual(refusal(point) { $0.type = .mountain; $0.fields["height"] = .number(4808) }, "--type mountain needs --name")
+
+        var higher = LocationEdit()
+        higher.fields["height"] = .number(4806)
+        XCTAssertEqual(try service.edit(id: mountain.id, higher, using: db).type, .mountain(MountainVisitData(
+            mountainName: "Mont Blanc", height: 4806, mountainCoordinate: summit, achievedHeight: 3842)))
+        var made = LocationEdit()
+        made.type = .mountain
+        made.name = "Montmartre"
+        made.fields["height"] = .number(130)
+        XCTAssertEqual(try service.edit(id: point.id, made, using: db).type, .mountain(MountainVisitData(
+            mountainName: "Montmartre", height: 130, mountainCoordinate: paris, achievedHeight: 130)), "the height reached is the height")
     }
 
     func testDeletingTheLastPinOfACountryRemovesTheCountry() throws {

@@ -95,7 +95,7 @@ final class PlacesTests: XCTestCase {
     // MARK: shared cities
 
     func cityCounts() throws -> [String] {
-        try db.read { try $0.cities.fetchAll() }.map { "\($0.name) \($0.pinCount) \($0.placeID.map(String.init) ?? "-")" }
+        try db.read { try $0.sharedPlaces(City.self).fetchAll() }.map { "\($0.name) \($0.pinCount) \($0.placeID.map(String.init) ?? "-")" }
     }
 
     func cityDraft(_ at: Coordinate, name: String? = nil) -> LocationDraft {
@@ -108,7 +108,7 @@ final class PlacesTests: XCTestCase {
         let a = try creation.create(cityDraft(eiffel), using: db)
         let b = try creation.create(cityDraft(invalides), using: db)
         XCTAssertEqual(try cityCounts(), ["Paris 2 2988507"], "1.2 km apart: one Paris with 2 pins")
-        let city = try XCTUnwrap(try db.read { try $0.cities.fetchAll() }.first)
+        let city = try XCTUnwrap(try db.read { try $0.sharedPlaces(City.self).fetchAll() }.first)
         XCTAssertEqual(city.coordinate, StubPlaces.paris.coordinate, "its centre is the place's")
         // Typed by hand with the place's name, in any case: the same city.
         let c = try creation.create(cityDraft(invalides, name: "paris"), using: db)
@@ -142,7 +142,7 @@ final class PlacesTests: XCTestCase {
         let pin = try creation.create(LocationDraft(title: "walk", coordinate: invalides, date: date), using: db)
         var edit = LocationEdit()
         edit.type = .city
-        edit.address = "129 rue de Grenelle"
+        edit.fields["address"] = .text("129 rue de Grenelle")
         let city = try service.edit(id: pin.id, edit, using: db)
         guard case let .city(visit) = city.type else { return XCTFail("\(city.type)") }
         XCTAssertEqual([visit.cityName, visit.address], ["Paris", "129 rue de Grenelle"])
@@ -178,16 +178,16 @@ final class PlacesTests: XCTestCase {
         let a = try creation.create(mountain(summit, "Mont Blanc", height: 4808), using: db)
         let b = try creation.create(mountain(hut, "mont blanc", height: nil), using: db)
         _ = try creation.create(mountain(far, "Mont Blanc", height: nil), using: db)
-        let mountains = try db.read { try $0.mountains.fetchAll() }
+        let mountains = try db.read { try $0.sharedPlaces(Mountain.self).fetchAll() }
         XCTAssertEqual(mountains.map(\.pinCount).sorted(), [1, 2], "the hut shares the summit's; 10.8 km away is another")
         guard case let .mountain(visit) = b.type else { return XCTFail() }
         XCTAssertEqual(visit.height, 4808, "a pin on a known mountain shows its height")
 
         var edit = LocationEdit()
-        edit.height = 4806
-        edit.achievedHeight = 3817
+        edit.fields["height"] = .number(4806)
+        edit.fields["achievedHeight"] = .number(3817)
         _ = try service.edit(id: a.id, edit, using: db)
-        let shared = try db.read { try $0.mountains.fetchAll() }.first { $0.pinCount == 2 }
+        let shared = try db.read { try $0.sharedPlaces(Mountain.self).fetchAll() }.first { $0.pinCount == 2 }
         XCTAssertEqual(shared?.height, 4806, "the shared mountain takes the new height")
         let other = try XCTUnwrap(try db.read { try $0.locations.fetch(id: b.id) })
         guard case let .mountain(otherVisit) = other.type else { return XCTFail() }

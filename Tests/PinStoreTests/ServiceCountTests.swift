@@ -20,8 +20,8 @@ final class ServiceCountTests: XCTestCase {
     func counts() throws -> [String: Int] {
         var out: [String: Int] = [:]
         for c in try db.read({ try $0.countries.fetchAll() }) { out["country " + c.id] = c.pinCount }
-        for c in try db.read({ try $0.cities.fetchAll() }) { out["city " + c.name] = c.pinCount }
-        for m in try db.read({ try $0.mountains.fetchAll() }) { out["mountain " + m.name] = m.pinCount }
+        for c in try db.read({ try $0.sharedPlaces(City.self).fetchAll() }) { out["city " + c.name] = c.pinCount }
+        for m in try db.read({ try $0.sharedPlaces(Mountain.self).fetchAll() }) { out["mountain " + m.name] = m.pinCount }
         return out
     }
 

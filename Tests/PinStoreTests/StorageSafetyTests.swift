@@ -69,14 +69,14 @@ final class IDCollisionTests: XCTestCase {
         let mountainIDs = IDSource { [UInt8](repeating: 0x22, count: 16) }
         try db.write { repos in
             // A mountain whose id is the same as the next one the source gives.
-            _ = try MountainService(ids: mountainIDs).plusPin(for: everest, in: repos)
+            _ = try SharedPlaceService(ids: mountainIDs).plusPin(for: everest, in: repos)
         }
         let k2 = MountainVisitData(mountainName: "K2", height: 8611, mountainCoordinate: Coordinate(latitude: 35.8825, longitude: 76.5133))
-        XCTAssertThrowsError(try db.write { repos in _ = try MountainService(ids: mountainIDs).plusPin(for: k2, in: repos) }) { error in
+        XCTAssertThrowsError(try db.write { repos in _ = try SharedPlaceService(ids: mountainIDs).plusPin(for: k2, in: repos) }) { error in
             XCTAssertEqual((error as? StorageError)?.reason, .idTaken(table: "mountains", id: "22222222-2222-4222-a222-222222222222"))
         }
-        XCTAssertEqual(try db.read { try $0.cities.fetchAll().map { "\($0.name) \($0.pinCount)" } }, ["Paris 1"])
-        XCTAssertEqual(try db.read { try $0.mountains.fetchAll().map { "\($0.name) \($0.pinCount) \($0.height ?? 0)" } }, ["Everest 1 8849.0"])
+        XCTAssertEqual(try db.read { try $0.sharedPlaces(City.self).fetchAll().map { "\($0.name) \($0.pinCount)" } }, ["Paris 1"])
+        XCTAssertEqual(try db.read { try $0.sharedPlaces(Mountain.self).fetchAll().map { "\($0.name) \($0.pinCount) \($0.height ?? 0)" } }, ["Everest 1 8849.0"])
         XCTAssertEqual(try db.read { try $0.locations.fetchAll(countryID: nil).map(\.title) }, ["Paris"])
     }
 

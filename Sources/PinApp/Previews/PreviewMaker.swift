@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinGrammar
 import PinMetadata
 
 /// A photo's preview (issue 39 item 3): at most `PreviewMaker.longSide` px on its long side, or
@@ -243,7 +244,8 @@ public struct PreviewMaker: Sendable {
         return Preview(bytes: Array(svg.utf8), mimeType: "image/svg+xml", placeholder: reason)
     }
 
+    /// `text` as SVG (XML) character data, by the one XML escape (`XMLReferences.escaped`).
     static func xmlText(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        XMLReferences.escaped(text, notXML: .replace)
     }
 }

@@ -43,9 +43,10 @@ extension LocationTypeSelection {
     public var shared: SharedObjectType? {
         switch self {
         case .point: nil
-        case .city: SharedObjectType(table: "cities", nameKey: "cityName", coordinateKey: "cityCoordinate", rebuiltColumns: [])
+        case .city: SharedObjectType(table: "cities", nameKey: "cityName", coordinateKey: "cityCoordinate", rebuiltColumns: [],
+                                     listingExample: "pins cities --json")
         case .mountain: SharedObjectType(table: "mountains", nameKey: "mountainName", coordinateKey: "mountainCoordinate",
-                                         rebuiltColumns: ["height"])
+                                         rebuiltColumns: ["height"], listingExample: "pins mountains")
         }
     }
 
@@ -94,13 +95,25 @@ public struct VisitField: Sendable, Hashable {
     /// A field a pin made by hand (`pins add`, the server) takes from another when not given:
     /// the height reached is the mountain's height.
     public let defaultKey: String?
+    /// How the map page's popup shows it (nil: not apart; the name is the type's line's own).
+    public let shown: Shown?
 
-    init(key: String, kind: Kind, flatKey: String?, range: ClosedRange<Double>? = nil, defaultKey: String? = nil) {
+    /// Where the map page's popup shows a field (PagePolicy writes its lines into page.js): on
+    /// the type's line after the shared object's name (" (4806 m)"), or on a row of its own
+    /// under `label` ("Reached"); a number rounded, `unit` after the value.
+    public enum Shown: Sendable, Hashable {
+        case afterName(unit: String)
+        case row(label: String, unit: String)
+    }
+
+    init(key: String, kind: Kind, flatKey: String?, range: ClosedRange<Double>? = nil, defaultKey: String? = nil,
+         shown: Shown? = nil) {
         self.key = key
         self.kind = kind
         self.flatKey = flatKey
         self.range = range
         self.defaultKey = defaultKey
+        self.shown = shown
     }
 
     /// Its option on the command line: the key in kebab case (`--achieved-height`).
@@ -128,9 +141,11 @@ extension LocationTypeSelection {
     public var visitFields: [VisitField] {
         switch self {
         case .point: []
-        case .city: [.name, VisitField(key: "address", kind: .text, flatKey: nil)]
-        case .mountain: [.name, VisitField(key: "height", kind: .number, flatKey: "height", range: -500...9000),
-                         VisitField(key: "achievedHeight", kind: .number, flatKey: "height", range: -500...9000, defaultKey: "height")]
+        case .city: [.name, VisitField(key: "address", kind: .text, flatKey: nil, shown: .row(label: "Address", unit: ""))]
+        case .mountain: [.name, VisitField(key: "height", kind: .number, flatKey: "height", range: -500...9000,
+                                           shown: .afterName(unit: " m")),
+                         VisitField(key: "achievedHeight", kind: .number, flatKey: "height", range: -500...9000, defaultKey: "height",
+                                    shown: .row(label: "Reached", unit: " m"))]
         }
     }
 
@@ -223,6 +238,61 @@ extension LocationType {
     }
 }
 
+extension LocationType {
+    /// The visit of a shared-object type (its data, stored as the JSON of `locations.type_data`);
+    /// nil for a point.
+    public var sharedVisit: (any SharedVisit)? {
+        switch self {
+        case .point: nil
+        case let .city(v): v
+        case let .mountain(v): v
+        }
+    }
+}
+
+extension LocationTypeSelection {
+    /// The type of the visit of a shared-object type, which reads it from the JSON of
+    /// `locations.type_data`; nil for a point.
+    public var visitType: (any SharedVisit.Type)? {
+        switch self {
+        case .point: nil
+        case .city: CityVisitData.self
+        case .mountain: MountainVisitData.self
+        }
+    }
+}
+
+extension LocationTypeSelection {
+    /// The own columns of the type's shared object (`SharedPlace.ownColumns`); none for a point.
+    public var ownColumns: [OwnColumn] {
+        func columns<Visit: SharedVisit>(_: Visit.Type) -> [OwnColumn] { Visit.Place.ownColumns }
+        return visitType.map { columns($0) } ?? []
+    }
+}
+
+/// The visit of a shared-object type: what a pin of the type keeps of its own, which names
+/// the shared object (`Place`) it points at.
+public protocol SharedVisit: Codable, Sendable, Hashable {
+    associatedtype Place: SharedPlace
+    /// The pin type of this visit.
+    var locationType: LocationType { get }
+    /// The shared object's name and coordinate, as the visit names it.
+    var sharedName: String { get set }
+    var sharedCoordinate: Coordinate { get set }
+    /// Two pins named alike this close share one shared object.
+    static var sharingKm: Double { get }
+    /// The stored shared object the visit points at (`storedByName` unless the type says
+    /// otherwise). `adopting`: the visit of a pin being counted may make a stored one its own.
+    func stored(in places: any SharedPlaceRepository<Place>, adopting: Bool) throws -> Place?
+    /// The shared object the first pin of the visit makes, that pin counted.
+    func newPlace(id: UUID) -> Place
+    /// What the visit of a pin counted on `place` changes of it (none unless the type says
+    /// otherwise); true when every pin on it shows the change (`showOwn`).
+    func change(_ place: inout Place) -> Bool
+    /// What the visit shows of its shared object besides its name and coordinate.
+    mutating func showOwn(_ place: Place)
+}
+
 /// How a shared object is stored: its table (columns id, name, lat_e4, lon_e4, latitude,
 /// longitude, pin_count and its own), and where a pin's visit (the JSON in `locations.type_data`)
 /// names it, so that `check` can recount and rebuild it from the pins alone.
@@ -234,12 +304,16 @@ public struct SharedObjectType: Sendable, Hashable {
     public let coordinateKey: String
     /// Own columns a rebuild takes from the visits of the same key (the largest value given).
     public let rebuiltColumns: [String]
+    /// The example of its listing's help (`pins cities --json`).
+    public let listingExample: String
 }
 
 /// Visit-specific data of a City pin. The shared City is the gazetteer place `placeID` when it
 /// has one (its name and centre are the place's); a city named by hand (`--name` unlike the
-/// place there) is `cityName` + `cityCoordinate`, shared by name within `CityService.sharingKm`.
-public struct CityVisitData: Codable, Sendable, Hashable {
+/// place there) is `cityName` + `cityCoordinate`, shared by name within `sharingKm`.
+public struct CityVisitData: SharedVisit {
+    public typealias Place = City
+
     public var cityName: String
     public var cityCoordinate: Coordinate
     public var address: String?
@@ -254,13 +328,45 @@ public struct CityVisitData: Codable, Sendable, Hashable {
     }
 
     /// The city of a gazetteer place: its name, its centre, its id.
-    public init(place: Place, address: String? = nil) {
+    public init(place: PinCore.Place, address: String? = nil) {
         self.init(cityName: place.name, cityCoordinate: place.coordinate, address: address, placeID: place.id)
     }
+
+    public var locationType: LocationType { .city(self) }
+    public var sharedName: String { get { cityName } set { cityName = newValue } }
+    public var sharedCoordinate: Coordinate { get { cityCoordinate } set { cityCoordinate = newValue } }
+    /// A city is large: pins named alike this close to its centre share it.
+    public static var sharingKm: Double { 15 }
+
+    /// A city is the gazetteer place its pins are in (found by its id); named by hand, the city
+    /// of that name (`storedByName`). `adopting`: a place's visit takes a city of the place's
+    /// name within `sharingKm` that has no place yet (made by hand or before cities had
+    /// places), which becomes the place's, keeping its name and coordinate (what its older
+    /// pins point at).
+    public func stored(in places: any SharedPlaceRepository<City>, adopting: Bool) throws -> City? {
+        guard let placeID else { return try storedByName(in: places) }
+        let all = try places.fetchAll()
+        if let city = all.first(where: { $0.placeID == placeID }) { return city }
+        guard adopting, var city = City.nearest(named: cityName, to: cityCoordinate, within: Self.sharingKm,
+                                                in: all.filter { $0.placeID == nil }) else { return nil }
+        city.placeID = placeID
+        return city
+    }
+
+    /// A place's city is at its centre; a city named by hand at the rounded coordinate.
+    public func newPlace(id: UUID) -> City {
+        let name = cityName.trimmingCharacters(in: .whitespacesAndNewlines)
+        let coordinate = placeID == nil ? SharedPlaceKey(name: name, coordinate: cityCoordinate).roundedCoordinate : cityCoordinate
+        return City(id: id, name: name, coordinate: coordinate, pinCount: 1, placeID: placeID)
+    }
+
+    public mutating func showOwn(_ city: City) { placeID = city.placeID }
 }
 
 /// Visit-specific data of a Mountain pin. `mountainName` + `mountainCoordinate` identify the shared Mountain.
-public struct MountainVisitData: Codable, Sendable, Hashable {
+public struct MountainVisitData: SharedVisit {
+    public typealias Place = Mountain
+
     public var mountainName: String
     public var height: Double?
     public var mountainCoordinate: Coordinate
@@ -271,5 +377,78 @@ public struct MountainVisitData: Codable, Sendable, Hashable {
         self.height = height
         self.mountainCoordinate = mountainCoordinate
         self.achievedHeight = achievedHeight
+    }
+
+    public var locationType: LocationType { .mountain(self) }
+    public var sharedName: String { get { mountainName } set { mountainName = newValue } }
+    public var sharedCoordinate: Coordinate { get { mountainCoordinate } set { mountainCoordinate = newValue } }
+    /// Pins named alike this close share the mountain (a summit and a hut below it).
+    public static var sharingKm: Double { 5 }
+
+    public func newPlace(id: UUID) -> Mountain {
+        let key = SharedPlaceKey(name: mountainName, coordinate: mountainCoordinate)
+        return Mountain(id: id, name: key.name, height: height, coordinate: key.roundedCoordinate, pinCount: 1)
+    }
+
+    /// The mountain's height is the last one given: a pin made or edited with a new height
+    /// changes it, and every pin on it shows that height.
+    public func change(_ mountain: inout Mountain) -> Bool {
+        guard let height, height != mountain.height else { return false }
+        mountain.height = height
+        return true
+    }
+
+    public mutating func showOwn(_ mountain: Mountain) { height = mountain.height }
+}
+
+/// A city shared by every City pin made in it; `pinCount` pins point at it.
+public struct City: SharedPlace, Codable, Hashable {
+    public var id: UUID
+    public var name: String
+    public var coordinate: Coordinate
+    public var pinCount: Int
+    /// The GeoNames id of the gazetteer place (then `coordinate` is its centre); nil for a city
+    /// named by hand.
+    public var placeID: Int?
+
+    public init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int = 0, placeID: Int? = nil) {
+        self.id = id
+        self.name = name
+        self.coordinate = coordinate
+        self.pinCount = pinCount
+        self.placeID = placeID
+    }
+
+    public static var pinType: LocationTypeSelection { .city }
+    public static var ownColumns: [OwnColumn] { [OwnColumn(name: "place_id", kind: .integer)] }
+    public var ownValues: [ColumnValue] { [.integer(placeID)] }
+    public init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int, own: [ColumnValue]) {
+        self.init(id: id, name: name, coordinate: coordinate, pinCount: pinCount, placeID: own[0].integer)
+    }
+}
+
+/// A mountain shared by every Mountain pin made on it.
+public struct Mountain: SharedPlace, Codable, Hashable {
+    public var id: UUID
+    public var name: String
+    public var height: Double?
+    public var coordinate: Coordinate
+    public var pinCount: Int
+
+    public init(id: UUID, name: String, height: Double? = nil, coordinate: Coordinate, pinCount: Int = 0) {
+        self.id = id
+        self.name = name
+        self.height = height
+        self.coordinate = coordinate
+        self.pinCount = pinCount
+    }
+
+    public static var pinType: LocationTypeSelection { .mountain }
+    public static var ownColumns: [OwnColumn] {
+        [OwnColumn(name: "height", kind: .real, listing: OwnColumn.Listing(key: "height", plural: "heights", unit: " m"))]
+    }
+    public var ownValues: [ColumnValue] { [.real(height)] }
+    public init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int, own: [ColumnValue]) {
+        self.init(id: id, name: name, height: own[0].real, coordinate: coordinate, pinCount: pinCount)
     }
 }

@@ -1,47 +1,57 @@
 import Foundation
 
-/// What every shared object is (City, Mountain): found by its id, or by its name and rounded
-/// coordinate (`SharedPlaceKey`); `pinCount` pins point at it, and it goes at zero.
+/// What every shared object is (City, Mountain: each declared beside its pin type, in
+/// Domain/LocationType.swift): found by its id, or by its name and rounded coordinate
+/// (`SharedPlaceKey`); `pinCount` pins point at it, and it goes at zero.
 public protocol SharedPlace: Identifiable, Sendable where ID == UUID {
     var name: String { get }
     var coordinate: Coordinate { get }
     var pinCount: Int { get set }
+    /// The pin type whose shared object this is: its table is the registry's
+    /// (`LocationTypeSelection.shared`).
+    static var pinType: LocationTypeSelection { get }
+    /// The table's own columns, after those every shared table has (id, name, lat_e4, lon_e4,
+    /// latitude, longitude, pin_count).
+    static var ownColumns: [OwnColumn] { get }
+    /// The values of `ownColumns`, in their order.
+    var ownValues: [ColumnValue] { get }
+    /// One made from a stored row: the columns every shared table has, and the values of its own.
+    init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int, own: [ColumnValue])
 }
 
-/// A city shared by every City pin made in it; `pinCount` pins point at it.
-public struct City: SharedPlace, Codable, Hashable {
-    public var id: UUID
-    public var name: String
-    public var coordinate: Coordinate
-    public var pinCount: Int
-    /// The GeoNames id of the gazetteer place (then `coordinate` is its centre); nil for a city
-    /// named by hand.
-    public var placeID: Int?
+/// A column a shared object's table has of its own, what it holds, and how `pins <plural>`
+/// lists it.
+public struct OwnColumn: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable { case integer, real }
+    public let name: String
+    public let kind: Kind
+    /// nil: not listed (a city's gazetteer id).
+    public let listing: Listing?
 
-    public init(id: UUID, name: String, coordinate: Coordinate, pinCount: Int = 0, placeID: Int? = nil) {
-        self.id = id
+    init(name: String, kind: Kind, listing: Listing? = nil) {
         self.name = name
-        self.coordinate = coordinate
-        self.pinCount = pinCount
-        self.placeID = placeID
+        self.kind = kind
+        self.listing = listing
+    }
+
+    /// A column as `pins <plural>` lists it, after the name.
+    public struct Listing: Sendable, Hashable {
+        /// Its key in the `--json` objects; upper case, the table's header.
+        public let key: String
+        /// Its plural in the command's summary ("with heights and pin counts").
+        public let plural: String
+        /// What the table writes after its value (" m").
+        public let unit: String
     }
 }
 
-/// A mountain shared by every Mountain pin made on it.
-public struct Mountain: SharedPlace, Codable, Hashable {
-    public var id: UUID
-    public var name: String
-    public var height: Double?
-    public var coordinate: Coordinate
-    public var pinCount: Int
+/// The value of an own column; nil is NULL.
+public enum ColumnValue: Sendable, Hashable {
+    case integer(Int?)
+    case real(Double?)
 
-    public init(id: UUID, name: String, height: Double? = nil, coordinate: Coordinate, pinCount: Int = 0) {
-        self.id = id
-        self.name = name
-        self.height = height
-        self.coordinate = coordinate
-        self.pinCount = pinCount
-    }
+    public var integer: Int? { if case let .integer(v) = self { v } else { nil } }
+    public var real: Double? { if case let .real(v) = self { v } else { nil } }
 }
 
 /// Identity of a shared place: the name and the coordinate rounded to 4 decimals (about 11 m),

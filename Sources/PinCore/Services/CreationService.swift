@@ -81,8 +81,8 @@ public struct PinPlan: Sendable, Equatable {
 /// the pin there, save the Location; all in one transaction.
 public struct CreationService: Sendable {
     public let countries: CountryService
-    public let cities: CityService
-    public let mountains: MountainService
+    /// The shared objects' counts (a city's, a mountain's).
+    public let sharedPlaces: SharedPlaceService
     public let locator: any CountryLocating
     /// The gazetteer: the place and region inside the country.
     public let places: any PlaceLocating
@@ -95,8 +95,7 @@ public struct CreationService: Sendable {
         self.countries = countries
         self.places = places
         self.ids = ids
-        self.cities = CityService(ids: ids)
-        self.mountains = MountainService(ids: ids)
+        self.sharedPlaces = SharedPlaceService(ids: ids)
     }
 
     /// Country names, for titles.
@@ -172,10 +171,8 @@ public struct CreationService: Sendable {
             guard let normalized = Settings.normalizedColor(requested) else { throw ServiceError.invalidColor(requested) }
             color = normalized
         }
-        switch draft.type {
-        case .point: break
-        case let .city(visit): if visit.cityName.trimmingCharacters(in: .whitespaces).isEmpty { throw ServiceError.emptyName("city name") }
-        case let .mountain(visit): if visit.mountainName.trimmingCharacters(in: .whitespaces).isEmpty { throw ServiceError.emptyName("mountain name") }
+        if let visit = draft.type.sharedVisit, visit.sharedName.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ServiceError.emptyName("\(draft.type.selection.rawValue) name")
         }
         let countryID: String?
         let place: PinPlace?
@@ -202,36 +199,24 @@ public struct CreationService: Sendable {
 
     /// Counts a location in its country and shared object; the location as it points at that
     /// object (a city's name and centre, a mountain's name, coordinate and height). A shared
-    /// object made here is given `sharedID` when none has it (see `CityService.plusPin`).
+    /// object made here is given `sharedID` when none has it (see `SharedPlaceService.plusPin`).
     func attach(_ location: Location, in repos: Repositories, sharedID: UUID? = nil) throws -> Location {
         var location = location
         if let code = location.countryID { try countries.plusPin(for: code, in: repos) }
-        switch location.type {
-        case .point: break
-        case let .city(visit): location.type = .city(try cities.plusPin(for: visit, in: repos, newID: sharedID).visit)
-        case let .mountain(visit): location.type = .mountain(try mountains.plusPin(for: visit, in: repos, newID: sharedID).visit)
-        }
+        location.type = try sharedPlaces.plusPin(location.type, in: repos, newID: sharedID)
         return location
     }
 
     /// The id of the shared city or mountain `location` is counted on (nil for a point, or
     /// when none is stored).
     public func sharedPlaceID(of location: Location, in repos: Repositories) throws -> UUID? {
-        switch location.type {
-        case .point: return nil
-        case let .city(visit): return try cities.find(visit, in: repos, adopting: false)?.id
-        case let .mountain(visit): return try mountains.find(visit, in: repos)?.id
-        }
+        try sharedPlaces.storedID(of: location.type, in: repos)
     }
 
     /// Undoes `attach`: the pin no longer counts in its country and shared object.
     func detach(_ location: Location, in repos: Repositories) throws {
         if let code = location.countryID { try countries.minusPin(for: code, in: repos) }
-        switch location.type {
-        case .point: break
-        case let .city(visit): try cities.minusPin(for: visit, in: repos)
-        case let .mountain(visit): try mountains.minusPin(for: visit, in: repos)
-        }
+        try sharedPlaces.minusPin(location.type, in: repos)
     }
 }
 

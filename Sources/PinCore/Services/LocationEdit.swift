@@ -12,14 +12,12 @@ public struct LocationEdit: Sendable {
     public var date: (date: Date, offsetSeconds: Int?)?
     public var coordinate: Coordinate?
     public var type: LocationTypeSelection?
-    /// City or mountain name (with `type`, or alone to rename a city/mountain pin's place).
+    /// The shared object's name (with `type`, or alone to rename a city/mountain pin's place).
     public var name: String?
-    /// A mountain's height: the shared Mountain's, for every pin on it.
-    public var height: Double?
-    /// How high this visit got (a mountain pin).
-    public var achievedHeight: Double?
-    /// The address visited (a city pin); empty removes it.
-    public var address: String?
+    /// The visit's other fields by key (`VisitField.all`, as a new pin's): a city's `address`
+    /// (empty removes it); a mountain's `height` (the shared Mountain's, for every pin on it)
+    /// and the `achievedHeight` reached.
+    public var fields: [String: VisitValue] = [:]
     public var visitCount: Int?
     /// true: a place the person wants to go (`Location.wanted`); false: one they have been.
     public var wanted: Bool?
@@ -32,8 +30,7 @@ public struct LocationEdit: Sendable {
 
     public var isEmpty: Bool {
         title == nil && note == nil && addTags.isEmpty && removeTags.isEmpty && color == nil && date == nil
-            && coordinate == nil && type == nil && name == nil && height == nil && visitCount == nil
-            && achievedHeight == nil && address == nil && wanted == nil
+            && coordinate == nil && type == nil && name == nil && fields.isEmpty && visitCount == nil && wanted == nil
     }
 
     /// Whether `applied(to:)` needs `placeThere`: the pin moves, or becomes a city without a name.
@@ -78,9 +75,8 @@ public struct LocationEdit: Sendable {
                     visit.cityCoordinate = coordinate
                 }
                 pin.type = .city(visit)
-            case var .mountain(visit):
-                if visit.mountainCoordinate == old.coordinate { visit.mountainCoordinate = coordinate }
-                pin.type = .mountain(visit)
+            default:
+                pin.type = Self.moved(pin.type, from: old.coordinate, to: coordinate)
             }
             pin.coordinate = coordinate
         }
@@ -88,15 +84,36 @@ public struct LocationEdit: Sendable {
         return pin
     }
 
+    /// The shared object of a visit recorded where the pin was (`from`) moves with it.
+    private static func moved(_ type: LocationType, from old: Coordinate, to new: Coordinate) -> LocationType {
+        func moved<Visit: SharedVisit>(_ visit: Visit) -> LocationType {
+            var visit = visit
+            if visit.sharedCoordinate == old { visit.sharedCoordinate = new }
+            return visit.locationType
+        }
+        return type.sharedVisit.map { moved($0) } ?? type
+    }
+
     private func changedType(_ current: LocationType, at coordinate: Coordinate) throws -> LocationType {
-        switch (type ?? current.selection, current) {
-        case (.point, _):
-            if name != nil || height != nil || achievedHeight != nil || address != nil {
+        let target = type ?? current.selection
+        if target == .point {
+            if name != nil || !fields.isEmpty {
                 throw ServiceError.invalidEdit("a point has no name, address or height: use \(LocationTypeSelection.sharedTypes.map { "--type \($0.rawValue)" }.joined(separator: " or "))")
             }
             return .point
-        case let (.city, .city(visit)):
-            if height != nil || achievedHeight != nil { throw ServiceError.invalidEdit("a city has no height") }
+        }
+        // A field of another type, by the column of the flat files that carries it ("a city
+        // has no height"), else its key.
+        if let other = VisitField.all.first(where: { field in fields[field.key] != nil && !target.visitFields.contains { $0.key == field.key } }) {
+            throw ServiceError.invalidEdit("a \(target.rawValue) has no \(other.flatKey ?? other.key)")
+        }
+        return target == .city ? try changedCity(current, at: coordinate) : try changedVisit(target, current, at: coordinate)
+    }
+
+    /// A city pin's visit: the gazetteer's town there unless named otherwise by hand.
+    private func changedCity(_ current: LocationType, at coordinate: Coordinate) throws -> LocationType {
+        let address = fields["address"]?.text
+        if case let .city(visit) = current {
             var changed = visit
             if let name, PinFilter.fold(name) != PinFilter.fold(visit.cityName) {
                 // Named by hand now: no longer the gazetteer's town (unless the town there has that name).
@@ -109,27 +126,30 @@ public struct LocationEdit: Sendable {
             }
             if let address { changed.address = address.isEmpty ? nil : address }
             return .city(changed)
-        case (.city, _):
-            if height != nil || achievedHeight != nil { throw ServiceError.invalidEdit("a city has no height") }
-            let address = self.address.flatMap { $0.isEmpty ? nil : $0 }
-            if let place = placeThere?.place, name.map({ PinFilter.fold($0) == PinFilter.fold(place.name) }) ?? true {
-                return .city(CityVisitData(place: place, address: address))
-            }
-            guard let name else { throw ServiceError.invalidEdit("no town or city is known here: --type city needs --name") }
-            return .city(CityVisitData(cityName: name, cityCoordinate: coordinate, address: address))
-        case let (.mountain, .mountain(visit)):
-            if address != nil { throw ServiceError.invalidEdit("a mountain has no address") }
-            var changed = visit
-            if let name { changed.mountainName = name }
-            if let height { changed.height = height }
-            if let achievedHeight { changed.achievedHeight = achievedHeight }
-            return .mountain(changed)
-        case (.mountain, _):
-            if address != nil { throw ServiceError.invalidEdit("a mountain has no address") }
-            guard let name else { throw ServiceError.invalidEdit("--type mountain needs --name") }
-            return .mountain(MountainVisitData(mountainName: name, height: height, mountainCoordinate: coordinate,
-                                               achievedHeight: achievedHeight ?? height))
         }
+        let given = address.flatMap { $0.isEmpty ? nil : $0 }
+        if let place = placeThere?.place, name.map({ PinFilter.fold($0) == PinFilter.fold(place.name) }) ?? true {
+            return .city(CityVisitData(place: place, address: given))
+        }
+        guard let name else { throw ServiceError.invalidEdit("no town or city is known here: --type city needs --name") }
+        return .city(CityVisitData(cityName: name, cityCoordinate: coordinate, address: given))
+    }
+
+    /// The visit of a type that has no rule of its own (a mountain): the one it has with the
+    /// fields given changed (its shared object where it was); or, made that type now, a new one
+    /// at the pin, named by `name`, each field as given or as the field it defaults to.
+    private func changedVisit(_ target: LocationTypeSelection, _ current: LocationType, at coordinate: Coordinate) throws -> LocationType {
+        if current.selection == target, let visit = current.sharedVisit {
+            var values = current.visitValues
+            for (i, field) in target.visitFields.enumerated() {
+                if let value = field == .name ? name.map(VisitValue.text) : fields[field.key] { values.values[i] = value }
+            }
+            return LocationType(values, at: visit.sharedCoordinate)
+        }
+        guard let name else { throw ServiceError.invalidEdit("--type \(target.rawValue) needs --name") }
+        return LocationType(VisitValues(type: target, values: target.visitFields.map { field in
+            field == .name ? .text(name) : fields[field.key] ?? field.defaultKey.flatMap { fields[$0] }
+        }), at: coordinate)
     }
 }
 

@@ -23,129 +23,115 @@ public struct CountryService: Sendable {
     }
 }
 
-/// Shared City objects. A city is the gazetteer place its pins are in (found by GeoNames id), or,
-/// named by hand, the city of that name within `sharingKm` of the pin (an older city of that
-/// name there, made before cities had places, becomes the place's, keeping its name and
-/// coordinate); counted, removed at zero. A pin's visit always carries its city's name and
-/// coordinate, so a recount by name and coordinate (`check --repair`) agrees.
-public struct CityService: Sendable {
+/// The one service of every shared-object type (City, Mountain): a pin's visit finds its shared
+/// object (`SharedVisit.stored`: by name and rounded coordinate, else the nearest of that name
+/// within the type's `sharingKm`), or makes it (`newPlace`); it is counted, and removed at zero.
+/// What a type does beyond that is declared with its visit (LocationType.swift): a city is its
+/// gazetteer place; a mountain's height is the last one given, shown by every pin on it. A
+/// pin's visit always carries its shared object's name and coordinate, so a recount by name and
+/// coordinate (`check --repair`) agrees.
+public struct SharedPlaceService: Sendable {
     public let ids: IDSource
-    /// Two city pins named alike this close to one city's centre share it (a city is large).
-    static let sharingKm = 15.0
 
     public init(ids: IDSource) { self.ids = ids }
 
-    /// Finds or creates the City for this visit and adds one pin to it; the visit as it now
-    /// points at it (the city's name, centre and place id). A city made is given `newID` when
-    /// no city has it (an undo makes again the city a pin was on, under its own id).
+    /// Finds or creates the shared object of this visit and adds one pin to it; the visit as it
+    /// now points at it (`SharedVisit.show`). A shared object made is given `newID` when none
+    /// has it (an undo makes again the shared object a pin was on, under its own id).
     @discardableResult
-    func plusPin(for visit: CityVisitData, in repos: Repositories, newID: UUID? = nil) throws -> (city: City, visit: CityVisitData) {
+    func plusPin<Visit: SharedVisit>(for visit: Visit, in repos: Repositories, newID: UUID? = nil) throws -> (place: Visit.Place, visit: Visit) {
         var visit = visit
-        let name = visit.cityName.trimmingCharacters(in: .whitespacesAndNewlines)
-        if var city = try find(visit, in: repos, adopting: true) {
-            city.pinCount += 1
-            try repos.cities.update(city)
-            visit.cityName = city.name
-            visit.cityCoordinate = city.coordinate
-            visit.placeID = city.placeID
-            return (city, visit)
+        let places = repos.sharedPlaces(Visit.Place.self)
+        guard var place = try visit.stored(in: places, adopting: true) else {
+            let place = visit.newPlace(id: try freeID(newID, in: places) ?? ids.next())
+            try places.insert(place)
+            visit.show(place)
+            return (place, visit)
         }
-        let coordinate = visit.placeID == nil ? SharedPlaceKey(name: name, coordinate: visit.cityCoordinate).roundedCoordinate : visit.cityCoordinate
-        let id = try freeID(newID, in: repos.cities) ?? ids.next()
-        let city = City(id: id, name: name, coordinate: coordinate, pinCount: 1, placeID: visit.placeID)
-        try repos.cities.insert(city)
-        visit.cityName = city.name
-        visit.cityCoordinate = city.coordinate
-        return (city, visit)
+        place.pinCount += 1
+        let changed = visit.change(&place)
+        try places.update(place)
+        visit.show(place)
+        if changed { try showEverywhere(place, as: Visit.self, in: repos) }
+        return (place, visit)
     }
 
-    func minusPin(for visit: CityVisitData, in repos: Repositories) throws {
-        try countDown(find(visit, in: repos, adopting: false), in: repos.cities)
+    func minusPin<Visit: SharedVisit>(for visit: Visit, in repos: Repositories) throws {
+        let places = repos.sharedPlaces(Visit.Place.self)
+        try countDown(visit.stored(in: places, adopting: false), in: places)
     }
 
-    /// The stored city a visit points at: by place id; else by its exact name and rounded
-    /// coordinate (as stored); else the nearest city of that name (any case, accents ignored)
-    /// within `sharingKm`. `adopting`: a place's visit takes a city of the place's name there
-    /// that has no place yet (made by hand or before cities had places), which becomes the place.
-    func find(_ visit: CityVisitData, in repos: Repositories, adopting: Bool) throws -> City? {
-        if let placeID = visit.placeID {
-            let all = try repos.cities.fetchAll()
-            if let city = all.first(where: { $0.placeID == placeID }) { return city }
-            guard adopting else { return nil }
-            if var city = City.nearest(named: visit.cityName, to: visit.cityCoordinate, within: Self.sharingKm, in: all.filter { $0.placeID == nil }) {
-                // Its name and coordinate stay: they are what its older pins point at.
-                city.placeID = placeID
-                return city
-            }
-            return nil
+    /// The stored shared object `visit` points at, if any.
+    func find<Visit: SharedVisit>(_ visit: Visit, in repos: Repositories) throws -> Visit.Place? {
+        try visit.stored(in: repos.sharedPlaces(Visit.Place.self), adopting: false)
+    }
+
+    /// `type` as it points at its shared object, counted there (`plusPin`); a point as it is.
+    func plusPin(_ type: LocationType, in repos: Repositories, newID: UUID?) throws -> LocationType {
+        func counted<Visit: SharedVisit>(_ visit: Visit) throws -> LocationType {
+            try plusPin(for: visit, in: repos, newID: newID).visit.locationType
         }
-        if let city = try repos.cities.find(key: SharedPlaceKey(name: visit.cityName, coordinate: visit.cityCoordinate)) { return city }
-        return City.nearest(named: visit.cityName, to: visit.cityCoordinate, within: Self.sharingKm, in: try repos.cities.fetchAll())
+        return try type.sharedVisit.map { try counted($0) } ?? type
     }
-}
 
-/// Shared Mountain objects: the mountain of that name (any case, accents ignored) within
-/// `sharingKm` of the pin, or a new one there. Its height is the last one given: a pin made or
-/// edited with a new height changes the mountain's, and every pin on it shows that height.
-public struct MountainService: Sendable {
-    public let ids: IDSource
-    /// Two mountain pins named alike this close share the mountain (a summit and a hut below it).
-    static let sharingKm = 5.0
+    /// Undoes `plusPin(_:in:newID:)`.
+    func minusPin(_ type: LocationType, in repos: Repositories) throws {
+        if let visit = type.sharedVisit { try minusPin(for: visit, in: repos) }
+    }
 
-    public init(ids: IDSource) { self.ids = ids }
+    /// The id of the stored shared object `type` points at; nil for a point, or when none is stored.
+    func storedID(of type: LocationType, in repos: Repositories) throws -> UUID? {
+        func id<Visit: SharedVisit>(_ visit: Visit) throws -> UUID? { try find(visit, in: repos)?.id }
+        return try type.sharedVisit.flatMap { try id($0) }
+    }
 
-    /// Finds or creates the Mountain for this visit and adds one pin to it (`newID` as for a city).
-    @discardableResult
-    func plusPin(for visit: MountainVisitData, in repos: Repositories, newID: UUID? = nil) throws -> (mountain: Mountain, visit: MountainVisitData) {
-        var visit = visit
-        let key = SharedPlaceKey(name: visit.mountainName, coordinate: visit.mountainCoordinate)
-        guard var mountain = try find(visit, in: repos) else {
-            let mountain = Mountain(id: try freeID(newID, in: repos.mountains) ?? ids.next(), name: key.name, height: visit.height,
-                                    coordinate: key.roundedCoordinate, pinCount: 1)
-            try repos.mountains.insert(mountain)
-            visit.mountainName = mountain.name
-            visit.mountainCoordinate = mountain.coordinate
-            return (mountain, visit)
+    /// Every pin on `place` shows it as it is (`showOwn`), by the visit of its type in the registry.
+    func showEverywhere<Place: SharedPlace>(_ place: Place, in repos: Repositories) throws {
+        func show<Visit: SharedVisit>(_: Visit.Type) throws {
+            if let place = place as? Visit.Place { try showEverywhere(place, as: Visit.self, in: repos) }
         }
-        mountain.pinCount += 1
-        let newHeight = visit.height != nil && visit.height != mountain.height
-        if newHeight { mountain.height = visit.height }
-        try repos.mountains.update(mountain)
-        visit.mountainName = mountain.name
-        visit.mountainCoordinate = mountain.coordinate
-        visit.height = mountain.height
-        if newHeight { try showHeight(of: mountain, in: repos) }
-        return (mountain, visit)
+        if let visit = Place.pinType.visitType { try show(visit) }
     }
 
-    func minusPin(for visit: MountainVisitData, in repos: Repositories) throws {
-        try countDown(find(visit, in: repos), in: repos.mountains)
-    }
-
-    /// By exact name and rounded coordinate (as stored), else the nearest of that name within `sharingKm`.
-    func find(_ visit: MountainVisitData, in repos: Repositories) throws -> Mountain? {
-        if let mountain = try repos.mountains.find(key: SharedPlaceKey(name: visit.mountainName, coordinate: visit.mountainCoordinate)) {
-            return mountain
-        }
-        return Mountain.nearest(named: visit.mountainName, to: visit.mountainCoordinate, within: Self.sharingKm,
-                                in: try repos.mountains.fetchAll())
-    }
-
-    /// Every other pin on `mountain` shows its height now.
-    func showHeight(of mountain: Mountain, in repos: Repositories) throws {
-        let key = SharedPlaceKey(name: mountain.name, coordinate: mountain.coordinate)
+    /// Every other pin on `place` shows it as changed (a mountain's new height).
+    private func showEverywhere<Visit: SharedVisit>(_ place: Visit.Place, as _: Visit.Type, in repos: Repositories) throws {
+        let key = SharedPlaceKey(name: place.name, coordinate: place.coordinate)
         for var pin in try repos.locations.fetchAll(countryID: nil) {
-            guard case var .mountain(visit) = pin.type, visit.height != mountain.height,
-                  SharedPlaceKey(name: visit.mountainName, coordinate: visit.mountainCoordinate) == key else { continue }
-            visit.height = mountain.height
-            pin.type = .mountain(visit)
+            guard let visit = pin.type.sharedVisit as? Visit,
+                  SharedPlaceKey(name: visit.sharedName, coordinate: visit.sharedCoordinate) == key else { continue }
+            var shown = visit
+            shown.showOwn(place)
+            guard shown != visit else { continue }
+            pin.type = shown.locationType
             try repos.locations.update(pin)
         }
     }
 }
 
-/// What the services of every shared-object type (CityService, MountainService) share: the
-/// nearest place of a name, and the count down of a place a pin leaves.
+extension SharedVisit {
+    public func stored(in places: any SharedPlaceRepository<Place>, adopting: Bool) throws -> Place? {
+        try storedByName(in: places)
+    }
+
+    public func change(_ place: inout Place) -> Bool { false }
+
+    /// The shared object's name and coordinate, and what the type shows of it (`showOwn`).
+    mutating func show(_ place: Place) {
+        sharedName = place.name
+        sharedCoordinate = place.coordinate
+        showOwn(place)
+    }
+
+    /// By exact name and rounded coordinate (as stored), else the nearest of that name within
+    /// `sharingKm`: the stored shared object of a type that declares no rule of its own.
+    func storedByName(in places: any SharedPlaceRepository<Place>) throws -> Place? {
+        if let place = try places.find(key: SharedPlaceKey(name: sharedName, coordinate: sharedCoordinate)) { return place }
+        return Place.nearest(named: sharedName, to: sharedCoordinate, within: Self.sharingKm, in: try places.fetchAll())
+    }
+}
+
+/// What the shared-object types share: the nearest place of a name, and the count down of a
+/// place a pin leaves.
 extension SharedPlace {
     /// The one of `places` named `name` (any case, accents and surrounding spaces ignored)
     /// nearest to `point`, within `km`.

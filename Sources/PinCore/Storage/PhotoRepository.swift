@@ -54,6 +54,10 @@ public struct PhotoRecord: Sendable {
     /// Where `coordinate` came from (`photos.position_source`): the photo's own, a track's or an
     /// estimate's. Only photos with their own are neighbours for later estimates.
     public var positionSource: PositionSource? = nil
+    /// The camera clock offset of the run that read the photo (`photos.clock_offset`, seconds):
+    /// the one `takenAt` carries when the photo has no position of its own and a camera clock
+    /// (`MetadataMerge.settleTime`). Nil in a record made before schema 23 (not known).
+    public var clockOffset: Double? = nil
 
     public init(path: RawPath, fingerprint: PhotoFingerprint, digest: String? = nil, format: FileKind? = nil,
                 takenAt: Date? = nil, timeSource: TimeSource? = nil, utcOffsetSeconds: Int? = nil,
@@ -123,12 +127,16 @@ public struct UnplacedPhoto: Sendable, Hashable {
     public var timeSource: TimeSource?
     public var utcOffsetSeconds: Int?
     public var runID: Int64?
+    /// The camera clock offset `takenAt` carries (`PhotoRecord.clockOffset`); nil when the
+    /// record does not say (made before schema 23).
+    public var clockOffset: Double?
 
-    public init(takenAt: Double?, timeSource: TimeSource?, utcOffsetSeconds: Int?, runID: Int64?) {
+    public init(takenAt: Double?, timeSource: TimeSource?, utcOffsetSeconds: Int?, runID: Int64?, clockOffset: Double? = nil) {
         self.takenAt = takenAt
         self.timeSource = timeSource
         self.utcOffsetSeconds = utcOffsetSeconds
         self.runID = runID
+        self.clockOffset = clockOffset
     }
 }
 
@@ -184,17 +192,18 @@ public protocol PhotoRepository {
     /// nightly run without --estimate-positions, before PINS_ESTIMATE=yes). As `unplacedPhotos`.
     func unplacedPhotosMissedByEstimates(under root: RawPath, reach: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)]
     /// The photos below `root` recorded as skipped for "no location", present, whose time was a
-    /// wall clock read in an assumed zone (`assumedZone`): by path relative to `root`, what was
-    /// known of the file, and its recorded time (a camera zone given later reads it again,
-    /// issue 36 item 5).
-    func unplacedPhotosReadInAssumedZone(under root: RawPath) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)]
+    /// wall clock read in an assumed zone (`assumedZone`, issue 36 item 5: a camera zone given
+    /// later reads it again), or a camera clock moved by another offset than `clockOffset` (a
+    /// corrected `--camera-clock-offset`): by path relative to `root`, what was known of the
+    /// file, and its record.
+    func unplacedPhotosForTheCamera(under root: RawPath, clockOffset: Double) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)]
 }
 
 extension PhotoRepository {
     public func recordedNeighbours(from: Double, to: Double) throws -> [RecordedNeighbour] { [] }
     public func unplacedPhotos(under root: RawPath, from: Double, to: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] { [] }
     public func unplacedPhotosMissedByEstimates(under root: RawPath, reach: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] { [] }
-    public func unplacedPhotosReadInAssumedZone(under root: RawPath) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)] { [] }
+    public func unplacedPhotosForTheCamera(under root: RawPath, clockOffset: Double) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)] { [] }
 }
 
 /// A recorded photo with its own position, as a neighbour for the estimates.

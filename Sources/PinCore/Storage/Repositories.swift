@@ -58,8 +58,8 @@ public protocol SettingsRepository {
 public protocol Repositories {
     var locations: LocationRepository { get }
     var countries: CountryRepository { get }
-    var cities: any SharedPlaceRepository<City> { get }
-    var mountains: any SharedPlaceRepository<Mountain> { get }
+    /// The shared objects of one shared-object type (`City.self`).
+    func sharedPlaces<Place: SharedPlace>(_ type: Place.Type) -> any SharedPlaceRepository<Place>
     var settings: SettingsRepository { get }
     var photos: PhotoRepository { get }
     var runs: RunRepository { get }

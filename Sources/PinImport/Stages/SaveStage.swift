@@ -19,6 +19,8 @@ struct SaveStage {
     /// is, so that a run stopped before reads them again next time and decides again the
     /// photos it did not save.
     var tracks: [TrackRecord] = []
+    /// The run's camera clock offset, noted on each record it reads (`PhotoRecord.clockOffset`).
+    var clockOffset: Double = 0
 
     /// `items`: the decided files, read back from their records one batch at a time.
     func save(_ items: DecidedFiles, reconciled: Reconciliation, database: TransactionRunner,
@@ -101,7 +103,9 @@ struct SaveStage {
                 if let takenAt = correction.record.takenAt { moved.date = takenAt }
                 try LocationService(creation: creation).save(moved, replacing: pin, in: repos)
             }
-            try repos.photos.save(correction.record, runID: runID)
+            var record = correction.record
+            record.clockOffset = clockOffset
+            try repos.photos.save(record, runID: runID)
         }
     }
 
@@ -124,6 +128,7 @@ struct SaveStage {
             timeSource: item.metadata?.timeSource, utcOffsetSeconds: item.metadata?.utcOffsetSeconds,
             coordinate: item.metadata?.coordinate, decision: item.decision, detail: item.detail ?? Self.trackDetail(item),
             locationID: locationID, positionSource: item.positionSource)
+        record.clockOffset = clockOffset
         // The pin it belongs to as far as this run has saved (the store's pass at the run's end
         // corrects the few a later pin of the run is nearer to): each record is written once.
         if locationID == nil, item.decision == .interval || item.decision == .distance, let coordinate = record.coordinate {

@@ -130,18 +130,25 @@ struct TrackRun {
     /// it among its tracks) decided the photo without. A photo with only a file-modification
     /// time has no instant for the tracks: never.
     func redecides(_ photo: UnplacedPhoto) -> Bool {
-        guard let recorded = Self.instant(of: photo, options: options) else { return false }
-        // The recorded instant has this run's clock offset in or not (an earlier run may have
-        // had another): either way counts, a photo read again for nothing costs only its read,
-        // which decides its instant anew.
-        let instants = options.clockOffset == 0 ? [recorded] : [recorded, recorded + options.clockOffset]
+        guard let takenAt = photo.takenAt, let read = Self.instant(of: photo, options: options) else { return false }
+        let instants = Self.corrected(read, of: photo, options: options)
         if instants.contains(where: { redecides(at: $0, runID: photo.runID) }) { return true }
         // Issue 36 item 5, the hint followed after a real import: a wall clock this run reads in
-        // another zone than the recorded instant's is decided again when a track file, changed
-        // or not, covers its new instant. (Once read again, its record has this zone's instant:
-        // the next run with the same zone leaves it.)
-        guard let takenAt = photo.takenAt, recorded != takenAt else { return false }
-        return instants.contains { t in files.indices.contains { range(of: $0)?.contains(t) == true } }
+        // another zone than the recorded instant's, or a camera clock this run corrects by
+        // another offset, is decided again when a track file, changed or not, covers its new
+        // instant. (Once read again, its record has this run's zone and offset: the next run
+        // with the same leaves it.)
+        return instants.contains { t in t != takenAt && files.indices.contains { range(of: $0)?.contains(t) == true } }
+    }
+
+    /// The instants this run gives a recorded photo whose instant for the tracks is `read`
+    /// (`instant(of:)`): the record's clock offset taken out and this run's put in. A record
+    /// that does not say its offset (made before schema 23) may carry this run's or another:
+    /// both its instant as it is and moved by this run's offset count (a photo read again for
+    /// nothing costs only its read, which records its offset).
+    static func corrected(_ read: Double, of photo: UnplacedPhoto, options: TrackOptions) -> [Double] {
+        if let recorded = photo.clockOffset { return [read - recorded + options.clockOffset] }
+        return options.clockOffset == 0 ? [read] : [read, read + options.clockOffset]
     }
 
     private func redecides(at t: Double, runID: Int64?) -> Bool {

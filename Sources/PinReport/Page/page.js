@@ -86,7 +86,7 @@
     const t = Date.parse(pins[i].date), off = offsetOf(i);
     return isNaN(t) ? 0 : new Date(t + off * 1000).getUTCFullYear();
   }
-  function placeName(p) { return p.city ? p.city.name : p.mountain ? p.mountain.name : ""; }
+  function placeName(p) { return REGISTRY_SHARED_NAME; }
 
   // --- items on the map: pins (kind 0), this run's new pins (1), its skipped photos (2), the
   // pins it moved (4, at their new place, a line from the old one) or kept without a position (5) ---
@@ -444,14 +444,12 @@
     if (p.wanted === true) row(dl, "Wanted", "a place to go, not visited yet");
     row(dl, "Date", formatDate(p.date, offsetOf(i)));
     let type = typeOf(p);
-    if (p.city) type = "City: " + p.city.name;
-    if (p.mountain) type = "Mountain: " + p.mountain.name + (typeof p.mountain.height === "number" ? " (" + Math.round(p.mountain.height) + " m)" : "");
+    REGISTRY_POPUP_TYPE_LINES
     row(dl, "Type", type);
     row(dl, "Country", p.country ? countryName(p.country) + " (" + p.country + ")" : "at sea");
     row(dl, "Place", p.place);
     row(dl, "Region", p.region ? p.region + (p.regionCode ? " (" + p.regionCode + ")" : "") : null);
-    if (p.city && p.city.address) row(dl, "Address", p.city.address);
-    if (p.mountain && typeof p.mountain.achievedHeight === "number") row(dl, "Reached", Math.round(p.mountain.achievedHeight) + " m");
+    REGISTRY_POPUP_ROWS
     row(dl, "Note", p.note);
     if (p.tags && p.tags.length) { const tags = el("span", "tags"); p.tags.forEach((t) => tags.appendChild(el("span", "", t))); row(dl, "Tags", tags); }
     row(dl, "Visits", p.visitCount || 1);

@@ -58,13 +58,21 @@ public enum APIRequest {
         new.tags = try body.strings("tags", maxCount: 100) ?? []
         new.type = try type(body)
         new.name = try body.string("name", maxLength: 500).flatMap { $0.isEmpty ? nil : $0 }
+        new.fields = try visitFields(body)
+        return new
+    }
+
+    /// The visit's fields but the name, each by its key (`address`, `height`, `achievedHeight`):
+    /// what POST /api/pins and PATCH /api/pins/ID read.
+    private static func visitFields(_ body: JSONBody) throws -> [String: VisitValue] {
+        var fields: [String: VisitValue] = [:]
         for field in VisitField.all where field != .name {
             switch field.kind {
-            case .text: new.fields[field.key] = try body.string(field.key, maxLength: 500).map(VisitValue.text)
-            case .number: new.fields[field.key] = try body.number(field.key, in: field.range ?? -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude).map(VisitValue.number)
+            case .text: fields[field.key] = try body.string(field.key, maxLength: 500).map(VisitValue.text)
+            case .number: fields[field.key] = try body.number(field.key, in: field.range ?? -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude).map(VisitValue.number)
             }
         }
-        return new
+        return fields
     }
 
     /// PATCH /api/pins/ID: the edit (absent fields: unchanged), the whole new tag list when
@@ -81,9 +89,7 @@ public enum APIRequest {
         if let lat, let lon { edit.coordinate = Coordinate(latitude: lat, longitude: lon) }
         edit.type = try type(body)
         edit.name = try body.string("name", maxLength: 500).flatMap { $0.isEmpty ? nil : $0 }
-        edit.height = try body.number("height", in: -500...9000)
-        edit.achievedHeight = try body.number("achievedHeight", in: -500...9000)
-        edit.address = try body.string("address", maxLength: 500)
+        edit.fields = try visitFields(body)
         edit.visitCount = try body.number("visitCount", in: 1...100_000).map { Int($0) }
         let date = try body.string("date", maxLength: 64).flatMap { $0.isEmpty ? nil : $0 }
         return (edit, tags, date)
