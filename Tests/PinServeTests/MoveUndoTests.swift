@@ -236,6 +236,40 @@ final class MoveUndoTests: XCTestCase {
         XCTAssertEqual(try PinDatabase(readOnlyPath: app.databasePath).countMismatches(), [])
     }
 
+    /// Two Mont Blanc pins on one mountain at 4808 m, recorded at the first pin (the second, 76 m
+    /// from it, points there). One is taken away: the first dragged 6.6 km east (its mountain,
+    /// recorded where it stood, moves with it: a mountain of its own there) or the second deleted;
+    /// then the pin left is given 4809 m (another browser): its mountain is 4809 m. The Undo
+    /// puts the pin back on that mountain as one of its pins, showing 4809 m: a pin put back
+    /// joins its mountain as it is now and gives it no height (its 4808 m was the mountain's
+    /// then, not a height given since). Before, the Undo gave the mountain the pin's old 4808 m
+    /// again, and the 4809 m given after the move or delete was lost, on the mountain and on
+    /// the pin left.
+    func testAnUndoLeavesTheMountainAPinGoesBackToAsALaterChangeLeftIt() throws {
+        for deleting in [false, true] {
+            let (app, backend) = try serveScratch("move-undo-back")
+            let first = try addPin(app, 45.8326, 6.8652) { $0.type = .mountain; $0.name = "Mont Blanc"; $0.fields["height"] = .number(4808) }
+            let second = try addPin(app, 45.8330, 6.8660) { $0.type = .mountain; $0.name = "Mont Blanc"; $0.fields["height"] = .number(4808) }
+            XCTAssertEqual(try byHeight(app).map { [$0.height ?? 0, Double($0.pinCount)] }, [[4808, 2]], "one mountain")
+            let (taken, left) = deleting ? (second, first) : (first, second)
+            if deleting {
+                XCTAssertEqual(try backend.deletePins([taken.id]).status, 200)
+            } else {
+                try drag(backend, taken, 45.8326, 6.95)
+                XCTAssertEqual(try byHeight(app).map { [$0.height ?? 0, Double($0.pinCount)] }, [[4808, 1], [4808, 1]])
+            }
+            XCTAssertEqual(try backend.editPin(left.id, jsonBody(["height": 4809])).status, 200)
+            let leftEdited = try app.storedPin(left.id)
+
+            let (status, answer) = try deleting ? restore(backend, ["ids": [taken.id.lowercasedText]]) : undo(backend, taken)
+            XCTAssertEqual(status, 200, answer)
+            XCTAssertEqual(try byHeight(app).map { [$0.height ?? 0, Double($0.pinCount)] }, [[4809, 2]], deleting ? "delete" : "move")
+            XCTAssertEqual(try [shownHeight(app, first), shownHeight(app, second)], [4809, 4809], deleting ? "delete" : "move")
+            XCTAssertEqual(try app.storedPin(left.id), leftEdited, "the pin left as the later edit left it")
+            XCTAssertEqual(try PinDatabase(readOnlyPath: app.databasePath).countMismatches(), [])
+        }
+    }
+
     /// A city named Florence by hand at Fiesole (about 5 km from Florence's centre; the town there
     /// is not Florence), without a gazetteer place. Rome's city pin dragged to Florence is the
     /// gazetteer's Florence (GeoNames 3176959), whose city is that one within 15 km, which it

@@ -200,10 +200,10 @@ public struct CreationService: Sendable {
     /// Counts a location in its country and shared object; the location as it points at that
     /// object (a city's name and centre, a mountain's name, coordinate and height). A shared
     /// object made here is given `sharedID` when none has it (see `SharedPlaceService.plusPin`).
-    func attach(_ location: Location, in repos: Repositories, sharedID: UUID? = nil) throws -> Location {
+    func attach(_ location: Location, in repos: Repositories, sharedID: UUID? = nil, giving: Bool = true) throws -> Location {
         var location = location
         if let code = location.countryID { try countries.plusPin(for: code, in: repos) }
-        location.type = try sharedPlaces.plusPin(location.type, in: repos, newID: sharedID)
+        location.type = try sharedPlaces.plusPin(location.type, in: repos, newID: sharedID, giving: giving)
         return location
     }
 
@@ -266,10 +266,11 @@ public struct LocationService: Sendable {
     /// was, not validated again (it was valid when stored), counted where it was and uncounted
     /// where it is. The city or mountain it was on, when it went meanwhile (its last pin left),
     /// is made again under `sharedPlaceID`, the id it had; one made again since under another
-    /// id (the same name and place) is joined as it is.
+    /// id (the same name and place) is joined as it is. A stored one is joined as it is now: the
+    /// pin gives it nothing (a mountain's height given since stands, and the pin shows it).
     @discardableResult
     public func restore(_ before: Location, replacing current: Location?, sharedPlaceID: UUID? = nil, in repos: Repositories) throws -> Location {
-        let location = try creation.attach(before, in: repos, sharedID: sharedPlaceID)
+        let location = try creation.attach(before, in: repos, sharedID: sharedPlaceID, giving: false)
         guard let current else {
             try repos.locations.insert(location)
             return location

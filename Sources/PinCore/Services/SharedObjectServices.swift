@@ -37,9 +37,12 @@ public struct SharedPlaceService: Sendable {
 
     /// Finds or creates the shared object of this visit and adds one pin to it; the visit as it
     /// now points at it (`SharedVisit.show`). A shared object made is given `newID` when none
-    /// has it (an undo makes again the shared object a pin was on, under its own id).
+    /// has it (an undo makes again the shared object a pin was on, under its own id). Without
+    /// `giving`, a pin put back (an undo) joins a stored object as it is now and changes none of
+    /// it (`SharedVisit.change`: a mountain's height given after the pin went stands).
     @discardableResult
-    func plusPin<Visit: SharedVisit>(for visit: Visit, in repos: Repositories, newID: UUID? = nil) throws -> (place: Visit.Place, visit: Visit) {
+    func plusPin<Visit: SharedVisit>(for visit: Visit, in repos: Repositories, newID: UUID? = nil,
+                                     giving: Bool = true) throws -> (place: Visit.Place, visit: Visit) {
         var visit = visit
         let places = repos.sharedPlaces(Visit.Place.self)
         guard var place = try visit.stored(in: places, adopting: true) else {
@@ -49,7 +52,7 @@ public struct SharedPlaceService: Sendable {
             return (place, visit)
         }
         place.pinCount += 1
-        let changed = visit.change(&place)
+        let changed = giving && visit.change(&place)
         try places.update(place)
         visit.show(place)
         if changed { try showEverywhere(place, as: Visit.self, in: repos) }
@@ -67,9 +70,9 @@ public struct SharedPlaceService: Sendable {
     }
 
     /// `type` as it points at its shared object, counted there (`plusPin`); a point as it is.
-    func plusPin(_ type: LocationType, in repos: Repositories, newID: UUID?) throws -> LocationType {
+    func plusPin(_ type: LocationType, in repos: Repositories, newID: UUID?, giving: Bool = true) throws -> LocationType {
         func counted<Visit: SharedVisit>(_ visit: Visit) throws -> LocationType {
-            try plusPin(for: visit, in: repos, newID: newID).visit.locationType
+            try plusPin(for: visit, in: repos, newID: newID, giving: giving).visit.locationType
         }
         return try type.sharedVisit.map { try counted($0) } ?? type
     }
