@@ -46,7 +46,7 @@ extension DataFiles {
         let gazetteer = try self.gazetteer(onLand: onLand)
         let outlines = try regionOutlines()
         do {
-            return try OutlinedRegionPlaces(places: gazetteer, outlines: outlines, onLand: onLand)
+            return try OutlinedRegionPlaces(places: gazetteer, outlines: outlines)
         } catch let error as RegionDataError {
             throw DataFileError("\(directory)/\(error.description); reinstall pins or rebuild it with scripts/build-regions")
         }

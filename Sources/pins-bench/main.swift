@@ -3,6 +3,7 @@
 //   pins-bench countries [LOOKUPS]       country lookups at random points, and the load of Countries.bin
 //   pins-bench places [LOOKUPS]          place lookups near the gazetteer's places, and the two loads
 //   pins-bench regions [LOOKUPS]         place lookups with and without the admin-1 outlines
+//   pins-bench regions-answers [POINTS]  every answer at random points, one line each (two builds' outputs compared with cmp)
 import Foundation
 import PinCore
 import PinData
@@ -143,8 +144,8 @@ case "places":
                  lookups, alone, Double(lookups) / alone, aloneWall, Double(lookups) / both, named,
                  countryLoad, placeLoad, countryLoad + placeLoad, gazetteer.placeCount))
 case "regions":
-    // The admin-1 outlines (issue 23, step 6): points near the largest places of the 8 countries
-    // DCW divides, each looked up by the gazetteer alone and then with the outlines deciding the
+    // The admin-1 outlines (issue 23, step 6; issue 38): points near the largest places of every
+    // country the outlines cover, each looked up by the gazetteer alone and then with the outlines deciding the
     // region, in the same run (the ratio is the figure).
     let lookups = args.count > 2 ? Int(args[2]) ?? 1_000_000 : 1_000_000
     let data = dataFiles(3)
@@ -157,7 +158,7 @@ case "regions":
     var loads: [Double] = []
     for _ in 0..<5 { loads.append(cpuSeconds { outlines = try! RegionOutlines(data: regionBytes) }) }
     let load = loads[0], bestLoad = loads.min()!
-    let outlined = try! OutlinedRegionPlaces(places: gazetteer, outlines: outlines!, onLand: onLand)
+    let outlined = try! OutlinedRegionPlaces(places: gazetteer, outlines: outlines!)
     let anchors = outlines!.countryCodes.flatMap { gazetteer.largestPlaces(of: $0, limit: 200) }
     var points: [Coordinate] = []
     for _ in 0..<lookups {
@@ -165,9 +166,17 @@ case "regions":
         points.append(Coordinate(latitude: a.latitude + rng.uniform(-0.09, 0.09), longitude: a.longitude + rng.uniform(-0.09, 0.09)))
     }
     let countries = points.map { resolver.country(at: $0) }
-    var differ = 0, inUnit = 0
-    let alone = cpuSeconds { for (p, c) in zip(points, countries) { _ = gazetteer.match(at: p, countryCode: c?.code, inOutline: c?.inOutline) } }
-    let with = cpuSeconds { for (p, c) in zip(points, countries) { _ = outlined.match(at: p, countryCode: c?.code, inOutline: c?.inOutline) } }
+    var differ = 0, inUnit = 0, sum = 0, named = 0
+    // The lookups as indices (PlaceHit: what a caller names when it shows one), then as the
+    // callers take them, named (PlaceMatch: the place's name made, the region's strings).
+    let alone = cpuSeconds { for (p, c) in zip(points, countries) { sum &+= Int(gazetteer.hit(at: p, countryCode: c?.code, inOutline: c?.inOutline).place) } }
+    let with = cpuSeconds { for (p, c) in zip(points, countries) { sum &+= Int(outlined.hit(at: p, countryCode: c?.code, inOutline: c?.inOutline).region) } }
+    let aloneNamed = cpuSeconds {
+        for (p, c) in zip(points, countries) where gazetteer.match(at: p, countryCode: c?.code, inOutline: c?.inOutline).place != nil { named += 1 }
+    }
+    let withNamed = cpuSeconds {
+        for (p, c) in zip(points, countries) where outlined.match(at: p, countryCode: c?.code, inOutline: c?.inOutline).region != nil { named += 1 }
+    }
     let units = cpuSeconds {
         for (p, c) in zip(points, countries) where c != nil && outlines!.unit(at: p, countryCode: c!.code) != nil { inUnit += 1 }
     }
@@ -186,9 +195,49 @@ case "regions":
         differ += 1
     }
     print(String(format: "regions: %d lookups; gazetteer alone %.0f per CPU second, with the outlines %.0f per CPU second (%.2fx the time); "
-                 + "outline lookups alone %.0f per CPU second (%d in a unit); the outline changed %d regions; Regions.bin load %.1f CPU ms (the first), %.1f (the best of 5)",
-                 lookups, Double(lookups) / alone, Double(lookups) / with, with / alone, Double(lookups) / units, inUnit, differ, load * 1000, bestLoad * 1000))
+                 + "named (PlaceMatch, the place's name made): gazetteer alone %.0f, with the outlines %.0f per CPU second; "
+                 + "outline lookups alone %.0f per CPU second (%d in a unit); the outline changed %d regions; Regions.bin load %.1f CPU ms (the first), %.1f (the best of 5); checksum %d",
+                 lookups, Double(lookups) / alone, Double(lookups) / with, with / alone, Double(lookups) / aloneNamed, Double(lookups) / withNamed,
+                 Double(lookups) / units, inUnit, differ, load * 1000, bestLoad * 1000, sum &+ named))
+case "regions-answers":
+    // Every answer the lookups give at POINTS points (half near the largest places of every
+    // country the outlines cover, half anywhere from 60° S to 75° N), one line each: the country,
+    // the gazetteer's place and region, then with the outlines (the point's side of the outline
+    // given, and asked), for comparing two builds line by line.
+    let count = args.count > 2 ? Int(args[2]) ?? 1_000_000 : 1_000_000
+    let data = dataFiles(3)
+    let resolver = loaded("Countries.bin") { try data.countryResolver() }
+    let onLand = DataFiles.onLand(resolver)
+    let gazetteer = loaded("Places.bin") { try data.gazetteer(onLand: onLand) }
+    let outlines = loaded("Regions.bin") { try data.regionOutlines() }
+    let outlined = try! OutlinedRegionPlaces(places: gazetteer, outlines: outlines)
+    let anchors = outlines.countryCodes.flatMap { gazetteer.largestPlaces(of: $0, limit: 200) }
+    func text(_ m: PlaceMatch) -> String {
+        let place = m.place.map { "\($0.id) \($0.name) \($0.coordinate.latitude),\($0.coordinate.longitude) \($0.population) \(m.placeDistanceKm.map { "\($0)" } ?? "-")" } ?? "-"
+        let region = m.region.map { "\($0.code ?? "-") \($0.name)" } ?? "-"
+        return place + " | " + region
+    }
+    var out = ""
+    out.reserveCapacity(1 << 20)
+    for i in 0..<count {
+        let p: Coordinate
+        if i % 2 == 0 {
+            let a = anchors[Int(rng.next() % UInt64(anchors.count))].coordinate
+            let spread = i % 4 == 0 ? 0.09 : 0.5
+            p = Coordinate(latitude: max(-89.9, min(89.9, a.latitude + rng.uniform(-spread, spread))),
+                           longitude: max(-180, min(180, a.longitude + rng.uniform(-spread, spread))))
+        } else {
+            p = Coordinate(latitude: rng.uniform(-60, 75), longitude: rng.uniform(-180, 180))
+        }
+        let c = resolver.country(at: p)
+        out += "\(p.latitude),\(p.longitude) \(c.map { "\($0.code) \($0.inOutline.map { "\($0)" } ?? "-")" } ?? "-") || "
+            + text(gazetteer.match(at: p, countryCode: c?.code, inOutline: c?.inOutline)) + " || "
+            + text(outlined.match(at: p, countryCode: c?.code, inOutline: c?.inOutline)) + " || "
+            + text(outlined.match(at: p, countryCode: c?.code)) + "\n"
+        if out.utf8.count > 1 << 20 { FileHandle.standardOutput.write(Data(out.utf8)); out = "" }
+    }
+    FileHandle.standardOutput.write(Data(out.utf8))
 default:
-    print("usage: pins-bench rules [PHOTOS] [PINS] | countries [LOOKUPS] [RESOURCE_DIR] | places [LOOKUPS] [RESOURCE_DIR] | regions [LOOKUPS] [RESOURCE_DIR]")
+    print("usage: pins-bench rules [PHOTOS] [PINS] | countries [LOOKUPS] [RESOURCE_DIR] | places [LOOKUPS] [RESOURCE_DIR] | regions [LOOKUPS] [RESOURCE_DIR] | regions-answers [POINTS] [RESOURCE_DIR]")
     exit(64)
 }

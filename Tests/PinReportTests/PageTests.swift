@@ -59,6 +59,22 @@ final class PageStatisticsTests: XCTestCase {
         XCTAssertEqual(stats.years.map(\.newCountries), [[], ["ES", "FR"], []])
         XCTAssertEqual(stats.years.map(\.pinCount), [1, 2, 1])
     }
+
+    /// A place someone wants to go counts as wanted only; without one the pins are counted as
+    /// they are (the statistics no longer copy them to leave none out).
+    func testAWantedPinCountsOnlyAsWanted() {
+        var wanted = pin("w", "ES", "2022-01-01T00:00:00Z")
+        wanted.location.wanted = true
+        let visits = [pin("a", "FR", "2021-06-01T12:00:00Z"), pin("b", "FR", "2023-06-01T12:00:00Z")]
+        for (pins, wantedCount) in [(visits + [wanted], 1), (visits, 0)] {
+            let stats = PageStatistics(pins: pins, catalog: testCatalog)
+            XCTAssertEqual(stats.totalPins, 2)
+            XCTAssertEqual(stats.wanted, wantedCount)
+            XCTAssertEqual(stats.countries.map(\.code), ["FR"])
+            XCTAssertEqual(stats.countries.map(\.pinCount), [2])
+            XCTAssertEqual(stats.continents, [.init(name: "Europe", countryCount: 1, pinCount: 2)])
+        }
+    }
 }
 
 final class PageRendererTests: XCTestCase {

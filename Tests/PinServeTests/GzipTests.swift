@@ -37,6 +37,65 @@ final class GzipTests: XCTestCase {
         XCTAssertEqual(try gunzip(try XCTUnwrap([UInt8]().withUnsafeBytes { Gzip.compress($0) })), [])
     }
 
+    /// `gzip -c` of `bytes`, at `level`: what gzip(1) itself writes.
+    private func gzip(_ bytes: [UInt8], level: Int) throws -> [UInt8] {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-gzip-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("data")
+        try Data(bytes).write(to: file)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-\(level)", "-c", file.path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "gzip -c wrote it")
+        return Array(data)
+    }
+
+    /// Only the gzipped map data is kept; a client without gzip gets it unpacked: what gzip(1)
+    /// wrote reads back whole (a member larger than one piece of output, 256 KiB), one cut
+    /// short or damaged reads as nothing.
+    func testDecompressReadsWhatGzipWrote() throws {
+        var text = ""
+        for i in 0..<40_000 { text += "{\"id\":\(i),\"title\":\"Place \(i) \u{e9}\"}," }
+        let plain = Array(text.utf8)
+        XCTAssertGreaterThan(plain.count, 1_000_000)
+        for level in [1, 9] {
+            let packed = try gzip(plain, level: level)
+            XCTAssertEqual(packed.withUnsafeBytes { Gzip.decompress($0) }, plain, "gzip -\(level)")
+            XCTAssertNil(Array(packed.prefix(packed.count / 2)).withUnsafeBytes { Gzip.decompress($0) }, "cut short")
+            var damaged = packed
+            damaged[packed.count / 2] ^= 0xFF
+            damaged[packed.count / 2 + 1] ^= 0xFF
+            XCTAssertNil(damaged.withUnsafeBytes { Gzip.decompress($0) }, "damaged")
+        }
+        XCTAssertEqual(try gzip([], level: 6).withUnsafeBytes { Gzip.decompress($0) }, [])
+        XCTAssertNil(Array("{}".utf8).withUnsafeBytes { Gzip.decompress($0) }, "not gzip")
+    }
+
+    /// The map data keeps one body, gzipped (gzip(1) reads the JSON back from it); a client
+    /// without gzip is answered the JSON itself, with the same version and no Content-Encoding.
+    func testTheMapDataIsKeptGzippedOnly() throws {
+        var json = "{\"pins-data\":["
+        for i in 0..<5_000 { json += "{\"id\":\(i),\"title\":\"Place \(i)\"}," }
+        json += "{}]}"
+        let data = MapData(json: json, version: "1.2.3;-;")
+        XCTAssertTrue(data.gzipped)
+        XCTAssertEqual(data.response.header("Content-Encoding"), "gzip")
+        XCTAssertLessThan(data.response.body.count, json.utf8.count / 4)
+        XCTAssertEqual(try gunzip(data.response.body), Array(json.utf8))
+        let plain = try data.answer(acceptsGzip: false)
+        XCTAssertNil(plain.header("Content-Encoding"))
+        XCTAssertEqual(plain.header("X-Pins-Version"), "1.2.3;-;")
+        XCTAssertEqual(plain.header("Content-Type"), "application/json; charset=utf-8")
+        XCTAssertEqual(plain.body, Array(json.utf8))
+        XCTAssertEqual(try data.answer(acceptsGzip: true).body, data.response.body)
+    }
+
     func testAcceptEncodingValues() {
         XCTAssertTrue(AcceptEncoding.acceptsGzip("gzip, deflate, br, zstd"), "Chromium's")
         XCTAssertTrue(AcceptEncoding.acceptsGzip("deflate, GZip;q=0.5"))

@@ -58,7 +58,7 @@ public enum ShippedData {
     private static let countryIndex = Result { try files.countryResolver() }
     private static let gazetteerFile = Result { try files.gazetteer(onLand: DataFiles.onLand(try countries())) }
     private static let outlinedPlaces = Result {
-        try OutlinedRegionPlaces(places: try gazetteer(), outlines: try files.regionOutlines(), onLand: DataFiles.onLand(try countries()))
+        try OutlinedRegionPlaces(places: try gazetteer(), outlines: try files.regionOutlines())
     }
     private static let zones = Result { try files.timeZoneResolver() }
 

@@ -55,4 +55,13 @@ void pins_reply_send(struct evhttp_request *request, int status, const char *rea
    or -1 when no reply came within timeout_seconds (refused, reset, timed out). */
 int pins_health_check(const char *address, uint16_t port, const char *host, int timeout_seconds);
 
+/* The service's heap (glibc malloc), set once before its threads start: at most `arenas` arenas
+   (glibc makes one per thread that meets a locked one, up to 8 per core, each keeping its own
+   freed memory), and blocks of `mmap_bytes` or more always mapped apart, so that freeing one gives
+   its pages back at once (glibc otherwise raises that threshold to the largest block freed, up
+   to 32 MiB, and the map data's big arrays then stay in a heap after they are freed). */
+void pins_memory_limit(int arenas, size_t mmap_bytes);
+/* Gives the free pages of every arena back to the system (malloc_trim(0)). */
+void pins_memory_trim(void);
+
 #endif

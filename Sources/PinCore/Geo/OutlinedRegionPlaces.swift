@@ -10,53 +10,47 @@ import Foundation
 ///   * else, or where the unit stands for several of today's regions (IN.AP is Andhra Pradesh and
 ///     Telangana; Natural Earth's Katanga four of Congo's provinces of 2015), or in a country
 ///     without outlines: the place's region.
-public final class OutlinedRegionPlaces: PlaceLocating, @unchecked Sendable {
+public final class OutlinedRegionPlaces: PlaceLocating, Sendable {
     // Immutable after init.
     /// Inside the country's outline but in none of its units: the nearest unit within 10 km.
     static let landKm = 10.0
     /// At sea (outside the outline, the country from the 22 km coastal rule).
     static let seaKm = 22.0
 
-    public let places: any PlaceLocating
+    public let places: PlaceResolver
     public let outlines: RegionOutlines
-    /// Each unit's region, the gazetteer's own under its English name (nil: the unit stands for
-    /// several).
-    private let regionOfUnit: [Region?]
-    /// The gazetteer's regions whose English name differs (Regions.bin's names): "Yunnan Sheng"
-    /// is "Yunnan", "Madrid, Comunidad de" "Madrid". Asked only where the place's region stands.
-    private let renamed: [Region: Region]
-    private let onLand: (@Sendable (Coordinate, String) -> Bool)?
+    /// The gazetteer's regions, in its order, under their English names (Regions.bin's) in the
+    /// countries the outlines cover: "Yunnan Sheng" is "Yunnan", "Madrid, Comunidad de"
+    /// "Madrid". A hit's region is an index into it.
+    private let regionValues: [Region]
+    /// Each unit's region, an index into `regionValues` (-1: the unit stands for several).
+    private let regionOfUnit: [Int32]
 
-    /// `onLand`: whether a point is inside its country's outline (at sea otherwise). Throws
-    /// when a unit names a region the gazetteer does not have (the two files do not match).
-    public init(places: any PlaceLocating, outlines: RegionOutlines,
-                onLand: (@Sendable (Coordinate, String) -> Bool)? = nil) throws {
+    /// Whether a point is inside its country's outline (at sea otherwise) is the gazetteer's
+    /// `onLand`. Throws when a unit names a region the gazetteer does not have (the two files
+    /// do not match).
+    public init(places: PlaceResolver, outlines: RegionOutlines) throws {
         self.places = places
         self.outlines = outlines
-        self.onLand = onLand
-        var renamed: [Region: Region] = [:]
         let countries = Set(outlines.countryCodes).union(outlines.regionNames.keys.map { String($0.prefix(2)) })
-        // One pass over the gazetteer's regions where it is the file's (a scan per country cost
-        // `pins locate --json` a third of its start).
-        let all = (places as? PlaceResolver)?.allRegions ?? countries.sorted().flatMap { places.regions(of: $0) }
-        var byCode = [String: Region](minimumCapacity: all.count)
+        // One pass over the gazetteer's regions (a scan per country cost `pins locate --json` a
+        // third of its start).
+        var english = places.allRegions
+        var byCode = [String: Int32](minimumCapacity: english.count)
         // The countries as a table by their two letters: a lookup per region, no string hashed.
         var covered = [Bool](repeating: false, count: 26 * 26)
         for code in countries { if let slot = Self.letterSlot(code) { covered[slot] = true } }
-        for region in all where Self.letterSlot(region.countryCode).map({ covered[$0] }) ?? countries.contains(region.countryCode) {
-            let key = Self.key(region)
-            var english = region
-            if let name = outlines.regionNames[key] {
-                english.name = name
-                renamed[region] = english
-            }
-            byCode[key] = english
+        for r in english.indices
+        where Self.letterSlot(english[r].countryCode).map({ covered[$0] }) ?? countries.contains(english[r].countryCode) {
+            let key = Self.key(english[r])
+            if let name = outlines.regionNames[key] { english[r].name = name }
+            byCode[key] = Int32(r)
         }
-        self.renamed = renamed
-        var regions: [Region?] = []
+        regionValues = english
+        var regions: [Int32] = []
         regions.reserveCapacity(outlines.unitCount)
         for unit in 0..<outlines.unitCount {
-            var count = 0, only: Region?
+            var count = 0, only: Int32 = -1
             try outlines.forEachRegionCode(ofUnit: unit) { code in
                 guard let region = byCode[code] else {
                     throw RegionDataError.malformed(offset: 0, what: "unit \(outlines.dcwCode(ofUnit: unit)) names \(code), a region Places.bin does not have; rebuild it with scripts/build-regions")
@@ -64,7 +58,7 @@ public final class OutlinedRegionPlaces: PlaceLocating, @unchecked Sendable {
                 count += 1
                 only = region
             }
-            regions.append(count == 1 ? only : nil)
+            regions.append(count == 1 ? only : -1)
         }
         regionOfUnit = regions
     }
@@ -88,28 +82,57 @@ public final class OutlinedRegionPlaces: PlaceLocating, @unchecked Sendable {
     }
 
     public func match(at point: Coordinate, countryCode: String?, inOutline: Bool?) -> PlaceMatch {
-        var match = places.match(at: point, countryCode: countryCode, inOutline: inOutline)
-        if let countryCode, let region = outlineRegion(at: point, countryCode: countryCode, inOutline: inOutline) {
-            match.region = region
-        } else if let region = match.region, let english = renamed[region] {
-            match.region = english
-        }
-        return match
+        match(hit(at: point, countryCode: countryCode, inOutline: inOutline), at: point)
+    }
+
+    /// `match`'s answer as indices, no String made (`match(_:at:)` names them): the outlines'
+    /// region first, then the gazetteer's place, its region looked for only where the outlines
+    /// decide none. The point's side of the outline (`inOutline`, where the caller knows it) is
+    /// asked once, where first needed.
+    public func hit(at point: Coordinate, countryCode: String?, inOutline: Bool?) -> PlaceHit {
+        guard let countryCode else { return .none }
+        var side = inOutline
+        let outlined = outlineRegionIndex(at: point, countryCode: countryCode, inOutline: &side)
+        guard point.isValid, let country = places.countryID(countryCode) else { return PlaceHit(place: -1, region: outlined ?? -1) }
+        let land = side ?? places.onLand.map { $0(point, countryCode) } ?? true
+        var hit = places.hit(at: point, country: country, inOutline: land, region: outlined == nil)
+        if let outlined { hit.region = outlined }
+        return hit
+    }
+
+    /// The answer a hit names at `point`: the place (its name made now), its distance, the region.
+    public func match(_ hit: PlaceHit, at point: Coordinate) -> PlaceMatch {
+        places.match(hit, at: point, regions: regionValues)
     }
 
     /// The region the outlines decide at the point, nil where they do not. `inOutline`: whether
     /// the country's outline holds the point, where the caller knows (nil: asked when needed).
     public func outlineRegion(at point: Coordinate, countryCode: String, inOutline: Bool? = nil) -> Region? {
-        guard outlines.covers(countryCode) else { return nil }
-        if let unit = outlines.unit(at: point, countryCode: countryCode) { return regionOfUnit[unit] }
-        // Within 10 km the answer is the same on land and at sea; only farther is the (costly)
-        // land-or-sea question asked.
-        if let unit = outlines.nearestUnit(to: point, countryCode: countryCode, withinKm: Self.landKm) { return regionOfUnit[unit] }
-        guard !(inOutline ?? onLand.map { $0(point, countryCode) } ?? true) else { return nil }
-        return outlines.nearestUnit(to: point, countryCode: countryCode, withinKm: Self.seaKm).flatMap { regionOfUnit[$0] }
+        var side = inOutline
+        return outlineRegionIndex(at: point, countryCode: countryCode, inOutline: &side).map { regionValues[Int($0)] }
     }
 
-    public func regions(of countryCode: String) -> [Region] { places.regions(of: countryCode).map { renamed[$0] ?? $0 } }
+    /// `outlineRegion`'s region as an index into `regionValues`; `side` is set where the point's
+    /// side of the outline had to be asked.
+    private func outlineRegionIndex(at point: Coordinate, countryCode: String, inOutline side: inout Bool?) -> Int32? {
+        guard outlines.covers(countryCode) else { return nil }
+        if let unit = outlines.unit(at: point, countryCode: countryCode) { return decided(unit) }
+        // Within 10 km the answer is the same on land and at sea; only farther is the (costly)
+        // land-or-sea question asked.
+        if let unit = outlines.nearestUnit(to: point, countryCode: countryCode, withinKm: Self.landKm) { return decided(unit) }
+        if side == nil { side = places.onLand.map { $0(point, countryCode) } ?? true }
+        guard side == false else { return nil }
+        return outlines.nearestUnit(to: point, countryCode: countryCode, withinKm: Self.seaKm).flatMap(decided)
+    }
+
+    /// A unit's region, nil where it stands for several.
+    @inline(__always)
+    private func decided(_ unit: Int) -> Int32? {
+        let region = regionOfUnit[unit]
+        return region >= 0 ? region : nil
+    }
+
+    public func regions(of countryCode: String) -> [Region] { places.regionIndices(of: countryCode).map { regionValues[$0] } }
 
     public func prepare() throws { try places.prepare() }
 
@@ -122,8 +145,9 @@ public final class OutlinedRegionPlaces: PlaceLocating, @unchecked Sendable {
     /// unit does (a unit that stands for two regions is no one's).
     public func regionRings(countryCode: String, code: String?, name: String) -> [[Coordinate]] {
         var rings: [[Coordinate]] = []
-        for unit in 0..<regionOfUnit.count {
-            guard let region = regionOfUnit[unit], region.countryCode == countryCode else { continue }
+        for unit in 0..<regionOfUnit.count where regionOfUnit[unit] >= 0 {
+            let region = regionValues[Int(regionOfUnit[unit])]
+            guard region.countryCode == countryCode else { continue }
             if let code, region.code == code { rings += outlines.rings(ofUnit: unit) }
             else if code == nil, region.code == nil, region.name == name { rings += outlines.rings(ofUnit: unit) }
         }

@@ -57,6 +57,22 @@ public struct PlaceMatch: Sendable, Hashable {
     public static let none = PlaceMatch()
 }
 
+/// A lookup's answer as indices into the gazetteer's tables, no String made: what a caller that
+/// shows it names (`PlaceResolver.match(_:at:)`, `OutlinedRegionPlaces.match(_:at:)`).
+public struct PlaceHit: Sendable, Hashable {
+    /// The place's index in the gazetteer; -1: none.
+    public var place: Int32
+    /// The region's index in the gazetteer's regions (their order in Places.bin); -1: none.
+    public var region: Int32
+
+    public init(place: Int32, region: Int32) {
+        self.place = place
+        self.region = region
+    }
+
+    public static let none = PlaceHit(place: -1, region: -1)
+}
+
 /// Anything that names the place at a coordinate (the gazetteer resolver; a stub in tests).
 public protocol PlaceLocating: Sendable {
     /// The place and region at `point`, inside `countryCode` (the country its outline gave, or

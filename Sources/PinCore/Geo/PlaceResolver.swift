@@ -52,7 +52,10 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     private let regionCountry: [UInt16]
     /// What a lookup reads of each candidate, one record per place, made at load.
     private let places: UnsafeBufferPointer<PlaceRecord>
-    /// What `places` points into (`TableMemory`).
+    /// What naming a chosen place reads of it, one record per place, made at load beside
+    /// `places` (the file's columns would cost a cache miss each).
+    private let facts: UnsafeBufferPointer<PlaceFacts>
+    /// What `places` and `facts` point into (`TableMemory`).
     private let recordMemory: AnyObject?
     /// What the views below point into: a read-only private copy of Places.bin's bytes.
     private let memory: AnyObject
@@ -70,7 +73,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     private let entries: UnsafeBufferPointer<UInt32>
     /// Whether the point lies inside the outline of the given country (not only within its
     /// coastal 22 km); nil: never at sea.
-    private let onLand: (@Sendable (Coordinate, String) -> Bool)?
+    let onLand: (@Sendable (Coordinate, String) -> Bool)?
 
     public var placeCount: Int { places.count }
 
@@ -90,6 +93,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         self.onLand = onLand
         self.memory = owner
         self.places = file.records
+        self.facts = file.facts
         self.recordMemory = file.recordMemory
         self.codes = file.codes
         self.countryOutline = file.outlines
@@ -112,7 +116,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
 
     /// The country id of a code, without making anything (two letters A–Z, else nil).
     @inline(__always)
-    private func countryID(_ code: String) -> Int? {
+    func countryID(_ code: String) -> Int? {
         var letters = code.utf8.makeIterator()
         guard let a = letters.next(), let b = letters.next(), letters.next() == nil,
               a &- 0x41 < 26, b &- 0x41 < 26 else { return nil }
@@ -126,11 +130,17 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
 
     /// Place p as the gazetteer has it: its name made now.
     private func place(_ p: Int) -> Place {
-        let record = places[p], name = Int(nameString[p])
-        let utf8 = UnsafeBufferPointer(rebasing: stringBytes[Int(stringOffsets[name])..<Int(stringOffsets[name + 1])])
-        return Place(id: Int(geonamesID[p]), name: String(decoding: utf8, as: UTF8.self), countryCode: codes[Int(ownCountry[p])],
+        let record = places[p], fact = facts[p]
+        let utf8: UnsafeBufferPointer<UInt8>
+        if fact.nameLength != PlaceFacts.longName {
+            utf8 = UnsafeBufferPointer(rebasing: stringBytes[Int(fact.nameStart)..<(Int(fact.nameStart) + Int(fact.nameLength))])
+        } else {
+            let name = Int(nameString[p])
+            utf8 = UnsafeBufferPointer(rebasing: stringBytes[Int(stringOffsets[name])..<Int(stringOffsets[name + 1])])
+        }
+        return Place(id: Int(fact.id), name: String(decoding: utf8, as: UTF8.self), countryCode: codes[Int(fact.own)],
                      coordinate: Coordinate(latitude: record.latitudeDegrees, longitude: record.longitudeDegrees),
-                     population: Int(population[p]))
+                     population: Int(fact.population))
     }
 
     private func cell(latitude: Double, longitude: Double) -> (row: Int, column: Int) {
@@ -207,10 +217,23 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     }
 
     public func match(at point: Coordinate, countryCode: String?, inOutline: Bool?) -> PlaceMatch {
+        match(hit(at: point, countryCode: countryCode, inOutline: inOutline), at: point)
+    }
+
+    /// `match`'s answer as the gazetteer's indices, no String made (`match(_:at:)` names them).
+    public func hit(at point: Coordinate, countryCode: String?, inOutline: Bool?) -> PlaceHit {
         guard point.isValid, let countryCode, let country = countryID(countryCode) else { return .none }
+        return hit(at: point, country: country, inOutline: inOutline ?? onLand.map { $0(point, countryCode) } ?? true, region: true)
+    }
+
+    /// The lookup in a known country (`countryID`), the point's side of the outline known:
+    /// rules 1–4, and with `region` rule 5 (the region of the place, or without one, of the
+    /// nearest place within 150 km, only then looked for); without it, no region (the caller
+    /// has one).
+    func hit(at point: Coordinate, country: Int, inOutline: Bool, region: Bool) -> PlaceHit {
         let outlineCountry = UInt16(countryOutline[country])
         var chosen: Int?
-        if !(inOutline ?? onLand.map { $0(point, countryCode) } ?? true) {
+        if !inOutline {
             chosen = nearest(to: point, outlineCountry: outlineCountry, withinKm: Self.seaKm)
         } else {
             let (r, c) = cell(latitude: point.latitude, longitude: point.longitude)
@@ -219,11 +242,31 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
                 Self.onLandChoice(scan, entries: Int(cellStart[k])..<Int(cellStart[k + 1]), outlineCountry: outlineCountry)
             }
         }
-        return makeMatch(point, chosen: chosen, regionPlace: nearest(to: point, outlineCountry: outlineCountry, withinKm: Self.regionKm))
+        if let p = chosen { return PlaceHit(place: Int32(p), region: region ? regionIndex(places[p].region) : -1) }
+        guard region, let p = nearest(to: point, outlineCountry: outlineCountry, withinKm: Self.regionKm) else { return .none }
+        return PlaceHit(place: -1, region: regionIndex(places[p].region))
     }
 
-    /// The answer for the chosen place; without one, the region of `regionPlace` (rule 6), only
-    /// then looked for.
+    /// A place record's region as a hit's (0xFFFF, none: -1).
+    @inline(__always)
+    private func regionIndex(_ r: UInt16) -> Int32 { r == 0xFFFF ? -1 : Int32(r) }
+
+    /// The answer a hit names at `point`: the place (its name made now) and its distance, the
+    /// region.
+    public func match(_ hit: PlaceHit, at point: Coordinate) -> PlaceMatch {
+        match(hit, at: point, regions: regionValues)
+    }
+
+    /// The same with the regions of `regions` (the gazetteer's, in its order, perhaps renamed).
+    func match(_ hit: PlaceHit, at point: Coordinate, regions: [Region]) -> PlaceMatch {
+        let region = hit.region >= 0 ? regions[Int(hit.region)] : nil
+        guard hit.place >= 0 else { return PlaceMatch(region: region) }
+        let chosen = place(Int(hit.place))
+        return PlaceMatch(place: chosen, placeDistanceKm: AngularDistance.kilometres(point, chosen.coordinate), region: region)
+    }
+
+    /// `matchByScanning`'s answer for the chosen place; without one, the region of
+    /// `regionPlace` (rule 5), only then looked for.
     private func makeMatch(_ point: Coordinate, chosen: Int?, regionPlace: @autoclosure () -> Int?) -> PlaceMatch {
         guard let p = chosen else { return PlaceMatch(region: regionPlace().flatMap { makeRegion(places[$0].region) }) }
         let chosenPlace = place(p)
@@ -347,13 +390,17 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     var allRegions: [Region] { regionValues }
 
     public func regions(of countryCode: String) -> [Region] {
+        regionIndices(of: countryCode).map { regionValues[$0] }
+    }
+
+    /// The indices of a country's regions (its own, and those of the countries its outline
+    /// holds), in the file's order.
+    func regionIndices(of countryCode: String) -> [Int] {
         guard let country = countryID(countryCode) else { return [] }
-        var out: [Region] = []
+        var out: [Int] = []
         for r in 0..<regionCountry.count {
             let c = Int(regionCountry[r])
-            if c == country || (Int(countryOutline[c]) == country && c != country) {
-                if let region = makeRegion(UInt16(r)) { out.append(region) }
-            }
+            if c == country || (Int(countryOutline[c]) == country && c != country) { out.append(r) }
         }
         return out
     }
@@ -426,6 +473,21 @@ private struct PlaceRecord {
     @inline(__always) var longitudeDegrees: Double { Double(longitude) / 1e5 }
 }
 
+/// What naming a chosen place reads (`PlaceResolver.place`), in 16 bytes: one cache line where
+/// the file's columns of ids, populations, names, countries and string offsets are five.
+private struct PlaceFacts {
+    var id: UInt32
+    var population: UInt32
+    /// Where its name's bytes start in the string table, and how many there are
+    /// (`longName`: too many to say here; the name is then found through the file's columns).
+    var nameStart: UInt32
+    var nameLength: UInt16
+    /// The country whose place it is (its code names it).
+    var own: UInt16
+
+    static let longName = UInt16.max
+}
+
 /// Reads Places.bin's bytes in order, each read checked against the end: damaged bytes are an
 /// error naming their offset, never a crash.
 private struct PlacesFileCursor {
@@ -471,6 +533,7 @@ private struct PlacesFile {
     var own = UnsafeBufferPointer<UInt16>(start: nil, count: 0)
     var start = UnsafeBufferPointer<UInt32>(start: nil, count: 0), entries = UnsafeBufferPointer<UInt32>(start: nil, count: 0)
     var records = UnsafeBufferPointer<PlaceRecord>(start: nil, count: 0)
+    var facts = UnsafeBufferPointer<PlaceFacts>(start: nil, count: 0)
     var recordMemory: TableMemory?
 
     init(_ data: UnsafeRawBufferPointer) throws {
@@ -600,15 +663,23 @@ private struct PlacesFile {
               Int(highestRegion) < max(1, regionCount), Int(highestCountry) < countryCount else {
             throw cursor.fail("bad place \(firstBadPlace())")
         }
-        let memory = TableMemory(bytes: placeCount * MemoryLayout<PlaceRecord>.stride)
+        // The records, then the facts, in one table (its start, and so the facts', 16-byte aligned).
+        let recordBytes = placeCount * MemoryLayout<PlaceRecord>.stride
+        let memory = TableMemory(bytes: recordBytes + placeCount * MemoryLayout<PlaceFacts>.stride)
         recordMemory = memory
         let made = memory.base.bindMemory(to: PlaceRecord.self, capacity: placeCount)
+        let named = (memory.base + recordBytes).bindMemory(to: PlaceFacts.self, capacity: placeCount)
         for p in 0..<file.placeCount {
             let radius = max(PlaceResolver.minimumRadiusKm, PlaceResolver.radiusPerSqrtPopulation * Float(file.population[p]).squareRoot())
             (made + p).initialize(to: PlaceRecord(latitude: file.lat[p], longitude: file.lon[p], radius: radius,
                                                   outline: file.outline[p], region: file.region[p]))
+            let name = Int(file.names[p]), start = file.offsets[name], length = Int(file.offsets[name + 1] - start)
+            (named + p).initialize(to: PlaceFacts(id: file.ids[p], population: file.population[p], nameStart: start,
+                                                  nameLength: length < Int(PlaceFacts.longName) ? UInt16(length) : PlaceFacts.longName,
+                                                  own: file.own[p]))
         }
         records = UnsafeBufferPointer(start: made, count: placeCount)
+        facts = UnsafeBufferPointer(start: named, count: placeCount)
     }
 
     /// The first place with a value out of range (for the error).

@@ -206,10 +206,10 @@ public final class RegionOutlines: @unchecked Sendable {
         guard column >= 0, column < g.columns, row >= 0, row < g.rows else { return nil }
         let t = tables(g.index), k = row * g.columns + column
         let cx = g.west + (Double(column) + 0.5) * g.cell, cy = g.south + (Double(row) + 0.5) * g.cell
-        let centreUnit = Int(t.centre[k])
+        let centreUnit = t.centre(k), runs = t.runs(k)
         var found = Int.max, centreSeen = false
-        var s = Int(t.runStart[k])
-        let end = Int(t.runStart[k + 1])
+        var s = runs.lowerBound
+        let end = runs.upperBound
         while s < end {
             let u = runUnit(s)
             var odd = false
@@ -273,7 +273,7 @@ public final class RegionOutlines: @unchecked Sendable {
         let t = tables(g.index)
         func scan(_ row: Int, _ column: Int) {
             let k = row * g.columns + column
-            for s in Int(t.runStart[k])..<Int(t.runStart[k + 1]) {
+            for s in t.runs(k) {
                 let d = nearestKm(run: s, t, px: px, py: py, kx: kx, ky: ky)
                 if d < bestKm || (d == bestKm && best >= 0 && runUnit(s) < best) {
                     best = runUnit(s)

@@ -387,30 +387,30 @@ extension RegionOutlines {
     /// One country's cells and points, decoded from the file's bytes when a lookup first needs
     /// them (`RegionDataReader` checked every byte of them at load: nothing can fail here).
     final class CountryTables: Sendable {
-        /// Per cell of the country, row by row: the unit holding its centre (0xFFFF: none)...
-        let centre: [UInt16]
-        /// ...and the index of its first run (one more at the end: the next cell's first).
-        let runStart: [UInt32]
+        /// Per cell of the country, row by row, in 8 bytes (what a lookup reads of its cell in one
+        /// cache line, where two arrays were two): the index of its first run in the low 32 bits,
+        /// the unit holding its centre (0xFFFF: none) above. One more at the end: the next cell's
+        /// first run.
+        let cells: [UInt64]
         /// The points of the country's rings (x, y), vertex `firstVertex` first.
         let xy: [Int32]
         let firstVertex: Int
 
         init(bytes raw: UnsafeRawBufferPointer, cells: CellMark, cellCount: Int, vertices: VertexMark,
              firstVertex: Int, vertexCount: Int) {
-            var centre: [UInt16] = [], runStart: [UInt32] = []
-            centre.reserveCapacity(cellCount)
-            runStart.reserveCapacity(cellCount + 1)
+            var made: [UInt64] = []
+            made.reserveCapacity(cellCount + 1)
             var at = cells.offset, skip = cells.skip, total = cells.firstRun
-            runStart.append(UInt32(total))
-            while centre.count < cellCount {
+            while made.count < cellCount {
                 let repeatCount = Self.varint(raw, &at), unit = Self.varint(raw, &at), runs = Self.varint(raw, &at)
-                for _ in 0..<min(repeatCount - skip, cellCount - centre.count) {
-                    centre.append(unit == 0 ? 0xFFFF : UInt16(unit - 1))
+                let centre = UInt64(unit == 0 ? 0xFFFF : UInt16(unit - 1)) << 32
+                for _ in 0..<min(repeatCount - skip, cellCount - made.count) {
+                    made.append(centre | UInt64(UInt32(total)))
                     total += runs
-                    runStart.append(UInt32(total))
                 }
                 skip = 0
             }
+            made.append(0xFFFF << 32 | UInt64(UInt32(total)))
             var xy = [Int32](repeating: 0, count: 2 * vertexCount)
             var x = vertices.x, y = vertices.y, offset = vertices.offset
             for k in 0..<vertexCount {
@@ -418,8 +418,16 @@ extension RegionOutlines {
                 xy[2 * k] = x
                 xy[2 * k + 1] = y
             }
-            (self.centre, self.runStart, self.xy, self.firstVertex) = (centre, runStart, xy, firstVertex)
+            (self.cells, self.xy, self.firstVertex) = (made, xy, firstVertex)
         }
+
+        /// The unit holding cell k's centre, 0xFFFF: none.
+        @inline(__always)
+        func centre(_ k: Int) -> Int { Int(cells[k] >> 32) }
+
+        /// Cell k's runs.
+        @inline(__always)
+        func runs(_ k: Int) -> Range<Int> { Int(UInt32(truncatingIfNeeded: cells[k]))..<Int(UInt32(truncatingIfNeeded: cells[k + 1])) }
 
         private static func varint(_ raw: UnsafeRawBufferPointer, _ at: inout Int) -> Int {
             var value = 0, shift = 0

@@ -20,12 +20,7 @@ extension AppBackend {
         } else {
             // Scanned once per filter and version of the pins (`FilterMatches`); each pin's text is
             // folded once, as it enters the list: a search folds its needle only.
-            let matching = list.matches.indices(for: Self.filterKey(target)) {
-                let accepts = filter.foldedMatcher { _ in nil }
-                var found: [Int32] = []
-                for (index, listed) in pins.enumerated() where accepts(listed.pin, listed.folded) { found.append(Int32(index)) }
-                return found
-            }
+            let matching = list.matches.indices(for: Self.filterKey(target), filter: filter) { FilterMatches.scan(filter, pins) }
             total = matching.count
             page = ArraySlice(matching.dropFirst(offset).prefix(limit).map { pins[Int($0)] })
         }
