@@ -57,23 +57,26 @@ let package = Package(
         // and the country lookups' tests go through it).
         .target(name: "PinGrammar", swiftSettings: optimisedInDebug),
         // Byte-level streaming readers with no knowledge of pins: an XML pull parser, a JSON token
-        // reader, the track formats (GPX, KML, NMEA, TCX, ...) and Google's location exports; CSV
-        // (RFC 4180) and ZIP (for KMZ, inflated through zlib).
+        // reader and the one JSON writer (JSONText), the track formats (GPX, KML, NMEA, TCX, ...)
+        // and Google's location exports; CSV (RFC 4180) and ZIP (for KMZ, inflated through zlib).
+        // Below PinCore and PinMetadata (it knows only PinGrammar), so each grammar is written
+        // once for all of them (issue 35 item 3).
         // Release builds skip the dynamic exclusivity checks of its readers: their state is class
         // properties touched at every byte run, and the checks took 40 % of reading a GPX track
         // (debug builds, the tests and scripts/fuzz keep them).
         .target(name: "PinFormats", dependencies: ["PinGrammar", "CZlib"],
                 swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
-        // The app's model and rules: no file or database I/O.
+        // The app's model and rules: no file or database I/O. Above PinFormats, which must never
+        // import it.
         // Optimised even in a debug build: the country index and the gazetteer are loaded and
         // queried through this code by most commands, and by most CLI tests. Measured on
         // 2026-12-03 (debug builds of the same tree with and without this flag, median of 7 runs
         // on a loaded 2-core machine, Fixtures/library's database): `pins locate --json` of one
         // line 0.27-0.38 s with -O, 1.14-1.28 s without; `pins stats` 0.27-0.42 s vs 1.27-1.31 s;
         // `pins report` 0.56-0.70 s vs 1.72-1.82 s; `pins locate` 0.13-0.18 s vs 0.40 s.
-        .target(name: "PinCore", dependencies: ["PinGrammar"], swiftSettings: optimisedInDebug),
+        .target(name: "PinCore", dependencies: ["PinGrammar", "PinFormats"], swiftSettings: optimisedInDebug),
         // Container readers and the one libexif wrapper.
-        .target(name: "PinMetadata", dependencies: ["PinCore", "PinGrammar", "CExif", "CZlib", "CBrotli", "CSupport"]),
+        .target(name: "PinMetadata", dependencies: ["PinCore", "PinGrammar", "PinFormats", "CExif", "CZlib", "CBrotli", "CSupport"]),
         // The data files (Resources/, share/pins when installed) found, read or mapped, and loaded:
         // the one loader of the CLI, the benchmark and the tests.
         .target(name: "PinData", dependencies: ["PinCore"]),
@@ -90,18 +93,18 @@ let package = Package(
         .target(name: "PinPlaces", dependencies: ["PinCore", "PinGrammar", "PinFormats", "PinStore"]),
         // The offline HTML map page, and exports: plain values in, files out (AtomicFile). The page's script,
         // style sheet and template (Sources/PinReport/Page) are compiled in by EmbedFiles.
-        .target(name: "PinReport", dependencies: ["PinCore", "PinGrammar"], plugins: ["EmbedFiles"]),
+        .target(name: "PinReport", dependencies: ["PinCore", "PinGrammar", "PinFormats"], plugins: ["EmbedFiles"]),
         // The application layer: one use case per thing a person does, called by the CLI and by
         // `pins serve` alike; plain values in and out, one connection per call (THREADS.md).
-        .target(name: "PinApp", dependencies: ["PinCore", "PinGrammar", "PinData", "PinStore", "PinMetadata", "PinImport", "PinPlaces", "PinReport"], exclude: ["THREADS.md"]),
+        .target(name: "PinApp", dependencies: ["PinCore", "PinGrammar", "PinFormats", "PinData", "PinStore", "PinMetadata", "PinImport", "PinPlaces", "PinReport"], exclude: ["THREADS.md"]),
         // `pins serve`: HTTP through evhttp, the gate (sessions, CSRF, Host/Origin, limits), routes
         // that call the use cases, the browser's own scripts (Assets, compiled in by EmbedFiles).
         // CServe: the few evhttp calls, in C (libevent's headers and Foundation clash as Swift modules).
         .target(name: "CServe", dependencies: ["CEvent"], linkerSettings: [.linkedLibrary("event_extra"), .linkedLibrary("event_core")]),
-        .target(name: "PinServe", dependencies: ["PinApp", "PinCore", "PinImport", "PinReport", "PinStore", "CServe", "CSodium", "CSupport", "CZlib"], plugins: ["EmbedFiles"]),
+        .target(name: "PinServe", dependencies: ["PinApp", "PinCore", "PinFormats", "PinImport", "PinReport", "PinStore", "CServe", "CSodium", "CSupport", "CZlib"], plugins: ["EmbedFiles"]),
         .executableTarget(
             name: "pins",
-            dependencies: ["PinApp", "PinCore", "PinData", "PinGrammar", "PinMetadata", "PinImport", "PinPlaces", "PinReport", "PinServe", "CSupport"]
+            dependencies: ["PinApp", "PinCore", "PinData", "PinGrammar", "PinFormats", "PinMetadata", "PinImport", "PinPlaces", "PinReport", "PinServe", "CSupport"]
         ),
         // The build step that turns text files into string constants (Plugins/EmbedFiles).
         .executableTarget(name: "embed-files", path: "Sources/embed-files"),
@@ -119,7 +122,7 @@ let package = Package(
         .testTarget(name: "PinMetadataTests", dependencies: ["PinMetadata", "PinCore", "TestSupport"]),
         .testTarget(name: "PinImportTests", dependencies: ["PinImport", "PinCore", "PinGrammar", "PinMetadata", "PinStore", "PinFormats", "TestSupport"]),
         .testTarget(name: "PinPlacesTests", dependencies: ["PinPlaces", "PinCore", "PinGrammar", "PinFormats", "PinStore", "TestSupport"]),
-        .testTarget(name: "PinReportTests", dependencies: ["PinReport", "PinCore", "TestSupport"]),
+        .testTarget(name: "PinReportTests", dependencies: ["PinReport", "PinCore", "PinFormats", "TestSupport"]),
         .testTarget(name: "PinAppTests", dependencies: ["PinApp", "PinCore", "PinStore", "TestSupport"]),
         .testTarget(name: "PinServeTests", dependencies: ["PinServe", "PinApp", "PinCore", "PinImport", "PinPlaces", "PinStore", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["PinCore", "PinStore", "TestSupport"], exclude: ["golden", "schemas"]),

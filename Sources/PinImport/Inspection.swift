@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinFormats
 import PinMetadata
 
 /// One file `pins inspect` reads: where it is, how to show it, and its sidecars.

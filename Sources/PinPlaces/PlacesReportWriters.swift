@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinFormats
 
 /// `import-places --json` and `--report FILE`: one JSON document, written object by object.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinFormats
 import PinGrammar
 
 /// RFC 7946: a FeatureCollection of Points `[longitude, latitude]`, properties = the fields of

@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinFormats
 
 /// Writes the map page: one self-contained HTML file (inline CSS, JavaScript and SVG; the data
 /// in JSON islands), from the template, style sheet and script in `Page/` (page.html, page.css,

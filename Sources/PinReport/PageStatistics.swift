@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinFormats
 
 /// A run drawn over the map: what an import would create (or created), and the photos it
 /// skipped that have a position, each with its reason.

@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinFormats
 import PinApp
 import PinReport
 

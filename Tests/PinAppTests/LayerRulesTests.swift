@@ -5,7 +5,8 @@ import XCTest
 /// The rules of the house that a reading of the sources can check (issue 35 item 6): only the
 /// executables' entry points end the process, only PinData opens the data files, and every
 /// document a comment cites is in the repository; the photo import and import-places import
-/// neither each other nor the page (item 4). Each rule is also proved able to fail, on a
+/// neither each other nor the page (item 4); the grammars and format readers import nothing
+/// above them (item 3). Each rule is also proved able to fail, on a
 /// line made for it.
 final class LayerRulesTests: XCTestCase {
     /// The executables' own files: an entry point exits with the code its errors say.
@@ -119,6 +120,23 @@ final class LayerRulesTests: XCTestCase {
         }
         XCTAssertEqual(seen, Set(barred.keys), "both modules are there")
         XCTAssertEqual(found, [], "what both need goes below them (PinCore, PinStore); the page's part goes to PinApp")
+    }
+
+    /// The grammars are written once, below every reader of text (issue 35 item 3): PinGrammar
+    /// imports no module of pins, PinFormats only PinGrammar, so PinCore and PinMetadata can
+    /// use them (Package.swift makes both depend on PinFormats) and nothing of them is copied
+    /// back up. This reads the files themselves.
+    func testTheGrammarsAndTheFormatReadersSitBelowTheApp() throws {
+        let allowed = ["PinGrammar/": ["Foundation", "Glibc", "Darwin"],
+                       "PinFormats/": ["Foundation", "Glibc", "Darwin", "PinGrammar", "CZlib"]]
+        var found: [String] = [], seen: Set<String> = []
+        for (path, lines) in try sources() {
+            guard let rule = allowed.first(where: { path.hasPrefix($0.key) }) else { continue }
+            seen.insert(rule.key)
+            found += Self.importedModules(lines).filter { !rule.value.contains($0) }.map { "Sources/\(path): import \($0)" }
+        }
+        XCTAssertEqual(seen, Set(allowed.keys), "both modules are there")
+        XCTAssertEqual(found, [], "what a grammar needs goes into PinGrammar or PinFormats, not above them")
     }
 
     func testOnlyTheEntryPointsEndTheProcess() throws {

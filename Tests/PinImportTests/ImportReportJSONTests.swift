@@ -1,5 +1,6 @@
 import XCTest
 @testable import PinCore
+import PinFormats
 @testable import PinMetadata
 @testable import PinImport
 

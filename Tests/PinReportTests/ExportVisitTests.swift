@@ -1,6 +1,7 @@
 import XCTest
 import Foundation
 @testable import PinCore
+import PinFormats
 @testable import PinReport
 
 /// A pin's visit in every export, written from the type's fields as the registry declares them

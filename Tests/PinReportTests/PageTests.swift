@@ -1,5 +1,6 @@
 import Foundation
 @testable import PinCore
+import PinFormats
 @testable import PinReport
 import TestSupport
 import XCTest

@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinFormats
 
 /// The JSON report, written piece by piece: one pin or skipped photo per line inside its
 /// array, so a report of 200,000 photos never exists whole in memory. Top-level keys in

@@ -1,6 +1,7 @@
 import Foundation
 import PinApp
 import PinCore
+import PinFormats
 import PinImport
 import PinReport
 

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import PinApp
 import PinCore
+import PinFormats
 import PinReport
 import PinStore
 

@@ -1,6 +1,7 @@
 import Foundation
 import PinApp
 import PinCore
+import PinFormats
 import PinReport
 
 /// The Pins tab's calls: list (search and filters), show, add, edit, delete, bulk, undo.

@@ -1,6 +1,7 @@
 import Foundation
 import PinApp
 import PinCore
+import PinFormats
 
 /// Imports as `pins runs` lists them, and the undo of one (`pins runs undo N`, the same call).
 extension AppBackend {

@@ -1,4 +1,5 @@
 import PinCore
+import PinFormats
 
 /// A request as the server's own layers see it, decoded by libevent's evhttp (request line,
 /// headers, body) and copied out of its buffers: plain values, so the gate, the router and the
@@ -72,7 +73,7 @@ public struct HTTPResponse: Sendable {
         json(status, ["error": message])
     }
 
-    /// `value` (dictionaries, arrays, strings, numbers, NSNull) written by PinCore's JSONText.
+    /// `value` (dictionaries, arrays, strings, numbers, NSNull) written by PinFormats' JSONText.
     public static func json(_ status: Int, _ value: Any) -> HTTPResponse {
         json(status, text: JSONText.string(value))
     }

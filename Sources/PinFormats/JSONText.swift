@@ -129,7 +129,8 @@ public struct JSONText {
             case "\r": text += "\\r"
             case "\t": text += "\\t"
             case _ where scalar.value < 0x20:
-                text += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
+                let hex = String(scalar.value, radix: 16)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: text.unicodeScalars.append(scalar)
             }
         }
