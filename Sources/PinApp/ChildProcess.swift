@@ -26,9 +26,10 @@ public enum ChildProcess {
 
     /// (the child's pid, 0), or (0, the error number posix_spawn gave). `program` is a path (no PATH search);
     /// `arguments` come after it (argv[0] is `program`). `ownGroup`: a process group of its own,
-    /// so that a Ctrl-C at the terminal reaches this process only.
+    /// so that a Ctrl-C at the terminal reaches this process only. The child's environment is
+    /// this process's with `environment`'s variables set (replacing any of the same name).
     public static func spawn(_ program: [UInt8], _ arguments: [[UInt8]], streams: Streams = Streams(),
-                             ownGroup: Bool = false) -> (pid: pid_t, error: Int32) {
+                             ownGroup: Bool = false, environment: [String: String] = [:]) -> (pid: pid_t, error: Int32) {
         var argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { bytes in
             let p = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
             for (i, b) in bytes.enumerated() { p[i] = CChar(bitPattern: b) }
@@ -63,7 +64,28 @@ public enum ChildProcess {
         }
         posix_spawnattr_setflags(&attributes, Int16(flags))
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, argv[0]!, &actions, &attributes, argv, environ)
+        guard !environment.isEmpty else {
+            let result = posix_spawn(&pid, argv[0]!, &actions, &attributes, argv, environ)
+            return result == 0 ? (pid, 0) : (0, result)
+        }
+        var envp = childEnvironment(environment).map { strdup($0) }
+        envp.append(nil)
+        defer { for p in envp { free(p) } }
+        let result = posix_spawn(&pid, argv[0]!, &actions, &attributes, argv, envp)
         return result == 0 ? (pid, 0) : (0, result)
+    }
+
+    /// This process's environment ("NAME=value" each) with `set`'s variables put in place of any
+    /// of the same name.
+    static func childEnvironment(_ set: [String: String]) -> [String] {
+        var entries: [String] = []
+        var p = environ
+        while let entry = p.pointee {
+            let text = String(cString: entry)
+            let name = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? text
+            if set[name] == nil { entries.append(text) }
+            p += 1
+        }
+        return entries + set.keys.sorted().map { "\($0)=\(set[$0]!)" }
     }
 }

@@ -184,6 +184,33 @@ final class PreviewTests: XCTestCase {
         XCTAssertEqual(after.total.placeholders, [.decoderFailed: 2])
     }
 
+    /// A decoder killed at its time limit leaves no temporary file anywhere: each tool run gets a
+    /// folder of its own in the scratch folder (MAGICK_TEMPORARY_PATH and TMPDIR name it), removed
+    /// when the tool has ended. Before, a killed ImageMagick left its pixel cache in the system's
+    /// temporary folder (here `outside`, what this process's MAGICK_TEMPORARY_PATH and TMPDIR
+    /// name): 288 MB for a 6000 × 6000 photo, at every killed run. First a stand-in that writes
+    /// its temporary file where it is told and hangs, then the real `convert` on an 8000 × 8000
+    /// PNG (a pixel cache of 512 MB on disk under Debian's ImageMagick policy), killed at 0.3 s.
+    func testADecoderKilledAtItsTimeLimitLeavesNoTemporaryFile() throws {
+        let outside = dir.appendingPathComponent("outside").path, scratch = dir.appendingPathComponent("scratch").path
+        for folder in [outside, scratch] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        let big = dir.appendingPathComponent("big.png").path
+        try tool("/usr/bin/convert", ["-size", "8000x8000", "xc:red", "-define", "png:color-type=2", big])
+        let saved = ["MAGICK_TEMPORARY_PATH", "TMPDIR"].map { ($0, ProcessInfo.processInfo.environment[$0]) }
+        for (name, _) in saved { setenv(name, outside, 1) }
+        defer { for (name, value) in saved { if let value { setenv(name, value, 1) } else { unsetenv(name) } } }
+
+        let standIn = try script("hanging-convert", #"echo pixels > "${MAGICK_TEMPORARY_PATH:-/nonexistent}/magick-standin" && exec sleep 30"#)
+        for convert in [standIn, "/usr/bin/convert"] {
+            var killed = PreviewMaker(convert: convert, heifConvert: nil, ffmpeg: nil)
+            killed.timeLimit = convert == standIn ? 0.5 : 0.3
+            guard case .failure(let reason) = killed.make(RawPath(big), kind: .png, scratch: scratch) else { return XCTFail("\(convert): a preview") }
+            XCTAssertEqual(reason, .decoderTimedOut, convert)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside), [], convert)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch), [], convert)
+        }
+    }
+
     func testTheCacheStaysUnderItsCap() throws {
         let files = try sources()
         let app = try app([(files["jpeg"]!, .jpeg), (files["png"]!, .png), (files["tiff"]!, .tiff)])

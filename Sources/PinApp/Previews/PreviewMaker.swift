@@ -133,20 +133,20 @@ public struct PreviewMaker: Sendable {
         guard missingTool(for: kind) == nil else { return .failure(.noDecoder) }
         switch kind {
         case .heif: return heif(path, scratch: scratch)
-        case .video: return video(path)
-        default: return scaled(path.bytes + Array("[0]".utf8))
+        case .video: return video(path, scratch: scratch)
+        default: return scaled(path.bytes + Array("[0]".utf8), scratch: scratch)
         }
     }
 
     /// A still picture scaled by ImageMagick: `[0]` the first frame or page, `>` only ever
     /// smaller, the orientation applied (`orient` first sets it, for a raw's JPEG), the metadata
     /// left out.
-    func scaled(_ input: [UInt8], orient: String? = nil) -> Result<Preview, PreviewReason> {
+    func scaled(_ input: [UInt8], orient: String? = nil, scratch: String?) -> Result<Preview, PreviewReason> {
         let side = Self.longSide
         let orientation = orient.map { ["-orient", $0] } ?? []
         let arguments = [input] + (orientation + ["-auto-orient", "-thumbnail", "\(side)x\(side)>", "-strip", "-quality", "82", "jpg:-"]).map { Array($0.utf8) }
         guard let convert else { return .failure(.noDecoder) }
-        switch ToolProcess.run(convert, arguments, timeLimit: timeLimit) {
+        switch ToolProcess.run(convert, arguments, timeLimit: timeLimit, scratch: scratch) {
         case let .success(bytes) where !bytes.isEmpty: return .success(Preview(bytes: bytes, mimeType: "image/jpeg", placeholder: nil))
         case .failure(.timedOut): return .failure(.decoderTimedOut)
         default: return .failure(.decoderFailed)
@@ -161,13 +161,13 @@ public struct PreviewMaker: Sendable {
         defer {
             for name in [stem + ".png", stem + "-1.png", stem + "-2.png"] { try? FileManager.default.removeItem(atPath: name) }
         }
-        switch ToolProcess.run(heifConvert, [path.bytes, Array((stem + ".png").utf8)], timeLimit: timeLimit) {
+        switch ToolProcess.run(heifConvert, [path.bytes, Array((stem + ".png").utf8)], timeLimit: timeLimit, scratch: scratch) {
         case .success: break
         case .failure(.timedOut): return .failure(.decoderTimedOut)
         case .failure: return .failure(.decoderFailed)
         }
         guard let decoded = [stem + ".png", stem + "-1.png"].first(where: FileManager.default.fileExists) else { return .failure(.decoderFailed) }
-        return scaled(Array(decoded.utf8))
+        return scaled(Array(decoded.utf8), scratch: scratch)
     }
 
     /// A raw file: its largest viewable embedded JPEG, written to the scratch folder and scaled,
@@ -179,11 +179,11 @@ public struct PreviewMaker: Sendable {
         defer { try? FileManager.default.removeItem(atPath: file) }
         guard FileManager.default.createFile(atPath: file, contents: Data(found.jpeg)) else { return .failure(.decoderFailed) }
         let names = ["TopLeft", "TopRight", "BottomRight", "BottomLeft", "LeftTop", "RightTop", "RightBottom", "LeftBottom"]
-        return scaled(Array(("jpg:" + file).utf8), orient: found.orientation.map { names[$0 - 1] })
+        return scaled(Array(("jpg:" + file).utf8), orient: found.orientation.map { names[$0 - 1] }, scratch: scratch)
     }
 
     /// A video's poster frame: the frame at 1 s (past a fade from black), else the first.
-    func video(_ path: RawPath) -> Result<Preview, PreviewReason> {
+    func video(_ path: RawPath, scratch: String?) -> Result<Preview, PreviewReason> {
         guard let ffmpeg else { return .failure(.noDecoder) }
         let side = Self.longSide
         let scale = "scale=w=\(side):h=\(side):force_original_aspect_ratio=decrease"
@@ -192,7 +192,7 @@ public struct PreviewMaker: Sendable {
         for start in ["1", "0"] {
             let arguments = [["-nostdin", "-v", "error", "-ss", start, "-i"].map { Array($0.utf8) }, [input],
                              ["-frames:v", "1", "-vf", scale, "-f", "image2pipe", "-c:v", "mjpeg", "-q:v", "4", "-"].map { Array($0.utf8) }]
-            switch ToolProcess.run(ffmpeg, arguments.flatMap { $0 }, timeLimit: timeLimit) {
+            switch ToolProcess.run(ffmpeg, arguments.flatMap { $0 }, timeLimit: timeLimit, scratch: scratch) {
             case let .success(bytes) where !bytes.isEmpty: return .success(Preview(bytes: bytes, mimeType: "image/jpeg", placeholder: nil))
             case .failure(.timedOut): return .failure(.decoderTimedOut)
             default: continue
@@ -216,7 +216,7 @@ public struct PreviewMaker: Sendable {
                 for name in [stem + ".jpg", stem + "-1.jpg", stem + "-2.jpg"] { try? FileManager.default.removeItem(atPath: name) }
             }
             let decoding = ToolProcess.run(heifConvert, [Array("-q".utf8), Array("90".utf8), path.bytes, Array((stem + ".jpg").utf8)],
-                                           timeLimit: timeLimit)
+                                           timeLimit: timeLimit, scratch: scratch)
             if decoding == .failure(.timedOut) { return .failure(.decoderTimedOut) }
             guard case .success = decoding,
                   let decoded = [stem + ".jpg", stem + "-1.jpg"].first(where: FileManager.default.fileExists),
