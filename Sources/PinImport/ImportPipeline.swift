@@ -319,7 +319,11 @@ public struct ImportPipeline {
         camera.clockOffset = offset
         let fixes = intake.fixes.map(\.instant).sorted()
         var found: [(path: RawPath, known: KnownPhoto, takenAt: Double)] = []
-        for (path, known, photo) in try repos.photos.unplacedPhotosForTheCamera(under: intake.rootPath, clockOffset: offset) {
+        // A run without a camera zone or offset reads no assumed-zone photo again (its instant
+        // is the recorded one) but those a run with an offset moved.
+        let cameraGiven = camera.cameraTimeZone != nil || offset != 0
+        for (path, known, photo) in try repos.photos.unplacedPhotosForTheCamera(under: intake.rootPath, clockOffset: offset,
+                                                                              readAgainInAssumedZone: cameraGiven) {
             guard let recorded = photo.takenAt, let read = TrackRun.instant(of: photo, options: camera) else { continue }
             let instants = TrackRun.corrected(read, of: photo, options: camera).filter { $0 != recorded }
             let reached = try instants.contains { t in

@@ -155,7 +155,8 @@ struct SQLitePhotoRepository: PhotoRepository {
         }
     }
 
-    func unplacedPhotosForTheCamera(under root: RawPath, clockOffset: Double) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)] {
+    func unplacedPhotosForTheCamera(under root: RawPath, clockOffset: Double,
+                                    readAgainInAssumedZone: Bool) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)] {
         var prefix = root.bytes
         if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
         var upper = prefix
@@ -163,11 +164,11 @@ struct SQLitePhotoRepository: PhotoRepository {
         return try db.query("""
             SELECT path, size, mtime_ns, inode, digest, taken_at, utc_offset, run_id, time_source, clock_offset FROM photos
             WHERE path >= ? AND path < ? AND decision = 'noLocation' AND missing = 0 AND taken_at IS NOT NULL
-              AND (time_source = 'assumedZone'
+              AND ((? AND time_source = 'assumedZone')
                    OR (clock_offset IS NOT NULL AND clock_offset != ? AND time_source IS NOT NULL
                        AND time_source NOT IN ('fileModification', 'none')))
             ORDER BY path
-            """, [SQLValue.blob(prefix), SQLValue.blob(upper), clockOffset]) { s in
+            """, [SQLValue.blob(prefix), SQLValue.blob(upper), readAgainInAssumedZone, clockOffset]) { s in
             (RawPath(bytes: s.blob(0, droppingFirst: prefix.count)),
              KnownPhoto(fingerprint: PhotoFingerprint(size: s.int64(1), modificationNanoseconds: s.int64(2), inode: UInt64(bitPattern: s.int64(3))),
                         digest: s.optionalString(4), missing: false),

@@ -163,11 +163,6 @@ enum CLI {
     }
 }
 
-/// Damages the table b-tree page of `locations` (its type byte becomes 0xFF) in place.
-func damageLocationsTable(_ path: String) throws {
-    try DatabaseDamage.damageRootPage(of: "locations", in: path)
-}
-
 /// Another process (Python's sqlite3) holding the write lock of the database at `path` for up
 /// to `seconds`; returns once the lock is held. Terminate it to let go.
 func holdDatabase(_ path: String, seconds: Int) throws -> Process {

@@ -142,17 +142,7 @@ final class CameraZoneEstimateTests: XCTestCase {
     /// The same with the clock offset it names: the camera's zone stays the run's (UTC), its
     /// instants move 2 h back (09:04Z, ...): stored so.
     func testTheClockOffsetItNamesDecidesThemAgainToo() throws {
-        let trip = try trip()
-        let first = try CLI.run(["import", trip.photos, "--db", trip.db, "--estimate-positions"] + everyPhoto, environment: ["TZ": "UTC"])
-        XCTAssertEqual(first.status, 0, first.stderr)
-        let offset = try CLI.run(["import", trip.photos, "--db", trip.db, "--estimate-positions", "--camera-clock-offset", "-2:00:00"] + everyPhoto,
-                                 environment: ["TZ": "UTC"])
-        XCTAssertEqual(offset.status, 0, offset.stderr)
-        XCTAssertTrue(offset.stdout.contains("  again      3 photos skipped earlier for no location decided again"), offset.stdout)
-        let list = try XCTUnwrap(CLI.json(CLI.run(["list", "--json", "--db", trip.db], environment: ["TZ": "UTC"]).stdout) as? [[String: Any]])
-        XCTAssertEqual(Set(list.compactMap { $0["date"] as? String }),
-                       ["2024-04-21T11:00:00+02:00", "2024-04-21T09:04:00Z", "2024-04-21T11:10:00+02:00",
-                        "2024-04-21T09:12:00Z", "2024-04-21T09:15:00Z", "2024-04-21T11:20:00+02:00"])
+        try assertDecidedAgainTwoHoursBack(firstRun: [])
     }
 
     /// A clock offset corrected: a first run with -1:00:00 stores the photos 1 h earlier
@@ -161,19 +151,27 @@ final class CameraZoneEstimateTests: XCTestCase {
     /// (09:04Z, 09:12Z, 09:15Z, placed between the phone's), not at the first run's instants
     /// moved again (08:04Z ... 08:15Z: 45 min and more before phone-1, none placed).
     func testACorrectedClockOffsetDecidesThemAgainAtTheInstantsItGives() throws {
+        try assertDecidedAgainTwoHoursBack(firstRun: ["--camera-clock-offset", "-1:00:00"])
+    }
+
+    /// A first import with `firstRun`'s options (the camera photos placed by none), then one with
+    /// `--camera-clock-offset -2:00:00`: the three decided again and stored at 09:04Z, 09:12Z
+    /// and 09:15Z beside the phone's three.
+    private func assertDecidedAgainTwoHoursBack(firstRun: [String], file: StaticString = #filePath, line: UInt = #line) throws {
         let trip = try trip()
-        let first = try CLI.run(["import", trip.photos, "--db", trip.db, "--estimate-positions", "--camera-clock-offset", "-1:00:00"]
-                                + everyPhoto, environment: ["TZ": "UTC"])
-        XCTAssertEqual(first.status, 0, first.stderr)
-        XCTAssertTrue(first.stdout.contains("  pins       3 created\n  skipped    no location 3,"), first.stdout)
+        let first = try CLI.run(["import", trip.photos, "--db", trip.db, "--estimate-positions"] + firstRun + everyPhoto,
+                                environment: ["TZ": "UTC"])
+        XCTAssertEqual(first.status, 0, first.stderr, file: file, line: line)
+        XCTAssertTrue(first.stdout.contains("  pins       3 created\n  skipped    no location 3,"), first.stdout, file: file, line: line)
         let offset = try CLI.run(["import", trip.photos, "--db", trip.db, "--estimate-positions", "--camera-clock-offset", "-2:00:00"] + everyPhoto,
                                  environment: ["TZ": "UTC"])
-        XCTAssertEqual(offset.status, 0, offset.stderr)
-        XCTAssertTrue(offset.stdout.contains("  again      3 photos skipped earlier for no location decided again"), offset.stdout)
+        XCTAssertEqual(offset.status, 0, offset.stderr, file: file, line: line)
+        XCTAssertTrue(offset.stdout.contains("  again      3 photos skipped earlier for no location decided again"), offset.stdout,
+                      file: file, line: line)
         let list = try XCTUnwrap(CLI.json(CLI.run(["list", "--json", "--db", trip.db], environment: ["TZ": "UTC"]).stdout) as? [[String: Any]])
         XCTAssertEqual(Set(list.compactMap { $0["date"] as? String }),
                        ["2024-04-21T11:00:00+02:00", "2024-04-21T09:04:00Z", "2024-04-21T11:10:00+02:00",
-                        "2024-04-21T09:12:00Z", "2024-04-21T09:15:00Z", "2024-04-21T11:20:00+02:00"])
+                        "2024-04-21T09:12:00Z", "2024-04-21T09:15:00Z", "2024-04-21T11:20:00+02:00"], file: file, line: line)
     }
 
     /// The clock offset it names does the same (the instant moves; the zone stays UTC's), and

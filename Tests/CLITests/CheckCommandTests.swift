@@ -1,5 +1,6 @@
 import Foundation
 @testable import PinStore
+import TestSupport
 import XCTest
 
 final class CheckCommandTests: XCTestCase {
@@ -9,7 +10,7 @@ final class CheckCommandTests: XCTestCase {
         let sound = try CLI.run(["check", "--db", db])
         XCTAssertEqual(sound.status, 0, sound.stderr)
         XCTAssertEqual(sound.stdout, "\(db): ok\n")
-        try damageLocationsTable(db)
+        try DatabaseDamage.damageRootPage(of: "locations", in: db)
         let damaged = try CLI.run(["check", "--db", db])
         XCTAssertEqual(damaged.status, 1)
         XCTAssertTrue(damaged.stdout.hasPrefix("\(db): "), damaged.stdout)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 final class DatabaseFileTests: XCTestCase {
@@ -17,7 +18,7 @@ final class DatabaseFileTests: XCTestCase {
     func testADamagedDatabaseIsNotWrittenToAndTheMessageSaysWhatToDo() throws {
         let db = try CLI.temporaryDirectory(self).appendingPathComponent("pins.sqlite").path
         XCTAssertEqual(try CLI.run(["add", "--lat", "48.8584", "--lon", "2.2945", "--title", "Eiffel", "--db", db]).status, 0)
-        try damageLocationsTable(db)
+        try DatabaseDamage.damageRootPage(of: "locations", in: db)
         let before = try Data(contentsOf: URL(fileURLWithPath: db))
         let add = try CLI.run(["add", "--lat", "35.6586", "--lon", "139.7454", "--title", "Tokyo Tower", "--db", db])
         XCTAssertEqual(add.status, 1)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PinStore
+import TestSupport
 import XCTest
 
 /// Issue 22 items 2, 3 and 6: the run lock follows the file (not its name), a repair holds the
@@ -102,7 +103,7 @@ final class DatabaseHoldTests: XCTestCase {
             XCTAssertEqual(add.status, 0, add.stderr)
             ids.append(CLI.addedID(add))
         }
-        try damageTable(db, "settings")
+        try DatabaseDamage.damageRootPage(of: "settings", in: db)
         XCTAssertEqual(try CLI.run(["check", "--db", db]).status, 1, "the file is damaged")
         return (db, ids)
     }
@@ -147,7 +148,7 @@ final class DatabaseHoldTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["check", "--db", db]).stdout, "\(db): ok\n")
 
         // A writer that waits longer than 5 seconds gives up with 75 and changes nothing.
-        try damageTable(db, "settings")
+        try DatabaseDamage.damageRootPage(of: "settings", in: db)
         let (second, secondHold) = try startHeldRepair(db, dir)
         let started = Date()
         let add = try CLI.run(["add", "--lat", "35.6586", "--lon", "139.7454", "--title", "Tower", "--db", db])
@@ -213,24 +214,4 @@ final class DatabaseHoldTests: XCTestCase {
         XCTAssertEqual(first.status, 0, first.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: home + "/.local/share/pins/pins.sqlite"))
     }
-}
-
-/// Damages the root page of `table` (its type byte becomes 0xFF) in place, with Python's
-/// sqlite3 to find the page.
-func damageTable(_ path: String, _ table: String) throws {
-    let probe = Process()
-    probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    probe.arguments = ["python3", "-c", """
-        import sqlite3, sys
-        c = sqlite3.connect(sys.argv[1])
-        page = c.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (sys.argv[2],)).fetchone()[0]
-        size = c.execute("PRAGMA page_size").fetchone()[0]
-        c.close()
-        with open(sys.argv[1], 'r+b') as f:
-            f.seek((page - 1) * size + (100 if page == 1 else 0))
-            f.write(b'\\xff')
-        """, path, table]
-    try probe.run()
-    probe.waitUntilExit()
-    XCTAssertEqual(probe.terminationStatus, 0)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Issue 22 item 4: a repair keeps every row SQLite can still read, makes again what is derived
@@ -224,7 +225,7 @@ final class RepairSalvageTests: XCTestCase {
         for pin in try pins(db) { if let id = pin["countryID"] as? String ?? (pin["country"] as? String) { byHand[id, default: 0] += 1 } }
         XCTAssertEqual(byHand.map { "\($0.key):\($0.value)" }.sorted(), beforeCounts)
         let names = try sql(db, "SELECT id, name, continent FROM countries ORDER BY id").map { "\($0[0]) \($0[1]) \($0[2])" }
-        for table in ["countries", "cities", "mountains"] { try damageTable(db, table) }
+        for table in ["countries", "cities", "mountains"] { try DatabaseDamage.damageRootPage(of: table, in: db) }
 
         let repair = try CLI.run(["check", "--repair", "--db", db])
         XCTAssertEqual(repair.status, 0, repair.stderr)

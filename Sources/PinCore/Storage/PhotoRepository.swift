@@ -191,19 +191,21 @@ public protocol PhotoRepository {
     /// run that did not estimate decided the photo, or recorded such a neighbour after it (the
     /// nightly run without --estimate-positions, before PINS_ESTIMATE=yes). As `unplacedPhotos`.
     func unplacedPhotosMissedByEstimates(under root: RawPath, reach: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)]
-    /// The photos below `root` recorded as skipped for "no location", present, whose time was a
-    /// wall clock read in an assumed zone (`assumedZone`, issue 36 item 5: a camera zone given
-    /// later reads it again), or a camera clock moved by another offset than `clockOffset` (a
-    /// corrected `--camera-clock-offset`): by path relative to `root`, what was known of the
-    /// file, and its record.
-    func unplacedPhotosForTheCamera(under root: RawPath, clockOffset: Double) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)]
+    /// The photos below `root` recorded as skipped for "no location", present, whose camera
+    /// clock was moved by another offset than `clockOffset` (a corrected `--camera-clock-offset`)
+    /// or, with `readAgainInAssumedZone` (a camera zone or clock offset given), whose time was a
+    /// wall clock read in an assumed zone (`assumedZone`, issue 36 item 5: read again in the
+    /// camera's zone): by path relative to `root`, what was known of the file, and its record.
+    func unplacedPhotosForTheCamera(under root: RawPath, clockOffset: Double,
+                                    readAgainInAssumedZone: Bool) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)]
 }
 
 extension PhotoRepository {
     public func recordedNeighbours(from: Double, to: Double) throws -> [RecordedNeighbour] { [] }
     public func unplacedPhotos(under root: RawPath, from: Double, to: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] { [] }
     public func unplacedPhotosMissedByEstimates(under root: RawPath, reach: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] { [] }
-    public func unplacedPhotosForTheCamera(under root: RawPath, clockOffset: Double) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)] { [] }
+    public func unplacedPhotosForTheCamera(under root: RawPath, clockOffset: Double,
+                                           readAgainInAssumedZone: Bool) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)] { [] }
 }
 
 /// A recorded photo with its own position, as a neighbour for the estimates.
