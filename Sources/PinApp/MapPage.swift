@@ -15,12 +15,14 @@ extension PinApp {
     ///
     /// `trips`: the database's trips as the caller found them (pins serve keeps them between
     /// changes); nil: found now.
-    /// `pinJSON`, for a caller that makes the page of the same pins again and again (pins serve's
-    /// map data): asked for the pins-data JSON of `locations[index]` on trip `trip`, it gives the
-    /// one it kept when that pin and its trip are unchanged, else keeps and gives what `make` makes.
-    public func pageInput(pins locations: [Location]? = nil, title: String, filterDescription: String?,
+    /// `listJSON`, for a caller that keeps each pin's list object (pins serve's map data): asked
+    /// for `locations[index]`'s list JSON (`pinProperties` as JSONText writes it, which `make`
+    /// makes), it gives the one it kept, else keeps and gives what `make` makes. Each pin's object
+    /// in pins-data is then that text edited as it is written (`PagePin.edit`), no second text per
+    /// pin kept nor made.
+    public func pageInput(pins locations: consuming [Location]? = nil, title: String, filterDescription: String?,
                           run: RunOverlay? = nil, thumbnails: Bool = true, embedPreviews: Bool = true,
-                          trips known: StoredTrips? = nil, pinJSON: PinJSONKeeper? = nil) throws -> PageInput {
+                          trips known: StoredTrips? = nil, listJSON: PinListJSONKeeper? = nil) throws -> PageInput {
         let worldMap: WorldMap
         do {
             worldMap = try WorldMap(json: try Self.data().worldMapJSON())
@@ -28,10 +30,11 @@ extension PinApp {
             throw AppFailure(error.description)
         }
         let stored = try StoredPage(self, allPins: locations == nil, trips: known)
-        let locations = locations ?? stored.locations
         let catalog = try catalog()
-        var pins = Self.pagePins(locations, places: stored.places, tripOf: known?.tripOf ?? Self.tripOf(stored.trips), catalog: catalog,
-                                 kept: pinJSON)
+        // The pins given are let go once each is in its PagePin (one copy of 100,000 in memory
+        // at a time, not two: pins serve's map data, about 33 MB); what follows reads them there.
+        var pins = Self.pagePins((consume locations) ?? stored.locations, places: stored.places,
+                                 tripOf: known?.tripOf ?? Self.tripOf(stored.trips), catalog: catalog, kept: listJSON)
         if thumbnails {
             PageThumbnails.attach(to: &pins, places: stored.places)
             try attachStrips(to: &pins, embed: embedPreviews)
@@ -43,10 +46,11 @@ extension PinApp {
         // The names of the larger places of the visited countries, and their region counts.
         // (A run's page names the places of the countries its new pins are in too: a first dry run
         // has no pins yet.)
-        let visited = Set(locations.compactMap(\.countryID) + (run?.created.compactMap(\.country) ?? [])).sorted()
+        let located = input.pins.lazy.map(\.location)
+        let visited = Set(located.compactMap(\.countryID) + (run?.created.compactMap(\.country) ?? [])).sorted()
         addPlaceLabels(&input, countries: visited)
-        addVisitedRegions(&input, locations: locations)
-        addWater(&input, points: locations.map { ($0.coordinate, $0.countryID) }
+        addVisitedRegions(&input, locations: located)
+        addWater(&input, points: located.map { ($0.coordinate, $0.countryID) }
                     + (run?.created.map { (Coordinate(latitude: $0.latitude, longitude: $0.longitude), $0.country) } ?? []))
         return input
     }
@@ -55,15 +59,25 @@ extension PinApp {
     /// gives them once per distinct place, `pins-places`; without a title that is the one the page
     /// makes from them, `PageRenderer.madeTitle`), offset and photo.
     private static func pagePins(_ locations: [Location], places: [UUID: PinPhotoPlace], tripOf tripOfPin: [UUID: String],
-                                 catalog: CountryCatalog, kept: PinJSONKeeper?) -> [PagePin] {
-        return locations.enumerated().map { index, location -> PagePin in
+                                 catalog: CountryCatalog, kept: PinListJSONKeeper?) -> [PagePin] {
+        // Made at its size at once (400 B a pin; grown by doubling it was half as large again).
+        var pins: [PagePin] = []
+        pins.reserveCapacity(locations.count)
+        let placeKeys = PageRenderer.placeKeys, placeKeysAndTitle = PageRenderer.placeKeys + ["title"]
+        for (index, location) in locations.enumerated() {
             let place = places[location.id]
             let trip = tripOfPin[location.id]
-            let make = { pinJSON(location, trip: trip, catalog: catalog) }
-            return PagePin(location: location, listJSON: kept?(index, trip, make) ?? make(),
-                           utcOffsetSeconds: location.utcOffsetSeconds ?? place?.utcOffsetSeconds,
-                           photoPath: place?.relativePath.description)
+            var pin = PagePin(location: location, listJSON: "", utcOffsetSeconds: location.utcOffsetSeconds ?? place?.utcOffsetSeconds,
+                              photoPath: place?.relativePath.description)
+            if let kept {
+                pin.listJSON = kept(index) { JSONText.string(pinProperties(location)) }
+                pin.edit = PinObjectEdit(dropping: titleIsMade(location, catalog: catalog) ? placeKeysAndTitle : placeKeys, trip: trip)
+            } else {
+                pin.listJSON = pinJSON(location, trip: trip, catalog: catalog)
+            }
+            pins.append(pin)
         }
+        return pins
     }
 
     /// A pin's object in pins-data: its list JSON with its trip, without its place keys, and
@@ -72,12 +86,15 @@ extension PinApp {
         var object = pinProperties(location)
         object["trip"] = trip
         for key in PageRenderer.placeKeys { object[key] = nil }
+        if titleIsMade(location, catalog: catalog) { object["title"] = nil }
+        return JSONText.string(object)
+    }
+
+    /// Whether the pin's title is the one the page makes from its place (then pins-data has none).
+    private static func titleIsMade(_ location: Location, catalog: CountryCatalog) -> Bool {
         // page-data's names (the catalog's, else the code; page.js takes an empty name as none).
         let countryName = location.countryID.map { code in catalog[code].map(\.name).flatMap { $0.isEmpty ? nil : $0 } ?? code }
-        if location.title == PageRenderer.madeTitle(place: location.place, region: location.region, countryName: countryName) {
-            object["title"] = nil
-        }
-        return JSONText.string(object)
+        return location.title == PageRenderer.madeTitle(place: location.place, region: location.region, countryName: countryName)
     }
 
     /// The water at city zoom where the pins are, within the page's budget (`PageWater`).
@@ -94,7 +111,7 @@ extension PinApp {
 
     /// The outlines of the regions the pins (visits, not wanted places) are in, for the fill at
     /// region zoom; none without the outlines (the gazetteer's warning, above, says why).
-    private func addVisitedRegions(_ input: inout PageInput, locations: [Location]) {
+    private func addVisitedRegions(_ input: inout PageInput, locations: some Sequence<Location>) {
         var seen = Set<[String]>()
         for location in locations where !location.wanted {
             guard let country = location.countryID, let name = location.region else { continue }
@@ -124,8 +141,8 @@ extension PinApp {
     }
 }
 
-/// See `PinApp.pageInput`'s `pinJSON`: (index in the pins, trip, the maker) to the JSON.
-public typealias PinJSONKeeper = (_ index: Int, _ trip: String?, _ make: () -> String) -> String
+/// See `PinApp.pageInput`'s `listJSON`: (index in the pins, the maker) to the pin's list JSON.
+public typealias PinListJSONKeeper = (_ index: Int, _ make: () -> String) -> String
 
 /// What the page reads from the database: nothing when there is none.
 private struct StoredPage {

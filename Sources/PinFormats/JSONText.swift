@@ -41,6 +41,11 @@ public struct JSONText {
         return out
     }
 
+    /// Whether `scriptSafe` would change the text of these UTF-8 bytes.
+    public static func needsScriptEscaping(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { needsEscaping($0) }
+    }
+
     private static func needsEscaping(_ bytes: some RandomAccessCollection<UInt8>) -> Bool {
         var index = bytes.startIndex
         while index != bytes.endIndex {

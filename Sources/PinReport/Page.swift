@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinFormats
 
 /// One pin as the map page shows it.
 public struct PagePin: Sendable {
@@ -17,6 +18,18 @@ public struct PagePin: Sendable {
     /// page asks the server for each by its id; a static page embeds the previews already made
     /// (`jpeg`), within `PageRenderer.stripPageCap`.
     public var strip: [StripPhoto] = []
+    /// When set, `listJSON` is the pin's list object (`pinProperties`) and its object in
+    /// pins-data is that text edited so (`dataJSON`), made as the data is written: a caller that
+    /// keeps each pin's list text (pins serve) keeps no second text per pin.
+    public var edit: PinObjectEdit?
+
+    /// The pin's object in pins-data: `listJSON`, edited when `edit` says so.
+    public var dataJSON: String {
+        guard let edit else { return listJSON }
+        var out: [UInt8] = []
+        edit.apply(to: listJSON, appendingTo: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
 
     public init(location: Location, listJSON: String, utcOffsetSeconds: Int? = nil, photoPath: String? = nil,
                 thumbnailJPEG: [UInt8]? = nil) {
@@ -127,5 +140,90 @@ public struct WorldMap: Sendable, Decodable {
     public init(width: Int, countries: [Country]) {
         self.width = width
         self.countries = countries
+    }
+}
+
+/// A JSON object's text as JSONText writes it (keys sorted, no spaces) with some of its keys taken
+/// out and a "trip" string put in its sorted place: a pin's list object made into its object in
+/// pins-data (`PinApp.pageInput`), the same bytes as the object written again without those keys
+/// and with the trip, for no dictionary per pin.
+public struct PinObjectEdit: Sendable, Equatable {
+    /// The keys left out (one array shared by the pins that leave out the same keys).
+    public let dropped: [String]
+    /// The "trip" member's value, nil for none (the trip's own id text, not a copy per pin).
+    public let trip: String?
+
+    public init(dropping dropped: [String], trip: String?) {
+        self.dropped = dropped
+        self.trip = trip
+    }
+
+    /// `object`'s text edited, appended to `out`. The object is one JSONText wrote: members
+    /// `"key":value` joined by commas, keys plain ASCII without "trip".
+    public func apply(to object: String, appendingTo out: inout [UInt8]) {
+        var object = object
+        object.withUTF8 { apply(to: $0, appendingTo: &out) }
+    }
+
+    private func apply(to bytes: UnsafeBufferPointer<UInt8>, appendingTo out: inout [UInt8]) {
+        let droppedBytes = dropped.map { Array($0.utf8) }
+        let tripKey = Array("trip".utf8)
+        var tripDone = trip == nil
+        var first = true
+        out.append(UInt8(ascii: "{"))
+        var index = 1
+        while index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+            let keyStart = index + 1
+            var keyEnd = keyStart
+            while bytes[keyEnd] != UInt8(ascii: "\"") { keyEnd += 1 }
+            let valueEnd = Self.valueEnd(bytes, from: keyEnd + 2)
+            let key = UnsafeBufferPointer(rebasing: bytes[keyStart..<keyEnd])
+            if !tripDone, !key.lexicographicallyPrecedes(tripKey) {
+                appendTrip(&out, first: &first)
+                tripDone = true
+            }
+            if !droppedBytes.contains(where: { $0.elementsEqual(key) }) {
+                if !first { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<valueEnd]))
+                first = false
+            }
+            index = valueEnd + 1  // past the comma (or the closing brace)
+        }
+        if !tripDone { appendTrip(&out, first: &first) }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    private func appendTrip(_ out: inout [UInt8], first: inout Bool) {
+        guard let trip else { return }
+        if !first { out.append(UInt8(ascii: ",")) }
+        out.append(contentsOf: "\"trip\":".utf8)
+        out.append(contentsOf: JSONText.string(trip).utf8)
+        first = false
+    }
+
+    /// The index just past the JSON value that starts at `start`: a string, an array or object
+    /// (strings in it skipped whole), or a number, literal, up to the next comma or brace.
+    private static func valueEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start, depth = 0, inString = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            if inString {
+                if byte == UInt8(ascii: "\\") { index += 1 } else if byte == UInt8(ascii: "\"") { inString = false }
+                if !inString, depth == 0 { return index + 1 }
+            } else {
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    if depth == 0 { return index }
+                    depth -= 1
+                    if depth == 0 { return index + 1 }
+                case UInt8(ascii: ","): if depth == 0 { return index }
+                default: break
+                }
+            }
+            index += 1
+        }
+        return index
     }
 }

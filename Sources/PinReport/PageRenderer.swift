@@ -182,41 +182,85 @@ public enum PageRenderer {
 
     /// The JSON islands as (element id, JSON text made safe for the element), in page order.
     static func islands(_ input: PageInput, stats: PageStatistics) -> [(String, String)] {
-        // Made at its full size at once: grown by doubling, the 23 MB of 100,000 pins were
-        // copied and faulted in again at each step.
-        let objects = input.pins.map { JSONText.scriptSafe($0.listJSON) }
-        var pins = "["
-        pins.reserveCapacity(objects.reduce(2) { $0 + $1.utf8.count + 1 })
-        for (i, object) in objects.enumerated() {
-            if i > 0 { pins += "," }
-            pins += object
+        islandParts(input, stats: stats).map { id, json in
+            guard let json else {
+                var text = ""
+                // Made at its full size at once: grown by doubling, the 23 MB of 100,000 pins were
+                // copied and faulted in again at each step.
+                text.reserveCapacity(input.pins.reduce(2) { $0 + $1.listJSON.utf8.count + 1 })
+                writePinsData(input.pins) { text += String(decoding: $0, as: UTF8.self) }
+                return (id, text)
+            }
+            return (id, json)
         }
-        pins += "]"
-        var islands = [("pins-data", pins), ("pins-extra", safe(extraJSON(input.pins, folders: input.importedFolders, served: input.served))),
-                       ("places-data", placeLabels(input.labelPlaces)), ("pins-places", safe(pinPlaces(input.pins))),
-                       // countries-data: each visited country's code, name, continent and pin count.
-                       ("countries-data", safe(stats.countries.map {
-                           ["code": $0.code, "name": $0.name, "continent": $0.continent, "pinCount": $0.pinCount] as [String: Any]
-                       })),
-                       ("page-data", safe(pageJSON(input, stats: stats)))]
+    }
+
+    /// The islands in page order, each with its text, but pins-data's (nil), which is written
+    /// pin by pin (`writePinsData`).
+    private static func islandParts(_ input: PageInput, stats: PageStatistics) -> [(String, String?)] {
+        var islands: [(String, String?)] = [
+            ("pins-data", nil), ("pins-extra", safe(extraJSON(input.pins, folders: input.importedFolders, served: input.served))),
+            ("places-data", placeLabels(input.labelPlaces)), ("pins-places", safe(pinPlaces(input.pins))),
+            // countries-data: each visited country's code, name, continent and pin count.
+            ("countries-data", safe(stats.countries.map {
+                ["code": $0.code, "name": $0.name, "continent": $0.continent, "pinCount": $0.pinCount] as [String: Any]
+            })),
+            ("page-data", safe(pageJSON(input, stats: stats)))]
         if let run = input.run { islands.append(("run-data", safe(runJSON(run)))) }
         return islands
+    }
+
+    /// pins-data, `[` each pin's object (`PagePin.dataJSON`, made script-safe) `]`, handed to
+    /// `write` in pieces of about 64 KiB: no text of every pin at once.
+    private static func writePinsData(_ pins: [PagePin], _ write: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var piece: [UInt8] = [UInt8(ascii: "[")]
+        piece.reserveCapacity(1 << 16 + 4096)
+        var object: [UInt8] = []
+        for (index, pin) in pins.enumerated() {
+            if index > 0 { piece.append(UInt8(ascii: ",")) }
+            if let edit = pin.edit {
+                object.removeAll(keepingCapacity: true)
+                edit.apply(to: pin.listJSON, appendingTo: &object)
+                if JSONText.needsScriptEscaping(object) {
+                    piece.append(contentsOf: JSONText.scriptSafe(String(decoding: object, as: UTF8.self)).utf8)
+                } else {
+                    piece.append(contentsOf: object)
+                }
+            } else {
+                piece.append(contentsOf: JSONText.scriptSafe(pin.listJSON).utf8)
+            }
+            if piece.count >= 1 << 16 {
+                piece.withUnsafeBufferPointer(write)
+                piece.removeAll(keepingCapacity: true)
+            }
+        }
+        piece.append(UInt8(ascii: "]"))
+        piece.withUnsafeBufferPointer(write)
     }
 
     /// The islands as one JSON object keyed by their element ids: what `pins serve` sends the
     /// page when the database changed (`/api/page-data`), so the same script draws the new data.
     public static func islandsJSON(_ input: PageInput) -> String {
+        var pieces: [UInt8] = []
+        writeIslandsJSON(input) { pieces.append(contentsOf: $0) }
+        return String(decoding: pieces, as: UTF8.self)
+    }
+
+    /// `islandsJSON`'s text handed to `write` in pieces (pins-data's about 64 KiB each), for a
+    /// caller that compresses it as it comes (pins serve: no text of 23 MB at 100,000 pins).
+    public static func writeIslandsJSON(_ input: PageInput, to write: (UnsafeBufferPointer<UInt8>) -> Void) {
         let stats = PageStatistics(pins: input.pins, catalog: input.catalog, regionCounts: input.regionCounts, countryList: input.settings.countryList)
-        let parts = islands(input, stats: stats).map { (JSONText.string($0.0), $0.1) }
-        var text = "{"
-        text.reserveCapacity(parts.reduce(2) { $0 + $1.0.utf8.count + $1.1.utf8.count + 2 })
-        for (index, (key, json)) in parts.enumerated() {
-            if index > 0 { text += "," }
-            text += key + ":"
-            text += json
+        for (index, (id, json)) in islandParts(input, stats: stats).enumerated() {
+            var head = (index > 0 ? "," : "{") + JSONText.string(id) + ":"
+            head.withUTF8(write)
+            if var json {
+                json.withUTF8(write)
+            } else {
+                writePinsData(input.pins, write)
+            }
         }
-        text += "}"
-        return text
+        var end = "}"
+        end.withUTF8(write)
     }
 
     private static func safe(_ value: Any) -> String { JSONText.scriptSafe(JSONText.string(value)) }

@@ -31,6 +31,21 @@ final class FilterMatchesTests: XCTestCase {
         XCTAssertFalse(list.matches === before)
     }
 
+    /// Pins of one date are in the order of their id texts, newest first (`PinFilter`'s tie-break,
+    /// reversed), compared by the ids' bytes: worked by hand, "…0A" before "…09" before "…00"
+    /// ('A' follows '9' in the text as 0x0A follows 0x09), and "10…" before "0F…".
+    func testPinsOfOneDateAreInTheOrderOfTheirIdTexts() {
+        let ids = ["00000000-0000-0000-0000-000000000009", "10000000-0000-0000-0000-000000000000",
+                   "00000000-0000-0000-0000-00000000000A", "0F000000-0000-0000-0000-000000000000",
+                   "00000000-0000-0000-0000-000000000000"]
+        let pins = ids.map { Location(id: UUID(uuidString: $0)!, title: $0, coordinate: Coordinate(latitude: 1, longitude: 2), date: Date(timeIntervalSince1970: 0)) }
+        let listed = pins.map(ListedPin.init).sorted { $0.comesBefore($1) }
+        XCTAssertEqual(listed.map(\.pin.title), ["10000000-0000-0000-0000-000000000000", "0F000000-0000-0000-0000-000000000000",
+                                                 "00000000-0000-0000-0000-00000000000A", "00000000-0000-0000-0000-000000000009",
+                                                 "00000000-0000-0000-0000-000000000000"])
+        XCTAssertFalse(listed[0].comesBefore(listed[0]), "a pin does not come before itself")
+    }
+
     private func pin(_ n: Int, _ country: String, day: Double) -> Location {
         Location(id: UUID(uuidString: "00000000-0000-0000-0000-00000000000\(n)")!, title: "Pin \(n)",
                  coordinate: Coordinate(latitude: 45, longitude: 5), countryID: country, date: Date(timeIntervalSince1970: day * 86_400))

@@ -1,5 +1,7 @@
 import Foundation
 import PinApp
+import PinCore
+import PinReport
 @testable import PinServe
 import XCTest
 
@@ -126,5 +128,49 @@ final class GzipTests: XCTestCase {
         XCTAssertEqual(try gunzip(packed.body), plain.body)
         let data = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(plain.body)) as? [String: Any])
         XCTAssertEqual(((data["pins-data"] as? [[String: Any]])?.first)?["title"] as? String, "Lyon")
+    }
+
+    /// The gzip made as the text comes, in pieces of every size (none, one byte, more than one
+    /// piece of output at once): gzip(1) reads back the text whole.
+    func testGzipMadeAsTheTextComesReadsBackWhole() throws {
+        var text = ""
+        for i in 0..<60_000 { text += "{\"id\":\(i),\"title\":\"Place \(i) \u{e9}\"}," }
+        let plain = Array(text.utf8)
+        let stream = try XCTUnwrap(GzipStream(expected: 16))
+        var at = 0, size = 0
+        plain.withUnsafeBufferPointer { all in
+            while at < all.count {
+                let end = min(all.count, at + size)
+                stream.append(UnsafeBufferPointer(rebasing: all[at..<end]))
+                at = end
+                size = size == 0 ? 1 : size * 3
+            }
+        }
+        let packed = try XCTUnwrap(stream.finish())
+        XCTAssertLessThan(packed.count, plain.count / 4)
+        XCTAssertEqual(try gunzip(packed), plain)
+    }
+
+    /// The served map data is the page's islands as `pins report` writes them, byte for byte:
+    /// each pin's object there is its kept list text edited as the data is written (its place
+    /// keys out, its trip in, a title the page makes left out), here for pins with a place, a
+    /// made title, a note that needs escaping in a script, tags and a city's fields.
+    func testTheServedMapDataIsThePagesIslandsByteForByte() throws {
+        let (app, backend) = try serveScratch("map-bytes")
+        _ = try addPin(app, 45.764, 4.8357) { $0.title = "Lyon" }
+        _ = try addPin(app, 48.8566, 2.3522) { $0.note = "a \"quote\", </script> & {braces} [x] \u{2028}"; $0.tags = ["b,c", "é"] }
+        let made = try addPin(app, 35.0116, 135.7681)
+        _ = try addPin(app, 46.2044, 6.1432) { $0.type = .city; $0.title = "Genève" }
+        let target = try XCTUnwrap(RequestTarget.parse("/api/page-data"))
+        let served = try backend.pageData(target, HTTPRequest(method: .get, target: "/api/page-data"))
+        var input = try app.pageInput(title: "pins", filterDescription: nil, thumbnails: true, embedPreviews: false)
+        input.served = true
+        let expected = PageRenderer.islandsJSON(input)
+        XCTAssertEqual(String(decoding: served.body, as: UTF8.self), expected)
+        let data = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(served.body)) as? [String: Any])
+        let pins = try XCTUnwrap(data["pins-data"] as? [[String: Any]])
+        XCTAssertEqual(pins.count, 4)
+        XCTAssertNil(pins.first { $0["id"] as? String == made.id.lowercasedText }?["title"], "the made title left out")
+        XCTAssertTrue(expected.contains("\\u003c/script\\u003e \\u0026"), "the note made safe for a script element")
     }
 }

@@ -109,17 +109,21 @@ public final class AppBackend: Backend {
     }
 
     /// The map data as of `version` (read before the data: a change during the read shows
-    /// again at the next poll), gzipped.
+    /// again at the next poll), gzipped as it is written (`MapData`).
     private func makePageData(version: String) throws -> MapData {
         // The kept pins, oldest first (the page's order, fetchAll's): none read again, and each
-        // pin's JSON made again only when it changed (`ListedPin.pageJSON`).
+        // pin's object the list text it keeps, edited as the data is written (`ListedPin.listJSON`).
         let listed = Array(try storedPins().reversed())
         var input = try app.pageInput(pins: listed.map(\.pin), title: "pins", filterDescription: nil, thumbnails: true,
-                                      embedPreviews: false, trips: try storedTrips(fresh: true)) { index, trip, make in
-            listed[index].pageJSON(trip: trip, make: make)
+                                      embedPreviews: false, trips: try storedTrips(fresh: true)) { index, _ in
+            listed[index].listJSON
         }
         input.served = true
-        return MapData(json: PageRenderer.islandsJSON(input), version: version)
+        let data = MapData(version: version, expected: pageDataCache.kept?.byteCount) { PageRenderer.writeIslandsJSON(input, to: $0) }
+        // What the making allocated for a while (every pin's page object, statistics, the
+        // islands' texts) is free now: its pages go back to the system.
+        pins_memory_trim()
+        return data
     }
 
     /// Each pin's trip (pins on none absent), found from the whole history once per version of
@@ -157,25 +161,42 @@ public final class AppBackend: Backend {
 
 /// The map data of one version, kept gzipped only (6.5 MB at 100,000 pins; the 23 MB as it is
 /// were kept beside it, for the rare client without gzip, which now gets them unpacked when it
-/// asks). Its body is shared by every answer in flight, not copied into each (`SharedBody`).
+/// asks). It is gzipped as it is written, piece by piece: the 23 MB text is never whole in
+/// memory. Its body is shared by every answer in flight, not copied into each (`SharedBody`).
 struct MapData: Sendable {
     /// With `Content-Encoding: gzip` when `gzipped`; as it is when zlib failed.
     let response: HTTPResponse
     let gzipped: Bool
 
-    init(json: String, version: String) {
+    /// The data `write` writes (called once, or twice when zlib fails: then as it is).
+    /// `expected`: about how many gzipped bytes (the last data's), to grow no buffer by doubling.
+    init(version: String, expected: Int? = nil, _ write: ((UnsafeBufferPointer<UInt8>) -> Void) -> Void) {
         var response = HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"), ("X-Pins-Version", version)])
-        var text = json
-        if let packed = text.withUTF8({ Gzip.compress(UnsafeRawBufferPointer($0)) }) {
-            response.shared = SharedBody(packed)
-            response.headers.append(("Content-Encoding", "gzip"))
-            gzipped = true
-        } else {
-            response.shared = SharedBody(text)
-            gzipped = false
+        if let stream = GzipStream(expected: expected.map { $0 + $0 / 8 } ?? 1 << 20) {
+            write { stream.append($0) }
+            if let packed = stream.finish() {
+                response.shared = SharedBody(packed)
+                response.headers.append(("Content-Encoding", "gzip"))
+                self.response = response
+                gzipped = true
+                return
+            }
         }
+        var plain: [UInt8] = []
+        write { plain.append(contentsOf: $0) }
+        response.shared = SharedBody(plain)
+        gzipped = false
         self.response = response
     }
+
+    /// `json` gzipped.
+    init(json: String, version: String) {
+        var json = json
+        self.init(version: version) { write in json.withUTF8(write) }
+    }
+
+    /// The body's length as kept.
+    var byteCount: Int { response.shared?.byteCount ?? 0 }
 
     /// The answer for a client that accepts gzip or not (then unpacked now, for it alone).
     func answer(acceptsGzip: Bool) throws -> HTTPResponse {
@@ -205,6 +226,13 @@ final class VersionCache<Value>: @unchecked Sendable {
 
     func value(for version: String, load: () throws -> Value) throws -> Value {
         try value(for: version, keepingOld: false) { _ in try load() }
+    }
+
+    /// The value kept, whatever its version (nil: none).
+    var kept: Value? {
+        condition.lock()
+        defer { condition.unlock() }
+        return cached?.value
     }
 
     /// As `value(for:load:)`, but while one thread makes the value of a newer version, the others

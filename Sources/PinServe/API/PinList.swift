@@ -7,33 +7,22 @@ import PinReport
 import PinStore
 
 /// One stored pin as the list keeps it, with what each request would otherwise work out again:
-/// its id as text (the order's tie-break) and its text folded for the search and the filters.
+/// its text folded for the search and the filters.
 final class ListedPin: Sendable {
     let pin: Location
-    /// `pin.id.uuidString`, the tie-break of `PinFilter`'s date order.
-    let idText: String
     /// Never nil: optional as `PinFilter.foldedMatcher` borrows it.
     let folded: FoldedPinText?
-    /// Its object in the map data's pins-data and the trip it was made with (`PinApp.pageInput`'s
-    /// `pinJSON`): made at the first map data after the pin entered the list, again only when
-    /// its trip changed. A changed pin is a new `ListedPin`.
-    private let pageJSON = Mutex<(trip: String?, json: String)?>(nil)
     /// Its object in the list's answer (`pinProperties`, as `pins list --json` prints it), made
-    /// at the first list that shows it: a page of 100 pins is then 100 texts joined, not 100
-    /// objects written again (1-2 ms of CPU a page at 100,000 pins, scripts/bench-serve).
+    /// at the first list or map data that shows it: a page of 100 pins is then 100 texts joined,
+    /// not 100 objects written again (1-2 ms of CPU a page at 100,000 pins, scripts/bench-serve).
+    /// The map data's object of the pin is this text edited as the data is written
+    /// (`PagePin.edit`): a second text per pin, kept for the map data, was 40 MB at 100,000 pins.
+    /// A changed pin is a new `ListedPin`.
     private let listText = Mutex<String?>(nil)
 
     init(_ pin: Location) {
         self.pin = pin
-        idText = pin.id.uuidString
         folded = FoldedPinText(pin)
-    }
-
-    func pageJSON(trip: String?, make: () -> String) -> String {
-        if let kept = pageJSON.withLock({ $0 }), kept.trip == trip { return kept.json }
-        let json = make()
-        pageJSON.withLock { $0 = (trip, json) }
-        return json
     }
 
     var listJSON: String {
@@ -44,9 +33,18 @@ final class ListedPin: Sendable {
     }
 
     /// Whether `self` comes first in the list: newest first, as `PinFilter` with `descending`
-    /// sorts (by date then id text, reversed).
+    /// sorts (by date then id text, reversed). The id texts (`uuidString`: upper-case hex, the
+    /// dashes at the same places) are in the order of the ids' bytes, compared here: a text of
+    /// 36 characters kept per pin for it was 8 MB at 100,000 pins.
     func comesBefore(_ other: ListedPin) -> Bool {
-        pin.date != other.pin.date ? pin.date > other.pin.date : idText > other.idText
+        pin.date != other.pin.date ? pin.date > other.pin.date : Self.idBytesFollow(pin.id, other.pin.id)
+    }
+
+    /// Whether `a`'s bytes come after `b`'s (so `a.uuidString > b.uuidString`).
+    static func idBytesFollow(_ a: UUID, _ b: UUID) -> Bool {
+        withUnsafeBytes(of: a.uuid) { x in
+            withUnsafeBytes(of: b.uuid) { y in x.lexicographicallyPrecedes(y) ? false : !x.elementsEqual(y) }
+        }
     }
 }
 

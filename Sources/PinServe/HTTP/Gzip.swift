@@ -53,3 +53,60 @@ enum Gzip {
         }
     }
 }
+
+/// gzip made as the text comes (`append`), for the map data: the 23 MB text of 100,000 pins is
+/// never whole in memory, only its pieces and the gzipped bytes. Used by one thread.
+final class GzipStream {
+    /// At an address of its own: zlib's state points back at it.
+    private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+    private var out: [UInt8] = []
+    private var failed = false
+    private var piece = [UInt8](repeating: 0, count: 256 * 1024)
+
+    /// nil when zlib cannot start. `expected`: about how many gzipped bytes, reserved at once.
+    init?(expected: Int, level: Int32 = 1) {
+        stream.initialize(to: z_stream())
+        // windowBits 15 + 16: a gzip header and trailer, not zlib's.
+        guard deflateInit2_(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                            Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }  // deinit frees it
+        out.reserveCapacity(expected)
+    }
+
+    deinit {
+        deflateEnd(stream)
+        stream.deallocate()
+    }
+
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard !failed, bytes.count > 0 else { return }
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: bytes.baseAddress)
+        stream.pointee.avail_in = uInt(bytes.count)
+        while stream.pointee.avail_in > 0, !failed { step(Z_NO_FLUSH) }
+    }
+
+    /// The gzipped bytes of everything appended, or nil when zlib failed.
+    func finish() -> [UInt8]? {
+        guard !failed else { return nil }
+        stream.pointee.next_in = nil
+        stream.pointee.avail_in = 0
+        while !failed {
+            if step(Z_FINISH) == Z_STREAM_END { return out }
+        }
+        return nil
+    }
+
+    /// One deflate call into `piece`, its output appended to `out`.
+    @discardableResult
+    private func step(_ flush: Int32) -> Int32 {
+        let (status, made) = piece.withUnsafeMutableBytes { target -> (Int32, Int) in
+            stream.pointee.next_out = target.bindMemory(to: Bytef.self).baseAddress
+            stream.pointee.avail_out = uInt(target.count)
+            let status = deflate(stream, flush)
+            return (status, target.count - Int(stream.pointee.avail_out))
+        }
+        out.append(contentsOf: piece.prefix(made))
+        // Z_BUF_ERROR with output made: the piece was full, go on; anything else is a failure.
+        if !(status == Z_OK || status == Z_STREAM_END || (status == Z_BUF_ERROR && made > 0)) { failed = true }
+        return status
+    }
+}
