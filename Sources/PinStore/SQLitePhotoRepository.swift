@@ -178,6 +178,25 @@ struct SQLitePhotoRepository: PhotoRepository {
         }
     }
 
+    func placedByTheCamerasClock(under root: RawPath) throws -> [(path: RawPath, photo: UnplacedPhoto)] {
+        var prefix = root.bytes
+        if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
+        var upper = prefix
+        upper[upper.count - 1] += 1
+        return try db.query("""
+            SELECT path, taken_at, utc_offset, run_id, time_source, clock_offset FROM photos
+            WHERE path >= ? AND path < ? AND missing = 0 AND taken_at IS NOT NULL AND latitude IS NOT NULL
+              AND position_source IN ('track', 'estimate')
+              AND time_source IS NOT NULL AND time_source NOT IN ('fileModification', 'none')
+            ORDER BY path
+            """, [SQLValue.blob(prefix), SQLValue.blob(upper)]) { s in
+            (RawPath(bytes: s.blob(0, droppingFirst: prefix.count)),
+             UnplacedPhoto(takenAt: s.double(1), timeSource: try s.optionalValue(4, as: TimeSource.self),
+                           utcOffsetSeconds: s.isNull(2) ? nil : s.int(2), runID: s.isNull(3) ? nil : s.int64(3),
+                           clockOffset: s.optionalDouble(5)))
+        }
+    }
+
     /// Own positions: a source recorded that is neither `track` nor `estimate`. A record from
     /// before schema 12 (no source) counts only in a database that never had a track: there a
     /// position was the photo's own (estimates came with schema 12); where tracks were used, a
