@@ -146,3 +146,10 @@ private struct StoredPage {
         folders = try db.importedFolders().map { RawPath($0).description }
     }
 }
+
+extension PinApp {
+    /// The base map of `pins serve --basemap FILE`: the raster MBTiles file opened read-only
+    /// and checked; a missing file (`.noInput`) or one that is no raster MBTiles (`.dataError`)
+    /// is an error that names it (`MBTiles.init(path:)`).
+    public static func basemap(at path: String) throws -> MBTiles { try MBTiles(path: path) }
+}
