@@ -385,7 +385,7 @@ public struct ImportReport: Sendable {
     var cameraClockGiven = false
     /// Photos an earlier run placed at the instant another camera zone or clock gave
     /// (`PlacedAtAnotherInstant`), when this run gives the camera's: said on stderr.
-    public var placedAtAnotherInstant: [PlacedAtAnotherInstant] = []
+    var placedAtAnotherInstant: [PlacedAtAnotherInstant] = []
     /// Photos placed from the photos around them (`--estimate-positions`), and, in a dry run
     /// without it, how many it would place.
     public var estimated = 0

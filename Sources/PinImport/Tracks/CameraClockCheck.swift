@@ -6,10 +6,10 @@ import PinCore
 /// `--camera-clock-offset` or `--camera-timezone`): a photo's instant is decided once, when it
 /// is read, so their positions and pins stay as that run made them. Counted per run and said
 /// once on stderr, with the way to place them again: undo those runs, then import again.
-public struct PlacedAtAnotherInstant: Sendable, Equatable {
+struct PlacedAtAnotherInstant: Sendable, Equatable {
     /// The run that decided them; nil for records made before runs were kept.
-    public var run: Int64?
-    public var photos: Int
+    var run: Int64?
+    var photos: Int
 }
 
 extension ImportPipeline {
