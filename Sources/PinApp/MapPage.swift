@@ -99,8 +99,8 @@ extension PinApp {
         for location in locations where !location.wanted {
             guard let country = location.countryID, let name = location.region else { continue }
             guard seen.insert([country, location.regionCode ?? "", name]).inserted else { continue }
-            let rings = places.regionRings(countryCode: country, code: location.regionCode, name: name)
-            if !rings.isEmpty { input.visitedRegions[country, default: []] += rings }
+            let units = places.regionUnits(countryCode: country, code: location.regionCode, name: name)
+            if !units.isEmpty { input.visitedRegions[country, default: []] += units }
         }
     }
 
