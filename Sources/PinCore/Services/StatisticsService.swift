@@ -33,10 +33,16 @@ public struct StatisticsService: Sendable {
 
     /// The statistics of `locations` alone (a filtered set, the pins of a page): each country's
     /// pins are counted from them, not taken from the stored counts.
-    public func calculate(locations all: [Location]) -> StatisticsValues {
-        // No wanted pin (the common case): the array itself, not a copy of every pin (at 100,000
-        // pins, 33 MB and more as the copy grew, at each map data of pins serve).
-        let locations = all.contains(where: \.wanted) ? all.filter { !$0.wanted } : all
+    /// `all` may be a lazy view of the pins (the map page's: `PagePin.location`), read where it
+    /// lies: an array of every pin's Location made for the statistics was 33 MB at 100,000 pins,
+    /// at each map data of pins serve.
+    public func calculate<Pins: Collection<Location>>(locations all: Pins) -> StatisticsValues {
+        guard all.contains(where: \.wanted) else { return calculate(visits: all, count: all.count) }
+        return calculate(visits: all.filter { !$0.wanted }, count: all.count)
+    }
+
+    /// `calculate(locations:)` of the visits `locations`, out of `count` pins.
+    private func calculate(visits locations: some Collection<Location>, count: Int) -> StatisticsValues {
         var counts: [String: Int] = [:]
         for location in locations {
             if let code = location.countryID { counts[code, default: 0] += 1 }
@@ -47,11 +53,11 @@ public struct StatisticsService: Sendable {
             return country
         }
         var stats = calculate(countries: countries, locations: locations)
-        stats.wantedPins = all.count - locations.count
+        stats.wantedPins = count - locations.count
         return stats
     }
 
-    public func calculate(countries: [Country], locations: [Location]) -> StatisticsValues {
+    public func calculate(countries: [Country], locations: some Collection<Location>) -> StatisticsValues {
         var stats = StatisticsValues()
         var regions: [String: Set<String>] = [:], towns: [String: Set<String>] = [:]
         for location in locations {
@@ -94,7 +100,7 @@ public struct StatisticsService: Sendable {
     static let mostVisitedShown = 10
 
     /// The pins visited more than once, in the order of `pins list --sort visits`.
-    static func mostVisited(_ locations: [Location]) -> [StatisticsValues.VisitedPlace] {
+    static func mostVisited(_ locations: some Collection<Location>) -> [StatisticsValues.VisitedPlace] {
         var filter = PinFilter()
         filter.sort = .visits
         filter.limit = mostVisitedShown
