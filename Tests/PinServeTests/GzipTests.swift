@@ -136,6 +136,7 @@ final class GzipTests: XCTestCase {
         var text = ""
         for i in 0..<60_000 { text += "{\"id\":\(i),\"title\":\"Place \(i) \u{e9}\"}," }
         let plain = Array(text.utf8)
+        // Expected far too small: the block grows many times as the output comes.
         let stream = try XCTUnwrap(GzipStream(expected: 16))
         var at = 0, size = 0
         plain.withUnsafeBufferPointer { all in
@@ -146,7 +147,8 @@ final class GzipTests: XCTestCase {
                 size = size == 0 ? 1 : size * 3
             }
         }
-        let packed = try XCTUnwrap(stream.finish())
+        let body = try XCTUnwrap(stream.finish())
+        let packed = Array(UnsafeRawBufferPointer(start: body.bytes.baseAddress, count: body.byteCount))
         XCTAssertLessThan(packed.count, plain.count / 4)
         XCTAssertEqual(try gunzip(packed), plain)
     }

@@ -175,7 +175,7 @@ struct MapData: Sendable {
         if let stream = GzipStream(expected: expected.map { $0 + $0 / 8 } ?? 1 << 20) {
             write { stream.append($0) }
             if let packed = stream.finish() {
-                response.shared = SharedBody(packed)
+                response.shared = packed
                 response.headers.append(("Content-Encoding", "gzip"))
                 self.response = response
                 gzipped = true

@@ -55,26 +55,32 @@ enum Gzip {
 }
 
 /// gzip made as the text comes (`append`), for the map data: the 23 MB text of 100,000 pins is
-/// never whole in memory, only its pieces and the gzipped bytes. Used by one thread.
+/// never whole in memory, only its pieces and the gzipped bytes, which zlib writes straight into
+/// the block the answer then holds (`finish`: no copy of the 6.5 MB into a body of its own, and
+/// none of each piece of output into them). Used by one thread.
 final class GzipStream {
     /// At an address of its own: zlib's state points back at it.
     private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-    private var out: [UInt8] = []
+    /// malloc's block of `capacity` bytes, the first `count` made; nil once handed on.
+    private var block: UnsafeMutableRawPointer?
+    private var count = 0
+    private var capacity: Int
     private var failed = false
-    private var piece = [UInt8](repeating: 0, count: 256 * 1024)
 
-    /// nil when zlib cannot start. `expected`: about how many gzipped bytes, reserved at once.
+    /// nil when zlib cannot start. `expected`: about how many gzipped bytes, taken at once.
     init?(expected: Int, level: Int32 = 1) {
         stream.initialize(to: z_stream())
+        capacity = max(expected, 64 * 1024)
+        block = malloc(capacity)
         // windowBits 15 + 16: a gzip header and trailer, not zlib's.
-        guard deflateInit2_(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
-                            Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }  // deinit frees it
-        out.reserveCapacity(expected)
+        guard block != nil, deflateInit2_(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                                          Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }  // deinit frees them
     }
 
     deinit {
         deflateEnd(stream)
         stream.deallocate()
+        free(block)
     }
 
     func append(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -84,28 +90,39 @@ final class GzipStream {
         while stream.pointee.avail_in > 0, !failed { step(Z_NO_FLUSH) }
     }
 
-    /// The gzipped bytes of everything appended, or nil when zlib failed.
-    func finish() -> [UInt8]? {
+    /// The gzipped bytes of everything appended, as a body that owns them, or nil when zlib failed.
+    func finish() -> SharedBody? {
         guard !failed else { return nil }
         stream.pointee.next_in = nil
         stream.pointee.avail_in = 0
         while !failed {
-            if step(Z_FINISH) == Z_STREAM_END { return out }
+            guard step(Z_FINISH) == Z_STREAM_END else { continue }
+            // The block cut to its size (malloc gives the rest back), handed to the body.
+            guard let kept = realloc(block, max(1, count)) else { return nil }
+            block = nil
+            return SharedBody(adopting: kept, count: count)
         }
         return nil
     }
 
-    /// One deflate call into `piece`, its output appended to `out`.
+    /// One deflate call into the block's free end (grown by half when less than 64 KiB is left).
     @discardableResult
     private func step(_ flush: Int32) -> Int32 {
-        let (status, made) = piece.withUnsafeMutableBytes { target -> (Int32, Int) in
-            stream.pointee.next_out = target.bindMemory(to: Bytef.self).baseAddress
-            stream.pointee.avail_out = uInt(target.count)
-            let status = deflate(stream, flush)
-            return (status, target.count - Int(stream.pointee.avail_out))
+        if capacity - count < 64 * 1024 {
+            guard let grown = realloc(block, capacity + capacity / 2) else {
+                failed = true
+                return Z_MEM_ERROR
+            }
+            block = grown
+            capacity += capacity / 2
         }
-        out.append(contentsOf: piece.prefix(made))
-        // Z_BUF_ERROR with output made: the piece was full, go on; anything else is a failure.
+        let free = capacity - count
+        stream.pointee.next_out = block!.advanced(by: count).assumingMemoryBound(to: Bytef.self)
+        stream.pointee.avail_out = uInt(free)
+        let status = deflate(stream, flush)
+        let made = free - Int(stream.pointee.avail_out)
+        count += made
+        // Z_BUF_ERROR with output made: the space was full, go on; anything else is a failure.
         if !(status == Z_OK || status == Z_STREAM_END || (status == Z_BUF_ERROR && made > 0)) { failed = true }
         return status
     }

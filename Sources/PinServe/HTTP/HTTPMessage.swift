@@ -1,3 +1,4 @@
+import Foundation
 import PinCore
 import PinFormats
 
@@ -140,6 +141,7 @@ final class SharedBody: Sendable {
         }
         self.bytes = bytes
         byteCount = count
+        adopted = false
     }
 
     init(_ source: [UInt8]) {
@@ -147,10 +149,23 @@ final class SharedBody: Sendable {
         source.withUnsafeBytes { if let base = $0.baseAddress { bytes.baseAddress?.copyMemory(from: base, byteCount: $0.count) } }
         self.bytes = bytes
         byteCount = source.count
+        adopted = false
+    }
+
+    /// A block of malloc's, at least one byte, whose first `count` bytes are the body: its owner
+    /// now (`GzipStream.finish`), freed with it.
+    init(adopting block: UnsafeMutableRawPointer, count: Int) {
+        bytes = UnsafeMutableRawBufferPointer(start: block, count: max(1, count))
+        byteCount = count
+        adopted = true
     }
 
     /// The body's length (`bytes` holds at least one byte, for an empty text too).
     let byteCount: Int
+    /// Whether `bytes` is a block of malloc's (`init(adopting:count:)`), else Swift's allocation.
+    private let adopted: Bool
 
-    deinit { bytes.deallocate() }
+    deinit {
+        if adopted { free(bytes.baseAddress) } else { bytes.deallocate() }
+    }
 }
