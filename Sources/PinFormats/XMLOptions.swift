@@ -1,0 +1,104 @@
+import PinGrammar
+
+/// What `XMLPullParser` asks of a document beyond XML 1.0's well-formedness, for the two kinds
+/// of XML this project reads: track and place files (`XMLOptions()`: lenient, as GPS devices
+/// and exporters write them) and XMP packets (PinMetadata's `XMP.xmlOptions`: strict, as XMP
+/// requires, and bounded for untrusted packets inside photos). Each option is a real variant
+/// of the one parser, not a grammar of its own.
+public struct XMLOptions: Sendable {
+    /// What a DOCTYPE does: skipped (its entity definitions unused: only the predefined
+    /// entities are resolved), or refused (XMP allows none, and refusing it rules out
+    /// entity-expansion tricks).
+    public enum Doctype: Sendable { case skip, refuse }
+
+    /// A reference that cannot be resolved (`&nbsp;`, a bare `&`, `&#0;`): kept as written
+    /// (`.keep`, so a GPX whose `<name>` holds a bare `&` still gives its points), or an error
+    /// at the `&` that `next()` throws (`.fail`).
+    public var unresolvedReferences: XMLReferences.Unresolved
+    public var doctype: Doctype
+    /// Namespace prefixes resolved (Namespaces in XML 1.0): `namespaceURI` and
+    /// `namespacedAttributes` give each name's URI, `xmlns` declarations scoped to their
+    /// element; an unbound prefix, or a name that is not `local` or `prefix:local`, is an error.
+    public var namespaces: Bool
+    /// The document is a packet inside other bytes (an XMP packet in a photo, or a sidecar):
+    /// NUL bytes outside the root element are padding like white space; bytes holding no root
+    /// element are no document and no error (`next()` gives nil); after the root element only
+    /// the packet's trailer is read (white space, NUL padding, comments and processing
+    /// instructions, up to `<?xpacket end=…?>` and the padding after it). Anything after that
+    /// is not read: `next()` gives nil and `trailingOffset` says where it begins.
+    public var packet: Bool
+    /// Deepest element nesting (a start tag deeper than this is an error).
+    public var maxDepth: Int
+    /// Most attributes on one start tag, namespace declarations included.
+    public var maxAttributes: Int
+    /// Most elements in the document.
+    public var maxElements: Int
+
+    /// The track and place files' options by default: references kept, a DOCTYPE skipped, no
+    /// namespaces, no packet, `XMLLimits`' bounds and any number of elements.
+    public init(unresolvedReferences: XMLReferences.Unresolved = .keep, doctype: Doctype = .skip, namespaces: Bool = false,
+                packet: Bool = false, maxDepth: Int = 1_024, maxAttributes: Int = 256, maxElements: Int = .max) {
+        self.unresolvedReferences = unresolvedReferences
+        self.doctype = doctype
+        self.namespaces = namespaces
+        self.packet = packet
+        self.maxDepth = maxDepth
+        self.maxAttributes = maxAttributes
+        self.maxElements = maxElements
+    }
+}
+
+/// An attribute of the current start tag with its namespace resolved (`XMLOptions.namespaces`):
+/// the URI its prefix is bound to (an unprefixed attribute has none: ""), its local name, and
+/// its value with references resolved.
+public struct XMLNamespacedAttribute: Sendable, Hashable {
+    public var namespaceURI: String
+    public var localName: String
+    public var value: String
+}
+
+/// The namespace bindings in scope (`XMLOptions.namespaces`): each open element's `xmlns` and
+/// `xmlns:prefix` declarations, innermost last, over the `xml` prefix's fixed one.
+struct XMLNamespaceScope {
+    /// (prefix, URI); the default namespace has the prefix "".
+    private var bindings: [(prefix: Substring, uri: String)] = [("xml", "http://www.w3.org/XML/1998/namespace")]
+    /// How many bindings each open element added.
+    private var added: [Int] = []
+    /// The open elements' namespace URIs, innermost last.
+    private(set) var elementURIs: [String] = []
+
+    /// An element opens with its declarations (attributes named `xmlns` or `xmlns:prefix`).
+    mutating func open(declaring declarations: [(name: Substring, value: String)]) {
+        for (name, value) in declarations {
+            bindings.append((name == "xmlns" ? "" : name.dropFirst(6), value))
+        }
+        added.append(declarations.count)
+    }
+
+    /// The element just opened has this namespace URI.
+    mutating func opened(uri: String) { elementURIs.append(uri) }
+
+    /// The innermost element closes: its declarations go out of scope. Returns its URI.
+    mutating func close() -> String {
+        bindings.removeLast(added.removeLast())
+        return elementURIs.popLast() ?? ""
+    }
+
+    /// The URI `prefix` is bound to ("" for the default namespace, "" when none is declared
+    /// for it); nil for a prefix bound nowhere.
+    func uri(of prefix: Substring) -> String? {
+        if let binding = bindings.last(where: { $0.prefix == prefix }) { return binding.uri }
+        return prefix.isEmpty ? "" : nil
+    }
+
+    static func isDeclaration(_ name: Substring) -> Bool { name == "xmlns" || name.hasPrefix("xmlns:") }
+
+    /// A qualified name's prefix ("" without one) and local part; nil for a name that is not
+    /// `local` or `prefix:local` with both parts non-empty.
+    static func split(_ qname: Substring) -> (prefix: Substring, local: Substring)? {
+        guard let colon = qname.firstIndex(of: ":") else { return qname.isEmpty ? nil : ("", qname) }
+        let prefix = qname[..<colon], local = qname[qname.index(after: colon)...]
+        guard !prefix.isEmpty, !local.isEmpty, !local.contains(":") else { return nil }
+        return (prefix, local)
+    }
+}
