@@ -1,7 +1,7 @@
 import Foundation
 import PinCore
 
-/// Receives the scanner's events and keeps the texts of known properties of top-level
+/// Receives the packet's events and keeps the texts of known properties of top-level
 /// `rdf:Description` elements (attribute form and element form). First value wins.
 struct PropertyCollector: XMLEventHandler {
     private(set) var properties: [String: String] = [:]
