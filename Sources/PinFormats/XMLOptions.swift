@@ -16,9 +16,9 @@ public struct XMLOptions: Sendable {
     /// at the `&` that `next()` throws (`.fail`).
     public var unresolvedReferences: XMLReferences.Unresolved
     public var doctype: Doctype
-    /// Namespace prefixes resolved (Namespaces in XML 1.0): `namespaceURI` and
-    /// `namespacedAttributes` give each name's URI, `xmlns` declarations scoped to their
-    /// element; an unbound prefix, or a name that is not `local` or `prefix:local`, is an error.
+    /// Namespace prefixes resolved (Namespaces in XML 1.0): `namespaceURI`,
+    /// `namespaceLocalName` and `namespacedAttributes` give each name's URI and local part,
+    /// `xmlns` declarations scoped to their element; an unbound prefix is an error.
     public var namespaces: Bool
     /// The document is a packet inside other bytes (an XMP packet in a photo, or a sidecar):
     /// NUL bytes outside the root element are padding like white space; bytes holding no root
@@ -64,8 +64,8 @@ struct XMLNamespaceScope {
     private var bindings: [(prefix: Substring, uri: String)] = [("xml", "http://www.w3.org/XML/1998/namespace")]
     /// How many bindings each open element added.
     private var added: [Int] = []
-    /// The open elements' namespace URIs, innermost last.
-    private(set) var elementURIs: [String] = []
+    /// The open elements' namespace URIs and local names, innermost last.
+    private var elements: [(uri: String, local: String)] = []
 
     /// An element opens with its declarations (attributes named `xmlns` or `xmlns:prefix`).
     mutating func open(declaring declarations: [(name: Substring, value: String)]) {
@@ -75,30 +75,30 @@ struct XMLNamespaceScope {
         added.append(declarations.count)
     }
 
-    /// The element just opened has this namespace URI.
-    mutating func opened(uri: String) { elementURIs.append(uri) }
+    /// The element just opened has this namespace URI and local name.
+    mutating func opened(uri: String, local: String) { elements.append((uri, local)) }
 
-    /// The innermost element closes: its declarations go out of scope. Returns its URI.
-    mutating func close() -> String {
+    /// The innermost element closes: its declarations go out of scope. Returns its URI and
+    /// local name.
+    mutating func close() -> (uri: String, local: String) {
         bindings.removeLast(added.removeLast())
-        return elementURIs.popLast() ?? ""
+        return elements.popLast() ?? ("", "")
     }
 
-    /// The URI `prefix` is bound to ("" for the default namespace, "" when none is declared
-    /// for it); nil for a prefix bound nowhere.
+    /// The URI `prefix` is bound to ("" is the default namespace's prefix); nil for a prefix
+    /// bound nowhere.
     func uri(of prefix: Substring) -> String? {
-        if let binding = bindings.last(where: { $0.prefix == prefix }) { return binding.uri }
-        return prefix.isEmpty ? "" : nil
+        bindings.last(where: { $0.prefix == prefix })?.uri
     }
 
     static func isDeclaration(_ name: Substring) -> Bool { name == "xmlns" || name.hasPrefix("xmlns:") }
 
-    /// A qualified name's prefix ("" without one) and local part; nil for a name that is not
-    /// `local` or `prefix:local` with both parts non-empty.
-    static func split(_ qname: Substring) -> (prefix: Substring, local: Substring)? {
-        guard let colon = qname.firstIndex(of: ":") else { return qname.isEmpty ? nil : ("", qname) }
-        let prefix = qname[..<colon], local = qname[qname.index(after: colon)...]
-        guard !prefix.isEmpty, !local.isEmpty, !local.contains(":") else { return nil }
-        return (prefix, local)
+    /// A qualified name's prefix (nil without a colon) and local part, split at the first colon
+    /// as Namespaces in XML writes a qualified name, `prefix:local`. What that grammar refuses
+    /// (an empty part, a second colon) is read the same way and not refused: an unknown name,
+    /// which a reader ignores.
+    static func split(_ qname: Substring) -> (prefix: Substring?, local: Substring) {
+        guard let colon = qname.firstIndex(of: ":") else { return (nil, qname) }
+        return (qname[..<colon], qname[qname.index(after: colon)...])
     }
 }

@@ -91,8 +91,10 @@ public final class XMLPullParser {
     private var scope = XMLNamespaceScope()
     public private(set) var namespacedAttributes: [XMLNamespacedAttribute] = []
     /// With `options.namespaces`: the namespace URI of the current start or end element ("" for
-    /// none).
+    /// none), and its local name (after its prefix and the first colon: `x:a:b` is `a:b` in
+    /// `x`'s namespace, where `localName` is `b`).
     public private(set) var namespaceURI = ""
+    public private(set) var namespaceLocalName = ""
 
     /// Input offset where the current event's markup or text begins.
     public private(set) var offset: Int64 = 0
@@ -342,6 +344,7 @@ public final class XMLPullParser {
         endFromTag = false
         if options.namespaces {
             namespaceURI = ""
+            namespaceLocalName = ""
             if !namespacedAttributes.isEmpty { namespacedAttributes.removeAll(keepingCapacity: true) }
         }
     }
@@ -431,7 +434,7 @@ public final class XMLPullParser {
         let start = nameStarts.removeLast()
         setCurrentName(start..<nameEnd)
         nameEnd = start
-        if options.namespaces { namespaceURI = scope.close() }
+        if options.namespaces { (namespaceURI, namespaceLocalName) = scope.close() }
     }
 
     /// Bytes `[range)` after `mark` as text (a name, for a message).
@@ -499,19 +502,14 @@ public final class XMLPullParser {
     /// none).
     private func resolveNamespaces() throws {
         let written = attributes
-        var declarations: [(name: Substring, value: String)] = []
-        for a in written where XMLNamespaceScope.isDeclaration(a.name[...]) {
-            guard XMLNamespaceScope.split(a.name[...]) != nil else { throw notANamespaceName(a.name) }
-            declarations.append((a.name[...], a.value))
-        }
-        scope.open(declaring: declarations)
-        let qname = name
-        guard let element = XMLNamespaceScope.split(qname[...]) else { throw notANamespaceName(qname) }
-        namespaceURI = try boundURI(element.prefix)
-        scope.opened(uri: namespaceURI)
+        scope.open(declaring: written.filter { XMLNamespaceScope.isDeclaration($0.name[...]) }.map { ($0.name[...], $0.value) })
+        let element = XMLNamespaceScope.split(name[...])
+        namespaceURI = try element.prefix.map(boundURI) ?? scope.uri(of: "") ?? ""
+        namespaceLocalName = String(element.local)
+        scope.opened(uri: namespaceURI, local: namespaceLocalName)
         for a in written where !XMLNamespaceScope.isDeclaration(a.name[...]) {
-            guard let (prefix, local) = XMLNamespaceScope.split(a.name[...]) else { throw notANamespaceName(a.name) }
-            let uri = prefix.isEmpty ? "" : try boundURI(prefix)
+            let (prefix, local) = XMLNamespaceScope.split(a.name[...])
+            let uri = try prefix.map(boundURI) ?? ""
             namespacedAttributes.append(XMLNamespacedAttribute(namespaceURI: uri, localName: String(local), value: a.value))
         }
     }
@@ -519,10 +517,6 @@ public final class XMLPullParser {
     private func boundURI(_ prefix: Substring) throws -> String {
         guard let uri = scope.uri(of: prefix) else { throw fail("unbound prefix '\(prefix)'", at: mark) }
         return uri
-    }
-
-    private func notANamespaceName(_ name: String) -> FormatError {
-        fail("'\(name)' is not a name of Namespaces in XML (local or prefix:local)", at: mark)
     }
 
     /// `name = "value"` at `pos`, added to `spans`.

@@ -33,7 +33,7 @@ extension XMP {
         while let event = try parser.next() {
             switch event {
             case .startElement:
-                handler.start(uri: parser.namespaceURI, local: String(parser.localName),
+                handler.start(uri: parser.namespaceURI, local: parser.namespaceLocalName,
                               attributes: parser.namespacedAttributes.map { ($0.namespaceURI, $0.localName, $0.value) })
             case .endElement:
                 if let at = parser.endTagOffset { handler.willEnd(at: Int(at)) }
