@@ -58,25 +58,26 @@ public struct XMLNamespacedAttribute: Sendable, Hashable {
 }
 
 /// The namespace bindings in scope (`XMLOptions.namespaces`): each open element's `xmlns` and
-/// `xmlns:prefix` declarations, innermost last, over the `xml` prefix's fixed one.
+/// `xmlns:prefix` declarations, innermost last, over the `xml` prefix's fixed one. Prefixes are
+/// matched as bytes, where the parser holds the names.
 struct XMLNamespaceScope {
     /// (prefix, URI); the default namespace has the prefix "".
-    private var bindings: [(prefix: Substring, uri: String)] = [("xml", "http://www.w3.org/XML/1998/namespace")]
+    private var bindings: [(prefix: [UInt8], uri: String)] = [(Array("xml".utf8), "http://www.w3.org/XML/1998/namespace")]
     /// How many bindings each open element added.
     private var added: [Int] = []
     /// The open elements' namespace URIs and local names, innermost last.
     private var elements: [(uri: String, local: String)] = []
 
-    /// An element opens with its declarations (attributes named `xmlns` or `xmlns:prefix`).
-    mutating func open(declaring declarations: [(name: Substring, value: String)]) {
-        for (name, value) in declarations {
-            bindings.append((name == "xmlns" ? "" : name.dropFirst(6), value))
-        }
-        added.append(declarations.count)
-    }
+    /// One of the declarations of the element about to open: `prefix` ("" for `xmlns`) is bound
+    /// to `uri`.
+    mutating func bind(_ prefix: UnsafeBufferPointer<UInt8>, to uri: String) { bindings.append((Array(prefix), uri)) }
 
-    /// The element just opened has this namespace URI and local name.
-    mutating func opened(uri: String, local: String) { elements.append((uri, local)) }
+    /// The element opens, with the `declarations` bound just before, its namespace URI and
+    /// local name.
+    mutating func opened(declarations: Int, uri: String, local: String) {
+        added.append(declarations)
+        elements.append((uri, local))
+    }
 
     /// The innermost element closes: its declarations go out of scope. Returns its URI and
     /// local name.
@@ -85,20 +86,29 @@ struct XMLNamespaceScope {
         return elements.popLast() ?? ("", "")
     }
 
-    /// The URI `prefix` is bound to ("" is the default namespace's prefix); nil for a prefix
+    /// The URI `prefix` is bound to (the empty prefix: the default namespace); nil for a prefix
     /// bound nowhere.
-    func uri(of prefix: Substring) -> String? {
-        bindings.last(where: { $0.prefix == prefix })?.uri
+    func uri(of prefix: UnsafeBufferPointer<UInt8>) -> String? {
+        for k in bindings.indices.reversed() where bindings[k].prefix.count == prefix.count {
+            if bindings[k].prefix.withUnsafeBufferPointer({ $0.elementsEqual(prefix) }) { return bindings[k].uri }
+        }
+        return nil
     }
 
-    static func isDeclaration(_ name: Substring) -> Bool { name == "xmlns" || name.hasPrefix("xmlns:") }
+    /// Where the prefix a name `b[r]` declares begins, when the name is `xmlns` (the default
+    /// namespace: an empty prefix at its end) or `xmlns:prefix`; nil for any other name.
+    static func declaredPrefix(_ b: UnsafeBufferPointer<UInt8>, _ r: Range<Int>) -> Range<Int>? {
+        let xmlns: [UInt8] = [0x78, 0x6D, 0x6C, 0x6E, 0x73]
+        guard r.count >= 5, b[r.lowerBound..<(r.lowerBound + 5)].elementsEqual(xmlns) else { return nil }
+        if r.count == 5 { return r.upperBound..<r.upperBound }
+        return b[r.lowerBound + 5] == 0x3A ? (r.lowerBound + 6)..<r.upperBound : nil
+    }
 
-    /// A qualified name's prefix (nil without a colon) and local part, split at the first colon
-    /// as Namespaces in XML writes a qualified name, `prefix:local`. What that grammar refuses
-    /// (an empty part, a second colon) is read the same way and not refused: an unknown name,
-    /// which a reader ignores.
-    static func split(_ qname: Substring) -> (prefix: Substring?, local: Substring) {
-        guard let colon = qname.firstIndex(of: ":") else { return (nil, qname) }
-        return (qname[..<colon], qname[qname.index(after: colon)...])
+    /// Where a qualified name `b[r]` has its first colon: its prefix is before it and its local
+    /// part after it, as Namespaces in XML writes a name, `prefix:local`. What that grammar
+    /// refuses (an empty part, a second colon) is read the same way and not refused: an
+    /// unknown name, which a reader ignores. Nil without a colon (no prefix).
+    static func colon(_ b: UnsafeBufferPointer<UInt8>, _ r: Range<Int>) -> Int? {
+        r.first { b[$0] == 0x3A }
     }
 }

@@ -499,24 +499,36 @@ public final class XMLPullParser {
     /// With `options.namespaces`, at a start event: the tag's declarations come into scope
     /// (they apply to its own name and attributes), then its name and other attributes are
     /// resolved (an unprefixed element is in the default namespace, an unprefixed attribute in
-    /// none).
+    /// none). Names are read as bytes; only URIs, local names and values become Strings.
     private func resolveNamespaces() throws {
-        let written = attributes
-        scope.open(declaring: written.filter { XMLNamespaceScope.isDeclaration($0.name[...]) }.map { ($0.name[...], $0.value) })
-        let element = XMLNamespaceScope.split(name[...])
-        namespaceURI = try element.prefix.map(boundURI) ?? scope.uri(of: "") ?? ""
-        namespaceLocalName = String(element.local)
-        scope.opened(uri: namespaceURI, local: namespaceLocalName)
-        for a in written where !XMLNamespaceScope.isDeclaration(a.name[...]) {
-            let (prefix, local) = XMLNamespaceScope.split(a.name[...])
-            let uri = try prefix.map(boundURI) ?? ""
-            namespacedAttributes.append(XMLNamespacedAttribute(namespaceURI: uri, localName: String(local), value: a.value))
+        let b = UnsafeBufferPointer(start: window.base + mark, count: window.end - mark)
+        var declarations = 0
+        for s in spans {
+            guard let prefix = XMLNamespaceScope.declaredPrefix(b, s.name) else { continue }
+            scope.bind(UnsafeBufferPointer(rebasing: b[prefix]), to: value(s))
+            declarations += 1
+        }
+        let (uri, local) = try resolve(nameBytes.buffer, currentName, unprefixed: scope.uri(of: UnsafeBufferPointer(start: nil, count: 0)) ?? "")
+        namespaceURI = uri
+        namespaceLocalName = local
+        scope.opened(declarations: declarations, uri: uri, local: local)
+        for s in spans where XMLNamespaceScope.declaredPrefix(b, s.name) == nil {
+            let (uri, local) = try resolve(b, s.name, unprefixed: "")
+            namespacedAttributes.append(XMLNamespacedAttribute(namespaceURI: uri, localName: local, value: value(s)))
         }
     }
 
-    private func boundURI(_ prefix: Substring) throws -> String {
-        guard let uri = scope.uri(of: prefix) else { throw fail("unbound prefix '\(prefix)'", at: mark) }
-        return uri
+    /// The qualified name `b[r]`'s namespace URI (`unprefixed` without a prefix) and local name.
+    private func resolve(_ b: UnsafeBufferPointer<UInt8>, _ r: Range<Int>, unprefixed: String) throws -> (String, String) {
+        guard let colon = XMLNamespaceScope.colon(b, r) else { return (unprefixed, String(decoding: UnsafeBufferPointer(rebasing: b[r]), as: UTF8.self)) }
+        let prefix = UnsafeBufferPointer(rebasing: b[r.lowerBound..<colon])
+        guard let uri = scope.uri(of: prefix) else { throw fail("unbound prefix '\(String(decoding: prefix, as: UTF8.self))'", at: mark) }
+        return (uri, String(decoding: UnsafeBufferPointer(rebasing: b[(colon + 1)..<r.upperBound]), as: UTF8.self))
+    }
+
+    /// The value of the current start tag's attribute `s`, as `attributes` gives it.
+    private func value(_ s: Span) -> String {
+        XMLPullParser.decode(window.base + mark + s.value.lowerBound, count: s.value.count, entities: s.entities, attribute: true)
     }
 
     /// `name = "value"` at `pos`, added to `spans`.
@@ -613,7 +625,11 @@ public final class XMLPullParser {
     /// (`XMLReferences`). `entities` false:
     /// the bytes hold no `&` (and, for text, no CR).
     static func decode(_ b: UnsafePointer<UInt8>, count n: Int, entities: Bool, attribute: Bool = false) -> String {
-        if !entities && !attribute { return String(decoding: UnsafeBufferPointer(start: b, count: n), as: UTF8.self) }
+        let bytes = UnsafeBufferPointer(start: b, count: n)
+        // Nothing to change: no reference, and in a value no white space character but the space.
+        if !entities && !(attribute && bytes.contains { $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            return String(decoding: bytes, as: UTF8.self)
+        }
         var out: [UInt8] = []
         decode(b, count: n, entities: entities, attribute: attribute, into: &out)
         return String(decoding: out, as: UTF8.self)

@@ -3,7 +3,7 @@ import PinFormats
 /// Receives an XMP packet's elements (namespace-resolved) and text, as `XMP.read` hands them
 /// from the one XML parser.
 protocol XMLEventHandler {
-    mutating func start(uri: String, local: String, attributes: [(uri: String, local: String, value: String)])
+    mutating func start(uri: String, local: String, attributes: [XMLNamespacedAttribute])
     mutating func end()
     mutating func text(_ text: String)
     /// An end tag starts at byte `offset` of the packet (`</`): where a sidecar's editor inserts
@@ -33,8 +33,7 @@ extension XMP {
         while let event = try parser.next() {
             switch event {
             case .startElement:
-                handler.start(uri: parser.namespaceURI, local: parser.namespaceLocalName,
-                              attributes: parser.namespacedAttributes.map { ($0.namespaceURI, $0.localName, $0.value) })
+                handler.start(uri: parser.namespaceURI, local: parser.namespaceLocalName, attributes: parser.namespacedAttributes)
             case .endElement:
                 if let at = parser.endTagOffset { handler.willEnd(at: Int(at)) }
                 handler.end()

@@ -179,12 +179,12 @@ struct SidecarScan: XMLEventHandler {
         element.uri == XMP.rdfURI && element.local == local
     }
 
-    mutating func start(uri: String, local: String, attributes: [(uri: String, local: String, value: String)]) {
+    mutating func start(uri: String, local: String, attributes: [XMLNamespacedAttribute]) {
         let depth = stack.count
         if depth >= 1, isRDF(stack[depth - 1], "RDF"), uri == XMP.rdfURI, local == "Description" {
             for attribute in attributes {
-                if let prefix = XMP.knownNamespaces[attribute.uri] { present.insert("\(prefix):\(attribute.local)") }
-                if about == nil, attribute.uri == XMP.rdfURI, attribute.local == "about" { about = attribute.value }
+                if let prefix = XMP.knownNamespaces[attribute.namespaceURI] { present.insert("\(prefix):\(attribute.localName)") }
+                if about == nil, attribute.namespaceURI == XMP.rdfURI, attribute.localName == "about" { about = attribute.value }
             }
         } else if depth >= 2, isRDF(stack[depth - 1], "Description"), isRDF(stack[depth - 2], "RDF"),
                   let prefix = XMP.knownNamespaces[uri] {
