@@ -24,17 +24,12 @@ public struct XMLAttribute: Sendable, Hashable {
     public var localName: Substring { XMLPullParser.local(name) }
 }
 
-/// Resource limits of the XML parser.
+/// Resource limits of the XML parser (the others are `XMLOptions`').
 enum XMLLimits {
-    /// Deepest element nesting. GPX and KML nest fewer than 10 levels; stops `<a><a><a>...` from
-    /// growing the element stack with the file.
-    static let maxDepth = 1_024
     /// Longest token (a tag with its attributes, one run of text, a comment). KML puts a whole
     /// LineString in one `<coordinates>` text, a few MiB at most; stops one endless token from
     /// taking the memory a whole file would.
     static let maxTokenBytes = 64 * 1024 * 1024
-    /// Most attributes on one tag. Stops a tag of a million attributes.
-    static let maxAttributes = 256
 }
 
 /// A streaming XML 1.0 pull parser over a `ByteInput`, in bounded memory: the project's one XML
@@ -87,8 +82,10 @@ public final class XMLPullParser {
     private var finished = false
     private var elements = 0
     private let options: XMLOptions
-    /// With `options.namespaces`: the bindings in scope, and the current start tag's attributes.
+    /// With `options.namespaces`: the bindings in scope.
     private var scope = XMLNamespaceScope()
+    /// With `options.namespaces`, at a start event: its attributes but the namespace
+    /// declarations, each with its namespace.
     public private(set) var namespacedAttributes: [XMLNamespacedAttribute] = []
     /// With `options.namespaces`: the namespace URI of the current start or end element ("" for
     /// none), and its local name (after its prefix and the first colon: `x:a:b` is `a:b` in

@@ -98,7 +98,7 @@ final class XMLPullParserTests: XCTestCase {
     }
 
     func testNestingDeeperThanTheLimitIsRefused() {
-        let text = String(repeating: "<a>", count: XMLLimits.maxDepth + 1)
+        let text = String(repeating: "<a>", count: XMLOptions().maxDepth + 1)
         let p = XMLPullParser(input: MemoryInput(text))
         XCTAssertThrowsError(try { while try p.next() != nil {} }()) { e in
             XCTAssertTrue("\(e)".contains("deeper"), "\(e)")
