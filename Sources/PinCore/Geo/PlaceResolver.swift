@@ -1,5 +1,6 @@
 import CSupport
 import Foundation
+import Synchronization
 
 public enum PlaceDataError: Error, CustomStringConvertible {
     case malformed(offset: Int, what: String)
@@ -56,6 +57,12 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     /// What naming a chosen place reads of it, one record per place, made at load beside
     /// `places` (the file's columns would cost a cache miss each).
     private let facts: UnsafeBufferPointer<PlaceFacts>
+    /// The facts are made a block of places at a time, at the first naming of one of them (a
+    /// start that names one point, `pins locate`, makes one block, not 137,764 facts): bit b of
+    /// `factsMade` set once places b × `factsBlock` ..< (b + 1) × `factsBlock` have theirs.
+    private let factsBlock: Int
+    private let factsMade = Atomic<UInt64>(0)
+    private let factsMaking = Mutex<Void>(())
     /// What `places` and `facts` point into (`TableMemory`).
     private let recordMemory: AnyObject?
     /// What the views below point into: a read-only private copy of Places.bin's bytes.
@@ -95,6 +102,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         self.memory = owner
         self.places = file.records
         self.facts = file.facts
+        self.factsBlock = max(1, (file.placeCount + 63) / 64)
         self.recordMemory = file.recordMemory
         self.codes = file.codes
         self.countryOutline = file.outlines
@@ -132,6 +140,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     /// Place p as the gazetteer has it: its name made now, from the bytes its facts hold where
     /// they fit (one cache line read), else from the file's string table.
     private func place(_ p: Int) -> Place {
+        if factsMade.load(ordering: .acquiring) & (1 << UInt64(p / factsBlock)) == 0 { makeFacts(block: p / factsBlock) }
         let record = places[p], fact = facts[p]
         let name: String
         if fact.nameLength != PlaceFacts.longName {
@@ -144,6 +153,31 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         return Place(id: Int(fact.id), name: name, countryCode: codes[Int(fact.own)],
                      coordinate: Coordinate(latitude: record.latitudeDegrees, longitude: record.longitudeDegrees),
                      population: Int(fact.population))
+    }
+
+    /// Makes the facts of block b's places, unless another thread just did (one at a time).
+    private func makeFacts(block b: Int) {
+        factsMaking.withLock { _ in
+            let bit: UInt64 = 1 << UInt64(b)
+            guard factsMade.load(ordering: .relaxed) & bit == 0 else { return }
+            let table = UnsafeMutablePointer(mutating: facts.baseAddress!)
+            for p in (b * factsBlock)..<min(facts.count, (b + 1) * factsBlock) { makeFacts(p, at: table + p) }
+            factsMade.bitwiseOr(bit, ordering: .releasing)
+        }
+    }
+
+    /// Place p's facts, made at `slot`: its name's bytes copied in where they fit.
+    private func makeFacts(_ p: Int, at slot: UnsafeMutablePointer<PlaceFacts>) {
+        let name = Int(nameString[p]), start = Int(stringOffsets[name]), length = Int(stringOffsets[name + 1]) - start
+        let fits = length <= PlaceFacts.nameCapacity
+        slot.initialize(to: PlaceFacts(id: geonamesID[p], population: population[p], own: ownCountry[p],
+                                       nameLength: fits ? UInt8(length) : PlaceFacts.longName, name: PlaceFacts.noName))
+        guard fits else { return }
+        let to = UnsafeMutableRawPointer(slot) + PlaceFacts.nameOffset, from = UnsafeRawPointer(stringBytes.baseAddress! + start)
+        // All 21 bytes where the table has them (a copy of a constant size: a few moves, no
+        // call); past the name they are the next names' bytes, never read.
+        if stringBytes.count - start >= PlaceFacts.nameCapacity { to.copyMemory(from: from, byteCount: PlaceFacts.nameCapacity) }
+        else { to.copyMemory(from: from, byteCount: length) }
     }
 
     private func cell(latitude: Double, longitude: Double) -> (row: Int, column: Int) {
@@ -528,6 +562,8 @@ private struct PlaceFacts {
     var name: InlineArray<21, UInt8>
 
     static let longName = UInt8.max
+    static let nameCapacity = 21
+    static let noName = InlineArray<21, UInt8>(repeating: 0)
     static let nameOffset = MemoryLayout<PlaceFacts>.offset(of: \PlaceFacts.name)!
 }
 
@@ -706,7 +742,8 @@ private struct PlacesFile {
               Int(highestRegion) < max(1, regionCount), Int(highestCountry) < countryCount else {
             throw cursor.fail("bad place \(firstBadPlace())")
         }
-        // The records, then the facts, in one table (its start, and so the facts', 32-byte aligned).
+        // The records, then room for the facts (made when first named: `PlaceResolver.makeFacts`),
+        // in one table (its start, and so the facts', 32-byte aligned).
         let recordBytes = (placeCount * MemoryLayout<PlaceRecord>.stride + 31) & ~31
         let memory = TableMemory(bytes: recordBytes + placeCount * MemoryLayout<PlaceFacts>.stride)
         recordMemory = memory
@@ -716,22 +753,9 @@ private struct PlacesFile {
             let radius = max(PlaceResolver.minimumRadiusKm, PlaceResolver.radiusPerSqrtPopulation * Float(file.population[p]).squareRoot())
             (made + p).initialize(to: PlaceRecord(latitude: file.lat[p], longitude: file.lon[p], radius: radius,
                                                   outline: file.outline[p], region: file.region[p]))
-            (named + p).initialize(to: file.placeFacts(p))
         }
         records = UnsafeBufferPointer(start: made, count: placeCount)
         facts = UnsafeBufferPointer(start: named, count: placeCount)
-    }
-
-    /// Place p's facts, its name's bytes copied in where they fit.
-    private func placeFacts(_ p: Int) -> PlaceFacts {
-        let name = Int(names[p]), start = Int(offsets[name]), length = Int(offsets[name + 1]) - start
-        var fact = PlaceFacts(id: ids[p], population: population[p], own: own[p], nameLength: PlaceFacts.longName,
-                              name: InlineArray(repeating: 0))
-        if length <= fact.name.count {
-            fact.nameLength = UInt8(length)
-            for i in 0..<length { fact.name[i] = bytes[start + i] }
-        }
-        return fact
     }
 
     /// The first place with a value out of range (for the error).
