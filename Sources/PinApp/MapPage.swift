@@ -99,8 +99,8 @@ extension PinApp {
         for location in locations where !location.wanted {
             guard let country = location.countryID, let name = location.region else { continue }
             guard seen.insert([country, location.regionCode ?? "", name]).inserted else { continue }
-            let rings = places.regionRings(countryCode: country, code: location.regionCode, name: name)
-            if !rings.isEmpty { input.visitedRegions[country, default: []] += rings }
+            let units = places.regionUnits(countryCode: country, code: location.regionCode, name: name)
+            if !units.isEmpty { input.visitedRegions[country, default: []] += units }
         }
     }
 
@@ -145,4 +145,11 @@ private struct StoredPage {
         places = try db.photoPlaces()
         folders = try db.importedFolders().map { RawPath($0).description }
     }
+}
+
+extension PinApp {
+    /// The base map of `pins serve --basemap FILE`: the raster MBTiles file opened read-only
+    /// and checked; a missing file (`.noInput`) or one that is no raster MBTiles (`.dataError`)
+    /// is an error that names it (`MBTiles.init(path:)`).
+    public static func basemap(at path: String) throws -> MBTiles { try MBTiles(path: path) }
 }

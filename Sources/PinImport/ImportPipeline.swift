@@ -256,6 +256,9 @@ public struct ImportPipeline {
         if let failure = intake.failure { throw failure }
         try intake.pass(in: repos)
         if options.estimates, let repos { report.read += try redecideAroundNewPhotos(intake, in: repos) }
+        if report.cameraClockGiven, let repos {
+            try readingDatabase { report.placedAtAnotherInstant = try placedAtAnotherInstant(under: intake.rootPath, readAgain: intake.knownRead, in: repos) }
+        }
     }
 
     /// Issue 36 item 4, nightly: the photos of the root an earlier run skipped for "no location"
@@ -314,9 +317,7 @@ public struct ImportPipeline {
     private func unplacedInTheCameraZone(_ intake: ReadIntake, reach: Double,
                                          in repos: Repositories) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] {
         let offset = options.metadataOptions.cameraClockOffset
-        var camera = TrackOptions()
-        camera.cameraTimeZone = options.cameraTimeZone ?? options.tracks?.cameraTimeZone
-        camera.clockOffset = offset
+        let camera = cameraClock
         let fixes = intake.fixes.map(\.instant).sorted()
         var found: [(path: RawPath, known: KnownPhoto, takenAt: Double)] = []
         // A run without a camera zone or offset reads no assumed-zone photo again (its instant
@@ -481,8 +482,10 @@ private final class ReadIntake {
     /// recorded neighbours read are those around them.
     var unplacedSpan: ClosedRange<Double>?
     /// The files of the run the database knew (changed ones, those decided again for the
-    /// tracks): not read a second time for the estimates' re-decision.
+    /// tracks): not read a second time for the estimates' re-decision, and not among those
+    /// placed at another instant (`placedAtAnotherInstant`). Noted only when one of those asks.
     var knownRead: Set<RawPath> = []
+    let notesKnownRead: Bool
     /// The camera photos without offsets the tracks missed (issue 36 item 5).
     var zoneGuess = CameraZoneGuess()
     let timeZones: (any TimeZoneLocating)?
@@ -500,6 +503,8 @@ private final class ReadIntake {
         includeVideos = options.includeVideos
         timeZones = options.timeZones
         gathersFixes = options.estimates || options.dryRun
+        notesKnownRead = gathersFixes || options.cameraTimeZone != nil || options.tracks?.cameraTimeZone != nil
+            || options.metadataOptions.cameraClockOffset != 0
         decide = DecideStage(minInterval: options.minInterval, threshold: options.threshold,
                              includeVideos: options.includeVideos, timeZone: options.timeZone,
                              plan: { try creation.planPhotoPin(at: $0, takenAt: $1, utcOffsetSeconds: $2) })
@@ -524,7 +529,7 @@ private final class ReadIntake {
         batch.append(item)
         if let known {
             batchKnown[item.entry.relativePath] = known
-            if gathersFixes { knownRead.insert(item.entry.relativePath) }
+            if notesKnownRead { knownRead.insert(item.entry.relativePath) }
         }
         guard batch.count >= ImportPipeline.reconcileBatch else { return }
         do { try pass(in: repos) } catch { failure = error }

@@ -62,9 +62,10 @@ public struct PageInput: Sendable {
     /// The borders between the admin-1 units of each visited country where outlines exist
     /// (DCW-GMT: AR AU BR CA CN IN RU US), drawn at region zoom (`PageRenderer.appendRegionBorders`).
     public var regionBorders: [String: [[Coordinate]]] = [:]
-    /// The outlines of the visited regions by country (rings taken by parity), filled at region
-    /// zoom in a lighter shade of the fill colour (`PageRenderer.appendVisitedRegions`).
-    public var visitedRegions: [String: [[Coordinate]]] = [:]
+    /// The outlines of the visited regions by country, unit by unit (each unit's rings taken by
+    /// parity), filled at region zoom in a lighter shade of the fill colour
+    /// (`PageRenderer.appendVisitedRegions`).
+    public var visitedRegions: [String: [[[Coordinate]]]] = [:]
     /// The water at city zoom where the pins are (GSHHG: `PageWater`); empty without Water.bin.
     public var water = PageWater()
     /// The trips (`pins trips`) with at least one pin on the page, oldest first: the Trips tab.

@@ -18,20 +18,27 @@ extension PageRenderer {
         }
     }
 
-    /// The visited regions of each country, one path per country (rings by the even-odd rule),
-    /// simplified in the page's world units (`fillTolerance`).
+    /// The visited regions of each country, a group per country and a path per unit (its rings
+    /// by the even-odd rule), simplified in the page's world units (`fillTolerance`). A path per
+    /// unit: the units' rings, each simplified on its own, overlap along their shared borders,
+    /// and one even-odd path of all of them left each overlap unfilled (white wedges through
+    /// Île-de-France at city zoom). page.css strokes each path in its fill to close the gaps.
     static func appendVisitedRegions(_ input: PageInput, to html: inout String) {
         let width = Double(input.worldMap.width)
         for code in input.visitedRegions.keys.sorted() {
-            guard let rings = input.visitedRegions[code], code.utf8.allSatisfy({ (0x41...0x5A).contains($0) }) else { continue }
-            var d = ""
-            for ring in rings {
-                let points = simplified(ring.map { worldUnits($0, width: width) })
-                guard points.count >= 4 else { continue }
-                appendUnits(points, to: &d)
-                d += "z"
+            guard let units = input.visitedRegions[code], code.utf8.allSatisfy({ (0x41...0x5A).contains($0) }) else { continue }
+            var paths = ""
+            for rings in units {
+                var d = ""
+                for ring in rings {
+                    let points = simplified(ring.map { worldUnits($0, width: width) })
+                    guard points.count >= 4 else { continue }
+                    appendUnits(points, to: &d)
+                    d += "z"
+                }
+                if !d.isEmpty { paths += "<path d=\"\(d)\"/>" }
             }
-            if !d.isEmpty { html += "<path id=\"vr-\(code)\" d=\"\(d)\"/>\n" }
+            if !paths.isEmpty { html += "<g id=\"vr-\(code)\">\(paths)</g>\n" }
         }
     }
 

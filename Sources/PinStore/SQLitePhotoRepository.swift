@@ -7,10 +7,7 @@ struct SQLitePhotoRepository: PhotoRepository {
     func knownFiles(under root: RawPath, unplaced: Bool) throws -> KnownFileCursor {
         // Paths are BLOBs: compare bytes, so names that are not UTF-8 match too. SQLite orders
         // BLOBs as memcmp does, the walk's order; the primary key's index gives that order.
-        var prefix = root.bytes
-        if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
-        var upper = prefix
-        upper[upper.count - 1] += 1 // '/' + 1 = '0': every path below root sorts in [prefix, upper)
+        let (prefix, upper) = Self.pathRange(below: root)
         // A file recorded "unreadable" because it could not be opened (before issue 40 a failure
         // to open was a decision) is given size -1: never the file's, so it is read again.
         let statement = try db.prepare("""
@@ -102,10 +99,7 @@ struct SQLitePhotoRepository: PhotoRepository {
     }
 
     func unplacedPhotos(under root: RawPath, from: Double, to: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] {
-        var prefix = root.bytes
-        if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
-        var upper = prefix
-        upper[upper.count - 1] += 1
+        let (prefix, upper) = Self.pathRange(below: root)
         return try db.query("""
             SELECT path, size, mtime_ns, inode, digest, taken_at FROM photos
             WHERE path >= ? AND path < ? AND decision = 'noLocation' AND missing = 0 AND taken_at BETWEEN ? AND ?
@@ -134,10 +128,7 @@ struct SQLitePhotoRepository: PhotoRepository {
     /// See `PhotoRepository.unplacedPhotosMissedByEstimates`: a neighbour within `reach` where
     /// the photo's run did not estimate, or the neighbour's did not and came after it.
     func unplacedPhotosMissedByEstimates(under root: RawPath, reach: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] {
-        var prefix = root.bytes
-        if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
-        var upper = prefix
-        upper[upper.count - 1] += 1
+        let (prefix, upper) = Self.pathRange(below: root)
         return try db.query("""
             SELECT p.path, p.size, p.mtime_ns, p.inode, p.digest, p.taken_at FROM photos p LEFT JOIN runs pr ON pr.id = p.run_id
             WHERE p.path >= ? AND p.path < ? AND p.decision = 'noLocation' AND p.missing = 0
@@ -157,10 +148,7 @@ struct SQLitePhotoRepository: PhotoRepository {
 
     func unplacedPhotosForTheCamera(under root: RawPath, clockOffset: Double,
                                     readAgainInAssumedZone: Bool) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)] {
-        var prefix = root.bytes
-        if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
-        var upper = prefix
-        upper[upper.count - 1] += 1
+        let (prefix, upper) = Self.pathRange(below: root)
         return try db.query("""
             SELECT path, size, mtime_ns, inode, digest, taken_at, utc_offset, run_id, time_source, clock_offset FROM photos
             WHERE path >= ? AND path < ? AND decision = 'noLocation' AND missing = 0 AND taken_at IS NOT NULL
@@ -176,6 +164,31 @@ struct SQLitePhotoRepository: PhotoRepository {
                            utcOffsetSeconds: s.isNull(6) ? nil : s.int(6), runID: s.isNull(7) ? nil : s.int64(7),
                            clockOffset: s.optionalDouble(9)))
         }
+    }
+
+    func placedByTheCamerasClock(under root: RawPath) throws -> [(path: RawPath, photo: UnplacedPhoto)] {
+        let (prefix, upper) = Self.pathRange(below: root)
+        return try db.query("""
+            SELECT path, taken_at, utc_offset, run_id, time_source, clock_offset FROM photos
+            WHERE path >= ? AND path < ? AND missing = 0 AND taken_at IS NOT NULL AND latitude IS NOT NULL
+              AND position_source IN ('track', 'estimate')
+              AND time_source IS NOT NULL AND time_source NOT IN ('fileModification', 'none')
+            ORDER BY path
+            """, [SQLValue.blob(prefix), SQLValue.blob(upper)]) { s in
+            (RawPath(bytes: s.blob(0, droppingFirst: prefix.count)),
+             UnplacedPhoto(takenAt: s.double(1), timeSource: try s.optionalValue(4, as: TimeSource.self),
+                           utcOffsetSeconds: s.isNull(2) ? nil : s.int(2), runID: s.isNull(3) ? nil : s.int64(3),
+                           clockOffset: s.optionalDouble(5)))
+        }
+    }
+
+    /// The paths below `root` (its bytes and '/') sort in [prefix, upper): '/' + 1 is '0'.
+    static func pathRange(below root: RawPath) -> (prefix: [UInt8], upper: [UInt8]) {
+        var prefix = root.bytes
+        if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
+        var upper = prefix
+        upper[upper.count - 1] += 1
+        return (prefix, upper)
     }
 
     /// Own positions: a source recorded that is neither `track` nor `estimate`. A record from

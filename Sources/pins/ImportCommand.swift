@@ -83,6 +83,7 @@ func runImport(_ args: ParsedArguments) async throws {
     }
     if let tracks = options.tracks { reportTrackProblems(report.tracks, paths: tracks.paths, command: "import") }
     if let hint = report.cameraZoneHint { Out.error("pins import: \(TerminalText.escaped(hint))") }
+    if let hint = report.placedAtAnotherInstantHint { Out.error("pins import: \(TerminalText.escaped(hint))") }
     try outputs.write(json: { ImportReportJSON.write(report, to: $0) },
                       text: { ImportReportText.write(report, catalog: try deps.catalog(), verbose: args.has("--verbose"), to: $0) },
                       page: { try writeRunPage(report, to: $0, deps: deps) })

@@ -2,7 +2,6 @@ import Foundation
 import PinApp
 import PinCore
 import PinServe
-import PinStore
 
 let serveSpec = CommandSpec(
     name: "serve", summary: "Serve the map and its editing to a browser (loopback only unless a password is set).",
@@ -88,7 +87,7 @@ func runServe(_ args: ParsedArguments) throws {
             command: "serve")
     }
     let libraries = try args.all("--library").map { try libraryFolder($0) }
-    let basemap = try args.value("--basemap").map { try MBTiles(path: $0) }
+    let basemap = try args.value("--basemap").map { try PinApp.basemap(at: $0) }
     if importAt != nil, libraries.isEmpty { throw UsageError("--import-at needs a --library folder to import", command: "serve") }
     let gate = Gate(passwordRequired: passwords != nil, hostNames: Set(["localhost"] + args.all("--allow-host")), trustProxy: args.has("--trust-proxy"))
     let location = try resolveDatabaseLocation(args.value("--db"))

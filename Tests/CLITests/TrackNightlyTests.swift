@@ -266,6 +266,35 @@ final class TrackNightlyTests: XCTestCase {
         XCTAssertEqual(again.counts["read"] as? Int, 0)
     }
 
+    /// A photo's instant is decided once, when it is read: a corrected clock offset reads no
+    /// photo a track placed again, so their pins stay where the old offset put them. The run
+    /// says so on stderr, naming the run and its undo. Run 2 (no offset) placed 9 photos by the
+    /// track: the 8 pins and between-fixes-subsec.jpg (skipped for the interval). A run with
+    /// +15:00 (run 3), dry or not, names those 9 of run 2; after `pins runs undo 2`, an import
+    /// with +15:00 places them at the new instants: between-fixes.jpg (10:03:20Z, now 10:18:20Z)
+    /// 500 s into F2..F3 (1799 s). Then a run with the same offset, or with none (the nightly
+    /// run), says nothing.
+    func testACorrectedCameraClockNamesThePhotosATrackPlacedAtTheOldOneAndTheirRun() throws {
+        let (_, photos, phone, db) = try library()
+        try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent("segments.gpx").path, toPath: phone + "/track.gpx")
+        XCTAssertEqual(try importJSON(photos, db: db, track: phone).counts["created"] as? Int, 8)
+        let said = "pins import: 9 photos placed by a track or the photos around keep the position an earlier camera zone or clock "
+            + "offset gave (run 2: 9), and their pins stay there: this run's zone and offset apply to the photos it reads. "
+            + "To place them again at this run's: pins runs undo 2, then this import again.\n"
+        let dry = try importJSON(photos, db: db, track: phone, dryRun: true, extra: ["--camera-clock-offset", "+15:00"])
+        XCTAssertTrue(dry.stderr.hasSuffix(said), dry.stderr)
+        let corrected = try importJSON(photos, db: db, track: phone, extra: ["--camera-clock-offset", "+15:00"])
+        XCTAssertTrue(corrected.stderr.hasSuffix(said), corrected.stderr)
+        assertPin(try pins(db), "between-fixes.jpg", 48.0 + 0.1 / 3, 2.0 + 0.2 / 3)
+
+        XCTAssertEqual(try CLI.run(["runs", "undo", "2", "--db", db]).status, 0)
+        let placed = try importJSON(photos, db: db, track: phone, extra: ["--camera-clock-offset", "+15:00"])
+        XCTAssertFalse(placed.stderr.contains("keep the position"), placed.stderr)
+        assertPin(try pins(db), "between-fixes.jpg", 48.1 + 0.1 * 500 / 1799, 2.2 + 0.1 * 500 / 1799)
+        XCTAssertFalse(try importJSON(photos, db: db, track: phone, extra: ["--camera-clock-offset", "+15:00"]).stderr.contains("keep the position"))
+        XCTAssertFalse(try importJSON(photos, db: db, track: phone).stderr.contains("keep the position"))
+    }
+
     func replaceKeepingFingerprint(_ path: String, with data: Data) throws {
         var before = stat()
         XCTAssertEqual(stat(path, &before), 0)

@@ -139,6 +139,19 @@ final class LayerRulesTests: XCTestCase {
         XCTAssertEqual(found, [], "what a grammar needs goes into PinGrammar or PinFormats, not above them")
     }
 
+    /// The command line only parses, calls the application layer and prints (issue 35 item 1):
+    /// no file of Sources/pins opens the database or a SQLite file itself (PinStore, CSQLite).
+    /// ServeCommand opened the --basemap file with PinStore's MBTiles until PinApp.basemap.
+    func testTheCommandLineReachesTheDatabaseOnlyThroughTheApplicationLayer() throws {
+        var found: [String] = [], seen = 0
+        for (path, lines) in try sources() where path.hasPrefix("pins/") {
+            seen += 1
+            found += Self.importedModules(lines).filter { ["PinStore", "CSQLite"].contains($0) }.map { "Sources/\(path): import \($0)" }
+        }
+        XCTAssertGreaterThan(seen, 10, "the command line's files are there")
+        XCTAssertEqual(found, [], "call a use case of PinApp; what it returns is printed here")
+    }
+
     func testOnlyTheEntryPointsEndTheProcess() throws {
         var found: [String] = []
         for (path, lines) in try sources() where !Self.entryPoints.contains(path) {

@@ -424,15 +424,19 @@ final class PageVisitedRegionTests: XCTestCase {
         XCTAssertEqual(PageRenderer.simplified(ring).map { [$0.0, $0.1] }, [[0, 0], [100, 0], [100, 100], [0, 100], [0, 0]])
     }
 
-    /// A visited country with region outlines is drawn with class "v r" (land at region zoom)
-    /// and its regions as one even-odd path.
-    func testVisitedRegionsAreOnePathPerCountry() throws {
+    /// A visited country's regions are a group with a path per unit (its rings by parity): two
+    /// units that overlap along their border (0..1 and 0.9..2 degrees of longitude) are two
+    /// paths, each filled whole. One even-odd path of both rings left the overlap unfilled.
+    /// At 36,000 world units for 360 degrees: 100 units a degree, (0, 0) at (18000, 18000).
+    func testVisitedRegionsAreAGroupPerCountryAndAPathPerUnit() throws {
         var html = ""
-        let square = [(0.0, 0.0), (0.0, 1.0), (1.0, 1.0), (1.0, 0.0), (0.0, 0.0)].map { Coordinate(latitude: $0.0, longitude: $0.1) }
+        func square(_ west: Double, _ east: Double) -> [Coordinate] {
+            [(0.0, west), (1.0, west), (1.0, east), (0.0, east), (0.0, west)].map { Coordinate(latitude: $0.0, longitude: $0.1) }
+        }
         var input = PageInput(pins: [], catalog: CountryCatalog(entries: []), settings: Settings(), worldMap: try WorldMap(json: Array(#"{"width":36000,"countries":[]}"#.utf8)))
-        input.visitedRegions = ["FR": [square]]
+        input.visitedRegions = ["FR": [[square(0, 1)], [square(0.9, 2)]]]
         PageRenderer.appendVisitedRegions(input, to: &html)
-        XCTAssertTrue(html.hasPrefix("<path id=\"vr-FR\" d=\"M18000 18000l"), html)
-        XCTAssertTrue(html.hasSuffix("z\"/>\n"), html)
+        XCTAssertEqual(html, "<g id=\"vr-FR\"><path d=\"M18000 18000l0-100 100 0 0 100-100 0z\"/>"
+                       + "<path d=\"M18090 18000l0-100 110 0 0 100-110 0z\"/></g>\n")
     }
 }

@@ -144,18 +144,20 @@ public final class OutlinedRegionPlaces: PlaceLocating, Sendable {
         places.largestPlaces(of: countryCode, limit: limit)
     }
 
-    /// The outline of a region as the page fills it: the rings of every unit that stands for it
-    /// alone (a region by its ISO 3166-2 code, else by its name as pins shows it); empty where no
-    /// unit does (a unit that stands for two regions is no one's).
-    public func regionRings(countryCode: String, code: String?, name: String) -> [[Coordinate]] {
-        var rings: [[Coordinate]] = []
+    /// The outline of a region as the page fills it: every unit that stands for it alone (a
+    /// region by its ISO 3166-2 code, else by its name as pins shows it), each as its rings
+    /// (taken by parity); empty where no unit does (a unit that stands for two regions is no
+    /// one's). Units apart: two units' rings, each simplified on its own, overlap along their
+    /// border, and taken together by parity the overlaps were holes.
+    public func regionUnits(countryCode: String, code: String?, name: String) -> [[[Coordinate]]] {
+        var units: [[[Coordinate]]] = []
         for unit in 0..<regionOfUnit.count where regionOfUnit[unit] >= 0 {
             let region = regionValues[Int(regionOfUnit[unit])]
             guard region.countryCode == countryCode else { continue }
-            if let code, region.code == code { rings += outlines.rings(ofUnit: unit) }
-            else if code == nil, region.code == nil, region.name == name { rings += outlines.rings(ofUnit: unit) }
+            if let code, region.code == code { units.append(outlines.rings(ofUnit: unit)) }
+            else if code == nil, region.code == nil, region.name == name { units.append(outlines.rings(ofUnit: unit)) }
         }
-        return rings
+        return units
     }
 
     /// The borders between the admin-1 units of a country, for the map page.

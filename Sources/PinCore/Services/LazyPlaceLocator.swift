@@ -45,8 +45,9 @@ public final class LazyPlaceLocator: PlaceLocating, Sendable {
         ((try? resolver()) as? OutlinedRegionPlaces)?.borderLines(of: countryCode) ?? []
     }
 
-    /// A region's outline, for the map page's visited regions: empty without outlines.
-    public func regionRings(countryCode: String, code: String?, name: String) -> [[Coordinate]] {
-        ((try? resolver()) as? OutlinedRegionPlaces)?.regionRings(countryCode: countryCode, code: code, name: name) ?? []
+    /// A region's outline, unit by unit, for the map page's visited regions: empty without
+    /// outlines (`OutlinedRegionPlaces.regionUnits`).
+    public func regionUnits(countryCode: String, code: String?, name: String) -> [[[Coordinate]]] {
+        ((try? resolver()) as? OutlinedRegionPlaces)?.regionUnits(countryCode: countryCode, code: code, name: name) ?? []
     }
 }

@@ -119,8 +119,8 @@ public struct KnownPhoto: Sendable, Hashable {
     }
 }
 
-/// A photo recorded as skipped for "no location": its capture time as recorded and the run
-/// that decided it.
+/// A photo recorded as skipped for "no location" (or placed by a track or the estimates): its
+/// capture time as recorded and the run that decided it.
 public struct UnplacedPhoto: Sendable, Hashable {
     /// Seconds since 1970 (`photos.taken_at`); nil without a capture time.
     public var takenAt: Double?
@@ -198,6 +198,11 @@ public protocol PhotoRepository {
     /// camera's zone): by path relative to `root`, what was known of the file, and its record.
     func unplacedPhotosForTheCamera(under root: RawPath, clockOffset: Double,
                                     readAgainInAssumedZone: Bool) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)]
+    /// The photos below `root`, present, whose position a track or the estimates gave at the
+    /// instant their record holds (a capture time not their file's): by path relative to
+    /// `root`, with that record. Whether a corrected camera zone or clock moves them is the
+    /// caller's to find (`TrackRun.corrected`).
+    func placedByTheCamerasClock(under root: RawPath) throws -> [(path: RawPath, photo: UnplacedPhoto)]
 }
 
 extension PhotoRepository {
@@ -206,6 +211,7 @@ extension PhotoRepository {
     public func unplacedPhotosMissedByEstimates(under root: RawPath, reach: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] { [] }
     public func unplacedPhotosForTheCamera(under root: RawPath, clockOffset: Double,
                                            readAgainInAssumedZone: Bool) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)] { [] }
+    public func placedByTheCamerasClock(under root: RawPath) throws -> [(path: RawPath, photo: UnplacedPhoto)] { [] }
 }
 
 /// A recorded photo with its own position, as a neighbour for the estimates.

@@ -383,6 +383,9 @@ public struct ImportReport: Sendable {
     /// The run gave the camera's zone or clock offset: with tracks, a photo read in another
     /// zone than its record's is decided again although no track changed (`TrackRun.redecides`).
     var cameraClockGiven = false
+    /// Photos an earlier run placed at the instant another camera zone or clock gave
+    /// (`PlacedAtAnotherInstant`), when this run gives the camera's: said on stderr.
+    var placedAtAnotherInstant: [PlacedAtAnotherInstant] = []
     /// Photos placed from the photos around them (`--estimate-positions`), and, in a dry run
     /// without it, how many it would place.
     public var estimated = 0
