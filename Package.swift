@@ -56,7 +56,8 @@ let package = Package(
         // none of them writes its own. Optimised in debug builds as PinCore is (locate's lines
         // and the country lookups' tests go through it).
         .target(name: "PinGrammar", swiftSettings: optimisedInDebug),
-        // Byte-level streaming readers with no knowledge of pins: an XML pull parser, a JSON token
+        // Byte-level streaming readers with no knowledge of pins: the one XML pull parser (track
+        // and place files here, XMP packets and sidecars in PinMetadata, with options), a JSON token
         // reader and the one JSON writer (JSONText), the track formats (GPX, KML, NMEA, TCX, ...)
         // and Google's location exports; CSV (RFC 4180) and ZIP (for KMZ, inflated through zlib).
         // Below PinCore and PinMetadata (it knows only PinGrammar), so each grammar is written

@@ -24,28 +24,26 @@ public struct XMLAttribute: Sendable, Hashable {
     public var localName: Substring { XMLPullParser.local(name) }
 }
 
-/// Resource limits of the XML parser.
+/// Resource limits of the XML parser (the others are `XMLOptions`').
 enum XMLLimits {
-    /// Deepest element nesting. GPX and KML nest fewer than 10 levels; stops `<a><a><a>...` from
-    /// growing the element stack with the file.
-    static let maxDepth = 1_024
     /// Longest token (a tag with its attributes, one run of text, a comment). KML puts a whole
     /// LineString in one `<coordinates>` text, a few MiB at most; stops one endless token from
     /// taking the memory a whole file would.
     static let maxTokenBytes = 64 * 1024 * 1024
-    /// Most attributes on one tag. Stops a tag of a million attributes.
-    static let maxAttributes = 256
 }
 
-/// A streaming XML 1.0 pull parser over a `ByteInput`, in bounded memory, written for the track
-/// and place files of this module (GPX, KML, TCX): it needs no libxml2, so the static release
-/// binary keeps working.
+/// A streaming XML 1.0 pull parser over a `ByteInput`, in bounded memory: the project's one XML
+/// reader, for the track and place files (GPX, KML, TCX) and for XMP packets and sidecars
+/// (PinMetadata), each with its `XMLOptions`. It needs no libxml2, so the static release binary
+/// keeps working.
 ///
-/// What it checks: tags nest and match, attributes are quoted, the document has a root. What it
-/// does not do: validation, namespaces beyond splitting the prefix (`localName`), external or
-/// internal entity definitions (a DOCTYPE is skipped; only the five predefined entities and
-/// character references are resolved, an unknown one is kept as written), encodings other than
-/// UTF-8 (ASCII and UTF-8 are what these files are written in; invalid bytes become U+FFFD).
+/// What it checks: tags nest and match, attributes are quoted, the document has a root (not in a
+/// packet), and what `options` asks: references that resolve, no DOCTYPE, namespace prefixes
+/// that are bound, the limits. What it does not do: validation, external or internal entity
+/// definitions (a DOCTYPE is skipped or refused; only the five predefined entities and
+/// character references are resolved), encodings other than UTF-8 (ASCII and UTF-8 are what
+/// these files are written in; invalid bytes become U+FFFD). Without `options.namespaces` a
+/// prefix is only split off (`localName`).
 ///
 /// An event costs no String: the names, attributes and text stay bytes in the window (names of
 /// open elements in one flat buffer) until `name`, `attributes`, `text` or `attribute(_:)` asks
@@ -80,13 +78,36 @@ public final class XMLPullParser {
     private var pendingEnd = false
     private var sawRoot = false
     private var started = false
+    /// A packet's trailer has been read (`options.packet`): `next()` gives nil from now on.
+    private var finished = false
+    private var elements = 0
+    private let options: XMLOptions
+    /// With `options.namespaces`: the bindings in scope.
+    private var scope = XMLNamespaceScope()
+    /// With `options.namespaces`, at a start event: its attributes but the namespace
+    /// declarations, each with its namespace.
+    public private(set) var namespacedAttributes: [XMLNamespacedAttribute] = []
+    /// With `options.namespaces`: the namespace URI of the current start or end element ("" for
+    /// none), and its local name (after its prefix and the first colon: `x:a:b` is `a:b` in
+    /// `x`'s namespace, where `localName` is `b`).
+    public private(set) var namespaceURI = ""
+    public private(set) var namespaceLocalName = ""
 
     /// Input offset where the current event's markup or text begins.
     public private(set) var offset: Int64 = 0
+    /// At an end event from an end tag: the input offset of its `</` (`offset`); nil at the end
+    /// of an empty element `<a/>` (it has no end tag) and at other events. A sidecar's editor
+    /// inserts there, before `</rdf:RDF>`.
+    public var endTagOffset: Int64? { endFromTag ? offset : nil }
+    private var endFromTag = false
+    /// With `options.packet`, once `next()` has given nil: where the bytes after the packet's
+    /// root element and trailer begin; nil when nothing follows them.
+    public private(set) var trailingOffset: Int64?
 
-    public init(input: ByteInput, bufferSize: Int = 1 << 18) {
+    public init(input: ByteInput, bufferSize: Int = 1 << 18, options: XMLOptions = XMLOptions()) {
         window = InputWindow(input: input, initialCapacity: bufferSize, limit: XMLLimits.maxTokenBytes,
                              format: "XML")
+        self.options = options
         nameStarts.reserveCapacity(16)
         spans.reserveCapacity(8)
     }
@@ -265,7 +286,8 @@ public final class XMLPullParser {
         _ = try advance(while: XMLPullParser.isSpace)
     }
 
-    /// The next event, or nil after the root element has ended.
+    /// The next event, or nil after the root element has ended (with `options.packet`, also for
+    /// bytes that hold no root element).
     public func next() throws -> XMLEvent? {
         forgetLastEvent()
         if pendingEnd {
@@ -274,12 +296,13 @@ public final class XMLPullParser {
             return .endElement
         }
         if !started { try startDocument() }
+        if options.packet && sawRoot && depth == 0 { return try packetTrailer() }
         while true {
             mark = pos
             offset = window.baseOffset + Int64(pos)
             guard try fill(1) else {
                 if depth > 0 { throw fail("the document ends inside <\(openName(depth - 1))>") }
-                if !sawRoot { throw fail("no root element") }
+                if !sawRoot && !options.packet { throw fail("no root element") }
                 return nil
             }
             if byte() != 0x3C {
@@ -315,6 +338,12 @@ public final class XMLPullParser {
         textRange = 0..<0
         textIsCDATA = false
         textNeedsDecoding = false
+        endFromTag = false
+        if options.namespaces {
+            namespaceURI = ""
+            namespaceLocalName = ""
+            if !namespacedAttributes.isEmpty { namespacedAttributes.removeAll(keepingCapacity: true) }
+        }
     }
 
     /// The first event: a UTF-8 byte order mark is not content.
@@ -342,6 +371,7 @@ public final class XMLPullParser {
             return true
         }
         if try startsWith("<!DOCTYPE") {
+            guard options.doctype == .skip else { throw fail("a DOCTYPE, which these documents may not have") }
             guard !sawRoot else { throw fail("a DOCTYPE after the root element") }
             try skipDoctype()
             return false
@@ -368,8 +398,8 @@ public final class XMLPullParser {
             if p < end { break }
         }
         if depth == 0 {
-            // Outside the root only white space is allowed.
-            for k in mark..<pos where !XMLPullParser.isSpace(window.base[k]) {
+            // Outside the root only white space is allowed (and NUL padding around a packet).
+            for k in mark..<pos where !XMLPullParser.isSpace(window.base[k]) && !(options.packet && window.base[k] == 0) {
                 throw fail(sawRoot ? "text after the root element" : "text before the root element", at: k)
             }
             return false
@@ -377,7 +407,18 @@ public final class XMLPullParser {
         textRange = mark..<pos
         textIsCDATA = false
         textNeedsDecoding = needsDecoding
+        if needsDecoding && options.unresolvedReferences == .fail { try checkReferences(textRange, attribute: false) }
         return true
+    }
+
+    /// With `.fail` references: bytes `[range)` of the window (text, or an attribute's value)
+    /// must hold only references that resolve; the first that does not is an error at its `&`.
+    private func checkReferences(_ range: Range<Int>, attribute: Bool) throws {
+        if !scratch.isEmpty { scratch.removeAll(keepingCapacity: true) }
+        let b = UnsafeBufferPointer(start: window.base + range.lowerBound, count: range.count)
+        if let problem = XMLReferences.decode(b, attribute: attribute, unresolved: .fail, into: &scratch) {
+            throw fail(problem.reason, at: range.lowerBound + problem.offset)
+        }
     }
 
     /// The name of the k-th open element, for a message.
@@ -390,6 +431,7 @@ public final class XMLPullParser {
         let start = nameStarts.removeLast()
         setCurrentName(start..<nameEnd)
         nameEnd = start
+        if options.namespaces { (namespaceURI, namespaceLocalName) = scope.close() }
     }
 
     /// Bytes `[range)` after `mark` as text (a name, for a message).
@@ -410,6 +452,7 @@ public final class XMLPullParser {
             && memcmp(nameBytes.buffer.baseAddress! + top, window.base + mark + n.lowerBound, n.count) == 0
         guard same else { throw fail("</\(written(n))> closes <\(openName(depth - 1))>", at: mark) }
         popName()
+        endFromTag = true
     }
 
     /// A name at `pos` (the tag's), ending at white space, '/', '>': its bytes, as offsets from `mark`.
@@ -422,8 +465,10 @@ public final class XMLPullParser {
     }
 
     private func scanStartTag() throws {
-        guard depth < XMLLimits.maxDepth else { throw fail("elements nested deeper than \(XMLLimits.maxDepth)") }
+        guard depth < options.maxDepth else { throw fail("elements nested deeper than \(options.maxDepth)") }
         if depth == 0 && sawRoot { throw fail("a second root element") }
+        elements += 1
+        guard elements <= options.maxElements else { throw fail("more than \(options.maxElements) elements") }
         pos += 1
         let n = try scanTagName()
         while true {
@@ -445,6 +490,42 @@ public final class XMLPullParser {
         nameBytes.append(window.base + mark + n.lowerBound, count: n.count)
         nameEnd = nameBytes.count
         setCurrentName(nameStarts[depth - 1]..<nameEnd)
+        if options.namespaces { try resolveNamespaces() }
+    }
+
+    /// With `options.namespaces`, at a start event: the tag's declarations come into scope
+    /// (they apply to its own name and attributes), then its name and other attributes are
+    /// resolved (an unprefixed element is in the default namespace, an unprefixed attribute in
+    /// none). Names are read as bytes; only URIs, local names and values become Strings.
+    private func resolveNamespaces() throws {
+        let b = UnsafeBufferPointer(start: window.base + mark, count: window.end - mark)
+        var declarations = 0
+        for s in spans {
+            guard let prefix = XMLNamespaceScope.declaredPrefix(b, s.name) else { continue }
+            scope.bind(UnsafeBufferPointer(rebasing: b[prefix]), to: value(s))
+            declarations += 1
+        }
+        let (uri, local) = try resolve(nameBytes.buffer, currentName, unprefixed: scope.uri(of: UnsafeBufferPointer(start: nil, count: 0)) ?? "")
+        namespaceURI = uri
+        namespaceLocalName = local
+        scope.opened(declarations: declarations, uri: uri, local: local)
+        for s in spans where XMLNamespaceScope.declaredPrefix(b, s.name) == nil {
+            let (uri, local) = try resolve(b, s.name, unprefixed: "")
+            namespacedAttributes.append(XMLNamespacedAttribute(namespaceURI: uri, localName: local, value: value(s)))
+        }
+    }
+
+    /// The qualified name `b[r]`'s namespace URI (`unprefixed` without a prefix) and local name.
+    private func resolve(_ b: UnsafeBufferPointer<UInt8>, _ r: Range<Int>, unprefixed: String) throws -> (String, String) {
+        guard let colon = XMLNamespaceScope.colon(b, r) else { return (unprefixed, String(decoding: UnsafeBufferPointer(rebasing: b[r]), as: UTF8.self)) }
+        let prefix = UnsafeBufferPointer(rebasing: b[r.lowerBound..<colon])
+        guard let uri = scope.uri(of: prefix) else { throw fail("unbound prefix '\(String(decoding: prefix, as: UTF8.self))'", at: mark) }
+        return (uri, String(decoding: UnsafeBufferPointer(rebasing: b[(colon + 1)..<r.upperBound]), as: UTF8.self))
+    }
+
+    /// The value of the current start tag's attribute `s`, as `attributes` gives it.
+    private func value(_ s: Span) -> String {
+        XMLPullParser.decode(window.base + mark + s.value.lowerBound, count: s.value.count, entities: s.entities, attribute: true)
     }
 
     /// `name = "value"` at `pos`, added to `spans`.
@@ -479,9 +560,38 @@ public final class XMLPullParser {
         }
         if byte() == 0x3C { throw fail("'<' inside the value of attribute \(attrName())") }
         let value = valueStart..<(pos - mark)
+        if hasEntity && options.unresolvedReferences == .fail { try checkReferences((mark + value.lowerBound)..<pos, attribute: true) }
         pos += 1
-        guard spans.count < XMLLimits.maxAttributes else { throw fail("more than \(XMLLimits.maxAttributes) attributes on <\(tagName())>") }
+        guard spans.count < options.maxAttributes else { throw fail("more than \(options.maxAttributes) attributes on <\(tagName())>") }
         spans.append(Span(name: attr, value: value, entities: hasEntity))
+    }
+
+    /// With `options.packet`, after the root element: its trailer (white space, NUL padding,
+    /// comments, processing instructions, then `<?xpacket end=…?>` and padding) is read, and
+    /// where anything else begins is `trailingOffset`: an XMP packet rewritten in place over a
+    /// longer one keeps the older packet's tail after its own end. Gives nil (no more events).
+    private func packetTrailer() throws -> XMLEvent? {
+        guard !finished else { return nil }
+        finished = true
+        func padding(_ c: UInt8) -> Bool { XMLPullParser.isSpace(c) || c == 0 }
+        while true {
+            mark = pos
+            guard try advance(while: padding) else { return nil }
+            mark = pos
+            let at = window.baseOffset + Int64(pos)
+            if try startsWith("<?xpacket end") {
+                guard (try? skip(past: "?>", inside: "the packet trailer")) != nil else { trailingOffset = at; return nil }
+                mark = pos
+                if try advance(while: padding) { trailingOffset = window.baseOffset + Int64(pos) }
+                return nil
+            }
+            let comment = try startsWith("<!--")
+            let instruction = try !comment && startsWith("<?") && !startsWith("<?xpacket")
+            guard comment || instruction else { trailingOffset = at; return nil }
+            pos += comment ? 4 : 2
+            mark = pos
+            guard (try? skip(past: comment ? "-->" : "?>", inside: "")) != nil else { trailingOffset = at; return nil }
+        }
     }
 
     /// `<!DOCTYPE name [ internal subset ]>`: skipped, brackets and quotes respected.
@@ -507,11 +617,16 @@ public final class XMLPullParser {
     }
 
     /// Text with its line ends normalised and the predefined entities and character references
-    /// resolved, an unknown or malformed reference kept as written; an attribute's white space
-    /// characters become spaces (`XMLReferences`, shared with XMP's reader). `entities` false:
+    /// resolved, an unknown or malformed reference kept as written (with `.fail` references
+    /// `next()` has checked there is none); an attribute's white space characters become spaces
+    /// (`XMLReferences`). `entities` false:
     /// the bytes hold no `&` (and, for text, no CR).
     static func decode(_ b: UnsafePointer<UInt8>, count n: Int, entities: Bool, attribute: Bool = false) -> String {
-        if !entities && !attribute { return String(decoding: UnsafeBufferPointer(start: b, count: n), as: UTF8.self) }
+        let bytes = UnsafeBufferPointer(start: b, count: n)
+        // Nothing to change: no reference, and in a value no white space character but the space.
+        if !entities && !(attribute && bytes.contains { $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            return String(decoding: bytes, as: UTF8.self)
+        }
         var out: [UInt8] = []
         decode(b, count: n, entities: entities, attribute: attribute, into: &out)
         return String(decoding: out, as: UTF8.self)

@@ -1,5 +1,5 @@
-/// The references of XML 1.0 text and attribute values, resolved once for both XML readers
-/// (PinFormats' `XMLPullParser` for tracks and place files, PinMetadata's `XMLScanner` for XMP):
+/// The references of XML 1.0 text and attribute values, resolved once for the XML reader
+/// (PinFormats' `XMLPullParser`, for tracks, place files and XMP):
 /// the five predefined entities `&lt;` `&gt;` `&amp;` `&quot;` `&apos;` (section 4.6) and the
 /// character references `&#` digits `;` and `&#x` hexadecimal digits `;` (section 4.1: a
 /// lowercase `x`, no sign, no space), whose value must be an XML character (section 2.2: tab,
@@ -9,9 +9,9 @@
 /// tab, LF or CR written as a reference (`&#13;`) stays that character in text and attributes.
 ///
 /// Anything else after `&` is a well-formedness error. The variants are what a reader does
-/// then: XMP's reader refuses the packet (`.fail`), the track and place readers keep the bytes
-/// as written and read on (`.keep`), so a GPX whose `<name>` holds a bare `&` still gives its
-/// points.
+/// then (`XMLOptions.unresolvedReferences`): XMP's reader refuses the packet (`.fail`), the
+/// track and place readers keep the bytes as written and read on (`.keep`), so a GPX whose
+/// `<name>` holds a bare `&` still gives its points.
 public enum XMLReferences {
     public enum Unresolved: Sendable { case keep, fail }
 

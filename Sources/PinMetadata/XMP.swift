@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinFormats
 import PinGrammar
 
 /// Resource limits for untrusted XMP packets (embedded or sidecar); each far above what real
@@ -14,6 +15,9 @@ extension MetadataLimits {
     /// Most elements in one packet. Stops a packet of millions of empty elements from
     /// keeping a reader busy.
     static let maxXMPElements = 200_000
+    /// Most attributes on one element, namespace declarations included. Stops a tag of millions
+    /// of attributes; a Lightroom `rdf:Description` holds a few hundred `crs:` settings.
+    static let maxXMPAttributes = 1_024
     /// Longest property value kept (bytes). Stops one huge text (an embedded thumbnail)
     /// from being copied into the result.
     static let maxXMPValueBytes = 4_096
@@ -68,13 +72,12 @@ struct XMPValues: Sendable, Hashable {
     var isEmpty: Bool { coordinate == nil && takenAt == nil }
 }
 
-/// A small namespace-aware reader for the subset of XMP this app needs (section 6.1): the
-/// properties of the top-level `rdf:Description` elements, as attributes or as child elements
-/// (simple values, or the first `rdf:li` of an `rdf:Alt`/`rdf:Seq`/`rdf:Bag`). Namespaces are
-/// matched by URI, never by prefix. No XML library: the grammar handled is elements,
-/// attributes, namespace declarations, text, the five predefined entities and character
-/// references, CDATA, comments and processing instructions (`<?xpacket?>`). A DOCTYPE is
-/// refused (XMP forbids DTDs, and refusing it rules out entity-expansion abuse). Pure Swift.
+/// A small reader for the subset of XMP this app needs (section 6.1): the properties of the
+/// top-level `rdf:Description` elements, as attributes or as child elements (simple values, or
+/// the first `rdf:li` of an `rdf:Alt`/`rdf:Seq`/`rdf:Bag`). Namespaces are matched by URI,
+/// never by prefix. The XML is read by the project's one XML parser, PinFormats'
+/// `XMLPullParser`, with XMP's options (`xmlOptions`: references that resolve, no DOCTYPE,
+/// namespaces, the packet's end, the limits). Pure Swift.
 enum XMP {
     /// Namespace URIs (section 6.1) and the canonical prefixes used in `XMPValues.properties`.
     static let exifURI = "http://ns.adobe.com/exif/1.0/"
@@ -108,18 +111,18 @@ enum XMP {
         }
         let text = utf8(bytes)
         var collector = PropertyCollector()
-        var parser = XMLScanner(text)
+        let trailing: Int?
         do {
-            try parser.run(&collector)
-        } catch let error as XMLScanner.SyntaxError {
+            trailing = try read(text, into: &collector)
+        } catch let error as FormatError {
             guard collector.sawRDF else { return nil }
-            return XMPValues(warnings: ["malformed XMP at byte \(error.offset): \(error.reason); ignored"])
+            return XMPValues(warnings: ["malformed XMP at byte \(error.offset ?? 0): \(error.reason); ignored"])
         } catch {
             return nil
         }
         guard collector.sawRDF else { return nil }
         var values = interpret(collector.properties, options: options)
-        if let leftover = parser.leftoverAt {
+        if let leftover = trailing {
             values.warnings.append("\(text.count - leftover) bytes after the end of the XMP packet (from byte \(leftover)): ignored")
         }
         return values

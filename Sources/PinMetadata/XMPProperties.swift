@@ -1,7 +1,8 @@
 import Foundation
 import PinCore
+import PinFormats
 
-/// Receives the scanner's events and keeps the texts of known properties of top-level
+/// Receives the packet's events and keeps the texts of known properties of top-level
 /// `rdf:Description` elements (attribute form and element form). First value wins.
 struct PropertyCollector: XMLEventHandler {
     private(set) var properties: [String: String] = [:]
@@ -23,7 +24,7 @@ struct PropertyCollector: XMLEventHandler {
         properties[key] = String(trimmed.utf8.prefix(MetadataLimits.maxXMPValueBytes)) ?? trimmed
     }
 
-    mutating func start(uri: String, local: String, attributes: [(uri: String, local: String, value: String)]) {
+    mutating func start(uri: String, local: String, attributes: [XMLNamespacedAttribute]) {
         let depth = stack.count
         if uri == XMP.rdfURI && local == "RDF" { sawRDF = true }
         let parentIsRDF = depth >= 1 && stack[depth - 1].uri == XMP.rdfURI && stack[depth - 1].local == "RDF"
@@ -32,7 +33,7 @@ struct PropertyCollector: XMLEventHandler {
             && stack[depth - 2].uri == XMP.rdfURI
         if parentIsRDF, uri == XMP.rdfURI, local == "Description" {
             for attribute in attributes {
-                if let key = canonical(attribute.uri, attribute.local) { keep(key, attribute.value) }
+                if let key = canonical(attribute.namespaceURI, attribute.localName) { keep(key, attribute.value) }
             }
         } else if parentIsDescription, capture == nil, let key = canonical(uri, local) {
             capture = (key, depth, "", false)

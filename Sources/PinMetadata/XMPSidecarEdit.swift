@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinFormats
 import PinGrammar
 
 /// What `pins sidecars` says of a photo in its XMP sidecar: the position pins found and the
@@ -28,7 +29,7 @@ public struct SidecarPlace: Sendable, Hashable {
 /// properties an existing one lacks, added as one more top-level `rdf:Description` just before
 /// its `</rdf:RDF>`, every other byte kept. A property the sidecar already has is never
 /// replaced: a different value there wins and is a `Conflict`. The existing packet is read by
-/// the one XMP reader (`XMLScanner`, `PropertyCollector`), not by a grammar of its own.
+/// the one XMP reader (`XMP.read`, `PropertyCollector`), not by a grammar of its own.
 public enum XMPSidecarEdit {
     /// A property pins would write and the sidecar holds otherwise (`theirs` is kept).
     public struct Conflict: Sendable, Hashable {
@@ -77,11 +78,10 @@ public enum XMPSidecarEdit {
             throw Refusal(description: "it is UTF-16; pins adds only to UTF-8 sidecars")
         }
         var scan = SidecarScan()
-        var scanner = XMLScanner(text)
         do {
-            try scanner.run(&scan)
-        } catch let error as XMLScanner.SyntaxError {
-            throw Refusal(description: "it is not well-formed XMP (byte \(error.offset + shift): \(error.reason))")
+            _ = try XMP.read(text, into: &scan)
+        } catch let error as FormatError {
+            throw Refusal(description: "it is not well-formed XMP (byte \((error.offset ?? 0) + Int64(shift)): \(error.reason))")
         } catch {
             throw Refusal(description: "it could not be read")
         }
@@ -165,7 +165,7 @@ public enum XMPSidecarEdit {
     }
 }
 
-/// The scanner's events for `XMPSidecarEdit`: the properties (by `PropertyCollector`), which
+/// The packet's events for `XMPSidecarEdit`: the properties (by `PropertyCollector`), which
 /// known properties the top-level descriptions name even when empty, their `rdf:about`, and
 /// where the `</rdf:RDF>` end tag starts.
 struct SidecarScan: XMLEventHandler {
@@ -179,12 +179,12 @@ struct SidecarScan: XMLEventHandler {
         element.uri == XMP.rdfURI && element.local == local
     }
 
-    mutating func start(uri: String, local: String, attributes: [(uri: String, local: String, value: String)]) {
+    mutating func start(uri: String, local: String, attributes: [XMLNamespacedAttribute]) {
         let depth = stack.count
         if depth >= 1, isRDF(stack[depth - 1], "RDF"), uri == XMP.rdfURI, local == "Description" {
             for attribute in attributes {
-                if let prefix = XMP.knownNamespaces[attribute.uri] { present.insert("\(prefix):\(attribute.local)") }
-                if about == nil, attribute.uri == XMP.rdfURI, attribute.local == "about" { about = attribute.value }
+                if let prefix = XMP.knownNamespaces[attribute.namespaceURI] { present.insert("\(prefix):\(attribute.localName)") }
+                if about == nil, attribute.namespaceURI == XMP.rdfURI, attribute.localName == "about" { about = attribute.value }
             }
         } else if depth >= 2, isRDF(stack[depth - 1], "Description"), isRDF(stack[depth - 2], "RDF"),
                   let prefix = XMP.knownNamespaces[uri] {

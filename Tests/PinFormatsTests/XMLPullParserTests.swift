@@ -98,7 +98,7 @@ final class XMLPullParserTests: XCTestCase {
     }
 
     func testNestingDeeperThanTheLimitIsRefused() {
-        let text = String(repeating: "<a>", count: XMLLimits.maxDepth + 1)
+        let text = String(repeating: "<a>", count: XMLOptions().maxDepth + 1)
         let p = XMLPullParser(input: MemoryInput(text))
         XCTAssertThrowsError(try { while try p.next() != nil {} }()) { e in
             XCTAssertTrue("\(e)".contains("deeper"), "\(e)")
@@ -155,5 +155,134 @@ final class XMLPullParserTests: XCTestCase {
             XCTAssertEqual(p.name, "p:pt")
             XCTAssertEqual(p.text, "", "no text at an end event")
         }
+    }
+
+    // MARK: Options (XMP reads through these)
+
+    /// Every event of `text` read with `options` through chunks of `chunk` bytes, or the error's
+    /// offset and reason.
+    private func read(_ text: String, _ options: XMLOptions, chunk: Int = .max,
+                      _ each: (XMLPullParser, XMLEvent) -> Void = { _, _ in }) -> (events: Int, error: FormatError?, parser: XMLPullParser) {
+        let p = XMLPullParser(input: MemoryInput(text, chunk: chunk), bufferSize: 16, options: options)
+        var n = 0
+        do {
+            while let e = try p.next() { n += 1; each(p, e) }
+            return (n, nil, p)
+        } catch {
+            return (n, error as? FormatError, p)
+        }
+    }
+
+    /// A DOCTYPE, skipped by default (the track files' GPX above has one), is an error at its
+    /// `<` when refused: XMP allows none, so no entity can be defined to expand.
+    func testADoctypeIsRefusedWhenAsked() {
+        let text = "<?xml version='1.0'?>\n<!DOCTYPE a [<!ENTITY x 'xxxxxxxx'>]><a>&amp;</a>"
+        XCTAssertNil(read(text, XMLOptions()).error)
+        let refused = read(text, XMLOptions(doctype: .refuse), chunk: 3)
+        XCTAssertEqual(refused.events, 0)
+        XCTAssertEqual(refused.error?.offset, 22, "'<?xml version='1.0'?>' is 21 bytes, then the line feed")
+        XCTAssertTrue(refused.error?.reason.contains("DOCTYPE") == true, "\(String(describing: refused.error))")
+    }
+
+    /// References that cannot be resolved: kept as written by default, an error at the `&`
+    /// with `.fail`, in text and in attribute values.
+    func testUnresolvedReferencesFailWhenAsked() {
+        let strict = XMLOptions(unresolvedReferences: .fail)
+        var texts: [String] = []
+        XCTAssertNil(read("<a>x &nbsp; y</a>", XMLOptions()) { p, e in if e == .text { texts.append(p.text) } }.error)
+        XCTAssertEqual(texts, ["x &nbsp; y"])
+        for chunk in [1, 4, .max] {
+            XCTAssertEqual(read("<a>x &nbsp; y</a>", strict, chunk: chunk).error?.offset, 5)
+            XCTAssertEqual(read("<a>x &nbsp; y</a>", strict, chunk: chunk).error?.reason, "unknown entity '&nbsp;'")
+            XCTAssertEqual(read("<a b='&lt;&bogus;'/>", strict, chunk: chunk).error?.offset, 10)
+            XCTAssertEqual(read("<a b='&#0;'>&#65;</a>", strict, chunk: chunk).error?.offset, 6)
+            XCTAssertNil(read("<a b='&#x41;&quot;'>&lt;&#65;<![CDATA[&bogus;]]></a>", strict, chunk: chunk).error)
+        }
+    }
+
+    /// `endTagOffset`: the `</` of an end tag, counted by hand; an empty element has none.
+    func testAnEndTagsOffset() {
+        // <r> is bytes 0-2, <a> 3-5, t 6, </a> 7-10, <b/> 11-14, </r> 15-18.
+        var ends: [String] = []
+        let r = read("<r><a>t</a><b/></r>", XMLOptions(), chunk: 2) { p, e in
+            if e == .endElement { ends.append("\(p.name) \(p.endTagOffset.map(String.init) ?? "none")") }
+            if e != .endElement { XCTAssertNil(p.endTagOffset) }
+        }
+        XCTAssertNil(r.error)
+        XCTAssertEqual(ends, ["a 7", "b none", "r 15"])
+    }
+
+    /// A packet (XMP) ends with its root element and its trailer; where the rest begins is
+    /// `trailingOffset`, and it is not read. Offsets counted by hand.
+    func testAPacketEndsWithItsRootAndTrailer() {
+        let packet = XMLOptions(packet: true)
+        // <a></a> is bytes 0-6, NUL 7, space 8, <!--c--> 9-16, <?xpacket end='w'?> 17-35, LF 36,
+        // then the older packet's tail from byte 37.
+        let text = "<a></a>\0 <!--c--><?xpacket end='w'?>\n</a>tail"
+        for chunk in [1, 3, .max] {
+            let r = read(text, packet, chunk: chunk)
+            XCTAssertNil(r.error)
+            XCTAssertEqual(r.events, 2)
+            XCTAssertEqual(r.parser.trailingOffset, 37, "chunk \(chunk)")
+            XCTAssertNil(try r.parser.next(), "nothing more is read")
+        }
+        XCTAssertNotNil(read(text, XMLOptions()).error, "a document: text after its root is an error")
+        // Without a trailer: from the first byte that is not padding, a comment or an instruction.
+        XCTAssertEqual(read("<a/> <?pi x?>xyz", packet).parser.trailingOffset, 13)
+        XCTAssertEqual(read("<a/><!-- cut", packet).parser.trailingOffset, 4)
+        XCTAssertEqual(read("<a/><b/>", packet).parser.trailingOffset, 4)
+        // Only padding after the trailer, or none at all: nothing left over.
+        XCTAssertNil(read("<a/><?xpacket end='w'?>\0\0 \n", packet).parser.trailingOffset)
+        XCTAssertNil(read("<a/>", packet).parser.trailingOffset)
+        // NUL padding before the root, and bytes that hold no root: no error in a packet.
+        XCTAssertNil(read("\0 \0<a/>", packet).error)
+        XCTAssertEqual(read("\0 \0<a/>", XMLOptions()).error?.offset, 0)
+        XCTAssertEqual(read(" \0 ", packet).events, 0)
+        XCTAssertNil(read(" \0 ", packet).error)
+        XCTAssertNotNil(read("<a>", packet).error, "a packet cut inside its root is still broken")
+    }
+
+    /// Namespaces: each name's URI through the `xmlns` declarations in scope (an element's own
+    /// apply to its name and attributes, and end with it); an unprefixed attribute has none.
+    func testNamespacesAreResolvedInScope() {
+        let text = "<r xmlns:p='urn:one' xmlns='urn:d'><p:e p:k='1' k='2'><i xmlns:p='urn:&amp;two' p:k='3'/></p:e><p:z/></r>"
+        var seen: [String] = []
+        let r = read(text, XMLOptions(namespaces: true), chunk: 5) { p, e in
+            switch e {
+            case .startElement:
+                let attributes = p.namespacedAttributes.map { " {\($0.namespaceURI)}\($0.localName)=\($0.value)" }.joined()
+                seen.append("<{\(p.namespaceURI)}\(p.namespaceLocalName)\(attributes)>")
+            case .endElement: seen.append("</{\(p.namespaceURI)}\(p.namespaceLocalName)>")
+            case .text: break
+            }
+        }
+        XCTAssertNil(r.error)
+        XCTAssertEqual(seen, ["<{urn:d}r>", "<{urn:one}e {urn:one}k=1 {}k=2>", "<{urn:d}i {urn:&two}k=3>", "</{urn:d}i>",
+                              "</{urn:one}e>", "<{urn:one}z>", "</{urn:one}z>", "</{urn:d}r>"])
+        // A prefix bound nowhere, or out of scope (bound by a sibling), is an error at its tag.
+        let unbound = read("<r><a xmlns:q='u'/><q:x/></r>", XMLOptions(namespaces: true))
+        XCTAssertEqual(unbound.error?.offset, 19)
+        XCTAssertEqual(unbound.error?.reason, "unbound prefix 'q'")
+        // A name split at its first colon: `p:a:b` is `a:b` in p's namespace, as XMP always read it.
+        var odd: [String] = []
+        XCTAssertNil(read("<p:a:b xmlns:p='urn:p' p:c:d='1'/>", XMLOptions(namespaces: true)) { p, e in
+            if e == .startElement { odd = [p.namespaceURI, p.namespaceLocalName, p.localName.description] + p.namespacedAttributes.map(\.localName) }
+        }.error)
+        XCTAssertEqual(odd, ["urn:p", "a:b", "b", "c:d"])
+        XCTAssertNil(read("<r><q:x/></r>", XMLOptions()).error, "without namespaces a prefix is only split off")
+    }
+
+    /// The limits are options: elements in all, nesting, attributes on one tag.
+    func testTheLimitsAreOptions() {
+        // <a> is bytes 0-2, <b/> 3-6, <c/> from 7.
+        let elements = read("<a><b/><c/></a>", XMLOptions(maxElements: 2))
+        XCTAssertEqual(elements.error?.offset, 7)
+        XCTAssertEqual(elements.error?.reason, "more than 2 elements")
+        XCTAssertEqual(read("<a><b><c/></b></a>", XMLOptions(maxDepth: 2)).error?.reason, "elements nested deeper than 2")
+        XCTAssertNil(read("<a><b/></a>", XMLOptions(maxDepth: 2)).error)
+        XCTAssertEqual(read("<a x='1' y='2'/>", XMLOptions(maxAttributes: 1)).error?.reason, "more than 1 attributes on <a>")
+        let many = "<a " + (0..<300).map { "x\($0)='1'" }.joined(separator: " ") + "/>"
+        XCTAssertNotNil(read(many, XMLOptions()).error)
+        XCTAssertNil(read(many, XMLOptions(maxAttributes: 1_024)).error)
     }
 }

@@ -83,7 +83,7 @@ final class XMPSidecarEditTests: XCTestCase {
         }
         XCTAssertEqual(refusal([0xFF, 0xFE] + Array("<x/>".utf8).flatMap { [$0, 0] }), "it is UTF-16; pins adds only to UTF-8 sidecars")
         XCTAssertEqual(refusal(Array("<x:xmpmeta xmlns:x='adobe:ns:meta/'><a></x:xmpmeta>".utf8)),
-                       "it is not well-formed XMP (byte 51: end tag 'x:xmpmeta' does not match)")
+                       "it is not well-formed XMP (byte 39: </x:xmpmeta> closes <a>)")
         XCTAssertEqual(refusal(Array("<x:xmpmeta xmlns:x='adobe:ns:meta/'/>".utf8)), "it holds no rdf:RDF element")
         XCTAssertEqual(refusal(Array("<r:RDF xmlns:r='http://www.w3.org/1999/02/22-rdf-syntax-ns#'/>".utf8)),
                        "its rdf:RDF element is empty (<rdf:RDF/>)")
