@@ -28,7 +28,8 @@ public enum PlaceDataError: Error, CustomStringConvertible {
 /// 5. The region is the chosen place's admin-1 unit; without a place, that of the country's
 ///    nearest place within 150 km (no offline admin-1 outline exists to decide it better).
 public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
-    // Immutable after init.
+    // Immutable after init, but for the facts of the places, each block made once under
+    // `factsMaking` and published by `factsMade` (below).
     /// The constants the file's grid was built for; a file built for others is refused.
     static let radiusPerSqrtPopulation: Float = 0.01
     static let minimumRadiusKm: Float = 1.0
