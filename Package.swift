@@ -49,7 +49,7 @@ let package = Package(
             providers: [.apt(["libsodium-dev"])]
         ),
         // The syscalls Swift cannot make: ioprio_set (for --nice), getrandom (for pin ids), O_TMPFILE
-        // (the import's scratch file).
+        // (the import's scratch file); and a cache prefetch for PinCore's place lookups.
         .target(name: "CSupport"),
         // The grammars every reader of text shares, each written once (issue 35 item 3): decimal
         // numbers, civil dates. No dependency, below PinCore, PinMetadata and PinFormats, so that
@@ -75,7 +75,7 @@ let package = Package(
         // on a loaded 2-core machine, Fixtures/library's database): `pins locate --json` of one
         // line 0.27-0.38 s with -O, 1.14-1.28 s without; `pins stats` 0.27-0.42 s vs 1.27-1.31 s;
         // `pins report` 0.56-0.70 s vs 1.72-1.82 s; `pins locate` 0.13-0.18 s vs 0.40 s.
-        .target(name: "PinCore", dependencies: ["PinGrammar", "PinFormats"], swiftSettings: optimisedInDebug),
+        .target(name: "PinCore", dependencies: ["PinGrammar", "PinFormats", "CSupport"], swiftSettings: optimisedInDebug),
         // Container readers and the one libexif wrapper.
         .target(name: "PinMetadata", dependencies: ["PinCore", "PinGrammar", "PinFormats", "CExif", "CZlib", "CBrotli", "CSupport"]),
         // The data files (Resources/, share/pins when installed) found, read or mapped, and loaded:

@@ -3,6 +3,7 @@
 //   pins-bench countries [LOOKUPS]       country lookups at random points, and the load of Countries.bin
 //   pins-bench places [LOOKUPS]          place lookups near the gazetteer's places, and the two loads
 //   pins-bench regions [LOOKUPS]         place lookups with and without the admin-1 outlines
+//   pins-bench named [LOOKUPS]           the place and region lookups with the outlines alone, as indices and named
 //   pins-bench regions-answers [POINTS]  every answer at random points, one line each (two builds' outputs compared with cmp)
 import Foundation
 import PinCore
@@ -199,6 +200,33 @@ case "regions":
                  + "outline lookups alone %.0f per CPU second (%d in a unit); the outline changed %d regions; Regions.bin load %.1f CPU ms (the first), %.1f (the best of 5); checksum %d",
                  lookups, Double(lookups) / alone, Double(lookups) / with, with / alone, Double(lookups) / aloneNamed, Double(lookups) / withNamed,
                  Double(lookups) / units, inUnit, differ, load * 1000, bestLoad * 1000, sum &+ named))
+case "named":
+    // Issue 38's target alone: place and region lookups with the outlines, as indices (PlaceHit)
+    // and named (PlaceMatch, as a new pin takes them), at the points of `regions`; 5 passes of
+    // each, alternately, the median of each printed. A run is short, so that many runs of an old
+    // and a new binary can alternate on a shared machine.
+    let lookups = args.count > 2 ? Int(args[2]) ?? 1_000_000 : 1_000_000
+    let data = dataFiles(3)
+    let resolver = loaded("Countries.bin") { try data.countryResolver() }
+    let gazetteer = loaded("Places.bin") { try data.gazetteer(onLand: DataFiles.onLand(resolver)) }
+    let outlines = loaded("Regions.bin") { try data.regionOutlines() }
+    let outlined = try! OutlinedRegionPlaces(places: gazetteer, outlines: outlines)
+    let anchors = outlines.countryCodes.flatMap { gazetteer.largestPlaces(of: $0, limit: 200) }
+    let points = (0..<lookups).map { _ in
+        let a = anchors[Int(rng.next() % UInt64(anchors.count))].coordinate
+        return Coordinate(latitude: a.latitude + rng.uniform(-0.09, 0.09), longitude: a.longitude + rng.uniform(-0.09, 0.09))
+    }
+    let countries = points.map { resolver.country(at: $0) }
+    var hits: [Double] = [], named: [Double] = [], sum = 0
+    for _ in 0..<5 {
+        hits.append(cpuSeconds { for (p, c) in zip(points, countries) { sum &+= Int(outlined.hit(at: p, countryCode: c?.code, inOutline: c?.inOutline).region) } })
+        named.append(cpuSeconds {
+            for (p, c) in zip(points, countries) where outlined.match(at: p, countryCode: c?.code, inOutline: c?.inOutline).place != nil { sum &+= 1 }
+        })
+    }
+    func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+    print(String(format: "named: %d lookups with the outlines, the median of 5 passes: as indices %.0f per CPU second, named %.0f per CPU second "
+                 + "(target >= 1000000); checksum %d", lookups, Double(lookups) / median(hits), Double(lookups) / median(named), sum))
 case "regions-answers":
     // Every answer the lookups give at POINTS points (half near the largest places of every
     // country the outlines cover, half anywhere from 60° S to 75° N), one line each: the country,
@@ -238,6 +266,6 @@ case "regions-answers":
     }
     FileHandle.standardOutput.write(Data(out.utf8))
 default:
-    print("usage: pins-bench rules [PHOTOS] [PINS] | countries [LOOKUPS] [RESOURCE_DIR] | places [LOOKUPS] [RESOURCE_DIR] | regions [LOOKUPS] [RESOURCE_DIR] | regions-answers [POINTS] [RESOURCE_DIR]")
+    print("usage: pins-bench rules [PHOTOS] [PINS] | countries [LOOKUPS] [RESOURCE_DIR] | places [LOOKUPS] [RESOURCE_DIR] | regions [LOOKUPS] [RESOURCE_DIR] | named [LOOKUPS] [RESOURCE_DIR] | regions-answers [POINTS] [RESOURCE_DIR]")
     exit(64)
 }

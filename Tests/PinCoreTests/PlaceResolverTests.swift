@@ -107,6 +107,31 @@ final class PlaceResolverTests: XCTestCase {
         try assertAt(41.9192, 8.7386, "FR", "Ajaccio", "FR-20R")
     }
 
+    /// A place's name is kept in its 32-byte record when it is at most 21 bytes of UTF-8, else
+    /// read from the file's strings: names each side of that line (and of a Swift small
+    /// string's 15), at their GeoNames centres (so 0 km, d / r = 0: the place itself), each
+    /// with its GeoNames id and population. Byte counts by hand: "Saint-Étienne" 14 (É is two),
+    /// "Mönchengladbach" 16, "Ludwigshafen am Rhein" 21, "Villingen-Schwenningen" 22,
+    /// "Saint-Jean-sur-Richelieu" 24.
+    func testNamesShortAndLongAreWhole() throws {
+        let places: [(Double, Double, String, String, Int, Int, String)] = [
+            (45.43389, 4.39, "FR", "Saint-Étienne", 2_980_291, 176_280, "FR-ARA"),
+            (51.18539, 6.44172, "DE", "Mönchengladbach", 2_869_894, 261_742, "DE-NW"),
+            (49.48121, 8.44641, "DE", "Ludwigshafen am Rhein", 2_875_376, 163_196, "DE-RP"),
+            (48.06226, 8.49358, "DE", "Villingen-Schwenningen", 2_817_220, 81_770, "DE-BW"),
+            (45.30713, -73.26259, "CA", "Saint-Jean-sur-Richelieu", 6_138_495, 98_036, "CA-QC"),
+        ]
+        for (lat, lon, country, name, id, population, region) in places {
+            try assertAt(lat, lon, country, name, region)
+            let match = try Self.resolver().match(at: Coordinate(latitude: lat, longitude: lon), countryCode: country)
+            XCTAssertEqual(match.place?.name.utf8.count, name.utf8.count, name)
+            XCTAssertEqual(match.place?.id, id, name)
+            XCTAssertEqual(match.place?.population, population, name)
+            XCTAssertEqual(match.place?.countryCode, country, name)
+            XCTAssertEqual(match.placeDistanceKm, 0, name)
+        }
+    }
+
     func testNoCountryNoPlace() throws {
         XCTAssertEqual(try Self.resolver().match(at: Coordinate(latitude: 48.85, longitude: 2.35), countryCode: nil), .none)
         XCTAssertEqual(try Self.resolver().match(at: Coordinate(latitude: 48.85, longitude: 2.35), countryCode: "ZZ"), .none)

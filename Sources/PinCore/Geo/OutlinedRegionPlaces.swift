@@ -91,12 +91,16 @@ public final class OutlinedRegionPlaces: PlaceLocating, Sendable {
     /// asked once, where first needed.
     public func hit(at point: Coordinate, countryCode: String?, inOutline: Bool?) -> PlaceHit {
         guard let countryCode else { return .none }
+        places.prefetchCell(of: point)  // its misses pass while the outlines are asked
         var side = inOutline
         let outlined = outlineRegionIndex(at: point, countryCode: countryCode, inOutline: &side)
+        // The region's value, which naming the hit copies, asked for now: its cache miss passes
+        // while the gazetteer looks for the place.
+        PlaceResolver.prefetch(outlined ?? -1, of: regionValues)
         guard point.isValid, let country = places.countryID(countryCode) else { return PlaceHit(place: -1, region: outlined ?? -1) }
         let land = side ?? places.onLand.map { $0(point, countryCode) } ?? true
         var hit = places.hit(at: point, country: country, inOutline: land, region: outlined == nil)
-        if let outlined { hit.region = outlined }
+        if let outlined { hit.region = outlined } else { PlaceResolver.prefetch(hit.region, of: regionValues) }
         return hit
     }
 

@@ -1,4 +1,6 @@
+import CSupport
 import Foundation
+import Synchronization
 
 public enum PlaceDataError: Error, CustomStringConvertible {
     case malformed(offset: Int, what: String)
@@ -26,7 +28,8 @@ public enum PlaceDataError: Error, CustomStringConvertible {
 /// 5. The region is the chosen place's admin-1 unit; without a place, that of the country's
 ///    nearest place within 150 km (no offline admin-1 outline exists to decide it better).
 public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
-    // Immutable after init.
+    // Immutable after init, but for the facts of the places, each block made once under
+    // `factsMaking` and published by `factsMade` (below).
     /// The constants the file's grid was built for; a file built for others is refused.
     static let radiusPerSqrtPopulation: Float = 0.01
     static let minimumRadiusKm: Float = 1.0
@@ -55,6 +58,12 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     /// What naming a chosen place reads of it, one record per place, made at load beside
     /// `places` (the file's columns would cost a cache miss each).
     private let facts: UnsafeBufferPointer<PlaceFacts>
+    /// The facts are made a block of places at a time, at the first naming of one of them (a
+    /// start that names one point, `pins locate`, makes one block, not 137,764 facts): bit b of
+    /// `factsMade` set once places b × `factsBlock` ..< (b + 1) × `factsBlock` have theirs.
+    private let factsBlock: Int
+    private let factsMade = Atomic<UInt64>(0)
+    private let factsMaking = Mutex<Void>(())
     /// What `places` and `facts` point into (`TableMemory`).
     private let recordMemory: AnyObject?
     /// What the views below point into: a read-only private copy of Places.bin's bytes.
@@ -94,6 +103,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         self.memory = owner
         self.places = file.records
         self.facts = file.facts
+        self.factsBlock = max(1, (file.placeCount + 63) / 64)
         self.recordMemory = file.recordMemory
         self.codes = file.codes
         self.countryOutline = file.outlines
@@ -128,19 +138,47 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         r == 0xFFFF ? nil : regionValues[Int(r)]
     }
 
-    /// Place p as the gazetteer has it: its name made now.
+    /// Place p as the gazetteer has it: its name made now, from the bytes its facts hold where
+    /// they fit (one cache line read), else from the file's string table.
     private func place(_ p: Int) -> Place {
+        if factsMade.load(ordering: .acquiring) & (1 << UInt64(p / factsBlock)) == 0 { makeFacts(block: p / factsBlock) }
         let record = places[p], fact = facts[p]
-        let utf8: UnsafeBufferPointer<UInt8>
+        let name: String
         if fact.nameLength != PlaceFacts.longName {
-            utf8 = UnsafeBufferPointer(rebasing: stringBytes[Int(fact.nameStart)..<(Int(fact.nameStart) + Int(fact.nameLength))])
+            let bytes = UnsafeRawPointer(facts.baseAddress! + p) + PlaceFacts.nameOffset
+            name = String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(fact.nameLength)), as: UTF8.self)
         } else {
-            let name = Int(nameString[p])
-            utf8 = UnsafeBufferPointer(rebasing: stringBytes[Int(stringOffsets[name])..<Int(stringOffsets[name + 1])])
+            let s = Int(nameString[p])
+            name = String(decoding: UnsafeBufferPointer(rebasing: stringBytes[Int(stringOffsets[s])..<Int(stringOffsets[s + 1])]), as: UTF8.self)
         }
-        return Place(id: Int(fact.id), name: String(decoding: utf8, as: UTF8.self), countryCode: codes[Int(fact.own)],
+        return Place(id: Int(fact.id), name: name, countryCode: codes[Int(fact.own)],
                      coordinate: Coordinate(latitude: record.latitudeDegrees, longitude: record.longitudeDegrees),
                      population: Int(fact.population))
+    }
+
+    /// Makes the facts of block b's places, unless another thread just did (one at a time).
+    private func makeFacts(block b: Int) {
+        factsMaking.withLock { _ in
+            let bit: UInt64 = 1 << UInt64(b)
+            guard factsMade.load(ordering: .relaxed) & bit == 0 else { return }
+            let table = UnsafeMutablePointer(mutating: facts.baseAddress!)
+            for p in (b * factsBlock)..<min(facts.count, (b + 1) * factsBlock) { makeFacts(p, at: table + p) }
+            factsMade.bitwiseOr(bit, ordering: .releasing)
+        }
+    }
+
+    /// Place p's facts, made at `slot`: its name's bytes copied in where they fit.
+    private func makeFacts(_ p: Int, at slot: UnsafeMutablePointer<PlaceFacts>) {
+        let name = Int(nameString[p]), start = Int(stringOffsets[name]), length = Int(stringOffsets[name + 1]) - start
+        let fits = length <= PlaceFacts.nameCapacity
+        slot.initialize(to: PlaceFacts(id: geonamesID[p], population: population[p], own: ownCountry[p],
+                                       nameLength: fits ? UInt8(length) : PlaceFacts.longName, name: PlaceFacts.noName))
+        guard fits else { return }
+        let to = UnsafeMutableRawPointer(slot) + PlaceFacts.nameOffset, from = UnsafeRawPointer(stringBytes.baseAddress! + start)
+        // All 21 bytes where the table has them (a copy of a constant size: a few moves, no
+        // call); past the name they are the next names' bytes, never read.
+        if stringBytes.count - start >= PlaceFacts.nameCapacity { to.copyMemory(from: from, byteCount: PlaceFacts.nameCapacity) }
+        else { to.copyMemory(from: from, byteCount: length) }
     }
 
     private func cell(latitude: Double, longitude: Double) -> (row: Int, column: Int) {
@@ -157,12 +195,15 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         let population: UnsafeBufferPointer<UInt32>
         let id: UnsafeBufferPointer<UInt32>
         let entries: UnsafeBufferPointer<UInt32>
+        /// What naming the chosen place will read: each best so far is asked for as it is found,
+        /// so the cache miss passes while the scan goes on.
+        let facts: UnsafePointer<PlaceFacts>
         /// The point in the records' units (1e-5 degree), and km per unit east and north there.
         let latitude: Double, longitude: Double, kmEast: Double, kmNorth: Double
 
         init(places: UnsafeBufferPointer<PlaceRecord>, population: UnsafeBufferPointer<UInt32>, id: UnsafeBufferPointer<UInt32>,
-             entries: UnsafeBufferPointer<UInt32>, point: Coordinate) {
-            (self.places, self.population, self.id, self.entries) = (places, population, id, entries)
+             entries: UnsafeBufferPointer<UInt32>, facts: UnsafePointer<PlaceFacts>, point: Coordinate) {
+            (self.places, self.population, self.id, self.entries, self.facts) = (places, population, id, entries, facts)
             latitude = point.latitude * 1e5
             longitude = point.longitude * 1e5
             kmNorth = PlaceResolver.kmPerDegree / 1e5
@@ -203,7 +244,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     /// Calls `body` with the point's scan (its cos φ computed once).
     @inline(__always)
     private func scanning<T>(_ point: Coordinate, _ body: (Scan) -> T) -> T {
-        body(Scan(places: places, population: population, id: geonamesID, entries: entries, point: point))
+        body(Scan(places: places, population: population, id: geonamesID, entries: entries, facts: facts.baseAddress!, point: point))
     }
 
     /// Ties: the larger place first, then the smaller GeoNames id.
@@ -223,7 +264,9 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
     /// `match`'s answer as the gazetteer's indices, no String made (`match(_:at:)` names them).
     public func hit(at point: Coordinate, countryCode: String?, inOutline: Bool?) -> PlaceHit {
         guard point.isValid, let countryCode, let country = countryID(countryCode) else { return .none }
-        return hit(at: point, country: country, inOutline: inOutline ?? onLand.map { $0(point, countryCode) } ?? true, region: true)
+        let found = hit(at: point, country: country, inOutline: inOutline ?? onLand.map { $0(point, countryCode) } ?? true, region: true)
+        Self.prefetch(found.region, of: regionValues)
+        return found
     }
 
     /// The lookup in a known country (`countryID`), the point's side of the outline known:
@@ -242,9 +285,35 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
                 Self.onLandChoice(scan, entries: Int(cellStart[k])..<Int(cellStart[k + 1]), outlineCountry: outlineCountry)
             }
         }
-        if let p = chosen { return PlaceHit(place: Int32(p), region: region ? regionIndex(places[p].region) : -1) }
+        if let p = chosen {
+            pins_prefetch(facts.baseAddress! + p)  // what naming it reads, asked for now
+            return PlaceHit(place: Int32(p), region: region ? regionIndex(places[p].region) : -1)
+        }
         guard region, let p = nearest(to: point, outlineCountry: outlineCountry, withinKm: Self.regionKm) else { return .none }
         return PlaceHit(place: -1, region: regionIndex(places[p].region))
+    }
+
+    /// Asks for region `r`'s value in `regions` (its 48 bytes may straddle two cache lines), which
+    /// naming the hit copies: the miss then overlaps the lookup's others instead of following them.
+    @inline(__always)
+    static func prefetch(_ r: Int32, of regions: [Region]) {
+        guard r >= 0 else { return }
+        regions.withUnsafeBufferPointer { values in
+            let value = UnsafeRawPointer(values.baseAddress! + Int(r))
+            pins_prefetch(value)
+            pins_prefetch(value + MemoryLayout<Region>.size - 1)
+        }
+    }
+
+    /// Asks for what the lookup at `point` will read first on land: its grid cell's bounds and
+    /// first entries (for a caller with other work to do before it: the outlines' region).
+    @inline(__always)
+    func prefetchCell(of point: Coordinate) {
+        guard point.isValid else { return }
+        let (r, c) = cell(latitude: point.latitude, longitude: point.longitude)
+        let k = r * columns + c
+        pins_prefetch(cellStart.baseAddress! + k)
+        pins_prefetch(entries.baseAddress! + Int(cellStart[k]))
     }
 
     /// A place record's region as a hit's (0xFFFF, none: -1).
@@ -287,6 +356,9 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
         for s in range {
             let entry = scan.entries[s]
             if entry >> indexBits > stop { break }
+            // The record two entries on, asked for now: the records lie all over the table, and
+            // a record's miss would otherwise wait for this one's.
+            if s + 2 < range.upperBound { pins_prefetch(scan.places.baseAddress! + (Int(scan.entries[s + 2]) & indexMask)) }
             let p = Int(entry) & indexMask
             let place = scan.places[p]
             guard place.outline == outlineCountry else { continue }
@@ -300,6 +372,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
                 let score = d / radius
                 if score < bestInsideScore || (score == bestInsideScore && scan.better(p, than: bestInside)) {
                     bestInside = p
+                    pins_prefetch(scan.facts + p)
                     bestInsideScore = score
                     stop = gapCode(above: 0)
                 }
@@ -307,6 +380,7 @@ public final class PlaceResolver: PlaceLocating, @unchecked Sendable {
                 let score = d - radius
                 if score < bestOutsideScore || (score == bestOutsideScore && scan.better(p, than: bestOutside)) {
                     bestOutside = p
+                    pins_prefetch(scan.facts + p)
                     bestOutsideScore = score
                     stop = gapCode(above: score)
                 }
@@ -473,19 +547,25 @@ private struct PlaceRecord {
     @inline(__always) var longitudeDegrees: Double { Double(longitude) / 1e5 }
 }
 
-/// What naming a chosen place reads (`PlaceResolver.place`), in 16 bytes: one cache line where
-/// the file's columns of ids, populations, names, countries and string offsets are five.
+/// What naming a chosen place reads (`PlaceResolver.place`), in 32 bytes (a cache line holds
+/// it whole): its id, population and country, and its name's bytes where they fit, where the
+/// file's columns of ids, populations, countries, names, string offsets and bytes are six reads
+/// (the name's a second cache miss after the first).
 private struct PlaceFacts {
     var id: UInt32
     var population: UInt32
-    /// Where its name's bytes start in the string table, and how many there are
-    /// (`longName`: too many to say here; the name is then found through the file's columns).
-    var nameStart: UInt32
-    var nameLength: UInt16
     /// The country whose place it is (its code names it).
     var own: UInt16
+    /// How many of `name`'s bytes are the name (`longName`: more than it holds; the name is then
+    /// found through the file's columns).
+    var nameLength: UInt8
+    /// The name in UTF-8, its first `nameLength` bytes.
+    var name: InlineArray<21, UInt8>
 
-    static let longName = UInt16.max
+    static let longName = UInt8.max
+    static let nameCapacity = 21
+    static let noName = InlineArray<21, UInt8>(repeating: 0)
+    static let nameOffset = MemoryLayout<PlaceFacts>.offset(of: \PlaceFacts.name)!
 }
 
 /// Reads Places.bin's bytes in order, each read checked against the end: damaged bytes are an
@@ -663,8 +743,9 @@ private struct PlacesFile {
               Int(highestRegion) < max(1, regionCount), Int(highestCountry) < countryCount else {
             throw cursor.fail("bad place \(firstBadPlace())")
         }
-        // The records, then the facts, in one table (its start, and so the facts', 16-byte aligned).
-        let recordBytes = placeCount * MemoryLayout<PlaceRecord>.stride
+        // The records, then room for the facts (made when first named: `PlaceResolver.makeFacts`),
+        // in one table (its start, and so the facts', 32-byte aligned).
+        let recordBytes = (placeCount * MemoryLayout<PlaceRecord>.stride + 31) & ~31
         let memory = TableMemory(bytes: recordBytes + placeCount * MemoryLayout<PlaceFacts>.stride)
         recordMemory = memory
         let made = memory.base.bindMemory(to: PlaceRecord.self, capacity: placeCount)
@@ -673,10 +754,6 @@ private struct PlacesFile {
             let radius = max(PlaceResolver.minimumRadiusKm, PlaceResolver.radiusPerSqrtPopulation * Float(file.population[p]).squareRoot())
             (made + p).initialize(to: PlaceRecord(latitude: file.lat[p], longitude: file.lon[p], radius: radius,
                                                   outline: file.outline[p], region: file.region[p]))
-            let name = Int(file.names[p]), start = file.offsets[name], length = Int(file.offsets[name + 1] - start)
-            (named + p).initialize(to: PlaceFacts(id: file.ids[p], population: file.population[p], nameStart: start,
-                                                  nameLength: length < Int(PlaceFacts.longName) ? UInt16(length) : PlaceFacts.longName,
-                                                  own: file.own[p]))
         }
         records = UnsafeBufferPointer(start: made, count: placeCount)
         facts = UnsafeBufferPointer(start: named, count: placeCount)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Memory of its own for a table a data file's reader makes at load (Places.bin's 137,764 place
-/// records and what naming each reads, 4.4 MB), starting at a 2 MiB boundary and marked for
+/// records and what naming each reads, 6.6 MB), starting at a 2 MiB boundary and marked for
 /// transparent huge pages, as PinData's `MappedFile` lays the files' copies: on 4 KiB pages the
 /// table took a page fault per page (about 540 for the records) at every start. The tail past the
 /// last whole 2 MiB keeps small pages, so no more memory than asked; where the kernel gives no
