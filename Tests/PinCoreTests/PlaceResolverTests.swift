@@ -1,3 +1,5 @@
+import Foundation
+import Synchronization
 import TestSupport
 import XCTest
 @testable import PinCore
@@ -129,6 +131,39 @@ final class PlaceResolverTests: XCTestCase {
             XCTAssertEqual(match.place?.population, population, name)
             XCTAssertEqual(match.place?.countryCode, country, name)
             XCTAssertEqual(match.placeDistanceKm, 0, name)
+        }
+    }
+
+    /// A place's facts (what naming it reads) are made a block of places at a time, when one of
+    /// them is first named (`PlaceResolver.makeFacts`, under a lock, published by an atomic
+    /// flag). Eight threads naming the same 4,000 points at once on a fresh resolver, each
+    /// block first asked for by several of them, give every point the name, id and region one
+    /// thread gives on another fresh resolver. (Points round the largest places of 40
+    /// countries, so most of the 64 blocks are made under contention.)
+    func testThreadsNamingAtOnceOnAFreshResolverNameAsOneThreadDoes() throws {
+        let data = try ShippedData.files.read("Places.bin")
+        let shared = try PlaceResolver(data: Array(data)), alone = try PlaceResolver(data: Array(data))
+        let anchors = try CountryResolverTests.resolver().codes.prefix(40).flatMap { code in alone.largestPlaces(of: code, limit: 100).map { (code, $0.coordinate) } }
+        XCTAssertGreaterThan(anchors.count, 1_000)
+        let points = (0..<4_000).map { k -> (String, Coordinate) in
+            let (code, c) = anchors[(k * 7919) % anchors.count]
+            return (code, Coordinate(latitude: c.latitude + Double(k % 7) * 0.01, longitude: c.longitude - Double(k % 5) * 0.01))
+        }
+        @Sendable func answer(_ r: PlaceResolver, _ p: (String, Coordinate)) -> String {
+            let m = r.match(at: p.1, countryCode: p.0)
+            return "\(m.place?.name ?? "-") \(m.place?.id ?? -1) \(m.region?.code ?? "-")"
+        }
+        let expected = points.map { answer(alone, $0) }
+        let results = Mutex([[String]](repeating: [], count: 8))
+        DispatchQueue.concurrentPerform(iterations: 8) { t in
+            let got = points.indices.map { k in answer(shared, points[(k + t * 500) % points.count]) }
+            results.withLock { $0[t] = got }
+        }
+        for (t, got) in results.withLock({ $0 }).enumerated() {
+            for (k, text) in got.enumerated() where text != expected[(k + t * 500) % points.count] {
+                XCTFail("thread \(t), point \((k + t * 500) % points.count): \(text), one thread: \(expected[(k + t * 500) % points.count])")
+                break
+            }
         }
     }
 
