@@ -13,7 +13,7 @@ struct SQLitePhotoRepository: PhotoRepository {
         let statement = try db.prepare("""
             SELECT path, CASE WHEN decision = 'unreadable' AND detail LIKE 'cannot open:%'
                                    AND detail != 'cannot open: not a regular file' THEN -1 ELSE size END,
-                   mtime_ns, inode, digest, missing\(unplaced ? ", decision = 'noLocation', taken_at, time_source, utc_offset, run_id, clock_offset" : "")
+                   mtime_ns, inode, digest, missing\(unplaced ? ", decision = 'noLocation', " + Self.unplacedColumns : "")
             FROM photos WHERE path >= ? AND path < ? ORDER BY path
             """)
         try statement.bind([SQLValue.blob(prefix), SQLValue.blob(upper)])
@@ -27,10 +27,7 @@ struct SQLitePhotoRepository: PhotoRepository {
                 missing: statement.int(5) != 0)
             // Photos skipped for "no location" carry their time: a new track may cover them.
             if unplaced, statement.int(6) != 0 {
-                known.unplaced = UnplacedPhoto(takenAt: statement.optionalDouble(7), timeSource: try statement.optionalValue(8, as: TimeSource.self),
-                                               utcOffsetSeconds: statement.isNull(9) ? nil : statement.int(9),
-                                               runID: statement.isNull(10) ? nil : statement.int64(10),
-                                               clockOffset: statement.optionalDouble(11))
+                known.unplaced = try Self.unplacedPhoto(statement, from: 7)
             }
             return (RawPath(bytes: statement.blob(0, droppingFirst: skip)), known)
         }
@@ -150,7 +147,7 @@ struct SQLitePhotoRepository: PhotoRepository {
                                     readAgainInAssumedZone: Bool) throws -> [(path: RawPath, known: KnownPhoto, photo: UnplacedPhoto)] {
         let (prefix, upper) = Self.pathRange(below: root)
         return try db.query("""
-            SELECT path, size, mtime_ns, inode, digest, taken_at, utc_offset, run_id, time_source, clock_offset FROM photos
+            SELECT path, size, mtime_ns, inode, digest, \(Self.unplacedColumns) FROM photos
             WHERE path >= ? AND path < ? AND decision = 'noLocation' AND missing = 0 AND taken_at IS NOT NULL
               AND ((? AND time_source = 'assumedZone')
                    OR (clock_offset IS NOT NULL AND clock_offset != ? AND time_source IS NOT NULL
@@ -160,26 +157,32 @@ struct SQLitePhotoRepository: PhotoRepository {
             (RawPath(bytes: s.blob(0, droppingFirst: prefix.count)),
              KnownPhoto(fingerprint: PhotoFingerprint(size: s.int64(1), modificationNanoseconds: s.int64(2), inode: UInt64(bitPattern: s.int64(3))),
                         digest: s.optionalString(4), missing: false),
-             UnplacedPhoto(takenAt: s.double(5), timeSource: try s.optionalValue(8, as: TimeSource.self),
-                           utcOffsetSeconds: s.isNull(6) ? nil : s.int(6), runID: s.isNull(7) ? nil : s.int64(7),
-                           clockOffset: s.optionalDouble(9)))
+             try Self.unplacedPhoto(s, from: 5))
         }
     }
 
     func placedByTheCamerasClock(under root: RawPath) throws -> [(path: RawPath, photo: UnplacedPhoto)] {
         let (prefix, upper) = Self.pathRange(below: root)
         return try db.query("""
-            SELECT path, taken_at, utc_offset, run_id, time_source, clock_offset FROM photos
+            SELECT path, \(Self.unplacedColumns) FROM photos
             WHERE path >= ? AND path < ? AND missing = 0 AND taken_at IS NOT NULL AND latitude IS NOT NULL
               AND position_source IN ('track', 'estimate')
               AND time_source IS NOT NULL AND time_source NOT IN ('fileModification', 'none')
             ORDER BY path
             """, [SQLValue.blob(prefix), SQLValue.blob(upper)]) { s in
             (RawPath(bytes: s.blob(0, droppingFirst: prefix.count)),
-             UnplacedPhoto(takenAt: s.double(1), timeSource: try s.optionalValue(4, as: TimeSource.self),
-                           utcOffsetSeconds: s.isNull(2) ? nil : s.int(2), runID: s.isNull(3) ? nil : s.int64(3),
-                           clockOffset: s.optionalDouble(5)))
+             try Self.unplacedPhoto(s, from: 1))
         }
+    }
+
+    /// What an `UnplacedPhoto` is read from, in `unplacedPhoto(_:from:)`'s order.
+    static let unplacedColumns = "taken_at, time_source, utc_offset, run_id, clock_offset"
+
+    /// The `UnplacedPhoto` of `unplacedColumns` read from column `k` on.
+    static func unplacedPhoto(_ s: Statement, from k: Int32) throws -> UnplacedPhoto {
+        UnplacedPhoto(takenAt: s.optionalDouble(k), timeSource: try s.optionalValue(k + 1, as: TimeSource.self),
+                      utcOffsetSeconds: s.isNull(k + 2) ? nil : s.int(k + 2), runID: s.isNull(k + 3) ? nil : s.int64(k + 3),
+                      clockOffset: s.optionalDouble(k + 4))
     }
 
     /// The paths below `root` (its bytes and '/') sort in [prefix, upper): '/' + 1 is '0'.
