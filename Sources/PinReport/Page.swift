@@ -25,10 +25,14 @@ public struct PagePin: Sendable {
 
     /// The pin's object in pins-data: `listJSON`, edited when `edit` says so.
     public var dataJSON: String {
-        guard let edit else { return listJSON }
         var out: [UInt8] = []
-        edit.apply(to: listJSON, appendingTo: &out)
+        appendDataJSON(to: &out)
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `dataJSON`'s bytes appended to `out` (the page's writer: no String per pin).
+    func appendDataJSON(to out: inout [UInt8]) {
+        if let edit { edit.apply(to: listJSON, appendingTo: &out) } else { out.append(contentsOf: listJSON.utf8) }
     }
 
     public init(location: Location, listJSON: String, utcOffsetSeconds: Int? = nil, photoPath: String? = nil,

@@ -218,16 +218,12 @@ public enum PageRenderer {
         var object: [UInt8] = []
         for (index, pin) in pins.enumerated() {
             if index > 0 { piece.append(UInt8(ascii: ",")) }
-            if let edit = pin.edit {
-                object.removeAll(keepingCapacity: true)
-                edit.apply(to: pin.listJSON, appendingTo: &object)
-                if JSONText.needsScriptEscaping(object) {
-                    piece.append(contentsOf: JSONText.scriptSafe(String(decoding: object, as: UTF8.self)).utf8)
-                } else {
-                    piece.append(contentsOf: object)
-                }
+            object.removeAll(keepingCapacity: true)
+            pin.appendDataJSON(to: &object)
+            if JSONText.needsScriptEscaping(object) {
+                piece.append(contentsOf: JSONText.scriptSafe(String(decoding: object, as: UTF8.self)).utf8)
             } else {
-                piece.append(contentsOf: JSONText.scriptSafe(pin.listJSON).utf8)
+                piece.append(contentsOf: object)
             }
             if piece.count >= 1 << 16 {
                 piece.withUnsafeBufferPointer(write)

@@ -189,12 +189,6 @@ struct MapData: Sendable {
         self.response = response
     }
 
-    /// `json` gzipped.
-    init(json: String, version: String) {
-        var json = json
-        self.init(version: version) { write in json.withUTF8(write) }
-    }
-
     /// The body's length as kept.
     var byteCount: Int { response.shared?.byteCount ?? 0 }
 

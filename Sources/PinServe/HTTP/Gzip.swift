@@ -3,27 +3,14 @@ import CZlib
 
 /// gzip (RFC 1952) through zlib, for the map data a browser asks for again at each change: the
 /// 23 MB of 100,000 pins are sent as a few MB to a browser that accepts it (every browser does),
-/// made once per version of the data, not per request. Only the gzipped bytes are kept; the rare
-/// client that does not accept gzip gets them unpacked (`decompress`) when it asks.
+/// made once per version of the data, not per request (`GzipStream`). Only the gzipped bytes
+/// are kept; the rare client that does not accept gzip gets them unpacked (`decompress`) when
+/// it asks.
 enum Gzip {
-    /// Output is made this many bytes at a time (zlib's deflateBound of 23 MB was 23 MB more at
-    /// each map data, for a result of 6.5).
+    /// Unpacked output is made this many bytes at a time.
     private static let chunk = 256 * 1024
 
-    /// `bytes` compressed at `level` (1: fastest), or nil when zlib fails (then the bytes are
-    /// sent as they are).
-    static func compress(_ bytes: UnsafeRawBufferPointer, level: Int32 = 1) -> [UInt8]? {
-        var stream = z_stream()
-        // windowBits 15 + 16: a gzip header and trailer, not zlib's.
-        guard deflateInit2_(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
-                             Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
-        defer { deflateEnd(&stream) }
-        stream.next_in = UnsafeMutablePointer(mutating: bytes.bindMemory(to: Bytef.self).baseAddress)
-        stream.avail_in = uInt(bytes.count)
-        return drain(&stream, expected: bytes.count / 3) { deflate(&$0, Z_FINISH) }
-    }
-
-    /// The bytes of the gzip member `packed` (as `compress` makes it), or nil when they are not one.
+    /// The bytes of the gzip member `packed` (as `GzipStream` makes it), or nil when they are not one.
     static func decompress(_ packed: UnsafeRawBufferPointer) -> [UInt8]? {
         var stream = z_stream()
         guard inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
@@ -33,8 +20,8 @@ enum Gzip {
         return drain(&stream, expected: packed.count * 4) { inflate(&$0, Z_FINISH) }
     }
 
-    /// Runs `step` (deflate or inflate with Z_FINISH) into `chunk`-sized pieces until the stream
-    /// ends: the output, or nil when zlib stopped short of the end.
+    /// Runs `step` (inflate with Z_FINISH) into `chunk`-sized pieces until the stream ends: the
+    /// output, or nil when zlib stopped short of the end.
     private static func drain(_ stream: inout z_stream, expected: Int, _ step: (inout z_stream) -> Int32) -> [UInt8]? {
         var out: [UInt8] = []
         out.reserveCapacity(expected + chunk)
