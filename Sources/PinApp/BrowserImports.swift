@@ -61,9 +61,10 @@ extension PinApp {
         return outcome
     }
 
-    /// The map page with an import's run drawn over it, as `pins import --html` writes it.
+    /// The data islands of the map page with an import's run drawn over it (`pins import --html`
+    /// writes the page).
     public func pageInput(outcome: ImportOutcome) throws -> PageInput {
-        try pageInput(title: outcome.title, filterDescription: nil, run: outcome.overlay)
+        try pageInput(title: outcome.title, filterDescription: nil, run: outcome.overlay, islandsOnly: true)
     }
 
     /// Nil when bytes starting with `head` are a place file pins reads; else why not, in the

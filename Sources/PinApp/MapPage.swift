@@ -22,7 +22,24 @@ extension PinApp {
     /// pin kept nor made.
     public func pageInput(pins locations: consuming [Location]? = nil, title: String, filterDescription: String?,
                           run: RunOverlay? = nil, thumbnails: Bool = true, embedPreviews: Bool = true,
-                          trips known: StoredTrips? = nil, listJSON: PinListJSONKeeper? = nil) throws -> PageInput {
+                          trips known: StoredTrips? = nil, listJSON: PinListJSONKeeper? = nil, islandsOnly: Bool = false) throws -> PageInput {
+        try pageInput(stored: (consume locations)?.map(StoredLocation.init), title: title, filterDescription: filterDescription,
+                      run: run, thumbnails: thumbnails, embedPreviews: embedPreviews, trips: known, listJSON: listJSON,
+                      islandsOnly: islandsOnly)
+    }
+
+    /// `pageInput` of pins held by a caller that keeps them (pins serve's list): the page's pins
+    /// are those, not copies.
+    ///
+    /// `islandsOnly`, for a caller that sends the data islands alone (`PageRenderer.writeIslandsJSON`:
+    /// pins serve's map data, an import's page data): what only the page's drawing carries, the
+    /// water at city zoom, the visited regions' outlines and the borders between regions, is
+    /// left out. Made for nothing, it was the outlines of every visited region decoded and kept
+    /// (8.7 MB at 100,000 pins) and Water.bin read at each map data.
+    public func pageInput(stored locations: [StoredLocation]?, title: String, filterDescription: String?,
+                          run: RunOverlay? = nil, thumbnails: Bool = true, embedPreviews: Bool = true,
+                          trips known: StoredTrips? = nil, listJSON: PinListJSONKeeper? = nil,
+                          islandsOnly: Bool = false) throws -> PageInput {
         let worldMap: WorldMap
         do {
             worldMap = try WorldMap(json: try Self.data().worldMapJSON())
@@ -31,9 +48,8 @@ extension PinApp {
         }
         let stored = try StoredPage(self, allPins: locations == nil, trips: known)
         let catalog = try catalog()
-        // The pins given are let go once each is in its PagePin (one copy of 100,000 in memory
-        // at a time, not two: pins serve's map data, about 33 MB); what follows reads them there.
-        var pins = Self.pagePins((consume locations) ?? stored.locations, places: stored.places,
+        // Each page pin holds the one given (or read), not a copy.
+        var pins = Self.pagePins(locations ?? stored.locations.map(StoredLocation.init), places: stored.places,
                                  tripOf: known?.tripOf ?? Self.tripOf(stored.trips), catalog: catalog, kept: listJSON)
         if thumbnails {
             PageThumbnails.attach(to: &pins, places: stored.places)
@@ -48,7 +64,8 @@ extension PinApp {
         // has no pins yet.)
         let located = input.pins.lazy.map(\.location)
         let visited = Set(located.compactMap(\.countryID) + (run?.created.compactMap(\.country) ?? [])).sorted()
-        addPlaceLabels(&input, countries: visited)
+        addPlaceLabels(&input, countries: visited, borders: !islandsOnly)
+        guard !islandsOnly else { return input }
         addVisitedRegions(&input, locations: located)
         addWater(&input, points: located.map { ($0.coordinate, $0.countryID) }
                     + (run?.created.map { (Coordinate(latitude: $0.latitude, longitude: $0.longitude), $0.country) } ?? []))
@@ -58,16 +75,17 @@ extension PinApp {
     /// The page's pins: each one's list JSON (with its trip, without its place keys: the page
     /// gives them once per distinct place, `pins-places`; without a title that is the one the page
     /// makes from them, `PageRenderer.madeTitle`), offset and photo.
-    private static func pagePins(_ locations: [Location], places: [UUID: PinPhotoPlace], tripOf tripOfPin: [UUID: String],
+    private static func pagePins(_ locations: [StoredLocation], places: [UUID: PinPhotoPlace], tripOf tripOfPin: TripOfPins,
                                  catalog: CountryCatalog, kept: PinListJSONKeeper?) -> [PagePin] {
-        // Made at its size at once (400 B a pin; grown by doubling it was half as large again).
+        // Made at its size at once (grown by doubling it was half as large again).
         var pins: [PagePin] = []
         pins.reserveCapacity(locations.count)
         let placeKeys = PageRenderer.placeKeys, placeKeysAndTitle = PageRenderer.placeKeys + ["title"]
-        for (index, location) in locations.enumerated() {
+        for (index, stored) in locations.enumerated() {
+            let location = stored.location
             let place = places[location.id]
             let trip = tripOfPin[location.id]
-            var pin = PagePin(location: location, listJSON: "", utcOffsetSeconds: location.utcOffsetSeconds ?? place?.utcOffsetSeconds,
+            var pin = PagePin(stored: stored, listJSON: "", utcOffsetSeconds: location.utcOffsetSeconds ?? place?.utcOffsetSeconds,
                               photoPath: place?.relativePath.description)
             if let kept {
                 pin.listJSON = kept(index) { JSONText.string(pinProperties(location)) }
@@ -124,7 +142,7 @@ extension PinApp {
     /// The names of the larger places of `countries`, their region counts and the borders between
     /// their regions where outlines exist (DCW-GMT). Without a readable
     /// Places.bin the page names no places (a warning says why); nothing else is lost.
-    private func addPlaceLabels(_ input: inout PageInput, countries: [String]) {
+    private func addPlaceLabels(_ input: inout PageInput, countries: [String], borders withBorders: Bool) {
         guard !countries.isEmpty else { return }
         do { try places.prepare() } catch {
             warnings(AppWarning("\(error); the map names no places"))
@@ -134,6 +152,7 @@ extension PinApp {
         for code in countries {
             labels += places.largestPlaces(of: code, limit: PageRenderer.labelsPerCountry)
             input.regionCounts[code] = places.regions(of: code).count
+            guard withBorders else { continue }
             let borders = places.borderLines(of: code)
             if !borders.isEmpty { input.regionBorders[code] = borders }
         }

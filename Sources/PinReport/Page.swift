@@ -4,7 +4,14 @@ import PinFormats
 
 /// One pin as the map page shows it.
 public struct PagePin: Sendable {
-    public var location: Location
+    /// The pin, shared with whoever holds it (pins serve's list), not copied per page.
+    public private(set) var stored: StoredLocation
+    // A plain getter: `_read { yield stored.location }` gave another pin's bytes in a debug
+    // build (Swift 6.3.1: the thumbnails' pin ids were garbage, ReportCommandTests).
+    public var location: Location {
+        get { stored.location }
+        set { stored = StoredLocation(newValue) }
+    }
     /// The object `pins list --json` prints for this pin, as JSON text: the page's `pins-data`
     /// island holds exactly these, so other tools read the page as they read `pins list --json`.
     public var listJSON: String
@@ -37,7 +44,13 @@ public struct PagePin: Sendable {
 
     public init(location: Location, listJSON: String, utcOffsetSeconds: Int? = nil, photoPath: String? = nil,
                 thumbnailJPEG: [UInt8]? = nil) {
-        self.location = location
+        self.init(stored: StoredLocation(location), listJSON: listJSON, utcOffsetSeconds: utcOffsetSeconds,
+                  photoPath: photoPath, thumbnailJPEG: thumbnailJPEG)
+    }
+
+    public init(stored: StoredLocation, listJSON: String, utcOffsetSeconds: Int? = nil, photoPath: String? = nil,
+                thumbnailJPEG: [UInt8]? = nil) {
+        self.stored = stored
         self.listJSON = listJSON
         self.utcOffsetSeconds = utcOffsetSeconds
         self.photoPath = photoPath

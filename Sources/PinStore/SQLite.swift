@@ -418,11 +418,12 @@ final class Connection {
         return changes
     }
 
-    /// Rows of a query, each mapped by `row`.
-    func query<T>(_ sql: String, _ values: [SQLBindable] = [], _ row: (Statement) throws -> T) throws -> [T] {
+    /// Rows of a query, each mapped by `row`; `capacity`: about how many rows, taken at once.
+    func query<T>(_ sql: String, _ values: [SQLBindable] = [], capacity: Int = 0, _ row: (Statement) throws -> T) throws -> [T] {
         let statement = try prepare(sql)
         try statement.bind(values)
         var out: [T] = []
+        out.reserveCapacity(capacity)
         while try statement.step() { out.append(try row(statement)) }
         return out
     }

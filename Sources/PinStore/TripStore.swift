@@ -28,7 +28,6 @@ extension PinDatabase {
         // of `pins trips`' time), in the order GROUP BY gave them (by day, offset, cell).
         struct Cell: Hashable { let day: Int, offset: Int?, latitude: Int, longitude: Int }
         var earliest: [Cell: Double] = [:]
-        earliest.reserveCapacity(1 << 16)
         let statement = try connection.prepare("""
             SELECT taken_at, utc_offset, latitude, longitude FROM photos
             WHERE decision IN ('distance', 'interval') AND missing = 0 AND taken_at IS NOT NULL
@@ -43,6 +42,9 @@ extension PinDatabase {
             let cell = Cell(day: Int(saturating: (at + Double(offset ?? 0)) / 86_400), offset: offset,
                             latitude: Int(latitude * 100 + 100_000.5) - 100_000, longitude: Int(longitude * 100 + 100_000.5) - 100_000)
             if let known = earliest[cell], known <= at { continue }
+            // Sized at the first photo (a database of pins alone holds none: 6 MB for nothing
+            // at each finding of the trips, after each edit in pins serve).
+            if earliest.isEmpty { earliest.reserveCapacity(1 << 16) }
             earliest[cell] = at
         }
         let photos = earliest.sorted { a, b in
@@ -51,7 +53,9 @@ extension PinDatabase {
             (Date(timeIntervalSince1970: at), cell.offset,
              Coordinate(latitude: Double(cell.latitude) / 100, longitude: Double(cell.longitude) / 100))
         }
-        var nearest = NearestPin(window == nil || photos.isEmpty ? points : try read { _ in try tripPins(in: nil) })
+        guard !photos.isEmpty else { return points }
+        points.reserveCapacity(points.count + photos.count)
+        var nearest = NearestPin(window == nil ? points : try read { _ in try tripPins(in: nil) })
         for (instant, offset, coordinate) in photos where coordinate.isValid {
             let pin = nearest.pin(near: coordinate, withinKm: 10)
             points.append(TripPoint(instant: instant, utcOffsetSeconds: offset, coordinate: coordinate,
@@ -81,14 +85,18 @@ extension PinDatabase {
     /// The visited pins: a place someone only wants to go (`wanted`) is no stop of a trip.
     /// In `window` (by the pin's date) when one is given.
     private func tripPins(in window: ClosedRange<Date>?) throws -> [TripPoint] {
-        try connection.query("""
+        // Every pin's point at 100,000 pins is 14 MB: made at its size (grown by doubling, half
+        // as much again at once, after each edit in pins serve).
+        let count = window == nil ? try connection.scalarInt("SELECT count(*) FROM locations WHERE wanted = 0") ?? 0 : 0
+        return try connection.query("""
             SELECT id, latitude, longitude, date,
                    coalesce(utc_offset, (SELECT p.utc_offset FROM photos p WHERE p.location_id = locations.id
                        AND p.decision = 'accepted' AND p.utc_offset IS NOT NULL ORDER BY p.path LIMIT 1)),
                    country_id, place, region, type, type_data
             FROM locations WHERE wanted = 0
             """ + (window == nil ? "" : " AND date BETWEEN ? AND ?"),
-            window.map { [$0.lowerBound.timeIntervalSince1970, $0.upperBound.timeIntervalSince1970] as [SQLBindable] } ?? []) { s in
+            window.map { [$0.lowerBound.timeIntervalSince1970, $0.upperBound.timeIntervalSince1970] as [SQLBindable] } ?? [],
+            capacity: Int(count)) { s in
             guard let id = s.uuid(0) else {
                 throw StorageError(.read, path: connection.path, reason: .other("locations holds an id that is not a UUID: '\(s.string(0))'"))
             }

@@ -39,7 +39,7 @@ final class FilterMatchesTests: XCTestCase {
                    "00000000-0000-0000-0000-00000000000A", "0F000000-0000-0000-0000-000000000000",
                    "00000000-0000-0000-0000-000000000000"]
         let pins = ids.map { Location(id: UUID(uuidString: $0)!, title: $0, coordinate: Coordinate(latitude: 1, longitude: 2), date: Date(timeIntervalSince1970: 0)) }
-        let listed = pins.map(ListedPin.init).sorted { $0.comesBefore($1) }
+        let listed = ListedPin.made(pins).sorted { $0.comesBefore($1) }
         XCTAssertEqual(listed.map(\.pin.title), ["10000000-0000-0000-0000-000000000000", "0F000000-0000-0000-0000-000000000000",
                                                  "00000000-0000-0000-0000-00000000000A", "00000000-0000-0000-0000-000000000009",
                                                  "00000000-0000-0000-0000-000000000000"])
@@ -62,7 +62,7 @@ final class FilterMatchesTests: XCTestCase {
     func testAChangeOfAFewPinsCarriesTheAnswersOverWithoutAScan() throws {
         let pins = [pin(6, "DE", day: 6), pin(5, "FR", day: 5), pin(4, "DE", day: 4), pin(3, "FR", day: 3),
                     pin(2, "DE", day: 2), pin(1, "FR", day: 1)]
-        var list = PinList(seq: 1, file: nil, pins: pins.map(ListedPin.init))
+        var list = PinList(seq: 1, file: nil, pins: ListedPin.made(pins))
         let (france, germany) = (try filter("country=FR"), try filter("country=DE"))
         XCTAssertEqual(list.matches.indices(for: "FR", filter: france) { FilterMatches.scan(france, list.pins) }, [1, 3, 5])
         XCTAssertEqual(list.matches.indices(for: "DE", filter: germany) { FilterMatches.scan(germany, list.pins) }, [0, 2, 4])

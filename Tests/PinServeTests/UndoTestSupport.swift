@@ -26,6 +26,25 @@ extension XCTestCase {
         return try app.addPin(new)
     }
 
+    /// `gzip -dc` of `bytes`: what a browser's gzip decoding gets.
+    func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-gzip-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("data.gz")
+        try Data(bytes).write(to: file)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-dc", file.path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "gzip -dc read it")
+        return Array(data)
+    }
+
     func jsonBody(_ object: [String: Any]) throws -> JSONBody {
         try JSONBody(Array(JSONSerialization.data(withJSONObject: object)))
     }

@@ -47,7 +47,7 @@ public final class AppBackend: Backend {
     public func respond(_ route: Route, _ target: RequestTarget, _ request: HTTPRequest, _ caller: Gate.Caller) throws -> HTTPResponse {
         switch route {
         case .version: return .json(200, ["version": ChangeCounter.version(of: app.databasePath)])
-        case .page: return try page()
+        case .page: return try page(request)
         case .pageData: return try pageData(target, request)
         case .listPins: return try listPins(target)
         case .showPin(let id): return try showPin(id)
@@ -81,10 +81,24 @@ public final class AppBackend: Backend {
     public func stopImports(waitingUpTo seconds: Double) { jobs.stopAndWait(seconds: seconds) }
 
     /// The map page as `pins report` makes it, with the served page's script and policy.
-    func page() throws -> HTTPResponse {
-        var input = try app.pageInput(title: "pins", filterDescription: nil, thumbnails: true, embedPreviews: false)
-        input.served = true
-        var response = HTTPResponse.text(200, "text/html; charset=utf-8", PageRenderer.render(input))
+    /// Its text (33 MB at 100,000 pins) is gzipped for a browser that says it accepts gzip (as
+    /// the map data is), and sent by reference either way: copied into the answer, then into
+    /// the socket's buffer, it was three times in memory at once.
+    func page(_ request: HTTPRequest) throws -> HTTPResponse {
+        let input = try keptPageInput()
+        var html = PageRenderer.render(input)
+        var response = HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Vary", "Accept-Encoding")])
+        var packed: SharedBody?
+        if AcceptEncoding.acceptsGzip(request.header("Accept-Encoding")), let stream = GzipStream(expected: html.utf8.count / 4) {
+            html.withUTF8 { stream.append($0) }
+            packed = stream.finish()
+        }
+        if let packed {
+            response.shared = packed
+            response.headers.append(("Content-Encoding", "gzip"))
+        } else {
+            response.shared = SharedBody(html)
+        }
         response.headers.append(("Content-Security-Policy", PagePolicy.contentSecurityPolicy(settings: input.settings, served: true)
             + "; frame-ancestors 'none'"))
         return response
@@ -111,14 +125,7 @@ public final class AppBackend: Backend {
     /// The map data as of `version` (read before the data: a change during the read shows
     /// again at the next poll), gzipped as it is written (`MapData`).
     private func makePageData(version: String) throws -> MapData {
-        // The kept pins, oldest first (the page's order, fetchAll's): none read again, and each
-        // pin's object the list text it keeps, edited as the data is written (`ListedPin.listJSON`).
-        let listed = Array(try storedPins().reversed())
-        var input = try app.pageInput(pins: listed.map(\.pin), title: "pins", filterDescription: nil, thumbnails: true,
-                                      embedPreviews: false, trips: try storedTrips(fresh: true)) { index, _ in
-            listed[index].listJSON
-        }
-        input.served = true
+        let input = try keptPageInput(islandsOnly: true)
         let data = MapData(version: version, expected: pageDataCache.kept?.byteCount) { PageRenderer.writeIslandsJSON(input, to: $0) }
         // What the making allocated for a while (every pin's page object, statistics, the
         // islands' texts) is free now: its pages go back to the system.
@@ -126,11 +133,25 @@ public final class AppBackend: Backend {
         return data
     }
 
+    /// The served page's input from the pins kept, oldest first (the page's order, fetchAll's):
+    /// none read again nor copied (`StoredLocation`), each pin's object the list text it keeps,
+    /// edited as the data is written (`ListedPin.listJSON`). The page read and copied every pin
+    /// and wrote each one's text again: 110 MB at a time at 100,000 pins.
+    /// `islandsOnly`: for the map data, which carries the page's data islands alone.
+    private func keptPageInput(islandsOnly: Bool = false) throws -> PageInput {
+        let listed = Array(try storedPins().reversed())
+        var input = try app.pageInput(stored: listed.map(\.stored), title: "pins", filterDescription: nil, thumbnails: true,
+                                      embedPreviews: false, trips: try storedTrips(fresh: true),
+                                      listJSON: { index, _ in listed[index].listJSON }, islandsOnly: islandsOnly)
+        input.served = true
+        return input
+    }
+
     /// Each pin's trip (pins on none absent), found from the whole history once per version of
     /// the database, while the version stays (the trips themselves only when what they are found
     /// from changed: `TripCache`). A shown pin's trip is looked up here: finding it from the
     /// months around the pin at each show cost 50-100 ms of CPU a request at 100,000 pins.
-    func tripOfPins() throws -> [UUID: String] {
+    func tripOfPins() throws -> TripOfPins {
         try storedTrips().tripOf
     }
 

@@ -9,35 +9,44 @@ import PinStore
 /// One stored pin as the list keeps it, with what each request would otherwise work out again:
 /// its text folded for the search and the filters.
 final class ListedPin: Sendable {
-    let pin: Location
+    /// The pin, handed by reference to the map data's pins (`PinApp.pageInput(stored:)`).
+    let stored: StoredLocation
+    var pin: Location { stored.location }
     /// Never nil: optional as `PinFilter.foldedMatcher` borrows it.
     let folded: FoldedPinText?
     /// Its object in the list's answer (`pinProperties`, as `pins list --json` prints it), made
-    /// at the first list or map data that shows it: a page of 100 pins is then 100 texts joined,
-    /// not 100 objects written again (1-2 ms of CPU a page at 100,000 pins, scripts/bench-serve).
-    /// The map data's object of the pin is this text edited as the data is written
-    /// (`PagePin.edit`): a second text per pin, kept for the map data, was 40 MB at 100,000 pins.
+    /// once (`withListJSON`): a page of 100 pins is then 100 texts joined, not 100 objects
+    /// written again (1-2 ms of CPU a page at 100,000 pins, scripts/bench-serve). The map
+    /// data's object of the pin is this text edited as the data is written (`PagePin.edit`): a
+    /// second text per pin, kept for the map data, was 40 MB at 100,000 pins.
     /// A changed pin is a new `ListedPin`.
-    private let listText = Mutex<String?>(nil)
+    let listJSON: String
 
-    init(_ pin: Location) {
-        self.pin = pin
-        folded = FoldedPinText(pin)
+    private init(_ stored: StoredLocation, folded: FoldedPinText?, listJSON: String) {
+        self.stored = stored
+        self.folded = folded
+        self.listJSON = listJSON
     }
 
-    var listJSON: String {
-        if let kept = listText.withLock({ $0 }) { return kept }
-        let json = JSONText.string(pinProperties(pin))
-        listText.withLock { $0 = json }
-        return json
+    /// `locations` listed, in their order: the pins held, then their folded texts, then each
+    /// one's list text, in passes of their own. Making a text allocates and frees the pin's
+    /// object (a dictionary); the texts made lazily among the map data's other work were kept
+    /// scattered across pages malloc could not give back (RSS 45 MB above what was in use at
+    /// 100,000 pins, scripts/bench-serve).
+    static func made(_ locations: [Location]) -> [ListedPin] {
+        let stored = locations.map(StoredLocation.init)
+        let folded = stored.map { FoldedPinText($0.location) }
+        return stored.indices.map { ListedPin(stored[$0], folded: folded[$0], listJSON: JSONText.string(pinProperties(stored[$0].location))) }
     }
 
     /// Whether `self` comes first in the list: newest first, as `PinFilter` with `descending`
     /// sorts (by date then id text, reversed). The id texts (`uuidString`: upper-case hex, the
     /// dashes at the same places) are in the order of the ids' bytes, compared here: a text of
     /// 36 characters kept per pin for it was 8 MB at 100,000 pins.
-    func comesBefore(_ other: ListedPin) -> Bool {
-        pin.date != other.pin.date ? pin.date > other.pin.date : Self.idBytesFollow(pin.id, other.pin.id)
+    func comesBefore(_ other: ListedPin) -> Bool { Self.comesBefore(pin, other.pin) }
+
+    static func comesBefore(_ a: Location, _ b: Location) -> Bool {
+        a.date != b.date ? a.date > b.date : idBytesFollow(a.id, b.id)
     }
 
     /// Whether `a`'s bytes come after `b`'s (so `a.uuidString > b.uuidString`).
@@ -62,11 +71,14 @@ struct PinList: Sendable {
     /// Every pin, read now.
     static func load(_ app: PinApp) throws -> PinList {
         let file = FileIdentity(path: app.databasePath)
-        let snapshot = try app.pinSnapshot()
+        var snapshot = try app.pinSnapshot()
+        var locations = snapshot.pins
+        snapshot.pins = []
         // The snapshot is oldest first by date then id: reversed it is (nearly) the list's
         // order; the sort makes sure of it and costs one pass on sorted input.
-        var pins = snapshot.pins.reversed().map(ListedPin.init)
-        pins.sort { $0.comesBefore($1) }
+        locations.reverse()
+        locations.sort(by: ListedPin.comesBefore)
+        let pins = ListedPin.made(locations)
         return PinList(seq: snapshot.seq, file: file, pins: pins)
     }
 
@@ -87,7 +99,7 @@ struct PinList: Sendable {
     mutating func apply(_ changes: PinChanges) {
         seq = changes.seq
         guard !changes.pins.isEmpty else { return }
-        let fresh = changes.pins.compactMap { $0.pin.map(ListedPin.init) }
+        let fresh = ListedPin.made(changes.pins.compactMap(\.pin))
         if changes.pins.count <= 64 {
             let removed = Set(changes.pins.compactMap { change in pins.firstIndex { $0.pin.id == change.id } }).sorted()
             // The last first: the places of the others stay as they were.
