@@ -503,6 +503,34 @@ final class ImportStagesTests: XCTestCase {
         XCTAssertEqual(again.touched, 0)
     }
 
+    /// A batch's pins are made before its records are written. b.jpg, skipped 0.03° of latitude
+    /// (3.34 km: 1° is 111.195 km on the app's 6,371 km sphere) from a.jpg's pin, is written
+    /// with c.jpg's pin, made later in the same batch 0.02° (2.22 km) from it: the nearer one,
+    /// which the linking pass at the run's end would otherwise write again. In batches of one,
+    /// c.jpg's pin is not made yet when b.jpg is written: a.jpg's.
+    func testASkippedPhotoIsWrittenWithTheNearerPinALaterPhotoOfItsBatchMade() throws {
+        var items = [photo(entry("a.jpg"), at: 0, lat: 0, digest: "DA"), photo(entry("b.jpg"), at: 100, lat: 0.03, digest: "DB"),
+                     photo(entry("c.jpg"), at: 200, lat: 0.05, digest: "DC")]
+        var plans: [PinPlan] = []
+        for index in [0, 2] {
+            plans.append(try creation().planPhotoPin(at: Coordinate(latitude: items[index].metadata!.coordinate!.latitude, longitude: 7),
+                                                     takenAt: Date(timeIntervalSince1970: 0), utcOffsetSeconds: 0))
+            items[index].decision = .accepted
+            items[index].pin = plans.last
+        }
+        items[1].decision = .distance
+        let survey = try Survey(files: [], known: [:], root: root, allowShrink: true)
+        let reconciled = try Reconciliation(items: [], root: root, known: [:], survey: survey, includeVideos: true, database: nil)
+        for (batchSize, pin) in [(3, plans[1].id), (1, plans[0].id)] {
+            let db = InMemoryStore()
+            try SaveStage(root: root, runID: 7, batchSize: batchSize, creation: creation())
+                .save(DecidedFiles(items), reconciled: reconciled, database: db, progress: { _ in })
+            XCTAssertEqual(db.state.photos[RawPath("/lib/b.jpg")]?.record.pinID, pin, "batches of \(batchSize)")
+            XCTAssertEqual(db.state.photos.keys.sorted(), ["/lib/a.jpg", "/lib/b.jpg", "/lib/c.jpg"].map { RawPath($0) })
+            XCTAssertEqual(db.state.locations.count, 2)
+        }
+    }
+
     func testSaveWritesPinsAndRecordsWithTheRunIDInBatches() throws {
         let db = InMemoryStore()
         var items = (0..<5).map { photo(entry("p\($0).jpg"), at: Double($0) * 100, lat: Double($0), digest: "D\($0)") }
