@@ -214,6 +214,10 @@ final class Connection {
     /// CPU a photo). Kept only inside `transaction` and emptied when it ends, so a rollback
     /// that takes back a pin takes its entry too; a delete drops its pin's (`forgetPinRow`).
     private var pinRows: [UUID: Int64] = [:]
+    /// The last of them `pinRow` gave, kept and emptied with them: consecutive records mostly
+    /// name the same pin (a burst of photos at one place, linked to it), and comparing an id
+    /// costs less than hashing it for the table.
+    private var lastPinRow: (id: UUID, row: Int64)?
     private var inWriteTransaction = false
     /// The migrated copy this connection reads (`init(readingCopy:)`): its bytes live as long.
     private(set) var sharedCopy: MigratedCopy?
@@ -436,15 +440,20 @@ final class Connection {
 
     /// The rowid of pin `id` (nil: not stored), from the transaction's lookups when it made one.
     func pinRow(_ id: UUID) throws -> Int64? {
-        if let row = pinRows[id] { return row }
+        if let last = lastPinRow, last.id == id { return last.row }
+        if let row = pinRows[id] {
+            lastPinRow = (id, row)
+            return row
+        }
         guard let row = try scalarInt("SELECT rowid FROM locations WHERE id = ?", [id.lowercasedText]) else { return nil }
-        if inWriteTransaction { pinRows[id] = row }
+        if inWriteTransaction { (pinRows[id], lastPinRow) = (row, (id, row)) }
         return row
     }
 
     /// A pin deleted: its rowid may be a new pin's next (SQLite reuses the largest).
     func forgetPinRow(_ id: UUID) {
         pinRows[id] = nil
+        if lastPinRow?.id == id { lastPinRow = nil }
     }
     /// Rows the last INSERT, UPDATE or DELETE changed.
     var changes: Int { Int(sqlite3_changes(handle)) }
@@ -469,6 +478,7 @@ final class Connection {
         defer {
             inWriteTransaction = false
             pinRows.removeAll(keepingCapacity: true)
+            lastPinRow = nil
         }
         do {
             let result = try body()
