@@ -35,7 +35,7 @@ struct SaveStage {
                 saved.files += reconciled.corrected.count
             }
             // scripts/bench-photo-links measures the import without any linking: none here either.
-            let pins = ImportSession.benchWithoutPhotoLinks ? nil : NearestPins()
+            var pins = ImportSession.benchWithoutPhotoLinks ? nil : NearestPins()
             var files = items.makeIterator()
             var batch: [ImportItem] = []
             var done = 0
@@ -49,8 +49,9 @@ struct SaveStage {
                     try pins?.load(repos)
                     // The batch's pins first, then its records in order: a skipped photo is
                     // written with the nearest pin of its own batch too (see `makePin`).
-                    let made = try batch.map { try makePin($0, in: repos, pins: pins) }
-                    for (item, pin) in zip(batch, made) { try saveDecision(item, madePin: pin, in: repos, pins: pins) }
+                    var made: [UUID?] = []
+                    for item in batch { made.append(try makePin(item, in: repos, pins: &pins)) }
+                    for (item, pin) in zip(batch, made) { try saveDecision(item, madePin: pin, in: repos, pins: &pins) }
                 }
                 saved.add(batch)
                 done += batch.count
@@ -118,7 +119,7 @@ struct SaveStage {
     /// is nearer, where the linking pass at the run's end had to write it again (a 100,000-file
     /// scripts/gen-library --small import: 1,483 records rewritten by that pass instead of
     /// 4,348). The records keep their order; the pins theirs.
-    func makePin(_ item: ImportItem, in repos: Repositories, pins: NearestPins? = nil) throws -> UUID? {
+    func makePin(_ item: ImportItem, in repos: Repositories, pins: inout NearestPins?) throws -> UUID? {
         guard item.decision == .accepted, let metadata = item.metadata, let coordinate = metadata.coordinate, let plan = item.pin else {
             return nil
         }
@@ -130,8 +131,9 @@ struct SaveStage {
         return id
     }
 
-    /// One decided file's record; `madePin` is the pin `makePin` made for it.
-    func saveDecision(_ item: ImportItem, madePin: UUID?, in repos: Repositories, pins: NearestPins? = nil) throws {
+    /// One decided file's record; `madePin` is the pin `makePin` made for it. `pins` is only
+    /// read here: in place, not copied for each record.
+    func saveDecision(_ item: ImportItem, madePin: UUID?, in repos: Repositories, pins: inout NearestPins?) throws {
         let path = root.appending(item.entry.relativePath.bytes)
         var locationID = madePin
         if case let .visits(_, _, _, _, pinID)? = item.verdict, let metadata = item.metadata {
@@ -211,19 +213,20 @@ public final class SavedSoFar: @unchecked Sendable {
 
 /// The pins by position while the save stage writes (issue 39): the stored pins, read once, and
 /// each pin the run makes, so that a photo's record is written with the pin it belongs to.
-final class NearestPins: @unchecked Sendable {
-    // Used by the save stage's own task only, one batch after the other: no lock.
+/// A value the save stage owns and lends in place (`inout`): a class's stored index was copied
+/// (each of its arrays retained and released) at every lookup.
+struct NearestPins {
     private var index = PinSpatialIndex(threshold: AngularDistance.appThreshold)
     private var ids: [UUID] = []
     private var loaded = false
 
-    func load(_ repos: Repositories) throws {
+    mutating func load(_ repos: Repositories) throws {
         guard !loaded else { return }
         loaded = true
         for pin in try repos.locations.fetchCoordinates() where pin.coordinate.isValid { insert(pin.coordinate, id: pin.id) }
     }
 
-    func insert(_ coordinate: Coordinate, id: UUID) {
+    mutating func insert(_ coordinate: Coordinate, id: UUID) {
         guard coordinate.isValid else { return }
         index.insert(coordinate, tag: ids.count)
         ids.append(id)
