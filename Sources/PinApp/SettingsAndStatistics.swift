@@ -75,10 +75,11 @@ extension PinApp {
     /// Countries, continents, regions and places visited, and the totals per pin type.
     public func statistics() throws -> StatisticsValues {
         let db = try openForReading()
-        var service = StatisticsService(catalog: try catalog(), places: places)
+        // The regions' totals ("of 51 states") need the gazetteer (loaded for this call alone
+        // unless the lookups loaded it: `loadedOrOnce`); without it, "7 states".
+        let regions = try db.read { try $0.locations.fetchAll(countryID: nil).contains { $0.region != nil } }
+        var service = StatisticsService(catalog: try catalog(), places: regions ? (try? places.loadedOrOnce()) ?? NoPlaces() : NoPlaces())
         service.countryList = try db.read { try $0.settings.load() }.countryList
-        // The regions' totals ("of 51 states") need the gazetteer; without it, "7 states".
-        if try db.read({ try $0.locations.fetchAll(countryID: nil).contains { $0.region != nil } }) { try? places.prepare() }
         return try service.calculate(using: db)
     }
 }
