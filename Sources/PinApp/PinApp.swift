@@ -40,6 +40,8 @@ public final class PinApp: Sendable {
     let checkedStamp = Mutex<FileStamp?>(nil)
     /// The trips last found, by their inputs (`TripCache`).
     let tripCache = TripCache()
+    /// The trips and each pin's trip last given by `tripsAndTheirPins`.
+    let lastTrips = Mutex<StoredTrips?>(nil)
     /// The place names and region counts of the map page's visited countries, last made
     /// (`addPlaceLabels`): the same countries, the same labels. pins serve makes the map data
     /// again after every change, and a title or colour edit changes no country.
