@@ -64,9 +64,16 @@ extension PinApp {
         // has no pins yet.)
         let located = input.pins.lazy.map(\.location)
         let visited = Set(located.compactMap(\.countryID) + (run?.created.compactMap(\.country) ?? [])).sorted()
-        addPlaceLabels(&input, countries: visited, borders: !islandsOnly)
+        if !islandsOnly || !keptPlaceLabels(&input, countries: visited), !visited.isEmpty {
+            do {
+                let placeData = try places.loadedOrOnce()
+                addPlaceLabels(&input, countries: visited, places: placeData, borders: !islandsOnly)
+                if !islandsOnly { addVisitedRegions(&input, locations: located, places: placeData) }
+            } catch {
+                warnings(AppWarning("\(error); the map names no places"))
+            }
+        }
         guard !islandsOnly else { return input }
-        addVisitedRegions(&input, locations: located)
         addWater(&input, points: located.map { ($0.coordinate, $0.countryID) }
                     + (run?.created.map { (Coordinate(latitude: $0.latitude, longitude: $0.longitude), $0.country) } ?? []))
         return input
@@ -129,7 +136,8 @@ extension PinApp {
 
     /// The outlines of the regions the pins (visits, not wanted places) are in, for the fill at
     /// region zoom; none without the outlines (the gazetteer's warning, above, says why).
-    private func addVisitedRegions(_ input: inout PageInput, locations: some Sequence<Location>) {
+    private func addVisitedRegions(_ input: inout PageInput, locations: some Sequence<Location>, places: any PlaceLocating) {
+        guard let places = places as? OutlinedRegionPlaces else { return }
         var seen = Set<[String]>()
         for location in locations where !location.wanted {
             guard let country = location.countryID, let name = location.region else { continue }
@@ -139,24 +147,30 @@ extension PinApp {
         }
     }
 
-    /// The names of the larger places of `countries`, their region counts and the borders between
-    /// their regions where outlines exist (DCW-GMT). Without a readable
-    /// Places.bin the page names no places (a warning says why); nothing else is lost.
-    private func addPlaceLabels(_ input: inout PageInput, countries: [String], borders withBorders: Bool) {
-        guard !countries.isEmpty else { return }
-        do { try places.prepare() } catch {
-            warnings(AppWarning("\(error); the map names no places"))
-            return
-        }
+    /// The names of the larger places of `countries` and their region counts as made for the
+    /// same countries the last time (`placeLabels`), when they were: the map data of pins serve
+    /// after a change that moved no pin into another country.
+    private func keptPlaceLabels(_ input: inout PageInput, countries: [String]) -> Bool {
+        guard let kept = placeLabels.withLock({ $0 }), kept.countries == countries else { return false }
+        input.labelPlaces = kept.labels
+        input.regionCounts = kept.regionCounts
+        return true
+    }
+
+    /// The names of the larger places of `countries`, their region counts and (`borders`) the
+    /// borders between their regions where outlines exist (DCW-GMT). Without a readable
+    /// Places.bin the page names no places (the caller's warning says why); nothing else is lost.
+    private func addPlaceLabels(_ input: inout PageInput, countries: [String], places: any PlaceLocating, borders withBorders: Bool) {
         var labels: [Place] = []
         for code in countries {
             labels += places.largestPlaces(of: code, limit: PageRenderer.labelsPerCountry)
             input.regionCounts[code] = places.regions(of: code).count
-            guard withBorders else { continue }
-            let borders = places.borderLines(of: code)
+            guard withBorders, let outlined = places as? OutlinedRegionPlaces else { continue }
+            let borders = outlined.borderLines(of: code)
             if !borders.isEmpty { input.regionBorders[code] = borders }
         }
         input.labelPlaces = Array(labels.sorted { ($0.population, $1.id) > ($1.population, $0.id) }.prefix(PageRenderer.labelsPerPage))
+        placeLabels.withLock { $0 = (countries, input.labelPlaces, input.regionCounts) }
     }
 }
 

@@ -40,6 +40,12 @@ public final class PinApp: Sendable {
     let checkedStamp = Mutex<FileStamp?>(nil)
     /// The trips last found, by their inputs (`TripCache`).
     let tripCache = TripCache()
+    /// The trips and each pin's trip last given by `tripsAndTheirPins`.
+    let lastTrips = Mutex<StoredTrips?>(nil)
+    /// The place names and region counts of the map page's visited countries, last made
+    /// (`addPlaceLabels`): the same countries, the same labels. pins serve makes the map data
+    /// again after every change, and a title or colour edit changes no country.
+    let placeLabels = Mutex<(countries: [String], labels: [Place], regionCounts: [String: Int])?>(nil)
 
     public init(databasePath: String, named: Bool, warnings: @escaping @Sendable (AppWarning) -> Void = { _ in }) {
         self.databasePath = databasePath
@@ -48,7 +54,7 @@ public final class PinApp: Sendable {
         self.warnings = warnings
         let locator = LazyCountryLocator { try PinApp.data().countryResolver() }
         self.locator = locator
-        self.places = LazyPlaceLocator { try PinApp.data().places(countries: try locator.resolver()) }
+        self.places = LazyPlaceLocator { try PinApp.data().places(onLand: DataFiles.onLand(locator)) }
     }
 
     /// The installed data files (DataFiles.installed), or an error saying where pins looked.

@@ -32,9 +32,15 @@ extension PinApp {
 
     /// The trips of the database found now (`storedTrips`) and each pin's trip (`tripOf`), for a
     /// caller that keeps them between changes and hands them to `pageInput` (pins serve).
+    /// The same trips as the last time (a change that is no input of a trip: `TripCache`) are
+    /// given with the same pins' trips, not sorted again (100,000 ids after each edit in pins
+    /// serve: 10 MB at once and a sort).
     public func tripsAndTheirPins() throws -> StoredTrips {
         let trips = try storedTrips()
-        return StoredTrips(trips: trips, tripOf: Self.tripOf(trips))
+        if let last = lastTrips.withLock({ $0 }), last.trips == trips { return last }
+        let stored = StoredTrips(trips: trips, tripOf: Self.tripOf(trips))
+        lastTrips.withLock { $0 = stored }
+        return stored
     }
 
     /// The trips of the database (none without one), found now: they follow every import,
@@ -52,7 +58,7 @@ extension PinApp {
         let catalog = try catalog()
         let finder = TripFinder(home: try database.tripHome(), names: try database.tripNames(),
                                 countryName: { catalog[$0]?.name ?? $0 })
-        var timeline = tripCache.timeline(finder, try database.tripPoints())
+        var timeline = try tripCache.timeline(finder) { latest, known in try database.tripPoints(in: nil, latest: latest, unless: known) }
         // The photos left out are named by their file (at most the first few are shown).
         for i in timeline.outOfRange.indices.prefix(100) where timeline.outOfRange[i].pinID == nil {
             timeline.outOfRange[i].photoPath = try database.photoPath(of: timeline.outOfRange[i])
@@ -105,7 +111,7 @@ extension PinApp {
         let day = 86_400.0
         var window = pin.date.addingTimeInterval(-Self.tripWindowDays * day)...pin.date.addingTimeInterval(Self.tripWindowDays * day)
         while true {
-            let timeline = tripCache.timeline(finder, try db.tripPoints(in: window))
+            let timeline = try tripCache.timeline(finder) { latest, known in try db.tripPoints(in: window, latest: latest, unless: known) }
             let trip = timeline.trips.first { $0.pinIDs.contains(pin.id) }
             guard let trip else { return nil }
             // The trip's days as dates (local days, a day either way for the offset).
@@ -140,62 +146,34 @@ public struct StoredTrips: Sendable {
     public let tripOf: TripOfPins
 }
 
-/// Each pin's trip id (pins on no trip have none), looked up by the pin's id: the ids sorted by
-/// their bytes, each with its trip's index, 20 bytes a pin. A dictionary of ids to trip ids
-/// took 84 bytes a pin, 8.4 MB at 100,000 pins, kept by pins serve.
+/// Each pin's trip id (pins on no trip have none), looked up by the pin's id (`IDIndex`: 20
+/// bytes a pin; a dictionary of ids to trip ids took 84, 8.4 MB at 100,000 pins, kept by pins
+/// serve).
 public struct TripOfPins: Sendable {
-    private struct Key: Comparable {
-        let high: UInt64, low: UInt64
-        init(_ id: UUID) {
-            let b = id.uuid
-            high = UInt64(b.0) << 56 | UInt64(b.1) << 48 | UInt64(b.2) << 40 | UInt64(b.3) << 32
-                | UInt64(b.4) << 24 | UInt64(b.5) << 16 | UInt64(b.6) << 8 | UInt64(b.7)
-            low = UInt64(b.8) << 56 | UInt64(b.9) << 48 | UInt64(b.10) << 40 | UInt64(b.11) << 32
-                | UInt64(b.12) << 24 | UInt64(b.13) << 16 | UInt64(b.14) << 8 | UInt64(b.15)
-        }
-        static func < (a: Key, b: Key) -> Bool { a.high != b.high ? a.high < b.high : a.low < b.low }
-    }
-
-    private let keys: [Key]
-    private let trips: [Int32]
+    private let trips: IDIndex<Int32>
     private let tripIDs: [String]
 
     /// A pin on two trips (none is, by the finder's rule) takes the later one's, as the
     /// dictionary's last write did.
     public init(_ found: [Trip]) {
-        var pairs: [(Key, Int32)] = []
-        pairs.reserveCapacity(found.reduce(0) { $0 + $1.pinIDs.count })
+        var ids: [UUID] = [], indices: [Int32] = []
+        let count = found.reduce(0) { $0 + $1.pinIDs.count }
+        ids.reserveCapacity(count)
+        indices.reserveCapacity(count)
         for (index, trip) in found.enumerated() {
-            for id in trip.pinIDs { pairs.append((Key(id), Int32(index))) }
+            ids += trip.pinIDs
+            indices += repeatElement(Int32(index), count: trip.pinIDs.count)
         }
-        // Stable by key, so the last of equal keys is the later trip's.
-        pairs = pairs.enumerated().sorted { $0.element.0 != $1.element.0 ? $0.element.0 < $1.element.0 : $0.offset < $1.offset }
-            .map(\.element)
-        var keys: [Key] = [], trips: [Int32] = []
-        keys.reserveCapacity(pairs.count)
-        trips.reserveCapacity(pairs.count)
-        for (key, trip) in pairs {
-            if keys.last == key { trips[trips.count - 1] = trip } else { keys.append(key); trips.append(trip) }
-        }
-        self.keys = keys
-        self.trips = trips
+        trips = IDIndex(ids: ids, values: indices)
         tripIDs = found.map(\.id)
     }
 
     /// The trip id of the pin `id`, nil when it is on none.
-    public subscript(_ id: UUID) -> String? {
-        let key = Key(id)
-        var low = 0, high = keys.count
-        while low < high {
-            let middle = (low + high) / 2
-            if keys[middle] < key { low = middle + 1 } else { high = middle }
-        }
-        return low < keys.count && keys[low] == key ? tripIDs[Int(trips[low])] : nil
-    }
+    public subscript(_ id: UUID) -> String? { trips[id].map { tripIDs[Int($0)] } }
 
     /// How many pins are on a trip.
-    public var count: Int { keys.count }
+    public var count: Int { trips.count }
 
     /// The trip id of each pin on a trip, in the order of the pins' ids.
-    public var values: [String] { trips.map { tripIDs[Int($0)] } }
+    public var values: [String] { trips.values.map { tripIDs[Int($0)] } }
 }

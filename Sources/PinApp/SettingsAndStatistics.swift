@@ -75,10 +75,23 @@ extension PinApp {
     /// Countries, continents, regions and places visited, and the totals per pin type.
     public func statistics() throws -> StatisticsValues {
         let db = try openForReading()
-        var service = StatisticsService(catalog: try catalog(), places: places)
+        let regions = try db.read { try $0.locations.fetchAll(countryID: nil).contains { $0.region != nil } }
+        return try statisticsService(regions: regions, db).calculate(using: db)
+    }
+
+    /// `statistics()` of every stored pin as the caller holds them (pins serve's list, at the
+    /// database's version): the same numbers, the pins not read again.
+    public func statistics<Pins: Collection<Location>>(of pins: Pins) throws -> StatisticsValues {
+        let db = try openForReading()
+        return try statisticsService(regions: pins.contains { $0.region != nil }, db).calculate(using: db, pins: pins)
+    }
+
+    /// The statistics' service: the regions' totals ("of 51 states") need the gazetteer when a
+    /// pin has a region (loaded for this call alone unless the lookups loaded it:
+    /// `loadedOrOnce`); without it, "7 states".
+    private func statisticsService(regions: Bool, _ db: PinDatabase) throws -> StatisticsService {
+        var service = StatisticsService(catalog: try catalog(), places: regions ? (try? places.loadedOrOnce()) ?? NoPlaces() : NoPlaces())
         service.countryList = try db.read { try $0.settings.load() }.countryList
-        // The regions' totals ("of 51 states") need the gazetteer; without it, "7 states".
-        if try db.read({ try $0.locations.fetchAll(countryID: nil).contains { $0.region != nil } }) { try? places.prepare() }
-        return try service.calculate(using: db)
+        return service
     }
 }

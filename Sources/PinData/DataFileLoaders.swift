@@ -42,7 +42,11 @@ extension DataFiles {
     /// The places pins names: the gazetteer with the admin-1 outlines deciding the region;
     /// `countries` tells land from sea.
     public func places(countries: CountryResolver) throws -> OutlinedRegionPlaces {
-        let onLand = Self.onLand(countries)
+        try places(onLand: Self.onLand(countries))
+    }
+
+    /// The places, `onLand` telling land from sea.
+    public func places(onLand: @escaping @Sendable (Coordinate, String) -> Bool) throws -> OutlinedRegionPlaces {
         let gazetteer = try self.gazetteer(onLand: onLand)
         let outlines = try regionOutlines()
         do {
@@ -55,6 +59,17 @@ extension DataFiles {
     /// Whether `point` lies inside the outline of the country `code`.
     public static func onLand(_ countries: CountryResolver) -> @Sendable (Coordinate, String) -> Bool {
         { point, code in countries.containingCountry(point).map { countries.codes[$0] } == code }
+    }
+
+    /// `onLand` of the countries `locator` loads at the first point asked about, not before: the
+    /// map page's place names and region counts need none (pins serve kept Countries.bin, 18 MB,
+    /// for them). Countries that cannot be loaded tell nothing: every point is land, as for
+    /// places without outlines (a point's country came from the same locator, so none is asked).
+    public static func onLand(_ locator: LazyCountryLocator) -> @Sendable (Coordinate, String) -> Bool {
+        { point, code in
+            guard let countries = try? locator.resolver() else { return true }
+            return countries.containingCountry(point).map { countries.codes[$0] } == code
+        }
     }
 
     /// The base map's water at city zoom (Water.bin: GSHHG coasts, lakes and rivers in 1-degree

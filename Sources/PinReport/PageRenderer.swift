@@ -108,29 +108,42 @@ public enum PageRenderer {
     /// the index of its region in `r` (-1: none), flat; in `i` per pin of pins-data the index
     /// of its place in `t` (-1: none). A page of 10,000 pins in a few hundred towns would
     /// otherwise say each town's name and region 10,000 times.
-    static func pinPlaces(_ pins: [PagePin]) -> [String: Any] {
-        var regions: [Any] = [], regionIndex: [[String?]: Int] = [:]
-        var places: [Any] = [], placeIndex: [PinPlace: Int] = [:], of: [Int] = []
-        of.reserveCapacity(pins.count)
-        for pin in pins {
-            var key = pin.location.placeFields
+    /// Written as its JSON text as it is found (the object `JSONText` writes, keys sorted): made
+    /// of `[Any]` arrays, each name and index a 32-byte value, it was 7 MB at once at 100,000
+    /// pins in many towns, at each map data of pins serve.
+    static func pinPlaces(_ pins: [PagePin]) -> String {
+        var regionIndex: [[String?]: Int] = [:], placeIndex: [PinPlace: Int] = [:]
+        var regions = JSONText(), places = JSONText(), of = JSONText()
+        var regionCount = 0, placeCount = 0
+        for (n, pin) in pins.enumerated() {
+            if n > 0 { of.writeRaw(",") }
+            var key = pin.stored.location.placeFields
             key.placeID = nil
-            guard key.place != nil || key.region != nil || key.regionCode != nil else { of.append(-1); continue }
-            if let known = placeIndex[key] { of.append(known); continue }
+            guard key.place != nil || key.region != nil || key.regionCode != nil else { of.writeRaw("-1"); continue }
+            if let known = placeIndex[key] { of.writeRaw(String(known)); continue }
             var region = -1
             if key.region != nil || key.regionCode != nil {
                 let pair = [key.region, key.regionCode]
-                region = regionIndex[pair] ?? regions.count / 2
-                if region == regions.count / 2 {
+                if let known = regionIndex[pair] {
+                    region = known
+                } else {
+                    region = regionCount
                     regionIndex[pair] = region
-                    regions += [key.region ?? NSNull(), key.regionCode ?? NSNull()]
+                    if regionCount > 0 { regions.writeRaw(",") }
+                    regions.writeString(key.region)
+                    regions.writeRaw(",")
+                    regions.writeString(key.regionCode)
+                    regionCount += 1
                 }
             }
-            placeIndex[key] = places.count / 2
-            of.append(places.count / 2)
-            places += [key.place ?? NSNull(), region]
+            placeIndex[key] = placeCount
+            of.writeRaw(String(placeCount))
+            if placeCount > 0 { places.writeRaw(",") }
+            places.writeString(key.place)
+            places.writeRaw("," + String(region))
+            placeCount += 1
         }
-        return ["r": regions, "t": places, "i": of]
+        return "{\"i\":[" + of.text + "],\"r\":[" + regions.text + "],\"t\":[" + places.text + "]}"
     }
 
     /// The place labels: `[name, longitude, latitude]` per place, most populous first, the
@@ -189,7 +202,7 @@ public enum PageRenderer {
     private static func islandParts(_ input: PageInput, stats: PageStatistics) -> [(String, String?)] {
         var islands: [(String, String?)] = [
             ("pins-data", nil), ("pins-extra", safe(extraJSON(input.pins, folders: input.importedFolders, served: input.served))),
-            ("places-data", placeLabels(input.labelPlaces)), ("pins-places", safe(pinPlaces(input.pins))),
+            ("places-data", placeLabels(input.labelPlaces)), ("pins-places", JSONText.scriptSafe(pinPlaces(input.pins))),
             // countries-data: each visited country's code, name, continent and pin count.
             ("countries-data", safe(stats.countries.map {
                 ["code": $0.code, "name": $0.name, "continent": $0.continent, "pinCount": $0.pinCount] as [String: Any]
@@ -267,10 +280,10 @@ public enum PageRenderer {
     /// route the Trips tab draws); a trip none of whose pins is on the page is left out.
     static func tripsJSON(_ input: PageInput) -> [[String: Any]] {
         guard !input.trips.isEmpty else { return [] }
-        var index: [UUID: Int] = [:]
-        for (i, pin) in input.pins.enumerated() { index[pin.location.id] = i }
+        // Each pin's place in pins-data by its id (of an id twice, the last).
+        let index = IDIndex(ids: input.pins.map(\.stored.location.id), values: input.pins.indices.map(Int32.init))
         return input.trips.compactMap { trip -> [String: Any]? in
-            let pins = trip.pinIDs.compactMap { index[$0] }
+            let pins = trip.pinIDs.compactMap { index[$0].map(Int.init) }
                 .sorted { (input.pins[$0].location.date, $0) < (input.pins[$1].location.date, $1) }
             guard !pins.isEmpty else { return nil }
             return ["id": trip.id, "title": trip.title, "start": trip.start.description, "end": trip.end.description,

@@ -598,6 +598,26 @@ final class Statement {
                                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
         }
     }
+    /// The row's columns (a count of the statement, fixed once prepared).
+    var columnCount: Int32 { sqlite3_column_count(stmt) }
+
+    /// A column's value into `hasher` as it is stored, without making a value of it: its type,
+    /// then an integer, a double's bits, or a text's or blob's bytes with their count.
+    func hash(_ column: Int32, into hasher: inout Hasher) {
+        let type = sqlite3_column_type(stmt, column)
+        hasher.combine(type)
+        switch type {
+        case SQLITE_INTEGER: hasher.combine(sqlite3_column_int64(stmt, column))
+        case SQLITE_FLOAT: hasher.combine(sqlite3_column_double(stmt, column).bitPattern)
+        case SQLITE_TEXT: withText(column) { hasher.combine($0.count); hasher.combine(bytes: $0) }
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(stmt, column))
+            hasher.combine(count)
+            if let blob = sqlite3_column_blob(stmt, column) { hasher.combine(bytes: UnsafeRawBufferPointer(start: blob, count: count)) }
+        default: break
+        }
+    }
+
     /// A TEXT column's bytes as `string` reads them, without making a string.
     func withText<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         guard let text = sqlite3_column_text(stmt, column) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }

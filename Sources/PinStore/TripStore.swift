@@ -22,18 +22,77 @@ extension PinDatabase {
     /// point still takes its country and place from the nearest of every pin, as in
     /// `tripPoints()` (a photo at home is near a pin made years before).
     public func tripPoints(in window: ClosedRange<Date>?) throws -> [TripPoint] {
-        var points = try read { _ in try tripPins(in: window) }
+        try read { _ in try readTripPoints(in: window) }
+    }
+
+    /// `tripPoints(in:)`, unless `known` says the trips of their inputs are known already: the
+    /// inputs are hashed as they are read (`tripInputs`), no point made, and the points are read
+    /// only when `known` says no, in the same read of the database. pins serve finds the trips
+    /// again after every change: reading 100,000 pins' points (10 MB at once) to learn that a
+    /// title edit left them as they were was most of it.
+    public func tripPoints(in window: ClosedRange<Date>?, latest: Date,
+                           unless known: (TripInputs) -> Bool) throws -> (inputs: TripInputs, points: [TripPoint]?) {
+        try read { _ in
+            let inputs = try tripInputs(in: window, latest: latest)
+            return (inputs, known(inputs) ? nil : try readTripPoints(in: window))
+        }
+    }
+
+    /// Everything `readTripPoints(in:)` reads, hashed: each pin's row and each photo's row of
+    /// its queries as stored, with whether the row's instant is at most `latest` (the trip
+    /// finder's `now` a day on: a point past it is not yet a day of a trip), and, for a window
+    /// with photos, every pin's row (their nearest pin is any pin). Equal inputs give equal
+    /// points; the rows' order is the table's, so a file rewritten (VACUUM) may hash otherwise,
+    /// which only finds the same trips once more.
+    private func tripInputs(in window: ClosedRange<Date>?, latest: Date) throws -> TripInputs {
+        var hasher = Hasher()
+        var count = try hashRows(Self.tripPinsQuery(window), instantColumn: 3, latest: latest, into: &hasher)
+        let photos = try hashRows(Self.tripPhotosQuery(window), instantColumn: 0, latest: latest, into: &hasher)
+        count += photos
+        if window != nil, photos > 0 { count += try hashRows(Self.tripPinsQuery(nil), instantColumn: 3, latest: latest, into: &hasher) }
+        return TripInputs(count: count, hash: hasher.finalize())
+    }
+
+    private func hashRows(_ query: (sql: String, values: [SQLBindable]), instantColumn: Int32, latest: Date,
+                          into hasher: inout Hasher) throws -> Int {
+        let statement = try connection.prepare(query.sql)
+        try statement.bind(query.values)
+        let columns = statement.columnCount, bound = latest.timeIntervalSince1970
+        var rows = 0
+        while try statement.step() {
+            for column in 0..<columns { statement.hash(column, into: &hasher) }
+            hasher.combine(statement.double(instantColumn) <= bound)
+            rows += 1
+        }
+        hasher.combine(rows)
+        return rows
+    }
+
+    /// The photos that make trip points: skipped for distance or interval, with an instant and
+    /// a position (in `window` when one is given).
+    private static func tripPhotosQuery(_ window: ClosedRange<Date>?) -> (sql: String, values: [SQLBindable]) {
+        ("""
+            SELECT taken_at, utc_offset, latitude, longitude FROM photos
+            WHERE decision IN ('distance', 'interval') AND missing = 0 AND taken_at IS NOT NULL
+              AND latitude IS NOT NULL AND longitude IS NOT NULL
+            """ + (window == nil ? "" : " AND taken_at BETWEEN ? AND ?"), bounds(window))
+    }
+
+    private static func bounds(_ window: ClosedRange<Date>?) -> [SQLBindable] {
+        window.map { [$0.lowerBound.timeIntervalSince1970, $0.upperBound.timeIntervalSince1970] } ?? []
+    }
+
+    /// `tripPoints(in:)` within a read of the database.
+    private func readTripPoints(in window: ClosedRange<Date>?) throws -> [TripPoint] {
+        var points = try tripPins(in: window)
         // One point per local day, offset and 0.01° cell (rounded half up), its earliest photo:
         // grouped here, not by SQL (GROUP BY sorted 200,000 rows in a temporary b-tree: the most
         // of `pins trips`' time), in the order GROUP BY gave them (by day, offset, cell).
         struct Cell: Hashable { let day: Int, offset: Int?, latitude: Int, longitude: Int }
         var earliest: [Cell: Double] = [:]
-        let statement = try connection.prepare("""
-            SELECT taken_at, utc_offset, latitude, longitude FROM photos
-            WHERE decision IN ('distance', 'interval') AND missing = 0 AND taken_at IS NOT NULL
-              AND latitude IS NOT NULL AND longitude IS NOT NULL
-            """ + (window == nil ? "" : " AND taken_at BETWEEN ? AND ?"))
-        if let window { try statement.bind([window.lowerBound.timeIntervalSince1970, window.upperBound.timeIntervalSince1970]) }
+        let query = Self.tripPhotosQuery(window)
+        let statement = try connection.prepare(query.sql)
+        try statement.bind(query.values)
         while try statement.step() {
             let at = statement.double(0), offset = statement.isNull(1) ? nil : statement.int(1)
             let latitude = statement.double(2), longitude = statement.double(3)
@@ -55,7 +114,7 @@ extension PinDatabase {
         }
         guard !photos.isEmpty else { return points }
         points.reserveCapacity(points.count + photos.count)
-        var nearest = NearestPin(window == nil ? points : try read { _ in try tripPins(in: nil) })
+        var nearest = NearestPin(window == nil ? points : try tripPins(in: nil))
         for (instant, offset, coordinate) in photos where coordinate.isValid {
             let pin = nearest.pin(near: coordinate, withinKm: 10)
             points.append(TripPoint(instant: instant, utcOffsetSeconds: offset, coordinate: coordinate,
@@ -88,15 +147,8 @@ extension PinDatabase {
         // Every pin's point at 100,000 pins is 14 MB: made at its size (grown by doubling, half
         // as much again at once, after each edit in pins serve).
         let count = window == nil ? try connection.scalarInt("SELECT count(*) FROM locations WHERE wanted = 0") ?? 0 : 0
-        return try connection.query("""
-            SELECT id, latitude, longitude, date,
-                   coalesce(utc_offset, (SELECT p.utc_offset FROM photos p WHERE p.location_id = locations.id
-                       AND p.decision = 'accepted' AND p.utc_offset IS NOT NULL ORDER BY p.path LIMIT 1)),
-                   country_id, place, region, type, type_data
-            FROM locations WHERE wanted = 0
-            """ + (window == nil ? "" : " AND date BETWEEN ? AND ?"),
-            window.map { [$0.lowerBound.timeIntervalSince1970, $0.upperBound.timeIntervalSince1970] as [SQLBindable] } ?? [],
-            capacity: Int(count)) { s in
+        let query = Self.tripPinsQuery(window)
+        return try connection.query(query.sql, query.values, capacity: Int(count)) { s in
             guard let id = s.uuid(0) else {
                 throw StorageError(.read, path: connection.path, reason: .other("locations holds an id that is not a UUID: '\(s.string(0))'"))
             }
@@ -110,6 +162,17 @@ extension PinDatabase {
                              coordinate: Coordinate(latitude: s.double(1), longitude: s.double(2)),
                              country: s.optionalString(5), place: place ?? s.optionalString(7), pinID: id)
         }
+    }
+
+    /// The visited pins' columns a trip point is made of (in `window` by their date when one is given).
+    private static func tripPinsQuery(_ window: ClosedRange<Date>?) -> (sql: String, values: [SQLBindable]) {
+        ("""
+            SELECT id, latitude, longitude, date,
+                   coalesce(utc_offset, (SELECT p.utc_offset FROM photos p WHERE p.location_id = locations.id
+                       AND p.decision = 'accepted' AND p.utc_offset IS NOT NULL ORDER BY p.path LIMIT 1)),
+                   country_id, place, region, type, type_data
+            FROM locations WHERE wanted = 0
+            """ + (window == nil ? "" : " AND date BETWEEN ? AND ?"), bounds(window))
     }
 
     /// The town a pin is in, for a trip's list of places: the gazetteer's place; else a City
@@ -171,6 +234,13 @@ extension PinDatabase {
             try connection.run("DELETE FROM settings WHERE key = ?", [key])
         }
     }
+}
+
+/// What the trip points of a database were read from, hashed (`PinDatabase.tripPoints(in:latest:unless:)`):
+/// how many rows and their 64-bit hash.
+public struct TripInputs: Equatable, Sendable {
+    public let count: Int
+    public let hash: Int
 }
 
 /// The nearest pin to a photo's cell: a 0.1° grid of the pins' positions, and each photo cell

@@ -169,4 +169,50 @@ final class TripPointsTests: XCTestCase {
         XCTAssertEqual(photos.map(\.country), ["CH", "CH"])
         XCTAssertEqual(photos.map(\.coordinate.latitude), [47.38, 47.4])
     }
+
+    /// What the trip points are read from, hashed as it is read (`tripPoints(in:latest:unless:)`):
+    /// a pin's title is none of it; its date, its accepted photo's offset (the pin's own when it
+    /// has none), a photo skipped for distance and time passing a point's instant are. Known
+    /// inputs read no point.
+    func testTheTripInputsChangeWithWhatThePointsAreMadeOfAndNothingElse() throws {
+        let db = try PinDatabase(path: try temporaryDatabasePath(self))  // removed after the test
+        let id = UUID()
+        let pin = Location(id: id, title: "Zürich", coordinate: Coordinate(latitude: 47.3769, longitude: 8.5417), countryID: "CH",
+                           date: Date(timeIntervalSince1970: 1_717_236_000))
+        try db.write { repos in
+            try repos.countries.save(Country(id: "CH", name: "Switzerland", continent: "Europe", pinCount: 1))
+            try repos.locations.insert(pin)
+        }
+        let latest = Date(timeIntervalSince1970: 1_800_000_000)
+        func inputs(_ latest: Date = latest) throws -> TripInputs { try db.tripPoints(in: nil, latest: latest) { _ in true }.inputs }
+        func photo(_ path: String, _ decision: String, at: Double, pin: UUID?) throws {
+            try db.connection.run("""
+                INSERT INTO photos (path, size, mtime_ns, inode, taken_at, utc_offset, latitude, longitude, decision, location_id)
+                VALUES (?, 1, 0, 1, ?, 7200, 47.3770, 8.5417, ?, ?)
+                """, [SQLValue.blob(Array(path.utf8)), at, decision, pin?.uuidString.lowercased()] as [SQLBindable])
+        }
+
+        let first = try db.tripPoints(in: nil, latest: latest) { _ in false }
+        XCTAssertEqual(first.points?.map(\.pinID), [id])
+        XCTAssertEqual(first.inputs.count, 1)
+        XCTAssertNil(try db.tripPoints(in: nil, latest: latest) { $0 == first.inputs }.points, "known inputs: no point read")
+
+        try db.connection.run("UPDATE locations SET title = 'Zurich', color = '#1E88E5'")
+        XCTAssertEqual(try inputs(), first.inputs, "a title and colour are no input")
+        XCTAssertNotEqual(try inputs(Date(timeIntervalSince1970: 1_700_000_000)), first.inputs, "the pin still in the future")
+
+        try photo("accepted.jpg", "accepted", at: 1_717_236_000, pin: id)
+        let offset = try inputs()
+        XCTAssertNotEqual(offset, first.inputs, "the pin's offset is its photo's now")
+        XCTAssertEqual(offset.count, 1, "an accepted photo is no point of its own")
+
+        try photo("skipped.jpg", "distance", at: 1_717_240_000, pin: nil)
+        let skipped = try inputs()
+        XCTAssertEqual(skipped.count, 2)
+        XCTAssertNotEqual(skipped, offset)
+
+        try db.connection.run("UPDATE locations SET date = date + 60")
+        XCTAssertNotEqual(try inputs(), skipped, "a moved date")
+        XCTAssertEqual(try db.tripPoints(in: nil, latest: latest) { $0 == skipped }.points?.count, 2, "changed inputs: the points read")
+    }
 }

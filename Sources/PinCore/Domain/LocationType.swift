@@ -2,10 +2,13 @@ import Foundation
 
 /// What kind of place a pin is. City and Mountain carry visit-specific data; the shared
 /// object (City, Mountain) they point at is found or created by CreationService.
+///
+/// The visits are held by reference (`indirect`): inline, the larger one made every `Location`
+/// 56 bytes larger, points too (5.6 MB of the 100,000 pins pins serve keeps).
 public enum LocationType: Codable, Sendable, Hashable {
     case point
-    case city(CityVisitData)
-    case mountain(MountainVisitData)
+    indirect case city(CityVisitData)
+    indirect case mountain(MountainVisitData)
 
     public var selection: LocationTypeSelection {
         switch self {

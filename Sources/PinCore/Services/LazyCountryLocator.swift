@@ -14,6 +14,9 @@ public final class LazyCountryLocator: CountryLocating, Sendable {
         loaded = LoadOnce(load)
     }
 
+    /// Whether a lookup (or `prepare`) loaded them, or tried to.
+    public var isLoaded: Bool { loaded.made != nil }
+
     public func prepare() throws {
         _ = try resolver()
     }

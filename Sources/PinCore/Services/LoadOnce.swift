@@ -17,6 +17,9 @@ public final class LoadOnce<Value: Sendable>: Sendable {
         state = Mutex(nil)
     }
 
+    /// The value or error of the load made, nil while none was.
+    public var made: Result<Value, any Error>? { state.withLock { $0 } }
+
     /// The value, loaded first if needed; the load's error, as often as asked.
     public func get() throws -> Value {
         try state.withLock { loaded in

@@ -193,7 +193,10 @@ public struct FoldedPinText: Sendable {
             joined = nil
             fields = folded
         }
-        tags = (pin.tags ?? []).map(PinFilter.fold)
+        let tags = (pin.tags ?? []).map(PinFilter.fold)
+        // Most tags are folded already ("hike", "family"): then the pin's own array is kept, not
+        // an equal copy (48 bytes a pin, 4.8 MB at 100,000 pins in pins serve).
+        self.tags = tags == pin.tags ? pin.tags ?? tags : tags
     }
 
     /// A search's folded text (not empty), and its bytes when it is ASCII without NUL.

@@ -7,6 +7,7 @@ extension AppBackend {
     /// GET /api/stats. Before the first pin there is no database: the numbers of none.
     func stats() throws -> HTTPResponse {
         guard app.databaseExists else { return .json(200, StatisticsValues().jsonObject) }
-        return .json(200, try app.statistics().jsonObject)
+        // From the pins kept (brought to the database's version), as the map data is.
+        return .json(200, try app.statistics(of: try storedPins().lazy.map(\.pin)).jsonObject)
     }
 }
