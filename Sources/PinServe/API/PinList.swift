@@ -15,7 +15,7 @@ final class ListedPin: Sendable {
     /// Never nil: optional as `PinFilter.foldedMatcher` borrows it.
     let folded: FoldedPinText?
     /// Its object in the list's answer (`pinProperties`, as `pins list --json` prints it), made
-    /// once (`withListJSON`): a page of 100 pins is then 100 texts joined, not 100 objects
+    /// once (`made`): a page of 100 pins is then 100 texts joined, not 100 objects
     /// written again (1-2 ms of CPU a page at 100,000 pins, scripts/bench-serve). The map
     /// data's object of the pin is this text edited as the data is written (`PagePin.edit`): a
     /// second text per pin, kept for the map data, was 40 MB at 100,000 pins.
@@ -29,10 +29,10 @@ final class ListedPin: Sendable {
     }
 
     /// `locations` listed, in their order: the pins held, then their folded texts, then each
-    /// one's list text, in passes of their own. Making a text allocates and frees the pin's
-    /// object (a dictionary); the texts made lazily among the map data's other work were kept
-    /// scattered across pages malloc could not give back (RSS 45 MB above what was in use at
-    /// 100,000 pins, scripts/bench-serve).
+    /// one's list text, in passes of their own (making a text allocates and frees the pin's
+    /// object, a dictionary). The texts were made lazily, at the first list or map data that
+    /// showed their pins, under a lock of their own per pin; every pin's is needed by the
+    /// first map data anyway.
     static func made(_ locations: [Location]) -> [ListedPin] {
         let stored = locations.map(StoredLocation.init)
         let folded = stored.map { FoldedPinText($0.location) }
