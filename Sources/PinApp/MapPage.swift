@@ -9,9 +9,10 @@ import PinStore
 extension PinApp {
     /// The page's input: `pins` (nil: every stored pin), with the countries, statistics, settings,
     /// trips, imported folders and place names read from the database (none: an empty map) and
-    /// the data files; `run` draws an import's run over it; `thumbnails` attaches the EXIF
-    /// thumbnails of the photos still where their pins say, and each pin's strip of photos;
-    /// `embedPreviews` embeds the previews already made (a static page; the served page asks).
+    /// the data files; `run` draws an import's run over it; `thumbnails` attaches each pin's
+    /// strip of photos and, with `embedPreviews`, the EXIF thumbnails of the photos still where
+    /// their pins say; `embedPreviews` embeds the previews already made (a static page; the
+    /// served page asks the server for each).
     ///
     /// `trips`: the database's trips as the caller found them (pins serve keeps them between
     /// changes); nil: found now.
@@ -52,7 +53,11 @@ extension PinApp {
         var pins = Self.pagePins(locations ?? stored.locations.map(StoredLocation.init), places: stored.places,
                                  tripOf: known?.tripOf ?? Self.tripOf(stored.trips), catalog: catalog, kept: listJSON)
         if thumbnails {
-            PageThumbnails.attach(to: &pins, places: stored.places)
+            // The served page (no previews embedded) shows each pin's photos from the server's
+            // previews, its strip: the photos' own EXIF thumbnails are the static page's. Read
+            // for it, up to 600 photos were opened at every making of the map data, after every
+            // change (325 of a 100,000-file library, random reads on a NAS's disks).
+            if embedPreviews { PageThumbnails.attach(to: &pins, places: stored.places) }
             try attachStrips(to: &pins, embed: embedPreviews)
         }
         var input = PageInput(title: title, pins: pins, catalog: catalog, settings: stored.settings, worldMap: worldMap,

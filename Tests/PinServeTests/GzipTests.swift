@@ -2,6 +2,8 @@ import Foundation
 import PinApp
 import PinCore
 import PinReport
+import PinImport
+import TestSupport
 @testable import PinServe
 import XCTest
 
@@ -223,5 +225,31 @@ final class GzipTests: XCTestCase {
         XCTAssertEqual(pins.count, 4)
         XCTAssertNil(pins.first { $0["id"] as? String == made.id.lowercasedText }?["title"], "the made title left out")
         XCTAssertTrue(expected.contains("\\u003c/script\\u003e \\u0026"), "the note made safe for a script element")
+    }
+
+    /// The served map data shows a pin's photos as its strip of the server's previews; the
+    /// photos' EXIF thumbnails are the static page's (read from up to 600 photos at every making
+    /// of the map data otherwise). The fixture's photo carries one (exiftool's
+    /// `-b -ThumbnailImage` of it is Fixtures/thumbnail/exiftool-thumbnail.jpg).
+    func testTheServedMapDataCarriesTheStripNotTheEXIFThumbnail() async throws {
+        let (app, backend) = try serveScratch("served-thumbnail")
+        let library = URL(fileURLWithPath: app.databasePath).deletingLastPathComponent().appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        let fixtures = Repository.url("Fixtures/thumbnail")
+        try FileManager.default.copyItem(at: fixtures.appendingPathComponent("with-exif-thumbnail.jpg"),
+                                         to: library.appendingPathComponent("with-exif-thumbnail.jpg"))
+        _ = try await app.importPhotos(ImportOptions(root: library.path))
+        let expected = "data:image/jpeg;base64," + (try Data(contentsOf: fixtures.appendingPathComponent("exiftool-thumbnail.jpg"))).base64EncodedString()
+
+        let target = try XCTUnwrap(RequestTarget.parse("/api/page-data"))
+        let served = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(
+            try backend.pageData(target, HTTPRequest(method: .get, target: "/api/page-data")).body)) as? [String: Any])
+        let servedPin = try XCTUnwrap((served["pins-extra"] as? [String: [String: Any]])?["0"])
+        XCTAssertNil(servedPin["t"], "no EXIF thumbnail in the served data")
+        XCTAssertEqual((servedPin["s"] as? [Int])?.count, 1, "the pin's photo in its strip, by id")
+
+        let page = try app.pageInput(title: "pins", filterDescription: nil, thumbnails: true, embedPreviews: true)
+        let written = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(PageRenderer.islandsJSON(page).utf8)) as? [String: Any])
+        XCTAssertEqual((written["pins-extra"] as? [String: [String: Any]])?["0"]?["t"] as? String, expected, "the static page's thumbnail")
     }
 }
