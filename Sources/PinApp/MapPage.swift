@@ -16,21 +16,19 @@ extension PinApp {
     ///
     /// `trips`: the database's trips as the caller found them (pins serve keeps them between
     /// changes); nil: found now.
-    /// `listJSON`, for a caller that keeps each pin's list object (pins serve's map data): asked
-    /// for `locations[index]`'s list JSON (`pinProperties` as JSONText writes it, which `make`
-    /// makes), it gives the one it kept, else keeps and gives what `make` makes. Each pin's object
-    /// in pins-data is then that text edited as it is written (`PagePin.edit`), no second text per
-    /// pin kept nor made.
     public func pageInput(pins locations: consuming [Location]? = nil, title: String, filterDescription: String?,
                           run: RunOverlay? = nil, thumbnails: Bool = true, embedPreviews: Bool = true,
-                          trips known: StoredTrips? = nil, listJSON: PinListJSONKeeper? = nil, islandsOnly: Bool = false) throws -> PageInput {
+                          trips known: StoredTrips? = nil, islandsOnly: Bool = false) throws -> PageInput {
         try pageInput(stored: (consume locations)?.map(StoredLocation.init), title: title, filterDescription: filterDescription,
-                      run: run, thumbnails: thumbnails, embedPreviews: embedPreviews, trips: known, listJSON: listJSON,
-                      islandsOnly: islandsOnly)
+                      run: run, thumbnails: thumbnails, embedPreviews: embedPreviews, trips: known, islandsOnly: islandsOnly)
     }
 
     /// `pageInput` of pins held by a caller that keeps them (pins serve's list): the page's pins
     /// are those, not copies.
+    ///
+    /// `listJSON`, for a caller that keeps each pin's list object (`pinProperties` as JSONText
+    /// writes it; pins serve's list): `locations[index]`'s. Each pin's object in pins-data is then
+    /// that text edited as it is written (`PagePin.edit`), no second text per pin kept nor made.
     ///
     /// `islandsOnly`, for a caller that sends the data islands alone (`PageRenderer.writeIslandsJSON`:
     /// pins serve's map data, an import's page data): what only the page's drawing carries, the
@@ -69,7 +67,8 @@ extension PinApp {
         // has no pins yet.)
         let located = input.pins.lazy.map(\.location)
         let visited = Set(located.compactMap(\.countryID) + (run?.created.compactMap(\.country) ?? [])).sorted()
-        if !islandsOnly || !keptPlaceLabels(&input, countries: visited), !visited.isEmpty {
+        let labelsKept = islandsOnly && keptPlaceLabels(&input, countries: visited)
+        if !labelsKept, !visited.isEmpty {
             do {
                 let placeData = try places.loadedOrOnce()
                 addPlaceLabels(&input, countries: visited, places: placeData, borders: !islandsOnly)
@@ -100,7 +99,7 @@ extension PinApp {
             var pin = PagePin(stored: stored, listJSON: "", utcOffsetSeconds: location.utcOffsetSeconds ?? place?.utcOffsetSeconds,
                               photoPath: place?.relativePath.description)
             if let kept {
-                pin.listJSON = kept(index) { JSONText.string(pinProperties(location)) }
+                pin.listJSON = kept(index)
                 pin.edit = PinObjectEdit(dropping: titleIsMade(location, catalog: catalog) ? placeKeysAndTitle : placeKeys, trip: trip)
             } else {
                 pin.listJSON = pinJSON(location, trip: trip, catalog: catalog)
@@ -179,8 +178,8 @@ extension PinApp {
     }
 }
 
-/// See `PinApp.pageInput`'s `listJSON`: (index in the pins, the maker) to the pin's list JSON.
-public typealias PinListJSONKeeper = (_ index: Int, _ make: () -> String) -> String
+/// See `PinApp.pageInput(stored:)`'s `listJSON`: the index of a pin to its list JSON.
+public typealias PinListJSONKeeper = (_ index: Int) -> String
 
 /// What the page reads from the database: nothing when there is none.
 private struct StoredPage {

@@ -75,15 +75,18 @@ extension PinApp {
     /// Countries, continents, regions and places visited, and the totals per pin type.
     public func statistics() throws -> StatisticsValues {
         let db = try openForReading()
-        let regions = try db.read { try $0.locations.fetchAll(countryID: nil).contains { $0.region != nil } }
-        return try statisticsService(regions: regions, db).calculate(using: db)
+        // The pins and the countries in one read (the pins were read twice: a check for regions,
+        // then the statistics).
+        let (pins, countries) = try db.read { (try $0.locations.fetchAll(countryID: nil), try $0.countries.fetchAll()) }
+        return try statisticsService(regions: pins.contains { $0.region != nil }, db).calculate(pins: pins, countries: countries)
     }
 
     /// `statistics()` of every stored pin as the caller holds them (pins serve's list, at the
     /// database's version): the same numbers, the pins not read again.
     public func statistics<Pins: Collection<Location>>(of pins: Pins) throws -> StatisticsValues {
         let db = try openForReading()
-        return try statisticsService(regions: pins.contains { $0.region != nil }, db).calculate(using: db, pins: pins)
+        let countries = try db.read { try $0.countries.fetchAll() }
+        return try statisticsService(regions: pins.contains { $0.region != nil }, db).calculate(pins: pins, countries: countries)
     }
 
     /// The statistics' service: the regions' totals ("of 51 states") need the gazetteer when a

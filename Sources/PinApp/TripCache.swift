@@ -42,9 +42,11 @@ final class TripCache: Sendable {
         }
         let latest = finder.now.addingTimeInterval(86_400)
         var (inputs, points) = try read(latest) { inputs in kept.withLock { list in list.contains { $0.key == key(inputs) } } }
-        if let hit = kept.withLock({ list in list.first { $0.key == key(inputs) }?.timeline }) { return hit }
-        // Known when asked, dropped since by another thread's: read after all.
-        if points == nil { (inputs, points) = try read(latest) { _ in false } }
+        if points == nil {
+            if let hit = kept.withLock({ list in list.first { $0.key == key(inputs) }?.timeline }) { return hit }
+            // Known when asked, dropped since by another thread's: read after all.
+            (inputs, points) = try read(latest) { _ in false }
+        }
         return timeline(key(inputs)) { finder.find(points ?? []) }
     }
 

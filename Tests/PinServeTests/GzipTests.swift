@@ -31,23 +31,7 @@ final class GzipTests: XCTestCase {
     }
 
     /// `gzip -c` of `bytes`, at `level`: what gzip(1) itself writes.
-    private func gzip(_ bytes: [UInt8], level: Int) throws -> [UInt8] {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-gzip-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("data")
-        try Data(bytes).write(to: file)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        process.arguments = ["-\(level)", "-c", file.path]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "gzip -c wrote it")
-        return Array(data)
-    }
+    private func gzip(_ bytes: [UInt8], level: Int) throws -> [UInt8] { try gzipTool(["-\(level)", "-c"], bytes) }
 
     /// Only the gzipped map data is kept; a client without gzip gets it unpacked: what gzip(1)
     /// wrote reads back whole (a member larger than one piece of output, 256 KiB), one cut

@@ -27,21 +27,24 @@ extension XCTestCase {
     }
 
     /// `gzip -dc` of `bytes`: what a browser's gzip decoding gets.
-    func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
+    func gunzip(_ bytes: [UInt8]) throws -> [UInt8] { try gzipTool(["-dc"], bytes) }
+
+    /// gzip(1) run with `arguments` on a file of `bytes`: what it writes to standard output.
+    func gzipTool(_ arguments: [String], _ bytes: [UInt8]) throws -> [UInt8] {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pins-gzip-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let file = dir.appendingPathComponent("data.gz")
+        let file = dir.appendingPathComponent("data")
         try Data(bytes).write(to: file)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        process.arguments = ["-dc", file.path]
+        process.arguments = arguments + [file.path]
         let out = Pipe()
         process.standardOutput = out
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "gzip -dc read it")
+        XCTAssertEqual(process.terminationStatus, 0, "gzip \(arguments.joined(separator: " ")) read it")
         return Array(data)
     }
 

@@ -55,15 +55,4 @@ public final class LazyPlaceLocator: PlaceLocating, Sendable {
     public func largestPlaces(of countryCode: String, limit: Int) -> [Place] {
         (try? resolver())?.largestPlaces(of: countryCode, limit: limit) ?? []
     }
-
-    /// The borders between a country's admin-1 units, for the map page: empty without outlines.
-    public func borderLines(of countryCode: String) -> [[Coordinate]] {
-        ((try? resolver()) as? OutlinedRegionPlaces)?.borderLines(of: countryCode) ?? []
-    }
-
-    /// A region's outline, unit by unit, for the map page's visited regions: empty without
-    /// outlines (`OutlinedRegionPlaces.regionUnits`).
-    public func regionUnits(countryCode: String, code: String?, name: String) -> [[[Coordinate]]] {
-        ((try? resolver()) as? OutlinedRegionPlaces)?.regionUnits(countryCode: countryCode, code: code, name: name) ?? []
-    }
 }

@@ -21,15 +21,10 @@ public struct StatisticsService: Sendable {
         }
     }
 
-    /// `calculate(using:)` of every stored pin as the caller holds them (pins serve's list,
-    /// brought to the database's version), with the database's countries: the pins are not
-    /// read again (100,000 Locations, 27 MB at once, twice per Statistics tab).
-    public func calculate<Pins: Collection<Location>>(using database: TransactionRunner, pins all: Pins) throws -> StatisticsValues {
-        calculate(pins: all, countries: try database.read { try $0.countries.fetchAll() })
-    }
-
-    /// The statistics of every pin `all` with the countries table `countries`.
-    private func calculate<Pins: Collection<Location>>(pins all: Pins, countries stored: [Country]) -> StatisticsValues {
+    /// `calculate(using:)` of every stored pin `all` as the caller holds them and the countries
+    /// table `stored` (pins serve's list at the database's version: the pins not read again,
+    /// 100,000 Locations, 27 MB at once, twice per Statistics tab).
+    public func calculate<Pins: Collection<Location>>(pins all: Pins, countries stored: [Country]) -> StatisticsValues {
         var countries = stored
         var wantedIn: [String: Int] = [:], wanted = 0
         for pin in all where pin.wanted {

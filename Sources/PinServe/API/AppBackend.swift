@@ -88,11 +88,8 @@ public final class AppBackend: Backend {
         let input = try keptPageInput()
         var html = PageRenderer.render(input)
         var response = HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Vary", "Accept-Encoding")])
-        var packed: SharedBody?
-        if AcceptEncoding.acceptsGzip(request.header("Accept-Encoding")), let stream = GzipStream(expected: html.utf8.count / 4) {
-            html.withUTF8 { stream.append($0) }
-            packed = stream.finish()
-        }
+        let packed = !AcceptEncoding.acceptsGzip(request.header("Accept-Encoding")) ? nil
+            : GzipStream.packed(expected: html.utf8.count / 4) { write in html.withUTF8(write) }
         if let packed {
             response.shared = packed
             response.headers.append(("Content-Encoding", "gzip"))
@@ -142,7 +139,7 @@ public final class AppBackend: Backend {
         let listed = Array(try storedPins().reversed())
         var input = try app.pageInput(stored: listed.map(\.stored), title: "pins", filterDescription: nil, thumbnails: true,
                                       embedPreviews: false, trips: try storedTrips(fresh: true),
-                                      listJSON: { index, _ in listed[index].listJSON }, islandsOnly: islandsOnly)
+                                      listJSON: { listed[$0].listJSON }, islandsOnly: islandsOnly)
         input.served = true
         return input
     }
@@ -193,15 +190,12 @@ struct MapData: Sendable {
     /// `expected`: about how many gzipped bytes (the last data's), to grow no buffer by doubling.
     init(version: String, expected: Int? = nil, _ write: ((UnsafeBufferPointer<UInt8>) -> Void) -> Void) {
         var response = HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"), ("X-Pins-Version", version)])
-        if let stream = GzipStream(expected: expected.map { $0 + $0 / 8 } ?? 1 << 20) {
-            write { stream.append($0) }
-            if let packed = stream.finish() {
-                response.shared = packed
-                response.headers.append(("Content-Encoding", "gzip"))
-                self.response = response
-                gzipped = true
-                return
-            }
+        if let packed = GzipStream.packed(expected: expected.map { $0 + $0 / 8 } ?? 1 << 20, write) {
+            response.shared = packed
+            response.headers.append(("Content-Encoding", "gzip"))
+            self.response = response
+            gzipped = true
+            return
         }
         var plain: [UInt8] = []
         write { plain.append(contentsOf: $0) }

@@ -64,6 +64,14 @@ final class GzipStream {
                                           Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }  // deinit frees them
     }
 
+    /// The gzipped bytes of what `write` hands on, as a body that owns them; nil when zlib
+    /// failed (the caller sends the bytes as they are). `expected`: as `init`'s.
+    static func packed(expected: Int, _ write: ((UnsafeBufferPointer<UInt8>) -> Void) -> Void) -> SharedBody? {
+        guard let stream = GzipStream(expected: expected) else { return nil }
+        write { stream.append($0) }
+        return stream.finish()
+    }
+
     deinit {
         deflateEnd(stream)
         stream.deallocate()
