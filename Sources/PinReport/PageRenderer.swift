@@ -282,9 +282,11 @@ public enum PageRenderer {
         guard !input.trips.isEmpty else { return [] }
         // Each pin's place in pins-data by its id (of an id twice, the last).
         let index = IDIndex(ids: input.pins.map(\.stored.location.id), values: input.pins.indices.map(Int32.init))
+        // Read once: each comparison of the sort copied two pins.
+        let dates = input.pins.map(\.stored.location.date)
         return input.trips.compactMap { trip -> [String: Any]? in
             let pins = trip.pinIDs.compactMap { index[$0].map(Int.init) }
-                .sorted { (input.pins[$0].location.date, $0) < (input.pins[$1].location.date, $1) }
+                .sorted { (dates[$0], $0) < (dates[$1], $1) }
             guard !pins.isEmpty else { return nil }
             return ["id": trip.id, "title": trip.title, "start": trip.start.description, "end": trip.end.description,
                     "days": trip.days, "countries": trip.countries, "places": trip.places, "pins": pins,
