@@ -106,7 +106,12 @@ public struct JSONText {
     /// A number as `write` writes a Double: integral values below 10^15 without a fraction,
     /// others by Swift's shortest round-trip description, non-finite as null.
     public mutating func writeNumber(_ v: Double) {
-        text += v.isFinite ? (v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : "\(v)") : "null"
+        text += Self.numberText(v)
+    }
+
+    /// A Double's text as `writeNumber` writes it.
+    public static func numberText(_ v: Double) -> String {
+        v.isFinite ? (v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : v.description) : "null"
     }
 
     /// A string, or null.
@@ -119,26 +124,56 @@ public struct JSONText {
 
     public mutating func writeString(_ s: String) {
         // Most strings (paths, codes, dates) need no escape: append them whole.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        if !Self.needsStringEscape(s) {
             text += "\""
             text += s
             text += "\""
             return
         }
-        text += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
+        var bytes: [UInt8] = []
+        Self.appendString(s, to: &bytes)
+        text += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether a string's JSON text has an escape: it holds `"`, `\` or a control character.
+    private static func needsStringEscape(_ s: String) -> Bool {
+        s.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+    }
+
+    /// A string's JSON text appended to UTF-8 bytes (`writeString`'s, which writes through
+    /// this): `"` and `\` escaped, `\n` `\r` `\t` by name, other control characters as `\u00xx`,
+    /// everything else as it is.
+    public static func appendString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        // Most strings need no escape: copied whole, then looked over.
+        let start = out.count
+        out.append(contentsOf: s.utf8)
+        let clean = out.withUnsafeBufferPointer { bytes in
+            var index = start
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+                index += 1
+            }
+            return true
+        }
+        if clean {
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        out.removeSubrange(start...)
+        let hex = Array("0123456789abcdef".utf8)
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case ..<0x20: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+            default: out.append(byte)
             }
         }
-        text += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }

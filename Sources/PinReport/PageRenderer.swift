@@ -90,9 +90,6 @@ public enum PageRenderer {
         }
     }
 
-    /// The keys of the pin JSON that `pins-data` leaves out on the page: `pins-places` has them.
-    public static let placeKeys = ["place", "region", "regionCode"]
-
     /// The title page.js gives a pin whose object in pins-data has none (`madeTitle`): the title
     /// pins makes ("Kyoto, Japan", the region without a place, the country alone, "At sea"),
     /// but for a place named as its country, whose title pins-data keeps. `countryName`: the
