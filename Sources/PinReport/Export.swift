@@ -73,6 +73,8 @@ public enum PinObjectText {
     public enum Value {
         case text(String)
         case number(Double)
+        /// A coordinate as `jsonDegrees` rounds it (`appendDegrees`).
+        case degrees(Double)
         case integer(Int)
         case yes
         case texts([String])
@@ -86,7 +88,7 @@ public enum PinObjectText {
         var any: Any {
             switch self {
             case let .text(text): text
-            case let .number(number): number
+            case let .number(number), let .degrees(number): number
             case let .integer(integer): integer
             case .yes: true
             case let .texts(texts): texts
@@ -155,8 +157,8 @@ public enum PinObjectText {
         member(2, .date(l.date, offsetSeconds: l.utcOffsetSeconds))
         member(3, l.editedAt == nil ? nil : .yes)
         member(4, .id(l.id))
-        member(5, .number(jsonDegrees(l.coordinate.latitude)))
-        member(6, .number(jsonDegrees(l.coordinate.longitude)))
+        member(5, .degrees(jsonDegrees(l.coordinate.latitude)))
+        member(6, .degrees(jsonDegrees(l.coordinate.longitude)))
         member(7, l.note.map(Value.text))
         member(8, l.photoCount > 0 ? .integer(l.photoCount) : nil)
         member(9, l.photoIDs.isEmpty ? nil : .texts(l.photoIDs))
@@ -198,12 +200,53 @@ public enum PinObjectText {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// `JSONText.numberText(v)` of a coordinate `jsonDegrees` rounded (at most 7 decimals), written
+    /// without a shortest-digits search: the double is the nearest to the decimal n·10⁻⁷, and that
+    /// decimal without its trailing zeros is the shortest text that reads back as it (any other
+    /// such decimal differs from it by 10⁻⁷ at least, far more than the doubles' spacing below
+    /// 10⁸), and the one Swift's description writes, in plain notation from 0.001 up. Anything
+    /// else (whole, non-finite, smaller, larger, not so rounded) is `numberText`'s. Coordinates
+    /// were a sixth of writing a pin.
+    static func appendDegrees(_ v: Double, to out: inout [UInt8]) {
+        let scaled = (v * 10_000_000).rounded()
+        guard v.isFinite, abs(v) >= 0.001, abs(v) < 100_000_000, v != v.rounded(), scaled / 10_000_000 == v else {
+            out.append(contentsOf: JSONText.numberText(v).utf8)
+            return
+        }
+        let n = Int64(scaled).magnitude
+        var whole = n / 10_000_000, fraction = n % 10_000_000, digits = 7
+        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+        // Written from the end: the fraction's digits, the point, the whole part's, the sign.
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { raw in
+            var at = raw.count
+            for _ in 0..<digits {
+                at -= 1
+                raw[at] = UInt8(ascii: "0") + UInt8(fraction % 10)
+                fraction /= 10
+            }
+            at -= 1
+            raw[at] = UInt8(ascii: ".")
+            repeat {
+                at -= 1
+                raw[at] = UInt8(ascii: "0") + UInt8(whole % 10)
+                whole /= 10
+            } while whole > 0
+            if v < 0 {
+                at -= 1
+                raw[at] = UInt8(ascii: "-")
+            }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[at...]))
+        }
+    }
+
     /// A member's value.
     @inline(__always)
     private static func append(_ value: Value, to out: inout [UInt8]) {
         switch value {
         case let .text(text): JSONText.appendString(text, to: &out)
         case let .number(number): out.append(contentsOf: JSONText.numberText(number).utf8)
+        case let .degrees(degrees): appendDegrees(degrees, to: &out)
         case let .integer(integer): out.append(contentsOf: String(integer).utf8)
         case .yes: out.append(contentsOf: "true".utf8)
         case let .texts(texts):

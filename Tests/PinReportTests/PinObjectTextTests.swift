@@ -104,4 +104,24 @@ final class PinObjectTextTests: XCTestCase {
         pin.trip = nil
         XCTAssertEqual(pin.dataJSON, head + ##""visitCount":3}"##)
     }
+
+    /// A coordinate's text is Swift's shortest description of the double (as JSONText writes
+    /// numbers), over coordinates of every size and the edges of the plain notation.
+    func testDegreesAreWrittenAsTheirShortestDescription() {
+        var values: [Double] = [0.001, -0.001, 0.0011, 0.0009999, 0.0001, 1e-7, -1e-7, 179.9999999, -179.9999999, 90, -90, 0.5,
+                                45.83265, 99_999_999.9999999, 100_000_000.5, 1.0000001, 12.3456789, -0.1234567]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<100_000 { values.append(.random(in: -180...180, using: &generator)) }
+        for _ in 0..<10_000 { values.append(.random(in: -0.01...0.01, using: &generator)) }
+        for value in values {
+            let degrees = jsonDegrees(value)
+            var out: [UInt8] = []
+            PinObjectText.appendDegrees(degrees, to: &out)
+            XCTAssertEqual(String(decoding: out, as: UTF8.self), JSONText.numberText(degrees), "\(value)")
+            XCTAssertEqual(Double(String(decoding: out, as: UTF8.self)), degrees, "\(value) reads back")
+        }
+        var out: [UInt8] = []
+        PinObjectText.appendDegrees(45.83265, to: &out)
+        XCTAssertEqual(String(decoding: out, as: UTF8.self), "45.83265")
+    }
 }

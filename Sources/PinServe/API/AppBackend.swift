@@ -85,6 +85,15 @@ public final class AppBackend: Backend {
     /// the map data is), and sent by reference either way: copied into the answer, then into
     /// the socket's buffer, it was three times in memory at once.
     func page(_ request: HTTPRequest) throws -> HTTPResponse {
+        let response = try madePage(request)
+        // The page's text (33 MB) and what made it are free now (the answer holds its gzipped
+        // bytes): their pages go back to the system. malloc kept them: 118 MB of RSS after a page
+        // at 100,000 pins, against 100 MB before it.
+        pins_memory_trim()
+        return response
+    }
+
+    private func madePage(_ request: HTTPRequest) throws -> HTTPResponse {
         let input = try keptPageInput()
         var html = PageRenderer.render(input)
         var response = HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Vary", "Accept-Encoding")])
