@@ -141,39 +141,8 @@ public struct JSONText {
     }
 
     /// A string's JSON text appended to UTF-8 bytes (`writeString`'s, which writes through
-    /// this): `"` and `\` escaped, `\n` `\r` `\t` by name, other control characters as `\u00xx`,
-    /// everything else as it is.
+    /// this): `ByteRoom.putJSONString`.
     public static func appendString(_ s: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        // Most strings need no escape: copied whole, then looked over.
-        let start = out.count
-        out.append(contentsOf: s.utf8)
-        let clean = out.withUnsafeBufferPointer { bytes in
-            var index = start
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
-                index += 1
-            }
-            return true
-        }
-        if clean {
-            out.append(UInt8(ascii: "\""))
-            return
-        }
-        out.removeSubrange(start...)
-        let hex = Array("0123456789abcdef".utf8)
-        for byte in s.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case ..<0x20: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
+        ByteRoom.append(to: &out) { $0.putJSONString(s) }
     }
 }

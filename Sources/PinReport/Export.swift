@@ -174,17 +174,20 @@ public enum PinObjectText {
         member(keys.count, nil)
     }
 
-    /// The pin's object appended to `out` as JSONText writes it (`forEachMember`).
+    /// The pin's object appended to `out` as JSONText writes it (`forEachMember`), written in a
+    /// `ByteRoom`.
     public static func append(_ l: Location, trip: String? = nil, omitting: Omitted = [], to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "{"))
-        var first = true
-        forEachMember(of: l, trip: trip, omitting: omitting) { key, value in
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            out.append(contentsOf: memberStarts[key.index])
-            append(value, to: &out)
+        ByteRoom.append(to: &out) { room in
+            room.put(UInt8(ascii: "{"))
+            var first = true
+            forEachMember(of: l, trip: trip, omitting: omitting) { key, value in
+                if !first { room.put(UInt8(ascii: ",")) }
+                first = false
+                room.put(memberStarts[key.index])
+                put(value, in: &room)
+            }
+            room.put(UInt8(ascii: "}"))
         }
-        out.append(UInt8(ascii: "}"))
     }
 
     /// `append` of a pin held once (pins serve's), read where it lies.
@@ -207,10 +210,10 @@ public enum PinObjectText {
     /// 10⁸), and the one Swift's description writes, in plain notation from 0.001 up. Anything
     /// else (whole, non-finite, smaller, larger, not so rounded) is `numberText`'s. Coordinates
     /// were a sixth of writing a pin.
-    static func appendDegrees(_ v: Double, to out: inout [UInt8]) {
+    static func putDegrees(_ v: Double, in room: inout ByteRoom) {
         let scaled = (v * 10_000_000).rounded()
         guard v.isFinite, abs(v) >= 0.001, abs(v) < 100_000_000, v != v.rounded(), scaled / 10_000_000 == v else {
-            out.append(contentsOf: JSONText.numberText(v).utf8)
+            room.put(JSONText.numberText(v))
             return
         }
         let n = Int64(scaled).magnitude
@@ -236,36 +239,38 @@ public enum PinObjectText {
                 at -= 1
                 raw[at] = UInt8(ascii: "-")
             }
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[at...]))
+            room.put(UnsafeRawBufferPointer(rebasing: raw[at...]))
         }
     }
 
     /// A member's value.
     @inline(__always)
-    private static func append(_ value: Value, to out: inout [UInt8]) {
+    private static func put(_ value: Value, in room: inout ByteRoom) {
         switch value {
-        case let .text(text): JSONText.appendString(text, to: &out)
-        case let .number(number): out.append(contentsOf: JSONText.numberText(number).utf8)
-        case let .degrees(degrees): appendDegrees(degrees, to: &out)
-        case let .integer(integer): out.append(contentsOf: String(integer).utf8)
-        case .yes: out.append(contentsOf: "true".utf8)
+        case let .text(text): room.putJSONString(text)
+        case let .number(number): room.put(JSONText.numberText(number))
+        case let .degrees(degrees): putDegrees(degrees, in: &room)
+        case let .integer(integer): room.put(String(integer))
+        case .yes: room.put(UnsafeRawBufferPointer(start: ("true" as StaticString).utf8Start, count: 4))
         case let .texts(texts):
-            out.append(UInt8(ascii: "["))
+            room.put(UInt8(ascii: "["))
             for (index, text) in texts.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                JSONText.appendString(text, to: &out)
+                if index > 0 { room.put(UInt8(ascii: ",")) }
+                room.putJSONString(text)
             }
-            out.append(UInt8(ascii: "]"))
+            room.put(UInt8(ascii: "]"))
         case let .id(id):
-            out.append(UInt8(ascii: "\""))
-            id.appendLowercasedText(to: &out)
-            out.append(UInt8(ascii: "\""))
+            room.put(UInt8(ascii: "\""))
+            _ = room.write(atMost: 36) { id.writeLowercased(into: $0) }
+            room.put(UInt8(ascii: "\""))
         case let .date(date, offset):
-            out.append(UInt8(ascii: "\""))
-            ISO8601.append(date, offsetSeconds: offset, to: &out)
-            out.append(UInt8(ascii: "\""))
+            room.put(UInt8(ascii: "\""))
+            if !room.write(atMost: 48, { ISO8601.write(date, offsetSeconds: offset, into: $0) }) {
+                room.put(ISO8601.format(date, offsetSeconds: offset))
+            }
+            room.put(UInt8(ascii: "\""))
         case let .visit(visit):
-            out.append(UInt8(ascii: "{"))
+            room.put(UInt8(ascii: "{"))
             var first = true
             for (field, value) in visit.fields.sorted(by: { $0.0.key < $1.0.key }) {
                 let member: Value
@@ -274,13 +279,13 @@ public enum PinObjectText {
                 case let .number(number)?: member = .number(number)
                 case nil: continue
                 }
-                if !first { out.append(UInt8(ascii: ",")) }
+                if !first { room.put(UInt8(ascii: ",")) }
                 first = false
-                JSONText.appendString(field.key, to: &out)
-                out.append(UInt8(ascii: ":"))
-                append(member, to: &out)
+                room.putJSONString(field.key)
+                room.put(UInt8(ascii: ":"))
+                put(member, in: &room)
             }
-            out.append(UInt8(ascii: "}"))
+            room.put(UInt8(ascii: "}"))
         }
     }
 }

@@ -116,12 +116,12 @@ final class PinObjectTextTests: XCTestCase {
         for value in values {
             let degrees = jsonDegrees(value)
             var out: [UInt8] = []
-            PinObjectText.appendDegrees(degrees, to: &out)
+            ByteRoom.append(to: &out) { PinObjectText.putDegrees(degrees, in: &$0) }
             XCTAssertEqual(String(decoding: out, as: UTF8.self), JSONText.numberText(degrees), "\(value)")
             XCTAssertEqual(Double(String(decoding: out, as: UTF8.self)), degrees, "\(value) reads back")
         }
         var out: [UInt8] = []
-        PinObjectText.appendDegrees(45.83265, to: &out)
+        ByteRoom.append(to: &out) { PinObjectText.putDegrees(45.83265, in: &$0) }
         XCTAssertEqual(String(decoding: out, as: UTF8.self), "45.83265")
     }
 }

@@ -43,16 +43,9 @@ extension UUID {
         String(unsafeUninitializedCapacity: 36) { writeLowercased(into: $0) }
     }
 
-    /// `lowercasedText` appended to UTF-8 bytes, without a String made (a JSON writer's).
-    public func appendLowercasedText(to out: inout [UInt8]) {
-        var buffer: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &buffer) { raw in
-            let count = writeLowercased(into: raw.bindMemory(to: UInt8.self))
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[..<count]))
-        }
-    }
-
-    private func writeLowercased(into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    /// `lowercasedText` written into `out` (36 bytes at least; a JSON writer's, without a String
+    /// made): 36.
+    public func writeLowercased(into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
         withUnsafeBytes(of: uuid) { raw in
             let hex: StaticString = "0123456789abcdef"
             var at = 0

@@ -36,18 +36,9 @@ public enum ISO8601 {
         return valid ? text : "invalid date (\(date.timeIntervalSince1970) s)"
     }
 
-    /// `format`'s text appended to UTF-8 bytes, without a String made (a JSON writer's).
-    public static func append(_ date: Date, offsetSeconds: Int? = nil, to out: inout [UInt8]) {
-        var buffer: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
-        let written = withUnsafeMutableBytes(of: &buffer) { raw in
-            write(date, offsetSeconds: offsetSeconds, into: raw.bindMemory(to: UInt8.self)).map { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[..<$0])) }
-        }
-        if written == nil { out.append(contentsOf: format(date, offsetSeconds: offsetSeconds).utf8) }
-    }
-
-    /// `format`'s text written into `buffer` (48 bytes at least): its length, or nil for a date
-    /// beyond `supported` (`format` then says so).
-    private static func write(_ date: Date, offsetSeconds: Int?, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int? {
+    /// `format`'s text written into `buffer` (48 bytes at least; a JSON writer's, without a
+    /// String made): its length, or nil for a date beyond `supported` (`format` then says so).
+    public static func write(_ date: Date, offsetSeconds: Int?, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int? {
         let offset = offsetSeconds.map { ($0 >= 0 ? $0 + 30 : $0 - 30) / 60 * 60 } ?? 0
         let shifted = date.timeIntervalSince1970 + Double(offset)
         // Readers keep dates within `supported`; one beyond (stored by an older pins, or not
