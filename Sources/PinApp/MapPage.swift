@@ -60,7 +60,7 @@ extension PinApp {
         // The names of the larger places of the visited countries, and their region counts.
         // (A run's page names the places of the countries its new pins are in too: a first dry run
         // has no pins yet.)
-        let located = input.pins.lazy.map(\.location)
+        let located = input.pins.lazy.map { $0.stored.location }
         let visited = Set(located.compactMap(\.countryID) + (run?.created.compactMap(\.country) ?? [])).sorted()
         let labelsKept = islandsOnly && keptPlaceLabels(&input, countries: visited)
         if !labelsKept, !visited.isEmpty {

@@ -54,7 +54,14 @@ public struct StatisticsService: Sendable {
     /// unspecialised: every pin copied through its type's value witnesses, pass after pass (a
     /// fifth of the CPU of pins serve's map data).
     public func calculate(stored: [StoredLocation]) -> StatisticsValues {
-        calculate(locations: stored.lazy.map(\.location))
+        // A closure, not a key path: a lazy view's key path is read through the runtime per pin.
+        calculate(locations: stored.lazy.map { $0.location })
+    }
+
+    /// `calculate(pins:countries:)` of pins held once (pins serve's), made here for them
+    /// (`calculate(stored:)`).
+    public func calculate(stored: [StoredLocation], countries: [Country]) -> StatisticsValues {
+        calculate(pins: stored.lazy.map { $0.location }, countries: countries)
     }
 
     /// `calculate(locations:)` of the visits `locations`, out of `count` pins.
