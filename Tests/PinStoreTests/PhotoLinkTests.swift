@@ -101,6 +101,26 @@ final class PhotoLinkTests: XCTestCase {
         XCTAssertEqual(try owner("maker.jpg"), other.lowercasedText)
     }
 
+    /// The pass links a photo with a position when it was accepted (to the pin it made) or
+    /// skipped for time or distance (to the nearest pin); the other decisions never, position or
+    /// not (the pass reads the decision's text itself, `LinkedDecision`).
+    func testOnlyAcceptedPhotosAndThoseSkippedForTimeOrDistanceAreLinked() throws {
+        let near = try pin("Near", at: here), made = try pin("Made", at: north(3))
+        try photo("accepted.jpg", at: north(0.1), decision: .accepted, pin: made)
+        for decision in PhotoDecision.allCases where decision != .accepted {
+            try photo("\(decision.rawValue).jpg", at: north(0.1), decision: decision)
+        }
+        try db.linkPhotos()
+        XCTAssertEqual(try owner("accepted.jpg"), made.lowercasedText, "its own pin, though Near is nearer")
+        XCTAssertEqual(try owner("interval.jpg"), near.lowercasedText)
+        XCTAssertEqual(try owner("distance.jpg"), near.lowercasedText)
+        XCTAssertNil(try owner("noLocation.jpg"))
+        XCTAssertNil(try owner("unreadable.jpg"))
+        XCTAssertNil(try owner("notMedia.jpg"))
+        XCTAssertEqual(try stored(near).photoCount, 2)
+        XCTAssertEqual(try stored(made).photoCount, 1)
+    }
+
     func testUndoingARunHandsItsPinsPhotosBack() throws {
         let old = try pin("Old", at: north(4.9))
         try photo("earlier.jpg", at: here)
