@@ -121,6 +121,32 @@ final class PhotoLinkTests: XCTestCase {
         XCTAssertEqual(try stored(made).photoCount, 1)
     }
 
+    /// A connection keeps the pins' rowids it looked up from one write to the next (an
+    /// import's batches), but not past another connection's commit: there Alpha was deleted and
+    /// Bravo made, in Alpha's row (1). A record the import then writes for Alpha names no pin
+    /// (Alpha is gone; the pass at the run's end links it), not Bravo's row.
+    func testAPinsRowKeptFromAnEarlierWriteIsNotUsedAfterAnotherConnectionsCommit() throws {
+        db.defersPhotoLinks = true
+        let alpha = try pin("Alpha", at: here)
+        func skipped(_ name: String) throws {
+            try db.write { repos in
+                var record = PhotoRecord(path: RawPath("/lib/\(name)"), fingerprint: PhotoFingerprint(size: 1, modificationNanoseconds: 2, inode: 3),
+                                         coordinate: north(0.1), decision: .distance)
+                record.pinID = alpha
+                try repos.photos.save(record, runID: nil)
+            }
+        }
+        try skipped("first.jpg")
+        XCTAssertEqual(try owner("first.jpg"), alpha.lowercasedText)
+        let other = try PinDatabase(path: db.connection.path)
+        try service.delete(id: alpha, using: other)
+        let bravo = try creation.create(LocationDraft(title: "Bravo", coordinate: north(20), date: Date(timeIntervalSince1970: 1_700_000_000)),
+                                        using: other).id
+        XCTAssertEqual(try db.connection.scalarInt("SELECT rowid FROM locations WHERE id = ?", [bravo.lowercasedText]), 1, "Alpha's row")
+        try skipped("second.jpg")
+        XCTAssertNil(try owner("second.jpg"))
+    }
+
     func testUndoingARunHandsItsPinsPhotosBack() throws {
         let old = try pin("Old", at: north(4.9))
         try photo("earlier.jpg", at: here)
