@@ -45,17 +45,13 @@ enum PhotoLinks {
     @discardableResult
     static func relink(_ db: Connection) throws -> Outcome {
         var pins = Pins()
-        // Oldest first: between two pins at the very same distance the older one keeps its photos.
-        for (row, id, coordinate, visits, byHand) in try db.query(
-            "SELECT rowid, id, latitude, longitude, visit_count, visits_by_hand FROM locations ORDER BY created_at, id", [], { s in
-                (s.int64(0), s.string(1), Coordinate(latitude: s.double(2), longitude: s.double(3)), s.int(4), s.int(5) != 0)
-            }) {
+        for pin in try pinsOldestFirst(db) {
             let tag = pins.rows.count
-            pins.rows.append(row)
-            pins.tags[id] = tag
-            pins.visits.append(visits)
-            pins.byHand.append(byHand)
-            if coordinate.isValid { pins.index.insert(coordinate, tag: tag) }
+            pins.rows.append(pin.row)
+            pins.tags[pin.id] = tag
+            pins.visits.append(pin.visits)
+            pins.byHand.append(pin.byHand)
+            if pin.coordinate.isValid { pins.index.insert(pin.coordinate, tag: tag) }
         }
         var outcome = Outcome()
         let days = try link(db, pins, &outcome)
@@ -67,6 +63,38 @@ enum PhotoLinks {
         }
         try db.run("DELETE FROM pending_work WHERE name = ?", [pending])
         return outcome
+    }
+
+    /// A pin as the pass reads it; `createdAt` nil when `created_at` is not stored as a number
+    /// (SQLite orders any other value after every number).
+    private struct PinRow {
+        var row: Int64
+        var id: String
+        var coordinate: Coordinate
+        var visits: Int
+        var byHand: Bool
+        var createdAt: Double?
+    }
+
+    /// Every pin, oldest first (`ORDER BY created_at, id`): between two pins at the very same
+    /// distance the older one keeps its photos. Read in rowid order first, which is that order
+    /// whenever each pin was made after the one before it (an import's pins): SQLite's sort of
+    /// every pin's columns cost as much as reading them. Else read again, sorted by SQLite.
+    private static func pinsOldestFirst(_ db: Connection) throws -> [PinRow] {
+        let sql = "SELECT rowid, id, latitude, longitude, visit_count, visits_by_hand, created_at FROM locations"
+        let read = { (s: Statement) -> PinRow in
+            var createdAt: Double?
+            if case let .real(value) = s.value(6) { createdAt = value }
+            return PinRow(row: s.int64(0), id: s.string(1), coordinate: Coordinate(latitude: s.double(2), longitude: s.double(3)),
+                          visits: s.int(4), byHand: s.int(5) != 0, createdAt: createdAt)
+        }
+        let rows = try db.query(sql, [], read)
+        // SQLite's order: by the number, then by the id's bytes (BINARY).
+        let ordered = zip(rows, rows.dropFirst()).allSatisfy { older, newer in
+            guard let a = older.createdAt, let b = newer.createdAt else { return false }
+            return a < b || (a == b && older.id.utf8.lexicographicallyPrecedes(newer.id.utf8))
+        }
+        return ordered ? rows : try db.query(sql + " ORDER BY created_at, id", [], read)
     }
 
     /// One read of the photos with a position: each one's pin, written where it changed; returns

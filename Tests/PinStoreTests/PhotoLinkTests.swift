@@ -147,6 +147,25 @@ final class PhotoLinkTests: XCTestCase {
         XCTAssertNil(try owner("second.jpg"))
     }
 
+    /// Between pins at the very same place the oldest (`created_at`, then the smaller id) keeps
+    /// the photo, whatever order their rows are in: the pass reads the pins by row and takes
+    /// SQLite's sort only when the rows are not in that order already.
+    func testBetweenPinsAtTheSamePlaceTheOldestKeepsThePhotoWhateverTheirRowsOrder() throws {
+        let first = try pin("First row", at: north(1)), second = try pin("Second row", at: north(1))
+        func made(_ id: UUID, at seconds: Double) throws {
+            try db.write { _ in try db.connection.run("UPDATE locations SET created_at = ? WHERE id = ?", [seconds, id.lowercasedText]) }
+        }
+        try made(first, at: 1_700_000_200)
+        try made(second, at: 1_700_000_100)
+        try photo("here.jpg", at: here)
+        try db.linkPhotos()
+        XCTAssertEqual(try owner("here.jpg"), second.lowercasedText, "made 100 s before the first row's pin")
+        try made(first, at: 1_700_000_100)
+        try db.linkPhotos()
+        let smaller = [first, second].map(\.lowercasedText).min()
+        XCTAssertEqual(try owner("here.jpg"), smaller, "made at the same second: the smaller id")
+    }
+
     func testUndoingARunHandsItsPinsPhotosBack() throws {
         let old = try pin("Old", at: north(4.9))
         try photo("earlier.jpg", at: here)
