@@ -26,10 +26,6 @@ extension PinApp {
     /// `pageInput` of pins held by a caller that keeps them (pins serve's list): the page's pins
     /// are those, not copies.
     ///
-    /// `listJSON`, for a caller that keeps each pin's list object (`pinProperties` as JSONText
-    /// writes it; pins serve's list): `locations[index]`'s. Each pin's object in pins-data is then
-    /// that text edited as it is written (`PagePin.edit`), no second text per pin kept nor made.
-    ///
     /// `islandsOnly`, for a caller that sends the data islands alone (`PageRenderer.writeIslandsJSON`:
     /// pins serve's map data, an import's page data): what only the page's drawing carries, the
     /// water at city zoom, the visited regions' outlines and the borders between regions, is
@@ -37,8 +33,7 @@ extension PinApp {
     /// (8.7 MB at 100,000 pins) and Water.bin read at each map data.
     public func pageInput(stored locations: [StoredLocation]?, title: String, filterDescription: String?,
                           run: RunOverlay? = nil, thumbnails: Bool = true, embedPreviews: Bool = true,
-                          trips known: StoredTrips? = nil, listJSON: PinListJSONKeeper? = nil,
-                          islandsOnly: Bool = false) throws -> PageInput {
+                          trips known: StoredTrips? = nil, islandsOnly: Bool = false) throws -> PageInput {
         let worldMap: WorldMap
         do {
             worldMap = try WorldMap(json: try Self.data().worldMapJSON())
@@ -49,7 +44,7 @@ extension PinApp {
         let catalog = try catalog()
         // Each page pin holds the one given (or read), not a copy.
         var pins = Self.pagePins(locations ?? stored.locations.map(StoredLocation.init), places: stored.places,
-                                 tripOf: known?.tripOf ?? Self.tripOf(stored.trips), catalog: catalog, kept: listJSON)
+                                 tripOf: known?.tripOf ?? Self.tripOf(stored.trips), catalog: catalog)
         if thumbnails {
             // The served page (no previews embedded) shows each pin's photos from the server's
             // previews, its strip: the photos' own EXIF thumbnails are the static page's. Read
@@ -65,7 +60,7 @@ extension PinApp {
         // The names of the larger places of the visited countries, and their region counts.
         // (A run's page names the places of the countries its new pins are in too: a first dry run
         // has no pins yet.)
-        let located = input.pins.lazy.map(\.location)
+        let located = input.pins.lazy.map { $0.stored.location }
         let visited = Set(located.compactMap(\.countryID) + (run?.created.compactMap(\.country) ?? [])).sorted()
         let labelsKept = islandsOnly && keptPlaceLabels(&input, countries: visited)
         if !labelsKept, !visited.isEmpty {
@@ -83,40 +78,24 @@ extension PinApp {
         return input
     }
 
-    /// The page's pins: each one's list JSON (with its trip, without its place keys: the page
-    /// gives them once per distinct place, `pins-places`; without a title that is the one the page
-    /// makes from them, `PageRenderer.madeTitle`), offset and photo.
+    /// The page's pins: each one's trip, whether its title is the one the page makes (its
+    /// object in pins-data is written from these as the page is: `PagePin.dataJSON`), its offset
+    /// and its photo.
     private static func pagePins(_ locations: [StoredLocation], places: [UUID: PinPhotoPlace], tripOf tripOfPin: TripOfPins,
-                                 catalog: CountryCatalog, kept: PinListJSONKeeper?) -> [PagePin] {
+                                 catalog: CountryCatalog) -> [PagePin] {
         // Made at its size at once (grown by doubling it was half as large again).
         var pins: [PagePin] = []
         pins.reserveCapacity(locations.count)
-        let placeKeys = PageRenderer.placeKeys, placeKeysAndTitle = PageRenderer.placeKeys + ["title"]
-        for (index, stored) in locations.enumerated() {
+        for stored in locations {
             let location = stored.location
             let place = places[location.id]
-            let trip = tripOfPin[location.id]
-            var pin = PagePin(stored: stored, listJSON: "", utcOffsetSeconds: location.utcOffsetSeconds ?? place?.utcOffsetSeconds,
+            var pin = PagePin(stored: stored, utcOffsetSeconds: location.utcOffsetSeconds ?? place?.utcOffsetSeconds,
                               photoPath: place?.relativePath.description)
-            if let kept {
-                pin.listJSON = kept(index)
-                pin.edit = PinObjectEdit(dropping: titleIsMade(location, catalog: catalog) ? placeKeysAndTitle : placeKeys, trip: trip)
-            } else {
-                pin.listJSON = pinJSON(location, trip: trip, catalog: catalog)
-            }
+            pin.trip = tripOfPin[location.id]
+            pin.titleIsMade = titleIsMade(location, catalog: catalog)
             pins.append(pin)
         }
         return pins
-    }
-
-    /// A pin's object in pins-data: its list JSON with its trip, without its place keys, and
-    /// without a title that is the one the page makes.
-    private static func pinJSON(_ location: Location, trip: String?, catalog: CountryCatalog) -> String {
-        var object = pinProperties(location)
-        object["trip"] = trip
-        for key in PageRenderer.placeKeys { object[key] = nil }
-        if titleIsMade(location, catalog: catalog) { object["title"] = nil }
-        return JSONText.string(object)
     }
 
     /// Whether the pin's title is the one the page makes from its place (then pins-data has none).
@@ -177,9 +156,6 @@ extension PinApp {
         placeLabels.withLock { $0 = (countries, input.labelPlaces, input.regionCounts) }
     }
 }
-
-/// See `PinApp.pageInput(stored:)`'s `listJSON`: the index of a pin to its list JSON.
-public typealias PinListJSONKeeper = (_ index: Int) -> String
 
 /// What the page reads from the database: nothing when there is none.
 private struct StoredPage {

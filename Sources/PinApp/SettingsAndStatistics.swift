@@ -83,10 +83,10 @@ extension PinApp {
 
     /// `statistics()` of every stored pin as the caller holds them (pins serve's list, at the
     /// database's version): the same numbers, the pins not read again.
-    public func statistics<Pins: Collection<Location>>(of pins: Pins) throws -> StatisticsValues {
+    public func statistics(of pins: [StoredLocation]) throws -> StatisticsValues {
         let db = try openForReading()
         let countries = try db.read { try $0.countries.fetchAll() }
-        return try statisticsService(regions: pins.contains { $0.region != nil }, db).calculate(pins: pins, countries: countries)
+        return try statisticsService(regions: pins.contains { $0.location.region != nil }, db).calculate(stored: pins, countries: countries)
     }
 
     /// The statistics' service: the regions' totals ("of 51 states") need the gazetteer when a

@@ -106,7 +106,12 @@ public struct JSONText {
     /// A number as `write` writes a Double: integral values below 10^15 without a fraction,
     /// others by Swift's shortest round-trip description, non-finite as null.
     public mutating func writeNumber(_ v: Double) {
-        text += v.isFinite ? (v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : "\(v)") : "null"
+        text += Self.numberText(v)
+    }
+
+    /// A Double's text as `writeNumber` writes it.
+    public static func numberText(_ v: Double) -> String {
+        v.isFinite ? (v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : v.description) : "null"
     }
 
     /// A string, or null.
@@ -119,26 +124,25 @@ public struct JSONText {
 
     public mutating func writeString(_ s: String) {
         // Most strings (paths, codes, dates) need no escape: append them whole.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        if !Self.needsStringEscape(s) {
             text += "\""
             text += s
             text += "\""
             return
         }
-        text += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
+        var bytes: [UInt8] = []
+        Self.appendString(s, to: &bytes)
+        text += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether a string's JSON text has an escape: it holds `"`, `\` or a control character.
+    private static func needsStringEscape(_ s: String) -> Bool {
+        s.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+    }
+
+    /// A string's JSON text appended to UTF-8 bytes (`writeString`'s, which writes through
+    /// this): `ByteRoom.putJSONString`.
+    public static func appendString(_ s: String, to out: inout [UInt8]) {
+        ByteRoom.append(to: &out) { $0.putJSONString(s) }
     }
 }

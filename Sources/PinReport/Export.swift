@@ -1,5 +1,6 @@
 import Foundation
 import PinCore
+import PinFormats
 
 /// The files `pins export` writes, for the apps people use: GeoJSON (RFC 7946) for GIS tools and
 /// web maps, KML 2.2 for Google Earth / My Maps, GPX 1.1 for GPS devices and hiking apps, CSV
@@ -57,37 +58,236 @@ public struct ExportInput: Sendable {
 /// date cannot show it (see `dateShowsOffset`). Nothing is lost: an absent key has one meaning,
 /// documented in the README ("The fields of a pin").
 public func pinProperties(_ l: Location) -> [String: Any] {
-    var object: [String: Any] = [
-        "id": l.id.lowercasedText, "title": l.title, "latitude": jsonDegrees(l.coordinate.latitude),
-        "longitude": jsonDegrees(l.coordinate.longitude), "date": pinDateText(l), "color": l.color,
-    ]
-    object["country"] = l.countryID
-    object["place"] = l.place
-    object["region"] = l.region
-    object["regionCode"] = l.regionCode
-    if let offset = l.utcOffsetSeconds, !dateShowsOffset(offset) { object["utcOffset"] = offset }
-    if l.visitCount != 1 { object["visitCount"] = l.visitCount }
-    if l.photoCount > 0 { object["photoCount"] = l.photoCount }
-    if l.editedAt != nil { object["edited"] = true }
-    if l.wanted { object["wanted"] = true }
-    object["note"] = l.note
-    if let tags = l.tags, !tags.isEmpty { object["tags"] = tags }
-    if !l.photoIDs.isEmpty { object["photoIDs"] = l.photoIDs }
-    let visit = l.type.visitValues
-    if visit.type != .point {
-        // The type's object: each field of its visit that is given, by its key.
-        var fields: [String: Any] = [:]
-        for (field, value) in visit.fields {
-            switch value {
-            case let .text(text)?: fields[field.key] = text
-            case let .number(number)?: fields[field.key] = number
-            case nil: break
+    var object: [String: Any] = [:]
+    PinObjectText.forEachMember(of: l) { key, value in object[key.text] = value.any }
+    return object
+}
+
+/// A pin's object (`pinProperties`) as its members, and as JSON text written straight from the
+/// pin: what `JSONText.string(pinProperties(pin))` writes, byte for byte, without a dictionary
+/// per pin. pins serve writes a page of the list and every pin of the map data so, from the pins
+/// it keeps; it kept each pin's text beside the pin instead (32 MB at 100,000 pins, a quarter of
+/// its memory).
+public enum PinObjectText {
+    /// One member's value.
+    public enum Value {
+        case text(String)
+        case number(Double)
+        /// A coordinate as `jsonDegrees` rounds it (`appendDegrees`).
+        case degrees(Double)
+        case integer(Int)
+        case yes
+        case texts([String])
+        case id(UUID)
+        /// A pin's date in its own offset (`pinDateText`).
+        case date(Date, offsetSeconds: Int?)
+        /// A visit's fields (`VisitValues.fields`), written sorted by key.
+        case visit(VisitValues)
+
+        /// As `pinProperties` holds it.
+        var any: Any {
+            switch self {
+            case let .text(text): text
+            case let .number(number), let .degrees(number): number
+            case let .integer(integer): integer
+            case .yes: true
+            case let .texts(texts): texts
+            case let .id(id): id.lowercasedText
+            case let .date(date, offset): ISO8601.format(date, offsetSeconds: offset)
+            case let .visit(visit):
+                visit.fields.reduce(into: [String: Any]()) { fields, field in
+                    switch field.1 {
+                    case let .text(text)?: fields[field.0.key] = text
+                    case let .number(number)?: fields[field.0.key] = number
+                    case nil: break
+                    }
+                }
             }
         }
-        object["type"] = visit.type.rawValue
-        object[visit.type.rawValue] = fields
     }
-    return object
+
+    /// A member's key: one of `keys`, `trip`, or a type's name (its visit's object).
+    public struct Key {
+        let index: Int
+        /// The key's text.
+        public var text: String {
+            index < keys.count ? keys[index] : index == keys.count ? "trip" : LocationTypeSelection.allCases[index - keys.count - 1].rawValue
+        }
+    }
+
+    /// Members left out of the object (`append`'s).
+    public struct Omitted: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        public static let place = Omitted(rawValue: 1)
+        public static let region = Omitted(rawValue: 2)
+        public static let regionCode = Omitted(rawValue: 4)
+        public static let title = Omitted(rawValue: 8)
+        /// The keys the map page gives once per distinct place (`pins-places`).
+        public static let placeKeys: Omitted = [.place, .region, .regionCode]
+    }
+
+    /// The keys every pin's object may have but its visit's, in JSONText's (sorted) order (String's
+    /// order; for these ASCII keys, their bytes'). The visit's object, keyed by its type's name,
+    /// goes before the first key its name sorts before, `trip` before `type`.
+    static let keys = ["color", "country", "date", "edited", "id", "latitude", "longitude", "note", "photoCount", "photoIDs",
+                       "place", "region", "regionCode", "tags", "title", "type", "utcOffset", "visitCount", "wanted"]
+    private static let tripPlace = keys.firstIndex(of: "type")!
+    /// `"key":` of each key of `keys`, then of `trip`, then of each type's object (`Key.index`).
+    private static let memberStarts: [[UInt8]] = (keys + ["trip"] + LocationTypeSelection.allCases.map(\.rawValue)).map { Array("\"\($0)\":".utf8) }
+    /// For each type (`LocationTypeSelection.allCases`' order), the index in `keys` its object goes before.
+    private static let visitPlaces = LocationTypeSelection.allCases.map { type in keys.firstIndex { type.rawValue < $0 } ?? keys.count }
+
+    /// Each member of the pin's object in order, the one definition of its members: always `id`,
+    /// `title`, `latitude`, `longitude`, `date`, `color`; the others only when set (see
+    /// `pinProperties`); `trip` when one is given (the map data's and `pins list --json`'s).
+    @inline(__always)
+    public static func forEachMember(of l: Location, trip: String? = nil, omitting: Omitted = [], _ body: (Key, Value) -> Void) {
+        let visit = l.type.visitValues
+        let typeIndex = LocationTypeSelection.allCases.firstIndex(of: visit.type)!
+        let visitPlace = visit.type == .point ? -1 : visitPlaces[typeIndex]
+        // The member at `index` in `keys`, after what goes before it.
+        @inline(__always) func member(_ index: Int, _ value: Value?) {
+            if index == visitPlace { body(Key(index: keys.count + 1 + typeIndex), .visit(visit)) }
+            if index == tripPlace, let trip { body(Key(index: keys.count), .text(trip)) }
+            if let value { body(Key(index: index), value) }
+        }
+        member(0, .text(l.color))
+        member(1, l.countryID.map(Value.text))
+        member(2, .date(l.date, offsetSeconds: l.utcOffsetSeconds))
+        member(3, l.editedAt == nil ? nil : .yes)
+        member(4, .id(l.id))
+        member(5, .degrees(jsonDegrees(l.coordinate.latitude)))
+        member(6, .degrees(jsonDegrees(l.coordinate.longitude)))
+        member(7, l.note.map(Value.text))
+        member(8, l.photoCount > 0 ? .integer(l.photoCount) : nil)
+        member(9, l.photoIDs.isEmpty ? nil : .texts(l.photoIDs))
+        member(10, omitting.contains(.place) ? nil : l.place.map(Value.text))
+        member(11, omitting.contains(.region) ? nil : l.region.map(Value.text))
+        member(12, omitting.contains(.regionCode) ? nil : l.regionCode.map(Value.text))
+        member(13, l.tags.flatMap { $0.isEmpty ? nil : .texts($0) })
+        member(14, omitting.contains(.title) ? nil : .text(l.title))
+        member(15, visit.type == .point ? nil : .text(visit.type.rawValue))
+        member(16, l.utcOffsetSeconds.flatMap { dateShowsOffset($0) ? nil : .integer($0) })
+        member(17, l.visitCount != 1 ? .integer(l.visitCount) : nil)
+        member(18, l.wanted ? .yes : nil)
+        member(keys.count, nil)
+    }
+
+    /// The pin's object appended to `out` as JSONText writes it (`forEachMember`), written in a
+    /// `ByteRoom`.
+    public static func append(_ l: Location, trip: String? = nil, omitting: Omitted = [], to out: inout [UInt8]) {
+        ByteRoom.append(to: &out) { room in
+            room.put(UInt8(ascii: "{"))
+            var first = true
+            forEachMember(of: l, trip: trip, omitting: omitting) { key, value in
+                if !first { room.put(UInt8(ascii: ",")) }
+                first = false
+                room.put(memberStarts[key.index])
+                put(value, in: &room)
+            }
+            room.put(UInt8(ascii: "}"))
+        }
+    }
+
+    /// `append` of a pin held once (pins serve's), read where it lies.
+    public static func append(_ stored: StoredLocation, trip: String? = nil, omitting: Omitted = [], to out: inout [UInt8]) {
+        append(stored.location, trip: trip, omitting: omitting, to: &out)
+    }
+
+    /// The pin's object as text (`append`).
+    public static func string(_ l: Location, trip: String? = nil, omitting: Omitted = []) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(320)
+        append(l, trip: trip, omitting: omitting, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `JSONText.numberText(v)` of a coordinate `jsonDegrees` rounded (at most 7 decimals), written
+    /// without a shortest-digits search: the double is the nearest to the decimal n·10⁻⁷, and that
+    /// decimal without its trailing zeros is the shortest text that reads back as it (any other
+    /// such decimal differs from it by 10⁻⁷ at least, far more than the doubles' spacing below
+    /// 10⁸), and the one Swift's description writes, in plain notation from 0.001 up. Anything
+    /// else (whole, non-finite, smaller, larger, not so rounded) is `numberText`'s. Coordinates
+    /// were a sixth of writing a pin.
+    static func putDegrees(_ v: Double, in room: inout ByteRoom) {
+        let scaled = (v * 10_000_000).rounded()
+        guard v.isFinite, abs(v) >= 0.001, abs(v) < 100_000_000, v != v.rounded(), scaled / 10_000_000 == v else {
+            room.put(JSONText.numberText(v))
+            return
+        }
+        let n = Int64(scaled).magnitude
+        var whole = n / 10_000_000, fraction = n % 10_000_000, digits = 7
+        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+        // Written from the end: the fraction's digits, the point, the whole part's, the sign.
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { raw in
+            var at = raw.count
+            for _ in 0..<digits {
+                at -= 1
+                raw[at] = UInt8(ascii: "0") + UInt8(fraction % 10)
+                fraction /= 10
+            }
+            at -= 1
+            raw[at] = UInt8(ascii: ".")
+            repeat {
+                at -= 1
+                raw[at] = UInt8(ascii: "0") + UInt8(whole % 10)
+                whole /= 10
+            } while whole > 0
+            if v < 0 {
+                at -= 1
+                raw[at] = UInt8(ascii: "-")
+            }
+            room.put(UnsafeRawBufferPointer(rebasing: raw[at...]))
+        }
+    }
+
+    /// A member's value.
+    @inline(__always)
+    private static func put(_ value: Value, in room: inout ByteRoom) {
+        switch value {
+        case let .text(text): room.putJSONString(text)
+        case let .number(number): room.put(JSONText.numberText(number))
+        case let .degrees(degrees): putDegrees(degrees, in: &room)
+        case let .integer(integer): room.put(String(integer))
+        case .yes: room.put(UnsafeRawBufferPointer(start: ("true" as StaticString).utf8Start, count: 4))
+        case let .texts(texts):
+            room.put(UInt8(ascii: "["))
+            for (index, text) in texts.enumerated() {
+                if index > 0 { room.put(UInt8(ascii: ",")) }
+                room.putJSONString(text)
+            }
+            room.put(UInt8(ascii: "]"))
+        case let .id(id):
+            room.put(UInt8(ascii: "\""))
+            _ = room.write(atMost: 36) { id.writeLowercased(into: $0) }
+            room.put(UInt8(ascii: "\""))
+        case let .date(date, offset):
+            room.put(UInt8(ascii: "\""))
+            if !room.write(atMost: 48, { ISO8601.write(date, offsetSeconds: offset, into: $0) }) {
+                room.put(ISO8601.format(date, offsetSeconds: offset))
+            }
+            room.put(UInt8(ascii: "\""))
+        case let .visit(visit):
+            room.put(UInt8(ascii: "{"))
+            var first = true
+            for (field, value) in visit.fields.sorted(by: { $0.0.key < $1.0.key }) {
+                let member: Value
+                switch value {
+                case let .text(text)?: member = .text(text)
+                case let .number(number)?: member = .number(number)
+                case nil: continue
+                }
+                if !first { room.put(UInt8(ascii: ",")) }
+                first = false
+                room.putJSONString(field.key)
+                room.put(UInt8(ascii: ":"))
+                put(member, in: &room)
+            }
+            room.put(UInt8(ascii: "}"))
+        }
+    }
 }
 
 /// True when a pin's date (`pinDateText`) already says its offset: `±hh:mm` for a whole number

@@ -12,9 +12,6 @@ public struct PagePin: Sendable {
         get { stored.location }
         set { stored = StoredLocation(newValue) }
     }
-    /// The object `pins list --json` prints for this pin, as JSON text: the page's `pins-data`
-    /// island holds exactly these, so other tools read the page as they read `pins list --json`.
-    public var listJSON: String
     /// The pin's own UTC offset (its photo's), for its date; nil shows the date in UTC.
     public var utcOffsetSeconds: Int?
     /// For an imported pin: the photo's path relative to the imported folder, as text.
@@ -25,33 +22,36 @@ public struct PagePin: Sendable {
     /// page asks the server for each by its id; a static page embeds the previews already made
     /// (`jpeg`), within `PageRenderer.stripPageCap`.
     public var strip: [StripPhoto] = []
-    /// When set, `listJSON` is the pin's list object (`pinProperties`) and its object in
-    /// pins-data is that text edited so (`dataJSON`), made as the data is written: a caller that
-    /// keeps each pin's list text (pins serve) keeps no second text per pin.
-    public var edit: PinObjectEdit?
+    /// The pin's trip (`pins trips`' id): the `trip` member of its object in pins-data.
+    public var trip: String?
+    /// Whether its title is the one the page makes from its place (`PageRenderer.madeTitle`):
+    /// then its object in pins-data has none.
+    public var titleIsMade = false
 
-    /// The pin's object in pins-data: `listJSON`, edited when `edit` says so.
+    /// The pin's object in pins-data: the object `pins list --json` prints for it (so other
+    /// tools read the page as they read that), with its trip, without its place keys (the page
+    /// gives them once per distinct place, `pins-places`) and without a title the page makes.
     public var dataJSON: String {
         var out: [UInt8] = []
         appendDataJSON(to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// `dataJSON`'s bytes appended to `out` (the page's writer: no String per pin).
+    /// `dataJSON`'s bytes appended to `out` (the page's writer: no String per pin), written
+    /// from the pin as the page is written: no text per pin is kept.
     func appendDataJSON(to out: inout [UInt8]) {
-        if let edit { edit.apply(to: listJSON, appendingTo: &out) } else { out.append(contentsOf: listJSON.utf8) }
+        PinObjectText.append(stored, trip: trip, omitting: titleIsMade ? [.placeKeys, .title] : .placeKeys, to: &out)
     }
 
-    public init(location: Location, listJSON: String, utcOffsetSeconds: Int? = nil, photoPath: String? = nil,
+    public init(location: Location, utcOffsetSeconds: Int? = nil, photoPath: String? = nil,
                 thumbnailJPEG: [UInt8]? = nil) {
-        self.init(stored: StoredLocation(location), listJSON: listJSON, utcOffsetSeconds: utcOffsetSeconds,
+        self.init(stored: StoredLocation(location), utcOffsetSeconds: utcOffsetSeconds,
                   photoPath: photoPath, thumbnailJPEG: thumbnailJPEG)
     }
 
-    public init(stored: StoredLocation, listJSON: String, utcOffsetSeconds: Int? = nil, photoPath: String? = nil,
+    public init(stored: StoredLocation, utcOffsetSeconds: Int? = nil, photoPath: String? = nil,
                 thumbnailJPEG: [UInt8]? = nil) {
         self.stored = stored
-        self.listJSON = listJSON
         self.utcOffsetSeconds = utcOffsetSeconds
         self.photoPath = photoPath
         self.thumbnailJPEG = thumbnailJPEG
@@ -158,90 +158,5 @@ public struct WorldMap: Sendable, Decodable {
     public init(width: Int, countries: [Country]) {
         self.width = width
         self.countries = countries
-    }
-}
-
-/// A JSON object's text as JSONText writes it (keys sorted, no spaces) with some of its keys taken
-/// out and a "trip" string put in its sorted place: a pin's list object made into its object in
-/// pins-data (`PinApp.pageInput`), the same bytes as the object written again without those keys
-/// and with the trip, for no dictionary per pin.
-public struct PinObjectEdit: Sendable, Equatable {
-    /// The keys left out (one array shared by the pins that leave out the same keys).
-    public let dropped: [String]
-    /// The "trip" member's value, nil for none (the trip's own id text, not a copy per pin).
-    public let trip: String?
-
-    public init(dropping dropped: [String], trip: String?) {
-        self.dropped = dropped
-        self.trip = trip
-    }
-
-    /// `object`'s text edited, appended to `out`. The object is one JSONText wrote: members
-    /// `"key":value` joined by commas, keys plain ASCII without "trip".
-    public func apply(to object: String, appendingTo out: inout [UInt8]) {
-        var object = object
-        object.withUTF8 { apply(to: $0, appendingTo: &out) }
-    }
-
-    private func apply(to bytes: UnsafeBufferPointer<UInt8>, appendingTo out: inout [UInt8]) {
-        let droppedBytes = dropped.map { Array($0.utf8) }
-        let tripKey = Array("trip".utf8)
-        var tripDone = trip == nil
-        var first = true
-        out.append(UInt8(ascii: "{"))
-        var index = 1
-        while index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
-            let keyStart = index + 1
-            var keyEnd = keyStart
-            while bytes[keyEnd] != UInt8(ascii: "\"") { keyEnd += 1 }
-            let valueEnd = Self.valueEnd(bytes, from: keyEnd + 2)
-            let key = UnsafeBufferPointer(rebasing: bytes[keyStart..<keyEnd])
-            if !tripDone, !key.lexicographicallyPrecedes(tripKey) {
-                appendTrip(&out, first: &first)
-                tripDone = true
-            }
-            if !droppedBytes.contains(where: { $0.elementsEqual(key) }) {
-                if !first { out.append(UInt8(ascii: ",")) }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<valueEnd]))
-                first = false
-            }
-            index = valueEnd + 1  // past the comma (or the closing brace)
-        }
-        if !tripDone { appendTrip(&out, first: &first) }
-        out.append(UInt8(ascii: "}"))
-    }
-
-    private func appendTrip(_ out: inout [UInt8], first: inout Bool) {
-        guard let trip else { return }
-        if !first { out.append(UInt8(ascii: ",")) }
-        out.append(contentsOf: "\"trip\":".utf8)
-        out.append(contentsOf: JSONText.string(trip).utf8)
-        first = false
-    }
-
-    /// The index just past the JSON value that starts at `start`: a string, an array or object
-    /// (strings in it skipped whole), or a number, literal, up to the next comma or brace.
-    private static func valueEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        var index = start, depth = 0, inString = false
-        while index < bytes.count {
-            let byte = bytes[index]
-            if inString {
-                if byte == UInt8(ascii: "\\") { index += 1 } else if byte == UInt8(ascii: "\"") { inString = false }
-                if !inString, depth == 0 { return index + 1 }
-            } else {
-                switch byte {
-                case UInt8(ascii: "\""): inString = true
-                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    if depth == 0 { return index }
-                    depth -= 1
-                    if depth == 0 { return index + 1 }
-                case UInt8(ascii: ","): if depth == 0 { return index }
-                default: break
-                }
-            }
-            index += 1
-        }
-        return index
     }
 }

@@ -90,9 +90,6 @@ public enum PageRenderer {
         }
     }
 
-    /// The keys of the pin JSON that `pins-data` leaves out on the page: `pins-places` has them.
-    public static let placeKeys = ["place", "region", "regionCode"]
-
     /// The title page.js gives a pin whose object in pins-data has none (`madeTitle`): the title
     /// pins makes ("Kyoto, Japan", the region without a place, the country alone, "At sea"),
     /// but for a place named as its country, whose title pins-data keeps. `countryName`: the
@@ -282,9 +279,11 @@ public enum PageRenderer {
         guard !input.trips.isEmpty else { return [] }
         // Each pin's place in pins-data by its id (of an id twice, the last).
         let index = IDIndex(ids: input.pins.map(\.stored.location.id), values: input.pins.indices.map(Int32.init))
+        // Read once: each comparison of the sort copied two pins.
+        let dates = input.pins.map(\.stored.location.date)
         return input.trips.compactMap { trip -> [String: Any]? in
             let pins = trip.pinIDs.compactMap { index[$0].map(Int.init) }
-                .sorted { (input.pins[$0].location.date, $0) < (input.pins[$1].location.date, $1) }
+                .sorted { (dates[$0], $0) < (dates[$1], $1) }
             guard !pins.isEmpty else { return nil }
             return ["id": trip.id, "title": trip.title, "start": trip.start.description, "end": trip.end.description,
                     "days": trip.days, "countries": trip.countries, "places": trip.places, "pins": pins,

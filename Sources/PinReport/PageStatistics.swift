@@ -171,7 +171,7 @@ struct PageStatistics: Sendable, Equatable {
         countriesInWorld = countryList.total(in: catalog)
         countryListTitle = countryList.title
         continentsInWorld = Set(catalog.entries.values.map(\.continent)).count
-        let values = StatisticsService(catalog: catalog).calculate(locations: pins.lazy.map { $0.location })
+        let values = StatisticsService(catalog: catalog).calculate(stored: pins.map(\.stored))
         totalPins = values.totalPins
         typeCounts = values.typeCounts
         atSea = values.pinsWithoutCountry

@@ -34,7 +34,7 @@ let testCatalog = CountryCatalog(entries: [
 func pin(_ title: String, _ country: String?, _ iso: String, offset: Int? = nil, type: LocationType = .point) -> PagePin {
     let date = ISO8601.parse(iso)!.date
     let location = Location(id: UUID(), title: title, coordinate: Coordinate(latitude: 1, longitude: 2), countryID: country, type: type, date: date)
-    return PagePin(location: location, listJSON: "{\"title\":\"x\"}", utcOffsetSeconds: offset)
+    return PagePin(location: location, utcOffsetSeconds: offset)
 }
 
 final class PageStatisticsTests: XCTestCase {
@@ -119,7 +119,7 @@ final class PageRendererTests: XCTestCase {
     func testHostileTextStaysInsideTheIslandsAndReadsBackUnchanged() throws {
         let hostile = "</script><script>alert(1)</script><!-- \u{2028} & \"q\" 'a' \n"
         var p = pin("t", "FR", "2024-01-01T00:00:00Z")
-        p.listJSON = "{\"title\":\"" + hostile.replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n") + "\"}"
+        p.location.title = hostile
         p.photoPath = hostile
         let html = render([p])
         // Only the page's own script elements end: pins-data, pins-extra, places-data, pins-places, countries-data, page-data, the code.

@@ -143,7 +143,7 @@ final class PageWaterTests: XCTestCase {
     /// first tiles that fit under 3,977,592 B in all: 4 of 6 tiles of 99,997 B, in their order.
     func testTheRenderedPageStaysWithinItsBudget() throws {
         var big = pin("a", "FR", "2024-01-01T00:00:00Z")
-        big.listJSON = "{\"note\":\"" + String(repeating: "n", count: 3_450_000) + "\"}"
+        big.location.note = String(repeating: "n", count: 3_450_000 - 200)
         var input = PageInput(pins: [big], catalog: testCatalog, settings: Settings(),
                               worldMap: WorldMap(width: 20000, countries: [.init(id: "FR", d: "M1 1l5 0 0 5z")]))
         for k in 0..<6 {

@@ -4,9 +4,9 @@ import PinCore
 @testable import PinServe
 import XCTest
 
-/// GET /api/pins answers from each pin's kept list text (`ListedPin.listJSON`): the answer is
-/// still the JSON `pins list --json` gives, newest first, the page and the total right, and an
-/// edited pin's new text (a new `ListedPin`), never the text kept for it before.
+/// GET /api/pins writes each pin of a page from the pin kept (`PinObjectText`): the answer is
+/// the JSON `pins list --json` gives, newest first, the page and the total right, and an edited
+/// pin's new text (a new `ListedPin`), never its text before.
 final class ListAnswerTests: XCTestCase {
     private func list(_ backend: AppBackend, _ target: String) throws -> [String: Any] {
         let answer = try backend.listPins(XCTUnwrap(RequestTarget.parse(target)))

@@ -40,18 +40,22 @@ extension UUID {
     /// Written from the bytes (`uuidString.lowercased()` made two strings, a tenth of printing
     /// 100,000 ids).
     public var lowercasedText: String {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        return withUnsafeBytes(of: uuid) { raw in
-            String(unsafeUninitializedCapacity: 36) { out in
-                var at = 0
-                for (i, byte) in raw.enumerated() {
-                    if i == 4 || i == 6 || i == 8 || i == 10 { out[at] = UInt8(ascii: "-"); at += 1 }
-                    out[at] = hex[Int(byte >> 4)]
-                    out[at + 1] = hex[Int(byte & 0x0F)]
-                    at += 2
-                }
-                return at
+        String(unsafeUninitializedCapacity: 36) { writeLowercased(into: $0) }
+    }
+
+    /// `lowercasedText` written into `out` (36 bytes at least; a JSON writer's, without a String
+    /// made): 36.
+    public func writeLowercased(into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        withUnsafeBytes(of: uuid) { raw in
+            let hex: StaticString = "0123456789abcdef"
+            var at = 0
+            for (i, byte) in raw.enumerated() {
+                if i == 4 || i == 6 || i == 8 || i == 10 { out[at] = UInt8(ascii: "-"); at += 1 }
+                out[at] = hex.utf8Start[Int(byte >> 4)]
+                out[at + 1] = hex.utf8Start[Int(byte & 0x0F)]
+                at += 2
             }
+            return at
         }
     }
 }

@@ -25,27 +25,41 @@ public enum ISO8601 {
     /// minute, and the clock with it, so the text is always the exact instant; the exact offset
     /// is kept where the text cannot say it (`utcOffset` in JSON).
     public static func format(_ date: Date, offsetSeconds: Int? = nil) -> String {
+        var valid = true
+        let text = String(unsafeUninitializedCapacity: 48) { buffer in
+            guard let count = write(date, offsetSeconds: offsetSeconds, into: buffer) else {
+                valid = false
+                return 0
+            }
+            return count
+        }
+        return valid ? text : "invalid date (\(date.timeIntervalSince1970) s)"
+    }
+
+    /// `format`'s text written into `buffer` (48 bytes at least; a JSON writer's, without a
+    /// String made): its length, or nil for a date beyond `supported` (`format` then says so).
+    public static func write(_ date: Date, offsetSeconds: Int?, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int? {
         let offset = offsetSeconds.map { ($0 >= 0 ? $0 + 30 : $0 - 30) / 60 * 60 } ?? 0
         let shifted = date.timeIntervalSince1970 + Double(offset)
         // Readers keep dates within `supported`; one beyond (stored by an older pins, or not
         // finite) is shown as seconds, not converted.
-        guard supported.contains(shifted) else { return "invalid date (\(date.timeIntervalSince1970) s)" }
+        guard supported.contains(shifted) else { return nil }
         var whole = shifted.rounded(.down)
         var millis = Int(((shifted - whole) * 1000).rounded())
         if millis == 1000 { whole += 1; millis = 0 }
-        return text(seconds: Int(whole), millis: millis, offset: offsetSeconds.map { _ in offset })
+        return text(seconds: Int(whole), millis: millis, offset: offsetSeconds.map { _ in offset }, into: buffer)
     }
 
     /// `format`'s text: whole seconds since 1970 (already shifted by the offset) and
     /// milliseconds. The date by `CivilDate.split` (proleptic Gregorian, as gmtime), written by arithmetic
     /// into one buffer: this runs for every pin and, in --json reports, for every file.
-    private static func text(seconds: Int, millis: Int, offset offsetSeconds: Int?) -> String {
+    private static func text(seconds: Int, millis: Int, offset offsetSeconds: Int?, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
         let (year, month, day, secondOfDay) = CivilDate.split(seconds: seconds)
         let offset = offsetSeconds ?? 0
         let magnitude = abs(offset)
         // 19 bytes of date and time, 4 of fraction, then the zone: its hours have more than 2
         // digits only for absurd offsets, and at most 9 (a larger one made the date invalid).
-        return String(unsafeUninitializedCapacity: 48) { buffer in
+        do {
             var i = 0
             func put(_ byte: UInt8) {
                 buffer[i] = byte
@@ -54,6 +68,19 @@ public enum ISO8601 {
             /// `v` in decimal, zero-padded to `width` digits (`String(v).leftPadded(to:)`, which
             /// a year before 1 goes through as it is).
             func number(_ v: Int, _ width: Int) {
+                if width == 2, v >= 0, v < 100 {
+                    // The month, day, hours, minutes, seconds: two digits, no division loop.
+                    put(UInt8(ascii: "0") + UInt8(v / 10))
+                    put(UInt8(ascii: "0") + UInt8(v % 10))
+                    return
+                }
+                if width == 4, v >= 1000, v < 10_000 {
+                    put(UInt8(ascii: "0") + UInt8(v / 1000))
+                    put(UInt8(ascii: "0") + UInt8(v / 100 % 10))
+                    put(UInt8(ascii: "0") + UInt8(v / 10 % 10))
+                    put(UInt8(ascii: "0") + UInt8(v % 10))
+                    return
+                }
                 if v < 0 {
                     for byte in String(v).leftPadded(to: width).utf8 { put(byte) }
                     return

@@ -49,6 +49,21 @@ public struct StatisticsService: Sendable {
         return calculate(visits: all.filter { !$0.wanted }, count: all.count)
     }
 
+    /// `calculate(locations:)` of pins held once (`StoredLocation`: the map page's), made here
+    /// for that collection. Called with a view of them from another module, the generic code ran
+    /// unspecialised: every pin copied through its type's value witnesses, pass after pass (a
+    /// fifth of the CPU of pins serve's map data).
+    public func calculate(stored: [StoredLocation]) -> StatisticsValues {
+        // A closure, not a key path: a lazy view's key path is read through the runtime per pin.
+        calculate(locations: stored.lazy.map { $0.location })
+    }
+
+    /// `calculate(pins:countries:)` of pins held once (pins serve's), made here for them
+    /// (`calculate(stored:)`).
+    public func calculate(stored: [StoredLocation], countries: [Country]) -> StatisticsValues {
+        calculate(pins: stored.lazy.map { $0.location }, countries: countries)
+    }
+
     /// `calculate(locations:)` of the visits `locations`, out of `count` pins.
     private func calculate(visits locations: some Collection<Location>, count: Int) -> StatisticsValues {
         var counts: [String: Int] = [:]

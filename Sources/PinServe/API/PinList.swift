@@ -7,36 +7,27 @@ import PinReport
 import PinStore
 
 /// One stored pin as the list keeps it, with what each request would otherwise work out again:
-/// its text folded for the search and the filters.
+/// its text folded for the search and the filters. Its object in the list's answer is written
+/// from the pin for each page (`PinObjectText`): each pin's text kept beside it was 32 MB at
+/// 100,000 pins, a quarter of the service's memory.
 final class ListedPin: Sendable {
     /// The pin, handed by reference to the map data's pins (`PinApp.pageInput(stored:)`).
     let stored: StoredLocation
     var pin: Location { stored.location }
     /// Never nil: optional as `PinFilter.foldedMatcher` borrows it.
     let folded: FoldedPinText?
-    /// Its object in the list's answer (`pinProperties`, as `pins list --json` prints it), made
-    /// once (`made`): a page of 100 pins is then 100 texts joined, not 100 objects
-    /// written again (1-2 ms of CPU a page at 100,000 pins, scripts/bench-serve). The map
-    /// data's object of the pin is this text edited as the data is written (`PagePin.edit`): a
-    /// second text per pin, kept for the map data, was 40 MB at 100,000 pins.
     /// A changed pin is a new `ListedPin`.
-    let listJSON: String
-
-    private init(_ stored: StoredLocation, folded: FoldedPinText?, listJSON: String) {
+    private init(_ stored: StoredLocation, folded: FoldedPinText?) {
         self.stored = stored
         self.folded = folded
-        self.listJSON = listJSON
     }
 
-    /// `locations` listed, in their order: the pins held, then their folded texts, then each
-    /// one's list text, in passes of their own (making a text allocates and frees the pin's
-    /// object, a dictionary). The texts were made lazily, at the first list or map data that
-    /// showed their pins, under a lock of their own per pin; every pin's is needed by the
-    /// first map data anyway.
+    /// `locations` listed, in their order: the pins held, then their folded texts, in passes
+    /// of their own.
     static func made(_ locations: [Location]) -> [ListedPin] {
         let stored = locations.map(StoredLocation.init)
         let folded = stored.map { FoldedPinText($0.location) }
-        return stored.indices.map { ListedPin(stored[$0], folded: folded[$0], listJSON: JSONText.string(pinProperties(stored[$0].location))) }
+        return stored.indices.map { ListedPin(stored[$0], folded: folded[$0]) }
     }
 
     /// Whether `self` comes first in the list: newest first, as `PinFilter` with `descending`

@@ -25,21 +25,20 @@ extension AppBackend {
             total = matching.count
             page = ArraySlice(matching.dropFirst(offset).prefix(limit).map { pins[Int($0)] })
         }
-        return .json(200, text: Self.listText(total: total, offset: offset, page))
+        return .json(200, bytes: Self.listText(total: total, offset: offset, page))
     }
 
     /// `{"offset":…,"pins":[…],"total":…}`, the keys in JSONText's order, each pin's object
-    /// the one it keeps (`ListedPin.listJSON`).
-    static func listText(total: Int, offset: Int, _ page: ArraySlice<ListedPin>) -> String {
-        let objects = page.map(\.listJSON)
-        var text = "{\"offset\":\(offset),\"pins\":["
-        text.reserveCapacity(text.utf8.count + objects.reduce(32) { $0 + $1.utf8.count + 1 })
-        for (index, object) in objects.enumerated() {
-            if index > 0 { text += "," }
-            text += object
+    /// written from the pin kept (`PinObjectText`: `pinProperties` as JSONText writes it).
+    static func listText(total: Int, offset: Int, _ page: ArraySlice<ListedPin>) -> [UInt8] {
+        var out: [UInt8] = Array("{\"offset\":\(offset),\"pins\":[".utf8)
+        out.reserveCapacity(page.count * 320 + 64)
+        for (index, listed) in page.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            PinObjectText.append(listed.stored, to: &out)
         }
-        text += "],\"total\":\(total)}"
-        return text
+        out.append(contentsOf: "],\"total\":\(total)}".utf8)
+        return out
     }
 
     /// What a list's filter is made of: its query without the page's limit and offset, in a

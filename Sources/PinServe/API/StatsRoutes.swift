@@ -8,6 +8,6 @@ extension AppBackend {
     func stats() throws -> HTTPResponse {
         guard app.databaseExists else { return .json(200, StatisticsValues().jsonObject) }
         // From the pins kept (brought to the database's version), as the map data is.
-        return .json(200, try app.statistics(of: try storedPins().lazy.map(\.pin)).jsonObject)
+        return .json(200, try app.statistics(of: try storedPins().map(\.stored)).jsonObject)
     }
 }

@@ -90,6 +90,11 @@ public struct HTTPResponse: Sendable {
         HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8")], body: Array(text.utf8))
     }
 
+    /// JSON text already written as UTF-8 bytes.
+    static func json(_ status: Int, bytes: [UInt8]) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8")], body: bytes)
+    }
+
     public static func text(_ status: Int, _ type: String, _ text: String) -> HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", type)], body: Array(text.utf8))
     }
