@@ -45,17 +45,13 @@ enum PhotoLinks {
     @discardableResult
     static func relink(_ db: Connection) throws -> Outcome {
         var pins = Pins()
-        // Oldest first: between two pins at the very same distance the older one keeps its photos.
-        for (row, id, coordinate, visits, byHand) in try db.query(
-            "SELECT rowid, id, latitude, longitude, visit_count, visits_by_hand FROM locations ORDER BY created_at, id", [], { s in
-                (s.int64(0), s.string(1), Coordinate(latitude: s.double(2), longitude: s.double(3)), s.int(4), s.int(5) != 0)
-            }) {
+        for pin in try pinsOldestFirst(db) {
             let tag = pins.rows.count
-            pins.rows.append(row)
-            pins.tags[id] = tag
-            pins.visits.append(visits)
-            pins.byHand.append(byHand)
-            if coordinate.isValid { pins.index.insert(coordinate, tag: tag) }
+            pins.rows.append(pin.row)
+            pins.tags[pin.id] = tag
+            pins.visits.append(pin.visits)
+            pins.byHand.append(pin.byHand)
+            if pin.coordinate.isValid { pins.index.insert(pin.coordinate, tag: tag) }
         }
         var outcome = Outcome()
         let days = try link(db, pins, &outcome)
@@ -69,21 +65,57 @@ enum PhotoLinks {
         return outcome
     }
 
+    /// A pin as the pass reads it; `createdAt` nil when `created_at` is not stored as a number
+    /// (SQLite orders any other value after every number).
+    private struct PinRow {
+        var row: Int64
+        var id: String
+        var coordinate: Coordinate
+        var visits: Int
+        var byHand: Bool
+        var createdAt: Double?
+    }
+
+    /// Every pin, oldest first (`ORDER BY created_at, id`): between two pins at the very same
+    /// distance the older one keeps its photos. Read in rowid order first, which is that order
+    /// whenever each pin was made after the one before it (an import's pins): SQLite's sort of
+    /// every pin's columns cost as much as reading them. Else read again, sorted by SQLite.
+    private static func pinsOldestFirst(_ db: Connection) throws -> [PinRow] {
+        let sql = "SELECT rowid, id, latitude, longitude, visit_count, visits_by_hand, created_at FROM locations"
+        let read = { (s: Statement) -> PinRow in
+            var createdAt: Double?
+            if case let .real(value) = s.value(6) { createdAt = value }
+            return PinRow(row: s.int64(0), id: s.string(1), coordinate: Coordinate(latitude: s.double(2), longitude: s.double(3)),
+                          visits: s.int(4), byHand: s.int(5) != 0, createdAt: createdAt)
+        }
+        let rows = try db.query(sql, [], read)
+        // SQLite's order: by the number, then by the id's bytes (BINARY).
+        let ordered = zip(rows, rows.dropFirst()).allSatisfy { older, newer in
+            guard let a = older.createdAt, let b = newer.createdAt else { return false }
+            return a < b || (a == b && older.id.utf8.lexicographicallyPrecedes(newer.id.utf8))
+        }
+        return ordered ? rows : try db.query(sql + " ORDER BY created_at, id", [], read)
+    }
+
     /// One read of the photos with a position: each one's pin, written where it changed; returns
     /// the local days of each pin's photos (by tag) for the visits.
     private static func link(_ db: Connection, _ pins: Pins, _ outcome: inout Outcome) throws -> [[Int]] {
         var days = [[Int]](repeating: [], count: pins.rows.count)
         var changes: [(rowid: Int64, pin: Int64?)] = []
         // The table read in rowid order, page after page: SQLite would rather go through
-        // photos_own_position (by time), looking each row up in the table.
+        // photos_own_position (by time), looking each row up in the table. The decision is
+        // read here, not in a `WHERE decision IN (...)`, whose three text comparisons cost
+        // SQLite more than the rest of the condition at each of the 100,000 rows of a library.
         let statement = try db.statement("""
-            SELECT rowid, latitude, longitude, decision = 'accepted', location_id, pin, taken_at, utc_offset FROM photos NOT INDEXED
-            WHERE latitude IS NOT NULL AND longitude IS NOT NULL AND decision IN ('accepted', 'interval', 'distance')
+            SELECT rowid, latitude, longitude, decision, location_id, pin, taken_at, utc_offset FROM photos NOT INDEXED
+            WHERE latitude IS NOT NULL AND longitude IS NOT NULL
             """)
         while try statement.step() {
+            let decision = statement.withText(3) { LinkedDecision($0) }
+            guard decision != .other else { continue }
             let coordinate = Coordinate(latitude: statement.double(1), longitude: statement.double(2))
             var tag: Int?
-            if statement.int(3) != 0, let own = statement.optionalString(4) { tag = pins.tags[own] }
+            if decision == .accepted, let own = statement.optionalString(4) { tag = pins.tags[own] }
             if tag == nil, coordinate.isValid { tag = pins.index.nearest(to: coordinate)?.entry.tag }
             let stored = statement.isNull(5) ? nil : statement.int64(5)
             let pin = tag.map { pins.rows[$0] }
@@ -99,6 +131,33 @@ enum PhotoLinks {
         }
         outcome.changed = changes.count
         return days
+    }
+}
+
+/// A photo record's decision as the linking pass reads it: a photo with a position is linked
+/// when it was accepted (to the pin it made) or skipped for being near a pin in time or in
+/// space (`interval`, `distance`: to the nearest pin). The three stored values are 8 bytes
+/// each, compared as one word; any other text (the other decisions) is `other`.
+enum LinkedDecision {
+    case accepted, skipped, other
+
+    private static func word(_ decision: PhotoDecision) -> UInt64 {
+        let bytes = Array(decision.rawValue.utf8)
+        precondition(bytes.count == 8, "\(decision) is not 8 bytes")
+        return bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+    }
+    private static let acceptedWord = word(.accepted), intervalWord = word(.interval), distanceWord = word(.distance)
+
+    init(_ text: UnsafeRawBufferPointer) {
+        guard text.count == 8, let start = text.baseAddress else {
+            self = .other
+            return
+        }
+        switch start.loadUnaligned(as: UInt64.self) {
+        case Self.acceptedWord: self = .accepted
+        case Self.intervalWord, Self.distanceWord: self = .skipped
+        default: self = .other
+        }
     }
 }
 

@@ -271,9 +271,13 @@ public enum PinChangeLog {
     }
 
     /// The pins a write holds and those of the photo rows above rowid ?1, each once, in order.
+    /// A batch's 500 photo rows name about 80 pins: their rows, each once (`IN`: integers), are
+    /// looked up, not each photo's pin and its id put into the `UNION`'s table (the last batch
+    /// of a 10,000-file scripts/gen-library --small import, this query alone under callgrind:
+    /// 1.88 M instructions with photo links before, 1.46 M now; without links 1.13 M and 1.19 M).
     static let heldAndInserted = """
         SELECT pin_id FROM pin_changes_held WHERE pin_id <> ''
-        UNION SELECT l.id FROM photos p NOT INDEXED CROSS JOIN locations l ON l.rowid = p.pin WHERE p.rowid > ?1
+        UNION SELECT l.id FROM locations l WHERE l.rowid IN (SELECT p.pin FROM photos p NOT INDEXED WHERE p.rowid > ?1 AND p.pin IS NOT NULL)
         UNION SELECT p.location_id FROM photos p NOT INDEXED WHERE p.rowid > ?1 AND p.location_id IS NOT NULL
         ORDER BY 1
         """

@@ -101,6 +101,71 @@ final class PhotoLinkTests: XCTestCase {
         XCTAssertEqual(try owner("maker.jpg"), other.lowercasedText)
     }
 
+    /// The pass links a photo with a position when it was accepted (to the pin it made) or
+    /// skipped for time or distance (to the nearest pin); the other decisions never, position or
+    /// not (the pass reads the decision's text itself, `LinkedDecision`).
+    func testOnlyAcceptedPhotosAndThoseSkippedForTimeOrDistanceAreLinked() throws {
+        let near = try pin("Near", at: here), made = try pin("Made", at: north(3))
+        try photo("accepted.jpg", at: north(0.1), decision: .accepted, pin: made)
+        for decision in PhotoDecision.allCases where decision != .accepted {
+            try photo("\(decision.rawValue).jpg", at: north(0.1), decision: decision)
+        }
+        try db.linkPhotos()
+        XCTAssertEqual(try owner("accepted.jpg"), made.lowercasedText, "its own pin, though Near is nearer")
+        XCTAssertEqual(try owner("interval.jpg"), near.lowercasedText)
+        XCTAssertEqual(try owner("distance.jpg"), near.lowercasedText)
+        XCTAssertNil(try owner("noLocation.jpg"))
+        XCTAssertNil(try owner("unreadable.jpg"))
+        XCTAssertNil(try owner("notMedia.jpg"))
+        XCTAssertEqual(try stored(near).photoCount, 2)
+        XCTAssertEqual(try stored(made).photoCount, 1)
+    }
+
+    /// A connection keeps the pins' rowids it looked up from one write to the next (an
+    /// import's batches), but not past another connection's commit: there Alpha was deleted and
+    /// Bravo made, in Alpha's row (1). A record the import then writes for Alpha names no pin
+    /// (Alpha is gone; the pass at the run's end links it), not Bravo's row.
+    func testAPinsRowKeptFromAnEarlierWriteIsNotUsedAfterAnotherConnectionsCommit() throws {
+        db.defersPhotoLinks = true
+        let alpha = try pin("Alpha", at: here)
+        func skipped(_ name: String) throws {
+            try db.write { repos in
+                var record = PhotoRecord(path: RawPath("/lib/\(name)"), fingerprint: PhotoFingerprint(size: 1, modificationNanoseconds: 2, inode: 3),
+                                         coordinate: north(0.1), decision: .distance)
+                record.pinID = alpha
+                try repos.photos.save(record, runID: nil)
+            }
+        }
+        try skipped("first.jpg")
+        XCTAssertEqual(try owner("first.jpg"), alpha.lowercasedText)
+        let other = try PinDatabase(path: db.connection.path)
+        try service.delete(id: alpha, using: other)
+        let bravo = try creation.create(LocationDraft(title: "Bravo", coordinate: north(20), date: Date(timeIntervalSince1970: 1_700_000_000)),
+                                        using: other).id
+        XCTAssertEqual(try db.connection.scalarInt("SELECT rowid FROM locations WHERE id = ?", [bravo.lowercasedText]), 1, "Alpha's row")
+        try skipped("second.jpg")
+        XCTAssertNil(try owner("second.jpg"))
+    }
+
+    /// Between pins at the very same place the oldest (`created_at`, then the smaller id) keeps
+    /// the photo, whatever order their rows are in: the pass reads the pins by row and takes
+    /// SQLite's sort only when the rows are not in that order already.
+    func testBetweenPinsAtTheSamePlaceTheOldestKeepsThePhotoWhateverTheirRowsOrder() throws {
+        let first = try pin("First row", at: north(1)), second = try pin("Second row", at: north(1))
+        func made(_ id: UUID, at seconds: Double) throws {
+            try db.write { _ in try db.connection.run("UPDATE locations SET created_at = ? WHERE id = ?", [seconds, id.lowercasedText]) }
+        }
+        try made(first, at: 1_700_000_200)
+        try made(second, at: 1_700_000_100)
+        try photo("here.jpg", at: here)
+        try db.linkPhotos()
+        XCTAssertEqual(try owner("here.jpg"), second.lowercasedText, "made 100 s before the first row's pin")
+        try made(first, at: 1_700_000_100)
+        try db.linkPhotos()
+        let smaller = [first, second].map(\.lowercasedText).min()
+        XCTAssertEqual(try owner("here.jpg"), smaller, "made at the same second: the smaller id")
+    }
+
     func testUndoingARunHandsItsPinsPhotosBack() throws {
         let old = try pin("Old", at: north(4.9))
         try photo("earlier.jpg", at: here)
