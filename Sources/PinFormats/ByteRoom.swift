@@ -6,9 +6,9 @@
 public struct ByteRoom {
     private let base: UnsafeMutablePointer<UInt8>
     private let capacity: Int
-    public private(set) var count = 0
+    private var count = 0
     /// A piece did not fit: what was written is incomplete.
-    public private(set) var full = false
+    private var full = false
 
     private init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
         base = buffer.baseAddress!
@@ -62,8 +62,8 @@ public struct ByteRoom {
         text.withUTF8 { put(UnsafeRawBufferPointer($0)) }
     }
 
-    /// At most `most` bytes written by `body` into the room (it returns how many); nil from
-    /// `body`: none.
+    /// At most `most` bytes written by `body` into the room (it returns how many). False when
+    /// `body` wrote none (it returned nil); true too when they did not fit (`full`).
     public mutating func write(atMost most: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Int?) -> Bool {
         guard most <= capacity - count else { full = true; return true }
         guard let written = body(UnsafeMutableBufferPointer(start: base + count, count: most)) else { return false }
@@ -78,18 +78,19 @@ public struct ByteRoom {
         put(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { bytes in
-            var clean = true
-            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                clean = false
-                break
-            }
-            if clean {
+            if Self.isPlainJSON(bytes) {
                 put(UnsafeRawBufferPointer(bytes))
                 return
             }
             for byte in bytes { putEscaped(byte) }
         }
         put(UInt8(ascii: "\""))
+    }
+
+    /// Whether a string's UTF-8 bytes are its JSON text as they are: no `"`, `\` nor control
+    /// character to escape.
+    static func isPlainJSON(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        !bytes.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
     }
 
     private mutating func putEscaped(_ byte: UInt8) {

@@ -137,7 +137,8 @@ public struct JSONText {
 
     /// Whether a string's JSON text has an escape: it holds `"`, `\` or a control character.
     private static func needsStringEscape(_ s: String) -> Bool {
-        s.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        var s = s
+        return s.withUTF8 { !ByteRoom.isPlainJSON($0) }
     }
 
     /// A string's JSON text appended to UTF-8 bytes (`writeString`'s, which writes through

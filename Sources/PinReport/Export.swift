@@ -81,7 +81,7 @@ public enum PinObjectText {
         case id(UUID)
         /// A pin's date in its own offset (`pinDateText`).
         case date(Date, offsetSeconds: Int?)
-        /// A visit's fields (`VisitValues.fields`), written sorted by key.
+        /// A visit's fields (`VisitValues.fields`), written sorted by key (`fields(of:)`).
         case visit(VisitValues)
 
         /// As `pinProperties` holds it.
@@ -95,14 +95,19 @@ public enum PinObjectText {
             case let .id(id): id.lowercasedText
             case let .date(date, offset): ISO8601.format(date, offsetSeconds: offset)
             case let .visit(visit):
-                visit.fields.reduce(into: [String: Any]()) { fields, field in
-                    switch field.1 {
-                    case let .text(text)?: fields[field.0.key] = text
-                    case let .number(number)?: fields[field.0.key] = number
-                    case nil: break
-                    }
-                }
+                Dictionary(uniqueKeysWithValues: Value.fields(of: visit).map { ($0.key, $0.value.any) })
             }
+        }
+
+        /// A visit's given fields, sorted by key, each as a text or a number.
+        static func fields(of visit: VisitValues) -> [(key: String, value: Value)] {
+            visit.fields.compactMap { field, value -> (key: String, value: Value)? in
+                switch value {
+                case let .text(text)?: (field.key, .text(text))
+                case let .number(number)?: (field.key, .number(number))
+                case nil: nil
+                }
+            }.sorted { $0.key < $1.key }
         }
     }
 
@@ -272,16 +277,10 @@ public enum PinObjectText {
         case let .visit(visit):
             room.put(UInt8(ascii: "{"))
             var first = true
-            for (field, value) in visit.fields.sorted(by: { $0.0.key < $1.0.key }) {
-                let member: Value
-                switch value {
-                case let .text(text)?: member = .text(text)
-                case let .number(number)?: member = .number(number)
-                case nil: continue
-                }
+            for (key, member) in Value.fields(of: visit) {
                 if !first { room.put(UInt8(ascii: ",")) }
                 first = false
-                room.putJSONString(field.key)
+                room.putJSONString(key)
                 room.put(UInt8(ascii: ":"))
                 put(member, in: &room)
             }

@@ -59,68 +59,72 @@ public enum ISO8601 {
         let magnitude = abs(offset)
         // 19 bytes of date and time, 4 of fraction, then the zone: its hours have more than 2
         // digits only for absurd offsets, and at most 9 (a larger one made the date invalid).
-        do {
-            var i = 0
-            func put(_ byte: UInt8) {
-                buffer[i] = byte
-                i += 1
-            }
-            /// `v` in decimal, zero-padded to `width` digits (`String(v).leftPadded(to:)`, which
-            /// a year before 1 goes through as it is).
-            func number(_ v: Int, _ width: Int) {
-                if width == 2, v >= 0, v < 100 {
-                    // The month, day, hours, minutes, seconds: two digits, no division loop.
-                    put(UInt8(ascii: "0") + UInt8(v / 10))
-                    put(UInt8(ascii: "0") + UInt8(v % 10))
-                    return
-                }
-                if width == 4, v >= 1000, v < 10_000 {
-                    put(UInt8(ascii: "0") + UInt8(v / 1000))
-                    put(UInt8(ascii: "0") + UInt8(v / 100 % 10))
-                    put(UInt8(ascii: "0") + UInt8(v / 10 % 10))
-                    put(UInt8(ascii: "0") + UInt8(v % 10))
-                    return
-                }
-                if v < 0 {
-                    for byte in String(v).leftPadded(to: width).utf8 { put(byte) }
-                    return
-                }
-                var digits = 1, rest = v / 10
-                while rest > 0 { digits += 1; rest /= 10 }
-                for _ in digits..<max(digits, width) { put(UInt8(ascii: "0")) }
-                var k = i + digits - 1, value = v
-                for _ in 0..<digits {
-                    buffer[k] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                    k -= 1
-                }
-                i += digits
-            }
-            number(year, 4)
-            put(UInt8(ascii: "-"))
-            number(month, 2)
-            put(UInt8(ascii: "-"))
-            number(day, 2)
-            put(UInt8(ascii: "T"))
-            number(secondOfDay / 3_600, 2)
-            put(UInt8(ascii: ":"))
-            number(secondOfDay % 3_600 / 60, 2)
-            put(UInt8(ascii: ":"))
-            number(secondOfDay % 60, 2)
-            if millis != 0 {
-                put(UInt8(ascii: "."))
-                number(millis, 3)
-            }
-            if offsetSeconds == nil || offset == 0 {
-                put(UInt8(ascii: "Z"))
-            } else {
-                put(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
-                number(magnitude / 3_600, 2)
-                put(UInt8(ascii: ":"))
-                number(magnitude % 3_600 / 60, 2)
-            }
-            return i
+        var i = 0
+        func put(_ byte: UInt8) {
+            buffer[i] = byte
+            i += 1
         }
+        func number(_ v: Int, _ width: Int) { putNumber(v, width, into: buffer, at: &i) }
+        number(year, 4)
+        put(UInt8(ascii: "-"))
+        number(month, 2)
+        put(UInt8(ascii: "-"))
+        number(day, 2)
+        put(UInt8(ascii: "T"))
+        number(secondOfDay / 3_600, 2)
+        put(UInt8(ascii: ":"))
+        number(secondOfDay % 3_600 / 60, 2)
+        put(UInt8(ascii: ":"))
+        number(secondOfDay % 60, 2)
+        if millis != 0 {
+            put(UInt8(ascii: "."))
+            number(millis, 3)
+        }
+        if offsetSeconds == nil || offset == 0 {
+            put(UInt8(ascii: "Z"))
+        } else {
+            put(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+            number(magnitude / 3_600, 2)
+            put(UInt8(ascii: ":"))
+            number(magnitude % 3_600 / 60, 2)
+        }
+        return i
+    }
+
+    /// `v` in decimal, zero-padded to `width` digits (`String(v).leftPadded(to:)`, which a year
+    /// before 1 goes through as it is), written into `buffer` at `i`.
+    private static func putNumber(_ v: Int, _ width: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at i: inout Int) {
+        func out(_ byte: UInt8) {
+            buffer[i] = byte
+            i += 1
+        }
+        if width == 2, v >= 0, v < 100 {
+            // The month, day, hours, minutes, seconds: two digits, no division loop.
+            out(UInt8(ascii: "0") + UInt8(v / 10))
+            out(UInt8(ascii: "0") + UInt8(v % 10))
+            return
+        }
+        if width == 4, v >= 1000, v < 10_000 {
+            out(UInt8(ascii: "0") + UInt8(v / 1000))
+            out(UInt8(ascii: "0") + UInt8(v / 100 % 10))
+            out(UInt8(ascii: "0") + UInt8(v / 10 % 10))
+            out(UInt8(ascii: "0") + UInt8(v % 10))
+            return
+        }
+        if v < 0 {
+            for byte in String(v).leftPadded(to: width).utf8 { out(byte) }
+            return
+        }
+        var digits = 1, rest = v / 10
+        while rest > 0 { digits += 1; rest /= 10 }
+        for _ in digits..<max(digits, width) { out(UInt8(ascii: "0")) }
+        var k = i + digits - 1, value = v
+        for _ in 0..<digits {
+            buffer[k] = UInt8(ascii: "0") + UInt8(value % 10)
+            value /= 10
+            k -= 1
+        }
+        i += digits
     }
 
     /// Parses `YYYY-MM-DD` or a date and time with `Z`, `±hh:mm`, `±hhmm`, `±hh` or no zone

@@ -41,9 +41,9 @@ public struct StatisticsService: Sendable {
 
     /// The statistics of `locations` alone (a filtered set, the pins of a page): each country's
     /// pins are counted from them, not taken from the stored counts.
-    /// `all` may be a lazy view of the pins (the map page's: `PagePin.location`), read where it
-    /// lies: an array of every pin's Location made for the statistics was 33 MB at 100,000 pins,
-    /// at each map data of pins serve.
+    /// `all` may be a lazy view of the pins, read where they lie (`calculate(stored:)`): an array
+    /// of every pin's Location made for the statistics was 33 MB at 100,000 pins, at each map
+    /// data of pins serve.
     public func calculate<Pins: Collection<Location>>(locations all: Pins) -> StatisticsValues {
         guard all.contains(where: \.wanted) else { return calculate(visits: all, count: all.count) }
         return calculate(visits: all.filter { !$0.wanted }, count: all.count)
