@@ -95,6 +95,8 @@ public struct ImportSession {
             throw failure
         }
         report.runID = runID
+        // The links the save stage made: the last write counts the visits from them when it can.
+        database?.runLinks = pipeline.saved.runLinks
         if let error = finishRun(runID, in: database, status: .completed, exitCode: report.exitCode, report: report) {
             warning("could not record the end of the run (its pins are saved): \(error)")
             report.runEndRecorded = false

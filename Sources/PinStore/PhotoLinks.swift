@@ -65,6 +65,33 @@ enum PhotoLinks {
         return outcome
     }
 
+    /// The end of an import whose save stage linked every photo itself (`RunPhotoLinks`): only
+    /// the visits are set, from the stays the run counted, for every pin whose count no person
+    /// gave; then the note is cleared. What `relink` would do when every photo with a position
+    /// is one the run saved, each with the pin it belongs to (see `PinDatabase.write`).
+    @discardableResult
+    static func finish(_ run: RunPhotoLinks, _ db: Connection) throws -> Outcome {
+        var outcome = Outcome()
+        // By the pins' rows, which the run's writes looked up (`pinRow`, kept while no other
+        // connection wrote): no id is read as text.
+        var stays: [Int64: Int] = [:]
+        for (id, count) in run.visits {
+            if let row = try db.pinRow(id) { stays[row] = count }
+        }
+        let pins = try db.query("SELECT rowid, visit_count FROM locations WHERE visits_by_hand = 0", []) {
+            (row: $0.int64(0), visits: $0.int(1))
+        }
+        for pin in pins {
+            let count = max(1, stays[pin.row] ?? 0)
+            guard count != pin.visits else { continue }
+            try db.run("UPDATE locations SET visit_count = ? WHERE rowid = ?", [count, pin.row])
+            outcome.visitsChanged += 1
+        }
+        outcome.linked = run.linked
+        try db.run("DELETE FROM pending_work WHERE name = ?", [pending])
+        return outcome
+    }
+
     /// A pin as the pass reads it; `createdAt` nil when `created_at` is not stored as a number
     /// (SQLite orders any other value after every number).
     private struct PinRow {
@@ -131,6 +158,24 @@ enum PhotoLinks {
         }
         outcome.changed = changes.count
         return days
+    }
+}
+
+/// What an import's save stage worked out while it saved the photo records of a first import
+/// (no photo with a position was recorded before it): each record was written with the pin it
+/// belongs to among every pin there is at the run's end, the pins it made in later batches
+/// included (set when they were made, `PhotoRepository.link`), so the last write only sets the
+/// visits, from the stays the run counted (`PhotoLinks.finish`), instead of reading every record
+/// again.
+public struct RunPhotoLinks: Sendable {
+    /// The stays (`Visits.stays`) among the photos linked to each pin that has any.
+    public var visits: [UUID: Int]
+    /// Photos linked to a pin.
+    public var linked: Int
+
+    public init(visits: [UUID: Int], linked: Int) {
+        self.visits = visits
+        self.linked = linked
     }
 }
 

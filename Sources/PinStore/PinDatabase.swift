@@ -181,7 +181,19 @@ public final class PinDatabase: TransactionRunner {
 
     /// While true, writes leave the photo links to a later write (`PhotoLinks`): an import sets
     /// it for its batches, so that its last write links once for the whole run.
-    public var defersPhotoLinks = false
+    public var defersPhotoLinks = false {
+        didSet { if defersPhotoLinks, !oldValue { deferredFrom = nil } }
+    }
+
+    /// Set by an import before its last write: the links its save stage made (`RunPhotoLinks`).
+    /// That write counts the visits from them instead of linking every photo again, when the
+    /// first deferred write found no photo with a position recorded and no other connection
+    /// has written since (`deferredFrom`); else it links as any write. Used once.
+    public var runLinks: RunPhotoLinks?
+
+    /// As the first write that deferred the links began: whether any photo with a position was
+    /// recorded, and the connection's count of writes after another writer's.
+    private var deferredFrom: (photosWithPosition: Bool, writesAfterOthers: Int)?
 
     /// An import's page cache, in KiB. SQLite's default, 2,000 KiB (about 480 pages), is less
     /// than one batch of 500 photo records changes in a library of 100,000 files: their places
@@ -202,14 +214,26 @@ public final class PinDatabase: TransactionRunner {
 
     public func write<T>(_ body: (Repositories) throws -> T) throws -> T {
         let (holds, namesInserts) = (holdsPinChanges, namesPhotoInserts)
+        let runLinks = self.runLinks
+        if runLinks != nil { self.runLinks = nil }
+        // A write that links ends the deferral it finished.
+        defer { if !defersPhotoLinks, deferredFrom != nil { deferredFrom = nil } }
         return try connection.transaction {
             if holds { try PinChangeLog.hold(connection, namesInserts: namesInserts) }
+            if defersPhotoLinks, deferredFrom == nil {
+                deferredFrom = (try connection.scalarInt("SELECT EXISTS (SELECT 1 FROM photos WHERE latitude IS NOT NULL)") == 1,
+                                connection.writesAfterOthers)
+            }
             let result = try body(SQLiteRepositories(connection: connection))
             if defersPhotoLinks {
                 // A batch's new photo records need links even when no pin changed.
                 try PhotoLinks.markStale(connection)
             } else if try PhotoLinks.isStale(connection) {
-                try PhotoLinks.relink(connection)
+                if let runLinks, let from = deferredFrom, !from.photosWithPosition, from.writesAfterOthers == connection.writesAfterOthers {
+                    try PhotoLinks.finish(runLinks, connection)
+                } else {
+                    try PhotoLinks.relink(connection)
+                }
             }
             // Last, so that the pins the linking changed are logged too.
             if holds { try PinChangeLog.release(connection, namesInserts: namesInserts) }

@@ -226,6 +226,12 @@ final class Connection {
     /// costs less than hashing it for the table.
     private var lastPinRow: (id: UUID, row: Int64)?
     private var inWriteTransaction = false
+    /// Write transactions that began after another connection had committed since this one's
+    /// previous write began (`PRAGMA data_version` changed in between): equal counts at two of
+    /// this connection's writes, and no other writer changed the file between them.
+    private(set) var writesAfterOthers = 0
+    /// `PRAGMA data_version` as this connection's last write transaction began.
+    private var versionAtLastWrite: Int64?
     /// The migrated copy this connection reads (`init(readingCopy:)`): its bytes live as long.
     private(set) var sharedCopy: MigratedCopy?
 
@@ -492,6 +498,8 @@ final class Connection {
         do {
             let version = try scalarInt("PRAGMA data_version")
             if version == nil || version != pinRowsVersion { forgetPinRows() }
+            if versionAtLastWrite != nil, version == nil || version != versionAtLastWrite { writesAfterOthers += 1 }
+            versionAtLastWrite = version
             inWriteTransaction = true
             let result = try body()
             try ensureNotMoved()

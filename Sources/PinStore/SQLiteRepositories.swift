@@ -117,7 +117,7 @@ struct SQLiteLocationRepository: LocationRepository {
     }
 
     func fetchCoordinates() throws -> [(id: UUID, title: String, coordinate: Coordinate, wanted: Bool)] {
-        try db.query("SELECT id, title, latitude, longitude, wanted FROM locations", []) { s in
+        try db.query("SELECT id, title, latitude, longitude, wanted FROM locations ORDER BY created_at, id", []) { s in
             (try storedID(s, 0, in: "locations", db), s.string(1), Coordinate(latitude: s.double(2), longitude: s.double(3)), s.int(4) != 0)
         }
     }

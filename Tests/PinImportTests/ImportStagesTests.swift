@@ -503,12 +503,14 @@ final class ImportStagesTests: XCTestCase {
         XCTAssertEqual(again.touched, 0)
     }
 
-    /// A batch's pins are made before its records are written. b.jpg, skipped 0.03° of latitude
-    /// (3.34 km: 1° is 111.195 km on the app's 6,371 km sphere) from a.jpg's pin, is written
-    /// with c.jpg's pin, made later in the same batch 0.02° (2.22 km) from it: the nearer one,
-    /// which the linking pass at the run's end would otherwise write again. In batches of one,
-    /// c.jpg's pin is not made yet when b.jpg is written: a.jpg's.
-    func testASkippedPhotoIsWrittenWithTheNearerPinALaterPhotoOfItsBatchMade() throws {
+    /// b.jpg, skipped 0.03° of latitude (3.34 km: 1° is 111.195 km on the app's 6,371 km sphere)
+    /// from a.jpg's pin, belongs to c.jpg's pin, made after it 0.02° (2.22 km) from it: the
+    /// nearer one. A batch's pins are made before its records are written, so in one batch of
+    /// three b.jpg is written with it; in batches of one, c.jpg's pin is not made yet when b.jpg
+    /// is written: b.jpg is written without a pin and linked to c.jpg's when it is made (the
+    /// linking pass at the run's end used to correct it). Either way the run hands on each
+    /// pin's stays: one each (a.jpg's for its pin, b.jpg's and c.jpg's, all on day 0, for c.jpg's).
+    func testASkippedPhotoIsLinkedToTheNearerPinALaterPhotoMadeInItsBatchOrALaterOne() throws {
         var items = [photo(entry("a.jpg"), at: 0, lat: 0, digest: "DA"), photo(entry("b.jpg"), at: 100, lat: 0.03, digest: "DB"),
                      photo(entry("c.jpg"), at: 200, lat: 0.05, digest: "DC")]
         var plans: [PinPlan] = []
@@ -521,11 +523,13 @@ final class ImportStagesTests: XCTestCase {
         items[1].decision = .distance
         let survey = try Survey(files: [], known: [:], root: root, allowShrink: true)
         let reconciled = try Reconciliation(items: [], root: root, known: [:], survey: survey, includeVideos: true, database: nil)
-        for (batchSize, pin) in [(3, plans[1].id), (1, plans[0].id)] {
-            let db = InMemoryStore()
-            try SaveStage(root: root, runID: 7, batchSize: batchSize, creation: creation())
+        for batchSize in [3, 1] {
+            let db = InMemoryStore(), saved = SavedSoFar()
+            try SaveStage(root: root, runID: 7, batchSize: batchSize, creation: creation(), saved: saved)
                 .save(DecidedFiles(items), reconciled: reconciled, database: db, progress: { _ in })
-            XCTAssertEqual(db.state.photos[RawPath("/lib/b.jpg")]?.record.pinID, pin, "batches of \(batchSize)")
+            XCTAssertEqual(db.state.photos[RawPath("/lib/b.jpg")]?.record.pinID, plans[1].id, "batches of \(batchSize)")
+            XCTAssertEqual(saved.runLinks?.visits, [plans[0].id: 1, plans[1].id: 1])
+            XCTAssertEqual(saved.runLinks?.linked, 3)
             XCTAssertEqual(db.state.photos.keys.sorted(), ["/lib/a.jpg", "/lib/b.jpg", "/lib/c.jpg"].map { RawPath($0) })
             XCTAssertEqual(db.state.locations.count, 2)
         }

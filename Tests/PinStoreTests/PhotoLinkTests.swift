@@ -242,6 +242,55 @@ final class PhotoLinkTests: XCTestCase {
         XCTAssertEqual(try stored(id).photoCount, 2)
     }
 
+    // MARK: an import's own links (`RunPhotoLinks`)
+
+    /// An import's deferred writes save two photos at Alpha, on May 1st and 3rd 2024 (two
+    /// stays), then its last write is given the run's links. They are made to say three stays
+    /// where the records say two, so that the count tells which was used: the run's links when the first deferred write found no photo with
+    /// a position and no other connection wrote since; else the linking pass, from the records.
+    func importsLastWrite(photosBefore: Bool = false, between: (() throws -> Void)? = nil) throws -> (alpha: UUID, visits: Int) {
+        let alpha = try pin("Alpha", at: here)
+        if photosBefore { try photo("earlier.jpg", at: north(30), decision: .noLocation) ; try photo("old.jpg", at: north(30)) }
+        db.defersPhotoLinks = true
+        for (name, day) in [("a.jpg", "2024-05-01"), ("b.jpg", "2024-05-03")] {
+            try db.write { repos in
+                var record = PhotoRecord(path: RawPath("/lib/\(name)"), fingerprint: PhotoFingerprint(size: 1, modificationNanoseconds: 2, inode: 3),
+                                         takenAt: ISO8601DateFormatter().date(from: day + "T12:00:00Z"), coordinate: north(0.1), decision: .distance)
+                record.pinID = alpha
+                try repos.photos.save(record, runID: nil)
+            }
+            if name == "a.jpg" { try between?() }
+        }
+        db.defersPhotoLinks = false
+        db.runLinks = RunPhotoLinks(visits: [alpha: 3], linked: 2)
+        try db.write { _ in }
+        XCTAssertFalse(try PhotoLinks.isStale(db.connection))
+        XCTAssertNil(db.runLinks, "used once")
+        return (alpha, try stored(alpha).visitCount)
+    }
+
+    func testAFirstImportsLastWriteCountsTheVisitsFromTheRunsLinks() throws {
+        XCTAssertEqual(try importsLastWrite().visits, 3)
+    }
+
+    func testAnImportsLastWriteLinksAgainWhenPhotosWithAPositionWereRecordedBefore() throws {
+        XCTAssertEqual(try importsLastWrite(photosBefore: true).visits, 2)
+    }
+
+    func testAnImportsLastWriteLinksAgainWhenAnotherConnectionWroteDuringTheRun() throws {
+        var bravo: UUID?
+        let result = try importsLastWrite(between: {
+            // Another process makes a pin 0.1 km from the photos, between the run's batches.
+            let other = try PinDatabase(path: self.db.connection.path)
+            bravo = try self.creation.create(LocationDraft(title: "Bravo", coordinate: self.north(0.1), date: Date(timeIntervalSince1970: 1_700_000_000)),
+                                             using: other).id
+        })
+        XCTAssertEqual(try owner("a.jpg"), bravo?.lowercasedText, "the pass's link: the nearer pin")
+        XCTAssertEqual(try owner("b.jpg"), bravo?.lowercasedText)
+        XCTAssertEqual(result.visits, 1, "Alpha has no photo left")
+        XCTAssertEqual(try stored(try XCTUnwrap(bravo)).visitCount, 2)
+    }
+
     func testStaysOfDayNumbers() {
         XCTAssertEqual(Visits.stays([]), 0)
         XCTAssertEqual(Visits.stays([5, 5, 5]), 1)

@@ -8,7 +8,9 @@ public protocol LocationRepository {
     /// All locations, oldest date first; only those of one country when `countryID` is given.
     func fetchAll(countryID: String?) throws -> [Location]
     /// Just the coordinates and ids: what the import's distance rule needs, cheaply (and
-    /// whether the pin is a wanted place, which a photo near it marks visited).
+    /// whether the pin is a wanted place, which a photo near it marks visited). Oldest first (by
+    /// creation, then id): the order in which pins take photos at the very same distance
+    /// (`PhotoLinks`).
     func fetchCoordinates() throws -> [(id: UUID, title: String, coordinate: Coordinate, wanted: Bool)]
     /// Stores a new location; an id already taken is an error, never an overwrite.
     func insert(_ location: Location) throws

@@ -52,6 +52,10 @@ public struct ImportItem: Sendable {
     /// The position read from the file, if any (without building the whole `metadata`).
     public var coordinate: Coordinate? { kept?.coordinate }
 
+    /// Where the save stage makes this photo's pin (`SaveStage.makePin`): an accepted photo
+    /// with a position and a planned pin.
+    var pinCoordinate: Coordinate? { decision == .accepted && pin != nil ? coordinate : nil }
+
     /// For a position from the tracks: the track file of the nearest fix and the seconds to it.
     public var trackFix: (file: String, seconds: Double)? {
         guard let k = kept, k.positionSource == .track, let file = k.trackFile else { return nil }

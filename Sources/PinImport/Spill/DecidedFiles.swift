@@ -47,6 +47,10 @@ public struct DecidedFiles: Sequence, Sendable {
         /// Photos with a position decided by the rules whose only time is the file's (issue 36
         /// item 2): left out of the interval rule, which the reports say.
         var datedByFile = 0
+        /// Where the save stage will make its pins, in the order it makes them
+        /// (`ImportItem.pinCoordinate`): a photo saved before its pin is made is linked to it
+        /// when it is (`NearestPins`).
+        var pinCoordinates: [Coordinate] = []
 
         mutating func count(_ item: ImportItem) {
             total += 1
@@ -61,6 +65,7 @@ public struct DecidedFiles: Sequence, Sendable {
             }
             if item.decision == .notMedia && !item.isMedia
                 && !Sidecars.isSidecarName(item.entry.relativePath.lastComponent) { notMedia += 1 }
+            if let coordinate = item.pinCoordinate { pinCoordinates.append(coordinate) }
             if item.decision == .accepted {
                 if let country = item.country { pinCountries[country, default: 0] += 1 } else { pinsAtSea += 1 }
                 if let cells = ImportReportText.pinCells(item) {

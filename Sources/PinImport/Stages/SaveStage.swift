@@ -35,7 +35,7 @@ struct SaveStage {
                 saved.files += reconciled.corrected.count
             }
             // scripts/bench-photo-links measures the import without any linking: none here either.
-            var pins = ImportSession.benchWithoutPhotoLinks ? nil : NearestPins()
+            var pins = ImportSession.benchWithoutPhotoLinks ? nil : NearestPins(runPins: items.tally.pinCoordinates)
             var files = items.makeIterator()
             var batch: [ImportItem] = []
             var done = 0
@@ -50,8 +50,11 @@ struct SaveStage {
                     // The batch's pins first, then its records in order: a skipped photo is
                     // written with the nearest pin of its own batch too (see `makePin`).
                     var made: [UUID?] = []
-                    for item in batch { made.append(try makePin(item, in: repos, pins: &pins)) }
+                    var waiting: [(path: RawPath, pin: UUID)] = []
+                    for item in batch { made.append(try makePin(item, in: repos, pins: &pins, waiting: &waiting)) }
                     for (item, pin) in zip(batch, made) { try saveDecision(item, madePin: pin, in: repos, pins: &pins) }
+                    // Photos of earlier batches whose pin this batch made.
+                    for photo in waiting { try repos.photos.link(photo.path, toPin: photo.pin) }
                 }
                 saved.add(batch)
                 done += batch.count
@@ -63,6 +66,9 @@ struct SaveStage {
                     for record in tracks { try repos.tracks.save(record) }
                 }
             }
+            // Moved and corrected records were saved without `pins`: only a run without them
+            // hands its links on.
+            if reconciled.moves.isEmpty, reconciled.corrected.isEmpty { saved.runLinks = pins?.runLinks }
         } catch let error as ImportError {
             throw error
         } catch {
@@ -119,15 +125,15 @@ struct SaveStage {
     /// is nearer, where the linking pass at the run's end had to write it again (a 100,000-file
     /// scripts/gen-library --small import: 1,483 records rewritten by that pass instead of
     /// 4,348). The records keep their order; the pins theirs.
-    func makePin(_ item: ImportItem, in repos: Repositories, pins: inout NearestPins?) throws -> UUID? {
-        guard item.decision == .accepted, let metadata = item.metadata, let coordinate = metadata.coordinate, let plan = item.pin else {
-            return nil
-        }
+    /// Photos of earlier batches that belong to the pin made here are added to `waiting`.
+    func makePin(_ item: ImportItem, in repos: Repositories, pins: inout NearestPins?,
+                 waiting: inout [(path: RawPath, pin: UUID)]) throws -> UUID? {
+        guard item.pinCoordinate != nil, let coordinate = item.metadata?.coordinate, let plan = item.pin else { return nil }
         let path = root.appending(item.entry.relativePath.bytes)
         let draft = LocationDraft(title: plan.title, coordinate: coordinate, type: .point, date: item.takenAt,
                                   photoIDs: [path.description], runID: runID)
         let id = try creation.create(draft, planned: plan, in: repos).id
-        pins?.insert(coordinate, id: id)
+        if let photos = pins?.made(id, at: coordinate) { waiting += photos.map { ($0, id) } }
         return id
     }
 
@@ -146,12 +152,9 @@ struct SaveStage {
             coordinate: item.metadata?.coordinate, decision: item.decision, detail: item.detail ?? Self.trackDetail(item),
             locationID: locationID, positionSource: item.positionSource)
         record.clockOffset = clockOffset
-        // The pin it belongs to as far as this run has saved, its own batch's pins included (the
-        // store's pass at the run's end corrects the few a later batch's pin is nearer to): each
-        // record is written once.
-        if locationID == nil, item.decision == .interval || item.decision == .distance, let coordinate = record.coordinate {
-            record.pinID = pins?.nearest(coordinate)
-        }
+        // The pin it belongs to among every pin there will be at the run's end: one made in a
+        // later batch links it when it is made.
+        record.pinID = pins?.link(record)
         try repos.photos.save(record, runID: runID)
     }
 
@@ -191,6 +194,8 @@ public final class SavedSoFar: @unchecked Sendable {
     public internal(set) var created = 0
     /// Decisions written per skip reason.
     public internal(set) var skipped: [PhotoDecision: Int] = [:]
+    /// The links of a run that saved every decision (`NearestPins.runLinks`), for its last write.
+    public internal(set) var runLinks: RunPhotoLinks?
 
     public init() {}
 
@@ -211,29 +216,95 @@ public final class SavedSoFar: @unchecked Sendable {
     }
 }
 
-/// The pins by position while the save stage writes (issue 39): the stored pins, read once, and
-/// each pin the run makes, so that a photo's record is written with the pin it belongs to.
+/// The pins by position while the save stage writes (issue 39), and the links it made: the
+/// stored pins, read once, oldest first, then the pins the run will make (`Tally.pinCoordinates`),
+/// so that each photo record is written with the pin it belongs to among every pin there is at
+/// the run's end, as the linking pass (`PhotoLinks`) would link it. A photo whose pin a later
+/// batch makes is written without and linked when that pin is made (`made`).
+///
+/// What it hands on (`runLinks`): the stays among each pin's photos, so that a first import's
+/// last write sets the visits without reading every record again (`RunPhotoLinks`).
 /// A value the save stage owns and lends in place (`inout`): a class's stored index was copied
 /// (each of its arrays retained and released) at every lookup.
 struct NearestPins {
     private var index = PinSpatialIndex(threshold: AngularDistance.appThreshold)
-    private var ids: [UUID] = []
+    /// Each tag's pin: the stored ones, then the run's, nil until made.
+    private var ids: [UUID?] = []
+    /// Where the run makes its pins, in order, and the tag of the first.
+    private let runPins: [Coordinate]
+    private var runStart = 0
+    private var made = 0
     private var loaded = false
+    /// The local days of each tag's photos, and of the photos linked to their own pin by id.
+    private var days: [[Int]] = []
+    private var daysByID: [UUID: [Int]] = [:]
+    private var linked = 0
+    /// Photos saved before their pin was made, by its tag.
+    private var waiting: [Int: [RawPath]] = [:]
+    /// False once a pin was made that was not the next one planned: the links are then left to
+    /// the linking pass, which makes them right whatever happened.
+    private var asPlanned = true
+
+    init(runPins: [Coordinate]) {
+        self.runPins = runPins
+    }
 
     mutating func load(_ repos: Repositories) throws {
         guard !loaded else { return }
         loaded = true
-        for pin in try repos.locations.fetchCoordinates() where pin.coordinate.isValid { insert(pin.coordinate, id: pin.id) }
+        for pin in try repos.locations.fetchCoordinates() { add(pin.coordinate, id: pin.id) }
+        runStart = ids.count
+        for coordinate in runPins { add(coordinate, id: nil) }
     }
 
-    mutating func insert(_ coordinate: Coordinate, id: UUID) {
-        guard coordinate.isValid else { return }
-        index.insert(coordinate, tag: ids.count)
+    private mutating func add(_ coordinate: Coordinate, id: UUID?) {
+        if coordinate.isValid { index.insert(coordinate, tag: ids.count) }
         ids.append(id)
+        days.append([])
     }
 
-    func nearest(_ coordinate: Coordinate) -> UUID? {
-        guard coordinate.isValid, let match = index.nearest(to: coordinate) else { return nil }
-        return ids[match.entry.tag]
+    /// The run made pin `id` at `coordinate`: returns the photos saved before that belong to it.
+    mutating func made(_ id: UUID, at coordinate: Coordinate) -> [RawPath] {
+        let tag = runStart + made
+        guard made < runPins.count, runPins[made].latitude == coordinate.latitude, runPins[made].longitude == coordinate.longitude else {
+            asPlanned = false
+            add(coordinate, id: id)
+            return []
+        }
+        made += 1
+        ids[tag] = id
+        return waiting.removeValue(forKey: tag) ?? []
+    }
+
+    /// The pin `record` belongs to, to be written with it (`PhotoRecord.pinID`): nil for one that
+    /// belongs to none, to its own pin (an accepted photo, by `locationID`), or to a pin not made
+    /// yet. As `PhotoLinks.link` decides it.
+    mutating func link(_ record: PhotoRecord) -> UUID? {
+        guard record.decision == .accepted || record.decision == .interval || record.decision == .distance,
+              let coordinate = record.coordinate else { return nil }
+        let day = record.takenAt.map { Visits.localDay($0.timeIntervalSince1970, offsetSeconds: record.utcOffsetSeconds) }
+        if record.decision == .accepted, let own = record.locationID {
+            linked += 1
+            if let day { daysByID[own, default: []].append(day) }
+            return nil
+        }
+        guard coordinate.isValid, let tag = index.nearest(to: coordinate)?.entry.tag else { return nil }
+        linked += 1
+        if let day { days[tag].append(day) }
+        guard let id = ids[tag] else {
+            waiting[tag, default: []].append(record.path)
+            return nil
+        }
+        return id
+    }
+
+    /// The run's links, when every photo was linked as planned and every pin planned was made.
+    var runLinks: RunPhotoLinks? {
+        guard loaded, asPlanned, made == runPins.count, waiting.isEmpty else { return nil }
+        var all = daysByID
+        for (tag, id) in ids.enumerated() where !days[tag].isEmpty {
+            if let id { all[id, default: []] += days[tag] }
+        }
+        return RunPhotoLinks(visits: all.mapValues(Visits.stays), linked: linked)
     }
 }
