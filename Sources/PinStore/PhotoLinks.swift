@@ -56,13 +56,19 @@ enum PhotoLinks {
         var outcome = Outcome()
         let days = try link(db, pins, &outcome)
         for tag in pins.rows.indices where !pins.byHand[tag] {
-            let count = max(1, Visits.stays(days[tag]))
-            guard count != pins.visits[tag] else { continue }
-            try db.run("UPDATE locations SET visit_count = ? WHERE rowid = ?", [count, pins.rows[tag]])
-            outcome.visitsChanged += 1
+            try setVisits(of: pins.rows[tag], stays: Visits.stays(days[tag]), stored: pins.visits[tag], db, &outcome)
         }
         try db.run("DELETE FROM pending_work WHERE name = ?", [pending])
         return outcome
+    }
+
+    /// A pin's visit count is its stays, at least 1 (for a pin whose count no person gave):
+    /// written when it is not the stored one.
+    private static func setVisits(of row: Int64, stays: Int, stored: Int, _ db: Connection, _ outcome: inout Outcome) throws {
+        let count = max(1, stays)
+        guard count != stored else { return }
+        try db.run("UPDATE locations SET visit_count = ? WHERE rowid = ?", [count, row])
+        outcome.visitsChanged += 1
     }
 
     /// The end of an import whose save stage linked every photo itself (`RunPhotoLinks`): only
@@ -81,12 +87,7 @@ enum PhotoLinks {
         let pins = try db.query("SELECT rowid, visit_count FROM locations WHERE visits_by_hand = 0", []) {
             (row: $0.int64(0), visits: $0.int(1))
         }
-        for pin in pins {
-            let count = max(1, stays[pin.row] ?? 0)
-            guard count != pin.visits else { continue }
-            try db.run("UPDATE locations SET visit_count = ? WHERE rowid = ?", [count, pin.row])
-            outcome.visitsChanged += 1
-        }
+        for pin in pins { try setVisits(of: pin.row, stays: stays[pin.row] ?? 0, stored: pin.visits, db, &outcome) }
         outcome.linked = run.linked
         try db.run("DELETE FROM pending_work WHERE name = ?", [pending])
         return outcome
@@ -183,25 +184,35 @@ public struct RunPhotoLinks: Sendable {
 /// when it was accepted (to the pin it made) or skipped for being near a pin in time or in
 /// space (`interval`, `distance`: to the nearest pin). The three stored values are 8 bytes
 /// each, compared as one word; any other text (the other decisions) is `other`.
-enum LinkedDecision {
+public enum LinkedDecision: Sendable {
     case accepted, skipped, other
 
-    private static func word(_ decision: PhotoDecision) -> UInt64 {
+    /// Which decisions are linked, and how: the one place it is said (the pass reads it from
+    /// the stored text, an import's save stage from its decisions).
+    public init(_ decision: PhotoDecision) {
+        switch decision {
+        case .accepted: self = .accepted
+        case .interval, .distance: self = .skipped
+        case .noLocation, .unreadable, .notMedia: self = .other
+        }
+    }
+
+    /// The stored text of each linked decision as one word, with what it means.
+    private static let words: [(word: UInt64, linked: LinkedDecision)] = PhotoDecision.allCases.compactMap { decision in
+        let linked = LinkedDecision(decision)
+        guard linked != .other else { return nil }
         let bytes = Array(decision.rawValue.utf8)
         precondition(bytes.count == 8, "\(decision) is not 8 bytes")
-        return bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        return (bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }, linked)
     }
-    private static let acceptedWord = word(.accepted), intervalWord = word(.interval), distanceWord = word(.distance)
 
     init(_ text: UnsafeRawBufferPointer) {
-        guard text.count == 8, let start = text.baseAddress else {
-            self = .other
+        self = .other
+        guard text.count == 8, let start = text.baseAddress else { return }
+        let word = start.loadUnaligned(as: UInt64.self)
+        for entry in Self.words where entry.word == word {
+            self = entry.linked
             return
-        }
-        switch start.loadUnaligned(as: UInt64.self) {
-        case Self.acceptedWord: self = .accepted
-        case Self.intervalWord, Self.distanceWord: self = .skipped
-        default: self = .other
         }
     }
 }

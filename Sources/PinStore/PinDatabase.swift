@@ -216,8 +216,6 @@ public final class PinDatabase: TransactionRunner {
         let (holds, namesInserts) = (holdsPinChanges, namesPhotoInserts)
         let runLinks = self.runLinks
         if runLinks != nil { self.runLinks = nil }
-        // A write that links ends the deferral it finished.
-        defer { if !defersPhotoLinks, deferredFrom != nil { deferredFrom = nil } }
         return try connection.transaction {
             if holds { try PinChangeLog.hold(connection, namesInserts: namesInserts) }
             if defersPhotoLinks, deferredFrom == nil {

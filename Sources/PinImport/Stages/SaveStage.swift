@@ -128,7 +128,7 @@ struct SaveStage {
     /// Photos of earlier batches that belong to the pin made here are added to `waiting`.
     func makePin(_ item: ImportItem, in repos: Repositories, pins: inout NearestPins?,
                  waiting: inout [(path: RawPath, pin: UUID)]) throws -> UUID? {
-        guard item.pinCoordinate != nil, let coordinate = item.metadata?.coordinate, let plan = item.pin else { return nil }
+        guard let coordinate = item.pinCoordinate, let plan = item.pin else { return nil }
         let path = root.appending(item.entry.relativePath.bytes)
         let draft = LocationDraft(title: plan.title, coordinate: coordinate, type: .point, date: item.takenAt,
                                   photoIDs: [path.description], runID: runID)
@@ -137,8 +137,8 @@ struct SaveStage {
         return id
     }
 
-    /// One decided file's record; `madePin` is the pin `makePin` made for it. `pins` is only
-    /// read here: in place, not copied for each record.
+    /// One decided file's record; `madePin` is the pin `makePin` made for it. `pins` (lent in
+    /// place, not copied for each record) gives its link and keeps its day.
     func saveDecision(_ item: ImportItem, madePin: UUID?, in repos: Repositories, pins: inout NearestPins?) throws {
         let path = root.appending(item.entry.relativePath.bytes)
         var locationID = madePin
@@ -280,16 +280,16 @@ struct NearestPins {
     /// belongs to none, to its own pin (an accepted photo, by `locationID`), or to a pin not made
     /// yet. As `PhotoLinks.link` decides it.
     mutating func link(_ record: PhotoRecord) -> UUID? {
-        guard record.decision == .accepted || record.decision == .interval || record.decision == .distance,
-              let coordinate = record.coordinate else { return nil }
+        let linked = LinkedDecision(record.decision)
+        guard linked != .other, let coordinate = record.coordinate else { return nil }
         let day = record.takenAt.map { Visits.localDay($0.timeIntervalSince1970, offsetSeconds: record.utcOffsetSeconds) }
-        if record.decision == .accepted, let own = record.locationID {
-            linked += 1
+        if linked == .accepted, let own = record.locationID {
+            self.linked += 1
             if let day { daysByID[own, default: []].append(day) }
             return nil
         }
         guard coordinate.isValid, let tag = index.nearest(to: coordinate)?.entry.tag else { return nil }
-        linked += 1
+        self.linked += 1
         if let day { days[tag].append(day) }
         guard let id = ids[tag] else {
             waiting[tag, default: []].append(record.path)
