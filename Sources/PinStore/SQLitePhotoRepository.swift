@@ -95,10 +95,6 @@ struct SQLitePhotoRepository: PhotoRepository {
                   r.coordinate == nil ? nil : r.positionSource?.rawValue, r.clockOffset])
     }
 
-    func link(_ path: RawPath, toPin id: UUID) throws {
-        try db.run("UPDATE photos SET pin = ? WHERE path = ?", [try db.pinRow(id), SQLValue.blob(path.bytes)])
-    }
-
     func unplacedPhotos(under root: RawPath, from: Double, to: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] {
         let (prefix, upper) = Self.pathRange(below: root)
         return try db.query("""

@@ -506,10 +506,12 @@ final class ImportStagesTests: XCTestCase {
     /// b.jpg, skipped 0.03° of latitude (3.34 km: 1° is 111.195 km on the app's 6,371 km sphere)
     /// from a.jpg's pin, belongs to c.jpg's pin, made after it 0.02° (2.22 km) from it: the
     /// nearer one. A batch's pins are made before its records are written, so in one batch of
-    /// three b.jpg is written with it; in batches of one, c.jpg's pin is not made yet when b.jpg
-    /// is written: b.jpg is written without a pin and linked to c.jpg's when it is made (the
-    /// linking pass at the run's end used to correct it). Either way the run hands on each
-    /// pin's stays: one each (a.jpg's for its pin, b.jpg's and c.jpg's, all on day 0, for c.jpg's).
+    /// three b.jpg is written with it; in batches of one, c.jpg's pin is not made yet when b.jpg's
+    /// batch is written: b.jpg's record is held and written by c.jpg's batch, with its pin (the
+    /// linking pass at the run's end used to correct it, then an update of the record written
+    /// without). Either way the run hands on each pin's stays: one each (a.jpg's for its pin,
+    /// b.jpg's and c.jpg's, all on day 0, for c.jpg's). A run stopped before c.jpg's batch
+    /// writes b.jpg without a pin: every decision of the batches it wrote is saved.
     func testASkippedPhotoIsLinkedToTheNearerPinALaterPhotoMadeInItsBatchOrALaterOne() throws {
         var items = [photo(entry("a.jpg"), at: 0, lat: 0, digest: "DA"), photo(entry("b.jpg"), at: 100, lat: 0.03, digest: "DB"),
                      photo(entry("c.jpg"), at: 200, lat: 0.05, digest: "DC")]
@@ -532,7 +534,27 @@ final class ImportStagesTests: XCTestCase {
             XCTAssertEqual(saved.runLinks?.linked, 3)
             XCTAssertEqual(db.state.photos.keys.sorted(), ["/lib/a.jpg", "/lib/b.jpg", "/lib/c.jpg"].map { RawPath($0) })
             XCTAssertEqual(db.state.locations.count, 2)
+            XCTAssertEqual(saved.files, 3)
         }
+        // In batches of one, a record per batch but for b.jpg's (held) and c.jpg's (with b.jpg's).
+        final class Counts: @unchecked Sendable { var written: [Int] = [] }
+        let db = InMemoryStore(), saved = SavedSoFar(), counts = Counts()
+        try SaveStage(root: root, runID: 7, batchSize: 1, creation: creation(), saved: saved)
+            .save(DecidedFiles(items), reconciled: reconciled, database: db, progress: { _ in counts.written.append(saved.files) })
+        XCTAssertEqual(counts.written, [1, 1, 3])
+        XCTAssertEqual(db.state.photos[RawPath("/lib/b.jpg")]?.record.pinID, plans[1].id)
+        // Stopped after b.jpg's batch.
+        let stopped = InMemoryStore(), stop = StopRequest(), savedStopped = SavedSoFar()
+        XCTAssertThrowsError(try SaveStage(root: root, runID: 7, batchSize: 1, creation: creation(), stop: stop, saved: savedStopped)
+            .save(DecidedFiles(items), reconciled: reconciled, database: stopped,
+                  progress: { if $0.done == 2 { stop.stop(signal: SIGTERM) } }))
+        XCTAssertEqual(stopped.state.photos.keys.sorted(), ["/lib/a.jpg", "/lib/b.jpg"].map { RawPath($0) })
+        XCTAssertNil(stopped.state.photos[RawPath("/lib/b.jpg")]?.record.pinID)
+        XCTAssertEqual(stopped.state.photos[RawPath("/lib/b.jpg")]?.record.decision, .distance)
+        XCTAssertEqual(stopped.state.locations.count, 1)
+        XCTAssertEqual(savedStopped.files, 2)
+        XCTAssertEqual(savedStopped.skipped, [.distance: 1])
+        XCTAssertNil(savedStopped.runLinks)
     }
 
     func testSaveWritesPinsAndRecordsWithTheRunIDInBatches() throws {

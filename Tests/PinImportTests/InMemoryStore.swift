@@ -108,7 +108,6 @@ final class InMemoryStore: TransactionRunner {
                 .sorted { ($0.missing ? 0 : 1, $0.record.path) < ($1.missing ? 0 : 1, $1.record.path) }.first?.record
         }
         func save(_ record: PhotoRecord, runID: Int64?) throws { box.state.photos[record.path] = (record, runID, false) }
-        func link(_ path: RawPath, toPin id: UUID) throws { box.state.photos[path]?.record.pinID = id }
         func move(from old: RawPath, to new: PhotoRecord, runID: Int64?) throws {
             box.state.photos[old] = nil
             try save(new, runID: runID)

@@ -173,9 +173,6 @@ public protocol PhotoRepository {
     /// whose file has gone missing (a move) over one still present (a copy).
     func find(size: Int64, digest: String) throws -> PhotoRecord?
     func save(_ record: PhotoRecord, runID: Int64?) throws
-    /// The pin the saved photo at `path` belongs to (`PhotoRecord.pinID`), set after its record
-    /// was saved: an import's pin made in a later batch than the photo's.
-    func link(_ path: RawPath, toPin id: UUID) throws
     /// Renames a record (a moved file keeps its decision and pin).
     func move(from old: RawPath, to new: PhotoRecord, runID: Int64?) throws
     /// Updates only the fingerprint (a file touched but not changed) and clears `missing`.

@@ -39,27 +39,43 @@ struct SaveStage {
             var files = items.makeIterator()
             var batch: [ImportItem] = []
             var done = 0
-            while true {
-                batch.removeAll(keepingCapacity: true)
-                while batch.count < max(1, batchSize), let item = files.next() { batch.append(item) }
-                guard !batch.isEmpty else { break }
-                try stop.check()
-                try ScratchFile.checkReadBack()
-                try database.write { repos in
-                    try pins?.load(repos)
-                    // The batch's pins first, then its records in order: a skipped photo is
-                    // written with the nearest pin of its own batch too (see `makePin`).
-                    var made: [UUID?] = []
-                    var waiting: [(path: RawPath, pin: UUID)] = []
-                    for item in batch { made.append(try makePin(item, in: repos, pins: &pins, waiting: &waiting)) }
-                    for (item, pin) in zip(batch, made) { try saveDecision(item, madePin: pin, in: repos, pins: &pins) }
-                    // Photos of earlier batches whose pin this batch made.
-                    for photo in waiting { try repos.photos.link(photo.path, toPin: photo.pin) }
+            do {
+                while true {
+                    batch.removeAll(keepingCapacity: true)
+                    while batch.count < max(1, batchSize), let item = files.next() { batch.append(item) }
+                    guard !batch.isEmpty else { break }
+                    try stop.check()
+                    try ScratchFile.checkReadBack()
+                    var written: [PhotoDecision] = []
+                    try database.write { repos in
+                        written = []
+                        try pins?.load(repos)
+                        // The batch's pins first, then its records in order: a skipped photo is
+                        // written with the nearest pin of its own batch too (see `makePin`).
+                        var made: [UUID?] = []
+                        var released: [PhotoRecord] = []
+                        for item in batch { made.append(try makePin(item, in: repos, pins: &pins, released: &released)) }
+                        for (item, pin) in zip(batch, made) {
+                            if let decision = try saveDecision(item, madePin: pin, in: repos, pins: &pins) { written.append(decision) }
+                        }
+                        // Photos of earlier batches held for the pins this batch made.
+                        for record in released {
+                            try repos.photos.save(record, runID: runID)
+                            written.append(record.decision)
+                        }
+                    }
+                    saved.add(written)
+                    done += batch.count
+                    progress(ImportProgress(phase: .saving, done: done, total: items.count))
                 }
-                saved.add(batch)
-                done += batch.count
-                progress(ImportProgress(phase: .saving, done: done, total: items.count))
+            } catch {
+                // Stopped (or failed) with photos held for pins not made: they are written
+                // without, as every decided photo of the batches written is (a write that fails
+                // here does not hide why the run ended).
+                try? saveHeld(&pins, database: database)
+                throw error
             }
+            try saveHeld(&pins, database: database)
             if !tracks.isEmpty {
                 try stop.check()
                 try database.write { repos in
@@ -74,6 +90,16 @@ struct SaveStage {
         } catch {
             throw ImportError.storage("cannot save to the database: \(error)")
         }
+    }
+
+    /// The photos still held for a pin the run did not make (`NearestPins.link`), written
+    /// without one: the linking pass links them (the run hands on no links then).
+    func saveHeld(_ pins: inout NearestPins?, database: TransactionRunner) throws {
+        guard let held = pins?.takeHeld(), !held.isEmpty else { return }
+        try database.write { repos in
+            for record in held { try repos.photos.save(record, runID: runID) }
+        }
+        saved.add(held.map(\.decision))
     }
 
     /// Missing marks, refreshed fingerprints, moves and copies.
@@ -125,21 +151,24 @@ struct SaveStage {
     /// is nearer, where the linking pass at the run's end had to write it again (a 100,000-file
     /// scripts/gen-library --small import: 1,483 records rewritten by that pass instead of
     /// 4,348). The records keep their order; the pins theirs.
-    /// Photos of earlier batches that belong to the pin made here are added to `waiting`.
+    /// The records of earlier batches held for the pin made here are added to `released`,
+    /// linked to it.
     func makePin(_ item: ImportItem, in repos: Repositories, pins: inout NearestPins?,
-                 waiting: inout [(path: RawPath, pin: UUID)]) throws -> UUID? {
+                 released: inout [PhotoRecord]) throws -> UUID? {
         guard let coordinate = item.pinCoordinate, let plan = item.pin else { return nil }
         let path = root.appending(item.entry.relativePath.bytes)
         let draft = LocationDraft(title: plan.title, coordinate: coordinate, type: .point, date: item.takenAt,
                                   photoIDs: [path.description], runID: runID)
         let id = try creation.create(draft, planned: plan, in: repos).id
-        if let photos = pins?.made(id, at: coordinate) { waiting += photos.map { ($0, id) } }
+        if let held = pins?.made(id, at: coordinate) { released += held }
         return id
     }
 
     /// One decided file's record; `madePin` is the pin `makePin` made for it. `pins` (lent in
-    /// place, not copied for each record) gives its link and keeps its day.
-    func saveDecision(_ item: ImportItem, madePin: UUID?, in repos: Repositories, pins: inout NearestPins?) throws {
+    /// place, not copied for each record) gives its link and keeps its day. Returns the decision
+    /// written, or nil when the record is held for a pin a later batch makes.
+    @discardableResult
+    func saveDecision(_ item: ImportItem, madePin: UUID?, in repos: Repositories, pins: inout NearestPins?) throws -> PhotoDecision? {
         let path = root.appending(item.entry.relativePath.bytes)
         var locationID = madePin
         if case let .visits(_, _, _, _, pinID)? = item.verdict, let metadata = item.metadata {
@@ -152,10 +181,16 @@ struct SaveStage {
             coordinate: item.metadata?.coordinate, decision: item.decision, detail: item.detail ?? Self.trackDetail(item),
             locationID: locationID, positionSource: item.positionSource)
         record.clockOffset = clockOffset
-        // The pin it belongs to among every pin there will be at the run's end: one made in a
-        // later batch links it when it is made.
-        record.pinID = pins?.link(record)
+        // The pin it belongs to among every pin there will be at the run's end. A record whose
+        // pin a later batch makes is held and written by that batch, with it: written now, it
+        // would be written again then, its table page and its index pages with it, in a
+        // transaction of its own batch's.
+        if pins != nil {
+            guard let linked = pins!.link(record) else { return nil }
+            record = linked
+        }
         try repos.photos.save(record, runID: runID)
+        return record.decision
     }
 
     /// A wanted pin a photo was taken near: now a visit, dated by the photo (the moment the
@@ -199,10 +234,13 @@ public final class SavedSoFar: @unchecked Sendable {
 
     public init() {}
 
-    func add(_ batch: [ImportItem]) {
-        files += batch.count
-        for item in batch {
-            switch item.decision {
+    func add(_ batch: [ImportItem]) { add(batch.map(\.decision)) }
+
+    /// The decisions of the records a committed transaction wrote.
+    func add(_ decisions: [PhotoDecision]) {
+        files += decisions.count
+        for decision in decisions {
+            switch decision {
             case .accepted:
                 created += 1
                 photos += 1
@@ -210,7 +248,7 @@ public final class SavedSoFar: @unchecked Sendable {
                 break
             default:
                 photos += 1
-                skipped[item.decision, default: 0] += 1
+                skipped[decision, default: 0] += 1
             }
         }
     }
@@ -220,7 +258,7 @@ public final class SavedSoFar: @unchecked Sendable {
 /// stored pins, read once, oldest first, then the pins the run will make (`Tally.pinCoordinates`),
 /// so that each photo record is written with the pin it belongs to among every pin there is at
 /// the run's end, as the linking pass (`PhotoLinks`) would link it. A photo whose pin a later
-/// batch makes is written without and linked when that pin is made (`made`).
+/// batch makes is held, and written by that batch with it (`made`).
 ///
 /// What it hands on (`runLinks`): the stays among each pin's photos, so that a first import's
 /// last write sets the visits without reading every record again (`RunPhotoLinks`).
@@ -239,8 +277,8 @@ struct NearestPins {
     private var days: [[Int]] = []
     private var daysByID: [UUID: [Int]] = [:]
     private var linked = 0
-    /// Photos saved before their pin was made, by its tag.
-    private var waiting: [Int: [RawPath]] = [:]
+    /// Records held until their pin is made, by its tag.
+    private var waiting: [Int: [PhotoRecord]] = [:]
     /// False once a pin was made that was not the next one planned: the links are then left to
     /// the linking pass, which makes them right whatever happened.
     private var asPlanned = true
@@ -263,8 +301,8 @@ struct NearestPins {
         days.append([])
     }
 
-    /// The run made pin `id` at `coordinate`: returns the photos saved before that belong to it.
-    mutating func made(_ id: UUID, at coordinate: Coordinate) -> [RawPath] {
+    /// The run made pin `id` at `coordinate`: returns the records held for it, linked to it.
+    mutating func made(_ id: UUID, at coordinate: Coordinate) -> [PhotoRecord] {
         let tag = runStart + made
         guard made < runPins.count, runPins[made].latitude == coordinate.latitude, runPins[made].longitude == coordinate.longitude else {
             asPlanned = false
@@ -273,29 +311,44 @@ struct NearestPins {
         }
         made += 1
         ids[tag] = id
-        return waiting.removeValue(forKey: tag) ?? []
+        guard var held = waiting.removeValue(forKey: tag) else { return [] }
+        for i in held.indices { held[i].pinID = id }
+        return held
     }
 
-    /// The pin `record` belongs to, to be written with it (`PhotoRecord.pinID`): nil for one that
-    /// belongs to none, to its own pin (an accepted photo, by `locationID`), or to a pin not made
-    /// yet. As `PhotoLinks.link` decides it.
-    mutating func link(_ record: PhotoRecord) -> UUID? {
+    /// Every record still held (for pins not made), unlinked: the run then hands on no links.
+    mutating func takeHeld() -> [PhotoRecord] {
+        guard !waiting.isEmpty else { return [] }
+        asPlanned = false
+        let held = waiting.keys.sorted().flatMap { waiting[$0]! }
+        waiting = [:]
+        return held
+    }
+
+    /// `record` with the pin it belongs to (`PhotoRecord.pinID`), as `PhotoLinks.link` decides
+    /// it: none for one that belongs to none or to its own pin (an accepted photo, by
+    /// `locationID`). Nil when that pin is not made yet: the record is held, and `made` hands it
+    /// back with its pin.
+    mutating func link(_ record: PhotoRecord) -> PhotoRecord? {
+        var record = record
+        record.pinID = nil
         let linked = LinkedDecision(record.decision)
-        guard linked != .other, let coordinate = record.coordinate else { return nil }
+        guard linked != .other, let coordinate = record.coordinate else { return record }
         let day = record.takenAt.map { Visits.localDay($0.timeIntervalSince1970, offsetSeconds: record.utcOffsetSeconds) }
         if linked == .accepted, let own = record.locationID {
             self.linked += 1
             if let day { daysByID[own, default: []].append(day) }
-            return nil
+            return record
         }
-        guard coordinate.isValid, let tag = index.nearest(to: coordinate)?.entry.tag else { return nil }
+        guard coordinate.isValid, let tag = index.nearest(to: coordinate)?.entry.tag else { return record }
         self.linked += 1
         if let day { days[tag].append(day) }
         guard let id = ids[tag] else {
-            waiting[tag, default: []].append(record.path)
+            waiting[tag, default: []].append(record)
             return nil
         }
-        return id
+        record.pinID = id
+        return record
     }
 
     /// The run's links, when every photo was linked as planned and every pin planned was made.
