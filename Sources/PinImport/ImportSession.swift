@@ -189,6 +189,9 @@ public struct ImportSession {
                            report: ImportReport?, saved: SavedSoFar = SavedSoFar()) -> Error? {
         guard let database, let runID else { return nil }
         database.defersPhotoLinks = Self.benchWithoutPhotoLinks
+        // The batches' WAL back to its usual size (`PinDatabase.endImportWrites`); a failure
+        // here leaves a larger WAL file, not a wrong database.
+        try? database.endImportWrites()
         let record = ImportRunRecord(id: runID, root: report?.root ?? "", startedAt: report?.startedAt ?? Date(), finishedAt: Date(),
                                      status: status, exitCode: Int(exitCode), files: report?.files ?? saved.files,
                                      photos: report?.photos ?? saved.photos, created: report?.created ?? saved.created,
