@@ -557,6 +557,27 @@ final class ImportStagesTests: XCTestCase {
         XCTAssertNil(savedStopped.runLinks)
     }
 
+    /// The save stage remembers the last position it looked up and its nearest pin: a pin made
+    /// not as planned (added to the index then) makes it look again. A photo at a pin made that
+    /// way belongs to it, though the same position found no pin before.
+    func testAPinMadeNotAsPlannedIsFoundForAPositionLookedUpBefore() throws {
+        var pins = NearestPins(runPins: [Coordinate(latitude: 10, longitude: 10)])
+        try InMemoryStore().write { repos in try pins.load(repos) }
+        func record(_ name: String) -> PhotoRecord {
+            PhotoRecord(path: RawPath("/lib/\(name)"), fingerprint: PhotoFingerprint(size: 1, modificationNanoseconds: 1, inode: 1),
+                        takenAt: Date(timeIntervalSince1970: 0), coordinate: Coordinate(latitude: 0, longitude: 7), decision: .distance)
+        }
+        var first = record("a.jpg")
+        XCTAssertTrue(pins.link(&first))
+        XCTAssertNil(first.pinID, "no pin within 5 km")
+        let made = UUID()
+        XCTAssertTrue(pins.made(made, at: Coordinate(latitude: 0, longitude: 7)).isEmpty)
+        var second = record("b.jpg")
+        XCTAssertTrue(pins.link(&second))
+        XCTAssertEqual(second.pinID, made)
+        XCTAssertNil(pins.runLinks, "not as planned: the linking pass links")
+    }
+
     func testSaveWritesPinsAndRecordsWithTheRunIDInBatches() throws {
         let db = InMemoryStore()
         var items = (0..<5).map { photo(entry("p\($0).jpg"), at: Double($0) * 100, lat: Double($0), digest: "D\($0)") }
