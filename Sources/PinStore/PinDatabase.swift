@@ -220,8 +220,12 @@ public final class PinDatabase: TransactionRunner {
     /// 168,446/17,808 at 20,000.
     public static let importWALPages = 8_192
 
+    /// SQLite's own checkpoint threshold, in pages: every other connection's, and an import's
+    /// again when its batches end.
+    public static let defaultWALPages = 1_000
+
     /// What the WAL is cut back to when an import's batches end (`endImportWrites`): about
-    /// SQLite's default of 1,000 pages.
+    /// `defaultWALPages` of 4 KiB.
     public static let walSizeLimitBytes = 4 << 20
 
     /// Gives this connection `importCacheKiB` of page cache and a WAL of `importWALPages` (an
@@ -238,7 +242,7 @@ public final class PinDatabase: TransactionRunner {
     /// the last one, closing it removes the file as before. A reader in the middle of a read
     /// keeps the WAL as it is (the checkpoint copies what it can and does not wait).
     public func endImportWrites() throws {
-        try connection.execute("PRAGMA wal_autocheckpoint = 1000")
+        try connection.execute("PRAGMA wal_autocheckpoint = \(Self.defaultWALPages)")
         try connection.execute("PRAGMA journal_size_limit = \(Self.walSizeLimitBytes)")
         try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
     }

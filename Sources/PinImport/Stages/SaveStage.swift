@@ -48,7 +48,6 @@ struct SaveStage {
                     try ScratchFile.checkReadBack()
                     var written: [PhotoDecision] = []
                     try database.write { repos in
-                        written = []
                         try pins?.load(repos)
                         // The batch's pins first, then its records in order: a skipped photo is
                         // written with the nearest pin of its own batch too (see `makePin`).
@@ -167,7 +166,6 @@ struct SaveStage {
     /// One decided file's record; `madePin` is the pin `makePin` made for it. `pins` (lent in
     /// place, not copied for each record) gives its link and keeps its day. Returns the decision
     /// written, or nil when the record is held for a pin a later batch makes.
-    @discardableResult
     func saveDecision(_ item: ImportItem, madePin: UUID?, in repos: Repositories, pins: inout NearestPins?) throws -> PhotoDecision? {
         let path = root.appending(item.entry.relativePath.bytes)
         var locationID = madePin
@@ -185,7 +183,7 @@ struct SaveStage {
         // pin a later batch makes is held and written by that batch, with it: written now, it
         // would be written again then, its table page and its index pages with it, in a
         // transaction of its own batch's.
-        if pins != nil, !pins!.link(&record) { return nil }
+        if pins?.link(&record) == false { return nil }
         try repos.photos.save(record, runID: runID)
         return record.decision
     }
@@ -230,8 +228,6 @@ public final class SavedSoFar: @unchecked Sendable {
     public internal(set) var runLinks: RunPhotoLinks?
 
     public init() {}
-
-    func add(_ batch: [ImportItem]) { add(batch.map(\.decision)) }
 
     /// The decisions of the records a committed transaction wrote.
     func add(_ decisions: [PhotoDecision]) {
