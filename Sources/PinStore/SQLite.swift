@@ -451,6 +451,9 @@ final class Connection {
 
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// The most parameters one statement may have (SQLITE_LIMIT_VARIABLE_NUMBER).
+    var variableLimit: Int32 { sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1) }
+
     /// The rowid of pin `id` (nil: not stored), from the lookups of this write transaction and
     /// the committed ones before it when it made one (see `pinRows`).
     func pinRow(_ id: UUID) throws -> Int64? {

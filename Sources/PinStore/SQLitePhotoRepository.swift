@@ -77,22 +77,80 @@ struct SQLitePhotoRepository: PhotoRepository {
     }
 
     func save(_ r: PhotoRecord, runID: Int64?) throws {
-        try db.run("""
+        try saveAll([r], runID: runID)
+    }
+
+    /// Writes `records` in their order, each as an upsert by path (a record read again replaces
+    /// the stored one), several rows to a statement (`rowsPerStatement`). Within a transaction
+    /// SQLite journals each page a statement changes once per statement, so that the statement
+    /// can be undone alone (the photo triggers make every upsert such a statement): one row to a
+    /// statement copied about seven pages for every record (the table's, each index's: a
+    /// photo's pin page `photos_pin` among them), a batch of rows copies each page it changes
+    /// once. Rows go in and fire their triggers one after the other, as the same upserts one
+    /// by one would: the same rows, rowids, links and log.
+    func saveAll(_ records: [PhotoRecord], runID: Int64?) throws {
+        let most = Int(db.variableLimit) / Self.columnsPerRow
+        var start = records.startIndex
+        while start < records.endIndex {
+            let rows = Self.rowsPerStatement.first { $0 <= records.endIndex - start && $0 <= most } ?? 1
+            var values: [SQLBindable] = []
+            values.reserveCapacity(rows * Self.columnsPerRow)
+            for r in records[start..<(start + rows)] { try appendValues(of: r, runID: runID, to: &values) }
+            try db.run(Self.upsert(rows: rows), values)
+            start += rows
+        }
+    }
+
+    /// How many rows one statement writes: the largest of these that is not more than are
+    /// left and whose values SQLite takes (`Connection.variableLimit`: 32,766 since SQLite 3.32,
+    /// 999 before). A few fixed sizes, so that a few statements are prepared and kept
+    /// (`prepare`'s cache is per SQL text).
+    static let rowsPerStatement = [256, 64, 16, 4, 1]
+    static let columnsPerRow = 18
+
+    /// The upsert of `rows` records (its SQL made once per size).
+    static func upsert(rows: Int) -> String {
+        if let made = upserts[rows] { return made }
+        return upsertSQL(rows: rows)
+    }
+
+    private static let upserts: [Int: String] = Dictionary(uniqueKeysWithValues: rowsPerStatement.map { ($0, upsertSQL(rows: $0)) })
+
+    private static func upsertSQL(rows: Int) -> String {
+        let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)"
+        return """
             INSERT INTO photos (path, size, mtime_ns, inode, digest, format, taken_at, time_source, utc_offset,
                                 latitude, longitude, decision, detail, location_id, run_id, missing, pin, position_source, clock_offset)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
+            VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
             ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, inode = excluded.inode,
                 digest = excluded.digest, format = excluded.format, taken_at = excluded.taken_at,
                 time_source = excluded.time_source, utc_offset = excluded.utc_offset, latitude = excluded.latitude,
                 longitude = excluded.longitude, decision = excluded.decision, detail = excluded.detail,
                 location_id = excluded.location_id, run_id = excluded.run_id, missing = 0, pin = excluded.pin,
                 position_source = excluded.position_source, clock_offset = excluded.clock_offset
-            """, [SQLValue.blob(r.path.bytes), r.fingerprint.size, r.fingerprint.modificationNanoseconds,
-                  Int64(bitPattern: r.fingerprint.inode), r.digest, r.format?.rawValue, r.takenAt?.timeIntervalSince1970,
-                  r.timeSource?.rawValue, r.utcOffsetSeconds, r.coordinate?.latitude, r.coordinate?.longitude,
-                  r.decision.rawValue, r.detail, r.locationID?.lowercasedText, runID,
-                  try (r.pinID ?? (r.decision == .accepted ? r.locationID : nil)).flatMap(db.pinRow),
-                  r.coordinate == nil ? nil : r.positionSource?.rawValue, r.clockOffset])
+            """
+    }
+
+    /// One record's `columnsPerRow` values, in the order of `upsertSQL`'s columns.
+    private func appendValues(of r: PhotoRecord, runID: Int64?, to values: inout [SQLBindable]) throws {
+        values.append(SQLValue.blob(r.path.bytes))
+        values.append(r.fingerprint.size)
+        values.append(r.fingerprint.modificationNanoseconds)
+        values.append(Int64(bitPattern: r.fingerprint.inode))
+        values.append(r.digest)
+        values.append(r.format?.rawValue)
+        values.append(r.takenAt?.timeIntervalSince1970)
+        values.append(r.timeSource?.rawValue)
+        values.append(r.utcOffsetSeconds)
+        values.append(r.coordinate?.latitude)
+        values.append(r.coordinate?.longitude)
+        values.append(r.decision.rawValue)
+        values.append(r.detail)
+        values.append(r.locationID?.lowercasedText)
+        values.append(runID)
+        values.append(try (r.pinID ?? (r.decision == .accepted ? r.locationID : nil)).flatMap(db.pinRow))
+        values.append(r.coordinate == nil ? nil : r.positionSource?.rawValue)
+        values.append(r.clockOffset)
     }
 
     func unplacedPhotos(under root: RawPath, from: Double, to: Double) throws -> [(path: RawPath, known: KnownPhoto, takenAt: Double)] {

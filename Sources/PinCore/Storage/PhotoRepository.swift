@@ -161,6 +161,12 @@ public struct KnownFileCursor {
     public func next() throws -> (path: RawPath, known: KnownPhoto)? { try nextFile() }
 }
 
+extension PhotoRepository {
+    public func saveAll(_ records: [PhotoRecord], runID: Int64?) throws {
+        for record in records { try save(record, runID: runID) }
+    }
+}
+
 public protocol PhotoRepository {
     /// Every known file below `root` (absolute path bytes, no trailing '/'), by its path
     /// relative to `root`, in byte order of that path, one at a time.
@@ -173,6 +179,8 @@ public protocol PhotoRepository {
     /// whose file has gone missing (a move) over one still present (a copy).
     func find(size: Int64, digest: String) throws -> PhotoRecord?
     func save(_ record: PhotoRecord, runID: Int64?) throws
+    /// Saves `records` in order, as `save` saves each (a store may write them together).
+    func saveAll(_ records: [PhotoRecord], runID: Int64?) throws
     /// Renames a record (a moved file keeps its decision and pin).
     func move(from old: RawPath, to new: PhotoRecord, runID: Int64?) throws
     /// Updates only the fingerprint (a file touched but not changed) and clears `missing`.

@@ -54,14 +54,18 @@ struct SaveStage {
                         var made: [UUID?] = []
                         var released: [PhotoRecord] = []
                         for item in batch { made.append(try makePin(item, in: repos, pins: &pins, released: &released)) }
+                        // The batch's records, written together (`PhotoRepository.saveAll`).
+                        var records: [PhotoRecord] = []
+                        records.reserveCapacity(batch.count + released.count)
                         for (item, pin) in zip(batch, made) {
-                            if let decision = try saveDecision(item, madePin: pin, in: repos, pins: &pins) { written.append(decision) }
+                            if let decision = try saveDecision(item, madePin: pin, in: repos, pins: &pins, records: &records) {
+                                written.append(decision)
+                            }
                         }
                         // Photos of earlier batches held for the pins this batch made.
-                        for record in released {
-                            try repos.photos.save(record, runID: runID)
-                            written.append(record.decision)
-                        }
+                        records += released
+                        written += released.map(\.decision)
+                        try repos.photos.saveAll(records, runID: runID)
                     }
                     saved.add(written)
                     done += batch.count
@@ -95,9 +99,7 @@ struct SaveStage {
     /// without one: the linking pass links them (the run hands on no links then).
     func saveHeld(_ pins: inout NearestPins?, database: TransactionRunner) throws {
         guard let held = pins?.takeHeld(), !held.isEmpty else { return }
-        try database.write { repos in
-            for record in held { try repos.photos.save(record, runID: runID) }
-        }
+        try database.write { repos in try repos.photos.saveAll(held, runID: runID) }
         saved.add(held.map(\.decision))
     }
 
@@ -163,13 +165,19 @@ struct SaveStage {
         return id
     }
 
-    /// One decided file's record; `madePin` is the pin `makePin` made for it. `pins` (lent in
-    /// place, not copied for each record) gives its link and keeps its day. Returns the decision
-    /// written, or nil when the record is held for a pin a later batch makes.
-    func saveDecision(_ item: ImportItem, madePin: UUID?, in repos: Repositories, pins: inout NearestPins?) throws -> PhotoDecision? {
+    /// One decided file's record, added to `records` (the batch's, which the batch writes at its
+    /// end); `madePin` is the pin `makePin` made for it. `pins` (lent in place, not copied for
+    /// each record) gives its link and keeps its day. Returns the decision, or nil when the
+    /// record is held for a pin a later batch makes.
+    func saveDecision(_ item: ImportItem, madePin: UUID?, in repos: Repositories, pins: inout NearestPins?,
+                      records: inout [PhotoRecord]) throws -> PhotoDecision? {
         let path = root.appending(item.entry.relativePath.bytes)
         var locationID = madePin
         if case let .visits(_, _, _, _, pinID)? = item.verdict, let metadata = item.metadata {
+            // A pin's edit reads its stored photos: the records before this one are written
+            // first, as when each was written in turn.
+            try repos.photos.saveAll(records, runID: runID)
+            records.removeAll(keepingCapacity: true)
             locationID = try markVisited(pinID, takenAt: item.takenAt, offset: metadata.utcOffsetSeconds, in: repos)
         }
         var record = PhotoRecord(
@@ -184,7 +192,7 @@ struct SaveStage {
         // would be written again then, its table page and its index pages with it, in a
         // transaction of its own batch's.
         if pins?.link(&record) == false { return nil }
-        try repos.photos.save(record, runID: runID)
+        records.append(record)
         return record.decision
     }
 
@@ -340,7 +348,8 @@ struct NearestPins {
         }
         guard coordinate.isValid, let tag = nearest(to: coordinate) else { return true }
         self.linked += 1
-        if let day { days[tag].append(day) }
+        // A burst's photos are one day: the day once (`Visits.stays` counts days, not photos).
+        if let day, days[tag].last != day { days[tag].append(day) }
         guard let id = ids[tag] else {
             waiting[tag, default: []].append(record)
             return false
