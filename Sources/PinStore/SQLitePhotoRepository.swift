@@ -89,10 +89,8 @@ struct SQLitePhotoRepository: PhotoRepository {
     /// once. Rows go in and fire their triggers one after the other, as the same upserts one
     /// by one would: the same rows, rowids, links and log.
     func saveAll(_ records: [PhotoRecord], runID: Int64?) throws {
-        let most = Int(db.variableLimit) / Self.columnsPerRow
         var start = records.startIndex
-        while start < records.endIndex {
-            let rows = Self.rowsPerStatement.first { $0 <= records.endIndex - start && $0 <= most } ?? 1
+        for rows in Self.statementSizes(records.count, most: Int(db.variableLimit) / Self.columnsPerRow) {
             var values: [SQLBindable] = []
             values.reserveCapacity(rows * Self.columnsPerRow)
             for r in records[start..<(start + rows)] { try appendValues(of: r, runID: runID, to: &values) }
@@ -101,18 +99,27 @@ struct SQLitePhotoRepository: PhotoRepository {
         }
     }
 
-    /// How many rows one statement writes: the largest of these that is not more than are
-    /// left and whose values SQLite takes (`Connection.variableLimit`: 32,766 since SQLite 3.32,
-    /// 999 before). A few fixed sizes, so that a few statements are prepared and kept
-    /// (`prepare`'s cache is per SQL text).
+    /// The sizes of `rowsPerStatement` that write `count` records in turn: each the largest not
+    /// more than are left nor than `most` (the rows whose values SQLite takes in one statement,
+    /// `Connection.variableLimit`: 32,766 values since SQLite 3.32, 999 before).
+    static func statementSizes(_ count: Int, most: Int) -> [Int] {
+        var sizes: [Int] = []
+        var left = count
+        while left > 0 {
+            let rows = rowsPerStatement.first { $0 <= left && $0 <= most } ?? 1
+            sizes.append(rows)
+            left -= rows
+        }
+        return sizes
+    }
+
+    /// How many rows one statement writes: a few fixed sizes, so that a few statements are
+    /// prepared and kept (`prepare`'s cache is per SQL text).
     static let rowsPerStatement = [256, 64, 16, 4, 1]
     static let columnsPerRow = 18
 
-    /// The upsert of `rows` records (its SQL made once per size).
-    static func upsert(rows: Int) -> String {
-        if let made = upserts[rows] { return made }
-        return upsertSQL(rows: rows)
-    }
+    /// The upsert of `rows` records (its SQL made once for each of `rowsPerStatement`).
+    static func upsert(rows: Int) -> String { upserts[rows] ?? upsertSQL(rows: rows) }
 
     private static let upserts: [Int: String] = Dictionary(uniqueKeysWithValues: rowsPerStatement.map { ($0, upsertSQL(rows: $0)) })
 

@@ -74,11 +74,15 @@ final class PhotoBatchSaveTests: XCTestCase {
         XCTAssertEqual(Dictionary(uniqueKeysWithValues: changes.pins.map { ($0.id, $0.pin?.photoCount) }), [alpha: 87, bravo: 34])
     }
 
-    /// The statements the batch above takes: 256, 4 and 1 rows; 17 records: 16 and 1.
-    func testTheStatementSizesAreTheLargestLeft() {
-        XCTAssertEqual(SQLitePhotoRepository.rowsPerStatement, [256, 64, 16, 4, 1])
-        let counts = SQLitePhotoRepository.upsert(rows: 4).components(separatedBy: "(?, ?, ?").count - 1
-        XCTAssertEqual(counts, 4)
+    /// The statements a batch takes, worked by hand: 261 records are 256 + 4 + 1; a full batch of
+    /// 500 is 256 + 3 × 64 + 3 × 16 + 4; with at most 55 rows to a statement (999 values of 18),
+    /// 70 are 4 × 16 + 4 + 2 × 1.
+    func testEachStatementWritesTheLargestFixedSizeLeft() {
+        XCTAssertEqual(SQLitePhotoRepository.statementSizes(261, most: 1_820), [256, 4, 1])
+        XCTAssertEqual(SQLitePhotoRepository.statementSizes(500, most: 1_820), [256, 64, 64, 64, 16, 16, 16, 4])
+        XCTAssertEqual(SQLitePhotoRepository.statementSizes(70, most: 999 / 18), [16, 16, 16, 16, 4, 1, 1])
+        XCTAssertEqual(SQLitePhotoRepository.statementSizes(0, most: 1_820), [])
+        XCTAssertEqual(SQLitePhotoRepository.upsert(rows: 4).components(separatedBy: "(?, ?, ?").count - 1, 4, "four rows of values")
     }
 
     /// SQLite before 3.32 took at most 999 values to a statement: 256 or 64 rows of 18 are
