@@ -54,9 +54,9 @@ enum PhotoLinks {
             if pin.coordinate.isValid { pins.index.insert(pin.coordinate, tag: tag) }
         }
         var outcome = Outcome()
-        let days = try link(db, pins, &outcome)
+        let stays = try link(db, pins, &outcome)
         for tag in pins.rows.indices where !pins.byHand[tag] {
-            try setVisits(of: pins.rows[tag], stays: Visits.stays(days[tag]), stored: pins.visits[tag], db, &outcome)
+            try setVisits(of: pins.rows[tag], stays: stays[tag].count, stored: pins.visits[tag], db, &outcome)
         }
         try db.run("DELETE FROM pending_work WHERE name = ?", [pending])
         return outcome
@@ -126,9 +126,12 @@ enum PhotoLinks {
     }
 
     /// One read of the photos with a position: each one's pin, written where it changed; returns
-    /// the local days of each pin's photos (by tag) for the visits.
-    private static func link(_ db: Connection, _ pins: Pins, _ outcome: inout Outcome) throws -> [[Int]] {
-        var days = [[Int]](repeating: [], count: pins.rows.count)
+    /// the stays among each pin's photos (by tag) for the visits. The rows come in rowid order,
+    /// which is mostly the order of a walk (an import writes its photos in time order): nearest
+    /// pins are looked up along it (`NearestPinWalk`).
+    private static func link(_ db: Connection, _ pins: Pins, _ outcome: inout Outcome) throws -> [Visits.Stays] {
+        var stays = [Visits.Stays](repeating: Visits.Stays(), count: pins.rows.count)
+        var walk = NearestPinWalk()
         var changes: [(rowid: Int64, pin: Int64?)] = []
         // The table read in rowid order, page after page: SQLite would rather go through
         // photos_own_position (by time), looking each row up in the table. The decision is
@@ -144,21 +147,21 @@ enum PhotoLinks {
             let coordinate = Coordinate(latitude: statement.double(1), longitude: statement.double(2))
             var tag: Int?
             if decision == .accepted, let own = statement.optionalString(4) { tag = pins.tags[own] }
-            if tag == nil, coordinate.isValid { tag = pins.index.nearest(to: coordinate)?.entry.tag }
+            if tag == nil, coordinate.isValid { tag = walk.nearest(to: coordinate, in: pins.index)?.tag }
             let stored = statement.isNull(5) ? nil : statement.int64(5)
             let pin = tag.map { pins.rows[$0] }
             if pin != stored { changes.append((statement.int64(0), pin)) }
             guard let tag else { continue }
             outcome.linked += 1
             if let takenAt = statement.optionalDouble(6) {
-                days[tag].append(Visits.localDay(takenAt, offsetSeconds: statement.isNull(7) ? nil : statement.int(7)))
+                stays[tag].add(Visits.localDay(takenAt, offsetSeconds: statement.isNull(7) ? nil : statement.int(7)))
             }
         }
         for change in changes {
             try db.run("UPDATE photos SET pin = ? WHERE rowid = ?", [change.pin, change.rowid])
         }
         outcome.changed = changes.count
-        return days
+        return stays
     }
 }
 
@@ -253,11 +256,67 @@ public enum Visits {
 
     /// The number of stays among days (any order, repeats allowed): 0 for none.
     public static func stays(_ days: [Int]) -> Int {
-        guard !days.isEmpty else { return 0 }
-        let sorted = days.sorted()
-        var count = 1
-        for (previous, day) in zip(sorted, sorted.dropFirst()) where day - previous > maxGapDays { count += 1 }
-        return count
+        var stays = Stays()
+        for day in days { stays.add(day) }
+        return stays.count
+    }
+
+    /// The stays among days added one by one, in any order: each stay kept as its span of days
+    /// (first...last), the spans sorted and each more than `maxGapDays` before the next, so
+    /// that the count is the spans'. Days mostly come in order (a library's photos in time
+    /// order): a day at or after the last span's first day extends it or starts the next, with
+    /// no array for a pin's first stay; an earlier day (photos across time zones, whose local
+    /// days do not follow their instants) is merged in among the spans.
+    public struct Stays: Sendable, Equatable {
+        private var last: ClosedRange<Int>?
+        private var earlier: [ClosedRange<Int>] = []
+
+        public init() {}
+
+        public var count: Int { earlier.count + (last == nil ? 0 : 1) }
+
+        /// The spans, first to last.
+        public var spans: [ClosedRange<Int>] { earlier + (last.map { [$0] } ?? []) }
+
+        public mutating func add(_ day: Int) { add(day...day) }
+
+        /// The stays of `other` too (as if each of its days were added).
+        public mutating func add(_ other: Stays) {
+            for span in other.earlier { add(span) }
+            if let span = other.last { add(span) }
+        }
+
+        /// Days `span` (consecutive: one stay).
+        public mutating func add(_ span: ClosedRange<Int>) {
+            guard let current = last else {
+                last = span
+                return
+            }
+            if span.lowerBound >= current.lowerBound {
+                // The spans before `current` end more than maxGapDays before it starts: only
+                // `current` can take these days.
+                if span.lowerBound - current.upperBound <= maxGapDays {
+                    last = current.lowerBound...max(current.upperBound, span.upperBound)
+                } else {
+                    earlier.append(current)
+                    last = span
+                }
+                return
+            }
+            var all = earlier
+            all.append(current)
+            all.insert(span, at: all.firstIndex { $0.lowerBound > span.lowerBound } ?? all.count)
+            var merged: [ClosedRange<Int>] = []
+            for next in all {
+                if let previous = merged.last, next.lowerBound - previous.upperBound <= maxGapDays {
+                    merged[merged.count - 1] = previous.lowerBound...max(previous.upperBound, next.upperBound)
+                } else {
+                    merged.append(next)
+                }
+            }
+            last = merged.removeLast()
+            earlier = merged
+        }
     }
 }
 

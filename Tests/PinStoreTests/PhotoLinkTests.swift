@@ -302,6 +302,51 @@ final class PhotoLinkTests: XCTestCase {
         XCTAssertEqual(Visits.localDay(-1, offsetSeconds: nil), -1)
     }
 
+    func testStaysKeptAsSpansInAnyOrder() {
+        var stays = Visits.Stays()
+        for day in [20, 10, 15, 11] { stays.add(day) }
+        XCTAssertEqual(stays.spans, [10...11, 15...15, 20...20])
+        // 12 follows 11; 14 is two days after 12 and joins 15; 13 then joins all of 10...15.
+        stays.add(12)
+        XCTAssertEqual(stays.spans, [10...12, 15...15, 20...20])
+        stays.add(14)
+        XCTAssertEqual(stays.spans, [10...12, 14...15, 20...20])
+        stays.add(13)
+        XCTAssertEqual(stays.spans, [10...15, 20...20])
+        XCTAssertEqual(stays.count, 2)
+        // In order: the same day, the next day, a gap of one day.
+        var inOrder = Visits.Stays()
+        for day in [1, 1, 2, 4, 4, 5, 9] { inOrder.add(day) }
+        XCTAssertEqual(inOrder.spans, [1...2, 4...5, 9...9])
+        // Another pin's stays taken in: {1, 2, 4, 5, 9} and {3, 7, 12} are 1...5, 7, 9, 12.
+        var other = Visits.Stays()
+        for day in [12, 3, 7] { other.add(day) }
+        inOrder.add(other)
+        XCTAssertEqual(inOrder.spans, [1...5, 7...7, 9...9, 12...12])
+        XCTAssertEqual(Visits.Stays().count, 0)
+    }
+
+    func testStaysEqualTheRuleOnShuffledDays() {
+        // The rule, worked out the plain way: sort, count the gaps of more than one day.
+        func rule(_ days: [Int]) -> Int {
+            let sorted = days.sorted()
+            return sorted.isEmpty ? 0 : 1 + zip(sorted, sorted.dropFirst()).filter { $1 - $0 > 1 }.count
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            let days = (0..<Int.random(in: 0...40, using: &generator)).map { _ in Int.random(in: -20...60, using: &generator) }
+            var stays = Visits.Stays()
+            for day in days { stays.add(day) }
+            XCTAssertEqual(stays.count, rule(days), "\(days)")
+            let split = days.count / 2
+            var first = Visits.Stays(), second = Visits.Stays()
+            for day in days[..<split] { first.add(day) }
+            for day in days[split...] { second.add(day) }
+            second.add(first)
+            XCTAssertEqual(second.count, rule(days), "\(days) in two")
+        }
+    }
+
     // MARK: migration
 
     func testPhotosRecordedBeforeAreLinkedOnMigration() throws {

@@ -145,6 +145,23 @@ public struct PinSpatialIndex: Sendable {
     /// exactly the threshold does not block), or nil. Among pins at the same angle, the first
     /// found in cell order (rows south to north, columns west to east), then insertion order.
     public func nearest(to point: Coordinate) -> Match? {
+        search(point).map { Match(entry: entry($0.index), radians: $0.radians) }
+    }
+
+    /// `nearest(to:)`, and a lower bound on the angle from `point` to every other pin (up to the
+    /// rounding of the law of cosines): the second smallest angle found below the threshold
+    /// (equal to the nearest's when two pins are at the same angle), else the threshold itself,
+    /// for a pin the query looked at and found at the threshold or beyond, or did not look at
+    /// because it is beyond (`NearestPinWalk`).
+    public func nearestAndRunnerUp(to point: Coordinate) -> (match: Match?, runnerUp: Double) {
+        guard let found = search(point) else { return (nil, threshold) }
+        return (Match(entry: entry(found.index), radians: found.radians), found.runnerUp)
+    }
+
+    /// The search of `nearest(to:)`: the nearest pin's index and angle, and the runner-up's angle
+    /// (the threshold when there is none below it).
+    @inline(__always)
+    private func search(_ point: Coordinate) -> (index: Int, radians: Double, runnerUp: Double)? {
         guard cellCount > 0 else { return nil }
         let thresholdDegrees = threshold * 180 / .pi
         let lowRow = row(max(-90, point.latitude - thresholdDegrees))
@@ -170,6 +187,7 @@ public struct PinSpatialIndex: Sendable {
         // outside the reach in latitude or longitude, or whose cosine sum is below the bound,
         // are beyond the threshold and skipped before the cosine or `acos` is computed.
         var best: (index: Int, radians: Double)?
+        var runnerUp = threshold
         // The first column wrapped into 0..<lonCells once, then stepped with the wrap (no
         // division per cell).
         let firstColumn = ((first % lonCells) + lonCells) % lonCells
@@ -189,16 +207,38 @@ public struct PinSpatialIndex: Sendable {
                     var lonDifference = abs(point.longitude - longitudes[i])
                     if lonDifference > 180 { lonDifference = 360 - lonDifference }
                     if lonDifference > lonReach { continue }
-                    let dLambda = (point.longitude - longitudes[i]) * .pi / 180
-                    let sum = cosPhi * entryCos[i] * cos(dLambda) + sinPhi * entrySin[i]
+                    let sum = Self.cosineSum(cosPhi: cosPhi, sinPhi: sinPhi, longitude: point.longitude,
+                                             entryCos: entryCos[i], entrySin: entrySin[i], entryLongitude: longitudes[i])
                     if sum < cosineBound { continue }
                     let angle = acos(min(1, max(-1, sum)))
-                    if angle < threshold, angle < (best?.radians ?? .infinity) {
+                    guard angle < threshold else { continue }
+                    if let found = best, angle >= found.radians {
+                        runnerUp = min(runnerUp, angle)
+                    } else {
+                        if let found = best { runnerUp = found.radians }
                         best = (i, angle)
                     }
                 }
             }
         }
-        return best.map { Match(entry: entry($0.index), radians: $0.radians) }
+        return best.map { ($0.index, $0.radians, runnerUp) }
+    }
+
+    /// The law of cosines' sum for the query's latitude terms and an entry's, as `nearest` and
+    /// `angle(from:to:)` both compute it (the same operations in the same order, so the same
+    /// value to the last bit).
+    @inline(__always)
+    private static func cosineSum(cosPhi: Double, sinPhi: Double, longitude: Double,
+                                  entryCos: Double, entrySin: Double, entryLongitude: Double) -> Double {
+        let dLambda = (longitude - entryLongitude) * .pi / 180
+        return cosPhi * entryCos * cos(dLambda) + sinPhi * entrySin
+    }
+
+    /// The angle from `point` to `entry` in radians exactly as `nearest(to:)` computes it.
+    public func angle(from point: Coordinate, to entry: Entry) -> Double {
+        let phi = point.latitude * .pi / 180, entryPhi = entry.coordinate.latitude * .pi / 180
+        let sum = Self.cosineSum(cosPhi: cos(phi), sinPhi: sin(phi), longitude: point.longitude,
+                                 entryCos: cos(entryPhi), entrySin: sin(entryPhi), entryLongitude: entry.coordinate.longitude)
+        return acos(min(1, max(-1, sum)))
     }
 }

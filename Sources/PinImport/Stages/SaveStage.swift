@@ -274,20 +274,20 @@ struct NearestPins {
     private var runStart = 0
     private var made = 0
     private var loaded = false
-    /// The local days of each tag's photos, and of the photos linked to their own pin by id.
-    private var days: [[Int]] = []
-    private var daysByID: [UUID: [Int]] = [:]
+    /// The stays among each tag's photos, and among the photos linked to their own pin by id.
+    private var stays: [Visits.Stays] = []
+    private var staysByID: [UUID: Visits.Stays] = [:]
     private var linked = 0
     /// Records held until their pin is made, by its tag.
     private var waiting: [Int: [PhotoRecord]] = [:]
     /// False once a pin was made that was not the next one planned: the links are then left to
     /// the linking pass, which makes them right whatever happened.
     private var asPlanned = true
-    /// The last position looked up and its nearest pin's tag. The index does not change once
-    /// loaded (a pin made not as planned clears it), so the same position has the same nearest
-    /// pin: photos of a burst often have the very same one (59 % of the photos with a position
-    /// in scripts/gen-library's, each the previous one's).
-    private var last: (latitude: Double, longitude: Double, tag: Int?)?
+    /// The lookups along the records' positions (`NearestPinWalk`): the index does not change
+    /// once loaded (a pin made not as planned resets it), and photos of a burst are at the very
+    /// same position or metres apart (59 % of the photos with a position in
+    /// scripts/gen-library's at the previous one's).
+    private var walk = NearestPinWalk()
 
     init(runPins: [Coordinate]) {
         self.runPins = runPins
@@ -302,10 +302,10 @@ struct NearestPins {
     }
 
     private mutating func add(_ coordinate: Coordinate, id: UUID?) {
-        last = nil
+        walk.reset()
         if coordinate.isValid { index.insert(coordinate, tag: ids.count) }
         ids.append(id)
-        days.append([])
+        stays.append(Visits.Stays())
     }
 
     /// The run made pin `id` at `coordinate`: returns the records held for it, linked to it.
@@ -343,13 +343,12 @@ struct NearestPins {
         let day = record.takenAt.map { Visits.localDay($0.timeIntervalSince1970, offsetSeconds: record.utcOffsetSeconds) }
         if linked == .accepted, let own = record.locationID {
             self.linked += 1
-            if let day { daysByID[own, default: []].append(day) }
+            if let day { staysByID[own, default: Visits.Stays()].add(day) }
             return true
         }
         guard coordinate.isValid, let tag = nearest(to: coordinate) else { return true }
         self.linked += 1
-        // A burst's photos are one day: the day once (`Visits.stays` counts days, not photos).
-        if let day, days[tag].last != day { days[tag].append(day) }
+        if let day { stays[tag].add(day) }
         guard let id = ids[tag] else {
             waiting[tag, default: []].append(record)
             return false
@@ -360,19 +359,16 @@ struct NearestPins {
 
     /// The tag of the pin nearest to `coordinate` within the distance rule's threshold.
     private mutating func nearest(to coordinate: Coordinate) -> Int? {
-        if let last, last.latitude == coordinate.latitude, last.longitude == coordinate.longitude { return last.tag }
-        let tag = index.nearest(to: coordinate)?.entry.tag
-        last = (coordinate.latitude, coordinate.longitude, tag)
-        return tag
+        walk.nearest(to: coordinate, in: index)?.tag
     }
 
     /// The run's links, when every photo was linked as planned and every pin planned was made.
     var runLinks: RunPhotoLinks? {
         guard loaded, asPlanned, made == runPins.count, waiting.isEmpty else { return nil }
-        var all = daysByID
-        for (tag, id) in ids.enumerated() where !days[tag].isEmpty {
-            if let id { all[id, default: []] += days[tag] }
+        var all = staysByID
+        for (tag, id) in ids.enumerated() where stays[tag].count > 0 {
+            if let id { all[id, default: Visits.Stays()].add(stays[tag]) }
         }
-        return RunPhotoLinks(visits: all.mapValues(Visits.stays), linked: linked)
+        return RunPhotoLinks(visits: all.mapValues(\.count), linked: linked)
     }
 }
