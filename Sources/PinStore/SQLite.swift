@@ -208,6 +208,10 @@ final class Connection {
     /// A private scratch database (`init(scratchCacheKiB:)`): its file has no name.
     private var isScratch = false
     private var statementCache: [String: Statement] = [:]
+    /// `prepare(_:readingAsNull:)`'s statements, with the reads each was compiled to ignore.
+    private var trimmedStatementCache: [String: (reads: Set<TriggerRead>, statement: Statement)] = [:]
+    /// What the authorizer tells SQLite to read as NULL (`run(_:_:readingAsNull:)`).
+    private let triggerReads = TriggerReads()
     /// Pins' rowids by id as write transactions looked them up (`pinRow`): each
     /// photo record saved names its pin (`photos.pin`), and a batch of 500 names a few pins, so
     /// one lookup each instead of one a record (a subquery per record was 3 µs of the import's
@@ -226,6 +230,10 @@ final class Connection {
     /// costs less than hashing it for the table.
     private var lastPinRow: (id: UUID, row: Int64)?
     private var inWriteTransaction = false
+    /// In a write that names the pins of the photo rows it inserts itself (`PinChangeLog.hold`,
+    /// schema 24): the largest photo rowid as it began. Rows above it are named as the write
+    /// ends; nil in any other write and outside one.
+    var photoInsertsNamedAbove: Int64?
     /// Write transactions that began after another connection had committed since this one's
     /// previous write began (`PRAGMA data_version` changed in between): equal counts at two of
     /// this connection's writes, and no other writer changed the file between them.
@@ -242,6 +250,7 @@ final class Connection {
         flags |= SQLITE_OPEN_NOMUTEX
         self.handle = try Self.open(path, flags: flags, displayPath: path)
         self.path = path
+        triggerReads.install(on: handle)
         // Wait for a concurrent writer rather than failing at once (the run lock keeps
         // importers apart; this covers `pins add` during an import).
         sqlite3_busy_timeout(handle, 5_000)
@@ -362,6 +371,8 @@ final class Connection {
 
     deinit {
         statementCache.removeAll()
+        trimmedStatementCache.removeAll()
+        sqlite3_set_authorizer(handle, nil, nil)
         let deleted = fileWasMoved && access(path, F_OK) != 0
         sqlite3_close_v2(handle)
         // SQLite keeps the -wal and -shm of a database unlinked while open. Left at the path they
@@ -417,6 +428,18 @@ final class Connection {
         return statement
     }
 
+    /// `prepare`, compiled while the authorizer ignores `reads` (`run(_:_:readingAsNull:)`).
+    /// Cached apart from `prepare`'s.
+    private func prepare(_ sql: String, readingAsNull reads: Set<TriggerRead>) throws -> Statement {
+        if let cached = trimmedStatementCache[sql], cached.reads == reads {
+            cached.statement.reset()
+            return cached.statement
+        }
+        let statement = try self.statement(sql)
+        trimmedStatementCache[sql] = (reads, statement)
+        return statement
+    }
+
     /// A prepared statement of its own, not cached: for a query read step by step while other
     /// statements run on the connection (a cached one is reset by the next `prepare` of its SQL).
     func statement(_ sql: String) throws -> Statement {
@@ -430,6 +453,26 @@ final class Connection {
     @discardableResult
     func run(_ sql: String, _ values: [SQLBindable] = []) throws -> Int {
         let statement = try prepare(sql)
+        try statement.bind(values)
+        while try statement.step() {}
+        return changes
+    }
+
+    /// `run`, with the statement compiled so that its trigger programs read `reads` as NULL:
+    /// SQLite asks the connection's authorizer (`TriggerReads`) about each column a statement
+    /// reads as it compiles it, naming the trigger that reads it, and reads a column it is told
+    /// to ignore (SQLITE_IGNORE) as NULL. The authorizer answers so only while this runs, so
+    /// also when SQLite compiles the statement again by itself in its step (after a schema
+    /// change); every other statement, and every other connection, runs the triggers whole.
+    /// (The authorizer is set once, as a connection to a file opens, `init(path:)`: setting one
+    /// expires every statement prepared, which SQLite then compiles again without it. On any
+    /// other connection this is `run`.)
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLBindable], readingAsNull reads: [TriggerRead]) throws -> Int {
+        let set = Set(reads)
+        triggerReads.ignored = set
+        defer { triggerReads.ignored = [] }
+        let statement = try prepare(sql, readingAsNull: set)
         try statement.bind(values)
         while try statement.step() {}
         return changes
@@ -496,6 +539,7 @@ final class Connection {
         var committed = false
         defer {
             inWriteTransaction = false
+            photoInsertsNamedAbove = nil
             if !committed { forgetPinRows() }
         }
         do {
@@ -739,5 +783,29 @@ enum SharedMemoryAllocation {
             }
         }
         return true
+    }
+}
+
+/// A column a trigger reads (`NEW.pin` in a trigger on `photos`: table "photos", column "pin"),
+/// for `Connection.run(_:_:readingAsNull:)`.
+struct TriggerRead: Hashable, Sendable {
+    let trigger: String
+    let table: String
+    let column: String
+}
+
+/// The connection's authorizer: SQLITE_IGNORE (read as NULL) for the trigger reads in
+/// `ignored`, which is empty but while `Connection.run(_:_:readingAsNull:)` runs.
+private final class TriggerReads {
+    var ignored: Set<TriggerRead> = []
+
+    func install(on handle: OpaquePointer) {
+        sqlite3_set_authorizer(handle, { context, action, table, column, _, trigger in
+            guard action == SQLITE_READ, let context, let table, let column, let trigger else { return SQLITE_OK }
+            let reads = Unmanaged<TriggerReads>.fromOpaque(context).takeUnretainedValue()
+            guard !reads.ignored.isEmpty else { return SQLITE_OK }
+            let read = TriggerRead(trigger: String(cString: trigger), table: String(cString: table), column: String(cString: column))
+            return reads.ignored.contains(read) ? SQLITE_IGNORE : SQLITE_OK
+        }, Unmanaged.passUnretained(self).toOpaque())
     }
 }

@@ -88,13 +88,28 @@ struct SQLitePhotoRepository: PhotoRepository {
     /// photo's pin page `photos_pin` among them), a batch of rows copies each page it changes
     /// once. Rows go in and fire their triggers one after the other, as the same upserts one
     /// by one would: the same rows, rowids, links and log.
+    ///
+    /// In a write that names the pins of the rows it inserts at its end (`PinChangeLog.hold`),
+    /// when every new row lands above the write's mark (SQLite gives a new row the largest rowid
+    /// plus one: the largest is at the mark or above, unless the write deleted rows), the
+    /// statements skip the photo insert triggers' question (`PinChangeLog.ownInsertReads`).
     func saveAll(_ records: [PhotoRecord], runID: Int64?) throws {
+        guard !records.isEmpty else { return }
+        var namedAtEnd = false
+        if let mark = db.photoInsertsNamedAbove {
+            let largest = try db.scalarInt("SELECT max(rowid) FROM photos") ?? 0
+            namedAtEnd = largest >= mark && largest < Int64.max - Int64(records.count)
+        }
         var start = records.startIndex
         for rows in Self.statementSizes(records.count, most: Int(db.variableLimit) / Self.columnsPerRow) {
             var values: [SQLBindable] = []
             values.reserveCapacity(rows * Self.columnsPerRow)
             for r in records[start..<(start + rows)] { try appendValues(of: r, runID: runID, to: &values) }
-            try db.run(Self.upsert(rows: rows), values)
+            if namedAtEnd {
+                try db.run(Self.upsert(rows: rows), values, readingAsNull: PinChangeLog.ownInsertReads)
+            } else {
+                try db.run(Self.upsert(rows: rows), values)
+            }
             start += rows
         }
     }

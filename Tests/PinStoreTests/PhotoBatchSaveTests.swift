@@ -108,4 +108,49 @@ final class PhotoBatchSaveTests: XCTestCase {
         XCTAssertThrowsError(try db.write { try $0.photos.saveAll(batch, runID: nil) })
         XCTAssertEqual(try db.connection.scalarInt("SELECT count(*) FROM photos"), 0)
     }
+    /// A write that deleted the photo rows at the top before it saves: its new row takes a
+    /// rowid at or below the mark it began with (SQLite gives the largest plus one), where the
+    /// write's end does not look, so the row goes in through the insert triggers whole, which
+    /// name its pin. Alpha had photos 1 to 3 (rowids 1 to 3, the mark 3); the write deletes row
+    /// 3 and saves photo 4, taken at Bravo, which takes rowid 3: the log names Alpha (a photo
+    /// gone) and Bravo (a photo made), with their counts.
+    func testARowBelowTheWritesMarkIsNamedByTheTriggers() throws {
+        let alpha = try pin("Alpha", latitude: 45), bravo = try pin("Bravo", latitude: 46)
+        try db.write { try $0.photos.saveAll((1...3).map { record($0, pin: alpha) }, runID: nil) }
+        let s0 = try XCTUnwrap(db.pinSnapshot().seq)
+        var atBravo = record(4, pin: bravo)
+        atBravo.coordinate = Coordinate(latitude: 46, longitude: 5)
+        try db.write { repos in
+            try db.connection.run("DELETE FROM photos WHERE rowid = 3")
+            try repos.photos.saveAll([atBravo], runID: nil)
+        }
+        XCTAssertEqual(try db.connection.scalarInt("SELECT rowid FROM photos WHERE path = CAST('/lib/004.jpg' AS BLOB)"), 3)
+        let changes = try XCTUnwrap(db.pinChanges(since: s0))
+        XCTAssertEqual(Dictionary(uniqueKeysWithValues: changes.pins.map { ($0.id, $0.pin?.photoCount) }), [alpha: 2, bravo: 1])
+    }
+
+    /// The photo insert triggers, read by the statements of a write that names its inserts at
+    /// its end: NULL where they ask whether the row names a pin, and whole in any other statement.
+    func testAStatementCompiledWithReadsAsNullSeesNullInThoseTriggersOnly() throws {
+        let connection = db.connection
+        try connection.execute("""
+            CREATE TABLE t (a INTEGER, b INTEGER);
+            CREATE TABLE seen (via TEXT, a INTEGER, b INTEGER);
+            CREATE TRIGGER t_one AFTER INSERT ON t BEGIN INSERT INTO seen VALUES ('one', NEW.a, NEW.b); END;
+            CREATE TRIGGER t_two AFTER INSERT ON t BEGIN INSERT INTO seen VALUES ('two', NEW.a, NEW.b); END;
+            """)
+        let oneReadsNoA = [TriggerRead(trigger: "t_one", table: "t", column: "a")]
+        try connection.run("INSERT INTO t VALUES (?, ?)", [1, 2], readingAsNull: oneReadsNoA)
+        try connection.run("INSERT INTO t VALUES (?, ?)", [3, 4])
+        // A schema change: SQLite compiles both statements again at their next step, each as
+        // it was.
+        try connection.execute("CREATE TABLE u (c)")
+        try connection.run("INSERT INTO t VALUES (?, ?)", [5, 6], readingAsNull: oneReadsNoA)
+        try connection.run("INSERT INTO t VALUES (?, ?)", [7, 8])
+        let seen = try connection.query("SELECT via, a, b FROM seen ORDER BY rowid") { "\($0.string(0)) \($0.optionalString(1) ?? "NULL") \($0.int(2))" }
+        // SQLite fires the triggers last made first.
+        XCTAssertEqual(seen, ["two 1 2", "one NULL 2", "two 3 4", "one 3 4", "two 5 6", "one NULL 6", "two 7 8", "one 7 8"])
+        XCTAssertEqual(try connection.query("SELECT a FROM t ORDER BY rowid") { $0.int(0) }, [1, 3, 5, 7], "the rows themselves are whole")
+    }
+
 }
