@@ -249,7 +249,7 @@ public enum PinChangeLog {
     /// out read `pin_changes_from` at every row with a pin: an import's 90,000 linked photos
     /// (88 M instructions of the 453 M linking added to a replay of the bench's upserts through
     /// libsqlite3). Any other statement, and every other program, runs the triggers whole.
-    static let ownInsertReads = [TriggerRead(trigger: "pin_changes_photo_made", table: "photos", column: "pin"),
+    static let ownInsertReads: Set = [TriggerRead(trigger: "pin_changes_photo_made", table: "photos", column: "pin"),
                                  TriggerRead(trigger: "pin_changes_photo_made_at", table: "photos", column: "location_id")]
 
     /// Starts holding the names of the pins the current write transaction changes (schema 20);

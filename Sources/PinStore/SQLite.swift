@@ -468,11 +468,10 @@ final class Connection {
     /// expires every statement prepared, which SQLite then compiles again without it. On any
     /// other connection this is `run`.)
     @discardableResult
-    func run(_ sql: String, _ values: [SQLBindable], readingAsNull reads: [TriggerRead]) throws -> Int {
-        let set = Set(reads)
-        triggerReads.ignored = set
+    func run(_ sql: String, _ values: [SQLBindable], readingAsNull reads: Set<TriggerRead>) throws -> Int {
+        triggerReads.ignored = reads
         defer { triggerReads.ignored = [] }
-        let statement = try prepare(sql, readingAsNull: set)
+        let statement = try prepare(sql, readingAsNull: reads)
         try statement.bind(values)
         while try statement.step() {}
         return changes

@@ -139,7 +139,7 @@ final class PhotoBatchSaveTests: XCTestCase {
             CREATE TRIGGER t_one AFTER INSERT ON t BEGIN INSERT INTO seen VALUES ('one', NEW.a, NEW.b); END;
             CREATE TRIGGER t_two AFTER INSERT ON t BEGIN INSERT INTO seen VALUES ('two', NEW.a, NEW.b); END;
             """)
-        let oneReadsNoA = [TriggerRead(trigger: "t_one", table: "t", column: "a")]
+        let oneReadsNoA: Set = [TriggerRead(trigger: "t_one", table: "t", column: "a")]
         try connection.run("INSERT INTO t VALUES (?, ?)", [1, 2], readingAsNull: oneReadsNoA)
         try connection.run("INSERT INTO t VALUES (?, ?)", [3, 4])
         // A schema change: SQLite compiles both statements again at their next step, each as

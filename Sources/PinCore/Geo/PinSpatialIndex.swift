@@ -207,8 +207,8 @@ public struct PinSpatialIndex: Sendable {
                     var lonDifference = abs(point.longitude - longitudes[i])
                     if lonDifference > 180 { lonDifference = 360 - lonDifference }
                     if lonDifference > lonReach { continue }
-                    let sum = Self.cosineSum(cosPhi: cosPhi, sinPhi: sinPhi, longitude: point.longitude,
-                                             entryCos: entryCos[i], entrySin: entrySin[i], entryLongitude: longitudes[i])
+                    let dLambda = (point.longitude - longitudes[i]) * .pi / 180
+                    let sum = cosPhi * entryCos[i] * cos(dLambda) + sinPhi * entrySin[i]
                     if sum < cosineBound { continue }
                     let angle = acos(min(1, max(-1, sum)))
                     guard angle < threshold else { continue }
@@ -222,23 +222,5 @@ public struct PinSpatialIndex: Sendable {
             }
         }
         return best.map { ($0.index, $0.radians, runnerUp) }
-    }
-
-    /// The law of cosines' sum for the query's latitude terms and an entry's, as `nearest` and
-    /// `angle(from:to:)` both compute it (the same operations in the same order, so the same
-    /// value to the last bit).
-    @inline(__always)
-    private static func cosineSum(cosPhi: Double, sinPhi: Double, longitude: Double,
-                                  entryCos: Double, entrySin: Double, entryLongitude: Double) -> Double {
-        let dLambda = (longitude - entryLongitude) * .pi / 180
-        return cosPhi * entryCos * cos(dLambda) + sinPhi * entrySin
-    }
-
-    /// The angle from `point` to `entry` in radians exactly as `nearest(to:)` computes it.
-    public func angle(from point: Coordinate, to entry: Entry) -> Double {
-        let phi = point.latitude * .pi / 180, entryPhi = entry.coordinate.latitude * .pi / 180
-        let sum = Self.cosineSum(cosPhi: cos(phi), sinPhi: sin(phi), longitude: point.longitude,
-                                 entryCos: cos(entryPhi), entrySin: sin(entryPhi), entryLongitude: entry.coordinate.longitude)
-        return acos(min(1, max(-1, sum)))
     }
 }
